@@ -1,0 +1,130 @@
+"""runctx: which test runs are live here, which are ours, and which are foreign.
+
+Take a scan (:func:`scan`) from the viewpoint of the current process
+(:func:`viewpoint`) and read the :class:`Report`: its runs, each judged ours or
+foreign with its reasons (:func:`is_foreign`, :func:`judge`), the box's load and
+what could not be seen. :func:`wait_for_turn` waits for this checkout's other
+runs; :func:`stop_runs` stops runs known to be ours.
+
+The names below are loaded on first use, so that ``import runctx`` stays cheap
+for the hook that runs before every shell command.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.checkout import checkout_root
+    from runctx.exceptions import ConfigError, RunctxError
+    from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
+    from runctx.jsonreport import report_json
+    from runctx.load import Load, Pressure
+    from runctx.records import ProcIdentity, ProcRecord
+    from runctx.report import Report, Viewpoint
+    from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
+    from runctx.runs import FoldedRun, JudgedRun, Run, fold_runs
+    from runctx.scan import scan, viewpoint
+    from runctx.sources import ProcessSource
+    from runctx.stopping import StopResult, StopStatus, stop_runs
+    from runctx.unknown import Reason, Unknown
+    from runctx.visibility import Visibility
+    from runctx.waiting import WaitOutcome, blocking_runs, wait_for_turn
+
+__all__ = [
+    "ConfigError",
+    "FoldedRun",
+    "HasOwner",
+    "JudgedRun",
+    "Judgement",
+    "Load",
+    "Pressure",
+    "ProcIdentity",
+    "ProcRecord",
+    "ProcessSource",
+    "Reason",
+    "Report",
+    "Run",
+    "RunctxError",
+    "RunnerMatch",
+    "RunnerPattern",
+    "StopResult",
+    "StopStatus",
+    "Unknown",
+    "Verdict",
+    "Viewpoint",
+    "Visibility",
+    "WaitOutcome",
+    "__version__",
+    "blocking_runs",
+    "checkout_root",
+    "detect_runner",
+    "fold_runs",
+    "foreign_reasons",
+    "is_foreign",
+    "judge",
+    "report_json",
+    "scan",
+    "stop_runs",
+    "viewpoint",
+    "wait_for_turn",
+]
+
+_HOMES = {
+    "checkout_root": "runctx.checkout",
+    "ConfigError": "runctx.exceptions",
+    "RunctxError": "runctx.exceptions",
+    "HasOwner": "runctx.identity",
+    "Judgement": "runctx.identity",
+    "Verdict": "runctx.identity",
+    "foreign_reasons": "runctx.identity",
+    "is_foreign": "runctx.identity",
+    "judge": "runctx.identity",
+    "report_json": "runctx.jsonreport",
+    "Load": "runctx.load",
+    "Pressure": "runctx.load",
+    "ProcIdentity": "runctx.records",
+    "ProcRecord": "runctx.records",
+    "Report": "runctx.report",
+    "Viewpoint": "runctx.report",
+    "RunnerMatch": "runctx.runners",
+    "RunnerPattern": "runctx.runners",
+    "detect_runner": "runctx.runners",
+    "FoldedRun": "runctx.runs",
+    "JudgedRun": "runctx.runs",
+    "Run": "runctx.runs",
+    "fold_runs": "runctx.runs",
+    "scan": "runctx.scan",
+    "viewpoint": "runctx.scan",
+    "ProcessSource": "runctx.sources",
+    "StopResult": "runctx.stopping",
+    "StopStatus": "runctx.stopping",
+    "stop_runs": "runctx.stopping",
+    "Reason": "runctx.unknown",
+    "Unknown": "runctx.unknown",
+    "Visibility": "runctx.visibility",
+    "WaitOutcome": "runctx.waiting",
+    "blocking_runs": "runctx.waiting",
+    "wait_for_turn": "runctx.waiting",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name from its module on first use."""
+    if name == "__version__":
+        from importlib.metadata import version  # noqa: PLC0415
+
+        return version("runctx")
+    home = _HOMES.get(name)
+    if home is None:
+        msg = f"module 'runctx' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names."""
+    return sorted(__all__)

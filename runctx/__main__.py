@@ -1,0 +1,5 @@
+"""``python -m runctx``."""
+
+from runctx.cli.main import main
+
+raise SystemExit(main())

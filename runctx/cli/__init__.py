@@ -1,0 +1,1 @@
+"""The ``runctx`` command line: one module per subcommand."""

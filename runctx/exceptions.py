@@ -1,0 +1,9 @@
+"""Exceptions raised by runctx: each a docstring-only class."""
+
+
+class RunctxError(Exception):
+    """Base class of every error runctx raises on purpose."""
+
+
+class ConfigError(RunctxError):
+    """A runctx setting (e.g. ``[tool.runctx]`` in ``pyproject.toml``) is malformed."""

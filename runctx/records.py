@@ -1,0 +1,65 @@
+"""The process record: what one scan knows about one live process."""
+
+from __future__ import annotations
+
+import attrs
+
+from runctx.unknown import Unknown
+
+
+@attrs.frozen
+class ProcIdentity:
+    """A process is (pid, start); a pid alone can be reused by another process.
+
+    ``start`` is the source's start token: clock ticks since boot on Linux, the
+    creation time in centiseconds where psutil is the source. Tokens compare
+    only within one source.
+    """
+
+    pid: int
+    start: int
+
+
+@attrs.frozen
+class ProcRecord:
+    """One live process as read from the system.
+
+    ``uid`` and ``cwd`` are read only for processes that belong to a test run;
+    for the others they hold ``Unknown(Reason.NOT_READ)``.
+    """
+
+    pid: int
+    ppid: int
+    pgid: int
+    sid: int
+    state: str
+    comm: str
+    start: int
+    argv: tuple[str, ...] | Unknown
+    uid: int | Unknown
+    cwd: str | Unknown
+    cpu_seconds: float
+    rss_bytes: int
+    age_seconds: float
+
+    @property
+    def identity(self) -> ProcIdentity:
+        """The (pid, start) pair that survives pid reuse."""
+        return ProcIdentity(self.pid, self.start)
+
+
+@attrs.frozen
+class ProcessTable:
+    """Every live process one pass over the source could read, by pid.
+
+    ``listed`` counts the pids the source enumerated; ``unreadable`` those whose
+    basic facts (parent, state) could not be read, so they are missing from
+    ``records``. Zombies and kernel threads are never records: they are not live
+    test processes.
+    """
+
+    records: dict[int, ProcRecord]
+    listed: int
+    unreadable: int
+    zombies: int
+    kernel_threads: int

@@ -1,0 +1,161 @@
+"""Take a scan: read the processes, fold them into runs, judge each run."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+
+from runctx._log import log_event
+from runctx.checkout import RootCache, checkout_root
+from runctx.identity import judge
+from runctx.load import read_load
+from runctx.records import ProcRecord
+from runctx.report import Report, Viewpoint
+from runctx.runners import (
+    BUILTIN_PATTERNS,
+    RunnerMatch,
+    RunnerPattern,
+    detect_runner,
+    load_runner_config,
+)
+from runctx.runs import WORKER_ROLE, FoldedRun, JudgedRun, Run, fold_runs
+from runctx.sources import ProcessSource, default_source
+from runctx.unknown import Reason, Unknown
+from runctx.visibility import describe_limits
+
+LOG_INFO = 20
+
+
+def viewpoint(
+    *,
+    cwd: str | None = None,
+    root: str | Unknown | None = None,
+    uid: int | Unknown | None = None,
+) -> Viewpoint:
+    """The viewpoint of the current process, or of the root and uid given.
+
+    ``root`` defaults to the checkout root of ``cwd`` (the current directory);
+    ``uid`` to the caller's real uid.
+    """
+    if root is None:
+        try:
+            here_cwd = cwd if cwd is not None else os.getcwd()
+        except FileNotFoundError:
+            root = Unknown(Reason.DELETED, "the current directory was removed")
+        else:
+            root = checkout_root(here_cwd)
+    elif isinstance(root, str):
+        root = os.path.realpath(root)
+    if uid is None:
+        uid = os.getuid()
+    return Viewpoint(root=root, uid=uid)
+
+
+def runner_patterns(here: Viewpoint) -> tuple[RunnerPattern, ...]:
+    """The builtin runner table plus what the checkout's ``[tool.runctx]`` adds."""
+    if isinstance(here.root, Unknown):
+        return BUILTIN_PATTERNS
+    extra = load_runner_config(os.path.join(here.root, "pyproject.toml"))
+    return (*extra, *BUILTIN_PATTERNS)
+
+
+def _run_of(
+    authority: ProcRecord,
+    found: FoldedRun,
+    records: Mapping[int, ProcRecord],
+    roots: RootCache,
+    self_pid: int,
+) -> Run:
+    members = tuple(pid for pid in found.members if pid in records)
+    return Run(
+        pid=authority.pid,
+        start=authority.start,
+        kind=found.kind,
+        argv=authority.argv,
+        uid=authority.uid,
+        cwd=authority.cwd,
+        root=roots.root_of(authority.cwd),
+        members=members,
+        age_seconds=authority.age_seconds,
+        started=time.time() - authority.age_seconds,
+        cpu_seconds=sum(records[pid].cpu_seconds for pid in members),
+        rss_bytes=sum(records[pid].rss_bytes for pid in members),
+        orphaned=found.role == WORKER_ROLE,
+        is_self=self_pid in members,
+    )
+
+
+def scan(
+    here: Viewpoint | None = None,
+    *,
+    source: ProcessSource | None = None,
+    patterns: Sequence[RunnerPattern] | None = None,
+    self_pid: int | None = None,
+) -> Report:
+    """Scan the box once and judge every live test run from ``here``.
+
+    ``here`` defaults to :func:`viewpoint` of the calling process; ``patterns``
+    to the runner table plus the checkout's ``[tool.runctx]``; ``self_pid`` to
+    the calling process (the run containing it is this run).
+    """
+    began = time.perf_counter()
+    here = here if here is not None else viewpoint()
+    source = source if source is not None else default_source()
+    table_patterns = tuple(patterns) if patterns is not None else runner_patterns(here)
+    self_pid = self_pid if self_pid is not None else os.getpid()
+
+    table = source.table()
+
+    def detect(argv: tuple[str, ...]) -> RunnerMatch | None:
+        return detect_runner(argv, table_patterns)
+
+    folded = fold_runs(table.records, detect)
+    roots = RootCache()
+    unreadable = {"uid": 0, "cwd": 0}
+    judged_runs = []
+    for found in folded:
+        authority = source.with_owner(found.authority)
+        unreadable["uid"] += isinstance(authority.uid, Unknown)
+        unreadable["cwd"] += isinstance(authority.cwd, Unknown)
+        run = _run_of(authority, found, table.records, roots, self_pid)
+        judgement = judge(run, here.root, here.uid)
+        log_event(
+            "runctx.verdict",
+            level=LOG_INFO,
+            pid=run.pid,
+            kind=run.kind,
+            verdict=judgement.verdict.value,
+            reasons=list(judgement.reasons),
+            is_self=run.is_self,
+        )
+        judged_runs.append(JudgedRun(run=run, judgement=judgement))
+
+    visibility = describe_limits(
+        source=source.name,
+        mount=source.proc_mount(),
+        own_namespace=source.own_pid_namespace(),
+        listed=table.listed,
+        unreadable=table.unreadable,
+        zombies=table.zombies,
+        run_fields_unreadable=unreadable,
+    )
+    report = Report(
+        here=here,
+        runs=tuple(judged_runs),
+        load=read_load(),
+        visibility=visibility,
+        self_pid=self_pid,
+        taken_at=time.time(),
+        duration_seconds=time.perf_counter() - began,
+    )
+    log_event(
+        "runctx.scan_finished",
+        level=LOG_INFO,
+        source=source.name,
+        processes=len(table.records),
+        runs=len(report.runs),
+        foreign=len(report.foreign),
+        seconds=round(report.duration_seconds, 6),
+    )
+    return report

@@ -1,0 +1,148 @@
+"""Waiting for this checkout's other runs to end.
+
+Two runs that each wait for the other would deadlock, so waiting follows one
+order: a run waits only for runs of its checkout that started before it (by
+start time, then pid). The older run goes ahead; the younger waits its turn.
+
+A waiter that is not inside a run of this checkout waits for all of them: one
+outside any run (``runctx wait`` from a shell), and one whose run belongs to
+another checkout (a pytest started by a test of another project). No run of
+this checkout can be waiting for such a waiter, because its run is not one of
+this checkout's, so waiting for all cannot close a cycle.
+
+Each poll is a fresh scan, so a run is followed by its identity (pid plus start
+time), never by its pid alone: a pid that is reused by another process never
+keeps a waiter waiting, not even when the newcomer is itself a run of this
+checkout (it started after the waiter's run, so it waits for the waiter), and
+an exited run that is still a zombie no longer counts.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import attrs
+
+from runctx._log import log_event
+from runctx.records import ProcIdentity
+from runctx.report import Report, Viewpoint
+from runctx.runs import JudgedRun
+from runctx.scan import scan
+from runctx.sources import ProcessSource
+
+DEFAULT_POLL_SECONDS = 0.5
+LOG_INFO = 20
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from ``90``, ``2.5``, ``90s``, ``10m`` or ``1h``; ValueError otherwise.
+
+    Negative, infinite and not-a-number values are refused.
+    """
+    msg = f"not a duration (seconds, or a number with s, m or h): {text!r}"
+    body = text.strip().lower()
+    scale = _UNITS.get(body[-1:]) if body else None
+    try:
+        seconds = float(body[:-1] if scale is not None else body) * (scale or 1.0)
+    except ValueError:
+        raise ValueError(msg) from None
+    if not 0 <= seconds < float("inf"):
+        raise ValueError(msg)
+    return seconds
+
+
+@attrs.frozen
+class WaitOutcome:
+    """How a wait ended: ready (no earlier run of ours live) or timed out.
+
+    ``report`` is the last scan; ``blocking`` the runs still in the way when the
+    wait timed out (empty when ready); ``waited_for`` every run that blocked at
+    some point of the wait, in the order they were first seen.
+    """
+
+    ready: bool
+    waited_seconds: float
+    report: Report
+    blocking: tuple[JudgedRun, ...]
+    waited_for: tuple[JudgedRun, ...] = ()
+
+
+def _order(identity: ProcIdentity) -> tuple[int, int]:
+    return (identity.start, identity.pid)
+
+
+def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
+    """Runs of this checkout the caller must wait for.
+
+    Every other run counted as ours (known ours, or of unknown identity), except
+    those that started after the caller's own run when that run is one of this
+    checkout's: those wait for the caller, not the other way round.
+    """
+    self_run = report.self_run
+    ours = report.ours
+    if self_run is None or self_run.foreign:
+        return ours
+    mine = _order(self_run.run.identity)
+    return tuple(judged for judged in ours if _order(judged.run.identity) < mine)
+
+
+def wait_for_turn(  # noqa: PLR0913 - each knob is independent
+    here: Viewpoint,
+    *,
+    timeout: float | None,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+    on_change: Callable[[tuple[JudgedRun, ...]], None] | None = None,
+    source: ProcessSource | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+    on_poll: Callable[[tuple[JudgedRun, ...], float], None] | None = None,
+) -> WaitOutcome:
+    """Block until no earlier run of this checkout is live, or ``timeout`` passes.
+
+    ``on_change`` is called with the blocking runs whenever that set of
+    identities changes (first call included), so a caller can show who it waits
+    for; ``on_poll`` after every scan with the blocking runs and the seconds
+    waited so far (for a live progress line). ``timeout=None`` waits for ever;
+    ``timeout=0`` takes one scan.
+    """
+    began = clock()
+    shown: frozenset[ProcIdentity] | None = None
+    waited_for: dict[ProcIdentity, JudgedRun] = {}
+    while True:
+        report = scan(here, source=source)
+        blocking = blocking_runs(report)
+        identities = frozenset(judged.run.identity for judged in blocking)
+        for judged in blocking:
+            waited_for.setdefault(judged.run.identity, judged)
+        if identities != shown:
+            log_event(
+                "runctx.wait_blocking",
+                level=LOG_INFO,
+                pids=[judged.run.pid for judged in blocking],
+            )
+            if on_change is not None:
+                on_change(blocking)
+        shown = identities
+        waited = clock() - began
+        if on_poll is not None:
+            on_poll(blocking, waited)
+        if not blocking:
+            return WaitOutcome(
+                ready=True,
+                waited_seconds=waited,
+                report=report,
+                blocking=(),
+                waited_for=tuple(waited_for.values()),
+            )
+        if timeout is not None and waited >= timeout:
+            return WaitOutcome(
+                ready=False,
+                waited_seconds=waited,
+                report=report,
+                blocking=blocking,
+                waited_for=tuple(waited_for.values()),
+            )
+        pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
+        sleep(max(pause, 0.0))

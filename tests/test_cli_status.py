@@ -1,0 +1,161 @@
+"""``runctx status`` as a user types it: table, JSON contract, errors, logging."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from proctools import make_checkout
+from runfixtures import start_run_tests_script
+
+from runctx.cli.main import main
+
+RUNCTX = [sys.executable, "-m", "runctx"]
+
+
+def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the command line as a separate process."""
+    return subprocess.run([*RUNCTX, *args], capture_output=True, text=True, cwd=cwd, check=False)
+
+
+@pytest.fixture
+def foreign_run(shared_tmp):
+    """A live run in another checkout with the same directory name."""
+    mine = make_checkout(shared_tmp / "a", "proj")
+    theirs = make_checkout(shared_tmp / "b", "proj")
+    run = start_run_tests_script(theirs)
+    try:
+        yield mine, theirs, run
+    finally:
+        run.kill()
+
+
+def test_json_follows_the_contract(foreign_run):
+    """--json has here, runs (with the required fields), load and visibility."""
+    mine, theirs, run = foreign_run
+    result = runctx("status", "--json", cwd=mine)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["here"] == {"root": str(mine), "uid": os.getuid()}
+    assert set(report) >= {"here", "runs", "load", "visibility"}
+    runs = {entry["pid"]: entry for entry in report["runs"]}
+    entry = runs[run.pid]
+    required = {
+        "pid",
+        "kind",
+        "argv",
+        "root",
+        "uid",
+        "foreign",
+        "reasons",
+        "self",
+        "members",
+        "started",
+    }
+    assert required <= set(entry)
+    assert entry["kind"] == "run-tests-script"
+    assert entry["argv"][1] == "run_tests.py"
+    assert entry["root"] == str(theirs)
+    assert entry["uid"] == os.getuid()
+    assert entry["foreign"] is True
+    assert f"root {theirs} != {mine}" in entry["reasons"]
+    assert entry["self"] is False
+    assert entry["members"][0] == run.pid
+    assert isinstance(entry["started"], float)
+    assert report["load"]["usable_cpus"] >= 1
+    assert "hidepid" in report["visibility"]
+
+
+def test_status_shows_the_suite_as_this_run():
+    """Started from inside the suite, status marks the suite's run as self."""
+    result = runctx("status", "--json")
+    report = json.loads(result.stdout)
+    selves = [entry for entry in report["runs"] if entry["self"]]
+    assert len(selves) == 1
+    assert os.getpid() in selves[0]["members"]
+    assert selves[0]["foreign"] is False
+
+
+def test_the_table_groups_ours_and_foreign_with_reasons(foreign_run):
+    """The text report lists the foreign run with its reason, the load and the limits."""
+    mine, theirs, run = foreign_run
+    result = runctx("status", cwd=mine)
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    foreign_part = text[text.index("Foreign runs") :]
+    assert str(run.pid) in foreign_part
+    assert f"why: uid {os.getuid()} == {os.getuid()}; root {theirs} != {mine}" in foreign_part
+    assert "usable CPUs" in text
+    assert "Not seen:" in text
+    assert "This run (the calling process" in text
+
+
+def test_root_and_uid_options_set_the_viewpoint(foreign_run):
+    """--root and --uid move the viewpoint: the foreign run becomes ours."""
+    _mine, theirs, run = foreign_run
+    (theirs / "tests").mkdir(exist_ok=True)
+    result = runctx("status", "--json", "--root", str(theirs / "tests"), "--uid", str(os.getuid()))
+    report = json.loads(result.stdout)
+    assert report["here"] == {"root": str(theirs), "uid": os.getuid()}
+    entry = next(e for e in report["runs"] if e["pid"] == run.pid)
+    assert entry["foreign"] is False
+    assert entry["verdict"] == "ours"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status", "--root", "/no/such/dir"],
+        ["status", "--uid", "-3"],
+        ["status", "--uid", "abc"],
+        ["status", "--bogus"],
+        ["nonsense"],
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args):
+    """Bad options exit 2 and say so in a single line on stderr."""
+    result = runctx(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith("runctx")
+
+
+def test_verbose_says_why_each_run_got_its_verdict(foreign_run):
+    """-v logs one verdict event per run, with its reasons, on stderr only."""
+    mine, theirs, run = foreign_run
+    result = runctx("-v", "status", "--json", cwd=mine)
+    assert result.returncode == 0
+    json.loads(result.stdout)
+    verdicts = [line for line in result.stderr.splitlines() if "runctx.verdict" in line]
+    assert any(str(run.pid) in line and "foreign" in line for line in verdicts)
+    assert any(f"root {theirs} != {mine}" in line for line in verdicts)
+
+
+def test_log_json_writes_json_lines(foreign_run):
+    """--log-json makes every stderr line a JSON event."""
+    mine, _theirs, run = foreign_run
+    result = runctx("-v", "--log-json", "status", "--json", cwd=mine)
+    assert result.returncode == 0
+    events = [json.loads(line) for line in result.stderr.splitlines()]
+    assert {"runctx.verdict", "runctx.scan_finished"} <= {event["event"] for event in events}
+    verdict = next(e for e in events if e["event"] == "runctx.verdict" and e["pid"] == run.pid)
+    assert verdict["verdict"] == "foreign"
+
+
+def test_quiet_by_default(foreign_run):
+    """Without -v nothing is logged."""
+    mine, _theirs, _run = foreign_run
+    assert runctx("status", cwd=mine).stderr == ""
+
+
+def test_main_can_be_called_in_process(capsys, foreign_run):
+    """main() returns the exit status and prints the JSON report."""
+    mine, _theirs, run = foreign_run
+    assert main(["status", "--json", "--root", str(mine)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert run.pid in [entry["pid"] for entry in report["runs"]]

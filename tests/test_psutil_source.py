@@ -1,0 +1,449 @@
+"""The psutil source: parity with procfs on real processes, and its error mapping."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import attrs
+import psutil
+import pytest
+from proctools import (
+    OTHER_UID,
+    PYTHON,
+    VIEWER_UID,
+    is_live,
+    make_checkout,
+    require_root,
+    run_as,
+    wait_for,
+)
+from runfixtures import start_run_tests_script, start_xdist_run
+
+from runctx.identity import Verdict
+from runctx.procfs import PF_KTHREAD, ProcfsSource, parse_stat
+from runctx.psutil_source import (
+    PID_REUSED,
+    Basics,
+    Memory,
+    PsutilSource,
+    build_record,
+    is_kernel_thread,
+    mapped,
+    state_letter,
+)
+from runctx.records import ProcRecord
+from runctx.scan import scan, viewpoint
+from runctx.sources import SOURCE_ENV, default_source
+from runctx.unknown import Reason, Unknown
+
+pytestmark = pytest.mark.skipif(not psutil.LINUX, reason="parity is tested against Linux /proc")
+
+
+def sleeper(ready: Path, cwd: Path | None = None) -> subprocess.Popen[bytes]:
+    """A child python that writes ``ready`` once up, then sleeps."""
+    code = "import sys, time; open(sys.argv[1], 'w').close(); time.sleep(120)"
+    proc = subprocess.Popen([PYTHON, "-c", code, str(ready)], cwd=cwd)
+    wait_for(ready.exists, what="the sleeper to be ready")
+    return proc
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill and reap a child by its own pid."""
+    proc.kill()
+    proc.wait()
+
+
+def proc_state(pid: int) -> bytes:
+    """The one-letter state of ``pid`` straight from /proc."""
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    return stat[stat.rfind(b")") + 2 :][:1]
+
+
+class Group:
+    """The process group an orphan runs in, read from /proc rather than assumed.
+
+    The orphan joins the group its starter's setsid made, which need not
+    be numbered like the orphan itself; cleanup goes by this group id.
+    """
+
+    def __init__(self, orphan) -> None:
+        """Find the process group of a started orphan."""
+        self.pid = orphan.pid
+        stat = Path(f"/proc/{orphan.pid}/stat").read_bytes()
+        self.pgid = int(stat[stat.rfind(b")") + 2 :].split()[2])
+
+    def members(self) -> set[int]:
+        """The live pids of the group."""
+        found = set()
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if int(fields[2]) == self.pgid and fields[0] not in (b"Z", b"X"):
+                found.add(int(name))
+        return found
+
+    def kill(self) -> None:
+        """Kill the whole group and wait until the orphan is gone."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, signal.SIGKILL)
+        wait_for(lambda: not is_live(self.pid), what=f"pid {self.pid} to die")
+
+
+def the_run(report, pid):
+    """The judged run led by ``pid``; fails when there is none."""
+    matches = [judged for judged in report.runs if judged.run.pid == pid]
+    assert matches, f"no run led by pid {pid} in the {report.visibility.source} scan"
+    return matches[0]
+
+
+def verdict_facts(judged):
+    """What both sources must agree on for one run (start tokens differ by design)."""
+    run = judged.run
+    return {
+        "pid": run.pid,
+        "kind": run.kind,
+        "argv": run.argv,
+        "uid": run.uid,
+        "cwd": run.cwd,
+        "root": run.root,
+        "orphaned": run.orphaned,
+        "is_self": run.is_self,
+        "verdict": judged.judgement.verdict,
+        "reasons": judged.judgement.reasons,
+    }
+
+
+def stable_pids(before, after) -> set[int]:
+    """Pids that lived, as the same process in the same place, through both procfs tables."""
+
+    def place(record):
+        return (record.start, record.ppid, record.pgid, record.sid)
+
+    return {
+        pid
+        for pid, record in before.records.items()
+        if pid in after.records and place(after.records[pid]) == place(record)
+    }
+
+
+def interpreter_for(uid: int) -> str:
+    """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
+    candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
+    for candidate in candidates:
+        if candidate and run_as(uid, os.access, candidate, os.X_OK):
+            return candidate
+    msg = f"no python interpreter is executable by uid {uid}: {candidates}"
+    raise AssertionError(msg)
+
+
+def scan_with_both(here):
+    """Scan from ``here`` through procfs, then through psutil."""
+    return scan(here, source=ProcfsSource()), scan(here, source=PsutilSource())
+
+
+def test_both_sources_fold_and_judge_real_runs_alike(shared_tmp):
+    """An xdist run here and a run in a same-named checkout: same runs, members, verdicts."""
+    mine = make_checkout(shared_tmp / "a", "proj")
+    theirs = make_checkout(shared_tmp / "b", "proj")
+    started = [Group(start_xdist_run(mine, workers=2))]
+    try:
+        started.append(Group(start_run_tests_script(theirs)))
+        here = viewpoint(cwd=str(mine))
+        before = ProcfsSource().table()
+        by_procfs, by_psutil = scan_with_both(here)
+        after = ProcfsSource().table()
+        for orphan in started:
+            from_procfs = the_run(by_procfs, orphan.pid)
+            from_psutil = the_run(by_psutil, orphan.pid)
+            assert verdict_facts(from_psutil) == verdict_facts(from_procfs)
+            assert set(from_psutil.run.members) == set(from_procfs.run.members)
+            assert set(from_psutil.run.members) == orphan.members()
+        xdist, script = (the_run(by_psutil, orphan.pid) for orphan in started)
+        assert xdist.run.kind == "pytest"
+        assert len(xdist.run.members) >= 3
+        assert xdist.judgement.verdict is Verdict.OURS
+        assert script.foreign
+        assert f"root {theirs} != {mine}" in script.judgement.reasons
+
+        self_procfs, self_psutil = by_procfs.self_run, by_psutil.self_run
+        assert self_procfs is not None
+        assert self_psutil is not None
+        assert verdict_facts(self_psutil) == verdict_facts(self_procfs)
+        moved = set(self_psutil.run.members) ^ set(self_procfs.run.members)
+        assert not moved & stable_pids(before, after), "a process that lived through both scans"
+        assert os.getpid() in self_psutil.run.members
+    finally:
+        for orphan in started:
+            orphan.kill()
+
+
+def test_both_sources_read_the_same_facts_of_real_processes(tmp_path):
+    """Parent, group, sid, argv, name and state agree; kernel threads stay out."""
+    stopped = sleeper(tmp_path / "ready", cwd=tmp_path)
+    try:
+        os.kill(stopped.pid, signal.SIGSTOP)
+        wait_for(lambda: proc_state(stopped.pid) == b"T", what="the sleeper to stop")
+        before = ProcfsSource().table()
+        by_psutil = PsutilSource().table()
+        after = ProcfsSource().table()
+        stable = stable_pids(before, after)
+        assert stopped.pid in stable
+        assert stable <= set(by_psutil.records)
+        for pid in stable:
+            ours, theirs = before.records[pid], by_psutil.records[pid]
+            assert (theirs.ppid, theirs.pgid, theirs.sid) == (ours.ppid, ours.pgid, ours.sid)
+        procfs_record = before.records[stopped.pid]
+        psutil_record = by_psutil.records[stopped.pid]
+        assert psutil_record.state == procfs_record.state == "T"
+        assert psutil_record.argv == procfs_record.argv
+        assert psutil_record.comm == procfs_record.comm
+        assert psutil_record.uid.reason is Reason.NOT_READ
+        assert psutil_record.cwd.reason is Reason.NOT_READ
+        assert abs(psutil_record.cpu_seconds - procfs_record.cpu_seconds) < 0.05
+        assert psutil_record.rss_bytes > 0
+        assert abs(psutil_record.rss_bytes - procfs_record.rss_bytes) < procfs_record.rss_bytes / 4
+        assert abs(psutil_record.age_seconds - procfs_record.age_seconds) < 2.0
+
+        kernel = set()
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    stat = parse_stat(Path(f"/proc/{name}/stat").read_bytes())
+                except OSError:
+                    continue
+                if not isinstance(stat, Unknown) and stat.flags & PF_KTHREAD:
+                    kernel.add(int(name))
+        assert not kernel & set(by_psutil.records)
+        assert abs(by_psutil.kernel_threads - before.kernel_threads) <= 5
+        assert by_psutil.kernel_threads >= len(kernel) - 5
+    finally:
+        os.kill(stopped.pid, signal.SIGCONT)
+        stop(stopped)
+
+
+def test_another_users_run_reads_alike_for_a_third_user(shared_tmp):
+    """Run as uid 65534, seen by uid 65533: uid known, root denied, foreign by uid, both sources."""
+    require_root()
+    checkout = make_checkout(shared_tmp, "proj")
+    run = Group(start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID)))
+    try:
+        here = viewpoint(cwd=str(checkout), uid=VIEWER_UID)
+        by_procfs, by_psutil = run_as(VIEWER_UID, scan_with_both, here)
+        from_procfs = the_run(by_procfs, run.pid)
+        from_psutil = the_run(by_psutil, run.pid)
+        assert verdict_facts(from_psutil) == verdict_facts(from_procfs)
+        assert set(from_psutil.run.members) == set(from_procfs.run.members) == run.members()
+        assert from_psutil.run.uid == OTHER_UID
+        assert from_psutil.run.root == Unknown(Reason.DENIED)
+        assert from_psutil.foreign
+        assert f"uid {OTHER_UID} != {VIEWER_UID}" in from_psutil.judgement.reasons
+        assert "root unknown: cwd unreadable (denied)" in from_psutil.judgement.reasons
+        assert by_psutil.visibility.run_fields_unreadable["cwd"] >= 1
+    finally:
+        run.kill()
+
+
+def test_a_zombie_is_counted_and_never_a_record():
+    """An exited, unreaped child is counted as a zombie, not read as a process."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - child
+        os._exit(0)
+    try:
+        wait_for(lambda: proc_state(pid) == b"Z", what="the child to become a zombie")
+        source = PsutilSource()
+        result = source.read_process(pid, time.time())
+        assert result == Unknown(Reason.ZOMBIE)
+        table = source.table()
+        assert pid not in table.records
+        assert table.zombies >= 1
+    finally:
+        os.waitpid(pid, 0)
+
+
+def test_a_run_member_that_turns_zombie_has_a_zombie_cwd(tmp_path):
+    """A ZombieProcess from psutil (a NoSuchProcess) maps to zombie, not to gone."""
+    proc = sleeper(tmp_path / "ready", cwd=tmp_path)
+    try:
+        source = PsutilSource()
+        record = source.read_process(proc.pid, time.time())
+        assert isinstance(record, ProcRecord)
+        os.kill(proc.pid, signal.SIGKILL)
+        wait_for(lambda: proc_state(proc.pid) == b"Z", what="the sleeper to become a zombie")
+        late = source.with_owner(record)
+        assert late.cwd == Unknown(Reason.ZOMBIE)
+        assert late.uid == os.getuid()
+    finally:
+        stop(proc)
+
+
+def test_a_process_gone_between_table_and_owner_read_is_unknown_gone(tmp_path):
+    """Killed after the table was taken: uid and cwd are unknown (gone), and it is dropped."""
+    proc = sleeper(tmp_path / "ready", cwd=tmp_path)
+    source = PsutilSource()
+    try:
+        record = source.table().records[proc.pid]
+        assert source.with_owner(record).cwd == str(tmp_path.resolve())
+    finally:
+        stop(proc)
+    late = source.with_owner(record)
+    assert late.uid == PID_REUSED
+    assert late.cwd == PID_REUSED
+    assert source.read_process(proc.pid, time.time()) == Unknown(Reason.GONE)
+    assert proc.pid not in source.table().records
+
+
+def test_a_record_whose_start_no_longer_matches_its_pid_is_gone(tmp_path):
+    """The pid-reuse guard: a live pid with another start token is not that process."""
+    proc = sleeper(tmp_path / "ready", cwd=tmp_path)
+    try:
+        source = PsutilSource()
+        record = source.read_process(proc.pid, time.time())
+        assert isinstance(record, ProcRecord)
+        owned = source.with_owner(record)
+        assert owned.uid == os.getuid()
+        assert owned.cwd == str(tmp_path.resolve())
+        reused = source.with_owner(attrs.evolve(record, start=record.start - 1))
+        assert reused.uid == PID_REUSED
+        assert reused.cwd == PID_REUSED
+    finally:
+        stop(proc)
+
+
+def test_a_removed_cwd_is_deleted_but_a_dir_named_deleted_is_a_path(tmp_path):
+    """A removed cwd is DELETED through both sources; a real 'x (deleted)' dir is a path."""
+    doomed = tmp_path / "doomed"
+    doomed.mkdir()
+    named = tmp_path / "x (deleted)"
+    named.mkdir()
+    gone = sleeper(tmp_path / "ready1", cwd=doomed)
+    kept = sleeper(tmp_path / "ready2", cwd=named)
+    try:
+        doomed.rmdir()
+        source = PsutilSource()
+        for proc, expected in ((gone, None), (kept, str(named.resolve()))):
+            record = source.read_process(proc.pid, time.time())
+            assert isinstance(record, ProcRecord)
+            cwd = source.with_owner(record).cwd
+            if expected is None:
+                assert isinstance(cwd, Unknown)
+                assert cwd.reason is Reason.DELETED
+                assert ProcfsSource().read_cwd(proc.pid).reason is Reason.DELETED
+            else:
+                assert cwd == expected == ProcfsSource().read_cwd(proc.pid)
+    finally:
+        stop(gone)
+        stop(kept)
+
+
+def test_another_users_cwd_is_denied_through_the_mapping():
+    """AccessDenied from a real cwd read (the macOS case for every foreign cwd) is denied."""
+    require_root()
+
+    def read_cwd_as_viewer(pid: int) -> object:
+        return mapped(psutil.Process(pid).cwd)
+
+    assert run_as(VIEWER_UID, read_cwd_as_viewer, os.getpid()) == Unknown(Reason.DENIED)
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (psutil.ZombieProcess(4242), Unknown(Reason.ZOMBIE)),
+        (psutil.NoSuchProcess(4242), Unknown(Reason.GONE)),
+        (psutil.AccessDenied(4242), Unknown(Reason.DENIED)),
+        (OSError(errno.ESRCH, "gone"), Unknown(Reason.GONE)),
+        (OSError(errno.EACCES, "denied"), Unknown(Reason.DENIED)),
+        (OSError(0, "KERN_PROCARGS2"), Unknown(Reason.DENIED, "errno 0")),
+        (OSError(errno.EIO, "io"), Unknown(Reason.ABSENT, "EIO")),
+    ],
+)
+def test_each_process_error_maps_to_its_reason(error, expected):
+    """Every psutil error and stray OSError becomes one explicit reason, zombie before gone."""
+
+    def fail() -> None:
+        raise error
+
+    assert mapped(fail) == expected
+
+
+def test_denied_argv_cpu_and_memory_keep_the_process_visible(caplog):
+    """The macOS denials (argv, task info) leave a record with argv unknown, cpu and rss 0."""
+    basics = Basics(ppid=1, status="sleeping", name="pytest", create_time=time.time() - 3)
+    caplog.set_level(logging.DEBUG, logger="runctx")
+    record = build_record(
+        4242,
+        basics,
+        pgid=4242,
+        sid=4242,
+        argv=Unknown(Reason.DENIED),
+        cpu=Unknown(Reason.DENIED),
+        memory=Unknown(Reason.DENIED),
+        now=time.time(),
+    )
+    assert isinstance(record, ProcRecord)
+    assert record.argv == Unknown(Reason.DENIED)
+    assert (record.cpu_seconds, record.rss_bytes) == (0.0, 0)
+    assert record.state == "S"
+    assert 2.0 < record.age_seconds < 10.0
+    assert "cpu_seconds" in caplog.text
+    assert "rss_bytes" in caplog.text
+
+
+def test_a_gone_or_zombie_reading_or_an_unreadable_group_drops_the_record():
+    """Gone or zombie in any reading wins; an unreadable group makes the process unreadable."""
+    basics = Basics(ppid=1, status="running", name="x", create_time=time.time())
+    fine = {
+        "pgid": 7,
+        "sid": 7,
+        "argv": ("x",),
+        "cpu": 0.5,
+        "memory": Memory(4096, 8192),
+        "now": time.time(),
+    }
+    assert isinstance(build_record(7, basics, **fine), ProcRecord)
+    gone = build_record(7, basics, **{**fine, "cpu": Unknown(Reason.GONE)})
+    assert gone == Unknown(Reason.GONE)
+    zombie = build_record(7, basics, **{**fine, "argv": Unknown(Reason.ZOMBIE)})
+    assert zombie == Unknown(Reason.ZOMBIE)
+    denied = build_record(7, basics, **{**fine, "pgid": Unknown(Reason.DENIED)})
+    assert denied == Unknown(Reason.DENIED)
+
+
+def test_states_map_to_proc_letters():
+    """The status names of psutil become the one-letter states of /proc/PID/stat."""
+    assert [state_letter(s) for s in ("running", "sleeping", "disk-sleep", "idle")] == list("RSDI")
+    assert [state_letter(s) for s in ("stopped", "tracing-stop", "zombie", "dead")] == list("TtZX")
+    assert state_letter("no such status") == "?"
+
+
+def test_kernel_threads_need_kthreadd_and_no_address_space():
+    """Kthreadd's children without memory are kernel threads; a container's pid 2 is not."""
+    assert is_kernel_thread(2, 0, 0, linux=True)
+    assert is_kernel_thread(17, 2, 0, linux=True)
+    assert not is_kernel_thread(2, 0, 4_000_000, linux=True)
+    assert not is_kernel_thread(17, 2, Unknown(Reason.DENIED), linux=True)
+    assert not is_kernel_thread(17, 2, 0, linux=False)
+    assert is_kernel_thread(0, 0, Unknown(Reason.DENIED), linux=False)
+
+
+def test_the_environment_selects_this_source(monkeypatch):
+    """RUNCTX_SOURCE=psutil makes scans read through psutil."""
+    monkeypatch.setenv(SOURCE_ENV, "psutil")
+    source = default_source()
+    assert isinstance(source, PsutilSource)
+    report = scan(viewpoint())
+    assert report.visibility.source == "psutil"
+    assert report.self_run is not None

@@ -1,0 +1,736 @@
+"""Tests for runctx.runners: the runner table, detect_runner and the config loader."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from runctx.exceptions import ConfigError, RunctxError
+from runctx.runners import (
+    BUILTIN_PATTERNS,
+    RUNNER_KINDS,
+    CommandResolution,
+    RunnerMatch,
+    RunnerPattern,
+    detect_runner,
+    load_runner_config,
+    resolve_command,
+)
+
+XDIST_BOOTSTRAP = "import sys;exec(eval(sys.stdin.readline()))"
+XDIST_BOOTSTRAP_JSON = "import sys;import json;exec(json.loads(sys.stdin.readline()))"
+
+# (argv as /proc shows it, expected kind). Every builtin kind appears at least once.
+POSITIVE = [
+    # pytest, every spelling
+    (["pytest"], "pytest"),
+    (["pytest", "-x", "tests/"], "pytest"),
+    (["py.test", "-q"], "pytest"),
+    (["python", "-m", "pytest"], "pytest"),
+    (["python3.11", "-m", "pytest", "-k", "slow"], "pytest"),
+    (["/usr/bin/python3.12", "-mpytest"], "pytest"),
+    (["pypy3", "-m", "pytest"], "pytest"),
+    (["python3.13t", "-m", "pytest"], "pytest"),
+    (["/abs/.venv/bin/python3", "/abs/.venv/bin/pytest", "-x"], "pytest"),
+    (["/abs/.venv/bin/pytest", "-n", "4"], "pytest"),
+    (["python", "-u", "-X", "dev", "-W", "error", "-m", "pytest"], "pytest"),
+    (["python", "-uB", "-Xdev", "-Werror", "-E", "-I", "-s", "-S", "-O", "-m", "pytest"], "pytest"),
+    (["python", "--check-hash-based-pycs", "always", "-m", "pytest"], "pytest"),
+    (["uv", "run", "pytest"], "pytest"),
+    (["uv", "run", "--frozen", "--with", "hypothesis", "-p", "3.12", "pytest", "-x"], "pytest"),
+    (["uv", "--quiet", "run", "--no-sync", "python", "-m", "pytest"], "pytest"),
+    (["uv", "run", "-m", "pytest"], "pytest"),
+    (["uv", "tool", "run", "pytest"], "pytest"),
+    (["uvx", "--from", "pytest==8.0", "pytest"], "pytest"),
+    (["poetry", "run", "pytest"], "pytest"),
+    (["poetry", "-C", "sub", "run", "pytest"], "pytest"),
+    (["pipenv", "run", "pytest"], "pytest"),
+    (["hatch", "run", "pytest"], "pytest"),
+    (["hatch", "-e", "test", "run", "pytest"], "pytest"),
+    (["pdm", "run", "pytest"], "pytest"),
+    (["rye", "run", "pytest"], "pytest"),
+    (["pipx", "run", "pytest"], "pytest"),
+    (["conda", "run", "-n", "dev", "pytest"], "pytest"),
+    (["coverage", "run", "-m", "pytest"], "pytest"),
+    (["coverage", "run", "--source", "src", "--branch", "-m", "pytest"], "pytest"),
+    (["python", "-m", "coverage", "run", "-m", "pytest"], "pytest"),
+    # wrappers, alone and stacked
+    (["env", "pytest"], "pytest"),
+    (["env", "-i", "A=1", "B=2", "pytest"], "pytest"),
+    (["env", "-u", "HOME", "--", "pytest"], "pytest"),
+    (["env", "-S", "pytest -x"], "pytest"),
+    (["CI=1", "pytest"], "pytest"),
+    (["timeout", "60", "pytest"], "pytest"),
+    (["timeout", "-s", "KILL", "-k", "5", "10m", "pytest"], "pytest"),
+    (["timeout", "--signal=KILL", "60", "pytest"], "pytest"),
+    (["nice", "pytest"], "pytest"),
+    (["nice", "-n", "10", "pytest"], "pytest"),
+    (["nice", "-10", "pytest"], "pytest"),
+    (["ionice", "-c", "3", "pytest"], "pytest"),
+    (["ionice", "-c2", "-n7", "pytest"], "pytest"),
+    (["time", "pytest"], "pytest"),
+    (["/usr/bin/time", "-v", "-o", "t.txt", "pytest"], "pytest"),
+    (["nohup", "pytest"], "pytest"),
+    (["stdbuf", "-oL", "-e", "0", "pytest"], "pytest"),
+    (["setsid", "-w", "pytest"], "pytest"),
+    (["taskset", "-c", "0-3", "pytest"], "pytest"),
+    (["xvfb-run", "-a", "pytest"], "pytest"),
+    (["sudo", "-u", "ci", "-E", "pytest"], "pytest"),
+    (["xargs", "-0", "-n", "1", "pytest"], "pytest"),
+    (["exec", "pytest"], "pytest"),
+    (["command", "pytest"], "pytest"),
+    (["busybox", "timeout", "60", "pytest"], "pytest"),
+    (
+        [
+            *("env", "-i", "LANG=C", "timeout", "-k", "5", "600", "nice", "-n", "5"),
+            *("ionice", "-c3", "stdbuf", "-oL", "uv", "run", "--frozen"),
+            *("python", "-u", "-X", "dev", "-m", "pytest", "-x"),
+        ],
+        "pytest",
+    ),
+    # shells and node/ruby/java running script files
+    (["bash", "run-tests.sh"], "run-tests-script"),
+    (["/bin/sh", "-e", "-o", "pipefail", "./run_tests.sh", "--fast"], "run-tests-script"),
+    (["bash", "-x", "/abs/.venv/bin/pytest"], "pytest"),
+    (["node", "/r/node_modules/.bin/jest", "--ci"], "jest"),
+    (
+        ["node", "--max-old-space-size=4096", "-r", "ts-node/register", "node_modules/.bin/mocha"],
+        "mocha",
+    ),
+    (["/usr/bin/env", "node", "/r/node_modules/jest/bin/jest.js"], "jest"),
+    (["ruby", "-Ilib", "-S", "rspec"], "rspec"),
+    (["ruby", "-I", "lib", "/gems/bin/rspec", "spec/x_spec.rb"], "rspec"),
+    # python runners
+    (["python", "-m", "unittest"], "unittest"),
+    (["python3", "-m", "unittest", "discover", "-s", "tests"], "unittest"),
+    (["nose2", "-v"], "nose2"),
+    (["python", "-m", "nose2"], "nose2"),
+    (["nosetests"], "nose"),
+    (["tox"], "tox"),
+    (["tox", "-e", "py311,lint"], "tox"),
+    (["tox", "run", "-e", "py"], "tox"),
+    (["python", "-m", "tox", "-p"], "tox"),
+    (["nox"], "nox"),
+    (["nox", "-s", "tests-3.12"], "nox"),
+    (["hatch", "test"], "hatch-test"),
+    (["hatch", "test", "--cover", "-a"], "hatch-test"),
+    (["./run_tests.py"], "run-tests-script"),
+    (["python", "scripts/run_tests.py", "-v"], "run-tests-script"),
+    (["runtests.py"], "run-tests-script"),
+    (["python3", "runtests.py", "--parallel"], "run-tests-script"),
+    (["./run-tests.sh"], "run-tests-script"),
+    (["python", "manage.py", "test", "app"], "django-test"),
+    # go, rust
+    (["go", "test", "./..."], "go-test"),
+    (["go", "test", "-race", "-run", "TestX", "./pkg/..."], "go-test"),
+    (["go", "-C", "sub", "test", "./..."], "go-test"),
+    (["gotestsum", "--", "-race", "./..."], "go-test"),
+    (["cargo", "test"], "cargo-test"),
+    (["cargo", "+nightly", "test", "--workspace"], "cargo-test"),
+    (["cargo", "t"], "cargo-test"),
+    (["cargo", "nextest", "run"], "cargo-nextest"),
+    (["cargo-nextest", "nextest", "run", "--workspace"], "cargo-nextest"),
+    # javascript
+    (["jest"], "jest"),
+    (["jest", "--ci", "--runInBand"], "jest"),
+    (["vitest"], "vitest"),
+    (["vitest", "run"], "vitest"),
+    (["node", "/r/node_modules/.bin/vitest", "run", "--reporter=dot"], "vitest"),
+    (["mocha", "test/"], "mocha"),
+    (["playwright", "test"], "playwright-test"),
+    (["npx", "playwright", "test", "--project=chromium"], "playwright-test"),
+    (["npm", "test"], "npm-test"),
+    (["npm", "run", "test"], "npm-test"),
+    (["npm", "t"], "npm-test"),
+    (["npm", "run", "test:unit", "--", "--watch=false"], "npm-test"),
+    (["npm", "--prefix", "web", "test"], "npm-test"),
+    (["npm test"], "npm-test"),  # npm writes its title over argv: one word with a space
+    (["node", "/usr/lib/node_modules/npm/bin/npm-cli.js", "test"], "npm-test"),
+    (["pnpm", "test"], "pnpm-test"),
+    (["pnpm", "-r", "--filter", "web", "test"], "pnpm-test"),
+    (["pnpm", "run", "test:e2e"], "pnpm-test"),
+    (["yarn", "test"], "yarn-test"),
+    (["yarn", "test:unit"], "yarn-test"),
+    (["yarn", "workspace", "web", "test"], "yarn-test"),
+    (["bun", "test"], "bun-test"),
+    (["deno", "test", "-A"], "deno-test"),
+    (["npx", "jest"], "jest"),
+    (["npx", "--yes", "-p", "jest@29", "jest"], "jest"),
+    (["npm", "exec", "--", "vitest", "run"], "vitest"),
+    (["pnpm", "exec", "vitest"], "vitest"),
+    (["pnpm", "dlx", "vitest"], "vitest"),
+    (["pnpm", "vitest"], "vitest"),
+    (["yarn", "exec", "jest"], "jest"),
+    (["yarn", "jest", "--ci"], "jest"),
+    (["bunx", "vitest"], "vitest"),
+    (["bun", "x", "jest"], "jest"),
+    # build systems
+    (["make", "test"], "make-test"),
+    (["make", "check"], "make-test"),
+    (["make", "-j4", "test"], "make-test"),
+    (["make", "-j", "4", "lint", "test"], "make-test"),
+    (["make", "-C", "dir", "test"], "make-test"),
+    (["make", "-f", "ci.mk", "test-unit"], "make-test"),
+    (["gmake", "test"], "make-test"),
+    (["ninja", "-C", "build", "test"], "ninja-test"),
+    (["meson", "test", "-C", "build"], "meson-test"),
+    (["ctest"], "ctest"),
+    (["ctest", "--output-on-failure", "-j8"], "ctest"),
+    (["mvn", "test"], "mvn-test"),
+    (["mvn", "verify"], "mvn-test"),
+    (["mvn", "-q", "-pl", "core", "clean", "install"], "mvn-test"),
+    (["./mvnw", "-B", "test"], "mvn-test"),
+    (
+        [
+            "/usr/lib/jvm/java-17/bin/java",
+            "-classpath",
+            "/usr/share/maven/boot/plexus-classworlds-2.7.0.jar",
+            "-Dclassworlds.conf=/usr/share/maven/bin/m2.conf",
+            "org.codehaus.plexus.classworlds.launcher.Launcher",
+            "test",
+        ],
+        "mvn-test",
+    ),
+    (["gradle", "test"], "gradle-test"),
+    (["./gradlew", "test"], "gradle-test"),
+    (["./gradlew", ":app:check", "--no-daemon"], "gradle-test"),
+    (["/bin/sh", "./gradlew", "build"], "gradle-test"),
+    (
+        [
+            *("java", "-Xmx64m", "-cp", "gradle/wrapper/gradle-wrapper.jar"),
+            *("org.gradle.wrapper.GradleWrapperMain", "test"),
+        ],
+        "gradle-test",
+    ),
+    (["bazel", "test", "//..."], "bazel-test"),
+    (["bazelisk", "coverage", "//pkg:all"], "bazel-test"),
+    # ruby, .NET
+    (["rspec"], "rspec"),
+    (["bundle", "exec", "rspec", "spec/models"], "rspec"),
+    (["bundle", "exec", "rake", "test"], "rake-test"),
+    (["bin/rails", "test"], "rails-test"),
+    (["dotnet", "test"], "dotnet-test"),
+    (["dotnet", "test", "src/App.Tests/App.Tests.csproj", "-c", "Release"], "dotnet-test"),
+]
+
+# (argv, expected worker kind)
+WORKERS = [
+    (["/abs/.venv/bin/python3", "-u", "-c", XDIST_BOOTSTRAP], "pytest-xdist-worker"),
+    (["python", "-u", "-B", "-c", XDIST_BOOTSTRAP], "pytest-xdist-worker"),
+    (["python3.12", "-u", "-c", XDIST_BOOTSTRAP_JSON], "pytest-xdist-worker"),
+    (
+        ["/usr/bin/node", "/r/node_modules/jest-worker/build/workers/processChild.js"],
+        "jest-worker",
+    ),
+    (
+        [
+            "node",
+            "--expose-gc",
+            "/r/node_modules/.pnpm/jest-worker@29.7.0/node_modules/jest-worker/build/workers/processChild.js",
+        ],
+        "jest-worker",
+    ),
+    (["node", "/r/node_modules/vitest/dist/workers/forks.js"], "vitest-worker"),
+    (["node", "/r/node_modules/vitest/dist/workers/vmForks.js"], "vitest-worker"),
+    (["node", "/r/node_modules/tinypool/dist/entry/process.js"], "vitest-worker"),
+]
+
+NEGATIVE = [
+    # words that merely mention a runner
+    ["echo", "pytest"],
+    ["grep", "-r", "pytest", "."],
+    ["cat", "tests/test_x.py"],
+    ["vim", "run_tests.py"],
+    ["pip", "install", "pytest"],
+    ["python", "-m", "pip", "install", "pytest"],
+    ["uv", "pip", "install", "pytest"],
+    ["uv", "add", "--dev", "pytest"],
+    ["poetry", "add", "pytest"],
+    ["git", "commit", "-m", "fix pytest"],
+    ["ls", "pytest"],
+    ["man", "pytest"],
+    ["which", "pytest"],
+    ["command", "-v", "pytest"],
+    ["timeout", "60", "echo", "pytest"],
+    # code and shell strings
+    ["python", "-c", "import pytest"],
+    ["python", "-c", "import pytest; pytest.main()"],
+    ["python", "-u", "-c", "import sys;exec(eval(sys.stdin.readline()))  # not exact"],
+    ["python", "-"],
+    ["python"],
+    ["python3", "-i"],
+    ["node", "-e", "require('jest')"],
+    ["node"],
+    ["ruby", "-e", "puts 1"],
+    ["sh", "-c", "pytest"],
+    ["bash", "-lc", "pytest -x"],
+    ["sh"],
+    ["bash", "-s"],
+    ["eval", "pytest"],
+    # information requests, not runs of the suite
+    ["pytest", "--version"],
+    ["pytest", "-V"],
+    ["pytest", "--help"],
+    ["pytest", "-h"],
+    ["pytest", "--collect-only", "-q"],
+    ["pytest", "--co"],
+    ["pytest", "--fixtures"],
+    ["pytest", "--markers"],
+    ["python", "-m", "pytest", "--version"],
+    ["python", "--version"],
+    ["python3", "-V"],
+    ["tox", "-l"],
+    ["tox", "list"],
+    ["tox", "--version"],
+    ["nox", "--list"],
+    ["cargo", "test", "--no-run"],
+    ["cargo", "--version"],
+    ["go", "test", "-c", "./pkg"],
+    ["go", "test", "-list", "."],
+    ["jest", "--listTests"],
+    ["jest", "-v"],
+    ["vitest", "--version"],
+    ["vitest", "list"],
+    ["make", "-n", "test"],
+    ["make", "--dry-run", "check"],
+    ["ctest", "-N"],
+    ["mvn", "-v"],
+    ["mvn", "install", "-DskipTests"],
+    ["gradle", "--dry-run", "test"],
+    ["gradle", "build", "-x", "test", "--help"],
+    ["rspec", "--dry-run"],
+    ["dotnet", "test", "--list-tests"],
+    ["npm", "test", "--help"],
+    # builds and installs
+    ["make"],
+    ["make", "build"],
+    ["make", "-C", "test", "build"],
+    ["make", "VAR=test", "all"],
+    ["go", "build", "./..."],
+    ["go", "vet", "./..."],
+    ["cargo", "build"],
+    ["cargo", "nextest", "list"],
+    ["npm", "install"],
+    ["npm", "run", "build"],
+    ["npm", "exec", "tsc"],
+    ["yarn", "add", "jest"],
+    ["yarn", "build"],
+    ["pnpm", "add", "-D", "vitest"],
+    ["mvn", "compile"],
+    ["gradle", "assemble"],
+    ["bazel", "build", "//..."],
+    ["dotnet", "build"],
+    ["hatch", "run", "lint"],
+    ["hatch", "build"],
+    ["bundle", "install"],
+    # workers are only workers at their exact paths
+    ["node", "/r/node_modules/other/processChild.js"],
+    ["node", "/r/lib/forks.js"],
+    # empty and odd
+    [],
+    [""],
+    ["/"],
+    ["-bash"],
+    ["env"],
+    ["timeout", "60"],
+    ["sudo", "-l"],
+    ["ionice", "-p", "123"],
+]
+
+
+def _ids(cases):
+    return [" ".join(argv) or "<empty>" for argv, *_ in cases]
+
+
+@pytest.mark.parametrize(("argv", "kind"), POSITIVE, ids=_ids(POSITIVE))
+def test_detects_runner(argv, kind):
+    """Each real command-line shape of a runner is detected as that runner kind."""
+    assert detect_runner(argv) == RunnerMatch(kind, "runner")
+
+
+@pytest.mark.parametrize(("argv", "kind"), WORKERS, ids=_ids(WORKERS))
+def test_detects_worker(argv, kind):
+    """Worker command lines are detected with role "worker", so they fold into their runner."""
+    assert detect_runner(argv) == RunnerMatch(kind, "worker")
+
+
+@pytest.mark.parametrize("argv", NEGATIVE, ids=[" ".join(a) or "<empty>" for a in NEGATIVE])
+def test_rejects_non_runs(argv):
+    """Commands that only mention a runner, or only ask it for information, are no runs."""
+    assert detect_runner(argv) is None
+
+
+def test_every_builtin_kind_is_covered_by_a_positive_case():
+    """Every kind in the builtin table has at least one positive case here."""
+    covered = {kind for _, kind in POSITIVE} | {kind for _, kind in WORKERS}
+    assert set(RUNNER_KINDS) - covered == set()
+    assert {pattern.kind for pattern in BUILTIN_PATTERNS} == set(RUNNER_KINDS)
+
+
+def test_resolve_command_returns_the_shell_string_of_sh_c():
+    """``sh -c STRING`` behind wrappers is handed back as a shell string, not a runner."""
+    resolution = resolve_command(["timeout", "60", "bash", "-e", "-c", "cd x && pytest", "bash"])
+    assert resolution == CommandResolution(None, "cd x && pytest", None)
+    assert resolve_command(["eval", "pytest", "-x"]).shell_string == "pytest -x"
+    assert resolve_command(["npx", "-c", "jest --ci"]).shell_string == "jest --ci"
+    assert resolve_command(["bash", "run_tests.sh"]).shell_string is None
+
+
+def test_resolve_command_reports_the_wrapper_chdir():
+    """Wrappers that change directory report it, joined in order."""
+    assert resolve_command(["env", "-C", "sub", "pytest"]).chdir == "sub"
+    assert resolve_command(["env", "--chdir=/abs", "pytest"]).chdir == "/abs"
+    nested = resolve_command(["env", "-C", "a", "uv", "run", "--directory", "b", "pytest"])
+    assert nested == CommandResolution(RunnerMatch("pytest"), None, "a/b")
+    assert resolve_command(["pytest"]).chdir is None
+
+
+def test_non_utf8_argv_is_read_without_error():
+    """Arguments decoded with surrogateescape are matched like any other string."""
+    weird_dir = os.fsdecode(b"/tmp/d\xff\xfe")
+    assert detect_runner([f"{weird_dir}/pytest", os.fsdecode(b"t\xff.py")]) == RunnerMatch("pytest")
+    assert detect_runner(["python3", "-m", os.fsdecode(b"pyt\xffest")]) is None
+
+
+def test_patterns_argument_replaces_the_table():
+    """The patterns argument is the whole table: builtin runners vanish when it is replaced."""
+    custom = (RunnerPattern("e2e", programs=("run-e2e",)),)
+    assert detect_runner(["run-e2e"], custom) == RunnerMatch("e2e")
+    assert detect_runner(["timeout", "9", "run-e2e"], custom) == RunnerMatch("e2e")
+    assert detect_runner(["pytest"], custom) is None
+    assert detect_runner(["pytest"], list(custom)) is None
+    assert detect_runner(["run-e2e"]) is None
+
+
+def test_earlier_patterns_win():
+    """When two patterns match, the one listed first names the kind (user entries go first)."""
+    mine = RunnerPattern("my-pytest", programs=("pytest",))
+    assert detect_runner(["pytest", "-x"], (mine, *BUILTIN_PATTERNS)) == RunnerMatch("my-pytest")
+    assert detect_runner(["pytest", "-x"], (*BUILTIN_PATTERNS, mine)) == RunnerMatch("pytest")
+
+
+def test_pattern_globs_in_subcommand_and_any_arg():
+    """``pre*``, ``*suf`` and ``*`` in a pattern's words match by prefix, suffix and anything."""
+    pattern = RunnerPattern("x", programs=("tool",), subcommand=("check*", "*", "*-all"))
+    assert detect_runner(["tool", "checkout", "a", "run-all"], (pattern,)) == RunnerMatch("x")
+    assert detect_runner(["tool", "check", "a", "run-some"], (pattern,)) is None
+    assert detect_runner(["tool", "check", "a"], (pattern,)) is None
+    anywhere = RunnerPattern("y", programs=("tool",), any_arg=("*:smoke",))
+    assert detect_runner(["tool", "lint", "app:smoke"], (anywhere,)) == RunnerMatch("y")
+    assert detect_runner(["tool", "--", "app:smoke"], (anywhere,)) is None
+
+
+class TestRunnerPattern:
+    """The pattern record: immutable, comparable, readable, validated."""
+
+    def test_is_immutable(self):
+        """Setting or deleting a field raises, so a shared table cannot be changed."""
+        pattern = BUILTIN_PATTERNS[0]
+        with pytest.raises(AttributeError):
+            pattern.kind = "other"  # type: ignore[misc]
+        with pytest.raises(AttributeError):
+            del pattern.programs
+        match = RunnerMatch("pytest")
+        with pytest.raises(AttributeError):
+            match.role = "worker"  # type: ignore[misc]
+
+    def test_equality_and_hash_follow_the_fields(self):
+        """Equal fields give equal, equally hashed patterns; any difference breaks equality."""
+        a = RunnerPattern("k", programs=["b", "a"], subcommand=("t",))
+        b = RunnerPattern("k", programs=("a", "b"), subcommand=["t"])
+        c = RunnerPattern("k", programs=("a", "b"), subcommand=("u",))
+        assert a == b
+        assert hash(a) == hash(b)
+        assert a != c
+        assert len({a, b, c}) == 2
+        assert a != "k"
+        assert RunnerMatch("k") == RunnerMatch("k", "runner")
+        assert RunnerMatch("k") != RunnerMatch("k", "worker")
+        assert len({RunnerMatch("k"), RunnerMatch("k")}) == 1
+
+    def test_repr_shows_the_non_default_fields(self):
+        """The repr reads like the constructor call, with only the fields that were set."""
+        pattern = RunnerPattern("e2e", programs=("run-e2e",), subcommand=("all",))
+        assert repr(pattern) == "RunnerPattern('e2e', programs=('run-e2e',), subcommand=('all',))"
+        worker = RunnerPattern("w", role="worker", codes=("x",), not_with=())
+        assert repr(worker) == "RunnerPattern('w', role='worker', codes=('x',))"
+        assert repr(RunnerMatch("go-test")) == "RunnerMatch(kind='go-test', role='runner')"
+
+    @pytest.mark.parametrize(
+        ("kwargs", "error"),
+        [
+            ({"kind": ""}, ValueError),
+            ({"kind": "k", "role": "boss"}, ValueError),
+            ({"kind": "k", "programs": ()}, ValueError),
+            ({"kind": "k", "programs": ("",)}, ValueError),
+            ({"kind": "k", "programs": (1,)}, TypeError),
+        ],
+    )
+    def test_rejects_malformed_rows(self, kwargs, error):
+        """A row without a name to match, or with non-string words, is refused at once."""
+        kwargs = {"programs": ("p",), **kwargs}
+        with pytest.raises(error):
+            RunnerPattern(**kwargs)
+
+
+class TestLoadRunnerConfig:
+    """``[tool.runctx] runners`` in pyproject.toml extends the table."""
+
+    def write(self, tmp_path, body):
+        """Write ``body`` as tmp_path/pyproject.toml and return its path."""
+        path = tmp_path / "pyproject.toml"
+        path.write_text(textwrap.dedent(body))
+        return str(path)
+
+    def test_good_config_extends_detection(self, tmp_path):
+        """Entries by program, by module and with args become patterns that detect their runs."""
+        path = self.write(
+            tmp_path,
+            """
+            [project]
+            name = "x"
+
+            [tool.runctx]
+            other_setting = true
+            runners = [
+              { kind = "e2e", program = "run-e2e" },
+              { kind = "integ", module = "integ_runner" },
+              { kind = "mk-verify", program = ["make", "gmake"], args = ["verify"] },
+              { kind = "smoke", program = "mvn", any_args = ["smoke"], value_options = ["-pl"] },
+              { kind = "bg", program = "bgworker", role = "worker", not_with = ["--dry"] },
+            ]
+            """,
+        )
+        extra = load_runner_config(path)
+        assert [p.kind for p in extra] == ["e2e", "integ", "mk-verify", "smoke", "bg"]
+        table = (*extra, *BUILTIN_PATTERNS)
+        assert detect_runner(["./run-e2e", "--all"], table) == RunnerMatch("e2e")
+        assert detect_runner(["uv", "run", "python", "-m", "integ_runner"], table) == RunnerMatch(
+            "integ"
+        )
+        assert detect_runner(["make", "-j4", "verify"], table) == RunnerMatch("mk-verify")
+        assert detect_runner(["gmake", "verify"], table) == RunnerMatch("mk-verify")
+        assert detect_runner(["make", "lint", "verify"], table) is None
+        assert detect_runner(["mvn", "-pl", "smoke", "clean"], table) is None
+        assert detect_runner(["mvn", "clean", "smoke"], table) == RunnerMatch("smoke")
+        assert detect_runner(["bgworker"], table) == RunnerMatch("bg", "worker")
+        assert detect_runner(["bgworker", "--dry"], table) is None
+        assert detect_runner(["run-e2e", "--version"], table) is None  # the default not_with
+        assert detect_runner(["run-e2e"]) is None
+
+    def test_missing_file_gives_nothing(self, tmp_path):
+        """A missing pyproject.toml (or a missing parent directory) adds no patterns."""
+        assert load_runner_config(str(tmp_path / "pyproject.toml")) == ()
+        assert load_runner_config(str(tmp_path / "no" / "pyproject.toml")) == ()
+
+    @pytest.mark.parametrize(
+        "body",
+        [
+            "",
+            "[project]\nname = 'x'\n",
+            "[tool.black]\nline-length = 100\n",
+            "[tool.runctx]\nstrict = true\n",
+            "[tool.runctx]\nrunners = []\n",
+        ],
+    )
+    def test_missing_table_gives_nothing(self, tmp_path, body):
+        """A file without ``[tool.runctx] runners`` adds no patterns."""
+        assert load_runner_config(self.write(tmp_path, body)) == ()
+
+    @pytest.mark.parametrize(
+        ("body", "names"),
+        [
+            ("[tool.runctx\n", "invalid TOML"),
+            ("tool = 3\n", "[tool.runctx] must be a table"),
+            ("[tool]\nrunctx = 3\n", "[tool.runctx] must be a table"),
+            ("[tool.runctx]\nrunners = 'pytest'\n", "runners must be an array"),
+            ("[tool.runctx]\nrunners = ['pytest']\n", "runners[0]"),
+            (
+                "[tool.runctx]\nrunners = [{kind='a', program='a'}, {kind='e', progam='x'}]\n",
+                "runners[1]",
+            ),
+            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key(s) progam"),
+            ("[tool.runctx]\nrunners = [{kind='e'}]\n", "needs 'program' or 'module'"),
+            ("[tool.runctx]\nrunners = [{kind=1, program='x'}]\n", "'kind' must be a string"),
+            ("[tool.runctx]\nrunners = [{program='x'}]\n", "kind must be a non-empty string"),
+            ("[tool.runctx]\nrunners = [{kind='e', program=3}]\n", "'program' must be a list"),
+            ("[tool.runctx]\nrunners = [{kind='e', program='x', args='t'}]\n", "'args' must be"),
+            ("[tool.runctx]\nrunners = [{kind='e', program=['x', 2]}]\n", "'program' must be"),
+            ("[tool.runctx]\nrunners = [{kind='e', program=''}]\n", "empty string"),
+            ("[tool.runctx]\nrunners = [{kind='e', program='x', role='boss'}]\n", "role must be"),
+        ],
+    )
+    def test_malformed_config_names_file_and_entry(self, tmp_path, body, names):
+        """Malformed TOML, tables, entries, keys or types raise ConfigError naming the file."""
+        path = self.write(tmp_path, body)
+        with pytest.raises(ConfigError) as caught:
+            load_runner_config(path)
+        message = str(caught.value)
+        assert message.startswith(f"{path}: ")
+        assert names in message
+        assert isinstance(caught.value, RunctxError)
+
+    def test_unreadable_path_raises_config_error(self, tmp_path):
+        """A path that exists but cannot be read as a file raises ConfigError naming it."""
+        directory = tmp_path / "pyproject.toml"
+        directory.mkdir()
+        with pytest.raises(ConfigError, match="cannot read"):
+            load_runner_config(str(directory))
+
+
+# --------------------------------------------------------------------------- real processes
+
+READY_TIMEOUT = 30.0
+
+
+def _wait_ready(path: Path, proc: subprocess.Popen[bytes]) -> None:
+    """Wait until the child wrote ``path`` (it is past exec and running our code)."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    while not path.exists():
+        if proc.poll() is not None:
+            msg = f"child {proc.pid} exited with {proc.returncode} before it was ready"
+            raise AssertionError(msg)
+        if time.monotonic() > deadline:
+            msg = f"child {proc.pid} not ready after {READY_TIMEOUT}s"
+            raise AssertionError(msg)
+        time.sleep(0.01)
+
+
+def _cmdline(pid: int) -> list[str]:
+    """``/proc/PID/cmdline`` split on NUL, decoded as runctx's procfs source does."""
+    raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    return [os.fsdecode(part) for part in raw.split(b"\0")[:-1]]
+
+
+@contextlib.contextmanager
+def _started(argv, ready: Path | None, **popen):
+    """Start ``argv`` in its own process group, wait for ``ready``, kill the group by its id."""
+    proc = subprocess.Popen(argv, start_new_session=True, **popen)
+    try:
+        if ready is not None:
+            _wait_ready(ready, proc)
+        yield proc
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=READY_TIMEOUT)
+
+
+SLEEPER = """\
+import pathlib, sys, time
+pathlib.Path(sys.argv[1]).write_text("ready")
+time.sleep(120)
+"""
+
+
+def _shebang_script(directory: Path, name: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / name
+    script.write_text(f"#!{sys.executable}\n{SLEEPER}")
+    script.chmod(0o755)
+    return script
+
+
+linux_only = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+
+
+@linux_only
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("pytest", "pytest"), ("run_tests.py", "run-tests-script"), ("jest", "jest")],
+)
+def test_real_shebang_script_is_detected(tmp_path, name, kind):
+    """A shebang console script, as the kernel shows it (interpreter, script path), is detected."""
+    script = _shebang_script(tmp_path / "bin", name)
+    ready = tmp_path / "ready"
+    with _started([str(script), str(ready), "-x"], ready) as proc:
+        argv = _cmdline(proc.pid)
+        assert argv[1:] == [str(script), str(ready), "-x"]  # the kernel put the interpreter first
+        assert detect_runner(argv) == RunnerMatch(kind)
+
+
+@linux_only
+def test_real_script_in_non_utf8_directory_is_detected(tmp_path):
+    """A runner whose path holds non-UTF-8 bytes is read from /proc and still detected."""
+    script = _shebang_script(tmp_path / os.fsdecode(b"d\xff\xfe"), "pytest")
+    ready = tmp_path / "ready"
+    with _started([str(script), str(ready)], ready) as proc:
+        argv = _cmdline(proc.pid)
+        assert os.fsencode(argv[1]).endswith(b"d\xff\xfe/pytest")
+        assert detect_runner(argv) == RunnerMatch("pytest")
+
+
+@linux_only
+def test_real_python_with_flags_and_module_is_detected(tmp_path):
+    """``python -u -X dev -W error -m pytest`` under an arbitrary argv[0] is detected from /proc."""
+    (tmp_path / "pytest.py").write_text(SLEEPER)  # shadows the real pytest in this child only
+    ready = tmp_path / "ready"
+    argv0 = "/opt/ci/.venv/bin/python3.11"
+    command = [argv0, "-u", "-X", "dev", "-W", "error", "-m", "pytest", str(ready)]
+    with _started(command, ready, executable=sys.executable, cwd=tmp_path) as proc:
+        argv = _cmdline(proc.pid)
+        assert argv == command
+        assert detect_runner(argv) == RunnerMatch("pytest")
+
+
+@linux_only
+def test_real_configured_module_is_detected(tmp_path):
+    """A module named in a real pyproject.toml is detected on a real ``python -m`` process."""
+    (tmp_path / "integ_runner.py").write_text(SLEEPER)
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.runctx]\nrunners = [{ kind = "integ", module = "integ_runner" }]\n')
+    ready = tmp_path / "ready"
+    command = [sys.executable, "-B", "-m", "integ_runner", str(ready)]
+    with _started(command, ready, cwd=tmp_path) as proc:
+        argv = _cmdline(proc.pid)
+        assert detect_runner(argv) is None
+        table = (*load_runner_config(str(config)), *BUILTIN_PATTERNS)
+        assert detect_runner(argv, table) == RunnerMatch("integ")
+
+
+@linux_only
+def test_real_xdist_style_worker_is_detected_as_worker(tmp_path):
+    """A process started exactly as execnet starts an xdist worker is a worker in /proc."""
+    ready = tmp_path / "ready"
+    code = f"import pathlib, time; pathlib.Path({str(ready)!r}).write_text('1'); time.sleep(120)"
+    command = [sys.executable, "-u", "-c", XDIST_BOOTSTRAP]
+    with _started(command, None, stdin=subprocess.PIPE) as proc:
+        assert proc.stdin is not None
+        proc.stdin.write(repr(code).encode() + b"\n")
+        proc.stdin.flush()
+        _wait_ready(ready, proc)
+        assert detect_runner(_cmdline(proc.pid)) == RunnerMatch("pytest-xdist-worker", "worker")
+
+
+@linux_only
+@pytest.mark.skipif(shutil.which("timeout") is None, reason="needs coreutils timeout")
+def test_real_wrapper_process_is_detected(tmp_path):
+    """A live ``timeout 120 <pytest script>`` wrapper process is itself seen as the pytest run."""
+    script = _shebang_script(tmp_path / "bin", "pytest")
+    ready = tmp_path / "ready"
+    command = ["timeout", "120", str(script), str(ready)]
+    with _started(command, ready) as proc:
+        argv = _cmdline(proc.pid)
+        assert argv == command
+        assert detect_runner(argv) == RunnerMatch("pytest")
+
+
+def test_detect_runner_is_cheap_for_non_runners():
+    """Rejecting an argv that starts with no known word costs microseconds, not milliseconds."""
+    argvs = [["/usr/lib/systemd/systemd", "--user"], ["sshd:", "u@pts/0"], ["/usr/bin/dbus-daemon"]]
+    detect_runner(["pytest"])  # builds the index once
+    began = time.perf_counter()
+    for _ in range(3000):
+        for argv in argvs:
+            detect_runner(argv)
+    per_call = (time.perf_counter() - began) / 9000
+    assert per_call < 50e-6, f"{per_call * 1e6:.1f} us per call"

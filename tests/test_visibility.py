@@ -1,0 +1,100 @@
+"""What a scan could not see: procfs mount options, hidden processes."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+
+from proctools import OTHER_UID, VIEWER_UID, make_checkout, require_root, run_as
+from runfixtures import start_run_tests_script
+from test_identity import _interpreter_for
+
+from runctx.procfs import ProcfsSource
+from runctx.scan import scan, viewpoint
+from runctx.visibility import describe_limits, parse_proc_mount
+
+MOUNTINFO = (
+    b"22 27 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc "
+    b"rw,hidepid=invisible,subset=pid\n"
+    b"23 27 0:22 / /sys rw - sysfs sysfs rw\n"
+)
+
+
+def test_mountinfo_gives_hidepid_and_subset():
+    """The super options after the separator carry hidepid= and subset=pid."""
+    mount = parse_proc_mount(MOUNTINFO)
+    assert mount is not None
+    assert mount.hidepid == "invisible"
+    assert mount.subset_pid
+
+
+def test_numeric_hidepid_values_get_their_names():
+    """hidepid=2 is the older spelling of invisible."""
+    mount = parse_proc_mount(b"1 2 0:3 / /proc rw - proc proc rw,hidepid=2\n")
+    assert mount is not None
+    assert mount.hidepid == "invisible"
+    assert not mount.subset_pid
+
+
+def test_no_proc_line_gives_none():
+    """A mountinfo without a procfs at the mount point gives None, not a guess."""
+    assert parse_proc_mount(b"23 27 0:22 / /sys rw - sysfs sysfs rw\n") is None
+
+
+def test_limits_are_said_in_words():
+    """hidepid, unreadable processes and unreadable run fields each get a note."""
+    mount = parse_proc_mount(MOUNTINFO)
+    limits = describe_limits(
+        source="procfs",
+        mount=mount,
+        own_namespace=True,
+        listed=10,
+        unreadable=2,
+        zombies=0,
+        run_fields_unreadable={"cwd": 1, "uid": 0},
+    )
+    text = " | ".join(limits.notes)
+    assert "hidepid=invisible" in text
+    assert "2 of 10 processes could not be read" in text
+    assert "the cwd of 1 run process(es) could not be read" in text
+    assert "uid of" not in text
+
+
+def test_this_box_reports_its_own_proc_mount():
+    """The real /proc mount is found and its hidepid setting reported."""
+    report = scan()
+    assert report.visibility.hidepid in ("off", "noaccess", "invisible", "ptraceable")
+    assert report.visibility.processes_listed > 0
+    assert report.visibility.own_pid_namespace
+
+
+@contextlib.contextmanager
+def proc_mounted(where, options):
+    """A real procfs mounted at ``where`` with ``options``; unmounted afterwards."""
+    where.mkdir()
+    subprocess.run(["mount", "-t", "proc", "-o", options, "proc", str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True)
+
+
+def test_hidepid_hides_another_users_run_and_the_report_says_so(shared_tmp):
+    """Under hidepid=invisible another user's run is absent, and the notes say why."""
+    require_root()
+    checkout = make_checkout(shared_tmp, "proj")
+    run = start_run_tests_script(checkout, uid=OTHER_UID, python=_interpreter_for(OTHER_UID))
+    try:
+        with proc_mounted(shared_tmp / "proc", "hidepid=invisible") as mounted:
+
+            def scan_hidden():
+                return scan(viewpoint(cwd=str(checkout)), source=ProcfsSource(str(mounted)))
+
+            hidden = run_as(VIEWER_UID, scan_hidden)
+            assert run.pid not in [judged.run.pid for judged in hidden.runs]
+            assert hidden.visibility.hidepid == "invisible"
+            assert any("hidepid=invisible" in note for note in hidden.visibility.notes)
+            open_report = run_as(VIEWER_UID, scan, viewpoint(cwd=str(checkout)))
+            assert run.pid in [judged.run.pid for judged in open_report.runs]
+    finally:
+        run.kill()
