@@ -29,5 +29,5 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]' --config-settings editable_mode=compat
 	@touch $@

@@ -11,22 +11,34 @@ that should cost a few milliseconds) must not pay to emit nothing.
 
 from __future__ import annotations
 
-import logging
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 LOGGER_NAME = "runctx"
-_stdlib_logger = logging.getLogger(LOGGER_NAME)
+DEBUG = 10
+INFO = 20
+WARNING = 30
+_METHODS = {DEBUG: "debug", INFO: "info", WARNING: "warning", 40: "error", 50: "critical"}
 
 
-def log_event(event: str, /, level: int = logging.DEBUG, **fields: Any) -> None:  # noqa: ANN401 - any JSON-able value
-    """Emit one namespaced event (``runctx.scan_finished``) with key-values."""
-    if not _stdlib_logger.isEnabledFor(level):
+def log_event(event: str, /, level: int = DEBUG, **fields: Any) -> None:  # noqa: ANN401 - any JSON-able value
+    """Emit one namespaced event (``runctx.scan_finished``) with key-values.
+
+    Below warnings, an event is dropped at once when nothing imported
+    ``logging``: then nothing configured it, and the stdlib default drops such
+    events anyway. This keeps the import of ``logging`` off the hot paths.
+    """
+    if "logging" not in sys.modules and level < WARNING:
+        return
+    import logging  # noqa: PLC0415 - loaded already, or needed for a warning
+
+    stdlib_logger = logging.getLogger(LOGGER_NAME)
+    if not stdlib_logger.isEnabledFor(level):
         return
     import structlog  # noqa: PLC0415 - deferred on purpose, see the module docstring
 
-    logger = structlog.wrap_logger(_stdlib_logger)
-    method = logging.getLevelName(level).lower()
-    getattr(logger, method)(event, **fields)
+    logger = structlog.wrap_logger(stdlib_logger)
+    getattr(logger, _METHODS.get(level, "info"))(event, **fields)

@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Mapping, Sequence
 
-from runctx._log import log_event
+from runctx._log import INFO, log_event
 from runctx.checkout import RootCache, checkout_root
 from runctx.identity import judge
 from runctx.load import read_load
@@ -23,8 +23,6 @@ from runctx.runs import WORKER_ROLE, FoldedRun, JudgedRun, Run, fold_runs
 from runctx.sources import ProcessSource, default_source
 from runctx.unknown import Reason, Unknown
 from runctx.visibility import describe_limits
-
-LOG_INFO = 20
 
 
 def viewpoint(
@@ -107,8 +105,13 @@ def scan(
 
     table = source.table()
 
+    detected: dict[tuple[str, ...], RunnerMatch | None] = {}
+
     def detect(argv: tuple[str, ...]) -> RunnerMatch | None:
-        return detect_runner(argv, table_patterns)
+        # Many processes share one argv (forks, workers, browser helpers): detect once.
+        if argv not in detected:
+            detected[argv] = detect_runner(argv, table_patterns)
+        return detected[argv]
 
     folded = fold_runs(table.records, detect)
     roots = RootCache()
@@ -122,7 +125,7 @@ def scan(
         judgement = judge(run, here.root, here.uid)
         log_event(
             "runctx.verdict",
-            level=LOG_INFO,
+            level=INFO,
             pid=run.pid,
             kind=run.kind,
             verdict=judgement.verdict.value,
@@ -151,7 +154,7 @@ def scan(
     )
     log_event(
         "runctx.scan_finished",
-        level=LOG_INFO,
+        level=INFO,
         source=source.name,
         processes=len(table.records),
         runs=len(report.runs),

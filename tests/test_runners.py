@@ -23,6 +23,7 @@ from runctx.runners import (
     RunnerPattern,
     detect_runner,
     load_runner_config,
+    mentions_runctx_table,
     resolve_command,
 )
 
@@ -527,6 +528,18 @@ class TestLoadRunnerConfig:
         assert detect_runner(["run-e2e", "--version"], table) is None  # the default not_with
         assert detect_runner(["run-e2e"]) is None
 
+    @pytest.mark.parametrize(
+        "body",
+        [
+            '[project]\nname = "runctx-user"\ndependencies = ["runctx>=0.1"]\n',
+            "[tool.runctxx]\nrunners = 3\n",
+        ],
+    )
+    def test_a_file_that_only_mentions_runctx_is_not_parsed(self, tmp_path, body):
+        """A dependency on runctx, or a look-alike table, is not a runctx table."""
+        assert load_runner_config(self.write(tmp_path, body)) == ()
+        assert not mentions_runctx_table(body.encode())
+
     def test_missing_file_gives_nothing(self, tmp_path):
         """A missing pyproject.toml (or a missing parent directory) adds no patterns."""
         assert load_runner_config(str(tmp_path / "pyproject.toml")) == ()
@@ -550,7 +563,7 @@ class TestLoadRunnerConfig:
         ("body", "names"),
         [
             ("[tool.runctx\n", "invalid TOML"),
-            ("tool = 3\n", "[tool.runctx] must be a table"),
+            ("tool = 3\n[tool.runctx]\n", "invalid TOML"),
             ("[tool]\nrunctx = 3\n", "[tool.runctx] must be a table"),
             ("[tool.runctx]\nrunners = 'pytest'\n", "runners must be an array"),
             ("[tool.runctx]\nrunners = ['pytest']\n", "runners[0]"),

@@ -7,23 +7,30 @@ events as JSON lines. Logs go to stderr, so ``--json`` output stays clean.
 
 from __future__ import annotations
 
-import logging
 import sys
 
-from runctx._log import LOGGER_NAME
+from runctx._log import DEBUG, INFO, LOGGER_NAME, WARNING
 
 
 def level_for(verbosity: int) -> int:
     """The log level for ``-v`` given ``verbosity`` times."""
     if verbosity <= 0:
-        return logging.WARNING
+        return WARNING
     if verbosity == 1:
-        return logging.INFO
-    return logging.DEBUG
+        return INFO
+    return DEBUG
 
 
 def configure_logging(verbosity: int, *, json_lines: bool) -> None:
-    """Route runctx's events to stderr at the level asked for."""
+    """Route runctx's events to stderr at the level asked for.
+
+    Without ``-v`` or ``--log-json`` nothing is configured and ``logging`` is
+    not even imported: only warnings would show, through the stdlib default.
+    """
+    if verbosity <= 0 and not json_lines:
+        return
+    import logging  # noqa: PLC0415 - see the docstring
+
     level = level_for(verbosity)
     logger = logging.getLogger(LOGGER_NAME)
     logger.setLevel(level)
@@ -31,8 +38,6 @@ def configure_logging(verbosity: int, *, json_lines: bool) -> None:
     handler.setFormatter(logging.Formatter("%(message)s"))
     logger.handlers[:] = [handler]
     logger.propagate = False
-    if level >= logging.WARNING and not json_lines:
-        return  # nothing below warnings will be emitted; keep structlog unimported
     import structlog  # noqa: PLC0415 - only when events will be shown
 
     renderer: structlog.typing.Processor = (

@@ -24,16 +24,34 @@ EXIT_INTERRUPTED = 130
 SUBCOMMANDS = {
     "status": "runctx.cli.status",
 }
-"""Subcommand name -> module holding ``add_parser`` and ``run``, in help order."""
+"""Subcommand name -> module holding ``add_parser`` and ``run``, in help order.
+
+Only the chosen subcommand's module is imported: the others appear in the
+help by name alone, so ``runctx status`` does not pay for ``runctx install``.
+"""
+
+SUMMARIES = {
+    "status": "show live test runs: this checkout's and foreign ones",
+    "check": "one scan, an exit status a script can branch on",
+    "wait": "wait until no other run of this checkout is live",
+    "stop": "stop a run of this checkout (never one not known to be ours)",
+    "run": "check, then run a test command (wait, refuse or warn per policy)",
+    "install": "install the runctx hook into an agent's settings",
+}
+"""One line of help per subcommand, shown without importing its module."""
 
 FAST_SUBCOMMANDS = {
-
 }
 """Subcommands whose module parses its own arguments (``main(argv) -> int``)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every subcommand in :data:`SUBCOMMANDS`."""
+def _chosen(args: Sequence[str]) -> str | None:
+    """The subcommand named in ``args`` (the first word that is one), if any."""
+    return next((arg for arg in args if arg in SUBCOMMANDS), None)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, just that subcommand's options are built."""
     import argparse  # noqa: PLC0415 - see the module docstring
 
     class Parser(argparse.ArgumentParser):
@@ -52,8 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-json", action="store_true", help="write log events as JSON")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for module in SUBCOMMANDS.values():
-        importlib.import_module(module).add_parser(subparsers)
+    for name, module in SUBCOMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(module).add_parser(subparsers)
+        else:
+            subparsers.add_parser(name, help=SUMMARIES.get(name))
     return parser
 
 
@@ -68,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from runctx.cli.logsetup import configure_logging  # noqa: PLC0415
     from runctx.exceptions import RunctxError  # noqa: PLC0415
 
-    parser = build_parser()
+    parser = build_parser(only=_chosen(args_list))
     args = parser.parse_args(args_list)
     configure_logging(args.verbose, json_lines=args.log_json)
     if args.command is None:

@@ -1,0 +1,50 @@
+"""Library events: structlog into stdlib logging, never configured by the library."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+from proctools import make_checkout
+from runfixtures import start_run_tests_script
+
+from runctx.scan import scan, viewpoint
+
+
+def test_caplog_sees_each_verdict_with_its_reasons(caplog, shared_tmp):
+    """A scan emits one runctx.verdict event per run, visible to stdlib logging."""
+    mine = make_checkout(shared_tmp / "a", "proj")
+    theirs = make_checkout(shared_tmp / "b", "proj")
+    run = start_run_tests_script(theirs)
+    try:
+        with caplog.at_level(logging.DEBUG, logger="runctx"):
+            scan(viewpoint(cwd=str(mine)))
+        lines = [record.getMessage() for record in caplog.records if record.name == "runctx"]
+        verdict = [line for line in lines if "runctx.verdict" in line and f"pid={run.pid}" in line]
+        assert len(verdict) == 1
+        assert "foreign" in verdict[0]
+        assert f"root {theirs} != {mine}" in verdict[0]
+        assert any("runctx.scan_finished" in line for line in lines)
+    finally:
+        run.kill()
+
+
+def test_an_application_that_configures_nothing_sees_nothing():
+    """Importing and scanning prints nothing on stdout or stderr by default."""
+    code = "import runctx; runctx.scan()"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == ""
+    assert result.stderr == ""
+
+
+def test_events_go_to_stdlib_logging_never_to_stdout():
+    """With stdlib logging at DEBUG, events reach its handler (stderr), not stdout."""
+    code = "import logging; logging.basicConfig(level=logging.DEBUG); import runctx; runctx.scan()"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == ""
+    assert "runctx.scan_finished" in result.stderr
