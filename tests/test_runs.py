@@ -1,0 +1,115 @@
+"""Folding real processes into runs: authoritative process, members, self, orphans."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+from proctools import PYTHON, is_live, make_checkout, wait_for
+from runfixtures import (
+    RUN_TESTS_SCRIPT,
+    ready_dir,
+    start_make_test,
+    start_worker_parent,
+    start_xdist_run,
+)
+
+from runctx.scan import scan, viewpoint
+
+
+def run_with_pid(report, pid):
+    """The judged run whose authoritative process is ``pid``."""
+    matches = [judged for judged in report.runs if judged.run.pid == pid]
+    assert len(matches) <= 1
+    return matches[0] if matches else None
+
+
+def test_an_orphaned_xdist_run_is_one_run_with_its_workers_folded_in(shared_tmp):
+    """Pytest -n 2 started orphaned: one run, the controller plus both workers as members."""
+    checkout = make_checkout(shared_tmp)
+    run = start_xdist_run(checkout, workers=2)
+    try:
+        report = scan(viewpoint(cwd=str(checkout)))
+        judged = run_with_pid(report, run.pid)
+        assert judged is not None, "the orphaned pytest is not a run"
+        assert judged.run.kind == "pytest"
+        assert not judged.run.is_self
+        group = run.members()
+        assert len(group) >= 3
+        assert set(judged.run.members) == group
+        assert judged.run.members[0] == run.pid
+        for worker in group - {run.pid}:
+            assert run_with_pid(report, worker) is None, "a worker was counted as its own run"
+        assert judged.run.root == str(checkout)
+        assert not judged.foreign
+    finally:
+        run.kill()
+
+
+def test_make_test_folds_the_pytest_it_starts(shared_tmp):
+    """Make test -> pytest is one run whose authoritative process is make."""
+    checkout = make_checkout(shared_tmp)
+    run = start_make_test(checkout)
+    try:
+        report = scan(viewpoint(cwd=str(checkout)))
+        judged = run_with_pid(report, run.pid)
+        assert judged is not None
+        assert judged.run.kind == "make-test"
+        assert set(judged.run.members) == run.members()
+        assert len(judged.run.members) >= 2
+        assert all(run_with_pid(report, pid) is None for pid in run.members() - {run.pid})
+    finally:
+        run.kill()
+
+
+def test_the_suite_itself_is_this_run():
+    """The run that contains the calling process is marked self, and contains it."""
+    report = scan()
+    self_run = report.self_run
+    assert self_run is not None, "the suite's own run was not found"
+    assert os.getpid() in self_run.run.members
+    assert self_run not in report.foreign
+    assert self_run not in report.ours
+
+
+def test_a_plain_child_runner_folds_into_this_run(shared_tmp):
+    """A runner started as a plain child of the suite is a member of the suite's run."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = ready_dir(checkout) / "child"
+    child = subprocess.Popen([PYTHON, "run_tests.py", str(ready)], cwd=checkout)
+    try:
+        wait_for(ready.exists)
+        report = scan(viewpoint(cwd=str(checkout)))
+        assert run_with_pid(report, child.pid) is None
+        assert report.self_run is not None
+        assert child.pid in report.self_run.run.members
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_worker_whose_runner_died_is_reported_as_an_orphaned_run(shared_tmp):
+    """Kill the runner only: its worker is reparented and becomes its own, orphaned run."""
+    checkout = make_checkout(shared_tmp)
+    run, _ready = start_worker_parent(checkout)
+    try:
+        workers = run.members() - {run.pid}
+        assert len(workers) == 1
+        (worker,) = workers
+        before = scan(viewpoint(cwd=str(checkout)))
+        assert worker in run_with_pid(before, run.pid).run.members
+        os.kill(run.pid, signal.SIGKILL)
+        wait_for(lambda: not is_live(run.pid), what="the runner to die")
+        after = scan(viewpoint(cwd=str(checkout)))
+        judged = run_with_pid(after, worker)
+        assert judged is not None, "the orphaned worker was dropped"
+        assert judged.run.orphaned
+        assert judged.run.kind == "pytest-xdist-worker"
+        assert judged.run.root == str(checkout)
+    finally:
+        run.kill()
+        for pid in workers:
+            if is_live(pid):
+                os.kill(pid, signal.SIGKILL)
