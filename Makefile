@@ -18,7 +18,7 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict runctx tests/typing
 
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks.run
+	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from runctx.report import Report, Viewpoint
     from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
     from runctx.runs import FoldedRun, JudgedRun, Run, fold_runs
-    from runctx.scan import scan, viewpoint
+    from runctx.scanning import scan, viewpoint
     from runctx.sources import ProcessSource
     from runctx.stopping import StopResult, StopStatus, stop_runs
     from runctx.unknown import Reason, Unknown
@@ -95,8 +95,8 @@ _HOMES = {
     "JudgedRun": "runctx.runs",
     "Run": "runctx.runs",
     "fold_runs": "runctx.runs",
-    "scan": "runctx.scan",
-    "viewpoint": "runctx.scan",
+    "scan": "runctx.scanning",
+    "viewpoint": "runctx.scanning",
     "ProcessSource": "runctx.sources",
     "StopResult": "runctx.stopping",
     "StopStatus": "runctx.stopping",

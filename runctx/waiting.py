@@ -28,7 +28,7 @@ from runctx._log import log_event
 from runctx.records import ProcIdentity
 from runctx.report import Report, Viewpoint
 from runctx.runs import JudgedRun
-from runctx.scan import scan
+from runctx.scanning import scan
 from runctx.sources import ProcessSource
 
 DEFAULT_POLL_SECONDS = 0.5
@@ -76,9 +76,9 @@ def _order(identity: ProcIdentity) -> tuple[int, int]:
 def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
     """Runs of this checkout the caller must wait for.
 
-    Every other run counted as ours (known ours, or of unknown identity), except
-    those that started after the caller's own run when that run is one of this
-    checkout's: those wait for the caller, not the other way round.
+    Every other run counted as ours (known ours, or of unknown identity),
+    except those that started after the caller's own run when that run is one
+    of this checkout's: those wait for the caller, not the other way round.
     """
     self_run = report.self_run
     ours = report.ours

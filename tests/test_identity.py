@@ -11,7 +11,7 @@ from proctools import OTHER_UID, PYTHON, VIEWER_UID, make_checkout, require_root
 from runfixtures import start_run_tests_script
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
-from runctx.scan import scan, viewpoint
+from runctx.scanning import scan, viewpoint
 from runctx.unknown import Reason, Unknown
 
 

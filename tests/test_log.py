@@ -9,7 +9,7 @@ import sys
 from proctools import make_checkout
 from runfixtures import start_run_tests_script
 
-from runctx.scan import scan, viewpoint
+from runctx.scanning import scan, viewpoint
 
 
 def test_caplog_sees_each_verdict_with_its_reasons(caplog, shared_tmp):

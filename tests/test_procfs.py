@@ -18,7 +18,7 @@ from runctx.procfs import (
     parse_status_uid,
 )
 from runctx.records import ProcRecord
-from runctx.scan import scan, viewpoint
+from runctx.scanning import scan, viewpoint
 from runctx.unknown import Reason, Unknown
 
 STAT_TAIL = b" S 1 2 3 0 -1 4194560 10 0 0 0 7 5 0 0 20 0 1 0 4242 100 25 18446744073709551615"

@@ -40,7 +40,7 @@ from runctx.psutil_source import (
     state_letter,
 )
 from runctx.records import ProcRecord
-from runctx.scan import scan, viewpoint
+from runctx.scanning import scan, viewpoint
 from runctx.sources import SOURCE_ENV, default_source
 from runctx.unknown import Reason, Unknown
 

@@ -11,11 +11,13 @@ from runfixtures import (
     RUN_TESTS_SCRIPT,
     ready_dir,
     start_make_test,
+    start_run_tests_script,
     start_worker_parent,
     start_xdist_run,
 )
 
-from runctx.scan import scan, viewpoint
+from runctx.procfs import ProcfsSource
+from runctx.scanning import scan, viewpoint
 
 
 def run_with_pid(report, pid):
@@ -113,3 +115,54 @@ def test_a_worker_whose_runner_died_is_reported_as_an_orphaned_run(shared_tmp):
         for pid in workers:
             if is_live(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+class KillsDuringScan(ProcfsSource):
+    """The real /proc source, which kills one real process just before reading its owner."""
+
+    def __init__(self, victim: int) -> None:
+        """Kill ``victim`` (by its pid) the first time its owner is read."""
+        super().__init__()
+        self.victim = victim
+        self.killed = False
+
+    def with_owner(self, record):
+        """Kill the victim first when this is its record, then read as usual."""
+        if record.pid == self.victim and not self.killed:
+            self.killed = True
+            os.kill(self.victim, signal.SIGKILL)
+            wait_for(lambda: not is_live(self.victim), what="the victim to die")
+        return super().with_owner(record)
+
+
+def test_a_run_whose_runner_exits_during_the_scan_is_not_reported(shared_tmp):
+    """An authority that exits mid-scan is dropped, never shown with an unknown identity."""
+    checkout = make_checkout(shared_tmp)
+    run = start_run_tests_script(checkout)
+    try:
+        source = KillsDuringScan(run.pid)
+        report = scan(viewpoint(cwd=str(checkout)), source=source)
+        assert source.killed
+        assert run_with_pid(report, run.pid) is None
+        assert all(run.pid not in judged.run.members for judged in report.runs)
+    finally:
+        run.kill()
+
+
+def test_members_of_a_run_whose_runner_exits_during_the_scan_are_seen(shared_tmp):
+    """Make dies mid-scan: the pytest it started lives on and is reported as its own run."""
+    checkout = make_checkout(shared_tmp)
+    run = start_make_test(checkout)
+    try:
+        children = run.members() - {run.pid}
+        source = KillsDuringScan(run.pid)
+        report = scan(viewpoint(cwd=str(checkout)), source=source)
+        assert source.killed
+        assert run_with_pid(report, run.pid) is None
+        survivors = [j for j in report.runs if j.run.pid in children]
+        assert len(survivors) == 1
+        assert survivors[0].run.kind == "pytest"
+        assert survivors[0].run.root == str(checkout)
+        assert survivors[0].judgement.verdict.value == "ours"
+    finally:
+        run.kill()

@@ -10,7 +10,7 @@ from runfixtures import start_run_tests_script
 from test_identity import _interpreter_for
 
 from runctx.procfs import ProcfsSource
-from runctx.scan import scan, viewpoint
+from runctx.scanning import scan, viewpoint
 from runctx.visibility import describe_limits, parse_proc_mount
 
 MOUNTINFO = (

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from runctx.report import Viewpoint
-from runctx.scan import viewpoint
+from runctx.scanning import viewpoint
 from runctx.sources import SOURCE_NAMES
 
 

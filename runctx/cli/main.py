@@ -23,6 +23,9 @@ EXIT_INTERRUPTED = 130
 
 SUBCOMMANDS = {
     "status": "runctx.cli.status",
+    "check": "runctx.cli.check",
+    "wait": "runctx.cli.wait",
+    "stop": "runctx.cli.stop",
 }
 """Subcommand name -> module holding ``add_parser`` and ``run``, in help order.
 

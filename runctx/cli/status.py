@@ -10,7 +10,7 @@ from typing import Any
 from runctx.cli.common import add_viewpoint_options, viewpoint_from
 from runctx.jsonreport import report_json
 from runctx.render import render
-from runctx.scan import scan
+from runctx.scanning import scan
 from runctx.sources import make_source
 
 

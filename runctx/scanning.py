@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from runctx._log import INFO, log_event
 from runctx.checkout import RootCache, checkout_root
 from runctx.identity import judge
 from runctx.load import read_load
-from runctx.records import ProcRecord
+from runctx.records import ProcessTable, ProcRecord
 from runctx.report import Report, Viewpoint
 from runctx.runners import (
     BUILTIN_PATTERNS,
@@ -84,6 +84,39 @@ def _run_of(
     )
 
 
+_VANISHED = (Reason.GONE, Reason.ZOMBIE)
+
+
+def _vanished(record: ProcRecord) -> bool:
+    """Whether a process exited between the table and the reading of its owner."""
+    return any(
+        isinstance(value, Unknown) and value.reason in _VANISHED
+        for value in (record.uid, record.cwd)
+    )
+
+
+def _table_and_owners(
+    source: ProcessSource, detect: Callable[[tuple[str, ...]], RunnerMatch | None]
+) -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
+    """The process table and each run's authority with its owner read.
+
+    A run whose authoritative process exits while the scan reads it is not
+    live: it is dropped, never reported with an unknown (so "ours") identity.
+    Its members may live on, reparented: the table is read once more, so they
+    are seen as the run(s) they now form.
+    """
+
+    def read() -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
+        table = source.table()
+        folded = fold_runs(table.records, detect)
+        return table, [(found, source.with_owner(found.authority)) for found in folded]
+
+    table, owned = read()
+    if any(_vanished(authority) for _found, authority in owned):
+        table, owned = read()
+    return table, [(found, authority) for found, authority in owned if not _vanished(authority)]
+
+
 def scan(
     here: Viewpoint | None = None,
     *,
@@ -103,8 +136,6 @@ def scan(
     table_patterns = tuple(patterns) if patterns is not None else runner_patterns(here)
     self_pid = self_pid if self_pid is not None else os.getpid()
 
-    table = source.table()
-
     detected: dict[tuple[str, ...], RunnerMatch | None] = {}
 
     def detect(argv: tuple[str, ...]) -> RunnerMatch | None:
@@ -113,12 +144,11 @@ def scan(
             detected[argv] = detect_runner(argv, table_patterns)
         return detected[argv]
 
-    folded = fold_runs(table.records, detect)
+    table, owned = _table_and_owners(source, detect)
     roots = RootCache()
     unreadable = {"uid": 0, "cwd": 0}
     judged_runs = []
-    for found in folded:
-        authority = source.with_owner(found.authority)
+    for found, authority in owned:
         unreadable["uid"] += isinstance(authority.uid, Unknown)
         unreadable["cwd"] += isinstance(authority.cwd, Unknown)
         run = _run_of(authority, found, table.records, roots, self_pid)

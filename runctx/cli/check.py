@@ -1,0 +1,87 @@
+"""``runctx check``: one scan, and an exit status a script can branch on.
+
+Exit statuses:
+
+- 0 ``clear``: no other run of this checkout is live, and no foreign run;
+- 3 ``ours``: another run of this checkout is live (known to be ours, or of
+  unknown identity, which counts as ours); foreign runs may be live too;
+- 4 ``foreign``: only foreign runs are live: contention, not a conflict;
+- 1 error, 2 usage error.
+
+``--json`` prints the report in the shape of ``runctx status --json``, plus
+``"check"`` (the outcome's name) and ``"exit_status"``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from runctx.cli.common import add_viewpoint_options, viewpoint_from
+from runctx.contention import foreign_message, same_checkout_message
+from runctx.jsonreport import report_json
+from runctx.report import Report
+from runctx.scanning import scan
+from runctx.sources import make_source
+
+EXIT_CLEAR = 0
+EXIT_OURS = 3
+EXIT_FOREIGN = 4
+
+OUTCOMES = {EXIT_CLEAR: "clear", EXIT_OURS: "ours", EXIT_FOREIGN: "foreign"}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Declare the options of ``check``."""
+    parser = subparsers.add_parser(
+        "check",
+        help="one scan; exit 0 clear, 3 another run of this checkout, 4 only foreign runs",
+        description=(
+            "Take one scan and exit 0 when no other test run is live, 3 when another run "
+            "of this checkout is live, 4 when only foreign runs share the machine."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing; exit status only"
+    )
+    add_viewpoint_options(parser)
+
+
+def outcome_of(report: Report) -> int:
+    """The exit status a report calls for."""
+    if report.ours:
+        return EXIT_OURS
+    if report.foreign:
+        return EXIT_FOREIGN
+    return EXIT_CLEAR
+
+
+def check_text(report: Report) -> str:
+    """What a person reads: the same words as the hooks and the pytest plugin."""
+    parts = []
+    if report.ours:
+        parts.append(same_checkout_message(report))
+    if report.foreign:
+        parts.append(foreign_message(report))
+    if not parts:
+        parts.append("No other test run of this checkout is live, and no foreign run either.")
+    return "\n".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print what the scan found; exit with its outcome."""
+    source = make_source(args.source) if args.source else None
+    report = scan(viewpoint_from(args), source=source)
+    status = outcome_of(report)
+    if args.json:
+        out = report_json(report)
+        out["check"] = OUTCOMES[status]
+        out["exit_status"] = status
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif not args.quiet:
+        sys.stdout.write(check_text(report) + "\n")
+    return status

@@ -1,0 +1,148 @@
+"""``runctx stop PID...``: stop runs of this checkout, and only those known to be ours.
+
+Each PID must be the authoritative pid of a live test run (the one ``runctx
+status`` shows). A run is stopped only when its uid and its checkout root were
+both read and both match the caller's (a run of unknown identity is refused),
+and never when it is the run the command belongs to. The run's processes get
+``SIGTERM``, then ``SIGKILL`` after ``--grace``; each pid's identity is checked
+right before its signal. Nothing is ever stopped by name.
+
+The uid is always the caller's own: there is no ``--uid`` here, so a run of
+another user is always refused, even for root.
+
+Exit statuses (the highest that applies to any PID): 0 every run stopped;
+3 a PID is not a live test run; 4 refused (foreign, identity not fully known,
+a member pid, or this run); 5 some process outlived ``SIGKILL``; 1 error,
+2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from runctx.contention import describe_run
+from runctx.jsonreport import run_json
+from runctx.scanning import viewpoint
+from runctx.sources import SOURCE_NAMES, make_source
+from runctx.stopping import DEFAULT_GRACE_SECONDS, StopResult, StopStatus, stop_runs
+
+EXIT_STOPPED = 0
+EXIT_NOT_A_RUN = 3
+EXIT_REFUSED = 4
+EXIT_SURVIVED = 5
+
+STATUS_EXITS = {
+    StopStatus.STOPPED: EXIT_STOPPED,
+    StopStatus.NOT_A_RUN: EXIT_NOT_A_RUN,
+    StopStatus.REFUSED: EXIT_REFUSED,
+    StopStatus.SURVIVED: EXIT_SURVIVED,
+}
+
+
+def _pid(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        msg = f"not a pid (a positive integer): {text}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _directory(text: str) -> str:
+    if not os.path.isdir(text):
+        msg = f"not a directory: {text}"
+        raise argparse.ArgumentTypeError(msg)
+    return text
+
+
+def _grace(text: str) -> float:
+    from runctx.cli.wait import duration  # noqa: PLC0415 - one duration syntax
+
+    return duration(text)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Declare the options of ``stop``."""
+    parser = subparsers.add_parser(
+        "stop",
+        help="stop runs of this checkout (only runs known to be ours; TERM, then KILL)",
+        description=(
+            "Stop live test runs of this checkout by their pid: SIGTERM to the run's "
+            "processes, SIGKILL after the grace period. Refuses any run not known to be "
+            "this checkout's and user's. Exit 0 stopped, 3 not a run, 4 refused, "
+            "5 survived SIGKILL."
+        ),
+    )
+    parser.add_argument("pids", nargs="+", type=_pid, metavar="PID", help="a run's pid")
+    parser.add_argument(
+        "--grace",
+        type=_grace,
+        default=DEFAULT_GRACE_SECONDS,
+        metavar="DURATION",
+        help=f"how long to wait after SIGTERM before SIGKILL (default: {DEFAULT_GRACE_SECONDS}s)",
+    )
+    parser.add_argument("--json", action="store_true", help="print what was done as JSON")
+    parser.add_argument(
+        "--root",
+        type=_directory,
+        metavar="DIR",
+        help="stop runs of the checkout that holds DIR (default: the current directory's)",
+    )
+    parser.add_argument(
+        "--source",
+        choices=SOURCE_NAMES,
+        help="where to read processes from (default: $RUNCTX_SOURCE, else procfs on Linux)",
+    )
+
+
+def result_json(result: StopResult) -> dict[str, Any]:
+    """One pid's outcome as JSON."""
+    return {
+        "pid": result.pid,
+        "status": result.status.value,
+        "exit_status": STATUS_EXITS[result.status],
+        "reasons": list(result.reasons),
+        "run": run_json(result.run) if result.run is not None else None,
+        "signalled": [{"pid": pid, "signal": name} for pid, name in result.signalled],
+        "skipped": [{"pid": pid, "why": why} for pid, why in result.skipped],
+        "survivors": list(result.survivors),
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def result_text(result: StopResult) -> str:
+    """One pid's outcome in a line or two."""
+    if result.status is StopStatus.NOT_A_RUN:
+        return f"runctx: not a run: {'; '.join(result.reasons)}"
+    run = describe_run(result.run) if result.run is not None else f"pid {result.pid}"
+    if result.status is StopStatus.REFUSED:
+        return f"runctx: refused to stop {run}: " + "; ".join(result.reasons)
+    sent: dict[str, int] = {}
+    for _pid_sent, name in result.signalled:
+        sent[name] = sent.get(name, 0) + 1
+    signals = ", ".join(f"{name} to {count}" for name, count in sent.items()) or "no signal"
+    skipped = "".join(f"; pid {pid} not signalled: {why}" for pid, why in result.skipped)
+    if result.status is StopStatus.SURVIVED:
+        return f"runctx: could not stop {run} ({signals}{skipped}): " + "; ".join(result.reasons)
+    return f"runctx: stopped {run} ({signals}{skipped}) in {result.seconds:.1f}s"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Stop what may be stopped; exit with the worst outcome."""
+    source = make_source(args.source) if args.source else None
+    here = viewpoint(cwd=args.root) if args.root is not None else viewpoint()
+    results = stop_runs(args.pids, here, grace=args.grace, source=source)
+    if args.json:
+        json.dump([result_json(r) for r in results], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for result in results:
+            stream = sys.stdout if result.status is StopStatus.STOPPED else sys.stderr
+            stream.write(result_text(result) + "\n")
+    return max(STATUS_EXITS[r.status] for r in results)

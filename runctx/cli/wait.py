@@ -1,0 +1,149 @@
+"""``runctx wait``: block until no other run of this checkout is live.
+
+Exit statuses: 0 ready, 124 timed out (another run of this checkout is still
+live), 130 interrupted, 1 error, 2 usage error.
+
+Called from a shell it waits for every other run of this checkout; called from
+inside a run of this checkout (a ``make test`` recipe) it waits only for the
+runs that started before that one, so two runs never wait for each other.
+Progress goes to stderr: a live line on a terminal, a line per change otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from typing import Any, TextIO
+
+from runctx.cli.common import add_viewpoint_options, viewpoint_from
+from runctx.contention import describe_ours
+from runctx.render import human_age
+from runctx.runs import JudgedRun
+from runctx.sources import make_source
+from runctx.waiting import DEFAULT_POLL_SECONDS, parse_duration, wait_for_turn
+
+EXIT_READY = 0
+EXIT_TIMED_OUT = 124
+
+
+def duration(text: str) -> float:
+    """An argparse type for ``90``, ``90s``, ``10m``, ``1h``."""
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def positive_duration(text: str) -> float:
+    """A duration that is more than zero (a poll interval)."""
+    seconds = duration(text)
+    if seconds <= 0:
+        msg = f"must be more than zero: {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return seconds
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Declare the options of ``wait``."""
+    parser = subparsers.add_parser(
+        "wait",
+        help="block until no other test run of this checkout is live",
+        description=(
+            "Block until no other test run of this checkout is live. Exit 0 when ready, "
+            "124 when --timeout passed first, 130 when interrupted."
+        ),
+    )
+    parser.add_argument(
+        "--timeout",
+        type=duration,
+        metavar="DURATION",
+        help="give up after DURATION (seconds, or 30s, 10m, 1h) and exit 124 (default: never)",
+    )
+    parser.add_argument(
+        "--poll",
+        type=positive_duration,
+        default=DEFAULT_POLL_SECONDS,
+        metavar="DURATION",
+        help=f"scan every DURATION (default: {DEFAULT_POLL_SECONDS}s)",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    add_viewpoint_options(parser)
+
+
+def seconds_text(seconds: float) -> str:
+    """``3.2s`` under a minute, else ``3m12s`` and so on."""
+    return f"{seconds:.1f}s" if seconds < 60 else human_age(seconds)  # noqa: PLR2004
+
+
+def _runs_text(blocking: tuple[JudgedRun, ...]) -> str:
+    count = len(blocking)
+    noun = "run" if count == 1 else "runs"
+    return f"{count} {noun} of this checkout: " + "; ".join(describe_ours(j) for j in blocking)
+
+
+class Progress:
+    """Shows who the wait is for: a live line on a terminal, a line per change otherwise."""
+
+    def __init__(self, stream: TextIO, *, live: bool, quiet: bool) -> None:
+        """Write to ``stream``; ``live`` rewrites one line in place."""
+        self.stream = stream
+        self.live = live and not quiet
+        self.quiet = quiet
+        self.waited = False
+        self.drawn = False
+
+    def change(self, blocking: tuple[JudgedRun, ...]) -> None:
+        """The set of runs waited for changed."""
+        if blocking:
+            self.waited = True
+        if self.quiet or self.live or not blocking:
+            return
+        self.stream.write(f"runctx: waiting for {_runs_text(blocking)}\n")
+        self.stream.flush()
+
+    def poll(self, blocking: tuple[JudgedRun, ...], waited: float) -> None:
+        """A scan was taken: redraw the live line."""
+        if not self.live or not blocking:
+            return
+        width = shutil.get_terminal_size().columns
+        text = f"runctx: waiting {seconds_text(waited)} for {_runs_text(blocking)}"
+        if len(text) >= width:
+            text = text[: max(width - 2, 1)] + "…"
+        self.stream.write("\r\x1b[K" + text)
+        self.stream.flush()
+        self.drawn = True
+
+    def end(self, text: str | None) -> None:
+        """Clear the live line and say how the wait ended (if it said anything)."""
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+        if text is not None and not self.quiet:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Wait; exit 0 when ready, 124 on timeout (KeyboardInterrupt goes up as 130)."""
+    source = make_source(args.source) if args.source else None
+    here = viewpoint_from(args)
+    progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
+    try:
+        outcome = wait_for_turn(
+            here,
+            timeout=args.timeout,
+            poll_seconds=args.poll,
+            on_change=progress.change,
+            on_poll=progress.poll,
+            source=source,
+        )
+    except KeyboardInterrupt:
+        progress.end("runctx: interrupted while waiting")
+        raise
+    waited = seconds_text(outcome.waited_seconds)
+    if outcome.ready:
+        done = f"runctx: ready after {waited}: no run of this checkout left to wait for"
+        progress.end(done if progress.waited else None)
+        return EXIT_READY
+    progress.end(f"runctx: timed out after {waited}; still live: {_runs_text(outcome.blocking)}")
+    return EXIT_TIMED_OUT

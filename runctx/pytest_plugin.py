@@ -1,0 +1,555 @@
+"""The pytest plugin: say which other test runs are live, and wait for or refuse ours.
+
+Registered under the ``pytest11`` entry point, so it is active wherever runctx
+is installed (``-p no:runctx`` turns it off). It is quiet when there is nothing
+to say:
+
+- the report header names the other live runs of this checkout (pid, age,
+  members) and the foreign runs that share the CPUs (how many, how loaded the
+  box is);
+- ``--runctx=warn`` (the default) only reports; ``--runctx=wait`` blocks the
+  session start until no earlier run of this checkout is live (``--runctx-timeout``
+  bounds it); ``--runctx=refuse`` exits with status 75 when one is live. A wait
+  that times out exits with 75 too: either way, nothing ran;
+- the terminal summary says whether contention was seen during the session
+  (sampled at the start, at the first test report, every ``--runctx-sample``
+  seconds, and at the end), so a flaky failure can be read against it;
+- with ``-n auto`` (pytest-xdist) the worker count leaves room for the CPUs
+  other runs keep busy.
+
+With pytest-xdist only the controller acts: workers never scan, report or
+wait, and the run's own processes (controller, workers) are this run, never
+contention. A failure inside runctx never breaks a session: it becomes one
+line in the header, and the session goes on (``refuse`` refuses only on a
+real finding).
+
+Every runctx module is imported inside the hooks, so that even a broken
+install cannot stop pytest from loading this plugin.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Generator
+
+import attrs
+import pytest
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.load import Load
+    from runctx.records import ProcIdentity
+    from runctx.report import Report, Viewpoint
+    from runctx.runs import JudgedRun
+    from runctx.waiting import WaitOutcome
+
+MODES = ("warn", "wait", "refuse")
+EXIT_REFUSED = 75
+"""The exit status of a refused session, and of a wait that timed out (EX_TEMPFAIL)."""
+
+DEFAULT_POLL_SECONDS = 0.5
+DEFAULT_SAMPLE_SECONDS = 30.0
+AUTO_WINDOW_SECONDS = 0.3
+"""How long the CPU use of other runs is measured for ``-n auto``."""
+
+PREFIX = "runctx: "
+
+
+@attrs.frozen
+class Sample:
+    """What one scan during the session saw besides this run."""
+
+    label: str
+    ours: tuple[JudgedRun, ...]
+    foreign: tuple[JudgedRun, ...]
+    load: Load
+
+
+@attrs.define
+class PluginState:
+    """The controller's state for one session, kept in ``config.stash``."""
+
+    mode: str
+    timeout: float | None
+    poll_seconds: float
+    sample_seconds: float
+    header: list[str] = attrs.Factory(list)
+    samples: list[Sample] = attrs.Factory(list)
+    errors: list[str] = attrs.Factory(list)
+    here: Viewpoint | None = None
+    start: Report | None = None
+    waited: WaitOutcome | None = None
+    last_sample: float = 0.0
+    reports_seen: int = 0
+    sampling: bool = True
+
+
+STATE = pytest.StashKey[PluginState]()
+AUTO_WORKERS_NOTE = pytest.StashKey[str]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+# -- options ------------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Declare the ``--runctx`` options and their ini settings."""
+    group = parser.getgroup("runctx", "runctx: other test runs live on this machine")
+    group.addoption(
+        "--runctx",
+        dest="runctx",
+        choices=MODES,
+        default=None,
+        help=(
+            "what to do when another run of this checkout is live: warn (report it; the "
+            "default), wait (until it ends) or refuse (exit 75). ini: runctx"
+        ),
+    )
+    group.addoption(
+        "--runctx-timeout",
+        dest="runctx_timeout",
+        default=None,
+        metavar="DURATION",
+        help="with --runctx=wait, give up after DURATION (90, 90s, 10m) and exit 75. "
+        "Default: wait for ever. ini: runctx_timeout",
+    )
+    group.addoption(
+        "--runctx-poll",
+        dest="runctx_poll",
+        default=None,
+        metavar="DURATION",
+        help=f"with --runctx=wait, scan every DURATION (default {DEFAULT_POLL_SECONDS}s). "
+        "ini: runctx_poll",
+    )
+    group.addoption(
+        "--runctx-sample",
+        dest="runctx_sample",
+        default=None,
+        metavar="DURATION",
+        help="sample contention during the session at most every DURATION "
+        f"(default {DEFAULT_SAMPLE_SECONDS:g}s). ini: runctx_sample",
+    )
+    group.addoption(
+        "--runctx-share-cpus",
+        dest="runctx_share_cpus",
+        choices=("yes", "no"),
+        default=None,
+        help="with -n auto, leave room for the CPUs other runs keep busy (default yes). "
+        "ini: runctx_share_cpus",
+    )
+    parser.addini("runctx", "runctx mode: warn, wait or refuse", default="warn")
+    parser.addini("runctx_timeout", "runctx: longest wait with --runctx=wait", default="")
+    parser.addini("runctx_poll", "runctx: scan interval while waiting", default="")
+    parser.addini("runctx_sample", "runctx: contention sampling interval", default="")
+    parser.addini(
+        "runctx_share_cpus", "runctx: -n auto leaves room for other runs", type="bool", default=True
+    )
+
+
+def _setting(config: pytest.Config, name: str) -> str:
+    """The command-line value of a setting, else its ini value."""
+    value = config.getoption(name)
+    if value is None:
+        value = config.getini(name)
+    return str(value).strip()
+
+
+def _duration(config: pytest.Config, name: str, default: float | None) -> float | None:
+    from runctx.waiting import parse_duration  # noqa: PLC0415 - see the module docstring
+
+    text = _setting(config, name)
+    if not text:
+        return default
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        msg = f"--{name.replace('_', '-')} / {name}: {error}"
+        raise pytest.UsageError(msg) from None
+
+
+def _share_cpus(config: pytest.Config) -> bool:
+    value = config.getoption("runctx_share_cpus")
+    if value is None:
+        return bool(config.getini("runctx_share_cpus"))
+    return bool(value == "yes")
+
+
+def _state_from(config: pytest.Config) -> PluginState:
+    mode = _setting(config, "runctx") or "warn"
+    if mode not in MODES:
+        msg = f"runctx = {mode!r}: choose one of {', '.join(MODES)}"
+        raise pytest.UsageError(msg)
+    poll = _duration(config, "runctx_poll", DEFAULT_POLL_SECONDS) or DEFAULT_POLL_SECONDS
+    sample = _duration(config, "runctx_sample", DEFAULT_SAMPLE_SECONDS)
+    return PluginState(
+        mode=mode,
+        timeout=_duration(config, "runctx_timeout", None),
+        poll_seconds=poll,
+        sample_seconds=DEFAULT_SAMPLE_SECONDS if sample is None else sample,
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Set up the controller's state; workers get none and never act."""
+    if _is_worker(config):
+        return
+    try:
+        state = _state_from(config)
+    except pytest.UsageError:
+        raise
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state = PluginState(
+            mode="warn",
+            timeout=None,
+            poll_seconds=DEFAULT_POLL_SECONDS,
+            sample_seconds=DEFAULT_SAMPLE_SECONDS,
+        )
+        _broken(state, error)
+    config.stash[STATE] = state
+    config.pluginmanager.register(Sampler(state), "runctx-sampler")
+
+
+# -- what a report says -------------------------------------------------------------
+
+
+def header_lines(report: Report, mode: str, timeout: float | None) -> list[str]:
+    """The header lines for the scan at session start (none when nothing is live)."""
+    from runctx.contention import foreign_message, same_checkout_message  # noqa: PLC0415
+    from runctx.waiting import blocking_runs  # noqa: PLC0415
+
+    lines: list[str] = []
+    if report.ours:
+        lines.extend(PREFIX + line for line in same_checkout_message(report).splitlines())
+    if report.foreign:
+        lines.append(PREFIX + foreign_message(report))
+    if mode == "warn":
+        return lines
+    blocking = blocking_runs(report)
+    count = len(blocking)
+    runs = "run" if count == 1 else "runs"
+    if not blocking:
+        limits = report.visibility.notes
+        seen = f" (not seen: {'; '.join(limits)})" if limits else ""
+        lines.append(
+            f"{PREFIX}--runctx={mode}: no earlier run of this checkout is live{seen}; going ahead"
+        )
+    elif mode == "wait":
+        until = "no timeout" if timeout is None else f"timeout {timeout:g}s"
+        lines.append(
+            f"{PREFIX}--runctx=wait: waiting for {count} earlier {runs} of this checkout "
+            f"to end ({until})"
+        )
+    else:
+        lines.append(
+            f"{PREFIX}--runctx=refuse: not starting next to {count} earlier {runs} of this "
+            f"checkout (exit {EXIT_REFUSED})"
+        )
+    return lines
+
+
+def _sample_of(label: str, report: Report) -> Sample:
+    return Sample(label=label, ours=report.ours, foreign=report.foreign, load=report.load)
+
+
+def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> list[str]:
+    """The terminal summary: what the samples saw; empty when nothing and not ``always``."""
+    labels = ", ".join(sample.label for sample in samples)
+    count = len(samples)
+    taken = f"{count} sample{'s' if count != 1 else ''}: {labels}"
+    lines = [f"runctx could not check for other runs: {error}" for error in errors]
+    ours: dict[ProcIdentity, tuple[JudgedRun, list[str]]] = {}
+    foreign: dict[ProcIdentity, tuple[JudgedRun, list[str]]] = {}
+    for sample in samples:
+        for bucket, runs in ((ours, sample.ours), (foreign, sample.foreign)):
+            for judged in runs:
+                _, seen_in = bucket.get(judged.run.identity, (judged, []))
+                seen_in.append(sample.label)
+                bucket[judged.run.identity] = (judged, seen_in)  # described as last seen
+    if not ours and not foreign:
+        if samples and (always or errors):
+            lines.append(f"no other test run was seen during this session ({taken})")
+        return lines
+    from runctx.contention import describe_foreign, describe_load, describe_ours  # noqa: PLC0415
+
+    lines.append(f"contention was seen during this session ({taken}):")
+    lines.extend(
+        f"  other run of this checkout: {describe_ours(judged)} [seen at {', '.join(seen)}]"
+        for judged, seen in ours.values()
+    )
+    lines.extend(
+        f"  foreign run: {describe_foreign(judged)} [seen at {', '.join(seen)}]"
+        for judged, seen in foreign.values()
+    )
+    busiest = max(samples, key=_load_key)
+    lines.append(f"  box at its busiest ({busiest.label}): {describe_load(busiest.load)}")
+    lines.append(
+        "Slowness, timeouts and flaky failures in this session may come from that "
+        "contention rather than from a regression."
+    )
+    return lines
+
+
+def _load_key(sample: Sample) -> float:
+    from runctx.unknown import Unknown  # noqa: PLC0415
+
+    per_cpu = sample.load.load_per_cpu
+    return -1.0 if isinstance(per_cpu, Unknown) else per_cpu
+
+
+# -- writing ------------------------------------------------------------------------
+
+
+def _write(config: pytest.Config, text: str) -> None:
+    """A line on the terminal now, whatever the verbosity (stderr without a terminal)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        return
+    reporter.write_line(text)
+    reporter.flush()
+
+
+# -- the session --------------------------------------------------------------------
+
+
+def _broken(state: PluginState, error: Exception) -> None:
+    """Record a failure inside runctx: one header line, no more scans."""
+    state.errors.append(_error_text(error))
+    state.sampling = False
+    state.header.append(f"{PREFIX}could not check for other runs ({_error_text(error)})")
+
+
+def _first_scan(state: PluginState) -> None:
+    if not state.sampling:
+        return
+    try:
+        from runctx.scanning import scan, viewpoint  # noqa: PLC0415
+
+        state.here = viewpoint()
+        report = scan(state.here)
+        state.start = report
+        state.samples.append(_sample_of("start", report))
+        state.header.extend(header_lines(report, state.mode, state.timeout))
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        _broken(state, error)
+    state.last_sample = time.monotonic()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
+    """Scan before the header is written; wait or refuse right after it."""
+    config = session.config
+    state = config.stash.get(STATE, None)
+    if state is not None:
+        _first_scan(state)
+    yield
+    if state is not None and state.start is not None and state.mode != "warn":
+        _act(config, state, state.start)
+
+
+def _act(config: pytest.Config, state: PluginState, report: Report) -> None:
+    from runctx.contention import describe_ours, same_checkout_message  # noqa: PLC0415
+    from runctx.waiting import blocking_runs  # noqa: PLC0415
+
+    if not blocking_runs(report):
+        return
+    if state.mode == "refuse":
+        msg = (
+            f"{same_checkout_message(report)}\nrunctx refused to start this session "
+            f"(--runctx=refuse, exit status {EXIT_REFUSED}); --runctx=wait waits for it instead."
+        )
+        pytest.exit(msg, returncode=EXIT_REFUSED)
+
+    def show(blocking: tuple[JudgedRun, ...]) -> None:
+        if blocking:
+            runs = "; ".join(describe_ours(judged) for judged in blocking)
+            _write(config, f"{PREFIX}waiting for {runs}")
+
+    outcome = _wait(config, state, show)
+    if outcome is None:
+        return
+    state.waited = outcome
+    seconds = f"{outcome.waited_seconds:.1f}s"
+    if not outcome.ready:
+        runs = "; ".join(describe_ours(judged) for judged in outcome.blocking)
+        msg = (
+            f"runctx: timed out after {seconds} waiting for another run of this checkout "
+            f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
+        )
+        pytest.exit(msg, returncode=EXIT_REFUSED)
+    state.samples.append(_sample_of("after wait", outcome.report))
+    pids = ", ".join(str(judged.run.pid) for judged in outcome.waited_for)
+    _write(config, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")
+
+
+def _wait(
+    config: pytest.Config, state: PluginState, show: Callable[[tuple[JudgedRun, ...]], None]
+) -> WaitOutcome | None:
+    assert state.here is not None  # noqa: S101 - set by the first scan
+    try:
+        from runctx.waiting import wait_for_turn  # noqa: PLC0415
+
+        return wait_for_turn(
+            state.here,
+            timeout=state.timeout,
+            poll_seconds=state.poll_seconds,
+            on_change=show,
+        )
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        _write(config, f"{PREFIX}could not wait ({_error_text(error)}); going ahead")
+        return None
+
+
+def _sample(state: PluginState, label: str) -> None:
+    if not state.sampling or state.here is None:
+        return
+    try:
+        from runctx.scanning import scan  # noqa: PLC0415
+
+        state.samples.append(_sample_of(label, scan(state.here)))
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        state.sampling = False
+    state.last_sample = time.monotonic()
+
+
+class Sampler:
+    """Samples contention during the session, on the controller only.
+
+    Test reports reach the controller from every xdist worker, so sampling on
+    them follows the whole run: at the first report (the run at full width),
+    then at most once per sample interval.
+    """
+
+    def __init__(self, state: PluginState) -> None:
+        """Sample into ``state``."""
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Sample at the first test report, then at most every sample interval."""
+        del report
+        state = self.state
+        state.reports_seen += 1
+        first = state.reports_seen == 1
+        if first or time.monotonic() - state.last_sample >= state.sample_seconds:
+            _sample(state, "first test" if first else "during")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Sample once more at the end, before the summary is written."""
+    state = session.config.stash.get(STATE, None)
+    if state is not None and state.start is not None:
+        _sample(state, "end")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """What the scan at session start saw, and what the plugin decided."""
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return []
+    lines = list(state.header)
+    note = config.stash.get(AUTO_WORKERS_NOTE, None)
+    if note is not None:
+        lines.append(PREFIX + note)
+    return lines
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
+    """Whether contention was seen during the session."""
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    always = exitstatus == pytest.ExitCode.TESTS_FAILED or config.get_verbosity() > 0
+    try:
+        lines = summary_lines(state.samples, state.errors, always=always)
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        lines = [f"runctx could not summarise ({_error_text(error)})"]
+    if not lines:
+        return
+    terminalreporter.write_sep("-", "runctx")
+    for line in lines:
+        terminalreporter.write_line(line)
+
+
+# -- -n auto ------------------------------------------------------------------------
+
+
+def busy_cpus(first: Report, second: Report) -> tuple[float, int]:
+    """CPUs kept busy by other runs between two scans, and how many runs did so.
+
+    A run is followed by its identity; the CPU time its members used between
+    the scans, over the wall time between them, is what it keeps busy.
+    """
+    before = {j.run.identity: j.run.cpu_seconds for j in first.runs if not j.run.is_self}
+    elapsed = second.taken_at - first.taken_at
+    if elapsed <= 0:
+        return 0.0, 0
+    busy = 0.0
+    runs = 0
+    for judged in second.runs:
+        used = judged.run.cpu_seconds - before.get(judged.run.identity, judged.run.cpu_seconds)
+        if not judged.run.is_self and used > 0:
+            busy += used / elapsed
+            runs += 1
+    return busy, runs
+
+
+def shared_worker_count(base: int, usable_cpus: int, busy: float) -> int:
+    """``base`` workers scaled to the share of the CPUs other runs leave free (at least 1)."""
+    free = max(0.0, usable_cpus - busy) / usable_cpus
+    return max(1, min(base, math.floor(base * free + 0.5)))
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """With ``-n auto``, leave room for the CPUs other live runs keep busy."""
+    if _is_worker(config) or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    try:
+        if not _share_cpus(config):
+            return None
+        return _auto_workers(config)
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        config.stash[AUTO_WORKERS_NOTE] = f"-n auto left to xdist ({_error_text(error)})"
+        return None
+
+
+def _auto_workers(config: pytest.Config) -> int | None:
+    import importlib  # noqa: PLC0415
+
+    from runctx.scanning import scan  # noqa: PLC0415
+    from runctx.unknown import Unknown  # noqa: PLC0415
+
+    xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
+    base = int(xdist_count(config))
+    first = scan()
+    time.sleep(AUTO_WINDOW_SECONDS)
+    second = scan()
+    usable = second.load.usable_cpus
+    if isinstance(usable, Unknown) or usable < 1:
+        return None
+    busy, runs = busy_cpus(first, second)
+    workers = shared_worker_count(base, usable, busy)
+    if workers >= base:
+        return None
+    config.stash[AUTO_WORKERS_NOTE] = (
+        f"-n auto: {workers} worker{'s' if workers != 1 else ''} instead of {base}: "
+        f"other runs ({runs}) keep ~{busy:.1f} of {usable} usable CPUs busy"
+    )
+    return workers

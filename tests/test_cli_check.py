@@ -1,0 +1,113 @@
+"""``runctx check`` on real runs: an exit status per outcome, and ``--json`` like status."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from proctools import make_checkout
+from runfixtures import start_run_tests_script
+
+from runctx.cli.check import EXIT_CLEAR, check_text, outcome_of
+from runctx.scanning import scan, viewpoint
+
+RUNCTX = [sys.executable, "-m", "runctx"]
+
+
+def check(*args, cwd):
+    """``runctx check`` as a separate process."""
+    return subprocess.run(
+        [*RUNCTX, "check", *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.fixture
+def two_checkouts(shared_tmp):
+    """Ours and a foreign checkout with the same directory name."""
+    return make_checkout(shared_tmp / "a", "proj"), make_checkout(shared_tmp / "b", "proj")
+
+
+@pytest.fixture
+def runs():
+    """Runs started by a test, killed at teardown."""
+    started = []
+    yield started
+    for run in started:
+        run.kill()
+
+
+def test_another_run_of_ours_exits_3(two_checkouts, runs):
+    """A live run of this checkout exits 3 and is named in the text."""
+    mine, _theirs = two_checkouts
+    ours = start_run_tests_script(mine)
+    runs.append(ours)
+    result = check(cwd=mine)
+    assert result.returncode == 3, result.stderr
+    assert f"pid {ours.pid} (run-tests-script" in result.stdout
+    assert result.stderr == ""
+
+
+def test_only_foreign_contention_exits_4(two_checkouts, runs):
+    """A run of another checkout with the same name exits 4: contention, not a conflict."""
+    mine, theirs = two_checkouts
+    foreign = start_run_tests_script(theirs)
+    runs.append(foreign)
+    result = check(cwd=mine)
+    assert result.returncode == 4, result.stdout
+    assert f"pid {foreign.pid} (run-tests-script" in result.stdout
+    assert f"root {theirs} != {mine}" in result.stdout
+
+
+def test_ours_wins_over_foreign(two_checkouts, runs):
+    """With both ours and foreign live, the outcome is 3 and both are named."""
+    mine, theirs = two_checkouts
+    ours = start_run_tests_script(mine)
+    foreign = start_run_tests_script(theirs)
+    runs.extend([ours, foreign])
+    result = check(cwd=mine)
+    assert result.returncode == 3
+    assert f"pid {ours.pid} " in result.stdout
+    assert f"pid {foreign.pid} " in result.stdout
+
+
+def test_json_has_the_shape_of_status_plus_the_outcome(two_checkouts, runs):
+    """Check --json carries every field of status --json, plus check and exit_status."""
+    mine, theirs = two_checkouts
+    ours = start_run_tests_script(mine)
+    foreign = start_run_tests_script(theirs)
+    runs.extend([ours, foreign])
+    checked = check("--json", cwd=mine)
+    status = subprocess.run(
+        [*RUNCTX, "status", "--json"], cwd=mine, capture_output=True, text=True, check=True
+    )
+    report, reference = json.loads(checked.stdout), json.loads(status.stdout)
+    assert checked.returncode == 3
+    assert set(report) == set(reference) | {"check", "exit_status"}
+    assert report["check"] == "ours"
+    assert report["exit_status"] == 3
+    assert report["here"] == {"root": str(mine), "uid": os.getuid()}
+    entries = {entry["pid"]: entry for entry in report["runs"]}
+    reference_entries = {entry["pid"]: entry for entry in reference["runs"]}
+    assert set(entries[ours.pid]) == set(reference_entries[ours.pid])
+    assert entries[ours.pid]["verdict"] == "ours"
+    assert entries[foreign.pid]["foreign"] is True
+
+
+def test_quiet_prints_nothing(two_checkouts, runs):
+    """-q keeps the exit status and prints nothing."""
+    mine, _theirs = two_checkouts
+    runs.append(start_run_tests_script(mine))
+    result = check("-q", cwd=mine)
+    assert (result.returncode, result.stdout, result.stderr) == (3, "", "")
+
+
+def test_a_scan_without_runs_is_clear(two_checkouts):
+    """A real scan in which no process starts a test run gives outcome 0 and says so."""
+    mine, _theirs = two_checkouts
+    report = scan(viewpoint(cwd=str(mine)), patterns=())
+    assert report.runs == ()
+    assert outcome_of(report) == EXIT_CLEAR
+    assert check_text(report).startswith("No other test run")

@@ -1,0 +1,117 @@
+"""Type-checks the public API of runctx (``mypy --strict``); nothing here runs a test.
+
+Each function pins the types a user of ``import runctx`` relies on. If a public
+name, a signature or a return type changes, mypy fails here first.
+"""
+
+from __future__ import annotations
+
+from typing import Any, assert_type
+
+import runctx
+
+
+def check_scan_and_report() -> None:
+    """A scan from the current process's viewpoint, and what a report holds."""
+    here = runctx.viewpoint()
+    assert_type(here, runctx.Viewpoint)
+    assert_type(here.root, str | runctx.Unknown)
+    assert_type(here.uid, int | runctx.Unknown)
+    report = runctx.scan(here)
+    assert_type(report, runctx.Report)
+    assert_type(runctx.scan(), runctx.Report)
+    assert_type(report.runs, tuple[runctx.JudgedRun, ...])
+    assert_type(report.ours, tuple[runctx.JudgedRun, ...])
+    assert_type(report.ours_known, tuple[runctx.JudgedRun, ...])
+    assert_type(report.foreign, tuple[runctx.JudgedRun, ...])
+    assert_type(report.self_run, runctx.JudgedRun | None)
+    assert_type(report.load, runctx.Load)
+    assert_type(report.visibility, runctx.Visibility)
+    assert_type(report.visibility.notes, tuple[str, ...])
+    assert_type(runctx.report_json(report), dict[str, Any])
+    other = runctx.viewpoint(cwd="/", root="/", uid=0)
+    assert_type(other, runctx.Viewpoint)
+
+
+def check_runs(judged: runctx.JudgedRun) -> None:
+    """A judged run: the run, its identity, members and verdict with reasons."""
+    run = judged.run
+    assert_type(run, runctx.Run)
+    assert_type(run.identity, runctx.ProcIdentity)
+    assert_type(run.identity.start, int)
+    assert_type(run.members, tuple[int, ...])
+    assert_type(run.is_self, bool)
+    assert_type(run.orphaned, bool)
+    assert_type(run.argv, tuple[str, ...] | runctx.Unknown)
+    assert_type(judged.foreign, bool)
+    assert_type(judged.judgement, runctx.Judgement)
+    assert_type(judged.judgement.verdict, runctx.Verdict)
+    assert_type(judged.judgement.reasons, tuple[str, ...])
+
+
+def check_verdicts(run: runctx.Run, here: runctx.Viewpoint) -> None:
+    """The predicate and its reasons take the viewpoint as parameters."""
+    owner: runctx.HasOwner = run
+    assert_type(runctx.is_foreign(owner, here.root, here.uid), bool)
+    assert_type(runctx.foreign_reasons(run, "/src/proj", 1000), tuple[str, ...])
+    assert_type(runctx.judge(run, runctx.Unknown(runctx.Reason.DENIED), 1000), runctx.Judgement)
+    verdict: runctx.Verdict = runctx.Verdict.OURS
+    assert_type(verdict.value, str)
+
+
+def check_load(load: runctx.Load) -> None:
+    """Load values are values or explicit unknowns."""
+    assert_type(load.usable_cpus, int | runctx.Unknown)
+    assert_type(load.load_per_cpu, float | runctx.Unknown)
+    assert_type(load.cpu_pressure, runctx.Pressure | runctx.Unknown)
+
+
+def check_waiting(here: runctx.Viewpoint) -> None:
+    """Waiting for this checkout's earlier runs, with progress callbacks."""
+
+    def show(blocking: tuple[runctx.JudgedRun, ...]) -> None:
+        del blocking
+
+    outcome = runctx.wait_for_turn(here, timeout=5.0, poll_seconds=0.2, on_change=show)
+    assert_type(outcome, runctx.WaitOutcome)
+    assert_type(outcome.ready, bool)
+    assert_type(outcome.waited_seconds, float)
+    assert_type(outcome.blocking, tuple[runctx.JudgedRun, ...])
+    assert_type(outcome.waited_for, tuple[runctx.JudgedRun, ...])
+    assert_type(outcome.report, runctx.Report)
+    assert_type(runctx.blocking_runs(outcome.report), tuple[runctx.JudgedRun, ...])
+    assert_type(runctx.wait_for_turn(here, timeout=None), runctx.WaitOutcome)
+
+
+def check_stopping(here: runctx.Viewpoint) -> None:
+    """Stopping runs known to be ours, one result per pid."""
+    results = runctx.stop_runs([4121], here, grace=2.0)
+    assert_type(results, tuple[runctx.StopResult, ...])
+    first = results[0]
+    assert_type(first.status, runctx.StopStatus)
+    assert_type(first.reasons, tuple[str, ...])
+    assert_type(first.run, runctx.JudgedRun | None)
+    assert_type(first.signalled, tuple[tuple[int, str], ...])
+    assert_type(first.survivors, tuple[int, ...])
+    stopped: bool = first.status is runctx.StopStatus.STOPPED
+    del stopped
+
+
+def check_runners_and_roots(record: runctx.ProcRecord) -> None:
+    """Runner detection, folding and checkout roots are public, pure functions."""
+    match = runctx.detect_runner(("python", "-m", "pytest"))
+    assert_type(match, runctx.RunnerMatch | None)
+    assert_type(runctx.checkout_root("/src/proj/tests"), str | runctx.Unknown)
+    assert_type(record.identity, runctx.ProcIdentity)
+    folded = runctx.fold_runs({record.pid: record}, runctx.detect_runner)
+    assert_type(folded, list[runctx.FoldedRun])
+    pattern: runctx.RunnerPattern | None = None
+    del pattern
+
+
+def check_errors_and_version() -> None:
+    """The error classes and the version."""
+    error: runctx.RunctxError = runctx.ConfigError("bad [tool.runctx]")
+    del error
+    version: object = runctx.__version__
+    del version
