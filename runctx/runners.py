@@ -1008,6 +1008,9 @@ _WRAPPERS: dict[str, _Wrapper] = {
         subcommands=[("run",), ("env", "run")],
     ),
     "pdm": _Wrapper(value=("-p", "--project"), subcommands=[("run",)]),
+    # ``runctx run -- CMD``: while it checks or waits it is about to become CMD,
+    # so it already counts as CMD's run (two waiters then see each other).
+    "runctx": _Wrapper(value=("--mode", "--timeout"), subcommands=[("run",)]),
     "rye": _Wrapper(value=("--pyproject",), subcommands=[("run",)]),
     "conda": _Wrapper(
         value=("-n", "--name", "-p", "--prefix"), chdir=("--cwd",), subcommands=[("run",)]

@@ -221,6 +221,10 @@ POSITIVE = [
     (["bin/rails", "test"], "rails-test"),
     (["dotnet", "test"], "dotnet-test"),
     (["dotnet", "test", "src/App.Tests/App.Tests.csproj", "-c", "Release"], "dotnet-test"),
+    # runctx run -- CMD is CMD's run already while it checks or waits
+    (["runctx", "run", "--", "pytest", "-q"], "pytest"),
+    (["/v/bin/python3", "/v/bin/runctx", "run", "--wait", "--timeout", "10m", "--", "tox"], "tox"),
+    (["python", "-m", "runctx", "run", "--mode", "warn", "--", "make", "test"], "make-test"),
 ]
 
 # (argv, expected worker kind)
@@ -345,6 +349,8 @@ NEGATIVE = [
     ["timeout", "60"],
     ["sudo", "-l"],
     ["ionice", "-p", "123"],
+    ["runctx", "status"],
+    ["runctx", "run", "--", "ls", "-la"],
 ]
 
 

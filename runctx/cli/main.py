@@ -26,6 +26,8 @@ SUBCOMMANDS = {
     "check": "runctx.cli.check",
     "wait": "runctx.cli.wait",
     "stop": "runctx.cli.stop",
+    "run": "runctx.cli.run",
+    "install": "runctx.cli.install",
 }
 """Subcommand name -> module holding ``add_parser`` and ``run``, in help order.
 
@@ -44,6 +46,7 @@ SUMMARIES = {
 """One line of help per subcommand, shown without importing its module."""
 
 FAST_SUBCOMMANDS = {
+    "hook": "runctx.hooks.cli",
 }
 """Subcommands whose module parses its own arguments (``main(argv) -> int``)."""
 

@@ -1,0 +1,211 @@
+"""``runctx run [--wait | --mode MODE] [--timeout DURATION] -- COMMAND [ARG...]``.
+
+Checks, then runs the command in place of runctx (``exec``), so that its pid,
+its exit status and the signals sent to it are its own: nothing sits in
+between to forward or translate them.
+
+1. A command that is not a test run (``runctx run -- make docs``) is run at
+   once; nothing is scanned.
+2. A test run is checked with the policy every hook uses
+   (:mod:`runctx.hooks.policy`), from the current directory (or where a ``cd``
+   in a ``sh -c`` string leads). Only runs of the checkout that started before
+   this one count, so two runs started at once never wait for each other.
+
+   - nothing else live: run it;
+   - only foreign runs: a note on stderr (who, why foreign, the box's load),
+     then run it;
+   - another live run of this checkout, by ``--mode`` (``--wait`` is
+     ``--mode wait``), else ``$RUNCTX_ON_SAME_CHECKOUT``, else
+     ``[tool.runctx] on-same-checkout``, else ``stop``:
+
+     - ``stop``: say why on stderr and exit :data:`EXIT_REFUSED` (75);
+     - ``ask``: on a terminal, ask; yes runs it, anything else exits 75.
+       Without a terminal, as ``stop``;
+     - ``warn``: say it on stderr, then run it;
+     - ``wait``: wait for those runs to end (progress on stderr), then run it;
+       exit 75 if ``--timeout`` passes first.
+
+Exit statuses: the command's own; 75 not started because another run of this
+checkout is live; 127 command not found; 126 not executable; 1 a malformed
+``[tool.runctx]`` (the command is not run); 2 usage error. If runctx itself
+fails while checking, it says so in one line on stderr and runs the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import signal
+import sys
+from typing import Any, NoReturn
+
+from runctx.cli.wait import Progress, duration, seconds_text
+from runctx.contention import describe_ours
+from runctx.exceptions import ConfigError
+from runctx.hooks import policy
+from runctx.hooks.policy import Action, Decision, Mode
+from runctx.scanning import runner_patterns, viewpoint
+from runctx.shellcmd import TestInvocation, test_invocations
+from runctx.waiting import wait_for_turn
+
+EXIT_REFUSED = 75
+"""EX_TEMPFAIL: not started because another run of this checkout is live; try again later."""
+EXIT_NOT_EXECUTABLE = 126
+EXIT_NOT_FOUND = 127
+EXIT_USAGE = 2
+
+
+def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Declare the options of ``run``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="run a command once no other test run of this checkout is in the way",
+        description=(
+            "Check for other live test runs of this checkout, then wait, refuse or warn "
+            "as configured, and run COMMAND in place of runctx. Exit 75 when it was not "
+            "started."
+        ),
+    )
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--mode",
+        choices=[mode.value for mode in Mode],
+        help="what to do when another run of this checkout is live "
+        "(default: $RUNCTX_ON_SAME_CHECKOUT, else [tool.runctx] on-same-checkout, else stop)",
+    )
+    group.add_argument(
+        "--wait", action="store_true", help="wait for the other runs to end (--mode wait)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=duration,
+        metavar="DURATION",
+        help="with --wait: give up after DURATION (30, 90s, 10m, 1h) and exit 75",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no notes or progress")
+    parser.add_argument(
+        "argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARG...]"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check, then exec the command (this returns only when it is not run)."""
+    command = list(args.argv)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        sys.stderr.write("runctx run: error: give the command to run: runctx run -- COMMAND\n")
+        return EXIT_USAGE
+    mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
+    try:
+        invocations = _invocations(command, os.getcwd())
+        status = _check(invocations, mode, args) if invocations else None
+    except ConfigError:
+        raise
+    except Exception as error:  # noqa: BLE001 - runctx failing must not stop the run
+        _say(f"runctx: could not check for other runs ({_what(error)}); running it anyway")
+        status = None
+    if status is not None:
+        return status
+    return _exec(command)
+
+
+def _invocations(command: list[str], cwd: str) -> tuple[TestInvocation, ...]:
+    """The test runs the command starts, read with the checkout's runner table."""
+    patterns = runner_patterns(viewpoint(cwd=cwd))
+    return test_invocations(shlex.join(command), cwd, patterns)
+
+
+def _check(
+    invocations: tuple[TestInvocation, ...], mode: Mode | None, args: argparse.Namespace
+) -> int | None:
+    """None to run the command now, or the exit status when it is not run."""
+    decision = policy.decide(invocations, own_run=True, mode=mode)
+    if decision.action is Action.SILENT:
+        return None
+    if decision.action in {Action.NOTE, Action.WARN}:
+        if not args.quiet:
+            _say(decision.message)
+        return None
+    if decision.action is Action.ASK:
+        return _ask(decision)
+    if decision.mode is Mode.WAIT:
+        return _wait(decision, args)
+    _say(decision.message)
+    return EXIT_REFUSED
+
+
+def _ask(decision: Decision) -> int | None:
+    if not (os.isatty(0) and os.isatty(2)):
+        _say(decision.message)
+        _say("runctx: not started: this checkout asks first, and there is no terminal to ask on")
+        return EXIT_REFUSED
+    _say(decision.message)
+    sys.stderr.write("runctx: start it anyway? [y/N] ")
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except KeyboardInterrupt:
+        answer = ""
+    if answer.strip().lower() in {"y", "yes"}:
+        return None
+    _say("runctx: not started")
+    return EXIT_REFUSED
+
+
+def _wait(decision: Decision, args: argparse.Namespace) -> int | None:
+    """Wait, checkout by checkout, for the runs that started before this one."""
+    progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
+    waited = 0.0
+    for report in decision.reports:
+        remaining = None if args.timeout is None else max(args.timeout - waited, 0.0)
+        try:
+            outcome = wait_for_turn(
+                report.here,
+                timeout=remaining,
+                on_change=progress.change,
+                on_poll=progress.poll,
+            )
+        except KeyboardInterrupt:
+            progress.end("runctx: interrupted while waiting; not started")
+            raise
+        waited += outcome.waited_seconds
+        if not outcome.ready:
+            still = "; ".join(describe_ours(j) for j in outcome.blocking)
+            progress.end(
+                f"runctx: not started: timed out after {seconds_text(waited)}; still live: {still}"
+            )
+            return EXIT_REFUSED
+    done = f"runctx: waited {seconds_text(waited)}; starting now"
+    progress.end(done if progress.waited else None)
+    return None
+
+
+def _exec(command: list[str]) -> NoReturn:
+    """Replace runctx with the command; exit 127/126 if it cannot be started."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Python ignores SIGPIPE and SIGXFSZ; an ignored signal stays ignored across exec.
+    for name in ("SIGPIPE", "SIGXFSZ"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, signal.SIG_DFL)
+    try:
+        os.execvp(command[0], command)  # noqa: S606 - replacing runctx with the command is the point
+    except FileNotFoundError:
+        _say(f"runctx: {command[0]}: command not found")
+        raise SystemExit(EXIT_NOT_FOUND) from None
+    except OSError as error:
+        _say(f"runctx: {command[0]}: cannot run it: {error.strerror or error}")
+        raise SystemExit(EXIT_NOT_EXECUTABLE) from None
+
+
+def _what(error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()

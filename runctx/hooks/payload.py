@@ -1,0 +1,98 @@
+"""Reading an agent's hook payload: bounded in size and time, typed, never trusted.
+
+Imported on the hook's hot path: only the standard library modules that the
+interpreter or ``json`` has already loaded, plus ``select``.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+
+MAX_INPUT_BYTES = 1024 * 1024
+"""The most stdin a hook reads (1 MiB); more fails open, and the rest is drained."""
+
+_CHUNK = 64 * 1024
+
+
+class PayloadError(Exception):
+    """The hook's input is not what the agent's protocol promises."""
+
+
+def read_input(deadline: float, *, fd: int = 0, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """All of ``fd`` up to EOF, or :class:`PayloadError` past ``limit`` bytes or ``deadline``.
+
+    ``deadline`` is a :func:`time.monotonic` instant. Input past the limit is read
+    and dropped (so that the writer does not get a broken pipe), within the same
+    deadline; memory stays bounded by the limit.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = _read_chunk(fd, deadline)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            chunks.clear()
+            _drain(fd, deadline)
+            msg = f"input is larger than {limit} bytes"
+            raise PayloadError(msg)
+        chunks.append(chunk)
+
+
+def _read_chunk(fd: int, deadline: float) -> bytes:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+        msg = "the input did not end before the deadline"
+        raise PayloadError(msg)
+    return os.read(fd, _CHUNK)
+
+
+def _drain(fd: int, deadline: float) -> None:
+    try:
+        while _read_chunk(fd, deadline):
+            pass
+    except PayloadError:
+        return
+
+
+def field(payload: dict[str, object], name: str, kind: type, *, where: str = "") -> object:
+    """``payload[name]`` if it has type ``kind``; None if absent or null; else PayloadError."""
+    value = payload.get(name)
+    if value is None or isinstance(value, kind):
+        return value
+    label = f"{where}.{name}" if where else name
+    msg = f"field {label!r} is {type(value).__name__}, expected {kind.__name__}"
+    raise PayloadError(msg)
+
+
+def text(payload: dict[str, object], name: str, *, where: str = "") -> str | None:
+    """``payload[name]`` as a string, None if absent or null, else PayloadError."""
+    value = field(payload, name, str, where=where)
+    return value if isinstance(value, str) else None
+
+
+def required_text(payload: dict[str, object], name: str, *, where: str = "") -> str:
+    """``payload[name]`` as a string; PayloadError if absent or of another type."""
+    value = text(payload, name, where=where)
+    if value is None:
+        label = f"{where}.{name}" if where else name
+        msg = f"field {label!r} is missing"
+        raise PayloadError(msg)
+    return value
+
+
+def mapping(payload: dict[str, object], name: str, *, where: str = "") -> dict[str, object]:
+    """``payload[name]`` as an object; an empty one if absent; PayloadError if another type."""
+    value = field(payload, name, dict, where=where)
+    return value if isinstance(value, dict) else {}
+
+
+def directory(cwd: str) -> str:
+    """``cwd`` as an absolute path; PayloadError if it is empty or relative."""
+    if not cwd or not os.path.isabs(cwd):
+        msg = f"cwd {cwd!r} is not an absolute path"
+        raise PayloadError(msg)
+    return cwd

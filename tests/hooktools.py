@@ -1,0 +1,232 @@
+"""Shared pieces of the hook tests: a world of real runs, real payloads, the hook as a process.
+
+The world (one per test module): two checkouts with the same directory name
+under different parents, ``busy`` and ``idle``; ``busy`` holds one live,
+orphaned ``run_tests.py`` run. Seen from ``busy`` that run is this checkout's;
+seen from ``idle`` it is foreign (same user, another root).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from proctools import Orphan, make_checkout
+from runfixtures import start_run_tests_script
+
+RUNCTX = [sys.executable, "-m", "runctx"]
+
+
+class World:
+    """Two same-named checkouts and a live run in one of them."""
+
+    def __init__(self, base: Path, busy: Path, idle: Path, run: Orphan) -> None:
+        """Hold the paths and the run."""
+        self.base = base
+        self.busy = busy
+        self.idle = idle
+        self.run = run
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[World]:
+    """A live run in ``busy``; ``idle`` has the same directory name and no run."""
+    base = Path(tempfile.mkdtemp(prefix="runctx-hooks-")).resolve()
+    base.chmod(0o755)
+    busy = make_checkout(base / "a", "proj")
+    idle = make_checkout(base / "b", "proj")
+    run = start_run_tests_script(busy)
+    try:
+        yield World(base, busy, idle, run)
+    finally:
+        run.kill()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def hook_env(**extra: str) -> dict[str, str]:
+    """The environment for a hook process: the suite's, without any RUNCTX_ setting."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RUNCTX_")}
+    env.update(extra)
+    return env
+
+
+def run_hook(
+    face: str,
+    payload: object,
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    python_args: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[str]:
+    """Run ``runctx hook FACE`` as a process with ``payload`` (an object, str or bytes)."""
+    if isinstance(payload, bytes):
+        data = payload
+    elif isinstance(payload, str):
+        data = payload.encode()
+    else:
+        data = json.dumps(payload).encode()
+    done = subprocess.run(
+        [sys.executable, *python_args, "-m", "runctx", "hook", face],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=env if env is not None else hook_env(),
+        check=False,
+        timeout=60,
+    )
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+    )
+
+
+def claude_pre_tool_use(command: str, cwd: Path | str) -> dict[str, object]:
+    """The PreToolUse payload Claude Code sends for a Bash command (shape from its docs)."""
+    return {
+        "session_id": "abc123",
+        "transcript_path": "/home/user/.claude/projects/proj/transcript.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {
+            "command": command,
+            "description": "Run the test suite",
+            "timeout": 120000,
+            "run_in_background": False,
+        },
+        "tool_use_id": "toolu_01ABC123",
+    }
+
+
+def claude_session_start(cwd: Path | str) -> dict[str, object]:
+    """The SessionStart payload Claude Code sends."""
+    return {
+        "session_id": "abc123",
+        "transcript_path": "/home/user/.claude/projects/proj/transcript.jsonl",
+        "cwd": str(cwd),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "model": "claude-sonnet-4-5",
+    }
+
+
+def codex_pre_tool_use(command: str, cwd: Path | str) -> dict[str, object]:
+    """The PreToolUse payload Codex sends (the fields its input schema requires)."""
+    return {
+        "session_id": "0199a5b1-2c3d-7e8f-9a0b-1c2d3e4f5a6b",
+        "turn_id": "turn-1",
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "hook_event_name": "PreToolUse",
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "call_abc123",
+    }
+
+
+def codex_session_start(cwd: Path | str) -> dict[str, object]:
+    """The SessionStart payload Codex sends."""
+    return {
+        "session_id": "0199a5b1-2c3d-7e8f-9a0b-1c2d3e4f5a6b",
+        "transcript_path": None,
+        "cwd": str(cwd),
+        "hook_event_name": "SessionStart",
+        "model": "gpt-5-codex",
+        "source": "startup",
+    }
+
+
+def gemini_tool(
+    event: str, command: str, cwd: Path | str, dir_path: str | None = None
+) -> dict[str, object]:
+    """A BeforeTool/AfterTool payload Gemini CLI sends for run_shell_command."""
+    tool_input: dict[str, object] = {"command": command, "description": "Run the tests"}
+    if dir_path is not None:
+        tool_input["dir_path"] = dir_path
+    payload: dict[str, object] = {
+        "session_id": "gemini-session-1",
+        "transcript_path": "/home/user/.gemini/tmp/chats/session.json",
+        "cwd": str(cwd),
+        "hook_event_name": event,
+        "timestamp": "2026-01-15T10:30:00Z",
+        "tool_name": "run_shell_command",
+        "tool_input": tool_input,
+    }
+    if event == "AfterTool":
+        payload["tool_response"] = {"llmContent": "1 passed", "returnDisplay": "1 passed"}
+    return payload
+
+
+def gemini_session_start(cwd: Path | str) -> dict[str, object]:
+    """The SessionStart payload Gemini CLI sends."""
+    return {
+        "session_id": "gemini-session-1",
+        "transcript_path": "/home/user/.gemini/tmp/chats/session.json",
+        "cwd": str(cwd),
+        "hook_event_name": "SessionStart",
+        "timestamp": "2026-01-15T10:30:00Z",
+        "source": "startup",
+    }
+
+
+def cursor_before_shell(command: str, cwd: Path | str) -> dict[str, object]:
+    """The beforeShellExecution payload Cursor sends."""
+    return {
+        "conversation_id": "conv-123",
+        "generation_id": "gen-456",
+        "model": "gpt-5",
+        "hook_event_name": "beforeShellExecution",
+        "cursor_version": "1.7.2",
+        "workspace_roots": [str(cwd)],
+        "user_email": None,
+        "command": command,
+        "cwd": str(cwd),
+    }
+
+
+def copilot_pre_tool_use(command: str, cwd: Path | str) -> dict[str, object]:
+    """The preToolUse payload Copilot sends: toolArgs is a JSON string."""
+    return {
+        "timestamp": 1704614600000,
+        "cwd": str(cwd),
+        "toolName": "bash",
+        "toolArgs": json.dumps({"command": command, "description": "Run the tests"}),
+    }
+
+
+def copilot_session_start(cwd: Path | str) -> dict[str, object]:
+    """The sessionStart payload Copilot sends."""
+    return {"timestamp": 1704614400000, "cwd": str(cwd), "source": "new", "initialPrompt": "Hi"}
+
+
+def reply(done: subprocess.CompletedProcess[str]) -> dict[str, object]:
+    """The hook's JSON answer, after checking it exited 0 with nothing odd on stderr."""
+    assert done.returncode == 0, done.stderr
+    assert "failed open" not in done.stderr, done.stderr
+    answer = json.loads(done.stdout)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def assert_failed_open(done: subprocess.CompletedProcess[str], what: str = "") -> None:
+    """Exit 0, nothing on stdout, one stderr line saying the hook failed open."""
+    assert done.returncode == 0
+    assert done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("runctx: hook failed open: "), lines[0]
+    assert what in lines[0], lines[0]
+
+
+def assert_silent(done: subprocess.CompletedProcess[str]) -> None:
+    """Exit 0, nothing on stdout or stderr."""
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

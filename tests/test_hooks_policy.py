@@ -1,0 +1,216 @@
+"""The shared policy: one decision from a scan of real runs, and the setting that shapes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+from hooktools import world
+from runfixtures import start_run_tests_script
+
+from runctx.exceptions import ConfigError
+from runctx.hooks import policy
+from runctx.hooks.policy import Action, Decision, Mode
+from runctx.scanning import scan, viewpoint
+from runctx.shellcmd import TestInvocation, test_invocations
+
+__all__ = ["world"]  # the fixture, imported for pytest
+
+
+def scan_from(directory: Path, **kwargs):
+    """A real scan judged from the checkout of ``directory``."""
+    return scan(viewpoint(cwd=str(directory)), **kwargs)
+
+
+def pids(runs) -> set[int]:
+    """The pids of judged runs."""
+    return {judged.run.pid for judged in runs}
+
+
+# --------------------------------------------------------------------------- the setting
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", Mode.STOP),
+        ('[project]\nname = "p"\n', Mode.STOP),
+        ("[tool.runctx]\n", Mode.STOP),
+        ('[tool.runctx]\non-same-checkout = "ask"\n', Mode.ASK),
+        ('[tool.runctx]\non-same-checkout = "warn"\n', Mode.WARN),
+        ('[tool.runctx]\non-same-checkout = "wait"\n', Mode.WAIT),
+        ('[tool.runctx]\non-same-checkout = "stop"\nrunners = []\n', Mode.STOP),
+    ],
+)
+def test_the_setting_is_read_from_pyproject(tmp_path, text, expected):
+    """``[tool.runctx] on-same-checkout`` picks the mode; stop when it is absent."""
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert policy.read_mode(str(tmp_path), environ={}) is expected
+
+
+def test_no_pyproject_means_stop(tmp_path):
+    """A checkout without pyproject.toml gets the default."""
+    assert policy.read_mode(str(tmp_path), environ={}) is Mode.STOP
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ('[tool.runctx]\non-same-checkout = "sometimes"\n', "must be one of"),
+        ("[tool.runctx]\non-same-checkout = 1\n", "got 1"),
+        ("[tool.runctx\n", "invalid TOML"),
+        ('[tool]\nrunctx = "yes"\n', "[tool.runctx] must be a table"),
+    ],
+)
+def test_a_malformed_setting_is_a_clear_error(tmp_path, text, what):
+    """A bad value or file raises ConfigError naming the file and what is wrong."""
+    (tmp_path / "pyproject.toml").write_text(text)
+    with pytest.raises(ConfigError, match=r"pyproject\.toml") as raised:
+        policy.read_mode(str(tmp_path), environ={})
+    assert what in str(raised.value)
+
+
+def test_the_environment_overrides_the_file(tmp_path):
+    """$RUNCTX_ON_SAME_CHECKOUT wins over the file; a bad value is an error too."""
+    (tmp_path / "pyproject.toml").write_text('[tool.runctx]\non-same-checkout = "ask"\n')
+    assert policy.read_mode(str(tmp_path), environ={policy.MODE_ENV: "warn"}) is Mode.WARN
+    with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_SAME_CHECKOUT must be one of"):
+        policy.read_mode(str(tmp_path), environ={policy.MODE_ENV: "never"})
+
+
+# --------------------------------------------------------------------------- judge
+
+
+def test_another_run_of_the_checkout_stops_by_default(world):
+    """From the busy checkout, the live run is ours: stop, naming it."""
+    decision = policy.judge(scan_from(world.busy), Mode.STOP)
+    assert decision.action is Action.STOP
+    assert world.run.pid in pids(decision.ours)
+    assert decision.message.startswith("runctx: refused to start this test run.")
+    assert f"pid {world.run.pid} (run-tests-script, running" in decision.message
+    assert not decision.goes_ahead
+
+
+@pytest.mark.parametrize(
+    ("mode", "action", "words"),
+    [
+        (Mode.ASK, Action.ASK, "asking before this test run starts"),
+        (Mode.WARN, Action.WARN, "this checkout is set to only warn"),
+        (Mode.WAIT, Action.STOP, "runctx run --wait -- COMMAND"),
+    ],
+)
+def test_the_mode_picks_the_action(world, mode, action, words):
+    """The mode ask asks, warn warns, wait stops in a hook and says how to wait."""
+    decision = policy.judge(scan_from(world.busy), mode)
+    assert decision.action is action
+    assert decision.mode is mode
+    assert words in decision.message
+
+
+def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
+    """From the idle checkout the run is foreign: a note, nothing counted as ours."""
+    decision = policy.judge(scan_from(world.idle), Mode.STOP)
+    assert decision.action is Action.NOTE
+    assert decision.goes_ahead
+    assert world.run.pid in pids(decision.foreign)
+    assert world.run.pid not in pids(decision.ours)
+    assert f"root {world.busy} != {world.idle}" in decision.message
+    assert "usable CPU" in decision.message
+
+
+def test_nothing_live_is_silent(world):
+    """A report with no other run is silent, whatever the mode."""
+    report = scan_from(world.busy)
+    empty = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.is_self))
+    for mode in Mode:
+        decision = policy.judge(empty, mode)
+        assert decision.action is Action.SILENT
+        assert decision.message == ""
+
+
+def test_a_cd_that_could_not_be_followed_only_warns(world):
+    """When the command's directory is a guess, a stop becomes a warning that says why."""
+    decision = policy.judge(scan_from(world.busy), Mode.STOP, cwd_known=False)
+    assert decision.action is Action.WARN
+    assert "could not follow a `cd`" in decision.message
+
+
+def test_an_unidentifiable_checkout_only_warns(world, tmp_path):
+    """From a directory that does not exist, every run of the user looks ours: only warn."""
+    report = scan(viewpoint(cwd=str(tmp_path / "gone")))
+    decision = policy.judge(report, Mode.STOP)
+    assert world.run.pid in pids(decision.ours)
+    assert decision.action is Action.WARN
+    assert "could not identify the checkout" in decision.message
+
+
+def test_a_run_waits_only_for_older_runs_of_its_checkout(world):
+    """Judged as the younger of two runs, the older one stops it; as the older, nothing does."""
+    younger = start_run_tests_script(world.busy)
+    try:
+        as_younger = policy.judge(
+            scan_from(world.busy, self_pid=younger.pid), Mode.STOP, own_run=True
+        )
+        as_older = policy.judge(
+            scan_from(world.busy, self_pid=world.run.pid), Mode.STOP, own_run=True
+        )
+    finally:
+        younger.kill()
+    assert as_younger.action is Action.STOP
+    assert pids(as_younger.ours) == {world.run.pid}
+    assert younger.pid not in pids(as_older.ours)
+    assert as_older.action is not Action.STOP
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def test_decide_follows_each_invocation_to_its_checkout(world):
+    """Runs in two checkouts: the firmest decision wins and both are described."""
+    command = f"cd {world.idle} && pytest; cd {world.busy} && pytest"
+    invocations = test_invocations(command, str(world.base))
+    assert [Path(i.cwd) for i in invocations] == [world.idle, world.busy]
+    decision = policy.decide(invocations)
+    assert decision.action is Action.STOP
+    assert world.run.pid in pids(decision.ours)
+    assert "refused to start" in decision.message
+    assert "foreign test run" in decision.message
+    assert len(decision.reports) == 2
+
+
+def test_decide_leaves_runctx_run_to_itself(world):
+    """An invocation that goes through ``runctx run`` is not judged by the hook."""
+    invocation = TestInvocation(
+        "pytest", ("runctx", "run", "--wait", "--", "pytest"), str(world.busy)
+    )
+    assert policy.delegated(invocation)
+    assert policy.decide([invocation]) == policy.SILENT
+
+
+def test_decide_uses_the_mode_given_over_the_setting(world):
+    """An explicit mode (``runctx run --mode``) wins over the checkout's setting."""
+    invocations = test_invocations("pytest", str(world.busy))
+    assert policy.decide(invocations, mode=Mode.WARN).action is Action.WARN
+
+
+def test_combine_keeps_the_firmest():
+    """Several decisions combine to the firmest action, with every message once."""
+    note = Decision(Action.NOTE, message="a")
+    stop = Decision(Action.STOP, message="b")
+    combined = policy.combine([note, stop, note])
+    assert combined.action is Action.STOP
+    assert combined.message == "a\n\nb"
+    assert policy.combine([]) == policy.SILENT
+
+
+def test_long_messages_are_cut_below_the_agents_limit():
+    """A message longer than the agents take is cut, and says where to see all."""
+    cut = policy._cut("x" * 20000)
+    assert len(cut) <= policy.MAX_MESSAGE_CHARS
+    assert cut.endswith("`runctx status` shows all runs)")
+
+
+def test_summary_is_the_first_line():
+    """A decision's summary is the first line of its message."""
+    assert Decision(Action.STOP, message="one\ntwo").summary == "one"
