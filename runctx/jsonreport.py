@@ -70,10 +70,17 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "members": list(run.members),
         "started": round(run.started, 3),
         "age_seconds": round(run.age_seconds, 3),
-        "cpu_seconds": round(run.cpu_seconds, 3),
-        "rss_bytes": run.rss_bytes,
+        "cpu_seconds": None if isinstance(run.cpu_seconds, Unknown) else round(run.cpu_seconds, 3),
+        "rss_bytes": _known(run.rss_bytes),
     }
-    unknown = _unknowns(argv=run.argv, uid=run.uid, cwd=run.cwd, root=run.root)
+    unknown = _unknowns(
+        argv=run.argv,
+        uid=run.uid,
+        cwd=run.cwd,
+        root=run.root,
+        cpu_seconds=run.cpu_seconds,
+        rss_bytes=run.rss_bytes,
+    )
     if unknown:
         out["unknown"] = unknown
     return out

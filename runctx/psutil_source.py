@@ -39,8 +39,7 @@ What differs from the procfs source:
   shell) and its children visible. Pid 0 (macOS ``kernel_task``) counts as a
   kernel thread; macOS has no others.
 - cpu and memory of a process whose task info is denied (another user's, on
-  macOS) read as 0, with a ``runctx.field_unreadable`` event: the record has no
-  unknown for those fields, and a denied task must still be seen as a process.
+  macOS) are explicit unknowns; the process is still seen.
 - The cwd: psutil's Linux ``cwd()`` strips the ``" (deleted)"`` suffix when the
   stripped path does not exist, so a removed cwd is recognised only by its path
   no longer being a directory; a directory created again at the same path hides
@@ -190,20 +189,6 @@ def start_token(create_time: float) -> int:
     return round(create_time * 100)
 
 
-def _measure(value: _T | Unknown, zero: _T, pid: int, field: str) -> _T:
-    """A cpu or memory reading, or ``zero`` (logged) where it is unknown."""
-    if not isinstance(value, Unknown):
-        return value
-    log_event(
-        "runctx.field_unreadable",
-        pid=pid,
-        field=field,
-        reason=value.reason.value,
-        detail=value.detail,
-    )
-    return zero
-
-
 def _first_exit(*values: object) -> Unknown | None:
     """The first reading that says the process is gone or a zombie."""
     for value in values:
@@ -227,8 +212,7 @@ def build_record(  # noqa: PLR0913 - one argument per reading, each value or unk
 
     A reading that says gone or zombie makes the whole process so. A process
     whose process group or sid is unreadable is unreadable: the record cannot
-    hold it. An unreadable argv stays an explicit unknown; unreadable cpu and
-    memory read as 0 (see the module docstring).
+    hold it. An unreadable argv, cpu time or memory stays an explicit unknown.
     """
     exited = _first_exit(pgid, sid, argv, cpu, memory)
     if exited is not None:
@@ -237,7 +221,6 @@ def build_record(  # noqa: PLR0913 - one argument per reading, each value or unk
         return pgid
     if isinstance(sid, Unknown):
         return sid
-    rss = _measure(memory, Memory(0, 0), pid, "rss_bytes").rss
     return ProcRecord(
         pid=pid,
         ppid=basics.ppid,
@@ -249,8 +232,8 @@ def build_record(  # noqa: PLR0913 - one argument per reading, each value or unk
         argv=argv,
         uid=NOT_READ,
         cwd=NOT_READ,
-        cpu_seconds=_measure(cpu, 0.0, pid, "cpu_seconds"),
-        rss_bytes=rss,
+        cpu_seconds=cpu,
+        rss_bytes=memory if isinstance(memory, Unknown) else memory.rss,
         age_seconds=max(0.0, now - basics.create_time),
     )
 

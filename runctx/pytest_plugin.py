@@ -496,15 +496,24 @@ def busy_cpus(first: Report, second: Report) -> tuple[float, int]:
     A run is followed by its identity; the CPU time its members used between
     the scans, over the wall time between them, is what it keeps busy.
     """
-    before = {j.run.identity: j.run.cpu_seconds for j in first.runs if not j.run.is_self}
+    from runctx.unknown import Unknown  # noqa: PLC0415
+
+    before = {
+        j.run.identity: j.run.cpu_seconds
+        for j in first.runs
+        if not j.run.is_self and not isinstance(j.run.cpu_seconds, Unknown)
+    }
     elapsed = second.taken_at - first.taken_at
     if elapsed <= 0:
         return 0.0, 0
     busy = 0.0
     runs = 0
     for judged in second.runs:
-        used = judged.run.cpu_seconds - before.get(judged.run.identity, judged.run.cpu_seconds)
-        if not judged.run.is_self and used > 0:
+        now = judged.run.cpu_seconds
+        if judged.run.is_self or isinstance(now, Unknown):
+            continue  # a run whose CPU time is unreadable cannot be measured
+        used = now - before.get(judged.run.identity, now)
+        if used > 0:
             busy += used / elapsed
             runs += 1
     return busy, runs

@@ -38,8 +38,8 @@ class ProcRecord:
     argv: tuple[str, ...] | Unknown
     uid: int | Unknown
     cwd: str | Unknown
-    cpu_seconds: float
-    rss_bytes: int
+    cpu_seconds: float | Unknown
+    rss_bytes: int | Unknown
     age_seconds: float
 
     @property

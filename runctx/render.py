@@ -71,7 +71,7 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
                 run.kind,
                 human_age(run.age_seconds),
                 str(len(run.members)),
-                f"{run.cpu_seconds:.1f}s",
+                "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
                 owner_name(run.uid),
                 root,
                 command_line(judged),

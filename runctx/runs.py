@@ -9,7 +9,7 @@ no runner above it any more, so it is a run of its own, marked orphaned.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -48,8 +48,8 @@ class Run:
     members: tuple[int, ...]
     age_seconds: float
     started: float
-    cpu_seconds: float
-    rss_bytes: int
+    cpu_seconds: float | Unknown
+    rss_bytes: int | Unknown
     orphaned: bool
     is_self: bool
 
@@ -70,6 +70,14 @@ class JudgedRun:
     def foreign(self) -> bool:
         """Whether the run is known to be foreign from the viewpoint."""
         return self.judgement.foreign
+
+
+def total(values: Sequence[float | Unknown]) -> float | Unknown:
+    """The sum of the members' values, or why it is not known (a member's was not)."""
+    missing = [value for value in values if isinstance(value, Unknown)]
+    if missing:
+        return Unknown(missing[0].reason, f"{len(missing)} of {len(values)} processes unreadable")
+    return sum(value for value in values if not isinstance(value, Unknown))
 
 
 def parent_map(records: Mapping[int, ProcRecord]) -> dict[int, int]:

@@ -19,7 +19,7 @@ from runctx.runners import (
     detect_runner,
     load_runner_config,
 )
-from runctx.runs import WORKER_ROLE, FoldedRun, JudgedRun, Run, fold_runs
+from runctx.runs import WORKER_ROLE, FoldedRun, JudgedRun, Run, fold_runs, total
 from runctx.sources import ProcessSource, default_source
 from runctx.unknown import Reason, Unknown
 from runctx.visibility import describe_limits
@@ -58,6 +58,10 @@ def runner_patterns(here: Viewpoint) -> tuple[RunnerPattern, ...]:
     return (*extra, *BUILTIN_PATTERNS)
 
 
+def _whole(value: float | Unknown) -> int | Unknown:
+    return value if isinstance(value, Unknown) else int(value)
+
+
 def _run_of(
     authority: ProcRecord,
     found: FoldedRun,
@@ -77,8 +81,8 @@ def _run_of(
         members=members,
         age_seconds=authority.age_seconds,
         started=time.time() - authority.age_seconds,
-        cpu_seconds=sum(records[pid].cpu_seconds for pid in members),
-        rss_bytes=sum(records[pid].rss_bytes for pid in members),
+        cpu_seconds=total([records[pid].cpu_seconds for pid in members]),
+        rss_bytes=_whole(total([records[pid].rss_bytes for pid in members])),
         orphaned=found.role == WORKER_ROLE,
         is_self=self_pid in members,
     )
