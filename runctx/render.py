@@ -142,10 +142,9 @@ def render(report: Report) -> str:
     lines.append("")
     lines.append(_load_line(report.load))
     visibility = report.visibility
-    seen = (
-        f"Seen: {visibility.processes_listed} processes via {visibility.source}, "
-        f"/proc hidepid={visibility.hidepid}"
-    )
+    seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
+    if visibility.source == "procfs":
+        seen += f", /proc hidepid={visibility.hidepid}"
     lines.append(seen)
     if visibility.notes:
         lines.extend(f"Not seen: {note}" for note in visibility.notes)
