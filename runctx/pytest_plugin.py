@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from runctx.records import ProcIdentity
     from runctx.report import Report, Viewpoint
     from runctx.runs import JudgedRun
+    from runctx.sources import ProcessSource
     from runctx.waiting import WaitOutcome
 
 MODES = ("warn", "wait", "refuse")
@@ -79,7 +80,9 @@ class PluginState:
     header: list[str] = attrs.Factory(list)
     samples: list[Sample] = attrs.Factory(list)
     errors: list[str] = attrs.Factory(list)
+    rootdir: str | None = None
     here: Viewpoint | None = None
+    source: ProcessSource | None = None
     start: Report | None = None
     waited: WaitOutcome | None = None
     last_sample: float = 0.0
@@ -216,6 +219,7 @@ def pytest_configure(config: pytest.Config) -> None:
             sample_seconds=DEFAULT_SAMPLE_SECONDS,
         )
         _broken(state, error)
+    state.rootdir = str(config.rootpath)
     config.stash[STATE] = state
     config.pluginmanager.register(Sampler(state), "runctx-sampler")
 
@@ -336,9 +340,13 @@ def _first_scan(state: PluginState) -> None:
         return
     try:
         from runctx.scanning import scan, viewpoint  # noqa: PLC0415
+        from runctx.sources import default_source  # noqa: PLC0415
 
-        state.here = viewpoint()
-        report = scan(state.here)
+        # Chosen once: a test that changes RUNCTX_SOURCE must not change ours.
+        state.source = default_source()
+        # The session's checkout is its rootdir's, wherever it was started from.
+        state.here = viewpoint(cwd=state.rootdir)
+        report = scan(state.here, source=state.source)
         state.start = report
         state.samples.append(_sample_of("start", report))
         state.header.extend(header_lines(report, state.mode, state.timeout))
@@ -406,6 +414,7 @@ def _wait(
             timeout=state.timeout,
             poll_seconds=state.poll_seconds,
             on_change=show,
+            source=state.source,
         )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
@@ -419,7 +428,7 @@ def _sample(state: PluginState, label: str) -> None:
     try:
         from runctx.scanning import scan  # noqa: PLC0415
 
-        state.samples.append(_sample_of(label, scan(state.here)))
+        state.samples.append(_sample_of(label, scan(state.here, source=state.source)))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         state.sampling = False

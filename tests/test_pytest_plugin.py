@@ -32,6 +32,7 @@ from runctx.scanning import scan, viewpoint
 pytest_plugins = ["pytester"]
 
 QUIET = ("-p", "no:cacheprovider")
+RAN = "import pathlib\n\ndef test_ran():\n    (pathlib.Path(__file__).parent / 'ran').touch()\n"
 
 
 @pytest.fixture
@@ -48,6 +49,23 @@ def runs():
     yield started
     for run in started:
         run.kill()
+
+
+def session(pytester, *args):
+    """A nested pytest session on the pytester checkout, started from outside it.
+
+    pytester moves this process into its directory, and a session started from
+    there is a member of this process's run: when the suite itself was started
+    as a plain ``pytest``, that run's cwd, and so its checkout, would be the
+    nested session's, which makes the nested session part of an older run of
+    its own checkout. Stepping out first keeps the suite's run foreign to it,
+    however the suite was started; ``--rootdir`` and the path keep the nested
+    session on the checkout.
+    """
+    checkout = pytester.path
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(checkout.parent)
+        return pytester.runpytest_subprocess("--rootdir", str(checkout), str(checkout), *args)
 
 
 def header_of(result) -> list[str]:
@@ -104,7 +122,7 @@ def test_header_names_runs_of_this_checkout_and_foreign_contention(
     foreign = start_run_tests_script(theirs)
     runs.append(foreign)
     pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
-    result = pytester.runpytest_subprocess(*QUIET)
+    result = session(pytester, *QUIET)
     assert result.ret == 0
     result.assert_outcomes(passed=1)
     header = header_of(result)
@@ -129,7 +147,7 @@ def test_wait_blocks_until_the_other_run_ends(pytester, checkout, runs):
     killer.start()
     began = time.monotonic()
     try:
-        result = pytester.runpytest_subprocess("--runctx=wait", "--runctx-poll=0.1", *QUIET)
+        result = session(pytester, "--runctx=wait", "--runctx-poll=0.1", *QUIET)
     finally:
         killer.join()
     assert time.monotonic() - began >= 1.5
@@ -146,10 +164,8 @@ def test_wait_that_times_out_exits_75_without_running_tests(pytester, checkout, 
     """A wait that outlasts --runctx-timeout exits 75, says why, and runs no test."""
     ours = start_run_tests_script(checkout)
     runs.append(ours)
-    pytester.makepyfile(test_never="def test_never():\n    open('ran', 'w').close()\n")
-    result = pytester.runpytest_subprocess(
-        "--runctx=wait", "--runctx-timeout=0.5", "--runctx-poll=0.1", *QUIET
-    )
+    pytester.makepyfile(test_never=RAN)
+    result = session(pytester, "--runctx=wait", "--runctx-timeout=0.5", "--runctx-poll=0.1", *QUIET)
     assert result.ret == EXIT_REFUSED == 75
     assert not (checkout / "ran").exists()
     assert "runctx: timed out after" in result.stderr.str()
@@ -161,8 +177,8 @@ def test_refuse_from_the_ini_exits_75_only_while_a_run_is_live(pytester, checkou
     ours = start_run_tests_script(checkout)
     runs.append(ours)
     pytester.makeini("[pytest]\nrunctx = refuse\n")
-    pytester.makepyfile(test_once="def test_once():\n    open('ran', 'w').close()\n")
-    refused = pytester.runpytest_subprocess(*QUIET)
+    pytester.makepyfile(test_once=RAN)
+    refused = session(pytester, *QUIET)
     assert refused.ret == 75
     assert not (checkout / "ran").exists()
     the_line(header_of(refused), "--runctx=refuse: not starting next to 1 earlier run")
@@ -170,7 +186,7 @@ def test_refuse_from_the_ini_exits_75_only_while_a_run_is_live(pytester, checkou
     assert f"pid {ours.pid} (run-tests-script" in stderr
     assert "--runctx=refuse, exit status 75" in stderr
     ours.kill()
-    allowed = pytester.runpytest_subprocess(*QUIET)
+    allowed = session(pytester, *QUIET)
     assert allowed.ret == 0
     assert (checkout / "ran").exists()
     the_line(header_of(allowed), "--runctx=refuse: no earlier run of this checkout is live")
@@ -195,7 +211,7 @@ def test_under_xdist_only_the_controller_reports(pytester, checkout, runs):
     runs.append(ours)
     pytester.makeconftest(ROLE_CONFTEST)
     pytester.makepyfile(test_two="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
-    result = pytester.runpytest_subprocess("-n", "2", *QUIET)
+    result = session(pytester, "-n", "2", *QUIET)
     assert result.ret == 0
     result.assert_outcomes(passed=2)
     roles = {path.name: path.read_text() for path in checkout.glob("role-*")}
@@ -312,7 +328,7 @@ def test_contention_that_appears_mid_session_reaches_the_summary(pytester, check
     helper = threading.Thread(target=start_mid_session)
     helper.start()
     try:
-        result = pytester.runpytest_subprocess(*QUIET)
+        result = session(pytester, *QUIET)
     finally:
         helper.join()
     (mid,) = runs
@@ -343,11 +359,11 @@ def test_n_auto_leaves_room_for_cpus_other_runs_keep_busy(
             "import os, pathlib\n"
             "def test_count():\n"
             "    count = os.environ['PYTEST_XDIST_WORKER_COUNT']\n"
-            "    pathlib.Path('count').write_text(count)\n"
+            "    (pathlib.Path(__file__).parent / 'count').write_text(count)\n"
         )
     )
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
-    result = pytester.runpytest_subprocess("-n", "auto", *QUIET)
+    result = session(pytester, "-n", "auto", *QUIET)
     assert result.ret == 0
     workers = int((checkout / "count").read_text())
     assert workers < base
@@ -377,7 +393,7 @@ def test_a_failure_inside_runctx_is_one_header_line_and_never_refuses(
         pytester.makeconftest(BROKEN_INSTALL)
         expected = "runctx: could not check for other runs (ModuleNotFoundError: import of"
     pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
-    result = pytester.runpytest_subprocess("--runctx=refuse", "--runctx-timeout=5", *QUIET)
+    result = session(pytester, "--runctx=refuse", "--runctx-timeout=5", *QUIET)
     assert result.ret == 0, result.outlines
     result.assert_outcomes(passed=1)
     lines = [line for line in result.outlines if line.startswith("runctx:")]
