@@ -42,3 +42,18 @@ def log_event(event: str, /, level: int = DEBUG, **fields: Any) -> None:  # noqa
 
     logger = structlog.wrap_logger(stdlib_logger)
     getattr(logger, _METHODS.get(level, "info"))(event, **fields)
+
+
+def log_unreadable(pid: int, **values: object) -> None:
+    """One ``runctx.field_unreadable`` event per value that is an unknown."""
+    from runctx.unknown import Unknown  # noqa: PLC0415 - loaded already by every caller
+
+    for field, value in values.items():
+        if isinstance(value, Unknown):
+            log_event(
+                "runctx.field_unreadable",
+                pid=pid,
+                field=field,
+                reason=value.reason.value,
+                detail=value.detail,
+            )

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 
-from runctx.unknown import Reason, Unknown
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.unknown import Unknown
 
 GIT_MARKER = ".git"
 VCS_MARKERS = (".hg", ".jj", ".svn", ".bzr", "_darcs", ".fslckout", "_FOSSIL_", ".pijul")
@@ -48,15 +50,21 @@ def _nearest_with(chain: list[str], markers: tuple[str, ...]) -> str | None:
 
 
 def checkout_root(cwd: str | Unknown) -> str | Unknown:
-    """The checkout root of ``cwd``, or why it cannot be known."""
-    if isinstance(cwd, Unknown):
+    """The checkout root of ``cwd``, or why it cannot be known.
+
+    The record types are imported only to say why: the hook's path, which
+    looks for a checkout's settings, stays free of them.
+    """
+    if not isinstance(cwd, str):
         return cwd
     real = os.path.realpath(cwd)
     try:
         os.stat(real)
-    except PermissionError:
-        return Unknown(Reason.DENIED, f"cannot look into {real}")
-    except OSError:
+    except OSError as error:
+        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
+
+        if isinstance(error, PermissionError):
+            return Unknown(Reason.DENIED, f"cannot look into {real}")
         return Unknown(Reason.GONE, f"{real} no longer exists")
     chain = _ancestors(real)
     for markers in ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS):
@@ -75,7 +83,7 @@ class RootCache:
 
     def root_of(self, cwd: str | Unknown) -> str | Unknown:
         """The checkout root of ``cwd``, computed once per distinct cwd."""
-        if isinstance(cwd, Unknown):
+        if not isinstance(cwd, str):
             return cwd
         if cwd not in self._roots:
             self._roots[cwd] = checkout_root(cwd)

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import attrs
 
-from runctx._log import log_event
+from runctx._log import log_unreadable
 from runctx.records import ProcessTable, ProcRecord
 from runctx.unknown import NOT_READ, Reason, Unknown
 from runctx.visibility import ProcMount, parse_proc_mount
@@ -293,13 +293,5 @@ class ProcfsSource:
         cwd = self.read_cwd(record.pid)
         if not self._still_same(record):
             uid = cwd = Unknown(Reason.GONE, "pid reused or exited during the scan")
-        for field, value in (("uid", uid), ("cwd", cwd)):
-            if isinstance(value, Unknown):
-                log_event(
-                    "runctx.field_unreadable",
-                    pid=record.pid,
-                    field=field,
-                    reason=value.reason.value,
-                    detail=value.detail,
-                )
+        log_unreadable(record.pid, uid=uid, cwd=cwd)
         return attrs.evolve(record, uid=uid, cwd=cwd)

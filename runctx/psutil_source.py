@@ -64,7 +64,7 @@ from typing import NamedTuple, ParamSpec, TypeVar
 import attrs
 import psutil
 
-from runctx._log import log_event
+from runctx._log import log_unreadable
 from runctx.records import ProcessTable, ProcRecord
 from runctx.unknown import NOT_READ, Reason, Unknown
 from runctx.visibility import ProcMount
@@ -349,13 +349,5 @@ class PsutilSource:
             cwd = path if isinstance(path, Unknown) else cwd_value(path)
         if not self._still_same(record):
             uid = cwd = PID_REUSED
-        for field, value in (("uid", uid), ("cwd", cwd)):
-            if isinstance(value, Unknown):
-                log_event(
-                    "runctx.field_unreadable",
-                    pid=record.pid,
-                    field=field,
-                    reason=value.reason.value,
-                    detail=value.detail,
-                )
+        log_unreadable(record.pid, uid=uid, cwd=cwd)
         return attrs.evolve(record, uid=uid, cwd=cwd)

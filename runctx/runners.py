@@ -83,8 +83,8 @@ index on first use, and rejects most argvs by one set lookup on the basename of
 from __future__ import annotations
 
 import os
-import re
 
+from runctx.config import runctx_table
 from runctx.exceptions import ConfigError
 
 TYPE_CHECKING = False
@@ -1550,20 +1550,6 @@ def _first_word_worth_a_look(first: str, patterns: Sequence[RunnerPattern]) -> b
     )
 
 
-def mentions_runctx_table(data: bytes) -> bool:
-    """Whether a TOML text may hold a ``[tool.runctx]`` table, in any spelling.
-
-    ``[tool.runctx]``, ``[tool."runctx"]``, ``tool.runctx.x = …``, or a
-    ``runctx`` key (under ``[tool]``). A text without any of these has no
-    runctx settings, so it is not parsed at all: a project that merely depends
-    on runctx (``"runctx>=1"`` in a dependency list) is not parsed either.
-    """
-    return re.search(_RUNCTX_TABLE_PATTERN, data) is not None
-
-
-_RUNCTX_TABLE_PATTERN = rb'(?m)tool\s*\.\s*"?runctx\b|^\s*"?runctx"?\s*[.=]'
-
-
 def load_runner_config(pyproject_path: str) -> tuple[RunnerPattern, ...]:
     """The runner patterns that ``[tool.runctx] runners`` of a ``pyproject.toml`` adds.
 
@@ -1572,28 +1558,7 @@ def load_runner_config(pyproject_path: str) -> tuple[RunnerPattern, ...]:
     :class:`runctx.exceptions.ConfigError` naming the file and the entry. See
     the module docstring for the shape.
     """
-    try:
-        with open(pyproject_path, "rb") as stream:
-            data = stream.read()
-    except (FileNotFoundError, NotADirectoryError):
-        return ()
-    except OSError as error:
-        msg = f"{pyproject_path}: cannot read: {error.strerror or error}"
-        raise ConfigError(msg) from error
-    if not mentions_runctx_table(data):
-        return ()  # no [tool.runctx] in any spelling: skip the TOML parser's import and work
-    import tomllib  # noqa: PLC0415 - only a checkout that configures runctx pays for it
-
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        msg = f"{pyproject_path}: invalid TOML: {error}"
-        raise ConfigError(msg) from error
-    tools = document.get("tool", {})
-    table = tools.get("runctx", {}) if isinstance(tools, dict) else None
-    if not isinstance(table, dict):
-        msg = f"{pyproject_path}: [tool.runctx] must be a table"
-        raise ConfigError(msg)
+    table = runctx_table(pyproject_path)
     entries = table.get("runners", [])
     if not isinstance(entries, list):
         msg = f"{pyproject_path}: [tool.runctx] runners must be an array of tables"

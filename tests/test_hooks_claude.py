@@ -19,6 +19,7 @@ from hooktools import (
     run_hook,
     world,
 )
+from proctools import make_checkout
 
 __all__ = ["world"]  # the fixture, imported for pytest
 
@@ -304,4 +305,34 @@ def test_the_non_test_path_imports_nothing_heavy(world):
     assert "runctx.shellcmd" in imported
     assert "runctx.hooks.claude" in imported
     for name in FORBIDDEN_ON_THE_FAST_PATH:
+        assert name not in imported, f"{name} is imported on the non-test path"
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        # a project that only names runctx: nothing to parse
+        (
+            '[project]\nname = "x"\ndependencies = ["runctx"]\n'
+            '[project.entry-points.pytest11]\nrunctx = "runctx.pytest_plugin"\n'
+        ),
+        # a project that configures runctx: its runners are read, still without records
+        '[tool.runctx]\nrunners = [{ kind = "e2e", program = "run-e2e" }]\n',
+    ],
+)
+def test_the_non_test_path_stays_light_in_a_checkout_that_names_runctx(shared_tmp, pyproject):
+    """A checkout's pyproject naming or configuring runctx adds no heavy import."""
+    checkout = make_checkout(shared_tmp, "configured")
+    (checkout / "pyproject.toml").write_text(pyproject)
+    done = run_hook(
+        "claude", claude_pre_tool_use("git diff", checkout), python_args=("-X", "importtime")
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    configured = "tool.runctx" in pyproject
+    assert ("tomllib" in imported) == configured
+    # Parsing TOML brings typing along; the records, logging and psutil never come.
+    allowed = {"typing"} if configured else set()
+    for name in set(FORBIDDEN_ON_THE_FAST_PATH) - allowed:
         assert name not in imported, f"{name} is imported on the non-test path"

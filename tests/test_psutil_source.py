@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import shutil
@@ -18,7 +17,6 @@ from proctools import (
     OTHER_UID,
     PYTHON,
     VIEWER_UID,
-    is_live,
     make_checkout,
     require_root,
     run_as,
@@ -64,41 +62,6 @@ def proc_state(pid: int) -> bytes:
     """The one-letter state of ``pid`` straight from /proc."""
     stat = Path(f"/proc/{pid}/stat").read_bytes()
     return stat[stat.rfind(b")") + 2 :][:1]
-
-
-class Group:
-    """The process group an orphan runs in, read from /proc rather than assumed.
-
-    The orphan joins the group its starter's setsid made, which need not
-    be numbered like the orphan itself; cleanup goes by this group id.
-    """
-
-    def __init__(self, orphan) -> None:
-        """Find the process group of a started orphan."""
-        self.pid = orphan.pid
-        stat = Path(f"/proc/{orphan.pid}/stat").read_bytes()
-        self.pgid = int(stat[stat.rfind(b")") + 2 :].split()[2])
-
-    def members(self) -> set[int]:
-        """The live pids of the group."""
-        found = set()
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if int(fields[2]) == self.pgid and fields[0] not in (b"Z", b"X"):
-                found.add(int(name))
-        return found
-
-    def kill(self) -> None:
-        """Kill the whole group and wait until the orphan is gone."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, signal.SIGKILL)
-        wait_for(lambda: not is_live(self.pid), what=f"pid {self.pid} to die")
 
 
 def the_run(report, pid):
@@ -157,9 +120,9 @@ def test_both_sources_fold_and_judge_real_runs_alike(shared_tmp):
     """An xdist run here and a run in a same-named checkout: same runs, members, verdicts."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    started = [Group(start_xdist_run(mine, workers=2))]
+    started = [start_xdist_run(mine, workers=2)]
     try:
-        started.append(Group(start_run_tests_script(theirs)))
+        started.append(start_run_tests_script(theirs))
         here = viewpoint(cwd=str(mine))
         before = ProcfsSource().table()
         by_procfs, by_psutil = scan_with_both(here)
@@ -237,7 +200,7 @@ def test_another_users_run_reads_alike_for_a_third_user(shared_tmp):
     """Run as uid 65534, seen by uid 65533: uid known, root denied, foreign by uid, both sources."""
     require_root()
     checkout = make_checkout(shared_tmp, "proj")
-    run = Group(start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID)))
+    run = start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
     try:
         here = viewpoint(cwd=str(checkout), uid=VIEWER_UID)
         by_procfs, by_psutil = run_as(VIEWER_UID, scan_with_both, here)

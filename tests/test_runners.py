@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from runctx.config import mentions_runctx_table
 from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import (
     BUILTIN_PATTERNS,
@@ -23,7 +24,6 @@ from runctx.runners import (
     RunnerPattern,
     detect_runner,
     load_runner_config,
-    mentions_runctx_table,
     resolve_command,
 )
 

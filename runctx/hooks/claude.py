@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 
-from runctx.hooks.payload import PayloadError, directory, mapping, required_text, text
+from runctx.hooks.payload import directory, expect_event, required_text, shell_tool_input
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,20 +29,11 @@ if TYPE_CHECKING:
 SHELL_TOOL = "Bash"
 
 
-def _event(payload: dict[str, object], expected: str, face: str) -> None:
-    event = text(payload, "hook_event_name")
-    if event is not None and event != expected:
-        msg = f"runctx hook {face} answers {expected}, not {event}"
-        raise PayloadError(msg)
-
-
 def pre_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
-    _event(payload, "PreToolUse", "claude")
-    if required_text(payload, "tool_name") != SHELL_TOOL:
-        return None
-    command = required_text(mapping(payload, "tool_input"), "command", where="tool_input")
-    return command, directory(required_text(payload, "cwd"))
+    expect_event(payload, "PreToolUse", "claude")
+    found = shell_tool_input(payload, SHELL_TOOL)
+    return None if found is None else found[:2]
 
 
 def pre_tool_reply(decision: Decision) -> str | None:
@@ -64,7 +55,7 @@ def pre_tool_reply(decision: Decision) -> str | None:
 
 def session_input(payload: dict[str, object]) -> str:
     """The directory the session starts in."""
-    _event(payload, "SessionStart", "claude-session-start")
+    expect_event(payload, "SessionStart", "claude-session-start")
     return directory(required_text(payload, "cwd"))
 
 

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 
+from runctx.config import MAX_PYPROJECT_BYTES, mentions_runctx_table
 from runctx.hooks.payload import PayloadError, read_input
 from runctx.runners import BUILTIN_PATTERNS
 from runctx.shellcmd import test_invocations
@@ -71,9 +71,6 @@ USAGE = (
     "FACE: " + ", ".join(FACES) + "\n"
     "Reads an agent's hook payload on stdin and answers in that agent's protocol.\n"
 )
-
-_MENTIONS_RUNCTX = re.compile(rb"tool\s*\.\s*[\"']?runctx|^\s*runctx\s*[.=]", re.MULTILINE)
-_PYPROJECT_READ_LIMIT = 1024 * 1024
 
 
 class HookError(Exception):
@@ -230,7 +227,7 @@ def _patterns(cwd: str) -> Sequence[RunnerPattern]:
 def _mentions_runctx(path: str) -> bool:
     try:
         with open(path, "rb") as stream:
-            return _MENTIONS_RUNCTX.search(stream.read(_PYPROJECT_READ_LIMIT)) is not None
+            return mentions_runctx_table(stream.read(MAX_PYPROJECT_BYTES))
     except OSError:
         return False
 
@@ -239,10 +236,9 @@ def _configured_patterns(cwd: str) -> tuple[RunnerPattern, ...]:
     """The builtin table plus ``[tool.runctx] runners`` of the checkout of ``cwd``."""
     from runctx.checkout import checkout_root  # noqa: PLC0415 - configured checkouts only
     from runctx.runners import load_runner_config  # noqa: PLC0415
-    from runctx.unknown import Unknown  # noqa: PLC0415
 
     root = checkout_root(cwd)
-    if isinstance(root, Unknown):
+    if not isinstance(root, str):
         return BUILTIN_PATTERNS
     extra = load_runner_config(os.path.join(root, "pyproject.toml"))
     return (*extra, *BUILTIN_PATTERNS)

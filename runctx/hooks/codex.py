@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 
-from runctx.hooks.payload import PayloadError, directory, mapping, required_text, text
+from runctx.hooks.payload import directory, expect_event, required_text, shell_tool_input
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,20 +37,11 @@ ASK_AS_DENY = (
 )
 
 
-def _event(payload: dict[str, object], expected: str, face: str) -> None:
-    event = text(payload, "hook_event_name")
-    if event is not None and event != expected:
-        msg = f"runctx hook {face} answers {expected}, not {event}"
-        raise PayloadError(msg)
-
-
 def pre_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
-    _event(payload, "PreToolUse", "codex")
-    if required_text(payload, "tool_name") != SHELL_TOOL:
-        return None
-    command = required_text(mapping(payload, "tool_input"), "command", where="tool_input")
-    return command, directory(required_text(payload, "cwd"))
+    expect_event(payload, "PreToolUse", "codex")
+    found = shell_tool_input(payload, SHELL_TOOL)
+    return None if found is None else found[:2]
 
 
 def pre_tool_reply(decision: Decision) -> str | None:
@@ -71,7 +62,7 @@ def pre_tool_reply(decision: Decision) -> str | None:
 
 def session_input(payload: dict[str, object]) -> str:
     """The directory the session starts in."""
-    _event(payload, "SessionStart", "codex-session-start")
+    expect_event(payload, "SessionStart", "codex-session-start")
     return directory(required_text(payload, "cwd"))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-from runctx.hooks.payload import PayloadError, directory, field, required_text, text
+from runctx.hooks.payload import PayloadError, directory, expect_event, field, required_text, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,10 +32,7 @@ EVENT = "beforeShellExecution"
 
 def pre_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
     """The shell command and the directory it runs in."""
-    event = text(payload, "hook_event_name")
-    if event is not None and event != EVENT:
-        msg = f"runctx hook cursor answers {EVENT}, not {event}"
-        raise PayloadError(msg)
+    expect_event(payload, EVENT, "cursor")
     command = required_text(payload, "command")
     cwd = text(payload, "cwd") or ""
     if not cwd:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 
-from runctx.hooks.payload import PayloadError, directory, mapping, required_text, text
+from runctx.hooks.payload import directory, expect_event, required_text, shell_tool_input, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,19 +40,11 @@ ASK_AS_DENY = (
 )
 
 
-def _event(payload: dict[str, object], expected: str, face: str) -> None:
-    event = text(payload, "hook_event_name")
-    if event is not None and event != expected:
-        msg = f"runctx hook {face} answers {expected}, not {event}"
-        raise PayloadError(msg)
-
-
 def _shell_input(payload: dict[str, object]) -> tuple[str, str] | None:
-    if required_text(payload, "tool_name") != SHELL_TOOL:
+    found = shell_tool_input(payload, SHELL_TOOL)
+    if found is None:
         return None
-    tool_input = mapping(payload, "tool_input")
-    command = required_text(tool_input, "command", where="tool_input")
-    cwd = directory(required_text(payload, "cwd"))
+    command, cwd, tool_input = found
     where = text(tool_input, "dir_path", where="tool_input")
     if where:
         cwd = os.path.normpath(os.path.join(cwd, where))
@@ -61,7 +53,7 @@ def _shell_input(payload: dict[str, object]) -> tuple[str, str] | None:
 
 def pre_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
-    _event(payload, "BeforeTool", "gemini")
+    expect_event(payload, "BeforeTool", "gemini")
     return _shell_input(payload)
 
 
@@ -88,7 +80,7 @@ def pre_tool_reply(decision: Decision) -> str | None:
 
 def after_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
     """The shell command that ran and its directory, or None for another tool."""
-    _event(payload, "AfterTool", "gemini-after")
+    expect_event(payload, "AfterTool", "gemini-after")
     return _shell_input(payload)
 
 
@@ -100,7 +92,7 @@ def after_tool_reply(context: str) -> str:
 
 def session_input(payload: dict[str, object]) -> str:
     """The directory the session starts in."""
-    _event(payload, "SessionStart", "gemini-session-start")
+    expect_event(payload, "SessionStart", "gemini-session-start")
     return directory(required_text(payload, "cwd"))
 
 

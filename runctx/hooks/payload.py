@@ -96,3 +96,27 @@ def directory(cwd: str) -> str:
         msg = f"cwd {cwd!r} is not an absolute path"
         raise PayloadError(msg)
     return cwd
+
+
+def expect_event(payload: dict[str, object], expected: str, face: str) -> None:
+    """PayloadError unless ``hook_event_name`` is absent or ``expected``."""
+    event = text(payload, "hook_event_name")
+    if event is not None and event != expected:
+        msg = f"runctx hook {face} answers {expected}, not {event}"
+        raise PayloadError(msg)
+
+
+def shell_tool_input(
+    payload: dict[str, object], tool: str
+) -> tuple[str, str, dict[str, object]] | None:
+    """The command, the absolute cwd and the tool input of a shell tool call.
+
+    None when the call is for another tool than ``tool``: the payload shape
+    that Claude Code, Codex CLI and Gemini CLI share (``tool_name``,
+    ``tool_input.command``, ``cwd``).
+    """
+    if required_text(payload, "tool_name") != tool:
+        return None
+    tool_input = mapping(payload, "tool_input")
+    command = required_text(tool_input, "command", where="tool_input")
+    return command, directory(required_text(payload, "cwd")), tool_input

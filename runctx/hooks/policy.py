@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import enum
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 
 import attrs
 
 from runctx._log import log_event
+from runctx.config import PYPROJECT, runctx_table
 from runctx.contention import foreign_message, same_checkout_message
 from runctx.exceptions import ConfigError
 from runctx.report import Report, Viewpoint
@@ -137,23 +137,8 @@ def read_mode(root: str | Unknown, environ: Mapping[str, str] | None = None) -> 
         return parse_mode(from_env, f"${MODE_ENV}")
     if isinstance(root, Unknown):
         return DEFAULT_MODE
-    path = os.path.join(root, "pyproject.toml")
-    try:
-        with open(path, "rb") as stream:
-            document = tomllib.load(stream)
-    except (FileNotFoundError, NotADirectoryError):
-        return DEFAULT_MODE
-    except OSError as error:
-        msg = f"{path}: cannot read: {error.strerror or error}"
-        raise ConfigError(msg) from error
-    except tomllib.TOMLDecodeError as error:
-        msg = f"{path}: invalid TOML: {error}"
-        raise ConfigError(msg) from error
-    tool = document.get("tool", {})
-    table = tool.get("runctx", {}) if isinstance(tool, dict) else {}
-    if not isinstance(table, dict):
-        msg = f"{path}: [tool.runctx] must be a table"
-        raise ConfigError(msg)
+    path = os.path.join(root, PYPROJECT)
+    table = runctx_table(path)
     if MODE_KEY not in table:
         return DEFAULT_MODE
     return parse_mode(table[MODE_KEY], f"{path}: [tool.runctx] {MODE_KEY}")
