@@ -1,0 +1,373 @@
+"""``make bench``: runctx against ps, pgrep, psutil and the kernel's floor, in one run.
+
+Every number is a median of repeated measurements taken in this one run on this
+one machine, so ratios compare like with like. Nothing here asserts a time:
+the suite never times anything; this prints a table (and, with ``--write``,
+publishes it to ``docs/performance.md``).
+
+Measured:
+
+- the in-process scan at the box's own process count, then with +1000 and +5000
+  idle processes (``sleep`` with distinct arguments, started in the benchmark's
+  own process group, bounded by their sleep and killed by that group);
+- the C floor: reading ``stat``, ``status``, ``cmdline`` and the cwd link of
+  every process (``benchmarks/cfloor.c``, built with ``cc`` when there is one);
+- ``runctx status --json`` as a whole process against ``ps -eo pid,ppid,uid,args``,
+  ``pgrep -af pytest`` and a psutil ``process_iter`` script reading the same fields;
+- the hook (``runctx hook claude``) on a non-test and on a test command, against a
+  bare interpreter start and a script that only parses the hook's JSON;
+- the peak resident memory of each whole process (``ru_maxrss`` from ``wait4``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Self
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+SIZES = (0, 1000, 5000)
+PSUTIL_SCRIPT = (
+    "import json, psutil\n"
+    "rows = [p.info for p in psutil.process_iter(['pid', 'ppid', 'uids', 'cmdline'])]\n"
+    "print(json.dumps([[r['pid'], r['ppid'], r['uids'] and r['uids'].real, r['cmdline']]"
+    " for r in rows]))\n"
+)
+JSON_ONLY_SCRIPT = "import json, sys; json.load(sys.stdin)"
+
+
+def claude_payload(command: str, cwd: str) -> bytes:
+    """A PreToolUse payload as Claude Code sends it."""
+    return json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": "transcript.jsonl",
+            "cwd": cwd,
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "bench", "timeout": 120000},
+            "tool_use_id": "toolu_bench",
+        }
+    ).encode()
+
+
+def clean_env() -> dict[str, str]:
+    """The environment for measured processes: bytecode caches allowed, no suite settings."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "RUNCTX_"))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def build(source: str) -> Path | None:
+    """Compile ``benchmarks/SOURCE.c`` into a temporary binary; None without a compiler."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        return None
+    binary = Path(tempfile.mkdtemp(prefix="runctx-bench-")) / source
+    subprocess.run(
+        [compiler, "-O2", "-o", str(binary), str(ROOT / "benchmarks" / f"{source}.c")], check=True
+    )
+    return binary
+
+
+class Launcher:
+    """Runs commands through ``peakrss`` so their own peak RSS can be read."""
+
+    def __init__(self) -> None:
+        """Build the launcher (without a C compiler, peak RSS is not measured)."""
+        self.binary = build("peakrss")
+
+    def run(
+        self, argv: Sequence[str], stdin: bytes | None, env: dict[str, str]
+    ) -> tuple[float, int]:
+        """Run ``argv`` once; return (wall seconds, peak RSS KiB or -1)."""
+        with tempfile.TemporaryFile() as source, tempfile.NamedTemporaryFile("r") as result:
+            if stdin is not None:
+                source.write(stdin)
+                source.seek(0)
+            command = list(argv) if self.binary is None else [str(self.binary), result.name, *argv]
+            began = time.perf_counter()
+            finished = subprocess.run(
+                command,
+                stdin=source,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                check=False,
+            )
+            elapsed = time.perf_counter() - began
+            if self.binary is None:
+                return elapsed, -1
+            seconds, rss, status = result.read().split()
+        if int(status) not in (0, 1) or finished.returncode != 0:
+            msg = f"{argv} failed with status {status}"
+            raise RuntimeError(msg)
+        return float(seconds), int(rss)
+
+
+LAUNCHER: Launcher | None = None
+
+
+def measure_process(
+    argv: Sequence[str], repeats: int, stdin: bytes | None = None
+) -> tuple[float, int]:
+    """Median wall time (ms) and max peak RSS (KiB) of ``repeats`` runs after one warm-up."""
+    global LAUNCHER  # noqa: PLW0603 - built once per benchmark run
+    if LAUNCHER is None:
+        LAUNCHER = Launcher()
+    env = clean_env()
+    LAUNCHER.run(argv, stdin, env)
+    samples = [LAUNCHER.run(argv, stdin, env) for _ in range(repeats)]
+    return statistics.median(s[0] for s in samples) * 1000, max(s[1] for s in samples)
+
+
+def measure_call(function: Callable[[], object], repeats: int) -> float:
+    """Median wall time (ms) of an in-process call after one warm-up."""
+    function()
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - began)
+    return statistics.median(times) * 1000
+
+
+def process_count() -> int:
+    """Processes listed in /proc now."""
+    return sum(name.isdigit() for name in os.listdir("/proc"))
+
+
+class IdleProcesses:
+    """N idle processes in one new process group, killed by that group."""
+
+    def __init__(self, count: int) -> None:
+        """Start nothing yet."""
+        self.count = count
+        self.leader: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        """Start the processes and wait until all of them are up."""
+        if self.count == 0:
+            return self
+        spawner = (
+            "import os, sys, time\n"
+            "for i in range(int(sys.argv[1])):\n"
+            "    if os.fork() == 0:\n"
+            "        os.execv('/bin/sleep', ['sleep', f'900.{i:05d}'])\n"
+            "print('ready', flush=True)\n"
+            "time.sleep(900)\n"
+        )
+        self.leader = subprocess.Popen(
+            [sys.executable, "-c", spawner, str(self.count)],
+            start_new_session=True,
+            stdout=subprocess.PIPE,
+        )
+        assert self.leader.stdout is not None  # noqa: S101 - for the type checker
+        if self.leader.stdout.readline() != b"ready\n":
+            msg = "the idle processes could not be started"
+            raise RuntimeError(msg)
+        time.sleep(1.0)  # let the last children finish exec'ing sleep
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        """Kill exactly the benchmark's process group."""
+        if self.leader is not None:
+            os.killpg(self.leader.pid, signal.SIGKILL)
+            self.leader.wait()
+
+
+def c_floor(repeats: int) -> float | None:
+    """Median ms of the C reader over every process, or None without a C compiler."""
+    binary = build("cfloor")
+    if binary is None:
+        return None
+    try:
+        out = subprocess.run(
+            [str(binary), str(repeats)], capture_output=True, text=True, check=True
+        ).stdout
+    finally:
+        shutil.rmtree(binary.parent, ignore_errors=True)
+    return statistics.median(float(line.split()[1]) for line in out.splitlines()) * 1000
+
+
+def scan_peak_kib(function: Callable[[], object]) -> int:
+    """Peak Python memory allocated during one call, in KiB (tracemalloc)."""
+    import tracemalloc  # noqa: PLC0415 - only while measuring
+
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1] // 1024
+    finally:
+        tracemalloc.stop()
+
+
+def scan_rows(repeats: int, sizes: Sequence[int]) -> list[dict[str, object]]:
+    """In-process scan, source table and C floor at each size."""
+    from runctx.procfs import ProcfsSource  # noqa: PLC0415 - after the env is set
+    from runctx.scanning import scan, viewpoint  # noqa: PLC0415
+
+    here = viewpoint(cwd=str(ROOT))
+    source = ProcfsSource()
+    rows = []
+    for extra in sizes:
+        with IdleProcesses(extra):
+            count = process_count()
+            rows.append(
+                {
+                    "extra": extra,
+                    "processes": count,
+                    "scan_ms": measure_call(lambda: scan(here, source=source), repeats),
+                    "table_ms": measure_call(source.table, repeats),
+                    "scan_peak_kib": scan_peak_kib(lambda: scan(here, source=source)),
+                    "floor_ms": c_floor(repeats),
+                    "commands": command_rows(max(3, repeats // 2)),
+                }
+            )
+    return rows
+
+
+def command_rows(repeats: int) -> dict[str, tuple[float, int]]:
+    """Whole-process costs of runctx status and its peers, at the current size."""
+    runctx = str(BIN / "runctx")
+    python = sys.executable
+    return {
+        "runctx status --json": measure_process([runctx, "status", "--json"], repeats),
+        "ps -eo pid,ppid,uid,args": measure_process(["ps", "-eo", "pid,ppid,uid,args"], repeats),
+        "pgrep -af pytest": measure_process(["pgrep", "-af", "pytest"], repeats),
+        "psutil process_iter": measure_process([python, "-c", PSUTIL_SCRIPT], repeats),
+    }
+
+
+def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
+    """Whole-process costs of the hook and of its baselines."""
+    runctx = str(BIN / "runctx")
+    python = sys.executable
+    quiet = claude_payload("git status && ls -la", str(ROOT))
+    test = claude_payload("python -m pytest -q tests", str(ROOT))
+    return {
+        "python -c pass": measure_process([python, "-c", "pass"], repeats),
+        "python: parse the hook JSON only": measure_process(
+            [python, "-c", JSON_ONLY_SCRIPT], repeats, quiet
+        ),
+        "runctx hook claude (not a test)": measure_process(
+            [runctx, "hook", "claude"], repeats, quiet
+        ),
+        "runctx hook claude (a test run)": measure_process(
+            [runctx, "hook", "claude"], repeats, test
+        ),
+    }
+
+
+def ratio(value: float, base: float) -> str:
+    """``1.23x``."""
+    return f"{value / base:.2f}x"
+
+
+def mib(kib: int) -> str:
+    """Peak RSS in MiB, or n/a when it was not measured."""
+    return "n/a" if kib < 0 else f"{kib / 1024:.1f}"
+
+
+def render(rows: list[dict[str, object]], hooks: dict[str, tuple[float, int]]) -> str:
+    """The results as Markdown."""
+    out = ["### In-process scan (median ms; per process in µs)", ""]
+    out.append(
+        "| processes | scan | per process | table only | C floor | per process "
+        "| scan / floor | scan peak alloc MiB |"
+    )
+    out.append("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        count = int(row["processes"])  # type: ignore[call-overload]
+        scan_ms = float(row["scan_ms"])  # type: ignore[arg-type]
+        table_ms = float(row["table_ms"])  # type: ignore[arg-type]
+        floor = row["floor_ms"]
+        floor_text = per_floor = versus = "n/a"
+        if isinstance(floor, float):
+            floor_text = f"{floor:.1f}"
+            per_floor = f"{floor / count * 1000:.1f}"
+            versus = ratio(scan_ms, floor)
+        out.append(
+            f"| {count} (+{row['extra']}) | {scan_ms:.1f} | {scan_ms / count * 1000:.1f} | "
+            f"{table_ms:.1f} | {floor_text} | {per_floor} | {versus} | "
+            f"{mib(int(row['scan_peak_kib']))} |"  # type: ignore[call-overload]
+        )
+    out += ["", "### Whole processes at each size (median ms, peak RSS MiB)", ""]
+    out.append("| processes | command | time | vs ps | peak RSS |")
+    out.append("|---:|---|---:|---:|---:|")
+    for row in rows:
+        commands: dict[str, tuple[float, int]] = row["commands"]  # type: ignore[assignment]
+        ps_ms = commands["ps -eo pid,ppid,uid,args"][0]
+        for name, (ms, rss) in commands.items():
+            out.append(
+                f"| {row['processes']} | `{name}` | {ms:.1f} | {ratio(ms, ps_ms)} | {mib(rss)} |"
+            )
+    out += ["", "### The hook, as a whole process (median ms, peak RSS MiB)", ""]
+    out.append("| command | time | vs `python -c pass` | vs JSON-only script | peak RSS |")
+    out.append("|---|---:|---:|---:|---:|")
+    bare = hooks["python -c pass"][0]
+    json_only = hooks["python: parse the hook JSON only"][0]
+    for name, (ms, rss) in hooks.items():
+        out.append(
+            f"| {name} | {ms:.1f} | {ratio(ms, bare)} | {ratio(ms, json_only)} | {mib(rss)} |"
+        )
+    return "\n".join(out)
+
+
+def machine() -> str:
+    """What the numbers were measured on."""
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{platform.system()} {platform.release()} on {platform.machine()}, {model}, "
+        f"{os.cpu_count()} CPUs; Python {platform.python_version()}; "
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure, print, and optionally publish."""
+    parser = argparse.ArgumentParser(prog="make bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=9, help="measurements per median")
+    parser.add_argument("--write", metavar="PATH", help="also write the Markdown results there")
+    parser.add_argument(
+        "--sizes",
+        default=",".join(map(str, SIZES)),
+        help="extra idle processes per row, comma-separated (default: %(default)s)",
+    )
+    args = parser.parse_args(argv)
+    hooks = hook_rows(args.repeats * 2)
+    rows = scan_rows(args.repeats, [int(size) for size in args.sizes.split(",")])
+    text = f"Measured on: {machine()}\n\n{render(rows, hooks)}\n"
+    sys.stdout.write(text)
+    if args.write:
+        path = Path(args.write)
+        document = path.read_text() if path.exists() else ""
+        marker = "<!-- bench results -->"
+        head = document.split(marker)[0] if marker in document else document
+        path.write_text(f"{head.rstrip()}\n\n{marker}\n\n{text}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
