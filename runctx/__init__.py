@@ -12,7 +12,7 @@ for the hook that runs before every shell command.
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,7 +120,8 @@ def __getattr__(name: str) -> object:
     if home is None:
         msg = f"module 'runctx' has no attribute {name!r}"
         raise AttributeError(msg)
-    value = getattr(importlib.import_module(home), name)
+    __import__(home)  # importlib.import_module would import warnings, on the hook's path
+    value = getattr(sys.modules[home], name)
     globals()[name] = value
     return value
 

@@ -8,13 +8,13 @@ command that is not a test run must cost next to nothing.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
+    from types import ModuleType
     from typing import NoReturn
 
 EXIT_USAGE = 2
@@ -51,6 +51,12 @@ FAST_SUBCOMMANDS = {
 """Subcommands whose module parses its own arguments (``main(argv) -> int``)."""
 
 
+def _module(name: str) -> ModuleType:
+    """Import the module ``name`` (``importlib`` would bring ``warnings`` onto the hook's path)."""
+    __import__(name)
+    return sys.modules[name]
+
+
 def _chosen(args: Sequence[str]) -> str | None:
     """The subcommand named in ``args`` (the first word that is one), if any."""
     return next((arg for arg in args if arg in SUBCOMMANDS), None)
@@ -78,7 +84,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, module in SUBCOMMANDS.items():
         if only is None or name == only:
-            importlib.import_module(module).add_parser(subparsers)
+            _module(module).add_parser(subparsers)
         else:
             subparsers.add_parser(name, help=SUMMARIES.get(name))
     return parser
@@ -88,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in FAST_SUBCOMMANDS:
-        fast_main = importlib.import_module(FAST_SUBCOMMANDS[args_list[0]]).main
+        fast_main = _module(FAST_SUBCOMMANDS[args_list[0]]).main
         status: int = fast_main(args_list[1:])
         return status
 
@@ -102,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        result: int = importlib.import_module(SUBCOMMANDS[args.command]).run(args)
+        result: int = _module(SUBCOMMANDS[args.command]).run(args)
     except RunctxError as error:
         sys.stderr.write(f"runctx: error: {error}\n")
         return EXIT_ERROR
