@@ -253,17 +253,39 @@ def command_rows(repeats: int) -> dict[str, tuple[float, int]]:
     }
 
 
+def json_only_console_script(directory: Path) -> Path:
+    """A console script, as pip writes one, whose ``main`` only parses the JSON on stdin."""
+    package = directory / "jsononly"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "cli.py").write_text(
+        "import json\nimport sys\n\n\ndef main():\n    json.load(sys.stdin)\n    return 0\n"
+    )
+    script = directory / "jsononly-hook"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nsys.path.insert(0, {str(directory)!r})\n"
+        "from jsononly.cli import main\n"
+        "if __name__ == '__main__':\n    sys.exit(main())\n"
+    )
+    script.chmod(0o755)
+    return script
+
+
 def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
     """Whole-process costs of the hook and of its baselines."""
     runctx = str(BIN / "runctx")
     python = sys.executable
     quiet = claude_payload("git status && ls -la", str(ROOT))
     test = claude_payload("python -m pytest -q tests", str(ROOT))
+    with tempfile.TemporaryDirectory(prefix="runctx-bench-") as scratch:
+        script = str(json_only_console_script(Path(scratch)))
+        console = measure_process([script], repeats, quiet)
     return {
         "python -c pass": measure_process([python, "-c", "pass"], repeats),
         "python: parse the hook JSON only": measure_process(
             [python, "-c", JSON_ONLY_SCRIPT], repeats, quiet
         ),
+        "console script: parse the hook JSON only": console,
         "runctx hook claude (not a test)": measure_process(
             [runctx, "hook", "claude"], repeats, quiet
         ),
@@ -317,13 +339,18 @@ def render(rows: list[dict[str, object]], hooks: dict[str, tuple[float, int]]) -
                 f"| {row['processes']} | `{name}` | {ms:.1f} | {ratio(ms, ps_ms)} | {mib(rss)} |"
             )
     out += ["", "### The hook, as a whole process (median ms, peak RSS MiB)", ""]
-    out.append("| command | time | vs `python -c pass` | vs JSON-only script | peak RSS |")
-    out.append("|---|---:|---:|---:|---:|")
+    out.append(
+        "| command | time | vs `python -c pass` | vs JSON-only `-c` | "
+        "vs JSON-only console script | peak RSS |"
+    )
+    out.append("|---|---:|---:|---:|---:|---:|")
     bare = hooks["python -c pass"][0]
     json_only = hooks["python: parse the hook JSON only"][0]
+    console = hooks["console script: parse the hook JSON only"][0]
     for name, (ms, rss) in hooks.items():
         out.append(
-            f"| {name} | {ms:.1f} | {ratio(ms, bare)} | {ratio(ms, json_only)} | {mib(rss)} |"
+            f"| {name} | {ms:.1f} | {ratio(ms, bare)} | {ratio(ms, json_only)} | "
+            f"{ratio(ms, console)} | {mib(rss)} |"
         )
     return "\n".join(out)
 
