@@ -76,12 +76,15 @@ def _order(identity: ProcIdentity) -> tuple[int, int]:
 def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
     """Runs of this checkout the caller must wait for.
 
-    Every other run counted as ours (known ours, or of unknown identity),
-    except those that started after the caller's own run when that run is one
-    of this checkout's: those wait for the caller, not the other way round.
+    Every other run *known* to be this checkout's and user's, except those that
+    started after the caller's own run when that run is one of this
+    checkout's: those wait for the caller, not the other way round. A run of
+    unknown identity is reported (it counts as ours there) but never waited
+    for or refused for: a leftover whose cwd was deleted, or a process in
+    another mount namespace, would otherwise hold every run of its user.
     """
     self_run = report.self_run
-    ours = report.ours
+    ours = report.ours_known
     if self_run is None or self_run.foreign:
         return ours
     mine = _order(self_run.run.identity)

@@ -214,3 +214,31 @@ def test_long_messages_are_cut_below_the_agents_limit():
 def test_summary_is_the_first_line():
     """A decision's summary is the first line of its message."""
     assert Decision(Action.STOP, message="one\ntwo").summary == "one"
+
+
+def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp):
+    """A leftover whose cwd was deleted counts as ours in words only: a warning, no stop."""
+    from proctools import make_checkout
+
+    from runctx.waiting import blocking_runs
+
+    mine = make_checkout(shared_tmp, "mine")
+    doomed = make_checkout(shared_tmp, "doomed")
+    leftover = start_run_tests_script(doomed)
+    try:
+        import shutil
+
+        shutil.rmtree(doomed)
+        report = scan_from(mine)
+        judged = next(j for j in report.runs if j.run.pid == leftover.pid)
+        assert judged.judgement.verdict.value == "unknown"
+        assert judged in report.ours
+        decision = policy.judge(report, Mode.STOP)
+        assert decision.action is Action.WARN
+        assert f"pid {leftover.pid} (" in decision.message
+        assert "identity is not fully known" in decision.message
+        assert judged not in blocking_runs(report)
+        [invocation] = test_invocations("pytest -x", str(mine))
+        assert policy.decide([invocation]).action is Action.WARN
+    finally:
+        leftover.kill()

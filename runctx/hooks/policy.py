@@ -35,6 +35,7 @@ from runctx._log import log_event
 from runctx.config import PYPROJECT, runctx_table
 from runctx.contention import foreign_message, same_checkout_message
 from runctx.exceptions import ConfigError
+from runctx.identity import Verdict
 from runctx.report import Report, Viewpoint
 from runctx.runs import JudgedRun
 from runctx.scanning import scan, viewpoint
@@ -184,14 +185,16 @@ def judge(report: Report, mode: Mode, *, own_run: bool = False, cwd_known: bool 
     ``own_run``: the caller is itself the run about to start (``runctx run``);
     then only runs of the checkout that started before it count, the order
     that keeps two waiting runs from waiting for each other. Otherwise (a hook)
-    every other live run of the checkout counts. ``cwd_known`` False says the
-    command's directory is a guess.
+    every other live run of the checkout counts. Only runs *known* to be ours
+    stop or ask; runs of unknown identity are named in a warning. ``cwd_known``
+    False says the command's directory is a guess.
     """
-    ours = blocking_runs(report) if own_run else report.ours
+    ours = blocking_runs(report) if own_run else report.ours_known
+    unsure = tuple(judged for judged in report.ours if judged.judgement.verdict is Verdict.UNKNOWN)
     foreign = report.foreign
-    if not ours and not foreign:
+    if not ours and not unsure and not foreign:
         return Decision(Action.SILENT, mode=mode, reports=(report,))
-    if not ours:
+    if not ours and not unsure:
         return Decision(
             Action.NOTE,
             message=_cut("runctx: " + foreign_message(report)),
@@ -199,18 +202,20 @@ def judge(report: Report, mode: Mode, *, own_run: bool = False, cwd_known: bool 
             foreign=foreign,
             reports=(report,),
         )
-    action = _ACTION_OF_MODE[mode]
+    action = _ACTION_OF_MODE[mode] if ours else Action.WARN
     uncertain = _uncertain(report, cwd_known=cwd_known)
+    if not ours and uncertain is None:
+        uncertain = "the other run's identity is not fully known, so it is not refused for"
     if uncertain is not None and action in {Action.STOP, Action.ASK}:
         action = Action.WARN
-    parts = [_head(action, mode, uncertain), same_checkout_message(_only(report, ours))]
+    parts = [_head(action, mode, uncertain), same_checkout_message(_only(report, ours + unsure))]
     if foreign:
         parts.append(foreign_message(report))
     return Decision(
         action,
         message=_cut("\n".join(parts)),
         mode=mode,
-        ours=ours,
+        ours=ours + unsure,
         foreign=foreign,
         reports=(report,),
     )
