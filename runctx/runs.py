@@ -95,6 +95,26 @@ def parent_map(records: Mapping[int, ProcRecord]) -> dict[int, int]:
     return parents
 
 
+def live_parent(record: ProcRecord, records: Mapping[int, ProcRecord]) -> ProcRecord | None:
+    """The live parent of ``record``, None when it has none but init (or a reused pid)."""
+    parent = records.get(record.ppid)
+    if parent is None or parent.pid in (0, 1) or parent.start > record.start:
+        return None
+    return parent
+
+
+def descends_from(record: ProcRecord, ancestor: int, records: Mapping[int, ProcRecord]) -> bool:
+    """Whether ``ancestor`` is in the chain of live parents of ``record``."""
+    seen = {record.pid}
+    parent = live_parent(record, records)
+    while parent is not None and parent.pid not in seen:
+        if parent.pid == ancestor:
+            return True
+        seen.add(parent.pid)
+        parent = live_parent(parent, records)
+    return False
+
+
 def _children_of(parents: Mapping[int, int]) -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     for child, parent in parents.items():

@@ -19,7 +19,16 @@ from runctx.runners import (
     detect_runner,
     load_runner_config,
 )
-from runctx.runs import WORKER_ROLE, FoldedRun, JudgedRun, Run, fold_runs, total
+from runctx.runs import (
+    WORKER_ROLE,
+    FoldedRun,
+    JudgedRun,
+    Run,
+    descends_from,
+    fold_runs,
+    live_parent,
+    total,
+)
 from runctx.sources import ProcessSource, default_source
 from runctx.unknown import Reason, Unknown
 from runctx.visibility import describe_limits
@@ -83,8 +92,12 @@ def _run_of(
         started=time.time() - authority.age_seconds,
         cpu_seconds=total([records[pid].cpu_seconds for pid in members]),
         rss_bytes=_whole(total([records[pid].rss_bytes for pid in members])),
-        orphaned=found.role == WORKER_ROLE,
-        is_self=self_pid in members,
+        # A worker is orphaned only when its runner is gone: a worker under a live
+        # process that is no runner (pytest.main() in a script) is not.
+        orphaned=found.role == WORKER_ROLE and live_parent(authority, records) is None,
+        # The caller's run: it contains the caller, or the caller started it (a
+        # pytest.main() controller that is no runner itself, and its workers).
+        is_self=self_pid in members or descends_from(authority, self_pid, records),
     )
 
 

@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 
-from proctools import PYTHON, is_live, make_checkout, wait_for
+from proctools import PYTHON, is_live, make_checkout, spawn_orphan, wait_for
 from runfixtures import (
     RUN_TESTS_SCRIPT,
     ready_dir,
@@ -166,3 +166,37 @@ def test_members_of_a_run_whose_runner_exits_during_the_scan_are_seen(shared_tmp
         assert survivors[0].judgement.verdict.value == "ours"
     finally:
         run.kill()
+
+
+SCRIPT_WITH_WORKERS = """
+import pathlib, subprocess, sys, time
+bootstrap = "import sys;exec(eval(sys.stdin.readline()))"
+for n in range(2):
+    worker = subprocess.Popen([sys.executable, "-u", "-c", bootstrap], stdin=subprocess.PIPE)
+    code = "import pathlib, time; pathlib.Path(%r).touch(); time.sleep(300)" % f"{sys.argv[1]}{n}"
+    worker.stdin.write((repr(code) + "\\n").encode())
+    worker.stdin.flush()
+time.sleep(300)
+"""
+
+
+def test_workers_of_a_controller_that_is_no_runner_belong_to_its_run(shared_tmp):
+    """pytest.main() in a script: its workers are the script's own run, never contention."""
+    checkout = make_checkout(shared_tmp)
+    ready = checkout / "worker-"
+    script = spawn_orphan([PYTHON, "-c", SCRIPT_WITH_WORKERS, str(ready)], checkout)
+    try:
+        wait_for(lambda: all((checkout / f"worker-{n}").exists() for n in range(2)))
+        workers = script.members() - {script.pid}
+        assert len(workers) == 2
+        here = viewpoint(cwd=str(checkout))
+        as_the_script = scan(here, self_pid=script.pid)
+        seen = [j for j in as_the_script.runs if j.run.pid in workers]
+        assert len(seen) == 2
+        assert all(j.run.is_self and not j.run.orphaned for j in seen)
+        assert not set(workers) & {j.run.pid for j in as_the_script.ours}
+        as_a_stranger = scan(here)
+        assert not any(j.run.is_self for j in as_a_stranger.runs if j.run.pid in workers)
+        assert not any(j.run.orphaned for j in as_a_stranger.runs if j.run.pid in workers)
+    finally:
+        script.kill()
