@@ -357,13 +357,22 @@ def _first_scan(state: PluginState) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
-    """Scan before the header is written; wait or refuse right after it."""
+    """Scan and wait before anything else starts; refuse once the header is out.
+
+    xdist starts its workers in its own ``pytest_sessionstart``, which runs
+    inside this wrapper: waiting before ``yield`` keeps them, and their
+    collection in the checkout, from starting next to the run waited for. A
+    refusal comes after, so that the header says why first.
+    """
     config = session.config
     state = config.stash.get(STATE, None)
+    acts = state is not None and state.mode != "warn"
     if state is not None:
         _first_scan(state)
+        if acts and state.mode == "wait" and state.start is not None:
+            _act(config, state, state.start)
     yield
-    if state is not None and state.start is not None and state.mode != "warn":
+    if acts and state is not None and state.mode == "refuse" and state.start is not None:
         _act(config, state, state.start)
 
 

@@ -429,3 +429,28 @@ def test_nothing_to_say_says_nothing(shared_tmp):
 def test_worker_count_scales_with_the_free_share(base, usable, busy, workers):
     """Xdist's count is scaled by the share of usable CPUs left free, never below 1."""
     assert shared_worker_count(base, usable, busy) == workers
+
+
+def test_under_xdist_the_workers_start_only_after_the_wait(pytester, checkout, runs):
+    """With -n 2 --runctx=wait, no worker starts (or collects) while the other run is live."""
+    ours = start_run_tests_script(checkout)
+    runs.append(ours)
+    pytester.makeconftest(
+        "import pathlib\n"
+        "def pytest_configure(config):\n"
+        "    if hasattr(config, 'workerinput'):\n"
+        f"        stat = pathlib.Path('/proc/{ours.pid}/stat')\n"
+        "        live = stat.exists() and stat.read_bytes().rsplit(b')', 1)[1][1:2] not in b'ZX'\n"
+        "        name = 'worker-saw-' + ('live' if live else 'gone')\n"
+        "        (pathlib.Path(__file__).parent / name).touch()\n"
+    )
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    killer = threading.Timer(1.0, ours.kill)
+    killer.start()
+    try:
+        result = session(pytester, "-n", "2", "--runctx=wait", "--runctx-poll=0.1", *QUIET)
+    finally:
+        killer.join()
+    assert result.ret == 0, result.outlines
+    assert (checkout / "worker-saw-gone").exists()
+    assert not (checkout / "worker-saw-live").exists()
