@@ -184,6 +184,9 @@ def test_uninstall_finds_hooks_installed_with_another_command(checkout, install)
         ('["not", "an", "object"]', "holds a JSON list"),
         ('{"hooks": []}', "'hooks' is a JSON list"),
         ('{"hooks": {"PreToolUse": {"matcher": "Bash"}}}', "'hooks.PreToolUse' is a JSON dict"),
+        ('{"x": 1e400}', "does not fit a float"),
+        ('{"x": NaN}', "NaN is not JSON"),
+        ('{"x": -Infinity}', "-Infinity is not JSON"),
     ],
 )
 def test_a_malformed_file_is_an_error_and_is_not_touched(checkout, content, what, install):
@@ -199,6 +202,23 @@ def test_a_malformed_file_is_an_error_and_is_not_touched(checkout, content, what
     assert path.read_text() == content
     assert path.stat().st_mtime_ns == before.st_mtime_ns
     assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]
+
+
+def test_a_users_compound_command_is_never_taken_for_runctx(checkout, install):
+    """A user's hook that merely contains `runctx hook claude` is theirs: kept on uninstall."""
+    path = checkout / ".claude" / "settings.json"
+    path.parent.mkdir()
+    theirs = {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "~/bin/audit.sh && runctx hook claude"}],
+    }
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [theirs]}}))
+    assert install("claude", cwd=checkout).returncode == 0
+    installed = json.loads(path.read_text())["hooks"]["PreToolUse"]
+    assert installed[0] == theirs
+    assert len(installed) == 2
+    assert install("claude", "--uninstall", cwd=checkout).returncode == 0
+    assert json.loads(path.read_text()) == {"hooks": {"PreToolUse": [theirs]}}
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(checkout, install):
@@ -262,7 +282,8 @@ def test_cursor_and_copilot_files(checkout, install):
     copilot = checkout / ".github" / "hooks" / "runctx.json"
     assert install("copilot", cwd=checkout).returncode == 0
     assert (
-        json.loads(copilot.read_text())["hooks"]["preToolUse"][0]["bash"] == "runctx hook copilot"
+        json.loads(copilot.read_text())["hooks"]["preToolUse"][0]["bash"]
+        == "runctx hook copilot || true"  # Copilot blocks the tool when a hook exits non-zero
     )
     done = install("copilot", "--uninstall", cwd=checkout)
     assert "was removed" in done.stdout

@@ -86,6 +86,7 @@ SPECS: dict[str, AgentSpec] = {
         timeout=HOOK_TIMEOUT_SECONDS,
         version=1,
         owns_file=True,
+        blocks_on_failure=True,
     ),
 }
 """What each agent gets. The ready files in ``hooks/`` are these entries in a new file."""

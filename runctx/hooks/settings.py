@@ -48,15 +48,29 @@ class SettingsFileError(RunctxError):
     """An agent's settings file cannot be read, understood or written safely."""
 
 
-_OURS = re.compile(r"(?:^|[\s/\"'=])runctx(?:\.exe)?[\"']?\s+hook\s+(?P<face>[a-z][a-z-]*)(?:\s|$)")
+_OURS = re.compile(
+    r"\s*(?P<prefix>[^;&|<>`$()\n]*?)\s+hook\s+(?P<face>[a-z][a-z-]*)"
+    r"(?:\s*\|\|\s*true)?\s*"
+)
+_RUNCTX = re.compile(r"(?:^|[\s/\"'])runctx(?:\.exe)?[\"']?$")
+FAIL_OPEN_SUFFIX = " || true"
+"""Appended where an agent blocks the tool when a hook exits non-zero (Copilot)."""
 
 
 def face_of(command: object) -> str | None:
-    """The hook face a handler's command runs (``runctx hook FACE``), or None."""
+    """The hook face a handler's command runs, or None when it is not runctx's own.
+
+    Only a command that is exactly ``PREFIX hook FACE`` (optionally followed by
+    ``|| true``), whose prefix ends in the ``runctx`` program, is runctx's: a
+    user's own command that merely contains one (``audit.sh && runctx hook
+    claude``) is theirs, never replaced or removed.
+    """
     if not isinstance(command, str):
         return None
-    found = _OURS.search(command)
-    return found.group("face") if found else None
+    found = _OURS.fullmatch(command)
+    if found is None or not _RUNCTX.search(found.group("prefix")):
+        return None
+    return found.group("face")
 
 
 @attrs.frozen
@@ -88,6 +102,9 @@ class AgentSpec:
     owns_file: bool = False
     """The file holds runctx's hooks only (Copilot's ``hooks/runctx.json``): an
     uninstall that leaves nothing else removes it."""
+    blocks_on_failure: bool = False
+    """The agent blocks the tool when a hook exits non-zero (Copilot): the command
+    gets ``|| true``, so that a runctx that cannot even start lets work through."""
 
     def handler(self, entry: HookEntry, prefix: str) -> JSONObject:
         """The handler object that runs ``entry`` with the command ``prefix``."""
@@ -96,7 +113,10 @@ class AgentSpec:
             handler["type"] = "command"
         if entry.name is not None:
             handler["name"] = entry.name
-        handler[self.command_key] = f"{prefix} hook {entry.face}"
+        command = f"{prefix} hook {entry.face}"
+        if self.blocks_on_failure:
+            command += FAIL_OPEN_SUFFIX
+        handler[self.command_key] = command
         if self.timeout_key is not None and self.timeout is not None:
             handler[self.timeout_key] = self.timeout
         return handler
@@ -139,12 +159,36 @@ def _object_without_duplicates(pairs: list[tuple[str, object]]) -> JSONObject:
     return document
 
 
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; one that overflows to infinity is refused."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        msg = f"the number {text} does not fit a float, and rewriting it would change it"
+        raise ValueError(msg)
+    return value
+
+
+def _no_constant(name: str) -> object:
+    """``NaN``/``Infinity`` are not JSON: refuse rather than carry them on."""
+    msg = f"{name} is not JSON"
+    raise ValueError(msg)
+
+
 def parse(text: str, path: str) -> JSONObject:
-    """The settings object in ``text``; an empty file is ``{}``."""
+    """The settings object in ``text``; an empty file is ``{}``.
+
+    Strict JSON only: duplicate keys, ``NaN``/``Infinity`` and numbers that do
+    not fit a float are refused, since writing the file back could not keep them.
+    """
     if not text.strip():
         return {}
     try:
-        document = json.loads(text, object_pairs_hook=_object_without_duplicates)
+        document = json.loads(
+            text,
+            object_pairs_hook=_object_without_duplicates,
+            parse_float=_finite_float,
+            parse_constant=_no_constant,
+        )
     except (ValueError, RecursionError) as error:
         msg = (
             f"{path} is not valid JSON ({error}); runctx does not rewrite it, so that "
@@ -172,7 +216,7 @@ def _indent(text: str) -> int | str:
 def render(document: JSONObject, original: str | None) -> str:
     """``document`` as JSON text, indented like ``original`` (2 spaces for a new file)."""
     indent = _indent(original) if original else 2
-    return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+    return json.dumps(document, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _events(document: JSONObject, path: str, *, create: bool) -> JSONObject | None:
