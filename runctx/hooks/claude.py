@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 SHELL_TOOL = "Bash"
 
 
-def pre_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
+def pre_tool_input(payload: dict[str, object], face: str = "claude") -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
-    expect_event(payload, "PreToolUse", "claude")
+    expect_event(payload, "PreToolUse", face)
     found = shell_tool_input(payload, SHELL_TOOL)
     return None if found is None else found[:2]
 
@@ -53,9 +53,9 @@ def pre_tool_reply(decision: Decision) -> str | None:
     return json.dumps({"hookSpecificOutput": output})
 
 
-def session_input(payload: dict[str, object]) -> str:
+def session_input(payload: dict[str, object], face: str = "claude-session-start") -> str:
     """The directory the session starts in."""
-    expect_event(payload, "SessionStart", "claude-session-start")
+    expect_event(payload, "SessionStart", face)
     return directory(required_text(payload, "cwd"))
 
 

@@ -20,15 +20,11 @@ additionalContext}``.
 
 from __future__ import annotations
 
-import json
-
-from runctx.hooks.payload import directory, expect_event, required_text, shell_tool_input
+from runctx.hooks import claude
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.policy import Decision
-
-SHELL_TOOL = "Bash"
 
 ASK_AS_DENY = (
     "(This checkout is set to ask before a second run starts; Codex cannot ask, "
@@ -36,37 +32,26 @@ ASK_AS_DENY = (
     "`runctx run --wait -- COMMAND`.)"
 )
 
+session_reply = claude.session_reply
+
 
 def pre_tool_input(payload: dict[str, object]) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
-    expect_event(payload, "PreToolUse", "codex")
-    found = shell_tool_input(payload, SHELL_TOOL)
-    return None if found is None else found[:2]
+    return claude.pre_tool_input(payload, "codex")
 
 
 def pre_tool_reply(decision: Decision) -> str | None:
-    """The stdout of the hook for ``decision``, or None to stay silent."""
-    output: dict[str, str] = {"hookEventName": "PreToolUse"}
-    if decision.action == "stop":
-        output["permissionDecision"] = "deny"
-        output["permissionDecisionReason"] = decision.message
-    elif decision.action == "ask":
-        output["permissionDecision"] = "deny"
-        output["permissionDecisionReason"] = f"{decision.message}\n{ASK_AS_DENY}"
-    elif decision.action in {"note", "warn"}:
-        output["additionalContext"] = decision.message
-    else:
-        return None
-    return json.dumps({"hookSpecificOutput": output})
+    """The stdout of the hook for ``decision``: Claude Code's, with an ask made a deny."""
+    if decision.action == "ask":
+        import attrs  # noqa: PLC0415 - loaded already: a decision to ask came from a scan
+
+        from runctx.hooks.policy import Action  # noqa: PLC0415
+
+        message = f"{decision.message}\n{ASK_AS_DENY}"
+        decision = attrs.evolve(decision, action=Action.STOP, message=message)
+    return claude.pre_tool_reply(decision)
 
 
 def session_input(payload: dict[str, object]) -> str:
     """The directory the session starts in."""
-    expect_event(payload, "SessionStart", "codex-session-start")
-    return directory(required_text(payload, "cwd"))
-
-
-def session_reply(context: str) -> str:
-    """The stdout of the SessionStart hook that adds ``context`` for the model."""
-    output = {"hookEventName": "SessionStart", "additionalContext": context}
-    return json.dumps({"hookSpecificOutput": output})
+    return claude.session_input(payload, "codex-session-start")
