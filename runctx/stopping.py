@@ -17,8 +17,10 @@ process, so not even a reuse between the check and the signal can misdirect it.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
+import pwd
 import signal
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -124,10 +126,30 @@ def current_identity(pid: int, source: ProcessSource) -> ProcIdentity | None:
     return record.identity if isinstance(record, ProcRecord) else None
 
 
+def home_directories(uid: int | Unknown) -> set[str]:
+    """The home directories a checkout root must not be: ``$HOME`` and the uid's."""
+    homes = set()
+    if os.environ.get("HOME"):
+        homes.add(os.path.realpath(os.environ["HOME"]))
+    if isinstance(uid, int):
+        with contextlib.suppress(KeyError):
+            homes.add(os.path.realpath(pwd.getpwuid(uid).pw_dir))
+    return homes
+
+
 def _refusal(judged: JudgedRun) -> tuple[str, ...] | None:
     run = judged.run
     if run.is_self:
         return (f"pid {run.pid} is the run this command belongs to; a run never stops itself",)
+    if judged.judgement.verdict is Verdict.OURS and run.root in home_directories(run.uid):
+        # A .git in a home directory (dotfiles) makes every project below it one
+        # checkout: "same checkout" then says too little to act on.
+        return (
+            (
+                f"pid {run.pid}'s checkout root {run.root} is a home directory, which holds "
+                "every project below it: runctx stop acts only within a narrower checkout"
+            ),
+        )
     if judged.judgement.verdict is Verdict.OURS:
         return None
     kind = "a foreign run" if judged.foreign else "a run whose identity is not fully known"

@@ -184,3 +184,15 @@ def require_root() -> None:
 
 
 PYTHON = sys.executable
+
+
+def interpreter_for(uid: int) -> str:
+    """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
+    import shutil
+
+    candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
+    for candidate in candidates:
+        if candidate and run_as(uid, os.access, candidate, os.X_OK):
+            return candidate
+    msg = f"no python interpreter is executable by uid {uid}: {candidates}"
+    raise AssertionError(msg)

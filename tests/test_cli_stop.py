@@ -17,6 +17,7 @@ from proctools import (
     OTHER_UID,
     PYTHON,
     VIEWER_UID,
+    interpreter_for,
     is_live,
     make_checkout,
     orphan,
@@ -115,16 +116,6 @@ def test_refuses_a_run_of_another_checkout_with_the_same_name(shared_tmp, runs):
     assert result.returncode == 4
     assert f"root {theirs} != {mine}" in result.stderr
     assert is_live(run.pid)
-
-
-def interpreter_for(uid: int) -> str:
-    """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
-    candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
-    for candidate in candidates:
-        if candidate and run_as(uid, os.access, candidate, os.X_OK):
-            return candidate
-    msg = f"no python interpreter is executable by uid {uid}: {candidates}"
-    raise AssertionError(msg)
 
 
 def start_other_users_run(checkout: Path):
@@ -264,3 +255,32 @@ def test_identities_come_from_the_scan(shared_tmp, runs):
     stat = Path(f"/proc/{run.pid}/stat").read_bytes()
     start = int(stat[stat.rfind(b")") + 2 :].split()[19])
     assert plan.targets == (ProcIdentity(run.pid, start),)
+
+
+def test_refuses_when_the_checkout_root_is_a_home_directory(shared_tmp, runs):
+    """A .git in $HOME makes every project below it one checkout: too coarse to act on."""
+    home = make_checkout(shared_tmp, "home")
+    mine, theirs = home / "src" / "a", home / "src" / "b"
+    for project in (mine, theirs):
+        project.mkdir(parents=True)
+        (project / "pyproject.toml").write_text("")
+    run = start_run_tests_script(theirs)
+    runs.append(run)
+    env = {**os.environ, "HOME": str(home)}
+    status = subprocess.run(
+        [*RUNCTX, "status", "--json"], cwd=mine, env=env, capture_output=True, text=True, check=True
+    )
+    entry = next(e for e in json.loads(status.stdout)["runs"] if e["pid"] == run.pid)
+    assert entry["root"] == str(home)
+    assert entry["verdict"] == "ours"  # the report over-warns, in the visible direction
+    result = subprocess.run(
+        [*RUNCTX, "stop", "--grace", "0", str(run.pid)],
+        cwd=mine,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 4
+    assert "is a home directory" in result.stderr
+    assert is_live(run.pid)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import attrs
-from proctools import OTHER_UID, PYTHON, VIEWER_UID, make_checkout, require_root, run_as
+from proctools import (
+    OTHER_UID,
+    VIEWER_UID,
+    interpreter_for,
+    make_checkout,
+    require_root,
+    run_as,
+)
 from runfixtures import start_run_tests_script
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
@@ -92,21 +98,11 @@ def test_a_run_in_a_subdirectory_of_this_checkout_is_ours(shared_tmp):
         run.kill()
 
 
-def _interpreter_for(uid: int) -> str:
-    """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
-    candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
-    for candidate in candidates:
-        if candidate and run_as(uid, os.access, candidate, os.X_OK):
-            return candidate
-    msg = f"no python interpreter is executable by uid {uid}: {candidates}"
-    raise AssertionError(msg)
-
-
 def test_another_users_run_is_foreign_by_uid_with_its_root_unknown(shared_tmp):
     """Run as one uid, viewed as another: foreign by uid; the cwd is denied, and said so."""
     require_root()
     checkout = make_checkout(shared_tmp, "proj")
-    run = start_run_tests_script(checkout, uid=OTHER_UID, python=_interpreter_for(OTHER_UID))
+    run = start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
     try:
         here = viewpoint(cwd=str(checkout), uid=VIEWER_UID)
         report = run_as(VIEWER_UID, scan, here)
@@ -127,7 +123,7 @@ def test_another_users_run_in_this_very_checkout_is_still_foreign(shared_tmp):
     """Same checkout, other owner: root cannot be read across users, uid decides."""
     require_root()
     checkout = make_checkout(shared_tmp, "proj")
-    run = start_run_tests_script(checkout, uid=OTHER_UID, python=_interpreter_for(OTHER_UID))
+    run = start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
     try:
         as_root = the_run(scan(viewpoint(cwd=str(checkout))), run.pid)
         assert as_root.run.root == str(checkout)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import signal
 import subprocess
 import time
@@ -17,6 +16,7 @@ from proctools import (
     OTHER_UID,
     PYTHON,
     VIEWER_UID,
+    interpreter_for,
     make_checkout,
     require_root,
     run_as,
@@ -99,16 +99,6 @@ def stable_pids(before, after) -> set[int]:
         for pid, record in before.records.items()
         if pid in after.records and place(after.records[pid]) == place(record)
     }
-
-
-def interpreter_for(uid: int) -> str:
-    """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
-    candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
-    for candidate in candidates:
-        if candidate and run_as(uid, os.access, candidate, os.X_OK):
-            return candidate
-    msg = f"no python interpreter is executable by uid {uid}: {candidates}"
-    raise AssertionError(msg)
 
 
 def scan_with_both(here):

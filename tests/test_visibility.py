@@ -5,9 +5,8 @@ from __future__ import annotations
 import contextlib
 import subprocess
 
-from proctools import OTHER_UID, VIEWER_UID, make_checkout, require_root, run_as
+from proctools import OTHER_UID, VIEWER_UID, interpreter_for, make_checkout, require_root, run_as
 from runfixtures import start_run_tests_script
-from test_identity import _interpreter_for
 
 from runctx.procfs import ProcfsSource
 from runctx.scanning import scan, viewpoint
@@ -83,7 +82,7 @@ def test_hidepid_hides_another_users_run_and_the_report_says_so(shared_tmp):
     """Under hidepid=invisible another user's run is absent, and the notes say why."""
     require_root()
     checkout = make_checkout(shared_tmp, "proj")
-    run = start_run_tests_script(checkout, uid=OTHER_UID, python=_interpreter_for(OTHER_UID))
+    run = start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
     try:
         with proc_mounted(shared_tmp / "proc", "hidepid=invisible") as mounted:
 
