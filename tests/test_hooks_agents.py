@@ -230,7 +230,7 @@ def test_copilot_fails_open_with_exit_zero(world):
     """A non-zero exit would block in Copilot: a toolArgs that is not JSON still exits 0."""
     payload = copilot_pre_tool_use("pytest", world.busy)
     payload["toolArgs"] = "{not json"
-    assert_failed_open(run_hook("copilot", payload), "'toolArgs' is not a JSON object")
+    assert_failed_open(run_hook("copilot", payload), "field 'toolArgs' is not JSON")
 
 
 def test_copilot_other_tools_and_non_test_commands_are_silent(world):

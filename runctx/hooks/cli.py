@@ -24,13 +24,12 @@ reading of stdin and the scan.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 
 from runctx.config import MAX_PYPROJECT_BYTES, mentions_runctx_table
-from runctx.hooks.payload import PayloadError, read_input
+from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.runners import BUILTIN_PATTERNS
 from runctx.shellcmd import test_invocations
 
@@ -169,18 +168,7 @@ def _payload(raw: bytes) -> dict[str, object]:
     if not raw.strip():
         msg = "no input on stdin"
         raise PayloadError(msg)
-    try:
-        payload = json.loads(raw)
-    except RecursionError:
-        msg = "input is not JSON: nested too deeply"
-        raise PayloadError(msg) from None
-    except ValueError as error:
-        msg = f"input is not JSON: {error}"
-        raise PayloadError(msg) from None
-    if not isinstance(payload, dict):
-        msg = f"input is a JSON {type(payload).__name__}, expected an object"
-        raise PayloadError(msg)
-    return payload
+    return json_object(raw, "input")
 
 
 def _within(deadline: float, work: Callable[[], T]) -> T:

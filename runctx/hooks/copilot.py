@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 
-from runctx.hooks.payload import PayloadError, directory, required_text, text
+from runctx.hooks.payload import PayloadError, directory, json_object, required_text, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,11 +38,7 @@ def _arguments(payload: dict[str, object]) -> dict[str, object]:
         if value is None:
             continue
         if isinstance(value, str):
-            try:
-                value = json.loads(value)
-            except ValueError as error:
-                msg = f"field {name!r} is not a JSON object: {error}"
-                raise PayloadError(msg) from error
+            value = json_object(value, f"field {name!r}")
         if not isinstance(value, dict):
             msg = f"field {name!r} is {type(value).__name__}, expected an object"
             raise PayloadError(msg)

@@ -6,6 +6,7 @@ interpreter or ``json`` has already loaded, plus ``select``.
 
 from __future__ import annotations
 
+import json
 import os
 import select
 import time
@@ -120,3 +121,19 @@ def shell_tool_input(
     tool_input = mapping(payload, "tool_input")
     command = required_text(tool_input, "command", where="tool_input")
     return command, directory(required_text(payload, "cwd")), tool_input
+
+
+def json_object(raw: str | bytes, what: str) -> dict[str, object]:
+    """``raw`` parsed as a JSON object, or PayloadError saying what ``what`` is instead."""
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        msg = f"{what} is not JSON: nested too deeply"
+        raise PayloadError(msg) from None
+    except ValueError as error:
+        msg = f"{what} is not JSON: {error}"
+        raise PayloadError(msg) from None
+    if not isinstance(value, dict):
+        msg = f"{what} is a JSON {type(value).__name__}, expected an object"
+        raise PayloadError(msg)
+    return value
