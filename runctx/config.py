@@ -8,7 +8,6 @@ the table at all.
 from __future__ import annotations
 
 import os
-import re
 
 from runctx.exceptions import ConfigError
 
@@ -16,9 +15,13 @@ PYPROJECT = "pyproject.toml"
 MAX_PYPROJECT_BYTES = 1024 * 1024
 """A pyproject.toml larger than this (1 MiB) is read no further."""
 
-_DOTTED_RUNCTX = rb"tool\s*\.\s*[\"']?runctx\b"
-_RUNCTX_KEY = rb"(?m)^[ \t]*[\"']?runctx[\"']?[ \t]*[.=]"
-_TABLE_HEADER = rb"(?m)^[ \t]*\[+([^\]\n]*)\]"
+_DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
+_KEYS = (b"runctx", b'"runctx"', b"'runctx'")
+
+
+def _name_goes_on(following: bytes) -> bool:
+    """Whether the byte after ``runctx`` continues a longer key (``runctxx``)."""
+    return following.isalnum() or following in (b"_", b"-")
 
 
 def mentions_runctx_table(data: bytes) -> bool:
@@ -27,14 +30,27 @@ def mentions_runctx_table(data: bytes) -> bool:
     ``[tool.runctx]``, ``[tool."runctx"]``, ``tool.runctx.x = …``, or a
     ``runctx`` key under a ``[tool]`` header. A text without any of these has no
     runctx settings, so it is not parsed at all: a project that merely names
-    runctx (a dependency, an entry point ``runctx = "..."``) is not parsed either.
+    runctx (a dependency, an entry point ``runctx = "..."``) is not parsed
+    either. Plain byte operations, line by line: no regex to compile on the
+    hook's path.
     """
-    if re.search(_DOTTED_RUNCTX, data):
-        return True
-    for key in re.finditer(_RUNCTX_KEY, data):
-        headers = re.findall(_TABLE_HEADER, data[: key.start()])
-        if headers and headers[-1].strip() == b"tool":
-            return True
+    if b"runctx" not in data:
+        return False
+    header = b""
+    for raw in data.splitlines():
+        line = raw.strip()
+        if b"runctx" in line:
+            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
+            for dotted in _DOTTED:
+                at = squeezed.find(dotted)
+                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
+                    return True
+            if header == b"tool" and squeezed.startswith(_KEYS):
+                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
+                if rest[:1] in (b".", b"="):
+                    return True
+        if line.startswith(b"["):
+            header = line.strip(b"[]").strip()
     return False
 
 
