@@ -302,8 +302,11 @@ def test_the_non_test_path_imports_nothing_heavy(world):
     assert done.returncode == 0
     assert done.stdout == ""
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
-    assert "runctx.shellcmd" in imported
+    assert "runctx.prefilter" in imported
     assert "runctx.hooks.claude" in imported
+    assert "runctx.shellcmd" not in imported, (
+        "the shell parser loaded for a command naming no runner"
+    )
     for name in FORBIDDEN_ON_THE_FAST_PATH:
         assert name not in imported, f"{name} is imported on the non-test path"
 

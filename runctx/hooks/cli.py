@@ -6,11 +6,12 @@ is one of :data:`FACES` (``claude``, ``claude-session-start``, ``codex``,
 ``gemini-session-start``, ``cursor``, ``copilot``, ``copilot-session-start``).
 
 The path for a command that is not a test run decides from the command string
-alone: it reads the payload, asks :mod:`runctx.shellcmd`, prints nothing and
-exits 0. It imports only ``json``, ``select``, :mod:`runctx.shellcmd` and
-:mod:`runctx.runners` (and the checkout's ``pyproject.toml`` is parsed only when
-it mentions ``tool.runctx``); the scan and everything behind it load only for a
-test run.
+alone: it reads the payload, asks :mod:`runctx.prefilter`, prints nothing and
+exits 0. It imports only ``json``, ``select``, :mod:`runctx.prefilter` and
+:mod:`runctx.runners`; the shell parser (:mod:`runctx.shellcmd`) only when the
+command names a runner at all, the checkout's ``pyproject.toml`` is parsed only
+when it holds a ``[tool.runctx]`` table, and the scan and everything behind it
+load only for a test run.
 
 Fail open, always: whatever goes wrong inside runctx (input that is not JSON
 or has the wrong shape, more than :data:`~runctx.hooks.payload.MAX_INPUT_BYTES`
@@ -30,8 +31,8 @@ import time
 
 from runctx.config import MAX_PYPROJECT_BYTES, mentions_runctx_table
 from runctx.hooks.payload import PayloadError, json_object, read_input
+from runctx.prefilter import is_probably_test_command
 from runctx.runners import BUILTIN_PATTERNS
-from runctx.shellcmd import test_invocations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from runctx.runners import RunnerPattern
+    from runctx.shellcmd import TestInvocation
 
     T = TypeVar("T")
 
@@ -142,8 +144,7 @@ def _answer(argv: list[str], began: float) -> str | None:
     found = (adapter.pre_tool_input if kind == PRE_TOOL else adapter.after_tool_input)(payload)
     if found is None:
         return None
-    command, cwd = found
-    invocations = test_invocations(command, cwd, _patterns(cwd))
+    invocations = _test_runs(*found)
     if not invocations:
         return None
     from runctx.hooks import policy  # noqa: PLC0415 - a test run only: the scan's imports
@@ -154,6 +155,16 @@ def _answer(argv: list[str], began: float) -> str | None:
         return reply
     context = _within(deadline, lambda: policy.after_context(invocations))
     return adapter.after_tool_reply(context) if context else None
+
+
+def _test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+    """The test runs ``command`` starts in ``cwd``; the shell parser only if one may."""
+    patterns = _patterns(cwd)
+    if not is_probably_test_command(command, patterns):
+        return ()
+    from runctx.shellcmd import test_invocations  # noqa: PLC0415 - a runner is named
+
+    return test_invocations(command, cwd, patterns)
 
 
 def _session(adapter: ModuleType, payload: dict[str, object], deadline: float) -> str | None:
