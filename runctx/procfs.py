@@ -16,8 +16,6 @@ import errno
 import os
 from typing import NamedTuple
 
-import attrs
-
 from runctx._log import log_unreadable
 from runctx.records import ProcessTable, ProcRecord
 from runctx.unknown import NOT_READ, Reason, Unknown
@@ -294,4 +292,4 @@ class ProcfsSource:
         if not self._still_same(record):
             uid = cwd = Unknown(Reason.GONE, "pid reused or exited during the scan")
         log_unreadable(record.pid, uid=uid, cwd=cwd)
-        return attrs.evolve(record, uid=uid, cwd=cwd)
+        return record._replace(uid=uid, cwd=cwd)

@@ -61,7 +61,6 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple, ParamSpec, TypeVar
 
-import attrs
 import psutil
 
 from runctx._log import log_unreadable
@@ -350,4 +349,4 @@ class PsutilSource:
         if not self._still_same(record):
             uid = cwd = PID_REUSED
         log_unreadable(record.pid, uid=uid, cwd=cwd)
-        return attrs.evolve(record, uid=uid, cwd=cwd)
+        return record._replace(uid=uid, cwd=cwd)

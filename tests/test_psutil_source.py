@@ -9,7 +9,6 @@ import subprocess
 import time
 from pathlib import Path
 
-import attrs
 import psutil
 import pytest
 from proctools import (
@@ -267,7 +266,7 @@ def test_a_record_whose_start_no_longer_matches_its_pid_is_gone(tmp_path):
         owned = source.with_owner(record)
         assert owned.uid == os.getuid()
         assert owned.cwd == str(tmp_path.resolve())
-        reused = source.with_owner(attrs.evolve(record, start=record.start - 1))
+        reused = source.with_owner(record._replace(start=record.start - 1))
         assert reused.uid == PID_REUSED
         assert reused.cwd == PID_REUSED
     finally:
