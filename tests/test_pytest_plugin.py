@@ -231,7 +231,10 @@ import os, pathlib
 def pytest_sessionfinish(session, exitstatus):
     if not hasattr(session.config, "workerinput"):
         log = pathlib.Path(os.environ["RUNCTX_LOG"])
-        (log / f"{os.environ['RUN_NAME']}.rc").write_text(str(int(exitstatus)))
+        name = os.environ["RUN_NAME"]
+        # Written whole, then renamed: a reader never sees the file empty.
+        (log / f"{name}.rc.tmp").write_text(str(int(exitstatus)))
+        (log / f"{name}.rc.tmp").rename(log / f"{name}.rc")
 """
 
 SERIAL_TESTS = """
