@@ -28,7 +28,7 @@ from typing import Protocol, cast
 
 import attrs
 
-from runctx._log import log_event
+from runctx._log import INFO, log_event
 from runctx.contention import describe_run
 from runctx.identity import Verdict
 from runctx.records import ProcessTable, ProcIdentity, ProcRecord
@@ -42,7 +42,6 @@ from runctx.visibility import ProcMount
 DEFAULT_GRACE_SECONDS = 5.0
 KILL_WAIT_SECONDS = 2.0
 POLL_SECONDS = 0.05
-LOG_INFO = 20
 
 
 class StopStatus(enum.Enum):
@@ -276,7 +275,7 @@ def carry_out(
                 skipped[target.pid] = why
             log_event(
                 "runctx.signal",
-                level=LOG_INFO,
+                level=INFO,
                 pid=target.pid,
                 signal=signum.name,
                 sent=why is None,
@@ -334,7 +333,7 @@ def stop_runs(
         result = carry_out(plan, grace=grace, source=source)
         log_event(
             "runctx.stop",
-            level=LOG_INFO,
+            level=INFO,
             pid=result.pid,
             status=result.status.value,
             reasons=list(result.reasons),

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import attrs
 
-from runctx._log import log_event
+from runctx._log import INFO, log_event
 from runctx.records import ProcIdentity
 from runctx.report import Report, Viewpoint
 from runctx.runs import JudgedRun
@@ -32,7 +32,6 @@ from runctx.scanning import scan
 from runctx.sources import ProcessSource
 
 DEFAULT_POLL_SECONDS = 0.5
-LOG_INFO = 20
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -122,7 +121,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         if identities != shown:
             log_event(
                 "runctx.wait_blocking",
-                level=LOG_INFO,
+                level=INFO,
                 pids=[judged.run.pid for judged in blocking],
             )
             if on_change is not None:

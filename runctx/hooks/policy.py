@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
-from runctx._log import log_event
+from runctx._log import INFO, log_event
 from runctx.config import PYPROJECT, runctx_table
 from runctx.contention import foreign_message, same_checkout_message
 from runctx.exceptions import ConfigError
@@ -43,8 +43,6 @@ from runctx.shellcmd import TestInvocation
 from runctx.sources import ProcessSource
 from runctx.unknown import Unknown
 from runctx.waiting import blocking_runs
-
-LOG_INFO = 20
 
 
 class Action(enum.StrEnum):
@@ -297,7 +295,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
     decision = combine(decisions)
     log_event(
         "runctx.policy_decided",
-        level=LOG_INFO,
+        level=INFO,
         action=decision.action.value,
         mode=decision.mode.value,
         ours=[j.run.pid for j in decision.ours],
