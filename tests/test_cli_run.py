@@ -266,6 +266,16 @@ def test_pre_push_runs_the_tests_without_gits_environment(world):
     assert (world.idle / "gitdir").read_text() == "unset\n"
 
 
+def test_pre_push_without_runctx_still_runs_the_tests(world):
+    """A missing runctx never blocks the push by itself: the tests run, with a word on stderr."""
+    _, mark = marking(world.idle)
+    command = f"{sys.executable} runtests.py {mark}"
+    done = pre_push(world.idle, prePushCommand=command, path="/nonexistent/runctx")
+    assert done.returncode == 7  # the tests' own status
+    assert mark.exists()
+    assert "not found; running the tests without checking" in done.stderr
+
+
 def test_pre_push_refuses_while_the_checkout_is_busy_in_stop_mode(world):
     """With runctx.prePushMode=stop and a live run of the checkout, the push is refused."""
     argv, mark = marking(world.busy)
