@@ -10,7 +10,8 @@ from runctx.scanning import viewpoint
 from runctx.sources import SOURCE_NAMES
 
 
-def _directory(text: str) -> str:
+def directory_argument(text: str) -> str:
+    """An argparse type: an existing directory, else a usage error."""
     if not os.path.isdir(text):
         msg = f"not a directory: {text}"
         raise argparse.ArgumentTypeError(msg)
@@ -32,7 +33,7 @@ def add_viewpoint_options(parser: argparse.ArgumentParser) -> None:
     """``--root``, ``--uid`` and ``--source``."""
     parser.add_argument(
         "--root",
-        type=_directory,
+        type=directory_argument,
         metavar="DIR",
         help="judge from the checkout that holds DIR (default: the current directory's)",
     )

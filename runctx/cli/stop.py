@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
+from runctx.cli.common import directory_argument
 from runctx.contention import describe_run
 from runctx.jsonreport import run_json
 from runctx.scanning import viewpoint
@@ -52,13 +52,6 @@ def _pid(text: str) -> int:
         msg = f"not a pid (a positive integer): {text}"
         raise argparse.ArgumentTypeError(msg)
     return value
-
-
-def _directory(text: str) -> str:
-    if not os.path.isdir(text):
-        msg = f"not a directory: {text}"
-        raise argparse.ArgumentTypeError(msg)
-    return text
 
 
 def _grace(text: str) -> float:
@@ -90,7 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--json", action="store_true", help="print what was done as JSON")
     parser.add_argument(
         "--root",
-        type=_directory,
+        type=directory_argument,
         metavar="DIR",
         help="stop runs of the checkout that holds DIR (default: the current directory's)",
     )
