@@ -218,7 +218,7 @@ def scan_peak_kib(function: Callable[[], object]) -> int:
 
 def scan_rows(repeats: int, sizes: Sequence[int]) -> list[dict[str, object]]:
     """In-process scan, source table and C floor at each size."""
-    from runctx.procfs import ProcfsSource  # noqa: PLC0415 - after the env is set
+    from runctx.sources.procfs import ProcfsSource  # noqa: PLC0415 - after the env is set
     from runctx.scanning import scan, viewpoint  # noqa: PLC0415
 
     here = viewpoint(cwd=str(ROOT))

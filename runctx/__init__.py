@@ -18,18 +18,18 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.checkout import checkout_root
     from runctx.exceptions import ConfigError, RunctxError
+    from runctx.folding import FoldedRun, fold_runs
     from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
-    from runctx.jsonreport import report_json
-    from runctx.load import Load, Pressure
+    from runctx.present.json import report_json
     from runctx.records import ProcIdentity, ProcRecord
-    from runctx.report import Report, Viewpoint
+    from runctx.report import JudgedRun, Report, Run, Viewpoint
     from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
-    from runctx.runs import FoldedRun, JudgedRun, Run, fold_runs
     from runctx.scanning import scan, viewpoint
     from runctx.sources import ProcessSource
+    from runctx.sources.load import Load, Pressure
+    from runctx.sources.visibility import Visibility
     from runctx.stopping import StopResult, StopStatus, stop_runs
     from runctx.unknown import Reason, Unknown
-    from runctx.visibility import Visibility
     from runctx.waiting import WaitOutcome, blocking_runs, wait_for_turn
 
 __all__ = [
@@ -81,9 +81,9 @@ _HOMES = {
     "foreign_reasons": "runctx.identity",
     "is_foreign": "runctx.identity",
     "judge": "runctx.identity",
-    "report_json": "runctx.jsonreport",
-    "Load": "runctx.load",
-    "Pressure": "runctx.load",
+    "report_json": "runctx.present.json",
+    "Load": "runctx.sources.load",
+    "Pressure": "runctx.sources.load",
     "ProcIdentity": "runctx.records",
     "ProcRecord": "runctx.records",
     "Report": "runctx.report",
@@ -91,10 +91,10 @@ _HOMES = {
     "RunnerMatch": "runctx.runners",
     "RunnerPattern": "runctx.runners",
     "detect_runner": "runctx.runners",
-    "FoldedRun": "runctx.runs",
-    "JudgedRun": "runctx.runs",
-    "Run": "runctx.runs",
-    "fold_runs": "runctx.runs",
+    "FoldedRun": "runctx.folding",
+    "JudgedRun": "runctx.report",
+    "Run": "runctx.report",
+    "fold_runs": "runctx.folding",
     "scan": "runctx.scanning",
     "viewpoint": "runctx.scanning",
     "ProcessSource": "runctx.sources",
@@ -103,7 +103,7 @@ _HOMES = {
     "stop_runs": "runctx.stopping",
     "Reason": "runctx.unknown",
     "Unknown": "runctx.unknown",
-    "Visibility": "runctx.visibility",
+    "Visibility": "runctx.sources.visibility",
     "WaitOutcome": "runctx.waiting",
     "blocking_runs": "runctx.waiting",
     "wait_for_turn": "runctx.waiting",

@@ -65,7 +65,7 @@ def checkout_root(cwd: str | Unknown) -> str | Unknown:
 
         if isinstance(error, PermissionError):
             return Unknown(Reason.DENIED, f"cannot look into {real}")
-        return Unknown(Reason.GONE, f"{real} no longer exists")
+        return Unknown(Reason.MISSING, f"{real} does not exist")
     chain = _ancestors(real)
     for markers in ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS):
         found = _nearest_with(chain, markers)

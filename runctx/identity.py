@@ -54,6 +54,7 @@ _CWD_PHRASES = {
     Reason.GONE: "process gone",
     Reason.ZOMBIE: "process is a zombie",
     Reason.DELETED: "cwd deleted",
+    Reason.MISSING: "directory does not exist",
     Reason.OTHER_NAMESPACE: "cwd in another mount namespace",
     Reason.NOT_READ: "cwd not read",
 }

@@ -7,10 +7,15 @@ to say:
 - the report header names the other live runs of this checkout (pid, age,
   members) and the foreign runs that share the CPUs (how many, how loaded the
   box is);
-- ``--runctx=warn`` (the default) only reports; ``--runctx=wait`` blocks the
-  session start until no earlier run of this checkout is live (``--runctx-timeout``
-  bounds it); ``--runctx=refuse`` exits with status 75 when one is live. A wait
-  that times out exits with 75 too: either way, nothing ran;
+- what happens next to an earlier live run of this checkout is the policy's
+  decision (:mod:`runctx.policy`) for the mode the session runs in:
+  ``--runctx`` (ini ``runctx``), else the checkout's ``on-same-checkout``
+  setting (``[tool.runctx]`` or ``$RUNCTX_ON_SAME_CHECKOUT``), else ``warn``.
+  ``warn`` only reports; ``wait`` blocks the session start until no earlier
+  run of this checkout is live (``--runctx-timeout`` bounds it); ``refuse``
+  (the policy's ``stop``; ``stop`` is accepted too) exits with status 75, and
+  so does ``ask``, since a test session has no one to ask. A wait that times
+  out exits with 75 too: either way, nothing ran;
 - the terminal summary says whether contention was seen during the session
   (sampled at the start, at the first test report, every ``--runctx-sample``
   seconds, and at the end), so a flaky failure can be read against it;
@@ -38,20 +43,20 @@ from collections.abc import Callable, Generator
 import attrs
 import pytest
 
+from runctx.exits import EXIT_REFUSED
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from runctx.load import Load
+    from runctx.policy import Decision
     from runctx.records import ProcIdentity
-    from runctx.report import Report, Viewpoint
-    from runctx.runs import JudgedRun
+    from runctx.report import JudgedRun, Report, Viewpoint
     from runctx.sources import ProcessSource
+    from runctx.sources.load import Load
     from runctx.waiting import WaitOutcome
 
-MODES = ("warn", "wait", "refuse")
-EXIT_REFUSED = 75
-"""The exit status of a refused session, and of a wait that timed out (EX_TEMPFAIL)."""
-
-DEFAULT_POLL_SECONDS = 0.5
+MODES = ("warn", "wait", "refuse", "stop", "ask")
+"""The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
+POLICY_MODES = {"warn": "warn", "wait": "wait", "refuse": "stop", "stop": "stop", "ask": "ask"}
 DEFAULT_SAMPLE_SECONDS = 30.0
 AUTO_WINDOW_SECONDS = 0.3
 """How long the CPU use of other runs is measured for ``-n auto``."""
@@ -74,8 +79,12 @@ class PluginState:
     """The controller's state for one session, kept in ``config.stash``."""
 
     mode: str
+    """``warn``, ``wait``, ``refuse``, ``stop`` or ``ask`` (the plugin's words)."""
+    mode_from: str
+    """Where the mode came from, for the header (``--runctx=wait``, the checkout's setting)."""
     timeout: float | None
-    poll_seconds: float
+    poll_seconds: float | None
+    """None: as often as ``runctx wait`` (:data:`runctx.waiting.DEFAULT_POLL_SECONDS`)."""
     sample_seconds: float
     header: list[str] = attrs.Factory(list)
     samples: list[Sample] = attrs.Factory(list)
@@ -84,6 +93,7 @@ class PluginState:
     here: Viewpoint | None = None
     source: ProcessSource | None = None
     start: Report | None = None
+    decision: Decision | None = None
     waited: WaitOutcome | None = None
     last_sample: float = 0.0
     reports_seen: int = 0
@@ -114,8 +124,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=MODES,
         default=None,
         help=(
-            "what to do when another run of this checkout is live: warn (report it; the "
-            "default), wait (until it ends) or refuse (exit 75). ini: runctx"
+            "what to do when another run of this checkout is live: warn (report it), wait "
+            "(until it ends) or refuse (exit 75; stop and ask do the same). Default: the "
+            "checkout's on-same-checkout setting, else warn. ini: runctx"
         ),
     )
     group.addoption(
@@ -131,7 +142,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="runctx_poll",
         default=None,
         metavar="DURATION",
-        help=f"with --runctx=wait, scan every DURATION (default {DEFAULT_POLL_SECONDS}s). "
+        help="with --runctx=wait, scan every DURATION (default: as often as runctx wait). "
         "ini: runctx_poll",
     )
     group.addoption(
@@ -150,7 +161,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="with -n auto, leave room for the CPUs other runs keep busy (default yes). "
         "ini: runctx_share_cpus",
     )
-    parser.addini("runctx", "runctx mode: warn, wait or refuse", default="warn")
+    parser.addini("runctx", "runctx mode: warn, wait or refuse", default="")
     parser.addini("runctx_timeout", "runctx: longest wait with --runctx=wait", default="")
     parser.addini("runctx_poll", "runctx: scan interval while waiting", default="")
     parser.addini("runctx_sample", "runctx: contention sampling interval", default="")
@@ -187,15 +198,40 @@ def _share_cpus(config: pytest.Config) -> bool:
     return bool(value == "yes")
 
 
+def _mode(config: pytest.Config) -> tuple[str, str]:
+    """The session's mode and where it came from: option, ini, the checkout, or the default."""
+    option = config.getoption("runctx")
+    if option:
+        return str(option), f"--runctx={option}"
+    ini = str(config.getini("runctx")).strip()
+    if ini:
+        if ini not in MODES:
+            msg = f"runctx = {ini!r}: choose one of {', '.join(MODES)}"
+            raise pytest.UsageError(msg)
+        return ini, f"--runctx={ini}"
+    from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
+    from runctx.exceptions import ConfigError  # noqa: PLC0415
+    from runctx.settings import MODE_ENV, MODE_KEY, settings_for  # noqa: PLC0415
+
+    try:
+        settings = settings_for(checkout_root(str(config.rootpath)))
+    except ConfigError as error:
+        raise pytest.UsageError(str(error)) from None
+    chosen = settings.on_same_checkout
+    if chosen is None:
+        return "warn", "--runctx=warn"
+    if os.environ.get(MODE_ENV):
+        return chosen.value, f"${MODE_ENV}={chosen.value}"
+    return chosen.value, f'{MODE_KEY} = "{chosen.value}"'
+
+
 def _state_from(config: pytest.Config) -> PluginState:
-    mode = _setting(config, "runctx") or "warn"
-    if mode not in MODES:
-        msg = f"runctx = {mode!r}: choose one of {', '.join(MODES)}"
-        raise pytest.UsageError(msg)
-    poll = _duration(config, "runctx_poll", DEFAULT_POLL_SECONDS) or DEFAULT_POLL_SECONDS
+    mode, mode_from = _mode(config)
+    poll = _duration(config, "runctx_poll", None) or None
     sample = _duration(config, "runctx_sample", DEFAULT_SAMPLE_SECONDS)
     return PluginState(
         mode=mode,
+        mode_from=mode_from,
         timeout=_duration(config, "runctx_timeout", None),
         poll_seconds=poll,
         sample_seconds=DEFAULT_SAMPLE_SECONDS if sample is None else sample,
@@ -214,8 +250,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state = PluginState(
             mode="warn",
+            mode_from="--runctx=warn",
             timeout=None,
-            poll_seconds=DEFAULT_POLL_SECONDS,
+            poll_seconds=None,
             sample_seconds=DEFAULT_SAMPLE_SECONDS,
         )
         _broken(state, error)
@@ -227,9 +264,21 @@ def pytest_configure(config: pytest.Config) -> None:
 # -- what a report says -------------------------------------------------------------
 
 
-def header_lines(report: Report, mode: str, timeout: float | None) -> list[str]:
+def session_decision(report: Report, mode: str) -> Decision:
+    """The policy's decision for this session about to start, in the plugin's ``mode``."""
+    from runctx import policy  # noqa: PLC0415 - see the module docstring
+    from runctx.settings import Mode  # noqa: PLC0415
+
+    return policy.decision_for(report, Mode(POLICY_MODES[mode]), own_run=True)
+
+
+def header_lines(
+    report: Report, decision: Decision, mode_from: str, timeout: float | None
+) -> list[str]:
     """The header lines for the scan at session start (none when nothing is live)."""
-    from runctx.contention import foreign_message, same_checkout_message  # noqa: PLC0415
+    from runctx.policy import Action  # noqa: PLC0415
+    from runctx.present.words import foreign_message, same_checkout_message  # noqa: PLC0415
+    from runctx.settings import Mode  # noqa: PLC0415
     from runctx.waiting import blocking_runs  # noqa: PLC0415
 
     lines: list[str] = []
@@ -237,26 +286,25 @@ def header_lines(report: Report, mode: str, timeout: float | None) -> list[str]:
         lines.extend(PREFIX + line for line in same_checkout_message(report).splitlines())
     if report.foreign:
         lines.append(PREFIX + foreign_message(report))
-    if mode == "warn":
+    if decision.mode is Mode.WARN:
         return lines
-    blocking = blocking_runs(report)
-    count = len(blocking)
+    count = len(blocking_runs(report))
     runs = "run" if count == 1 else "runs"
-    if not blocking:
+    if decision.action not in {Action.STOP, Action.ASK}:
         limits = report.visibility.notes
         seen = f" (not seen: {'; '.join(limits)})" if limits else ""
         lines.append(
-            f"{PREFIX}--runctx={mode}: no earlier run of this checkout is live{seen}; going ahead"
+            f"{PREFIX}{mode_from}: no earlier run of this checkout is live{seen}; going ahead"
         )
-    elif mode == "wait":
+    elif decision.mode is Mode.WAIT:
         until = "no timeout" if timeout is None else f"timeout {timeout:g}s"
         lines.append(
-            f"{PREFIX}--runctx=wait: waiting for {count} earlier {runs} of this checkout "
+            f"{PREFIX}{mode_from}: waiting for {count} earlier {runs} of this checkout "
             f"to end ({until})"
         )
     else:
         lines.append(
-            f"{PREFIX}--runctx=refuse: not starting next to {count} earlier {runs} of this "
+            f"{PREFIX}{mode_from}: not starting next to {count} earlier {runs} of this "
             f"checkout (exit {EXIT_REFUSED})"
         )
     return lines
@@ -284,7 +332,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
         if samples and (always or errors):
             lines.append(f"no other test run was seen during this session ({taken})")
         return lines
-    from runctx.contention import describe_foreign, describe_load, describe_ours  # noqa: PLC0415
+    from runctx.present.words import describe_foreign, describe_load, describe_ours  # noqa: PLC0415
 
     lines.append(f"contention was seen during this session ({taken}):")
     lines.extend(
@@ -348,8 +396,9 @@ def _first_scan(state: PluginState) -> None:
         state.here = viewpoint(cwd=state.rootdir)
         report = scan(state.here, source=state.source)
         state.start = report
+        state.decision = session_decision(report, state.mode)
         state.samples.append(_sample_of("start", report))
-        state.header.extend(header_lines(report, state.mode, state.timeout))
+        state.header.extend(header_lines(report, state.decision, state.mode_from, state.timeout))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         _broken(state, error)
     state.last_sample = time.monotonic()
@@ -366,26 +415,31 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
     """
     config = session.config
     state = config.stash.get(STATE, None)
-    acts = state is not None and state.mode != "warn"
     if state is not None:
         _first_scan(state)
-        if acts and state.mode == "wait" and state.start is not None:
-            _act(config, state, state.start)
+        if state.mode == "wait":
+            _act(config, state)
     yield
-    if acts and state is not None and state.mode == "refuse" and state.start is not None:
-        _act(config, state, state.start)
+    if state is not None and state.mode != "wait":
+        _act(config, state)
 
 
-def _act(config: pytest.Config, state: PluginState, report: Report) -> None:
-    from runctx.contention import describe_ours, same_checkout_message  # noqa: PLC0415
-    from runctx.waiting import blocking_runs  # noqa: PLC0415
+def _act(config: pytest.Config, state: PluginState) -> None:
+    """Carry out the session's decision: wait, or refuse (a warning is in the header)."""
+    decision, report = state.decision, state.start
+    if decision is None or report is None:
+        return  # no scan: a failure inside runctx, already in the header
+    from runctx.policy import Action  # noqa: PLC0415
+    from runctx.present.words import describe_ours, same_checkout_message  # noqa: PLC0415
 
-    if not blocking_runs(report):
+    if decision.action not in {Action.STOP, Action.ASK}:
         return
-    if state.mode == "refuse":
+    if state.mode != "wait":
+        asks = " (it asks first, and a test session cannot ask)" if state.mode == "ask" else ""
         msg = (
             f"{same_checkout_message(report)}\nrunctx refused to start this session "
-            f"(--runctx=refuse, exit status {EXIT_REFUSED}); --runctx=wait waits for it instead."
+            f"({state.mode_from}{asks}, exit status {EXIT_REFUSED}); --runctx=wait waits "
+            "for it instead."
         )
         pytest.exit(msg, returncode=EXIT_REFUSED)
 
@@ -416,12 +470,12 @@ def _wait(
 ) -> WaitOutcome | None:
     assert state.here is not None  # noqa: S101 - set by the first scan
     try:
-        from runctx.waiting import wait_for_turn  # noqa: PLC0415
+        from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn  # noqa: PLC0415
 
         return wait_for_turn(
             state.here,
             timeout=state.timeout,
-            poll_seconds=state.poll_seconds,
+            poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
             on_change=show,
             source=state.source,
         )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import attrs
 
-from runctx.identity import Verdict
-from runctx.load import Load
-from runctx.runs import JudgedRun
+from runctx.identity import Judgement, Verdict
+from runctx.records import ProcIdentity
+from runctx.sources.load import Load
+from runctx.sources.visibility import Visibility
 from runctx.unknown import Unknown
-from runctx.visibility import Visibility
 
 
 @attrs.frozen
@@ -17,6 +17,54 @@ class Viewpoint:
 
     root: str | Unknown
     uid: int | Unknown
+
+
+@attrs.frozen
+class Run:
+    """One live test run, with the owner and checkout of its authoritative process.
+
+    ``processes`` are the identities (pid plus start) of every live process
+    folded into the run, the authoritative one first, as the scan read them;
+    ``members`` are their pids.
+    """
+
+    pid: int
+    start: int
+    kind: str
+    argv: tuple[str, ...] | Unknown
+    uid: int | Unknown
+    cwd: str | Unknown
+    root: str | Unknown
+    processes: tuple[ProcIdentity, ...]
+    age_seconds: float
+    started: float
+    cpu_seconds: float | Unknown
+    rss_bytes: int | Unknown
+    orphaned: bool
+    is_self: bool
+
+    @property
+    def identity(self) -> ProcIdentity:
+        """The (pid, start) of the authoritative process."""
+        return ProcIdentity(self.pid, self.start)
+
+    @property
+    def members(self) -> tuple[int, ...]:
+        """The pid of every live process of the run, the authoritative one first."""
+        return tuple(process.pid for process in self.processes)
+
+
+@attrs.frozen
+class JudgedRun:
+    """A run and its verdict from one viewpoint."""
+
+    run: Run
+    judgement: Judgement
+
+    @property
+    def foreign(self) -> bool:
+        """Whether the run is known to be foreign from the viewpoint."""
+        return self.judgement.foreign
 
 
 @attrs.frozen

@@ -8,30 +8,15 @@ from collections.abc import Callable, Mapping, Sequence
 
 from runctx._log import INFO, log_event
 from runctx.checkout import RootCache, checkout_root
+from runctx.folding import WORKER_ROLE, FoldedRun, descends_from, fold_runs, live_parent
 from runctx.identity import judge
-from runctx.load import read_load
 from runctx.records import ProcessTable, ProcRecord
-from runctx.report import Report, Viewpoint
-from runctx.runners import (
-    BUILTIN_PATTERNS,
-    RunnerMatch,
-    RunnerPattern,
-    detect_runner,
-    load_runner_config,
-)
-from runctx.runs import (
-    WORKER_ROLE,
-    FoldedRun,
-    JudgedRun,
-    Run,
-    descends_from,
-    fold_runs,
-    live_parent,
-    total,
-)
+from runctx.report import JudgedRun, Report, Run, Viewpoint
+from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
+from runctx.settings import settings_for
 from runctx.sources import ProcessSource, default_source
+from runctx.sources.visibility import describe_limits
 from runctx.unknown import Reason, Unknown
-from runctx.visibility import describe_limits
 
 
 def viewpoint(
@@ -59,12 +44,12 @@ def viewpoint(
     return Viewpoint(root=root, uid=uid)
 
 
-def runner_patterns(here: Viewpoint) -> tuple[RunnerPattern, ...]:
-    """The builtin runner table plus what the checkout's ``[tool.runctx]`` adds."""
-    if isinstance(here.root, Unknown):
-        return BUILTIN_PATTERNS
-    extra = load_runner_config(os.path.join(here.root, "pyproject.toml"))
-    return (*extra, *BUILTIN_PATTERNS)
+def total(values: Sequence[float | Unknown]) -> float | Unknown:
+    """The sum of the members' values, or why it is not known (a member's was not)."""
+    missing = [value for value in values if isinstance(value, Unknown)]
+    if missing:
+        return Unknown(missing[0].reason, f"{len(missing)} of {len(values)} processes unreadable")
+    return sum(value for value in values if not isinstance(value, Unknown))
 
 
 def _whole(value: float | Unknown) -> int | Unknown:
@@ -87,7 +72,7 @@ def _run_of(
         uid=authority.uid,
         cwd=authority.cwd,
         root=roots.root_of(authority.cwd),
-        members=members,
+        processes=tuple(records[pid].identity for pid in members),
         age_seconds=authority.age_seconds,
         started=time.time() - authority.age_seconds,
         cpu_seconds=total([records[pid].cpu_seconds for pid in members]),
@@ -144,13 +129,13 @@ def scan(
     """Scan the box once and judge every live test run from ``here``.
 
     ``here`` defaults to :func:`viewpoint` of the calling process; ``patterns``
-    to the runner table plus the checkout's ``[tool.runctx]``; ``self_pid`` to
-    the calling process (the run containing it is this run).
+    to the runner table of the checkout's settings (:func:`runctx.settings.settings_for`);
+    ``self_pid`` to the calling process (the run containing it is this run).
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
     source = source if source is not None else default_source()
-    table_patterns = tuple(patterns) if patterns is not None else runner_patterns(here)
+    table_patterns = tuple(patterns) if patterns is not None else settings_for(here.root).patterns
     self_pid = self_pid if self_pid is not None else os.getpid()
 
     detected: dict[tuple[str, ...], RunnerMatch | None] = {}
@@ -193,7 +178,7 @@ def scan(
     report = Report(
         here=here,
         runs=tuple(judged_runs),
-        load=read_load(),
+        load=source.load(),
         visibility=visibility,
         self_pid=self_pid,
         taken_at=time.time(),

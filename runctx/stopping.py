@@ -6,13 +6,14 @@ its verdict is :attr:`~runctx.identity.Verdict.OURS` (its uid and its checkout
 root were both read and both match), and never when it is the run the caller
 belongs to. Anything else is refused with the reasons.
 
-A run is stopped by the pids a fresh scan saw in it (the authoritative process
-first, then its members), never by name. Right before each signal the pid's
-identity (pid plus start time) is read again and compared with the one the
-scan saw, so a pid that was reused by another process is never hit; on Linux
-the signal goes through a pidfd opened before that check, which pins the
-process, so not even a reuse between the check and the signal can misdirect it.
-``SIGTERM`` first, ``SIGKILL`` to whatever is left after the grace period.
+A run is stopped by the processes a fresh scan saw in it (the authoritative
+process first, then its members, each by its identity), never by name. Right
+before each signal the pid's identity (pid plus start time) is read again and
+compared with the one the scan saw, so a pid that was reused by another
+process is never hit; on Linux the signal goes through a pidfd opened before
+that check, which pins the process, so not even a reuse between the check and
+the signal can misdirect it. ``SIGTERM`` first, ``SIGKILL`` to whatever is
+left after the grace period.
 """
 
 from __future__ import annotations
@@ -23,21 +24,18 @@ import os
 import pwd
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Protocol, cast
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import attrs
 
 from runctx._log import INFO, log_event
-from runctx.contention import describe_run
 from runctx.identity import Verdict
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
-from runctx.report import Report, Viewpoint
-from runctx.runs import JudgedRun
+from runctx.present.words import describe_run
+from runctx.records import ProcIdentity
+from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
 from runctx.sources import ProcessSource, default_source
 from runctx.unknown import Unknown
-from runctx.visibility import ProcMount
 
 DEFAULT_GRACE_SECONDS = 5.0
 KILL_WAIT_SECONDS = 2.0
@@ -87,60 +85,23 @@ class StopPlan:
     reasons: tuple[str, ...]
 
 
-class _RecordingSource:
-    """A source that keeps the table it read, so members keep their identities."""
-
-    def __init__(self, inner: ProcessSource) -> None:
-        self.inner = inner
-        self.name = inner.name
-        self.last: ProcessTable | None = None
-
-    def table(self) -> ProcessTable:
-        self.last = self.inner.table()
-        return self.last
-
-    def with_owner(self, record: ProcRecord) -> ProcRecord:
-        return self.inner.with_owner(record)
-
-    def proc_mount(self) -> ProcMount | None:
-        return self.inner.proc_mount()
-
-    def own_pid_namespace(self) -> bool:
-        return self.inner.own_pid_namespace()
-
-
-class _ReadsOneProcess(Protocol):
-    def __call__(self, pid: int, now: float, /) -> ProcRecord | Unknown: ...
-
-
-def current_identity(pid: int, source: ProcessSource) -> ProcIdentity | None:
-    """The identity of the live process that holds ``pid`` now, None if none does.
-
-    A zombie holds its pid but is not live: it counts as gone.
-    """
-    read_one = cast("_ReadsOneProcess | None", getattr(source, "read_process", None))
-    record: ProcRecord | Unknown | None = (
-        read_one(pid, time.time()) if read_one is not None else source.table().records.get(pid)
-    )
-    return record.identity if isinstance(record, ProcRecord) else None
-
-
-def home_directories(uid: int | Unknown) -> set[str]:
+def home_directories(uid: int | Unknown, environ: Mapping[str, str] | None = None) -> set[str]:
     """The home directories a checkout root must not be: ``$HOME`` and the uid's."""
+    environ = os.environ if environ is None else environ
     homes = set()
-    if os.environ.get("HOME"):
-        homes.add(os.path.realpath(os.environ["HOME"]))
+    if environ.get("HOME"):
+        homes.add(os.path.realpath(environ["HOME"]))
     if isinstance(uid, int):
         with contextlib.suppress(KeyError):
             homes.add(os.path.realpath(pwd.getpwuid(uid).pw_dir))
     return homes
 
 
-def _refusal(judged: JudgedRun) -> tuple[str, ...] | None:
+def _refusal(judged: JudgedRun, homes: Collection[str]) -> tuple[str, ...] | None:
     run = judged.run
     if run.is_self:
         return (f"pid {run.pid} is the run this command belongs to; a run never stops itself",)
-    if judged.judgement.verdict is Verdict.OURS and run.root in home_directories(run.uid):
+    if judged.judgement.verdict is Verdict.OURS and run.root in homes:
         # A .git in a home directory (dotfiles) makes every project below it one
         # checkout: "same checkout" then says too little to act on.
         return (
@@ -158,23 +119,13 @@ def _refusal(judged: JudgedRun) -> tuple[str, ...] | None:
     )
 
 
-def scan_with_records(
-    here: Viewpoint | None = None, *, source: ProcessSource | None = None
-) -> tuple[Report, dict[int, ProcRecord]]:
-    """A scan, and the process records it was taken from (members' identities)."""
-    recording = _RecordingSource(source if source is not None else default_source())
-    report = scan(here if here is not None else viewpoint(), source=recording)
-    return report, recording.last.records if recording.last is not None else {}
+def plan_stop(report: Report, pids: Iterable[int], homes: Collection[str]) -> tuple[StopPlan, ...]:
+    """Decide, for each pid, whether the scan allows stopping its run (pure).
 
-
-def plan_stop(
-    report: Report, records: Mapping[int, ProcRecord], pids: Iterable[int]
-) -> tuple[StopPlan, ...]:
-    """Decide, for each pid, whether the scan allows stopping its run.
-
-    ``records`` are the processes the scan read, by pid: they give each member
-    the identity it had then. A pid must be a run's authoritative pid; a member
-    pid is refused with the run to name instead.
+    A pid must be a run's authoritative pid; a member pid is refused with the
+    run to name instead. ``homes`` are the directories no checkout root may be
+    for a stop (:func:`home_directories`): a ``.git`` there makes every project
+    below it one checkout, too coarse to act on.
     """
     by_pid = {judged.run.pid: judged for judged in report.runs}
     plans: list[StopPlan] = []
@@ -192,12 +143,11 @@ def plan_stop(
                 )
                 plans.append(StopPlan(pid, owner, (), StopStatus.REFUSED, (reason,)))
             continue
-        refused = _refusal(judged)
+        refused = _refusal(judged, homes)
         if refused is not None:
             plans.append(StopPlan(pid, judged, (), StopStatus.REFUSED, refused))
             continue
-        targets = tuple(records[m].identity for m in judged.run.members if m in records)
-        plans.append(StopPlan(pid, judged, targets, None, ()))
+        plans.append(StopPlan(pid, judged, judged.run.processes, None, ()))
     return tuple(plans)
 
 
@@ -212,8 +162,8 @@ def _send(identity: ProcIdentity, signum: signal.Signals, source: ProcessSource)
         except OSError:
             pidfd = None  # an old kernel: fall back to kill() right after the check
     try:
-        now = current_identity(identity.pid, source)
-        if now is None:
+        now = source.current_identity(identity.pid)
+        if isinstance(now, Unknown):
             return "gone"
         if now != identity:
             return "pid reused by another process"
@@ -232,7 +182,7 @@ def _send(identity: ProcIdentity, signum: signal.Signals, source: ProcessSource)
 
 
 def _live(targets: Iterable[ProcIdentity], source: ProcessSource) -> tuple[ProcIdentity, ...]:
-    return tuple(t for t in targets if current_identity(t.pid, source) == t)
+    return tuple(t for t in targets if source.current_identity(t.pid) == t)
 
 
 def _wait_gone(
@@ -327,9 +277,10 @@ def stop_runs(
     ``grace`` seconds, then ``SIGKILL`` for what is left.
     """
     source = source if source is not None else default_source()
-    report, records = scan_with_records(here, source=source)
+    report = scan(here if here is not None else viewpoint(), source=source)
+    homes = home_directories(report.here.uid)
     results = []
-    for plan in plan_stop(report, records, pids):
+    for plan in plan_stop(report, pids, homes):
         result = carry_out(plan, grace=grace, source=source)
         log_event(
             "runctx.stop",

@@ -25,6 +25,8 @@ class Reason(enum.Enum):
     """The file or line is not there on this kernel or system."""
     DELETED = "deleted"
     """The cwd was removed from the file system."""
+    MISSING = "missing"
+    """A path (not a process) does not exist: a directory named but never there, or gone."""
     UNPARSABLE = "unparsable"
     """The text was read but did not have the expected shape."""
     OTHER_NAMESPACE = "other-namespace"

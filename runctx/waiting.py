@@ -26,8 +26,7 @@ import attrs
 
 from runctx._log import INFO, log_event
 from runctx.records import ProcIdentity
-from runctx.report import Report, Viewpoint
-from runctx.runs import JudgedRun
+from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan
 from runctx.sources import ProcessSource
 

@@ -99,7 +99,7 @@ def test_a_missing_directory_is_unknown(tmp_path):
     """A cwd that does not exist any more has no knowable root."""
     result = checkout_root(str(tmp_path / "gone"))
     assert isinstance(result, Unknown)
-    assert result.reason is Reason.GONE
+    assert result.reason is Reason.MISSING
 
 
 def test_an_unknown_cwd_stays_unknown_with_its_reason():

@@ -183,7 +183,7 @@ def test_an_internal_error_still_runs_the_command(world):
     argv, mark = marking(world.busy)
     code = (
         "import sys\n"
-        "from runctx.hooks import policy\n"
+        "from runctx import policy\n"
         "def boom(*args, **kwargs):\n"
         "    raise RuntimeError('scan exploded')\n"
         "policy.decide = boom\n"

@@ -37,7 +37,7 @@ from runfixtures import (
 from runctx.cli.check import EXIT_OURS, outcome_of
 from runctx.records import ProcIdentity
 from runctx.scanning import scan, viewpoint
-from runctx.stopping import StopStatus, carry_out, plan_stop, scan_with_records, stop_runs
+from runctx.stopping import StopStatus, carry_out, plan_stop, stop_runs
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
@@ -229,8 +229,8 @@ def test_a_reused_pid_is_never_signalled(shared_tmp, runs):
     runs.append(run)
     wait_for(lambda: ready.exists() and ready.read_text(), what="the run's child to start")
     child = int(ready.read_text())
-    report, records = scan_with_records(viewpoint(cwd=str(checkout)))
-    (plan,) = plan_stop(report, records, [run.pid])
+    report = scan(viewpoint(cwd=str(checkout)))
+    (plan,) = plan_stop(report, [run.pid], homes=())
     assert plan.refusal is None
     assert [target.pid for target in plan.targets] == [run.pid, child]
     os.kill(child, signal.SIGKILL)
@@ -250,8 +250,8 @@ def test_identities_come_from_the_scan(shared_tmp, runs):
     checkout = make_checkout(shared_tmp)
     run = start_run_tests_script(checkout)
     runs.append(run)
-    report, records = scan_with_records(viewpoint(cwd=str(checkout)))
-    (plan,) = plan_stop(report, records, [run.pid])
+    report = scan(viewpoint(cwd=str(checkout)))
+    (plan,) = plan_stop(report, [run.pid], homes=())
     stat = Path(f"/proc/{run.pid}/stat").read_bytes()
     start = int(stat[stat.rfind(b")") + 2 :].split()[19])
     assert plan.targets == (ProcIdentity(run.pid, start),)

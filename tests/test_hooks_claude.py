@@ -28,7 +28,7 @@ FORBIDDEN_ON_THE_FAST_PATH = (
     "structlog",
     "psutil",
     "runctx.scanning",
-    "runctx.procfs",
+    "runctx.sources.procfs",
     "argparse",
     "typing",
     "runctx.hooks.policy",
@@ -302,9 +302,9 @@ def test_the_non_test_path_imports_nothing_heavy(world):
     assert done.returncode == 0
     assert done.stdout == ""
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
-    assert "runctx.prefilter" in imported
-    assert "runctx.hooks.claude" in imported
-    assert "runctx.shellcmd" not in imported, (
+    assert "runctx.shell.prefilter" in imported
+    assert "runctx.hooks.agents.claude" in imported
+    assert "runctx.shell.commands" not in imported, (
         "the shell parser loaded for a command naming no runner"
     )
     for name in FORBIDDEN_ON_THE_FAST_PATH:

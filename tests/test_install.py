@@ -14,18 +14,15 @@ import pytest
 from hooktools import RUNCTX, hook_env
 from proctools import make_checkout
 
-from runctx.cli.install import PROJECT_FILES, SPECS
 from runctx.cli.main import main
-from runctx.hooks import settings
+from runctx.hooks import settings_file
+from runctx.hooks.agents import AGENT_NAMES, agent
 
 ROOT = Path(__file__).resolve().parents[1]
 READY_FILES = {
-    "claude": "hooks/claude/settings.json",
-    "codex": "hooks/codex/hooks.json",
-    "gemini": "hooks/gemini/settings.json",
-    "cursor": "hooks/cursor/hooks.json",
-    "copilot": "hooks/copilot/runctx.json",
+    name: f"hooks/{name}/{os.path.basename(agent(name).FILES.project)}" for name in AGENT_NAMES
 }
+"""The ready file of each agent: what an install writes into a new project file."""
 
 USER_CONTENT = """{
     "model": "opus",
@@ -88,8 +85,8 @@ def install(capsys, monkeypatch):
 def without_runctx(document: object) -> object:
     """``document`` with every runctx handler, and what held only those, taken out."""
     copy = json.loads(json.dumps(document))
-    for spec in SPECS.values():
-        settings.uninstall(spec, copy, "test")
+    for name in AGENT_NAMES:
+        settings_file.uninstall(agent(name).INSTALL, copy, "test")
     return copy
 
 
@@ -108,12 +105,12 @@ def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install
     assert "PreToolUse (runctx hook claude)" in done.stdout
 
 
-@pytest.mark.parametrize("agent", sorted(SPECS))
-def test_the_ready_files_match_what_install_writes(agent):
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_the_ready_files_match_what_install_writes(name):
     """hooks/ holds, for every agent, what an install into an empty file produces."""
     document: dict[str, object] = {}
-    settings.install(SPECS[agent], document, "runctx", "ready")
-    assert settings.render(document, None) == (ROOT / READY_FILES[agent]).read_text()
+    settings_file.install(agent(name).INSTALL, document, "runctx", "ready")
+    assert settings_file.settings_text(document, None) == (ROOT / READY_FILES[name]).read_text()
 
 
 def test_install_keeps_every_existing_key_and_hook(checkout, install):
@@ -257,8 +254,9 @@ def test_scopes_write_where_each_agent_looks(checkout, tmp_path, install):
     assert (home / ".claude" / "settings.json").exists()
     assert install("codex", "--scope", "user", cwd=sub, env=env).returncode == 0
     assert (home / ".codex" / "hooks.json").exists()
-    for agent, relative in PROJECT_FILES.items():
-        assert install(agent, cwd=sub, env=env).returncode == 0
+    for name in AGENT_NAMES:
+        relative = agent(name).FILES.project
+        assert install(name, cwd=sub, env=env).returncode == 0
         assert (checkout / relative).exists()
     refused = install("codex", "--scope", "local", cwd=sub, env=env)
     assert refused.returncode == 1
@@ -335,8 +333,8 @@ def test_two_installs_racing_keep_both(checkout):
         assert "runctx hook claude" in text
         assert "runctx hook codex" in text
         assert without_runctx(json.loads(text)) == json.loads(USER_CONTENT)
-        for agent in ("claude", "codex"):
-            done = install_process(agent, "--uninstall", "--file", str(path), cwd=checkout)
+        for name in ("claude", "codex"):
+            done = install_process(name, "--uninstall", "--file", str(path), cwd=checkout)
             assert done.returncode == 0
         assert json.loads(path.read_text()) == json.loads(USER_CONTENT)
 
@@ -357,7 +355,7 @@ def test_the_lock_serialises_overlapping_updates(tmp_path):
 
     def worker(key: str) -> None:
         started.wait()
-        settings.update(str(path), slow_change(key))
+        settings_file.update(str(path), slow_change(key))
 
     threads = [threading.Thread(target=worker, args=(key,)) for key in ("first", "second")]
     for thread in threads:
@@ -378,8 +376,8 @@ def test_runctx_install_help_lists_the_agents():
         env=hook_env(),
     )
     assert done.returncode == 0
-    for agent in SPECS:
-        assert agent in done.stdout
+    for name in AGENT_NAMES:
+        assert name in done.stdout
     assert os.path.exists(ROOT / READY_FILES["claude"])
 
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 from proctools import OTHER_UID, PYTHON, orphan, require_root, wait_for
 
-from runctx.procfs import (
+from runctx.records import ProcRecord
+from runctx.scanning import scan, viewpoint
+from runctx.sources.procfs import (
     PF_KTHREAD,
     ProcfsSource,
     parse_cmdline,
     parse_stat,
     parse_status_uid,
 )
-from runctx.records import ProcRecord
-from runctx.scanning import scan, viewpoint
 from runctx.unknown import Reason, Unknown
 
 STAT_TAIL = b" S 1 2 3 0 -1 4194560 10 0 0 0 7 5 0 0 20 0 1 0 4242 100 25 18446744073709551615"
@@ -89,7 +89,7 @@ def test_a_real_process_with_a_hostile_name_is_read(tmp_path):
     try:
         wait_for(ready.exists, what="the hostile process")
         source = ProcfsSource()
-        record = source.read_process(proc.pid, 0.0)
+        record = source.read_process(proc.pid)
         assert isinstance(record, ProcRecord)
         assert record.comm == "a) b\n(c"
         assert record.ppid == os.getpid()
@@ -102,7 +102,7 @@ def test_a_real_argv_with_bad_bytes_and_empty_args_is_read_exactly(tmp_path):
     """Argv from the kernel keeps empty arguments, spaces and non-UTF-8 bytes."""
     proc = sleeper(tmp_path / "ready", b"\xff\xfe", "", "with space")
     try:
-        record = ProcfsSource().read_process(proc.pid, 0.0)
+        record = ProcfsSource().read_process(proc.pid)
         assert isinstance(record, ProcRecord)
         assert not isinstance(record.argv, Unknown)
         assert [os.fsencode(arg) for arg in record.argv[-3:]] == [b"\xff\xfe", b"", b"with space"]
@@ -115,7 +115,7 @@ def test_uid_and_cwd_are_read_for_a_real_process(tmp_path):
     proc = sleeper(tmp_path / "ready", cwd=tmp_path)
     try:
         source = ProcfsSource()
-        record = source.read_process(proc.pid, 0.0)
+        record = source.read_process(proc.pid)
         assert isinstance(record, ProcRecord)
         assert record.uid.reason is Reason.NOT_READ
         full = source.with_owner(record)
@@ -149,11 +149,11 @@ def test_a_process_that_exits_between_listing_and_reading_is_dropped(tmp_path):
     """A pid listed, then gone before its files are read, gives GONE, not an error."""
     proc = sleeper(tmp_path / "ready")
     source = ProcfsSource()
-    record = source.read_process(proc.pid, 0.0)
+    record = source.read_process(proc.pid)
     assert isinstance(record, ProcRecord)
     assert proc.pid in source.list_pids()
     stop(proc)
-    after = source.read_process(proc.pid, 0.0)
+    after = source.read_process(proc.pid)
     assert isinstance(after, Unknown)
     assert after.reason is Reason.GONE
     late = source.with_owner(record)
@@ -172,7 +172,7 @@ def test_a_zombie_is_never_a_record():
             what="the child to become a zombie",
         )
         source = ProcfsSource()
-        result = source.read_process(pid, 0.0)
+        result = source.read_process(pid)
         assert isinstance(result, Unknown)
         assert result.reason is Reason.ZOMBIE
         table = source.table()

@@ -24,9 +24,13 @@ from proctools import (
 from runfixtures import start_run_tests_script, start_xdist_run
 
 from runctx.identity import Verdict
-from runctx.procfs import PF_KTHREAD, ProcfsSource, parse_stat
-from runctx.psutil_source import (
-    PID_REUSED,
+from runctx.records import ProcRecord
+from runctx.scanning import scan, viewpoint
+from runctx.sources import SOURCE_ENV, default_source
+from runctx.sources.base import PID_REUSED
+from runctx.sources.procfs import PF_KTHREAD, ProcfsSource
+from runctx.sources.proctext import parse_stat
+from runctx.sources.psutil import (
     Basics,
     Memory,
     PsutilSource,
@@ -35,9 +39,6 @@ from runctx.psutil_source import (
     mapped,
     state_letter,
 )
-from runctx.records import ProcRecord
-from runctx.scanning import scan, viewpoint
-from runctx.sources import SOURCE_ENV, default_source
 from runctx.unknown import Reason, Unknown
 
 pytestmark = pytest.mark.skipif(not psutil.LINUX, reason="parity is tested against Linux /proc")
@@ -215,7 +216,7 @@ def test_a_zombie_is_counted_and_never_a_record():
     try:
         wait_for(lambda: proc_state(pid) == b"Z", what="the child to become a zombie")
         source = PsutilSource()
-        result = source.read_process(pid, time.time())
+        result = source.read_process(pid)
         assert result == Unknown(Reason.ZOMBIE)
         table = source.table()
         assert pid not in table.records
@@ -229,7 +230,7 @@ def test_a_run_member_that_turns_zombie_has_a_zombie_cwd(tmp_path):
     proc = sleeper(tmp_path / "ready", cwd=tmp_path)
     try:
         source = PsutilSource()
-        record = source.read_process(proc.pid, time.time())
+        record = source.read_process(proc.pid)
         assert isinstance(record, ProcRecord)
         os.kill(proc.pid, signal.SIGKILL)
         wait_for(lambda: proc_state(proc.pid) == b"Z", what="the sleeper to become a zombie")
@@ -252,7 +253,7 @@ def test_a_process_gone_between_table_and_owner_read_is_unknown_gone(tmp_path):
     late = source.with_owner(record)
     assert late.uid == PID_REUSED
     assert late.cwd == PID_REUSED
-    assert source.read_process(proc.pid, time.time()) == Unknown(Reason.GONE)
+    assert source.read_process(proc.pid) == Unknown(Reason.GONE)
     assert proc.pid not in source.table().records
 
 
@@ -261,7 +262,7 @@ def test_a_record_whose_start_no_longer_matches_its_pid_is_gone(tmp_path):
     proc = sleeper(tmp_path / "ready", cwd=tmp_path)
     try:
         source = PsutilSource()
-        record = source.read_process(proc.pid, time.time())
+        record = source.read_process(proc.pid)
         assert isinstance(record, ProcRecord)
         owned = source.with_owner(record)
         assert owned.uid == os.getuid()
@@ -285,7 +286,7 @@ def test_a_removed_cwd_is_deleted_but_a_dir_named_deleted_is_a_path(tmp_path):
         doomed.rmdir()
         source = PsutilSource()
         for proc, expected in ((gone, None), (kept, str(named.resolve()))):
-            record = source.read_process(proc.pid, time.time())
+            record = source.read_process(proc.pid)
             assert isinstance(record, ProcRecord)
             cwd = source.with_owner(record).cwd
             if expected is None:

@@ -24,6 +24,7 @@ from runctx.pytest_plugin import (
     EXIT_REFUSED,
     Sample,
     header_lines,
+    session_decision,
     shared_worker_count,
     summary_lines,
 )
@@ -378,7 +379,7 @@ def test_n_auto_leaves_room_for_cpus_other_runs_keep_busy(
 BROKEN_INSTALL = """
 import sys
 
-for name in ("runctx.scanning", "runctx.waiting", "runctx.contention"):
+for name in ("runctx.scanning", "runctx.waiting", "runctx.present.words"):
     sys.modules[name] = None  # importing it now raises ImportError
 """
 
@@ -417,7 +418,8 @@ def test_nothing_to_say_says_nothing(shared_tmp):
     """From a real scan in which no run is live, the header and summary stay empty."""
     checkout = make_checkout(shared_tmp)
     report = scan(viewpoint(cwd=str(checkout)), patterns=())
-    assert header_lines(report, "warn", None) == []
+    decision = session_decision(report, "warn")
+    assert header_lines(report, decision, "--runctx=warn", None) == []
     samples = [Sample("start", (), (), report.load), Sample("end", (), (), report.load)]
     assert summary_lines(samples, [], always=False) == []
     assert summary_lines(samples, [], always=True) == [

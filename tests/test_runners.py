@@ -8,14 +8,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from runctx.config import mentions_runctx_table
-from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import (
     BUILTIN_PATTERNS,
     RUNNER_KINDS,
@@ -23,9 +20,9 @@ from runctx.runners import (
     RunnerMatch,
     RunnerPattern,
     detect_runner,
-    load_runner_config,
     resolve_command,
 )
+from runctx.settings import settings_for
 
 XDIST_BOOTSTRAP = "import sys;exec(eval(sys.stdin.readline()))"
 XDIST_BOOTSTRAP_JSON = "import sys;import json;exec(json.loads(sys.stdin.readline()))"
@@ -464,12 +461,13 @@ class TestRunnerPattern:
         assert RunnerMatch("k") != RunnerMatch("k", "worker")
         assert len({RunnerMatch("k"), RunnerMatch("k")}) == 1
 
-    def test_repr_shows_the_non_default_fields(self):
-        """The repr reads like the constructor call, with only the fields that were set."""
+    def test_repr_names_every_field(self):
+        """The repr shows the type and every field by name, so two rows can be told apart."""
         pattern = RunnerPattern("e2e", programs=("run-e2e",), subcommand=("all",))
-        assert repr(pattern) == "RunnerPattern('e2e', programs=('run-e2e',), subcommand=('all',))"
-        worker = RunnerPattern("w", role="worker", codes=("x",), not_with=())
-        assert repr(worker) == "RunnerPattern('w', role='worker', codes=('x',))"
+        shown = repr(pattern)
+        assert shown.startswith("RunnerPattern(")
+        for part in ("kind='e2e'", "programs=frozenset({'run-e2e'})", "subcommand=('all',)"):
+            assert part in shown
         assert repr(RunnerMatch("go-test")) == "RunnerMatch(kind='go-test', role='runner')"
 
     @pytest.mark.parametrize(
@@ -487,123 +485,6 @@ class TestRunnerPattern:
         kwargs = {"programs": ("p",), **kwargs}
         with pytest.raises(error):
             RunnerPattern(**kwargs)
-
-
-class TestLoadRunnerConfig:
-    """``[tool.runctx] runners`` in pyproject.toml extends the table."""
-
-    def write(self, tmp_path, body):
-        """Write ``body`` as tmp_path/pyproject.toml and return its path."""
-        path = tmp_path / "pyproject.toml"
-        path.write_text(textwrap.dedent(body))
-        return str(path)
-
-    def test_good_config_extends_detection(self, tmp_path):
-        """Entries by program, by module and with args become patterns that detect their runs."""
-        path = self.write(
-            tmp_path,
-            """
-            [project]
-            name = "x"
-
-            [tool.runctx]
-            other_setting = true
-            runners = [
-              { kind = "e2e", program = "run-e2e" },
-              { kind = "integ", module = "integ_runner" },
-              { kind = "mk-verify", program = ["make", "gmake"], args = ["verify"] },
-              { kind = "smoke", program = "mvn", any_args = ["smoke"], value_options = ["-pl"] },
-              { kind = "bg", program = "bgworker", role = "worker", not_with = ["--dry"] },
-            ]
-            """,
-        )
-        extra = load_runner_config(path)
-        assert [p.kind for p in extra] == ["e2e", "integ", "mk-verify", "smoke", "bg"]
-        table = (*extra, *BUILTIN_PATTERNS)
-        assert detect_runner(["./run-e2e", "--all"], table) == RunnerMatch("e2e")
-        assert detect_runner(["uv", "run", "python", "-m", "integ_runner"], table) == RunnerMatch(
-            "integ"
-        )
-        assert detect_runner(["make", "-j4", "verify"], table) == RunnerMatch("mk-verify")
-        assert detect_runner(["gmake", "verify"], table) == RunnerMatch("mk-verify")
-        assert detect_runner(["make", "lint", "verify"], table) is None
-        assert detect_runner(["mvn", "-pl", "smoke", "clean"], table) is None
-        assert detect_runner(["mvn", "clean", "smoke"], table) == RunnerMatch("smoke")
-        assert detect_runner(["bgworker"], table) == RunnerMatch("bg", "worker")
-        assert detect_runner(["bgworker", "--dry"], table) is None
-        assert detect_runner(["run-e2e", "--version"], table) is None  # the default not_with
-        assert detect_runner(["run-e2e"]) is None
-
-    @pytest.mark.parametrize(
-        "body",
-        [
-            '[project]\nname = "runctx-user"\ndependencies = ["runctx>=0.1"]\n',
-            "[tool.runctxx]\nrunners = 3\n",
-        ],
-    )
-    def test_a_file_that_only_mentions_runctx_is_not_parsed(self, tmp_path, body):
-        """A dependency on runctx, or a look-alike table, is not a runctx table."""
-        assert load_runner_config(self.write(tmp_path, body)) == ()
-        assert not mentions_runctx_table(body.encode())
-
-    def test_missing_file_gives_nothing(self, tmp_path):
-        """A missing pyproject.toml (or a missing parent directory) adds no patterns."""
-        assert load_runner_config(str(tmp_path / "pyproject.toml")) == ()
-        assert load_runner_config(str(tmp_path / "no" / "pyproject.toml")) == ()
-
-    @pytest.mark.parametrize(
-        "body",
-        [
-            "",
-            "[project]\nname = 'x'\n",
-            "[tool.black]\nline-length = 100\n",
-            "[tool.runctx]\nstrict = true\n",
-            "[tool.runctx]\nrunners = []\n",
-        ],
-    )
-    def test_missing_table_gives_nothing(self, tmp_path, body):
-        """A file without ``[tool.runctx] runners`` adds no patterns."""
-        assert load_runner_config(self.write(tmp_path, body)) == ()
-
-    @pytest.mark.parametrize(
-        ("body", "names"),
-        [
-            ("[tool.runctx\n", "invalid TOML"),
-            ("tool = 3\n[tool.runctx]\n", "invalid TOML"),
-            ("[tool]\nrunctx = 3\n", "[tool.runctx] must be a table"),
-            ("[tool.runctx]\nrunners = 'pytest'\n", "runners must be an array"),
-            ("[tool.runctx]\nrunners = ['pytest']\n", "runners[0]"),
-            (
-                "[tool.runctx]\nrunners = [{kind='a', program='a'}, {kind='e', progam='x'}]\n",
-                "runners[1]",
-            ),
-            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key(s) progam"),
-            ("[tool.runctx]\nrunners = [{kind='e'}]\n", "needs 'program' or 'module'"),
-            ("[tool.runctx]\nrunners = [{kind=1, program='x'}]\n", "'kind' must be a string"),
-            ("[tool.runctx]\nrunners = [{program='x'}]\n", "kind must be a non-empty string"),
-            ("[tool.runctx]\nrunners = [{kind='e', program=3}]\n", "'program' must be a list"),
-            ("[tool.runctx]\nrunners = [{kind='e', program='x', args='t'}]\n", "'args' must be"),
-            ("[tool.runctx]\nrunners = [{kind='e', program=['x', 2]}]\n", "'program' must be"),
-            ("[tool.runctx]\nrunners = [{kind='e', program=''}]\n", "empty string"),
-            ("[tool.runctx]\nrunners = [{kind='e', program='x', role='boss'}]\n", "role must be"),
-        ],
-    )
-    def test_malformed_config_names_file_and_entry(self, tmp_path, body, names):
-        """Malformed TOML, tables, entries, keys or types raise ConfigError naming the file."""
-        path = self.write(tmp_path, body)
-        with pytest.raises(ConfigError) as caught:
-            load_runner_config(path)
-        message = str(caught.value)
-        assert message.startswith(f"{path}: ")
-        assert names in message
-        assert isinstance(caught.value, RunctxError)
-
-    def test_unreadable_path_raises_config_error(self, tmp_path):
-        """A path that exists but cannot be read as a file raises ConfigError naming it."""
-        directory = tmp_path / "pyproject.toml"
-        directory.mkdir()
-        with pytest.raises(ConfigError, match="cannot read"):
-            load_runner_config(str(directory))
 
 
 # --------------------------------------------------------------------------- real processes
@@ -712,7 +593,7 @@ def test_real_configured_module_is_detected(tmp_path):
     with _started(command, ready, cwd=tmp_path) as proc:
         argv = _cmdline(proc.pid)
         assert detect_runner(argv) is None
-        table = (*load_runner_config(str(config)), *BUILTIN_PATTERNS)
+        table = settings_for(str(tmp_path), environ={}).patterns
         assert detect_runner(argv, table) == RunnerMatch("integ")
 
 

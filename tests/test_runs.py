@@ -16,8 +16,8 @@ from runfixtures import (
     start_xdist_run,
 )
 
-from runctx.procfs import ProcfsSource
 from runctx.scanning import scan, viewpoint
+from runctx.sources.procfs import ProcfsSource
 
 
 def run_with_pid(report, pid):

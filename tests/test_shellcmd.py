@@ -9,7 +9,7 @@ import time
 import pytest
 
 from runctx.runners import RunnerPattern, detect_runner
-from runctx.shellcmd import (
+from runctx.shell.commands import (
     MAX_COMMAND_CHARS,
     MAX_DEPTH,
     MAX_STEPS,
@@ -402,6 +402,9 @@ class TestTestInvocation:
         assert a == b
         assert hash(a) == hash(b)
         assert a != TestInvocation("pytest", ("pytest", "-x"), "/w", cwd_known=False)
-        assert repr(a) == "TestInvocation('pytest', ('pytest', '-x'), '/w')"
+        assert repr(a) == (
+            "TestInvocation(argv=('pytest', '-x'), cwd='/w', cwd_known=True, kind='pytest', "
+            "role='runner')"
+        )
         with pytest.raises(AttributeError):
             a.cwd = "/x"  # type: ignore[misc]

@@ -8,9 +8,10 @@ import subprocess
 from proctools import OTHER_UID, VIEWER_UID, interpreter_for, make_checkout, require_root, run_as
 from runfixtures import start_run_tests_script
 
-from runctx.procfs import ProcfsSource
 from runctx.scanning import scan, viewpoint
-from runctx.visibility import describe_limits, parse_proc_mount
+from runctx.sources.procfs import ProcfsSource
+from runctx.sources.proctext import parse_proc_mount
+from runctx.sources.visibility import describe_limits
 
 MOUNTINFO = (
     b"22 27 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc "

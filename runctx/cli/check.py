@@ -19,12 +19,11 @@ import json
 import sys
 from typing import Any
 
-from runctx.cli.common import add_viewpoint_options, viewpoint_from
-from runctx.contention import foreign_message, same_checkout_message
-from runctx.jsonreport import report_json
+from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
+from runctx.present.json import report_json
+from runctx.present.words import foreign_message, same_checkout_message
 from runctx.report import Report
 from runctx.scanning import scan
-from runctx.sources import make_source
 
 EXIT_CLEAR = 0
 EXIT_OURS = 3
@@ -33,11 +32,11 @@ EXIT_FOREIGN = 4
 OUTCOMES = {EXIT_CLEAR: "clear", EXIT_OURS: "ours", EXIT_FOREIGN: "foreign"}
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
     """Declare the options of ``check``."""
     parser = subparsers.add_parser(
         "check",
-        help="one scan; exit 0 clear, 3 another run of this checkout, 4 only foreign runs",
+        help=summary,
         description=(
             "Take one scan and exit 0 when no other test run is live, 3 when another run "
             "of this checkout is live, 4 when only foreign runs share the machine."
@@ -73,8 +72,7 @@ def check_text(report: Report) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
-    source = make_source(args.source) if args.source else None
-    report = scan(viewpoint_from(args), source=source)
+    report = scan(viewpoint_from(args), source=source_from(args))
     status = outcome_of(report)
     if args.json:
         out = report_json(report)

@@ -1,4 +1,4 @@
-"""Options shared by subcommands that take a scan."""
+"""Options and argument types shared by the subcommands: viewpoint, source, durations."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import os
 
 from runctx.report import Viewpoint
 from runctx.scanning import viewpoint
-from runctx.sources import SOURCE_NAMES
+from runctx.sources import SOURCE_NAMES, ProcessSource, make_source
+from runctx.waiting import parse_duration
 
 
 def directory_argument(text: str) -> str:
@@ -29,17 +30,30 @@ def _uid(text: str) -> int:
     return value
 
 
-def add_viewpoint_options(parser: argparse.ArgumentParser) -> None:
-    """``--root``, ``--uid`` and ``--source``."""
-    parser.add_argument(
-        "--root",
-        type=directory_argument,
-        metavar="DIR",
-        help="judge from the checkout that holds DIR (default: the current directory's)",
-    )
-    parser.add_argument(
-        "--uid", type=_uid, metavar="N", help="judge as uid N (default: your own uid)"
-    )
+def duration(text: str) -> float:
+    """An argparse type for ``90``, ``90s``, ``10m``, ``1h``."""
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def positive_duration(text: str) -> float:
+    """A duration that is more than zero (a poll interval)."""
+    seconds = duration(text)
+    if seconds <= 0:
+        msg = f"must be more than zero: {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return seconds
+
+
+def add_root_option(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--root DIR``."""
+    parser.add_argument("--root", type=directory_argument, metavar="DIR", help=help_text)
+
+
+def add_source_option(parser: argparse.ArgumentParser) -> None:
+    """``--source procfs|psutil``."""
     parser.add_argument(
         "--source",
         choices=SOURCE_NAMES,
@@ -47,8 +61,25 @@ def add_viewpoint_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_viewpoint_options(parser: argparse.ArgumentParser) -> None:
+    """``--root``, ``--uid`` and ``--source``."""
+    add_root_option(
+        parser, "judge from the checkout that holds DIR (default: the current directory's)"
+    )
+    parser.add_argument(
+        "--uid", type=_uid, metavar="N", help="judge as uid N (default: your own uid)"
+    )
+    add_source_option(parser)
+
+
+def source_from(args: argparse.Namespace) -> ProcessSource | None:
+    """The source ``--source`` names, or None for the default."""
+    return make_source(args.source) if args.source else None
+
+
 def viewpoint_from(args: argparse.Namespace) -> Viewpoint:
-    """The viewpoint the options ask for."""
+    """The viewpoint the options ask for (``--uid`` only where the subcommand has it)."""
+    uid = getattr(args, "uid", None)
     if args.root is not None:
-        return viewpoint(cwd=args.root, uid=args.uid)
-    return viewpoint(uid=args.uid)
+        return viewpoint(cwd=args.root, uid=uid)
+    return viewpoint(uid=uid)

@@ -7,7 +7,7 @@ directory, ``--scope user`` into the user's own settings, ``--scope local``
 the file outright. ``--uninstall`` removes exactly what runctx added,
 ``--dry-run`` prints the change as a diff and writes nothing, ``--command``
 sets how the agent calls runctx (default ``runctx``, found on the agent's
-``PATH``). See :mod:`runctx.hooks.settings` for the merge rules.
+``PATH``). See :mod:`runctx.hooks.settings_file` for the merge rules.
 
 Exit statuses: 0 done (or nothing to do), 1 the file is malformed or cannot
 be written (and is left as it was), 2 usage error.
@@ -24,119 +24,30 @@ from typing import Any
 
 from runctx.checkout import checkout_root
 from runctx.exceptions import RunctxError
-from runctx.hooks import settings
-from runctx.hooks.settings import AgentSpec, HookEntry, JSONObject
+from runctx.hooks import settings_file
+from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.settings_file import JSONObject
 from runctx.unknown import Unknown
 
-HOOK_TIMEOUT_SECONDS = 10
-
-SPECS: dict[str, AgentSpec] = {
-    "claude": AgentSpec(
-        agent="claude",
-        title="Claude Code",
-        layout="grouped",
-        entries=(
-            HookEntry("PreToolUse", "claude", matcher="Bash"),
-            HookEntry("SessionStart", "claude-session-start"),
-        ),
-        timeout=HOOK_TIMEOUT_SECONDS,
-    ),
-    "codex": AgentSpec(
-        agent="codex",
-        title="Codex CLI",
-        layout="grouped",
-        entries=(
-            HookEntry("PreToolUse", "codex", matcher="Bash"),
-            HookEntry("SessionStart", "codex-session-start"),
-        ),
-        timeout=HOOK_TIMEOUT_SECONDS,
-    ),
-    "gemini": AgentSpec(
-        agent="gemini",
-        title="Gemini CLI",
-        layout="grouped",
-        entries=(
-            HookEntry("BeforeTool", "gemini", matcher="run_shell_command", name="runctx"),
-            HookEntry(
-                "AfterTool", "gemini-after", matcher="run_shell_command", name="runctx-after"
-            ),
-            HookEntry("SessionStart", "gemini-session-start", name="runctx-session-start"),
-        ),
-        timeout=HOOK_TIMEOUT_SECONDS * 1000,  # Gemini CLI counts milliseconds
-    ),
-    "cursor": AgentSpec(
-        agent="cursor",
-        title="Cursor",
-        layout="flat",
-        entries=(HookEntry("beforeShellExecution", "cursor"),),
-        timeout_key=None,
-        handler_type=False,
-        version=1,
-    ),
-    "copilot": AgentSpec(
-        agent="copilot",
-        title="GitHub Copilot",
-        layout="flat",
-        entries=(
-            HookEntry("preToolUse", "copilot"),
-            HookEntry("sessionStart", "copilot-session-start"),
-        ),
-        command_key="bash",
-        timeout_key="timeoutSec",
-        timeout=HOOK_TIMEOUT_SECONDS,
-        version=1,
-        owns_file=True,
-        blocks_on_failure=True,
-    ),
-}
-"""What each agent gets. The ready files in ``hooks/`` are these entries in a new file."""
-
-PROJECT_FILES = {
-    "claude": ".claude/settings.json",
-    "codex": ".codex/hooks.json",
-    "gemini": ".gemini/settings.json",
-    "cursor": ".cursor/hooks.json",
-    "copilot": ".github/hooks/runctx.json",
-}
-LOCAL_FILES = {"claude": ".claude/settings.local.json"}
-USER_FILES = {
-    "claude": ("CLAUDE_CONFIG_DIR", "~/.claude", "settings.json"),
-    "codex": ("CODEX_HOME", "~/.codex", "hooks.json"),
-    "gemini": (None, "~/.gemini", "settings.json"),
-    "cursor": (None, "~/.cursor", "hooks.json"),
-    "copilot": (None, "~/.copilot", "hooks/runctx.json"),
-}
-
-AFTER_INSTALL = {
-    "claude": "Claude Code reads hooks at startup: restart the session (or open /hooks).",
-    "codex": (
-        "Codex runs a new command hook only after you review and trust it: open /hooks in "
-        "Codex. Project hooks also need the project's .codex/ layer to be trusted."
-    ),
-    "gemini": (
-        "Restart Gemini CLI. Releases that still gate hooks behind a setting need "
-        "`tools.enableHooks: true` in ~/.gemini/settings.json."
-    ),
-    "cursor": "Restart Cursor; project hooks run in trusted workspaces only.",
-    "copilot": (
-        "The Copilot CLI reads .github/hooks/ in the current directory; the cloud agent "
-        "reads it from the default branch, so commit it there."
-    ),
-}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.hooks.agents.base import Agent
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
     """Declare the options of ``install``."""
     parser = subparsers.add_parser(
         "install",
-        help="merge runctx's hooks into an agent's settings file (or --uninstall them)",
+        help=summary,
         description=(
             "Merge runctx's hooks into an agent's settings file: idempotent, atomic, "
             "keeping everything already in the file. --uninstall removes only what runctx "
             "added."
         ),
     )
-    parser.add_argument("agent", choices=sorted(SPECS), help="the agent whose settings to change")
+    parser.add_argument(
+        "agent", choices=sorted(AGENT_NAMES), help="the agent whose settings to change"
+    )
     parser.add_argument(
         "--scope",
         choices=("project", "user", "local"),
@@ -163,30 +74,30 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 
 def settings_path(
-    agent: str, scope: str, cwd: str, environ: Mapping[str, str] | None = None
+    chosen: Agent, scope: str, cwd: str, environ: Mapping[str, str] | None = None
 ) -> str:
-    """The settings file of ``agent`` at ``scope``, seen from ``cwd``."""
+    """The settings file of ``chosen`` at ``scope``, seen from ``cwd``."""
     environ = os.environ if environ is None else environ
+    files = chosen.FILES
     if scope == "user":
-        variable, default, name = USER_FILES[agent]
-        base = environ.get(variable, "") if variable else ""
+        base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
         home = environ.get("HOME") or os.path.expanduser("~")
         if not base:
-            base = os.path.join(home, default.removeprefix("~/"))
-        return os.path.join(base, name)
-    files = LOCAL_FILES if scope == "local" else PROJECT_FILES
-    if agent not in files:
+            base = os.path.join(home, files.user_dir)
+        return os.path.join(base, files.user_name)
+    relative = files.local if scope == "local" else files.project
+    if not relative:
         msg = f"--scope {scope} is for Claude Code only (.claude/settings.local.json)"
         raise RunctxError(msg)
     root = checkout_root(cwd)
     if isinstance(root, Unknown):
         msg = f"cannot find the checkout of {cwd}: {root}"
         raise RunctxError(msg)
-    return os.path.join(root, files[agent])
+    return os.path.join(root, relative)
 
 
 def _check_prefix(prefix: str) -> None:
-    if settings.face_of(f"{prefix} hook claude") != "claude":
+    if settings_file.face_of(f"{prefix} hook claude") != "claude":
         msg = (
             f"--command {prefix!r} does not end in runctx (e.g. runctx, /opt/venv/bin/runctx, "
             "'uv run runctx'); runctx finds its hooks by that name"
@@ -196,44 +107,45 @@ def _check_prefix(prefix: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Install (or uninstall) one agent's hooks; say what changed."""
-    spec = SPECS[args.agent]
+    chosen = agent(args.agent)
+    spec = chosen.INSTALL
     _check_prefix(args.prefix)
-    path = args.file or settings_path(args.agent, args.scope, os.getcwd())
+    path = args.file or settings_path(chosen, args.scope, os.getcwd())
 
     def change(document: JSONObject, where: str) -> tuple[object, bool]:
         if args.uninstall:
-            removed = settings.uninstall(spec, document, where)
+            removed = settings_file.uninstall(spec, document, where)
             return removed, removed > 0
-        added = settings.install(spec, document, args.prefix, where)
+        added = settings_file.install(spec, document, args.prefix, where)
         return added, bool(added)
 
     def remove_when(document: JSONObject) -> bool:
         if not args.uninstall:
             return False
-        return not document or (spec.owns_file and settings.is_empty(spec, document))
+        return not document or (spec.owns_file and settings_file.is_empty(spec, document))
 
-    outcome = settings.update(path, change, dry_run=args.dry_run, remove_when=remove_when)
+    outcome = settings_file.update(path, change, dry_run=args.dry_run, remove_when=remove_when)
     if args.dry_run:
         sys.stdout.write(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0
-    sys.stdout.write(_summary(spec, outcome, uninstall=args.uninstall) + "\n")
+    sys.stdout.write(_summary(chosen, outcome, uninstall=args.uninstall) + "\n")
     if not args.uninstall and outcome.changed:
         _warn_if_unreachable(args.prefix)
-        sys.stderr.write(f"runctx: {AFTER_INSTALL[args.agent]}\n")
+        sys.stderr.write(f"runctx: {chosen.AFTER_INSTALL}\n")
     return 0
 
 
-def _summary(spec: AgentSpec, outcome: settings.Update, *, uninstall: bool) -> str:
+def _summary(chosen: Agent, outcome: settings_file.Update, *, uninstall: bool) -> str:
     if uninstall:
         if not outcome.changed:
             return f"runctx: no runctx hooks in {outcome.path}; nothing changed"
         gone = " (the file held nothing else and was removed)" if outcome.after is None else ""
         return f"runctx: removed {outcome.result} runctx hook(s) from {outcome.path}{gone}"
     if not outcome.changed:
-        return f"runctx: the {spec.title} hooks are already in {outcome.path}; nothing changed"
+        return f"runctx: the {chosen.TITLE} hooks are already in {outcome.path}; nothing changed"
     added = outcome.result if isinstance(outcome.result, list) else []
     events = ", ".join(f"{entry.event} (runctx hook {entry.face})" for entry in added)
-    return f"runctx: added the {spec.title} hooks to {outcome.path}: {events}"
+    return f"runctx: added the {chosen.TITLE} hooks to {outcome.path}: {events}"
 
 
 def _warn_if_unreachable(prefix: str) -> None:

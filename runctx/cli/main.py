@@ -1,14 +1,19 @@
-"""Entry point of the ``runctx`` command: parse, dispatch, map errors to exit codes.
+"""The ``runctx`` command: one dispatcher, from the console script to each subcommand.
 
-Each subcommand lives in its own module with ``add_parser(subparsers)`` and
-``run(args) -> int``. The hook subcommand is dispatched before any parser is
-built: it runs before every shell command an agent issues, and its path for a
-command that is not a test run must cost next to nothing.
+``runctx hook FACE`` goes straight to :mod:`runctx.hooks.main` before anything
+else is imported: it runs before every shell command an agent issues, and its
+path for a command that is not a test run must cost next to nothing. Every
+other subcommand lives in its own module of :mod:`runctx.cli` with
+``add_parser(subparsers, summary)`` and ``run(args) -> int``; only the chosen
+one is imported. Each subcommand's one-line summary is defined once, in
+:data:`SUBCOMMANDS`.
 """
 
 from __future__ import annotations
 
 import sys
+
+from runctx.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,38 +22,32 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import NoReturn
 
-EXIT_USAGE = 2
-EXIT_ERROR = 1
-EXIT_INTERRUPTED = 130
+
+HOOK = "hook"
+HOOK_MODULE = "runctx.hooks.main"
+HOOK_SUMMARY = "answer an agent's hook payload on stdin (what installed hooks run)"
 
 SUBCOMMANDS = {
-    "status": "runctx.cli.status",
-    "check": "runctx.cli.check",
-    "wait": "runctx.cli.wait",
-    "stop": "runctx.cli.stop",
-    "run": "runctx.cli.run",
-    "install": "runctx.cli.install",
+    "status": ("runctx.cli.status", "show live test runs: this checkout's and foreign ones"),
+    "check": (
+        "runctx.cli.check",
+        "one scan; exit 0 clear, 3 another run of this checkout, 4 only foreign runs",
+    ),
+    "wait": ("runctx.cli.wait", "block until no other test run of this checkout is live"),
+    "stop": (
+        "runctx.cli.stop",
+        "stop runs of this checkout (only runs known to be ours; TERM, then KILL)",
+    ),
+    "run": (
+        "runctx.cli.run",
+        "run a command once no other test run of this checkout is in the way",
+    ),
+    "install": (
+        "runctx.cli.install",
+        "merge runctx's hooks into an agent's settings file (or --uninstall them)",
+    ),
 }
-"""Subcommand name -> module holding ``add_parser`` and ``run``, in help order.
-
-Only the chosen subcommand's module is imported: the others appear in the
-help by name alone, so ``runctx status`` does not pay for ``runctx install``.
-"""
-
-SUMMARIES = {
-    "status": "show live test runs: this checkout's and foreign ones",
-    "check": "one scan, an exit status a script can branch on",
-    "wait": "wait until no other run of this checkout is live",
-    "stop": "stop a run of this checkout (never one not known to be ours)",
-    "run": "check, then run a test command (wait, refuse or warn per policy)",
-    "install": "install the runctx hook into an agent's settings",
-}
-"""One line of help per subcommand, shown without importing its module."""
-
-FAST_SUBCOMMANDS = {
-    "hook": "runctx.hooks.cli",
-}
-"""Subcommands whose module parses its own arguments (``main(argv) -> int``)."""
+"""Subcommand -> (module holding ``add_parser`` and ``run``, one-line summary), in help order."""
 
 
 def _module(name: str) -> ModuleType:
@@ -82,20 +81,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--log-json", action="store_true", help="write log events as JSON")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name, module in SUBCOMMANDS.items():
+    for name, (module, summary) in SUBCOMMANDS.items():
         if only is None or name == only:
-            _module(module).add_parser(subparsers)
+            _module(module).add_parser(subparsers, summary)
         else:
-            subparsers.add_parser(name, help=SUMMARIES.get(name))
+            subparsers.add_parser(name, help=summary)
+    subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] in FAST_SUBCOMMANDS:
-        fast_main = _module(FAST_SUBCOMMANDS[args_list[0]]).main
-        status: int = fast_main(args_list[1:])
+    if args_list[:1] == [HOOK]:
+        status: int = _module(HOOK_MODULE).main(args_list[1:])
         return status
 
     from runctx.cli.logsetup import configure_logging  # noqa: PLC0415
@@ -108,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        result: int = _module(SUBCOMMANDS[args.command]).run(args)
+        result: int = _module(SUBCOMMANDS[args.command][0]).run(args)
     except RunctxError as error:
         sys.stderr.write(f"runctx: error: {error}\n")
         return EXIT_ERROR

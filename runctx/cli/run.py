@@ -7,7 +7,7 @@ between to forward or translate them.
 1. A command that is not a test run (``runctx run -- make docs``) is run at
    once; nothing is scanned.
 2. A test run is checked with the policy every hook uses
-   (:mod:`runctx.hooks.policy`), from the current directory (or where a ``cd``
+   (:mod:`runctx.policy`), from the current directory (or where a ``cd``
    in a ``sh -c`` string leads). Only runs of the checkout that started before
    this one count, so two runs started at once never wait for each other.
 
@@ -40,27 +40,27 @@ import signal
 import sys
 from typing import Any, NoReturn
 
-from runctx.cli.wait import Progress, duration, seconds_text
-from runctx.contention import describe_ours
+from runctx import policy
+from runctx.checkout import checkout_root
+from runctx.cli.common import duration
+from runctx.cli.wait import Progress, seconds_text
 from runctx.exceptions import ConfigError
-from runctx.hooks import policy
-from runctx.hooks.policy import Action, Decision, Mode
-from runctx.scanning import runner_patterns, viewpoint
-from runctx.shellcmd import TestInvocation, test_invocations
+from runctx.exits import EXIT_REFUSED, EXIT_USAGE
+from runctx.policy import Action, Decision
+from runctx.present.words import describe_ours
+from runctx.settings import Mode, settings_for
+from runctx.shell.commands import TestInvocation, test_invocations
 from runctx.waiting import wait_for_turn
 
-EXIT_REFUSED = 75
-"""EX_TEMPFAIL: not started because another run of this checkout is live; try again later."""
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
-EXIT_USAGE = 2
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
     """Declare the options of ``run``."""
     parser = subparsers.add_parser(
         "run",
-        help="run a command once no other test run of this checkout is in the way",
+        help=summary,
         description=(
             "Check for other live test runs of this checkout, then wait, refuse or warn "
             "as configured, and run COMMAND in place of runctx. Exit 75 when it was not "
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _invocations(command: list[str], cwd: str) -> tuple[TestInvocation, ...]:
     """The test runs the command starts, read with the checkout's runner table."""
-    patterns = runner_patterns(viewpoint(cwd=cwd))
+    patterns = settings_for(checkout_root(cwd)).patterns
     return test_invocations(shlex.join(command), cwd, patterns)
 
 

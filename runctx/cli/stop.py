@@ -23,11 +23,15 @@ import json
 import sys
 from typing import Any
 
-from runctx.cli.common import directory_argument
-from runctx.contention import describe_run
-from runctx.jsonreport import run_json
-from runctx.scanning import viewpoint
-from runctx.sources import SOURCE_NAMES, make_source
+from runctx.cli.common import (
+    add_root_option,
+    add_source_option,
+    duration,
+    source_from,
+    viewpoint_from,
+)
+from runctx.present.json import run_json
+from runctx.present.words import describe_run
 from runctx.stopping import DEFAULT_GRACE_SECONDS, StopResult, StopStatus, stop_runs
 
 EXIT_STOPPED = 0
@@ -54,17 +58,11 @@ def _pid(text: str) -> int:
     return value
 
 
-def _grace(text: str) -> float:
-    from runctx.cli.wait import duration  # noqa: PLC0415 - one duration syntax
-
-    return duration(text)
-
-
-def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
     """Declare the options of ``stop``."""
     parser = subparsers.add_parser(
         "stop",
-        help="stop runs of this checkout (only runs known to be ours; TERM, then KILL)",
+        help=summary,
         description=(
             "Stop live test runs of this checkout by their pid: SIGTERM to the run's "
             "processes, SIGKILL after the grace period. Refuses any run not known to be "
@@ -75,23 +73,16 @@ def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("pids", nargs="+", type=_pid, metavar="PID", help="a run's pid")
     parser.add_argument(
         "--grace",
-        type=_grace,
+        type=duration,
         default=DEFAULT_GRACE_SECONDS,
         metavar="DURATION",
         help=f"how long to wait after SIGTERM before SIGKILL (default: {DEFAULT_GRACE_SECONDS}s)",
     )
     parser.add_argument("--json", action="store_true", help="print what was done as JSON")
-    parser.add_argument(
-        "--root",
-        type=directory_argument,
-        metavar="DIR",
-        help="stop runs of the checkout that holds DIR (default: the current directory's)",
+    add_root_option(
+        parser, "stop runs of the checkout that holds DIR (default: the current directory's)"
     )
-    parser.add_argument(
-        "--source",
-        choices=SOURCE_NAMES,
-        help="where to read processes from (default: $RUNCTX_SOURCE, else procfs on Linux)",
-    )
+    add_source_option(parser)
 
 
 def result_json(result: StopResult) -> dict[str, Any]:
@@ -128,9 +119,7 @@ def result_text(result: StopResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Stop what may be stopped; exit with the worst outcome."""
-    source = make_source(args.source) if args.source else None
-    here = viewpoint(cwd=args.root) if args.root is not None else viewpoint()
-    results = stop_runs(args.pids, here, grace=args.grace, source=source)
+    results = stop_runs(args.pids, viewpoint_from(args), grace=args.grace, source=source_from(args))
     if args.json:
         json.dump([result_json(r) for r in results], sys.stdout, indent=2)
         sys.stdout.write("\n")

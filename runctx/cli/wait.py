@@ -16,39 +16,26 @@ import shutil
 import sys
 from typing import Any, TextIO
 
-from runctx.cli.common import add_viewpoint_options, viewpoint_from
-from runctx.contention import describe_ours
-from runctx.render import human_age
-from runctx.runs import JudgedRun
-from runctx.sources import make_source
-from runctx.waiting import DEFAULT_POLL_SECONDS, parse_duration, wait_for_turn
+from runctx.cli.common import (
+    add_viewpoint_options,
+    duration,
+    positive_duration,
+    source_from,
+    viewpoint_from,
+)
+from runctx.present.words import describe_ours, human_age
+from runctx.report import JudgedRun
+from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
 
 EXIT_READY = 0
 EXIT_TIMED_OUT = 124
 
 
-def duration(text: str) -> float:
-    """An argparse type for ``90``, ``90s``, ``10m``, ``1h``."""
-    try:
-        return parse_duration(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def positive_duration(text: str) -> float:
-    """A duration that is more than zero (a poll interval)."""
-    seconds = duration(text)
-    if seconds <= 0:
-        msg = f"must be more than zero: {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return seconds
-
-
-def add_parser(subparsers: argparse._SubParsersAction[Any]) -> None:
+def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
     """Declare the options of ``wait``."""
     parser = subparsers.add_parser(
         "wait",
-        help="block until no other test run of this checkout is live",
+        help=summary,
         description=(
             "Block until no other test run of this checkout is live. Exit 0 when ready, "
             "124 when --timeout passed first, 130 when interrupted."
@@ -125,7 +112,7 @@ class Progress:
 
 def run(args: argparse.Namespace) -> int:
     """Wait; exit 0 when ready, 124 on timeout (KeyboardInterrupt goes up as 130)."""
-    source = make_source(args.source) if args.source else None
+    source = source_from(args)
     here = viewpoint_from(args)
     progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
     try:

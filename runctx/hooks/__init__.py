@@ -1,8 +1,14 @@
-"""Agent and git hooks over one shared policy (:mod:`runctx.hooks.policy`).
+"""The agents' hooks: ``runctx hook FACE`` and what ``runctx install`` writes.
 
-``runctx hook AGENT`` (:mod:`runctx.hooks.cli`) is the entry point an agent
-calls before every shell command. Each agent's protocol lives in its own small
-module that only translates input and output; the decision is made once, in
-:mod:`runctx.hooks.policy`. Nothing is imported here, so that the hook's path
-for a command that is not a test run stays cheap.
+- :mod:`runctx.hooks.main`: ``runctx hook FACE``, the entry point an agent runs
+  before (or after) every shell command, failing open whatever happens;
+- :mod:`runctx.hooks.agents`: one module per agent (payloads, replies, install
+  spec, settings files);
+- :mod:`runctx.hooks.payload`: reading a payload, bounded and never trusted;
+- :mod:`runctx.hooks.settings_file`: merging runctx's entries into an agent's
+  JSON settings file, and taking them out again.
+
+The decision itself is :mod:`runctx.policy`'s, shared with ``runctx run`` and
+the pytest plugin. Nothing is imported here, so that the hook's path for a
+command that is not a test run stays cheap.
 """

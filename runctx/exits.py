@@ -1,0 +1,18 @@
+"""The exit statuses more than one face uses, each defined once.
+
+Standard library only, and nothing else: the pytest plugin imports this module
+when pytest loads it, where a broken install must not stop pytest.
+Statuses that belong to one subcommand (``check``'s 3 and 4, ``stop``'s 3 to 5,
+``wait``'s 124) live in that subcommand's module.
+"""
+
+EXIT_ERROR = 1
+"""runctx failed on purpose, with a one-line message (a malformed setting, an unreadable file)."""
+EXIT_USAGE = 2
+"""The command line was wrong."""
+EXIT_REFUSED = 75
+"""EX_TEMPFAIL, "try again later": a test run was not started because another run of
+its checkout is live (refused, or a wait that timed out). ``runctx run`` and the
+pytest plugin exit with it."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C."""

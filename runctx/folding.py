@@ -1,0 +1,132 @@
+"""Folding: live processes grouped into runs, one per top-most runner.
+
+The authoritative process is the top-most runner in a chain of ancestors. Every
+descendant of it, runner or not (xdist workers, the pytest under ``make test``,
+compiled test binaries, subprocesses a test starts), folds into that run as a
+member. A worker whose runner died is reparented to init or a subreaper: it has
+no runner above it any more, so it is a run of its own, marked orphaned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import attrs
+
+from runctx.records import ProcRecord
+from runctx.runners.pattern import WORKER_ROLE
+from runctx.unknown import Unknown
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.runners.pattern import RunnerMatch
+
+__all__ = ["WORKER_ROLE", "FoldedRun", "descends_from", "fold_runs", "live_parent", "parent_map"]
+
+
+@attrs.frozen
+class FoldedRun:
+    """A run as folding finds it: its authoritative record and its members."""
+
+    authority: ProcRecord
+    kind: str
+    role: str
+    members: tuple[int, ...]
+
+
+def parent_map(records: Mapping[int, ProcRecord]) -> dict[int, int]:
+    """Each pid's parent, where the parent is live and older than the child.
+
+    A parent that started after its child cannot be its parent: the real one
+    exited and its pid was reused. Such a link is dropped, so a reused pid
+    never pulls a process into an unrelated run.
+    """
+    parents: dict[int, int] = {}
+    for pid, record in records.items():
+        parent = records.get(record.ppid)
+        if parent is not None and parent.pid != pid and parent.start <= record.start:
+            parents[pid] = record.ppid
+    return parents
+
+
+def live_parent(record: ProcRecord, records: Mapping[int, ProcRecord]) -> ProcRecord | None:
+    """The live parent of ``record``, None when it has none but init (or a reused pid)."""
+    parent = records.get(record.ppid)
+    if parent is None or parent.pid in (0, 1) or parent.start > record.start:
+        return None
+    return parent
+
+
+def descends_from(record: ProcRecord, ancestor: int, records: Mapping[int, ProcRecord]) -> bool:
+    """Whether ``ancestor`` is in the chain of live parents of ``record``."""
+    seen = {record.pid}
+    parent = live_parent(record, records)
+    while parent is not None and parent.pid not in seen:
+        if parent.pid == ancestor:
+            return True
+        seen.add(parent.pid)
+        parent = live_parent(parent, records)
+    return False
+
+
+def _children_of(parents: Mapping[int, int]) -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    return children
+
+
+def _has_runner_above(pid: int, parents: Mapping[int, int], runners: Mapping[int, object]) -> bool:
+    seen = {pid}
+    ancestor = parents.get(pid)
+    while ancestor is not None and ancestor not in seen:
+        if ancestor in runners:
+            return True
+        seen.add(ancestor)
+        ancestor = parents.get(ancestor)
+    return False
+
+
+def _descendants(pid: int, children: Mapping[int, list[int]]) -> list[int]:
+    found: list[int] = []
+    seen = {pid}
+    queue = [pid]
+    while queue:
+        for child in children.get(queue.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                found.append(child)
+                queue.append(child)
+    return found
+
+
+def fold_runs(
+    records: Mapping[int, ProcRecord],
+    detect: Callable[[tuple[str, ...]], RunnerMatch | None],
+) -> list[FoldedRun]:
+    """Group live processes into runs, one per top-most runner.
+
+    ``detect`` names the runner an argv starts, or None. Walks use ``seen`` sets
+    because pid reuse during a scan can make the parent links a cycle.
+    """
+    matches: dict[int, RunnerMatch] = {}
+    for pid, record in records.items():
+        argv = record.argv
+        if not isinstance(argv, Unknown) and argv:
+            match = detect(argv)
+            if match is not None:
+                matches[pid] = match
+    if not matches:
+        return []
+    parents = parent_map(records)
+    children = _children_of(parents)
+    return [
+        FoldedRun(
+            authority=records[pid],
+            kind=matches[pid].kind,
+            role=matches[pid].role,
+            members=(pid, *sorted(_descendants(pid, children))),
+        )
+        for pid in sorted(matches)
+        if not _has_runner_above(pid, parents, matches)
+    ]

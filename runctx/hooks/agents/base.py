@@ -1,0 +1,275 @@
+"""What every agent module provides, and the one way a decision becomes a reply.
+
+An agent is a module of :mod:`runctx.hooks.agents` that holds everything
+runctx knows about one agent (the :class:`Agent` protocol): how to read its
+payloads, its reply table, what ``runctx install`` writes into its settings
+file and where that file is, and what to tell the user after an install.
+
+Imported on the hook's hot path: :class:`~runctx._record.LightRecord`
+records and the standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+
+from runctx._record import LightRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Protocol
+
+    from runctx.policy import Decision
+
+    JSONObject = dict[str, object]
+    Builder = Callable[[str, str], JSONObject]
+
+PRE_TOOL = "pre-tool"
+"""Before the agent's shell tool runs a command: the face that can stop it."""
+AFTER_TOOL = "after-tool"
+"""After the command ran: context appended to its result."""
+SESSION = "session"
+"""When a session starts: context for the model."""
+
+FACE_SUFFIXES = {PRE_TOOL: "", AFTER_TOOL: "-after", SESSION: "-session-start"}
+"""A face is the agent's name plus the suffix of its kind: ``claude``,
+``gemini-after``, ``codex-session-start``."""
+
+
+class HookEntry(LightRecord):
+    """One hook ``runctx install`` adds: the event, the face it runs, how it is matched."""
+
+    __slots__ = ("event", "face", "matcher", "name")
+
+    event: str
+    face: str
+    matcher: str | None
+    name: str | None
+
+    def __init__(
+        self, event: str, face: str, *, matcher: str | None = None, name: str | None = None
+    ) -> None:
+        """Hold one entry."""
+        self._hold(event=event, face=face, matcher=matcher, name=name)
+
+
+class InstallSpec(LightRecord):
+    """How one agent's settings file holds hooks, and which ones runctx adds.
+
+    ``layout``: ``grouped`` is ``hooks.EVENT = [{matcher, hooks: [handler]}]``
+    (Claude Code, Codex, Gemini); ``flat`` is ``hooks.EVENT = [handler]`` with a
+    top-level ``version`` (Cursor, Copilot). ``owns_file``: the file holds
+    runctx's hooks only, so an uninstall that leaves nothing else removes it.
+    ``blocks_on_failure``: the agent blocks the tool when a hook exits
+    non-zero, so the command gets ``|| true`` and a runctx that cannot even
+    start lets work through.
+    """
+
+    __slots__ = (
+        "blocks_on_failure",
+        "command_key",
+        "entries",
+        "handler_type",
+        "layout",
+        "owns_file",
+        "timeout",
+        "timeout_key",
+        "version",
+    )
+
+    layout: str
+    entries: tuple[HookEntry, ...]
+    command_key: str
+    timeout_key: str | None
+    timeout: int | None
+    handler_type: bool
+    version: int | None
+    owns_file: bool
+    blocks_on_failure: bool
+
+    def __init__(  # noqa: PLR0913 - one argument per column
+        self,
+        *,
+        layout: str,
+        entries: tuple[HookEntry, ...],
+        command_key: str = "command",
+        timeout_key: str | None = "timeout",
+        timeout: int | None = None,
+        handler_type: bool = True,
+        version: int | None = None,
+        owns_file: bool = False,
+        blocks_on_failure: bool = False,
+    ) -> None:
+        """Hold one agent's install spec."""
+        self._hold(
+            layout=layout,
+            entries=entries,
+            command_key=command_key,
+            timeout_key=timeout_key,
+            timeout=timeout,
+            handler_type=handler_type,
+            version=version,
+            owns_file=owns_file,
+            blocks_on_failure=blocks_on_failure,
+        )
+
+    @property
+    def faces(self) -> frozenset[str]:
+        """The faces this agent's entries run."""
+        return frozenset(entry.face for entry in self.entries)
+
+
+class SettingsFiles(LightRecord):
+    """Where an agent keeps hooks: per project, per user, and (Claude Code) locally.
+
+    ``project`` is relative to the checkout root. The user file is
+    ``$USER_DIR_ENV/USER_NAME`` when that variable is set, else
+    ``~/USER_DIR/USER_NAME``. ``local`` is ``""`` for agents without one.
+    """
+
+    __slots__ = ("local", "project", "user_dir", "user_dir_env", "user_name")
+
+    project: str
+    local: str
+    user_dir_env: str
+    user_dir: str
+    user_name: str
+
+    def __init__(
+        self,
+        *,
+        project: str,
+        user_dir: str,
+        user_name: str,
+        user_dir_env: str = "",
+        local: str = "",
+    ) -> None:
+        """Hold the paths."""
+        self._hold(
+            project=project,
+            local=local,
+            user_dir_env=user_dir_env,
+            user_dir=user_dir,
+            user_name=user_name,
+        )
+
+
+class Replies(LightRecord):
+    """How an agent says each action before its shell tool runs.
+
+    Each builder takes the message and its first line (the summary) and gives
+    the JSON object to print. ``ask`` is None for an agent that cannot ask:
+    an ask is then a deny whose message says the checkout asks first.
+    """
+
+    __slots__ = ("ask", "deny", "note")
+
+    deny: Builder
+    ask: Builder | None
+    note: Builder
+
+    def __init__(self, *, deny: Builder, ask: Builder | None, note: Builder) -> None:
+        """Hold the builders."""
+        self._hold(deny=deny, ask=ask, note=note)
+
+
+class ToolFace(LightRecord):
+    """The face before the shell tool runs: read the payload, answer a decision."""
+
+    __slots__ = ("read", "replies")
+
+    read: Callable[[JSONObject], tuple[str, str] | None]
+    replies: Replies
+
+    def __init__(
+        self, read: Callable[[JSONObject], tuple[str, str] | None], replies: Replies
+    ) -> None:
+        """``read`` gives the command and its directory, or None for another tool."""
+        self._hold(read=read, replies=replies)
+
+
+class AfterToolFace(LightRecord):
+    """The face after the shell tool ran: read the payload, append context to the result."""
+
+    __slots__ = ("read", "reply")
+
+    read: Callable[[JSONObject], tuple[str, str] | None]
+    reply: Callable[[str], JSONObject]
+
+    def __init__(
+        self,
+        read: Callable[[JSONObject], tuple[str, str] | None],
+        reply: Callable[[str], JSONObject],
+    ) -> None:
+        """``read`` gives the command that ran and its directory; ``reply`` wraps context."""
+        self._hold(read=read, reply=reply)
+
+
+class SessionFace(LightRecord):
+    """The face at session start: read the directory, give the model context."""
+
+    __slots__ = ("read", "reply")
+
+    read: Callable[[JSONObject], str]
+    reply: Callable[[str], JSONObject]
+
+    def __init__(
+        self, read: Callable[[JSONObject], str], reply: Callable[[str], JSONObject]
+    ) -> None:
+        """``read`` gives the session's directory; ``reply`` wraps context."""
+        self._hold(read=read, reply=reply)
+
+
+def cannot_ask(title: str) -> str:
+    """What a deny says when the checkout asks first and ``title`` has no way to ask."""
+    return (
+        f"(This checkout is set to ask before a second run starts; {title} cannot ask "
+        "here, so runctx refused. Run it again once the other run has ended, or start it "
+        "as `runctx run --wait -- COMMAND`.)"
+    )
+
+
+def reply_for(decision: Decision, replies: Replies, title: str) -> str | None:
+    """The hook's stdout for ``decision`` in the agent's words, or None to stay silent.
+
+    runctx never answers "allow": that would skip the user's own permission prompt.
+    """
+    action = decision.action
+    message = decision.message
+    if action == "stop":
+        output = replies.deny(message, decision.summary)
+    elif action == "ask" and replies.ask is not None:
+        output = replies.ask(message, decision.summary)
+    elif action == "ask":
+        output = replies.deny(f"{message}\n{cannot_ask(title)}", decision.summary)
+    elif action in {"note", "warn"}:
+        output = replies.note(message, decision.summary)
+    else:
+        return None
+    return json.dumps(output)
+
+
+def context_reply(face: AfterToolFace | SessionFace, context: str) -> str:
+    """The hook's stdout that gives ``context`` to the model through ``face``."""
+    return json.dumps(face.reply(context))
+
+
+if TYPE_CHECKING:
+
+    class Agent(Protocol):
+        """One agent: a module of :mod:`runctx.hooks.agents`.
+
+        ``PRE_TOOL_FACE`` answers before the shell tool runs (every agent has
+        it); ``AFTER_TOOL_FACE`` and ``SESSION_FACE`` are None for an agent
+        without those hooks.
+        """
+
+        NAME: str
+        TITLE: str
+        PRE_TOOL_FACE: ToolFace
+        AFTER_TOOL_FACE: AfterToolFace | None
+        SESSION_FACE: SessionFace | None
+        INSTALL: InstallSpec
+        FILES: SettingsFiles
+        AFTER_INSTALL: str

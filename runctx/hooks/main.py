@@ -1,0 +1,206 @@
+"""``runctx hook FACE``: what an agent runs before (or after) every shell command.
+
+Usage: ``runctx hook FACE`` with the agent's JSON payload on stdin, where FACE
+is an agent's name (``claude``, ``codex``, ``gemini``, ``cursor``,
+``copilot``), optionally with the suffix of another hook of that agent
+(``claude-session-start``, ``gemini-after``): see :mod:`runctx.hooks.agents`.
+
+The path for a command that is not a test run decides from the command string
+alone: it reads the payload, asks :mod:`runctx.shell.prefilter`, prints
+nothing and exits 0. It imports only ``json``, ``select``, the agent's module,
+:mod:`runctx.settings` and :mod:`runctx.runners`; the shell parser
+(:mod:`runctx.shell.commands`) only when the command names a runner at all,
+the checkout's ``pyproject.toml`` is parsed only when it holds a
+``[tool.runctx]`` table, and the scan and everything behind it load only for a
+test run.
+
+Fail open, always: whatever goes wrong inside runctx (input that is not JSON
+or has the wrong shape, more than :data:`~runctx.hooks.payload.MAX_INPUT_BYTES`
+of it, a malformed ``[tool.runctx]``, an internal error, no decision within
+the deadline), the hook exits 0 with nothing on stdout, which every supported
+agent reads as "no objection", and writes one line to stderr:
+``runctx: hook failed open: WHAT``. The deadline is :data:`DEFAULT_DEADLINE_SECONDS`
+from the hook's start, or ``$RUNCTX_HOOK_DEADLINE`` seconds; it bounds the
+reading of stdin and the scan.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from runctx.checkout import checkout_root
+from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
+from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
+from runctx.hooks.payload import PayloadError, json_object, read_input
+from runctx.settings import DEFAULTS, settings_for
+from runctx.shell.prefilter import is_probably_test_command
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from types import FrameType
+    from typing import TypeVar
+
+    from runctx.hooks.agents.base import Agent, JSONObject
+    from runctx.runners.pattern import RunnerPattern
+    from runctx.shell.commands import TestInvocation
+
+    T = TypeVar("T")
+
+DEADLINE_ENV = "RUNCTX_HOOK_DEADLINE"
+DEFAULT_DEADLINE_SECONDS = 5.0
+"""Well under the 10 s timeout the ready-made configurations give the hook."""
+
+USAGE = (
+    "usage: runctx hook FACE < payload.json\n"
+    "FACE: an agent (" + ", ".join(AGENT_NAMES) + "), or one of its other hooks\n"
+    "Reads an agent's hook payload on stdin and answers in that agent's protocol.\n"
+)
+
+
+class HookError(Exception):
+    """Something stopped the hook from deciding; it fails open and says this."""
+
+
+class _DeadlineError(HookError):
+    """No decision within the deadline."""
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run one hook; always exit 0 (see the module docstring)."""
+    began = time.monotonic()
+    try:
+        reply = _answer(list(argv), began)
+    except BaseException as error:  # noqa: BLE001 - failing open is the contract
+        _fail_open(error)
+        return 0
+    if reply:
+        try:
+            sys.stdout.write(reply + "\n")
+            sys.stdout.flush()
+        except OSError as error:
+            _fail_open(error)
+    return 0
+
+
+def _fail_open(error: BaseException) -> None:
+    what = str(error) or type(error).__name__
+    if not isinstance(error, (HookError, PayloadError)):
+        what = f"{type(error).__name__}: {what}"
+    line = " ".join(what.split())[:500]
+    try:
+        sys.stderr.write(f"runctx: hook failed open: {line}\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
+
+
+def _deadline_seconds() -> float:
+    text = os.environ.get(DEADLINE_ENV, "")
+    if not text:
+        return DEFAULT_DEADLINE_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        msg = f"${DEADLINE_ENV} must be a positive number of seconds, got {text!r}"
+        raise HookError(msg)
+    return seconds
+
+
+def _answer(argv: list[str], began: float) -> str | None:
+    """The hook's stdout (None for none); raises on anything that must fail open."""
+    if argv in (["-h"], ["--help"]):
+        sys.stdout.write(USAGE)
+        return None
+    found = face_of(argv[0]) if len(argv) == 1 else None
+    if found is None:
+        given = " ".join(argv) or "nothing"
+        msg = f"unknown hook {given!r}; known: {', '.join(all_faces())}"
+        raise HookError(msg)
+    agent, kind = found
+    deadline = began + _deadline_seconds()
+    payload = _payload(read_input(deadline))
+    if kind == SESSION:
+        return _session(agent, payload, deadline)
+    if kind == AFTER_TOOL:
+        return _after_tool(agent, payload, deadline)
+    read = agent.PRE_TOOL_FACE.read(payload)
+    invocations = _test_runs(*read) if read is not None else ()
+    if not invocations:
+        return None
+    from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
+
+    decision = _within(deadline, lambda: policy.decide(invocations))
+    return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | None:
+    face = agent.AFTER_TOOL_FACE
+    assert face is not None  # noqa: S101 - face_of names only faces the agent has
+    read = face.read(payload)
+    invocations = _test_runs(*read) if read is not None else ()
+    if not invocations:
+        return None
+    from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
+
+    context = _within(deadline, lambda: policy.after_context(invocations))
+    return context_reply(face, context) if context else None
+
+
+def _test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+    """The test runs ``command`` starts in ``cwd``; the shell parser only if one may."""
+    patterns = _patterns(cwd)
+    if not is_probably_test_command(command, patterns):
+        return ()
+    from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
+
+    return test_invocations(command, cwd, patterns)
+
+
+def _patterns(cwd: str) -> Sequence[RunnerPattern]:
+    """The runner table of the checkout ``cwd`` is in (its settings, the one rule)."""
+    root = checkout_root(cwd)
+    return settings_for(root).patterns if isinstance(root, str) else DEFAULTS.patterns
+
+
+def _session(agent: Agent, payload: JSONObject, deadline: float) -> str | None:
+    face = agent.SESSION_FACE
+    assert face is not None  # noqa: S101 - face_of names only faces the agent has
+    cwd = face.read(payload)
+    from runctx import policy  # noqa: PLC0415 - the scan's imports
+
+    context = _within(deadline, lambda: policy.session_context(cwd))
+    return context_reply(face, context) if context else None
+
+
+def _payload(raw: bytes) -> dict[str, object]:
+    if not raw.strip():
+        msg = "no input on stdin"
+        raise PayloadError(msg)
+    return json_object(raw, "input")
+
+
+def _within(deadline: float, work: Callable[[], T]) -> T:
+    """``work()``, or :class:`_DeadlineError` once ``deadline`` passes."""
+    import signal  # noqa: PLC0415 - a test run only
+
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        msg = "no decision within the deadline"
+        raise _DeadlineError(msg)
+
+    def expire(_signum: int, _frame: FrameType | None) -> None:
+        msg = f"no decision within the deadline ({remaining:.3g}s were left)"
+        raise _DeadlineError(msg)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, remaining)
+    try:
+        return work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,301 @@
+"""Whether a test run may start now: the one decision every hook and ``runctx run`` share.
+
+Given the test runs a command starts (from :mod:`runctx.shell.commands`, each with
+the directory it runs in), one scan per checkout they run in decides:
+
+- another live run of the same checkout and user (not this run): the
+  checkout's ``on-same-checkout`` setting says what happens: ``stop`` (the
+  default), ``ask``, ``warn``, or ``wait`` (``runctx run`` waits its turn; a
+  hook cannot wait, so there it stops and says how to wait);
+- only foreign runs: go ahead with a note on who they are, why they are
+  foreign and how loaded the box is, so that slowness is not read as a
+  regression;
+- nothing else live: silent.
+
+Runs of unknown identity count as this checkout's (the visible answer; see
+:mod:`runctx.identity`). When the checkout a command runs in cannot itself be
+identified (a ``cd`` that could not be followed, a directory that does not
+exist), every run of the same user would look like ours, so a stop or an ask
+is lowered to a warning that says why.
+
+:func:`decision_for` is pure over a :class:`~runctx.report.Report`;
+:func:`decide` adds the scans. Every face (each agent's hook, ``runctx run``,
+the pytest plugin) translates the :class:`Decision`, none decides on its own.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+import attrs
+
+from runctx._log import INFO, log_event
+from runctx.identity import Verdict
+from runctx.present.words import foreign_message, same_checkout_message
+from runctx.report import JudgedRun, Report, Viewpoint
+from runctx.scanning import scan, viewpoint
+from runctx.settings import DEFAULT_MODE, Mode, settings_for
+from runctx.shell.commands import TestInvocation
+from runctx.sources import ProcessSource
+from runctx.unknown import Unknown
+from runctx.waiting import blocking_runs
+
+
+class Action(enum.StrEnum):
+    """What a face does with a command, from the quietest to the firmest."""
+
+    SILENT = "silent"
+    """Nothing else is live: say nothing, let it run."""
+    NOTE = "note"
+    """Only foreign runs are live: let it run, with a note on the contention."""
+    WARN = "warn"
+    """Another run of this checkout is live, but the checkout only warns: let it run."""
+    ASK = "ask"
+    """Another run of this checkout is live: ask the user first."""
+    STOP = "stop"
+    """Another run of this checkout is live: do not start."""
+
+
+_SEVERITY = {action: rank for rank, action in enumerate(Action)}
+
+
+MAX_MESSAGE_CHARS = 9000
+"""Agents cap hook strings (Claude Code at 10,000 characters); longer messages are cut."""
+
+_ACTION_OF_MODE = {
+    Mode.STOP: Action.STOP,
+    Mode.WAIT: Action.STOP,
+    Mode.ASK: Action.ASK,
+    Mode.WARN: Action.WARN,
+}
+
+
+@attrs.frozen
+class Decision:
+    """What to do with a command: the action, the words to say, and the runs behind them."""
+
+    action: Action
+    message: str = ""
+    mode: Mode = DEFAULT_MODE
+    ours: tuple[JudgedRun, ...] = ()
+    foreign: tuple[JudgedRun, ...] = ()
+    reports: tuple[Report, ...] = ()
+
+    @property
+    def summary(self) -> str:
+        """The first line of the message, for a short notice to a person."""
+        return self.message.partition("\n")[0]
+
+    @property
+    def goes_ahead(self) -> bool:
+        """Whether the command may start without asking anyone."""
+        return self.action in {Action.SILENT, Action.NOTE, Action.WARN}
+
+
+SILENT = Decision(Action.SILENT)
+
+
+def _only(report: Report, ours: tuple[JudgedRun, ...]) -> Report:
+    """``report`` whose runs counted as ours are only ``ours`` (for the shared wording)."""
+    if ours == report.ours:
+        return report
+    dropped = set(report.ours) - set(ours)
+    return attrs.evolve(report, runs=tuple(j for j in report.runs if j not in dropped))
+
+
+def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
+    """Why the checkout of the command is not known well enough to stop it, if it is not."""
+    if not cwd_known:
+        return "runctx could not follow a `cd` in this command, so its checkout is a guess"
+    root = report.here.root
+    if isinstance(root, Unknown):
+        return f"runctx could not identify the checkout this command runs in ({root})"
+    return None
+
+
+def _head(action: Action, mode: Mode, uncertain: str | None) -> str:
+    if action is Action.STOP and mode is Mode.WAIT:
+        return (
+            "runctx: refused to start this test run. This checkout is set to wait for its "
+            "turn, and a hook cannot wait: start the command as "
+            "`runctx run --wait -- COMMAND` instead."
+        )
+    if action is Action.STOP:
+        return "runctx: refused to start this test run."
+    if action is Action.ASK:
+        return "runctx: asking before this test run starts."
+    if uncertain is not None:
+        return f"runctx: warning only, starting anyway ({uncertain})."
+    return "runctx: warning only, starting anyway (this checkout is set to only warn)."
+
+
+def decision_for(
+    report: Report, mode: Mode, *, own_run: bool = False, cwd_known: bool = True
+) -> Decision:
+    """The decision for a test run about to start from ``report``'s viewpoint.
+
+    ``own_run``: the caller is itself the run about to start (``runctx run``);
+    then only runs of the checkout that started before it count, the order
+    that keeps two waiting runs from waiting for each other. Otherwise (a hook)
+    every other live run of the checkout counts. Only runs *known* to be ours
+    stop or ask; runs of unknown identity are named in a warning. ``cwd_known``
+    False says the command's directory is a guess.
+    """
+    ours = blocking_runs(report) if own_run else report.ours_known
+    unsure = tuple(judged for judged in report.ours if judged.judgement.verdict is Verdict.UNKNOWN)
+    foreign = report.foreign
+    if not ours and not unsure and not foreign:
+        return Decision(Action.SILENT, mode=mode, reports=(report,))
+    if not ours and not unsure:
+        return Decision(
+            Action.NOTE,
+            message=_cut("runctx: " + foreign_message(report)),
+            mode=mode,
+            foreign=foreign,
+            reports=(report,),
+        )
+    action = _ACTION_OF_MODE[mode] if ours else Action.WARN
+    uncertain = _uncertain(report, cwd_known=cwd_known)
+    if not ours and uncertain is None:
+        uncertain = "the other run's identity is not fully known, so it is not refused for"
+    if uncertain is not None and action in {Action.STOP, Action.ASK}:
+        action = Action.WARN
+    parts = [_head(action, mode, uncertain), same_checkout_message(_only(report, ours + unsure))]
+    if foreign:
+        parts.append(foreign_message(report))
+    return Decision(
+        action,
+        message=_cut("\n".join(parts)),
+        mode=mode,
+        ours=ours + unsure,
+        foreign=foreign,
+        reports=(report,),
+    )
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[: MAX_MESSAGE_CHARS - 60].rstrip() + " … (cut; `runctx status` shows all runs)"
+
+
+def delegated(invocation: TestInvocation) -> bool:
+    """Whether the invocation goes through ``runctx run``, which applies the policy itself."""
+    words = invocation.argv
+    for index, word in enumerate(words):
+        if word.rpartition("/")[2] == "runctx":
+            operands = [w for w in words[index + 1 :] if not w.startswith("-")]
+            return bool(operands) and operands[0] == "run"
+    return False
+
+
+def _unique(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:
+    seen: dict[object, JudgedRun] = {}
+    for judged in runs:
+        seen.setdefault(judged.run.identity, judged)
+    return tuple(seen.values())
+
+
+def combine(decisions: Sequence[Decision]) -> Decision:
+    """One decision for a command whose test runs start in several checkouts: the firmest."""
+    if not decisions:
+        return SILENT
+    firmest = max(decisions, key=lambda decision: _SEVERITY[decision.action])
+    if len(decisions) == 1:
+        return firmest
+    messages = list(dict.fromkeys(d.message for d in decisions if d.message))
+    return Decision(
+        firmest.action,
+        message=_cut("\n\n".join(messages)),
+        mode=firmest.mode,
+        ours=_unique([j for d in decisions for j in d.ours]),
+        foreign=_unique([j for d in decisions for j in d.foreign]),
+        reports=tuple(r for d in decisions for r in d.reports),
+    )
+
+
+def _viewpoints(
+    invocations: Sequence[TestInvocation], uid: int | None
+) -> list[tuple[Viewpoint, bool]]:
+    """The distinct viewpoints the invocations start from, and whether each cwd was followed."""
+    found: dict[Viewpoint, bool] = {}
+    for invocation in invocations:
+        if delegated(invocation):
+            continue
+        here = viewpoint(cwd=invocation.cwd, uid=uid)
+        found[here] = found.get(here, True) and invocation.cwd_known
+    return list(found.items())
+
+
+def decide(  # noqa: PLR0913 - each knob is independent
+    invocations: Sequence[TestInvocation],
+    *,
+    own_run: bool = False,
+    mode: Mode | None = None,
+    source: ProcessSource | None = None,
+    uid: int | None = None,
+    self_pid: int | None = None,
+) -> Decision:
+    """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
+
+    ``mode`` overrides each checkout's ``on-same-checkout`` setting
+    (:attr:`runctx.settings.Settings.mode`). Invocations
+    that go through ``runctx run`` are left to it.
+    """
+    decisions = []
+    for here, cwd_known in _viewpoints(invocations, uid):
+        report = scan(here, source=source, self_pid=self_pid)
+        chosen = mode if mode is not None else settings_for(here.root).mode
+        decisions.append(decision_for(report, chosen, own_run=own_run, cwd_known=cwd_known))
+    decision = combine(decisions)
+    log_event(
+        "runctx.policy_decided",
+        level=INFO,
+        action=decision.action.value,
+        mode=decision.mode.value,
+        ours=[j.run.pid for j in decision.ours],
+        foreign=[j.run.pid for j in decision.foreign],
+    )
+    return decision
+
+
+def _context(report: Report, *, finished: bool) -> str | None:
+    """What an agent should know about the runs live from ``report``'s viewpoint."""
+    parts = []
+    if report.ours:
+        if finished:
+            pids = ", ".join(f"pid {j.run.pid} ({j.run.kind})" for j in report.ours)
+            parts.append(
+                f"{len(report.ours)} other test run(s) of this checkout were live when this "
+                f"command finished: {pids}. Runs of one checkout share caches, build dirs "
+                "and lock files, so the two may have disturbed each other."
+            )
+        else:
+            parts.append(same_checkout_message(report))
+    if report.foreign:
+        parts.append(foreign_message(report))
+    return _cut("runctx: " + "\n".join(parts)) if parts else None
+
+
+def session_context(
+    cwd: str, *, source: ProcessSource | None = None, uid: int | None = None
+) -> str | None:
+    """The live runs an agent starting a session in ``cwd`` should know about, or None."""
+    report = scan(viewpoint(cwd=cwd, uid=uid), source=source)
+    return _context(report, finished=False)
+
+
+def after_context(
+    invocations: Sequence[TestInvocation],
+    *,
+    source: ProcessSource | None = None,
+    uid: int | None = None,
+) -> str | None:
+    """What was live when a test command finished (for hooks that run after the tool)."""
+    texts = []
+    for here, _ in _viewpoints(invocations, uid):
+        text = _context(scan(here, source=source), finished=True)
+        if text is not None:
+            texts.append(text)
+    return _cut("\n\n".join(dict.fromkeys(texts))) if texts else None

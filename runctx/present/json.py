@@ -1,0 +1,120 @@
+r"""The JSON form of a report: the contract machines read.
+
+Required fields (more are welcome)::
+
+    {"here": {"root": "/abs/checkout" | null, "uid": 1000 | null},
+     "runs": [{"pid": 4121, "kind": "pytest", "argv": ["..."], "root": "/abs" | null,
+               "uid": 1000 | null, "foreign": false, "reasons": ["..."], "self": false,
+               "members": [4121, 4130, 4131], "started": 1764430000.5}],
+     "load": {...}, "visibility": {...}}
+
+A value that could not be known is ``null`` and its reason stands beside it in
+``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``). Arguments that
+are not valid UTF-8 are shown with ``\\xNN`` escapes for the bad bytes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from runctx.present.escape import printable
+from runctx.report import JudgedRun, Report, Viewpoint
+from runctx.sources.load import Load
+from runctx.sources.visibility import Visibility
+from runctx.unknown import Unknown
+
+
+def _known(value: object) -> object:
+    return None if isinstance(value, Unknown) else value
+
+
+def _unknowns(**fields: object) -> dict[str, dict[str, str]]:
+    return {name: value.to_json() for name, value in fields.items() if isinstance(value, Unknown)}
+
+
+def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
+    """The viewpoint as JSON."""
+    out: dict[str, Any] = {"root": _known(here.root), "uid": _known(here.uid)}
+    unknown = _unknowns(root=here.root, uid=here.uid)
+    if unknown:
+        out["unknown"] = unknown
+    return out
+
+
+def run_json(judged: JudgedRun) -> dict[str, Any]:
+    """One judged run as JSON."""
+    run = judged.run
+    argv = None if isinstance(run.argv, Unknown) else [printable(arg) for arg in run.argv]
+    cwd = None if isinstance(run.cwd, Unknown) else printable(run.cwd)
+    root = None if isinstance(run.root, Unknown) else printable(run.root)
+    out: dict[str, Any] = {
+        "pid": run.pid,
+        "start": run.start,
+        "kind": run.kind,
+        "argv": argv,
+        "root": root,
+        "cwd": cwd,
+        "uid": _known(run.uid),
+        "foreign": judged.foreign,
+        "verdict": judged.judgement.verdict.value,
+        "reasons": list(judged.judgement.reasons),
+        "self": run.is_self,
+        "orphaned": run.orphaned,
+        "members": list(run.members),
+        "started": round(run.started, 3),
+        "age_seconds": round(run.age_seconds, 3),
+        "cpu_seconds": None if isinstance(run.cpu_seconds, Unknown) else round(run.cpu_seconds, 3),
+        "rss_bytes": _known(run.rss_bytes),
+    }
+    unknown = _unknowns(
+        argv=run.argv,
+        uid=run.uid,
+        cwd=run.cwd,
+        root=run.root,
+        cpu_seconds=run.cpu_seconds,
+        rss_bytes=run.rss_bytes,
+    )
+    if unknown:
+        out["unknown"] = unknown
+    return out
+
+
+def load_json(load: Load) -> dict[str, Any]:
+    """The box's load as JSON."""
+    pressure = load.cpu_pressure
+    out: dict[str, Any] = {
+        "usable_cpus": _known(load.usable_cpus),
+        "load_average": None if isinstance(load.load_average, Unknown) else list(load.load_average),
+        "load_per_cpu": None
+        if isinstance(load.load_per_cpu, Unknown)
+        else round(load.load_per_cpu, 3),
+        "cpu_pressure": None if isinstance(pressure, Unknown) else attrs.asdict(pressure),
+    }
+    unknown = _unknowns(
+        usable_cpus=load.usable_cpus, load_average=load.load_average, cpu_pressure=pressure
+    )
+    if unknown:
+        out["unknown"] = unknown
+    return out
+
+
+def visibility_json(visibility: Visibility) -> dict[str, Any]:
+    """What the scan could not see, as JSON."""
+    out = attrs.asdict(visibility)
+    out["notes"] = list(visibility.notes)
+    return out
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """A whole report as JSON."""
+    return {
+        "here": viewpoint_json(report.here),
+        "runs": [run_json(judged) for judged in report.runs],
+        "load": load_json(report.load),
+        "visibility": visibility_json(report.visibility),
+        "self_pid": report.self_pid,
+        "taken_at": round(report.taken_at, 3),
+        "scan_seconds": round(report.duration_seconds, 6),
+    }

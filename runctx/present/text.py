@@ -1,0 +1,127 @@
+"""The report as a readable table for a terminal (``runctx status``)."""
+
+from __future__ import annotations
+
+import shlex
+
+from runctx.identity import Verdict
+from runctx.present.escape import printable
+from runctx.present.words import human_age, owner_name
+from runctx.report import JudgedRun, Report
+from runctx.sources.load import Load
+from runctx.unknown import Unknown
+
+_ARGV_WIDTH = 60
+
+
+def command_line(judged: JudgedRun) -> str:
+    """The argv of a run, shortened for a table cell."""
+    argv = judged.run.argv
+    if isinstance(argv, Unknown):
+        return str(argv)
+    text = shlex.join(printable(arg) for arg in argv)
+    return text if len(text) <= _ARGV_WIDTH else text[: _ARGV_WIDTH - 1] + "…"
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        "  "
+        + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "OWNER", "ROOT", "COMMAND"]
+    rows = [header]
+    for judged in runs:
+        run = judged.run
+        marks = " (orphaned)" if run.orphaned else ""
+        root = str(run.root) if isinstance(run.root, Unknown) else printable(run.root)
+        rows.append(
+            [
+                f"{run.pid}{marks}",
+                run.kind,
+                human_age(run.age_seconds),
+                str(len(run.members)),
+                "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
+                owner_name(run.uid),
+                root,
+                command_line(judged),
+            ]
+        )
+    lines = _table(rows)
+    if with_reason:
+        out = [lines[0]]
+        for line, judged in zip(lines[1:], runs, strict=True):
+            out.append(line)
+            out.append("      why: " + "; ".join(judged.judgement.reasons))
+        return out
+    return lines
+
+
+def _load_line(load: Load) -> str:
+    parts = []
+    cpus = load.usable_cpus
+    parts.append(f"{cpus} usable CPUs" if not isinstance(cpus, Unknown) else f"usable CPUs {cpus}")
+    average = load.load_average
+    if isinstance(average, Unknown):
+        parts.append(f"load average {average}")
+    else:
+        per_cpu = load.load_per_cpu
+        per = "" if isinstance(per_cpu, Unknown) else f" ({per_cpu:.2f} per CPU)"
+        parts.append("load " + " ".join(f"{value:.2f}" for value in average) + per)
+    pressure = load.cpu_pressure
+    if isinstance(pressure, Unknown):
+        parts.append(f"CPU pressure {pressure}")
+    else:
+        parts.append(
+            f"CPU pressure {pressure.avg10:.1f}% / {pressure.avg60:.1f}% / "
+            f"{pressure.avg300:.1f}% (10s/60s/300s)"
+        )
+    return "Box: " + ", ".join(parts)
+
+
+def report_text(report: Report) -> str:
+    """The whole report as text."""
+    here = report.here
+    root = str(here.root) if isinstance(here.root, Unknown) else printable(here.root)
+    lines = [f"Viewpoint: {root} as {owner_name(here.uid)} (uid {here.uid})"]
+    self_run = report.self_run
+    ours = report.ours
+    foreign = report.foreign
+    lines.append("")
+    if self_run is not None:
+        lines.append(f"This run (the calling process {report.self_pid} belongs to it):")
+        lines.extend(_run_rows((self_run,), with_reason=False))
+        lines.append("")
+    if ours:
+        lines.append(f"Other runs of this checkout ({len(ours)}):")
+        lines.extend(_run_rows(ours, with_reason=False))
+        lines.extend(
+            f"  {judged.run.pid}: identity not fully known, counted as ours: "
+            + "; ".join(judged.judgement.reasons)
+            for judged in ours
+            if judged.judgement.verdict is Verdict.UNKNOWN
+        )
+    else:
+        lines.append("Other runs of this checkout: none live.")
+    lines.append("")
+    if foreign:
+        lines.append(f"Foreign runs ({len(foreign)}; they share the CPUs, never counted as ours):")
+        lines.extend(_run_rows(foreign, with_reason=True))
+    else:
+        lines.append("Foreign runs: none live.")
+    lines.append("")
+    lines.append(_load_line(report.load))
+    visibility = report.visibility
+    seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
+    if visibility.hidepid != "unknown":
+        seen += f", /proc hidepid={visibility.hidepid}"
+    lines.append(seen)
+    if visibility.notes:
+        lines.extend(f"Not seen: {note}" for note in visibility.notes)
+    else:
+        lines.append("Not seen: nothing hidden from this scan.")
+    return "\n".join(lines)

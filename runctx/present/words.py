@@ -1,0 +1,110 @@
+"""What a report means for someone about to start a test run, in plain words.
+
+Shared by every face that speaks to a person or an agent (hooks, ``runctx run``,
+``runctx check``, ``runctx wait``, the pytest plugin), so they all say the same
+thing the same way.
+
+Runs counted as *ours* are the report's ``ours``: known to be this checkout's
+and user's, or of unknown identity (the visible answer). Only ``Report.ours_known``
+is safe to act on (stop); waiting for or refusing next to an unknown one only
+costs time.
+"""
+
+from __future__ import annotations
+
+import pwd
+
+from runctx.identity import Verdict
+from runctx.report import JudgedRun, Report
+from runctx.sources.load import Load
+from runctx.unknown import Unknown
+
+_SECONDS_PER_MINUTE = 60
+_SECONDS_PER_HOUR = 3600
+_SECONDS_PER_DAY = 86400
+
+
+def human_age(seconds: float) -> str:
+    """``42s``, ``3m12s``, ``2h05m``, ``3d04h``."""
+    whole = int(seconds)
+    if whole < _SECONDS_PER_MINUTE:
+        return f"{whole}s"
+    if whole < _SECONDS_PER_HOUR:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    if whole < _SECONDS_PER_DAY:
+        return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+    return f"{whole // 86400}d{whole % 86400 // 3600:02d}h"
+
+
+def owner_name(uid: int | Unknown) -> str:
+    """The user name of a uid, the number when it has none, ``?`` when unknown."""
+    if isinstance(uid, Unknown):
+        return "?"
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def describe_run(judged: JudgedRun) -> str:
+    """``pid 4121 (pytest, running 3m12s, 5 processes)``."""
+    run = judged.run
+    count = len(run.members)
+    noun = "process" if count == 1 else "processes"
+    orphaned = ", orphaned worker" if run.orphaned else ""
+    age = human_age(run.age_seconds)
+    return f"pid {run.pid} ({run.kind}, running {age}, {count} {noun}{orphaned})"
+
+
+def describe_ours(judged: JudgedRun) -> str:
+    """A run of this checkout, with a note when its identity was not fully known."""
+    text = describe_run(judged)
+    if judged.judgement.verdict is Verdict.UNKNOWN:
+        text += " [identity not fully known: " + "; ".join(judged.judgement.reasons) + "]"
+    return text
+
+
+def describe_foreign(judged: JudgedRun) -> str:
+    """A foreign run with its owner and why it is foreign."""
+    run = judged.run
+    why = "; ".join(reason for reason in judged.judgement.reasons if "==" not in reason)
+    return f"{describe_run(judged)} owned by {owner_name(run.uid)}: {why}"
+
+
+def describe_load(load: Load) -> str:
+    """``2 usable CPUs, load 3.10 (1.55 per CPU), CPU pressure 41.0% (avg10)``."""
+    parts = []
+    if not isinstance(load.usable_cpus, Unknown):
+        parts.append(f"{load.usable_cpus} usable CPUs")
+    if not isinstance(load.load_average, Unknown):
+        per_cpu = load.load_per_cpu
+        per = "" if isinstance(per_cpu, Unknown) else f" ({per_cpu:.2f} per CPU)"
+        parts.append(f"load {load.load_average[0]:.2f}{per}")
+    if not isinstance(load.cpu_pressure, Unknown):
+        parts.append(f"CPU pressure {load.cpu_pressure.avg10:.1f}% (avg10)")
+    return ", ".join(parts) if parts else "load unknown"
+
+
+def same_checkout_message(report: Report) -> str:
+    """Why a new test run should not start now, and what to do."""
+    ours = report.ours
+    runs = "; ".join(describe_ours(judged) for judged in ours)
+    advice = (
+        "Two runs of one checkout share caches, build dirs and lock files and can fail "
+        "each other. Wait for it (`runctx wait`, or start the command as "
+        "`runctx run --wait -- COMMAND`), or, if it is a leftover, stop it "
+        "(`runctx stop PID`)."
+    )
+    return f"{len(ours)} other test run(s) of this checkout are live: {runs}.\n{advice}"
+
+
+def foreign_message(report: Report) -> str:
+    """A plain note on foreign contention: who, why foreign, how loaded the box is."""
+    foreign = report.foreign
+    return (
+        f"{len(foreign)} foreign test run(s) share this machine (not this checkout's, "
+        "never counted as ours): "
+        + "; ".join(describe_foreign(judged) for judged in foreign)
+        + f". Box: {describe_load(report.load)}. Slowness and timeouts in this run may "
+        "come from that load rather than from a regression."
+    )

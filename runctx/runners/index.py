@@ -1,0 +1,73 @@
+"""Lookups built once per runner table: by program, module and code.
+
+Building an index walks the whole table; a scan asks it once per distinct
+argv, the hook once per simple command. Indexes are cached by the identity of
+the table tuple, so pass the same tuple on every call.
+"""
+
+from __future__ import annotations
+
+from runctx.runners.wrappers import JAVAS, NODES, RUBIES, SHELLS, WRAPPERS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from runctx.runners.pattern import RunnerPattern
+
+
+class Index:
+    """The rows of one table by program basename, ``python -m`` module and ``-c`` code."""
+
+    __slots__ = ("by_code", "by_module", "by_program", "first_words", "needles")
+
+    def __init__(self, patterns: Sequence[RunnerPattern]) -> None:
+        """Index ``patterns`` (rows keep their order within each key)."""
+        by_program: dict[str, list[RunnerPattern]] = {}
+        by_module: dict[str, list[RunnerPattern]] = {}
+        by_code: dict[str, list[RunnerPattern]] = {}
+        for pattern in patterns:
+            for name in pattern.programs:
+                by_program.setdefault(name, []).append(pattern)
+            for name in pattern.modules:
+                by_module.setdefault(name, []).append(pattern)
+            for text in pattern.codes:
+                by_code.setdefault(text, []).append(pattern)
+        self.by_program = {k: tuple(v) for k, v in by_program.items()}
+        self.by_module = {k: tuple(v) for k, v in by_module.items()}
+        self.by_code = {k: tuple(v) for k, v in by_code.items()}
+        # argv[0] basenames worth a closer look (python* is checked by prefix).
+        self.first_words = frozenset(
+            {*by_program, *WRAPPERS, *SHELLS, *NODES, *RUBIES, *JAVAS, "eval"}
+        )
+        # Strings one of which every command that can match contains (the shell
+        # pre-filter). A name that contains another is implied by it and dropped.
+        names = sorted({*by_program, *by_module, *by_code}, key=len)
+        needles: list[str] = []
+        for name in names:
+            if not any(kept in name for kept in needles):
+                needles.append(name)
+        self.needles = tuple(needles)
+
+
+_INDEXES: dict[int, tuple[Sequence[RunnerPattern], Index]] = {}
+_MAX_CACHED = 16  # a handful of tables per process at most
+
+
+def index_for(patterns: Sequence[RunnerPattern]) -> Index:
+    """The index of ``patterns``, cached by identity for tuples (built once per table)."""
+    if not isinstance(patterns, tuple):
+        return Index(patterns)
+    hit = _INDEXES.get(id(patterns))
+    if hit is not None and hit[0] is patterns:
+        return hit[1]
+    index = Index(patterns)
+    if len(_INDEXES) >= _MAX_CACHED:
+        _INDEXES.clear()
+    _INDEXES[id(patterns)] = (patterns, index)
+    return index
+
+
+def needles(patterns: Sequence[RunnerPattern]) -> tuple[str, ...]:
+    """Every program, module and code name of ``patterns``, none a part of another."""
+    return index_for(patterns).needles

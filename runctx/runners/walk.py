@@ -1,0 +1,446 @@
+"""Reading one argv: see through wrappers and interpreters, then look the program up.
+
+``argv`` is what the kernel shows in ``/proc/PID/cmdline`` split on NUL, or one
+simple command of a shell string. The words in front of the real program are
+seen through the same way everywhere (:mod:`runctx.runners.wrappers` has the
+tables): assignments (``VAR=x``), wrappers (``env``, ``timeout``, ``uv run``,
+``npx``...), interpreters and their options (``python -u -X dev``, ``node``,
+``ruby``, ``java``, a shell running a script file). A shebang console script
+shows up as ``/venv/bin/python3 /venv/bin/pytest``: the script's basename is
+the program.
+
+Then the program's basename (or the ``python -m`` module, or the exact ``-c``
+code of a worker) is looked up in the table, and the row's argument rules
+decide. Rows are tried at every step of the unwrapping, outermost first, so
+``hatch test`` is a run while ``hatch run pytest`` is unwrapped to pytest.
+
+Deliberately not a run here: ``sh -c STRING`` and ``eval`` (the string is the
+shell parser's: :class:`CommandResolution` hands it over), ``python -c CODE``
+other than a worker's exact bootstrap, ``node -e``, ``ruby -e``.
+
+Each step of the walk returns either the index of the next word to read or an
+:class:`Outcome`, a small value that says how the walk ended.
+"""
+
+from __future__ import annotations
+
+import os
+
+from runctx._record import LightRecord
+from runctx.runners.index import index_for
+from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.wrappers import (
+    HELP_OR_VERSION,
+    JAVA_STOPS,
+    JAVA_VALUES,
+    JAVAS,
+    NODE_STOPS,
+    NODE_VALUES,
+    NODES,
+    PYTHON_LONG_VALUES,
+    PYTHON_PREFIXES,
+    PYTHON_SUFFIXES,
+    RUBIES,
+    RUBY_STOPS,
+    RUBY_VALUES,
+    SHELL_VALUES,
+    SHELLS,
+    WRAPPERS,
+    Wrapper,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from runctx.runners.index import Index
+    from runctx.runners.pattern import RunnerMatch, RunnerPattern
+
+MAX_STEPS = 64
+"""Unwrapping steps per argv; past them the argv names no runner."""
+
+
+class Outcome(LightRecord):
+    """How one step of the walk ended, when it did not just move to another word.
+
+    ``kind`` is one of :data:`STOP` (nothing runs, or nothing we can name),
+    :data:`PROGRAM` (the word is no wrapper here: it is the program itself),
+    :data:`MODULE` (``text`` is a python module, its arguments start at
+    ``rest``), :data:`CODE` (``text`` is a ``python -c`` text, its arguments
+    start at ``rest``), :data:`SHELL` (``text`` is a shell string) or
+    :data:`FOUND` (``match`` is the runner found).
+    """
+
+    __slots__ = ("kind", "match", "rest", "text")
+
+    kind: str
+    text: str
+    rest: int
+    match: RunnerMatch | None
+
+    def __init__(
+        self, kind: str, text: str = "", rest: int = 0, match: RunnerMatch | None = None
+    ) -> None:
+        """Hold one outcome."""
+        self._hold(kind=kind, text=text, rest=rest, match=match)
+
+
+STOP = "stop"
+PROGRAM = "program"
+MODULE = "module"
+CODE = "code"
+SHELL = "shell"
+FOUND = "found"
+_STOPPED = Outcome(STOP)
+_PROGRAM = Outcome(PROGRAM)
+
+Step = int | Outcome
+
+
+def is_assignment(word: str) -> bool:
+    """Whether ``word`` is a shell assignment prefix such as ``LANG=C``."""
+    name, eq, _ = word.partition("=")
+    return bool(eq) and name.isidentifier()
+
+
+def is_python(base: str) -> bool:
+    """Whether ``base`` names a python interpreter (``python3.11``, ``pypy3``, ``python3.13t``)."""
+    for prefix in PYTHON_PREFIXES:
+        if base.startswith(prefix):
+            return base[len(prefix) :].strip("0123456789.") in PYTHON_SUFFIXES
+    return False
+
+
+class _Walk:
+    """One pass over an argv. Its state: the words (a wrapper may split one) and the cwd."""
+
+    __slots__ = ("args", "chdir", "index")
+
+    def __init__(self, argv: Sequence[str], index: Index) -> None:
+        self.args = argv
+        self.index = index
+        self.chdir: str | None = None
+
+    def run(self) -> Outcome:
+        """How the argv ends: a runner found, a shell string handed over, or nothing."""
+        i = 0
+        for _ in range(MAX_STEPS):
+            step = self._step(i)
+            if isinstance(step, int):
+                i = step
+                continue
+            if step.kind == MODULE:
+                found = self._first(self.index.by_module.get(step.text), step.text, step.rest)
+                if found is not None or step.text not in WRAPPERS:
+                    return found or _STOPPED
+                # ``python -m coverage run -m pytest``: the module is a wrapper.
+                self.args = [step.text, *self.args[step.rest :]]
+                i = 0
+                continue
+            if step.kind == CODE:
+                return self._first(self.index.by_code.get(step.text), step.text, step.rest) or (
+                    _STOPPED
+                )
+            return step
+        return _STOPPED
+
+    def _first(
+        self, candidates: tuple[RunnerPattern, ...] | None, word: str, start: int
+    ) -> Outcome | None:
+        if candidates:
+            args = self.args[start:]
+            for pattern in candidates:
+                if pattern.accepts(word, args):
+                    return Outcome(FOUND, match=pattern.match)
+        return None
+
+    def _step(self, i: int) -> Step:
+        """Look at the word at ``i``: the next word's index, or an outcome."""
+        args = self.args
+        if i >= len(args):
+            return _STOPPED
+        word = args[i]
+        if is_assignment(word):
+            return i + 1
+        base = word.rpartition("/")[2]
+        found = self._first(self.index.by_program.get(base), word, i + 1)
+        if found is not None:
+            return found
+        wrapper = WRAPPERS.get(base)
+        if wrapper is not None:
+            step = self._wrapper(wrapper, i)
+            return _STOPPED if step is _PROGRAM else step
+        if base == "eval":
+            return Outcome(SHELL, text=" ".join(args[i + 1 :]))
+        return self._interpreter(base, i)
+
+    def _interpreter(self, base: str, i: int) -> Step:
+        if is_python(base):
+            return self._python(i)
+        if base in SHELLS:
+            return self._shell(i)
+        if base in NODES:
+            return _options(self.args, i + 1, value=NODE_VALUES, stop=NODE_STOPS)
+        if base in RUBIES:
+            return _options(self.args, i + 1, value=RUBY_VALUES, stop=RUBY_STOPS, joined=True)
+        if base in JAVAS:
+            return self._java(i)
+        return _STOPPED
+
+    def _python(self, i: int) -> Step:
+        """Options of a python interpreter at ``i``: the script's index, or an outcome."""
+        args = self.args
+        n = len(args)
+        j = i + 1
+        while j < n:
+            arg = args[j]
+            if arg == "--":
+                j += 1
+                break
+            if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is stdin
+                break
+            if arg.startswith("--"):
+                if arg in HELP_OR_VERSION or arg.startswith("--help"):
+                    return _STOPPED
+                j += 2 if arg in PYTHON_LONG_VALUES else 1
+                continue
+            step = self._python_cluster(arg, j)
+            if not isinstance(step, int):
+                return step
+            j = step
+        if j >= n or args[j] == "-":
+            return _STOPPED
+        return j
+
+    def _python_cluster(self, arg: str, j: int) -> Step:
+        """One short-option cluster (``-uB``, ``-Xdev``, ``-mpytest``) at ``j``."""
+        args = self.args
+        for k in range(1, len(arg)):
+            flag = arg[k]
+            if flag in "mc":
+                value = arg[k + 1 :]
+                after = j + 1
+                if not value:
+                    if after >= len(args):
+                        return _STOPPED
+                    value = args[after]
+                    after += 1
+                return Outcome(MODULE if flag == "m" else CODE, text=value, rest=after)
+            if flag in "XW":
+                return j + (2 if k + 1 == len(arg) else 1)
+            if flag in "hV?":
+                return _STOPPED
+        return j + 1
+
+    def _shell(self, i: int) -> Step:
+        """Options of a shell at ``i``: the script's index, a shell string, or stop."""
+        args = self.args
+        n = len(args)
+        j = i + 1
+        command_string = False
+        while j < n:
+            arg = args[j]
+            if arg in {"--", "-"}:
+                j += 1
+                break
+            if len(arg) < 2 or arg[0] not in "-+":  # noqa: PLR2004 - "-"/"+" alone are words
+                break
+            if arg in HELP_OR_VERSION:
+                return _STOPPED
+            if arg in SHELL_VALUES:
+                j += 2
+                continue
+            if arg[0] == "-" and arg[1] != "-":
+                if "s" in arg:
+                    return _STOPPED
+                command_string = command_string or "c" in arg
+            j += 1
+        if j >= n:
+            return _STOPPED
+        if command_string:
+            return Outcome(SHELL, text=args[j])
+        return j
+
+    def _java(self, i: int) -> Step:
+        """Options of java at ``i``: the index of the main class or jar, or stop."""
+        args = self.args
+        n = len(args)
+        j = i + 1
+        while j < n:
+            arg = args[j]
+            if arg in {"-jar", "-m", "--module"}:
+                return j + 1 if j + 1 < n else _STOPPED
+            if not arg.startswith("-"):
+                return j
+            if arg in JAVA_STOPS:
+                return _STOPPED
+            j += 2 if arg in JAVA_VALUES else 1
+        return _STOPPED
+
+    def _wrapper(self, wrapper: Wrapper, i: int) -> Step:
+        """See through the wrapper at ``i``: the command's index, or an outcome."""
+        step = self._wrapper_options(wrapper, i + 1)
+        if wrapper.subcommands and isinstance(step, int):
+            step = self._subcommand(wrapper, step)
+        for _ in range(wrapper.positionals):
+            if not isinstance(step, int):
+                break
+            if step >= len(self.args):
+                return _STOPPED
+            step = self._wrapper_options(wrapper, step + 1)
+        if isinstance(step, int) and step >= len(self.args):
+            return _STOPPED
+        return step
+
+    def _subcommand(self, wrapper: Wrapper, j: int) -> Step:
+        """Match the wrapper's subcommand words from ``j`` (``uv [opts] tool [opts] run``)."""
+        live = wrapper.subcommands
+        depth = 0
+        while True:
+            if j >= len(self.args):
+                return _STOPPED
+            word = self.args[j]
+            live = tuple(seq for seq in live if seq[depth] == word)
+            if not live:
+                own = wrapper.own_commands
+                if depth == 0 and own is not None and word not in own:
+                    return j  # ``yarn jest``: the word is a program
+                return _PROGRAM
+            depth += 1
+            step = self._wrapper_options(wrapper, j + 1)
+            if not isinstance(step, int) or any(len(seq) == depth for seq in live):
+                return step
+            j = step
+
+    def _wrapper_options(self, wrapper: Wrapper, j: int) -> Step:  # noqa: C901, PLR0911, PLR0912 - one option grammar, one loop
+        """Skip the wrapper's options from ``j``: the next positional's index, or an outcome."""
+        while j < len(self.args):
+            arg = self.args[j]
+            if arg == "--":
+                return j + 1
+            if wrapper.assignments and is_assignment(arg):
+                j += 1
+                continue
+            if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is a word
+                return j
+            name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            if name in wrapper.stop:
+                return _STOPPED
+            if name not in wrapper.value:
+                j += 1
+                continue
+            if eq:
+                value, j = inline, j + 1
+            elif j + 1 < len(self.args):
+                value, j = self.args[j + 1], j + 2
+            else:
+                return _STOPPED
+            if name in wrapper.chdir:
+                self.chdir = os.path.join(self.chdir or "", value)
+            elif name in wrapper.module:
+                return Outcome(MODULE, text=value, rest=j)
+            elif name in wrapper.code:
+                return Outcome(SHELL, text=value)
+            elif name in wrapper.split:
+                self.args = [*self.args[: j - (1 if eq else 2)], *value.split(), *self.args[j:]]
+                j -= 1 if eq else 2
+        return j
+
+
+def _options(
+    args: Sequence[str],
+    j: int,
+    *,
+    value: frozenset[str],
+    stop: frozenset[str],
+    joined: bool = False,
+) -> Step:
+    """Skip an interpreter's options from ``j``: the script's index, or stop.
+
+    ``joined``: a short value option may carry its value (``ruby -Ilib``).
+    """
+    n = len(args)
+    while j < n:
+        arg = args[j]
+        if arg == "--":
+            j += 1
+            break
+        if arg in stop:
+            return _STOPPED
+        if not arg.startswith("-"):
+            break
+        if joined and arg[:2] in stop:
+            return _STOPPED
+        j += 2 if arg in value else 1
+    return j if j < n else _STOPPED
+
+
+class CommandResolution(LightRecord):
+    """What one argv runs, as far as runctx cares (see :func:`resolve_command`).
+
+    ``match`` is the runner it starts (or None); ``shell_string`` the text a
+    shell runs instead (``sh -c TEXT``, ``eval``, ``npx -c``), for the shell
+    parser to read; ``chdir`` the directory a wrapper moves to before the
+    command runs (``env -C DIR``, ``uv run --directory DIR``), relative to the
+    cwd the argv starts in, or None.
+    """
+
+    __slots__ = ("chdir", "match", "shell_string")
+
+    match: RunnerMatch | None
+    shell_string: str | None
+    chdir: str | None
+
+    def __init__(
+        self, match: RunnerMatch | None, shell_string: str | None, chdir: str | None
+    ) -> None:
+        """Hold the three answers."""
+        self._hold(match=match, shell_string=shell_string, chdir=chdir)
+
+
+def resolve_command(
+    argv: Sequence[str], patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS
+) -> CommandResolution:
+    """What ``argv`` runs: its runner, or the shell string it hands to a shell.
+
+    The same walk as :func:`detect_runner` (without its cheap pre-check and
+    without the process-title split); the shell parser uses it for each simple
+    command of a command line.
+    """
+    walk = _Walk(argv, index_for(patterns))
+    outcome = walk.run()
+    shell = outcome.text if outcome.kind == SHELL else None
+    return CommandResolution(outcome.match, shell, walk.chdir)
+
+
+def detect_runner(
+    argv: Sequence[str], patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS
+) -> RunnerMatch | None:
+    """The runner that ``argv`` (a ``/proc/PID/cmdline`` split on NUL) starts, or None.
+
+    ``patterns`` is the runner table; pass the same tuple object on every call
+    of a scan, so that its index is built once. A one-word argv with spaces is
+    a title the process wrote over its argv (``npm test``), and is split on
+    whitespace. ``sh -c STRING`` gives None here: the shell parser reads it.
+    """
+    if not argv:
+        return None
+    first = argv[0]
+    if len(argv) == 1 and " " in first:
+        argv = first.split()
+        if not argv:
+            return None
+        first = argv[0]
+    if not worth_a_look(first, patterns):
+        return None
+    return _Walk(argv, index_for(patterns)).run().match
+
+
+def worth_a_look(first: str, patterns: Sequence[RunnerPattern]) -> bool:
+    """The cheap rejection: False if no argv starting with ``first`` can match ``patterns``."""
+    base = first.rpartition("/")[2]
+    return (
+        base in index_for(patterns).first_words
+        or base.startswith(PYTHON_PREFIXES)
+        or is_assignment(first)
+    )

@@ -1,0 +1,282 @@
+"""One configuration: a checkout's ``[tool.runctx]``, read and validated once per root.
+
+Every face (the hooks, ``runctx run``, ``wait``, ``status``, the pytest plugin)
+asks :func:`settings_for` with the checkout root and gets one
+:class:`Settings` value: the runner table (the user's rows first) and the
+``on-same-checkout`` mode. The file is ``ROOT/pyproject.toml``, where ROOT is
+the checkout root (:func:`runctx.checkout.checkout_root`): one rule for every
+face. The keys are documented in ``docs/configuration.md``.
+
+Imported on the hook's hot path: standard library only (``os`` and ``enum``,
+which ``json`` has loaded already); ``tomllib`` only for a file that may hold
+the table at all.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+
+from runctx._record import LightRecord
+from runctx.exceptions import ConfigError
+from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern
+from runctx.runners.table import BUILTIN_PATTERNS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from runctx.unknown import Unknown
+
+PYPROJECT = "pyproject.toml"
+MAX_PYPROJECT_BYTES = 1024 * 1024
+"""A pyproject.toml larger than this (1 MiB) is read no further."""
+
+_DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
+_KEYS = (b"runctx", b'"runctx"', b"'runctx'")
+
+
+def _name_goes_on(following: bytes) -> bool:
+    """Whether the byte after ``runctx`` continues a longer key (``runctxx``)."""
+    return following.isalnum() or following in (b"_", b"-")
+
+
+def mentions_runctx_table(data: bytes) -> bool:
+    """Whether a TOML text may hold a ``[tool.runctx]`` table, in any spelling.
+
+    ``[tool.runctx]``, ``[tool."runctx"]``, ``tool.runctx.x = …``, or a
+    ``runctx`` key under a ``[tool]`` header. A text without any of these has no
+    runctx settings, so it is not parsed at all: a project that merely names
+    runctx (a dependency, an entry point ``runctx = "..."``) is not parsed
+    either. Plain byte operations, line by line: no regex to compile on the
+    hook's path.
+    """
+    if b"runctx" not in data:
+        return False
+    header = b""
+    for raw in data.splitlines():
+        line = raw.strip()
+        if b"runctx" in line:
+            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
+            for dotted in _DOTTED:
+                at = squeezed.find(dotted)
+                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
+                    return True
+            if header == b"tool" and squeezed.startswith(_KEYS):
+                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
+                if rest[:1] in (b".", b"="):
+                    return True
+        if line.startswith(b"["):
+            header = line.strip(b"[]").strip()
+    return False
+
+
+def read_pyproject(path: str) -> bytes | None:
+    """The bytes of a pyproject.toml (at most 1 MiB), None when there is none."""
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(MAX_PYPROJECT_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        msg = f"{path}: cannot read: {error.strerror or error}"
+        raise ConfigError(msg) from error
+
+
+def runctx_table(path: str) -> dict[str, object]:
+    """``[tool.runctx]`` of the pyproject.toml at ``path``; ``{}`` when there is none.
+
+    A file that cannot be read or parsed, or a ``tool.runctx`` that is not a
+    table, raises :class:`ConfigError` naming the file.
+    """
+    data = read_pyproject(path)
+    if data is None or not mentions_runctx_table(data):
+        return {}
+    import tomllib  # noqa: PLC0415 - only a checkout that configures runctx pays for it
+
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        msg = f"{path}: invalid TOML: {error}"
+        raise ConfigError(msg) from error
+    tools = document.get("tool", {})
+    table = tools.get("runctx", {}) if isinstance(tools, dict) else None
+    if not isinstance(table, dict):
+        msg = f"{path}: [tool.runctx] must be a table"
+        raise ConfigError(msg)
+    return table
+
+
+# --------------------------------------------------------------------------- the settings value
+
+MODE_KEY = "on-same-checkout"
+MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
+RUNNERS_KEY = "runners"
+
+
+class Mode(enum.StrEnum):
+    """What a test run does when another run of its checkout is live (``on-same-checkout``)."""
+
+    STOP = "stop"
+    """Do not start (a hook denies, ``runctx run`` and the plugin exit 75)."""
+    ASK = "ask"
+    """Ask the user first, where a face can ask; elsewhere, as ``stop``."""
+    WARN = "warn"
+    """Say so, and start anyway."""
+    WAIT = "wait"
+    """Wait for the other run to end (a hook cannot wait, so it stops and says how)."""
+
+
+DEFAULT_MODE = Mode.STOP
+
+_RUNNER_KEYS = frozenset(
+    {"kind", "role", "program", "module", "args", "any_args", "not_with", "value_options"}
+)
+
+
+class Settings(LightRecord):
+    """The runctx settings of one checkout, validated: every face reads this value.
+
+    ``path`` is the ``pyproject.toml`` they came from (``""`` when none was
+    read); ``runners`` the user's own rows (``patterns`` puts them in front of
+    the builtin table); ``on_same_checkout`` the mode set by the checkout or
+    ``$RUNCTX_ON_SAME_CHECKOUT``, or None when neither sets it (``mode`` then
+    gives the default).
+    """
+
+    __slots__ = ("_patterns", "on_same_checkout", "path", "runners")
+
+    path: str
+    runners: tuple[RunnerPattern, ...]
+    on_same_checkout: Mode | None
+    _patterns: tuple[RunnerPattern, ...]
+
+    def __init__(
+        self,
+        path: str = "",
+        runners: tuple[RunnerPattern, ...] = (),
+        on_same_checkout: Mode | None = None,
+    ) -> None:
+        """Hold validated values."""
+        patterns = (*runners, *BUILTIN_PATTERNS) if runners else BUILTIN_PATTERNS
+        self._hold(
+            path=path, runners=runners, on_same_checkout=on_same_checkout, _patterns=patterns
+        )
+
+    @property
+    def patterns(self) -> tuple[RunnerPattern, ...]:
+        """The runner table: the user's rows first, then the builtin ones (one tuple, kept)."""
+        return self._patterns
+
+    @property
+    def mode(self) -> Mode:
+        """``on_same_checkout``, or the default (``stop``) when nothing sets it."""
+        return self.on_same_checkout or DEFAULT_MODE
+
+
+DEFAULTS = Settings()
+"""The settings of a checkout that sets nothing (and of an unidentified one)."""
+
+_CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
+
+
+def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings of the checkout at ``root``: ``ROOT/pyproject.toml``, then the environment.
+
+    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``. A checkout that
+    cannot be identified has the defaults. The file is read and validated once
+    per root while it stays unchanged. A malformed file, table or value raises
+    :class:`~runctx.exceptions.ConfigError` naming the file and the key.
+    """
+    environ = os.environ if environ is None else environ
+    found = _file_settings(root) if isinstance(root, str) else DEFAULTS
+    override = environ.get(MODE_ENV, "")
+    if not override:
+        return found
+    mode = parse_mode(override, f"${MODE_ENV}")
+    return Settings(found.path, found.runners, mode)
+
+
+def _file_settings(root: str) -> Settings:
+    path = os.path.join(root, PYPROJECT)
+    try:
+        info = os.stat(path)
+    except OSError:
+        return DEFAULTS
+    signature = (info.st_ino, info.st_size, info.st_mtime_ns)
+    hit = _CACHE.get(path)
+    if hit is not None and hit[0] == signature:
+        return hit[1]
+    settings = settings_of_table(runctx_table(path), path)
+    _CACHE[path] = (signature, settings)
+    return settings
+
+
+def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
+    """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`."""
+    mode = None
+    if MODE_KEY in table:
+        mode = parse_mode(table[MODE_KEY], f"{path}: [tool.runctx] {MODE_KEY}")
+    entries = table.get(RUNNERS_KEY, [])
+    if not isinstance(entries, list):
+        msg = f"{path}: [tool.runctx] {RUNNERS_KEY} must be an array of tables"
+        raise ConfigError(msg)
+    runners = tuple(
+        runner_of_entry(entry, f"{path}: [tool.runctx] runners[{n}]")
+        for n, entry in enumerate(entries)
+    )
+    return Settings(path, runners, mode)
+
+
+def parse_mode(value: object, where: str) -> Mode:
+    """``value`` as a :class:`Mode`, or a :class:`ConfigError` that says ``where`` it came from."""
+    if isinstance(value, str):
+        try:
+            return Mode(value)
+        except ValueError:
+            pass
+    choices = ", ".join(f'"{mode.value}"' for mode in Mode)
+    msg = f"{where} must be one of {choices}, got {value!r}"
+    raise ConfigError(msg)
+
+
+def runner_of_entry(entry: object, where: str) -> RunnerPattern:
+    """The runner row of one ``runners`` entry, or a ConfigError naming ``where`` it is."""
+    if not isinstance(entry, dict):
+        msg = f"{where} must be a table like {{ kind = ..., program = ... }}, got {entry!r}"
+        raise ConfigError(msg)
+    unknown = sorted(set(entry) - _RUNNER_KEYS)
+    if unknown:
+        known = ", ".join(sorted(_RUNNER_KEYS))
+        msg = f"{where} {entry!r}: unknown key(s) {', '.join(unknown)} (known: {known})"
+        raise ConfigError(msg)
+    if "program" not in entry and "module" not in entry:
+        msg = f"{where} {entry!r}: needs 'program' or 'module'"
+        raise ConfigError(msg)
+    for key, value in entry.items():
+        if key in {"kind", "role"}:
+            ok = isinstance(value, str)
+        elif key in {"program", "module"}:
+            ok = isinstance(value, str) or (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            )
+        else:
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if not ok:
+            wanted = "a string" if key in {"kind", "role"} else "a list of strings"
+            msg = f"{where} {entry!r}: '{key}' must be {wanted}, got {value!r}"
+            raise ConfigError(msg)
+    try:
+        return RunnerPattern(
+            entry.get("kind", ""),
+            role=entry.get("role", RUNNER_ROLE),
+            programs=entry.get("program", ()),
+            modules=entry.get("module", ()),
+            subcommand=entry.get("args", ()),
+            any_arg=entry.get("any_args", ()),
+            not_with=entry.get("not_with", DEFAULT_NOT_WITH),
+            value_options=entry.get("value_options", ()),
+        )
+    except (TypeError, ValueError) as error:
+        msg = f"{where} {entry!r}: {error}"
+        raise ConfigError(msg) from error

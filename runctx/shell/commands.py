@@ -1,0 +1,294 @@
+r"""Which test runs a shell command string starts: :func:`test_invocations`.
+
+A runctx hook sees a shell command that is about to run as one string, e.g.
+``cd pkg && VAR=1 uv run pytest -x; echo done``. :func:`test_invocations` reads
+it the way a shell would, well enough, and names every test run it starts,
+with the directory that simple command runs in. Each simple command goes
+through :func:`runctx.runners.walk.resolve_command`: the runner table is the single
+source of truth, there is no second list of runner names here.
+
+What is read
+------------
+- Lists and pipelines: ``&&``, ``||``, ``;``, ``|``, ``|&``, ``&``, newlines;
+  ``( ... )`` subshells (a ``cd`` inside does not leak out) and ``{ ...; }``
+  groups; reserved words in front of a command (``if``, ``then``, ``do``,
+  ``while``, ``!``...); ``for``/``case``/``select`` headers are skipped.
+- Words: single quotes, double quotes (with ``\\``-escapes), ``$'...'``,
+  backslashes, line continuations; ``VAR=x`` prefixes; redirections and their
+  targets (``> out``, ``2>&1``, ``<<<``); comments (``# pytest``); here-document
+  bodies are skipped, never read as commands.
+- ``cd DIR``, ``pushd DIR``, ``popd``, ``cd -`` and ``cd`` (to ``$HOME``) move
+  the cwd of the commands that follow, relative to the current one. A ``cd``
+  in a pipeline or in the background runs in a subshell and moves nothing.
+  A target that is not plain text (``cd "$X"``, ``cd $(...)``, ``cd *``), or a
+  ``cd -``/``popd`` with no known previous directory, makes the cwd *unknown*:
+  later invocations keep the last known cwd as the best guess and say
+  ``cwd_known=False``; a later ``cd /absolute`` makes it known again.
+- ``bash -c '...'``, ``sh -c``, ``eval``, ``npx -c``: the string is read the same
+  way, in a subshell, up to :data:`MAX_DEPTH` levels deep. Command
+  substitutions ``$(...)``, backticks and ``<(...)`` are read too (a test run
+  inside one is still a test run), in a subshell.
+- Not expanded: variables (``$PYTEST -x`` is not seen), globs, aliases,
+  functions (``f() { pytest; }`` counts as a run although it only defines one).
+
+Bounds
+------
+Only the first :data:`MAX_COMMAND_CHARS` characters are read, and the lexer
+spends at most :data:`MAX_STEPS` steps (one per word piece, quote, operator
+or parenthesis) over all nesting levels together; what lies past either bound
+is not looked at. That keeps the worst input to a few milliseconds, while a
+real command (even a long script) needs a few hundred steps. Here-document
+bodies are skipped by one search, not tokenized, so a long heredoc costs
+little. An unbalanced quote or parenthesis never raises: that text falls back
+to a plain whitespace split.
+
+The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
+whatever :func:`test_invocations` finds, the pre-filter says True for it. It
+is a substring search for the table's names, so a command that names no
+runner costs microseconds and never compiles the lexer's regexes.
+"""
+
+from __future__ import annotations
+
+import os
+
+from runctx._record import LightRecord
+from runctx.runners.pattern import RUNNER_ROLE
+from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
+from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
+from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from runctx.runners.pattern import RunnerPattern
+
+__all__ = [
+    "MAX_COMMAND_CHARS",
+    "MAX_DEPTH",
+    "MAX_STEPS",
+    "TestInvocation",
+    "is_probably_test_command",
+    "test_invocations",
+]
+
+MAX_STEPS = 2048
+MAX_DEPTH = 4
+
+
+class TestInvocation(LightRecord):
+    """One test run a command string starts.
+
+    ``kind`` and ``role`` as in :class:`runctx.runners.RunnerMatch`; ``argv``
+    the simple command's words (assignments, redirections and reserved words
+    removed, quotes removed, nothing expanded); ``cwd`` the directory it runs
+    in; ``cwd_known`` False when a ``cd`` on the way could not be followed, and
+    ``cwd`` is only the last directory known.
+    """
+
+    __test__ = False  # not a pytest test class, despite its name
+
+    __slots__ = ("argv", "cwd", "cwd_known", "kind", "role")
+
+    kind: str
+    argv: tuple[str, ...]
+    cwd: str
+    cwd_known: bool
+    role: str
+
+    def __init__(
+        self,
+        kind: str,
+        argv: Sequence[str],
+        cwd: str,
+        *,
+        cwd_known: bool = True,
+        role: str = RUNNER_ROLE,
+    ) -> None:
+        """Hold one invocation."""
+        self._hold(kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role)
+
+
+# --------------------------------------------------------------------------- the parse
+
+_SKIPPED_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done"})
+_SKIPPED_RESERVED |= {"while", "until", "esac"}
+_NOT_A_COMMAND = frozenset({"for", "select", "case", "function"})
+_DIR_COMMANDS = frozenset({"cd", "pushd", "popd"})
+_UNFOLLOWABLE = frozenset("$`*?[{")
+
+
+class _Dirs:
+    """The shell's directory state: cwd, ``$OLDPWD``, the pushd stack, and whether known."""
+
+    __slots__ = ("cwd", "known", "oldpwd", "stack")
+
+    def __init__(self, cwd: str, *, known: bool, oldpwd: str | None, stack: list[str]) -> None:
+        self.cwd = cwd
+        self.known = known
+        self.oldpwd = oldpwd
+        self.stack = stack
+
+    def copy(self) -> _Dirs:
+        return _Dirs(self.cwd, known=self.known, oldpwd=self.oldpwd, stack=list(self.stack))
+
+    def restore(self, saved: _Dirs) -> None:
+        self.cwd, self.known, self.oldpwd, self.stack = (
+            saved.cwd,
+            saved.known,
+            saved.oldpwd,
+            saved.stack,
+        )
+
+    def resolve(self, target: str) -> tuple[str, bool]:
+        """Where ``target`` leads from here, and whether that is known."""
+        if _UNFOLLOWABLE.intersection(target):
+            return self.cwd, False
+        if target.startswith("~"):
+            target = os.path.expanduser(target)
+            if target.startswith("~"):
+                return self.cwd, False
+        known = self.known or os.path.isabs(target)
+        return os.path.normpath(os.path.join(self.cwd, target)), known
+
+    def move(self, target: str | None) -> None:
+        """``cd``: to ``target``, or nowhere known if None."""
+        previous = self.cwd
+        if target is None:
+            self.known = False
+        else:
+            self.cwd, self.known = self.resolve(target)
+        self.oldpwd = previous
+
+    def change(self, name: str, args: Sequence[str]) -> None:
+        """Apply ``cd``/``pushd``/``popd`` with ``args``."""
+        operands = [a for a in args if a == "-" or not a.startswith("-")]
+        target = operands[0] if operands else None
+        if name == "popd":
+            if target is None and self.stack:
+                self.move(self.stack.pop())
+            else:
+                self.move(None)
+        elif name == "pushd":
+            if target is None or target[:1] in "+-":
+                self.move(None)
+            else:
+                self.stack.append(self.cwd)
+                self.move(target)
+        elif target is None:
+            self.move("~")
+        elif target == "-":
+            self.move(self.oldpwd)
+        else:
+            self.move(target)
+
+
+class _Parse:
+    """Walks the tokens of one command string and collects its test invocations."""
+
+    __slots__ = ("found", "left", "patterns")
+
+    def __init__(self, patterns: Sequence[RunnerPattern]) -> None:
+        self.patterns = patterns
+        self.found: list[TestInvocation] = []
+        self.left = MAX_STEPS
+
+    def text(self, text: str, dirs: _Dirs, depth: int) -> None:
+        """Read every simple command of ``text`` with directory state ``dirs``."""
+        saved: list[_Dirs] = []
+        words: list[Token] = []
+        before = ""
+        redirect_target = False
+        found_tokens, self.left = tokens(text, self.left)
+        for token in found_tokens:
+            if not token.op:
+                if redirect_target:
+                    redirect_target = False
+                    self._substitutions(token.substs, dirs, depth)
+                else:
+                    words.append(token)
+                continue
+            if token.op in REDIRECTS:
+                redirect_target = True
+                continue
+            if words:
+                isolated = before in PIPES or token.op in PIPES or token.op == "&"
+                self._simple(words, dirs, depth, isolated=isolated)
+                words = []
+            if token.op == "(":
+                saved.append(dirs.copy())
+            elif token.op == ")" and saved:
+                dirs.restore(saved.pop())
+            before = token.op
+        self._simple(words, dirs, depth, isolated=before in PIPES)
+
+    def _substitutions(self, bodies: Sequence[str], dirs: _Dirs, depth: int) -> None:
+        if depth < MAX_DEPTH:
+            for body in bodies:
+                self.text(body, dirs.copy(), depth + 1)
+
+    def _simple(self, words: list[Token], dirs: _Dirs, depth: int, *, isolated: bool) -> None:
+        """One simple command: substitutions first, then cd, then the runner table."""
+        for word in words:
+            self._substitutions(word.substs, dirs, depth)
+        argv = _command_argv(words)
+        if not argv:
+            return
+        if argv[0] in _DIR_COMMANDS:
+            if not isolated:
+                dirs.change(argv[0], argv[1:])
+            return
+        if not worth_a_look(argv[0], self.patterns):
+            return
+        resolution = resolve_command(argv, self.patterns)
+        cwd, known = dirs.cwd, dirs.known
+        if resolution.chdir is not None:
+            cwd, known = dirs.resolve(resolution.chdir)
+        match = resolution.match
+        if match is not None:
+            invocation = TestInvocation(match.kind, argv, cwd, cwd_known=known, role=match.role)
+            self.found.append(invocation)
+        elif resolution.shell_string is not None and depth < MAX_DEPTH:
+            inner = dirs.copy()
+            inner.cwd, inner.known = cwd, known
+            self.text(resolution.shell_string, inner, depth + 1)
+
+
+def _command_argv(words: Sequence[Token]) -> list[str]:
+    """The argv of a simple command: leading assignments and reserved words dropped.
+
+    Empty for a ``for``/``case``/``select``/``function`` header, whose words are
+    no command.
+    """
+    start = 0
+    while start < len(words) and not words[start].quoted:
+        head = words[start].text
+        if head in _NOT_A_COMMAND:
+            return []
+        if head not in _SKIPPED_RESERVED and not is_assignment(head):
+            break
+        start += 1
+    return [word.text for word in words[start:]]
+
+
+def test_invocations(
+    command: str,
+    cwd: str,
+    patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS,  # noqa: PT028 - an API, not a test
+) -> tuple[TestInvocation, ...]:
+    """The test runs that the shell command string ``command`` starts, in order.
+
+    ``cwd`` is the directory the command starts in. See the module docstring
+    for what is read and what is not. Never raises on odd input.
+    """
+    if not is_probably_test_command(command, patterns):
+        return ()
+    parse = _Parse(patterns)
+    dirs = _Dirs(os.path.normpath(cwd), known=True, oldpwd=None, stack=[])
+    parse.text(command[:MAX_COMMAND_CHARS], dirs, 0)
+    return tuple(parse.found)
+
+
+test_invocations.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function

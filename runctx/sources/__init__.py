@@ -1,0 +1,75 @@
+"""Process sources: where records come from, chosen once.
+
+Linux reads ``/proc`` directly (:mod:`runctx.sources.procfs`); other systems
+use psutil (:mod:`runctx.sources.psutil`). Both give the same records with the
+same explicit unknowns, and share the parts that do not depend on where the
+facts come from (:mod:`runctx.sources.base`: the table loop, the identity
+re-check). ``RUNCTX_SOURCE=procfs|psutil`` (or ``--source``) picks one; psutil
+can be picked on Linux, so that parity is tested on real processes.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Protocol
+
+from runctx.exceptions import ConfigError
+from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.sources.load import Load
+from runctx.sources.proctext import ProcMount
+from runctx.unknown import Unknown
+
+SOURCE_ENV = "RUNCTX_SOURCE"
+SOURCE_NAMES = ("procfs", "psutil")
+
+
+class ProcessSource(Protocol):
+    """Reads the live processes of this system, and the box's load."""
+
+    name: str
+
+    def table(self) -> ProcessTable:
+        """One pass over every live process: parent, state, start, argv."""
+
+    def read_process(self, pid: int) -> ProcRecord | Unknown:
+        """The record of one live process, or why there is none (gone, zombie, ...)."""
+
+    def current_identity(self, pid: int) -> ProcIdentity | Unknown:
+        """The identity of the live process that holds ``pid`` now, or why none does."""
+
+    def with_owner(self, record: ProcRecord) -> ProcRecord:
+        """The record with its owner uid and cwd read (for processes of a run)."""
+
+    def load(self) -> Load:
+        """Usable CPUs, load average and CPU pressure now."""
+
+    def proc_mount(self) -> ProcMount | Unknown:
+        """The procfs mount options that limit what is seen (absent where no procfs is read)."""
+
+    def own_pid_namespace(self) -> bool:
+        """Whether the pids this source reports are of the caller's pid namespace."""
+
+
+def make_source(name: str) -> ProcessSource:
+    """The source called ``name`` (``procfs`` or ``psutil``)."""
+    if name == "procfs":
+        from runctx.sources.procfs import ProcfsSource  # noqa: PLC0415 - only the chosen one loads
+
+        return ProcfsSource()
+    if name == "psutil":
+        from runctx.sources.psutil import PsutilSource  # noqa: PLC0415
+
+        return PsutilSource()
+    choices = ", ".join(SOURCE_NAMES)
+    msg = f"unknown process source {name!r} (choose one of: {choices})"
+    raise ConfigError(msg)
+
+
+def default_source() -> ProcessSource:
+    """``$RUNCTX_SOURCE`` if set, else procfs where ``/proc`` exists, else psutil."""
+    chosen = os.environ.get(SOURCE_ENV, "")
+    if chosen:
+        return make_source(chosen)
+    if os.path.exists("/proc/self/stat"):
+        return make_source("procfs")
+    return make_source("psutil")

@@ -1,0 +1,183 @@
+"""Parsers of the kernel's ``/proc`` text: pure functions over bytes.
+
+Each takes what one read of a ``/proc`` file gave and returns its value or an
+explicit :class:`~runctx.unknown.Unknown` (``unparsable``) saying what was
+wrong; none raises on any input. The procfs source reads, these parse, so
+that the parsing can be fed any text in a test.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import attrs
+
+from runctx.unknown import Reason, Unknown
+
+PROC_FS = b"proc"
+
+
+class StatFields(NamedTuple):
+    """The fields of ``/proc/PID/stat`` that runctx uses.
+
+    A named tuple rather than an attrs class: one is parsed for every process
+    on the box in every scan, and a tuple is several times cheaper to build.
+    """
+
+    pid: int
+    comm: str
+    state: str
+    ppid: int
+    pgid: int
+    sid: int
+    flags: int
+    cpu_ticks: int
+    start_ticks: int
+    rss_pages: int
+
+
+def parse_stat(text: bytes) -> StatFields | Unknown:
+    """Parse ``/proc/PID/stat``; the command name may hold spaces, parens, newlines.
+
+    The name is the text between the first ``(`` and the *last* ``)``: the kernel
+    prints it raw, so nothing inside it can be trusted as a separator.
+    """
+    open_paren = text.find(b"(")
+    close_paren = text.rfind(b")")
+    if open_paren < 0 or close_paren < open_paren:
+        return Unknown(Reason.UNPARSABLE, "stat: no command name in parentheses")
+    fields = text[close_paren + 2 :].split()
+    try:
+        return StatFields(
+            pid=int(text[:open_paren]),
+            comm=text[open_paren + 1 : close_paren].decode(errors="replace"),
+            state=fields[0].decode(),
+            ppid=int(fields[1]),
+            pgid=int(fields[2]),
+            sid=int(fields[3]),
+            flags=int(fields[6]),
+            cpu_ticks=int(fields[11]) + int(fields[12]),
+            start_ticks=int(fields[19]),
+            rss_pages=int(fields[21]),
+        )
+    except (IndexError, ValueError, UnicodeDecodeError):
+        return Unknown(Reason.UNPARSABLE, "stat: too few or non-numeric fields")
+
+
+def parse_cmdline(data: bytes) -> tuple[str, ...]:
+    """Split ``/proc/PID/cmdline`` into argv, keeping every byte.
+
+    Arguments are NUL-terminated; a process that rewrote its title may leave
+    no final NUL or use spaces instead. Bytes that are not UTF-8 survive as
+    surrogate escapes (``os.fsencode`` gives the original bytes back).
+    """
+    if not data:
+        return ()
+    if data.endswith(b"\0"):
+        data = data[:-1]
+    return tuple(os.fsdecode(data).split("\0"))
+
+
+def parse_status_uid(text: bytes) -> int | Unknown:
+    """Take the real uid from the ``Uid:`` line of ``/proc/PID/status``."""
+    start = text.find(b"\nUid:")
+    if start < 0:
+        return Unknown(Reason.UNPARSABLE, "status: no Uid line")
+    line = text[start + 5 : text.find(b"\n", start + 5)]
+    try:
+        return int(line.split()[0])
+    except (IndexError, ValueError):
+        return Unknown(Reason.UNPARSABLE, "status: Uid line without a number")
+
+
+def parse_uptime(text: bytes) -> float | Unknown:
+    """Seconds since boot from ``/proc/uptime``."""
+    try:
+        return float(text.split()[0])
+    except (IndexError, ValueError):
+        return Unknown(Reason.UNPARSABLE, "uptime")
+
+
+def parse_loadavg(text: bytes) -> tuple[float, float, float] | Unknown:
+    """The 1, 5 and 15 minute load averages from ``/proc/loadavg``."""
+    try:
+        one, five, fifteen = (float(value) for value in text.split()[:3])
+    except ValueError:
+        return Unknown(Reason.UNPARSABLE, "loadavg")
+    return (one, five, fifteen)
+
+
+@attrs.frozen
+class Pressure:
+    """One line of a PSI file: share of time some task waited for the CPU (percent)."""
+
+    avg10: float
+    avg60: float
+    avg300: float
+
+
+def parse_pressure(text: bytes) -> Pressure | Unknown:
+    """Parse the ``some`` line of ``/proc/pressure/cpu``."""
+    for line in text.splitlines():
+        if line.startswith(b"some "):
+            values = {}
+            for item in line.split()[1:]:
+                key, _, value = item.partition(b"=")
+                values[key] = value
+            try:
+                return Pressure(
+                    avg10=float(values[b"avg10"]),
+                    avg60=float(values[b"avg60"]),
+                    avg300=float(values[b"avg300"]),
+                )
+            except (KeyError, ValueError):
+                break
+    return Unknown(Reason.UNPARSABLE, "cpu pressure: no valid 'some' line")
+
+
+def parse_cpu_max(text: bytes) -> float | None:
+    """CPUs granted by a cgroup v2 ``cpu.max`` (``max 100000`` means no limit)."""
+    parts = text.split()
+    if len(parts) != 2 or parts[0] == b"max":  # noqa: PLR2004 - quota and period
+        return None
+    try:
+        return int(parts[0]) / int(parts[1])
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@attrs.frozen
+class ProcMount:
+    """The options of the procfs mount that bound who sees whom."""
+
+    hidepid: str
+    subset_pid: bool
+
+
+_HIDEPID_NAMES = {"0": "off", "1": "noaccess", "2": "invisible", "4": "ptraceable"}
+
+
+def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMount | None:
+    """Find the procfs mounted at ``mount_point`` in a ``mountinfo`` text.
+
+    The super options follow the ``-`` separator: ``- proc proc rw,hidepid=2``.
+    """
+    for line in mountinfo.splitlines():
+        fields = line.split(b" ")
+        if len(fields) < 5 or fields[4] != mount_point or b"-" not in fields:  # noqa: PLR2004
+            continue
+        tail = fields[fields.index(b"-") + 1 :]
+        if len(tail) < 3 or tail[0] != PROC_FS:  # noqa: PLR2004 - fstype, source, options
+            continue
+        hidepid = "off"
+        subset_pid = False
+        for option in tail[2].split(b","):
+            key, _, value = option.partition(b"=")
+            if key == b"hidepid":
+                text = value.decode(errors="replace")
+                hidepid = _HIDEPID_NAMES.get(text, text)
+            elif key == b"subset" and value == b"pid":
+                subset_pid = True
+        return ProcMount(hidepid=hidepid, subset_pid=subset_pid)
+    return None

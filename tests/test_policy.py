@@ -1,0 +1,192 @@
+"""The shared policy: one decision from a scan of real runs, and the setting that shapes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+from hooktools import world
+from runfixtures import start_run_tests_script
+
+from runctx import policy
+from runctx.policy import Action, Decision, Mode
+from runctx.scanning import scan, viewpoint
+from runctx.shell.commands import TestInvocation, test_invocations
+
+__all__ = ["world"]  # the fixture, imported for pytest
+
+
+def scan_from(directory: Path, **kwargs):
+    """A real scan judged from the checkout of ``directory``."""
+    return scan(viewpoint(cwd=str(directory)), **kwargs)
+
+
+def pids(runs) -> set[int]:
+    """The pids of judged runs."""
+    return {judged.run.pid for judged in runs}
+
+
+# --------------------------------------------------------------------------- judge
+
+
+def test_another_run_of_the_checkout_stops_by_default(world):
+    """From the busy checkout, the live run is ours: stop, naming it."""
+    decision = policy.decision_for(scan_from(world.busy), Mode.STOP)
+    assert decision.action is Action.STOP
+    assert world.run.pid in pids(decision.ours)
+    assert decision.message.startswith("runctx: refused to start this test run.")
+    assert f"pid {world.run.pid} (run-tests-script, running" in decision.message
+    assert not decision.goes_ahead
+
+
+@pytest.mark.parametrize(
+    ("mode", "action", "words"),
+    [
+        (Mode.ASK, Action.ASK, "asking before this test run starts"),
+        (Mode.WARN, Action.WARN, "this checkout is set to only warn"),
+        (Mode.WAIT, Action.STOP, "runctx run --wait -- COMMAND"),
+    ],
+)
+def test_the_mode_picks_the_action(world, mode, action, words):
+    """The mode ask asks, warn warns, wait stops in a hook and says how to wait."""
+    decision = policy.decision_for(scan_from(world.busy), mode)
+    assert decision.action is action
+    assert decision.mode is mode
+    assert words in decision.message
+
+
+def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
+    """From the idle checkout the run is foreign: a note, nothing counted as ours."""
+    decision = policy.decision_for(scan_from(world.idle), Mode.STOP)
+    assert decision.action is Action.NOTE
+    assert decision.goes_ahead
+    assert world.run.pid in pids(decision.foreign)
+    assert world.run.pid not in pids(decision.ours)
+    assert f"root {world.busy} != {world.idle}" in decision.message
+    assert "usable CPU" in decision.message
+
+
+def test_nothing_live_is_silent(world):
+    """A report with no other run is silent, whatever the mode."""
+    report = scan_from(world.busy)
+    empty = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.is_self))
+    for mode in Mode:
+        decision = policy.decision_for(empty, mode)
+        assert decision.action is Action.SILENT
+        assert decision.message == ""
+
+
+def test_a_cd_that_could_not_be_followed_only_warns(world):
+    """When the command's directory is a guess, a stop becomes a warning that says why."""
+    decision = policy.decision_for(scan_from(world.busy), Mode.STOP, cwd_known=False)
+    assert decision.action is Action.WARN
+    assert "could not follow a `cd`" in decision.message
+
+
+def test_an_unidentifiable_checkout_only_warns(world, tmp_path):
+    """From a directory that does not exist, every run of the user looks ours: only warn."""
+    report = scan(viewpoint(cwd=str(tmp_path / "gone")))
+    decision = policy.decision_for(report, Mode.STOP)
+    assert world.run.pid in pids(decision.ours)
+    assert decision.action is Action.WARN
+    assert "could not identify the checkout" in decision.message
+
+
+def test_a_run_waits_only_for_older_runs_of_its_checkout(world):
+    """Judged as the younger of two runs, the older one stops it; as the older, nothing does."""
+    younger = start_run_tests_script(world.busy)
+    try:
+        as_younger = policy.decision_for(
+            scan_from(world.busy, self_pid=younger.pid), Mode.STOP, own_run=True
+        )
+        as_older = policy.decision_for(
+            scan_from(world.busy, self_pid=world.run.pid), Mode.STOP, own_run=True
+        )
+    finally:
+        younger.kill()
+    assert as_younger.action is Action.STOP
+    assert pids(as_younger.ours) == {world.run.pid}
+    assert younger.pid not in pids(as_older.ours)
+    assert as_older.action is not Action.STOP
+
+
+# --------------------------------------------------------------------------- decide
+
+
+def test_decide_follows_each_invocation_to_its_checkout(world):
+    """Runs in two checkouts: the firmest decision wins and both are described."""
+    command = f"cd {world.idle} && pytest; cd {world.busy} && pytest"
+    invocations = test_invocations(command, str(world.base))
+    assert [Path(i.cwd) for i in invocations] == [world.idle, world.busy]
+    decision = policy.decide(invocations)
+    assert decision.action is Action.STOP
+    assert world.run.pid in pids(decision.ours)
+    assert "refused to start" in decision.message
+    assert "foreign test run" in decision.message
+    assert len(decision.reports) == 2
+
+
+def test_decide_leaves_runctx_run_to_itself(world):
+    """An invocation that goes through ``runctx run`` is not judged by the hook."""
+    invocation = TestInvocation(
+        "pytest", ("runctx", "run", "--wait", "--", "pytest"), str(world.busy)
+    )
+    assert policy.delegated(invocation)
+    assert policy.decide([invocation]) == policy.SILENT
+
+
+def test_decide_uses_the_mode_given_over_the_setting(world):
+    """An explicit mode (``runctx run --mode``) wins over the checkout's setting."""
+    invocations = test_invocations("pytest", str(world.busy))
+    assert policy.decide(invocations, mode=Mode.WARN).action is Action.WARN
+
+
+def test_combine_keeps_the_firmest():
+    """Several decisions combine to the firmest action, with every message once."""
+    note = Decision(Action.NOTE, message="a")
+    stop = Decision(Action.STOP, message="b")
+    combined = policy.combine([note, stop, note])
+    assert combined.action is Action.STOP
+    assert combined.message == "a\n\nb"
+    assert policy.combine([]) == policy.SILENT
+
+
+def test_long_messages_are_cut_below_the_agents_limit():
+    """A message longer than the agents take is cut, and says where to see all."""
+    cut = policy._cut("x" * 20000)
+    assert len(cut) <= policy.MAX_MESSAGE_CHARS
+    assert cut.endswith("`runctx status` shows all runs)")
+
+
+def test_summary_is_the_first_line():
+    """A decision's summary is the first line of its message."""
+    assert Decision(Action.STOP, message="one\ntwo").summary == "one"
+
+
+def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp):
+    """A leftover whose cwd was deleted counts as ours in words only: a warning, no stop."""
+    from proctools import make_checkout
+
+    from runctx.waiting import blocking_runs
+
+    mine = make_checkout(shared_tmp, "mine")
+    doomed = make_checkout(shared_tmp, "doomed")
+    leftover = start_run_tests_script(doomed)
+    try:
+        import shutil
+
+        shutil.rmtree(doomed)
+        report = scan_from(mine)
+        judged = next(j for j in report.runs if j.run.pid == leftover.pid)
+        assert judged.judgement.verdict.value == "unknown"
+        assert judged in report.ours
+        decision = policy.decision_for(report, Mode.STOP)
+        assert decision.action is Action.WARN
+        assert f"pid {leftover.pid} (" in decision.message
+        assert "identity is not fully known" in decision.message
+        assert judged not in blocking_runs(report)
+        [invocation] = test_invocations("pytest -x", str(mine))
+        assert policy.decide([invocation]).action is Action.WARN
+    finally:
+        leftover.kill()

@@ -1,0 +1,244 @@
+"""One configuration: the cheap test for [tool.runctx], the table, and the settings value."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from runctx.exceptions import ConfigError, RunctxError
+from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
+from runctx.settings import MODE_ENV, Mode, mentions_runctx_table, runctx_table, settings_for
+
+
+def runners_at(root):
+    """The user's runner rows of the checkout at ``root``."""
+    return settings_for(str(root), environ={}).runners
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[tool.runctx]\nrunners = []\n",
+        "[ tool . runctx ]\n",
+        '[tool."runctx"]\n',
+        "[tool.runctx.extra]\n",
+        "[tool]\nrunctx = { on-same-checkout = 'warn' }\n",
+        "[tool]\n  runctx.on-same-checkout = 'warn'\n",
+        "tool.runctx.on-same-checkout = 'warn'\n",
+    ],
+)
+def test_every_spelling_of_the_table_is_noticed(text):
+    """Each way TOML can hold [tool.runctx] makes the file worth parsing."""
+    assert mentions_runctx_table(text.encode())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        '[project]\nname = "x"\ndependencies = ["runctx>=0.1"]\n',
+        '[project.entry-points.pytest11]\nrunctx = "runctx.pytest_plugin"\n',
+        "[tool.runctxx]\nrunners = 3\n",
+        "[tool]\nrunctxx = 1\n",
+        "[tool.black]\n# runctx is configured elsewhere\n",
+    ],
+)
+def test_a_file_that_only_names_runctx_is_not_parsed(text, tmp_path):
+    """A dependency, an entry point or a look-alike key holds no runctx table."""
+    assert not mentions_runctx_table(text.encode())
+    path = tmp_path / "pyproject.toml"
+    path.write_text(text)
+    assert runctx_table(str(path)) == {}
+
+
+def test_the_table_is_read_from_a_real_file(tmp_path):
+    """The [tool.runctx] table comes back as a dict."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text('[tool.runctx]\non-same-checkout = "warn"\n')
+    assert runctx_table(str(path)) == {"on-same-checkout": "warn"}
+
+
+def test_a_missing_file_has_no_table(tmp_path):
+    """No pyproject.toml: an empty table, no error."""
+    assert runctx_table(str(tmp_path / "pyproject.toml")) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [("[tool.runctx\n", "invalid TOML"), ("[tool]\nrunctx = 3\n", "must be a table")],
+)
+def test_a_malformed_table_names_the_file(tmp_path, text, what):
+    """Bad TOML or a runctx key that is no table is a ConfigError naming the file."""
+    path = tmp_path / "pyproject.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=what) as caught:
+        runctx_table(str(path))
+    assert str(path) in str(caught.value)
+
+
+# --------------------------------------------------------------------------- on-same-checkout
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", Mode.STOP),
+        ('[project]\nname = "p"\n', Mode.STOP),
+        ("[tool.runctx]\n", Mode.STOP),
+        ('[tool.runctx]\non-same-checkout = "ask"\n', Mode.ASK),
+        ('[tool.runctx]\non-same-checkout = "warn"\n', Mode.WARN),
+        ('[tool.runctx]\non-same-checkout = "wait"\n', Mode.WAIT),
+        ('[tool.runctx]\non-same-checkout = "stop"\nrunners = []\n', Mode.STOP),
+    ],
+)
+def test_the_setting_is_read_from_pyproject(tmp_path, text, expected):
+    """``[tool.runctx] on-same-checkout`` picks the mode; stop when it is absent."""
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert settings_for(str(tmp_path), environ={}).mode is expected
+
+
+def test_no_pyproject_means_stop(tmp_path):
+    """A checkout without pyproject.toml gets the default."""
+    assert settings_for(str(tmp_path), environ={}).mode is Mode.STOP
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ('[tool.runctx]\non-same-checkout = "sometimes"\n', "must be one of"),
+        ("[tool.runctx]\non-same-checkout = 1\n", "got 1"),
+        ("[tool.runctx\n", "invalid TOML"),
+        ('[tool]\nrunctx = "yes"\n', "[tool.runctx] must be a table"),
+    ],
+)
+def test_a_malformed_setting_is_a_clear_error(tmp_path, text, what):
+    """A bad value or file raises ConfigError naming the file and what is wrong."""
+    (tmp_path / "pyproject.toml").write_text(text)
+    with pytest.raises(ConfigError, match=r"pyproject\.toml") as raised:
+        settings_for(str(tmp_path), environ={})
+    assert what in str(raised.value)
+
+
+def test_the_environment_overrides_the_file(tmp_path):
+    """$RUNCTX_ON_SAME_CHECKOUT wins over the file; a bad value is an error too."""
+    (tmp_path / "pyproject.toml").write_text('[tool.runctx]\non-same-checkout = "ask"\n')
+    assert settings_for(str(tmp_path), environ={MODE_ENV: "warn"}).mode is Mode.WARN
+    with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_SAME_CHECKOUT must be one of"):
+        settings_for(str(tmp_path), environ={MODE_ENV: "never"})
+
+
+class TestRunnersSetting:
+    """``[tool.runctx] runners`` in pyproject.toml extends the table."""
+
+    def write(self, tmp_path, body):
+        """Write ``body`` as tmp_path/pyproject.toml and return the checkout root."""
+        (tmp_path / "pyproject.toml").write_text(textwrap.dedent(body))
+        return tmp_path
+
+    def test_good_config_extends_detection(self, tmp_path):
+        """Entries by program, by module and with args become patterns that detect their runs."""
+        root = self.write(
+            tmp_path,
+            """
+            [project]
+            name = "x"
+
+            [tool.runctx]
+            other_setting = true
+            runners = [
+              { kind = "e2e", program = "run-e2e" },
+              { kind = "integ", module = "integ_runner" },
+              { kind = "mk-verify", program = ["make", "gmake"], args = ["verify"] },
+              { kind = "smoke", program = "mvn", any_args = ["smoke"], value_options = ["-pl"] },
+              { kind = "bg", program = "bgworker", role = "worker", not_with = ["--dry"] },
+            ]
+            """,
+        )
+        extra = runners_at(root)
+        assert [p.kind for p in extra] == ["e2e", "integ", "mk-verify", "smoke", "bg"]
+        table = (*extra, *BUILTIN_PATTERNS)
+        assert detect_runner(["./run-e2e", "--all"], table) == RunnerMatch("e2e")
+        assert detect_runner(["uv", "run", "python", "-m", "integ_runner"], table) == RunnerMatch(
+            "integ"
+        )
+        assert detect_runner(["make", "-j4", "verify"], table) == RunnerMatch("mk-verify")
+        assert detect_runner(["gmake", "verify"], table) == RunnerMatch("mk-verify")
+        assert detect_runner(["make", "lint", "verify"], table) is None
+        assert detect_runner(["mvn", "-pl", "smoke", "clean"], table) is None
+        assert detect_runner(["mvn", "clean", "smoke"], table) == RunnerMatch("smoke")
+        assert detect_runner(["bgworker"], table) == RunnerMatch("bg", "worker")
+        assert detect_runner(["bgworker", "--dry"], table) is None
+        assert detect_runner(["run-e2e", "--version"], table) is None  # the default not_with
+        assert detect_runner(["run-e2e"]) is None
+
+    @pytest.mark.parametrize(
+        "body",
+        [
+            '[project]\nname = "runctx-user"\ndependencies = ["runctx>=0.1"]\n',
+            "[tool.runctxx]\nrunners = 3\n",
+        ],
+    )
+    def test_a_file_that_only_mentions_runctx_is_not_parsed(self, tmp_path, body):
+        """A dependency on runctx, or a look-alike table, is not a runctx table."""
+        assert runners_at(self.write(tmp_path, body)) == ()
+        assert not mentions_runctx_table(body.encode())
+
+    def test_missing_file_gives_nothing(self, tmp_path):
+        """A missing pyproject.toml (or a missing parent directory) adds no patterns."""
+        assert runners_at(tmp_path) == ()
+        assert runners_at(tmp_path / "no") == ()
+
+    @pytest.mark.parametrize(
+        "body",
+        [
+            "",
+            "[project]\nname = 'x'\n",
+            "[tool.black]\nline-length = 100\n",
+            "[tool.runctx]\nstrict = true\n",
+            "[tool.runctx]\nrunners = []\n",
+        ],
+    )
+    def test_missing_table_gives_nothing(self, tmp_path, body):
+        """A file without ``[tool.runctx] runners`` adds no patterns."""
+        assert runners_at(self.write(tmp_path, body)) == ()
+
+    @pytest.mark.parametrize(
+        ("body", "names"),
+        [
+            ("[tool.runctx\n", "invalid TOML"),
+            ("tool = 3\n[tool.runctx]\n", "invalid TOML"),
+            ("[tool]\nrunctx = 3\n", "[tool.runctx] must be a table"),
+            ("[tool.runctx]\nrunners = 'pytest'\n", "runners must be an array"),
+            ("[tool.runctx]\nrunners = ['pytest']\n", "runners[0]"),
+            (
+                "[tool.runctx]\nrunners = [{kind='a', program='a'}, {kind='e', progam='x'}]\n",
+                "runners[1]",
+            ),
+            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key(s) progam"),
+            ("[tool.runctx]\nrunners = [{kind='e'}]\n", "needs 'program' or 'module'"),
+            ("[tool.runctx]\nrunners = [{kind=1, program='x'}]\n", "'kind' must be a string"),
+            ("[tool.runctx]\nrunners = [{program='x'}]\n", "kind must be a non-empty string"),
+            ("[tool.runctx]\nrunners = [{kind='e', program=3}]\n", "'program' must be a list"),
+            ("[tool.runctx]\nrunners = [{kind='e', program='x', args='t'}]\n", "'args' must be"),
+            ("[tool.runctx]\nrunners = [{kind='e', program=['x', 2]}]\n", "'program' must be"),
+            ("[tool.runctx]\nrunners = [{kind='e', program=''}]\n", "empty string"),
+            ("[tool.runctx]\nrunners = [{kind='e', program='x', role='boss'}]\n", "role must be"),
+        ],
+    )
+    def test_malformed_config_names_file_and_entry(self, tmp_path, body, names):
+        """Malformed TOML, tables, entries, keys or types raise ConfigError naming the file."""
+        root = self.write(tmp_path, body)
+        with pytest.raises(ConfigError) as caught:
+            runners_at(root)
+        message = str(caught.value)
+        assert message.startswith(f"{root / 'pyproject.toml'}: ")
+        assert names in message
+        assert isinstance(caught.value, RunctxError)
+
+    def test_unreadable_path_raises_config_error(self, tmp_path):
+        """A path that exists but cannot be read as a file raises ConfigError naming it."""
+        directory = tmp_path / "pyproject.toml"
+        directory.mkdir()
+        with pytest.raises(ConfigError, match="cannot read"):
+            runners_at(tmp_path)
