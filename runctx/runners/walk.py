@@ -419,21 +419,34 @@ def detect_runner(
     """The runner that ``argv`` (a ``/proc/PID/cmdline`` split on NUL) starts, or None.
 
     ``patterns`` is the runner table; pass the same tuple object on every call
-    of a scan, so that its index is built once. A one-word argv with spaces is
-    a title the process wrote over its argv (``npm test``), and is split on
-    whitespace. ``sh -c STRING`` gives None here: the shell parser reads it.
+    of a scan, so that its index is built once. A title the process wrote over
+    its argv (``npm test`` and NUL padding) is read as its words
+    (:func:`title_words`). ``sh -c STRING`` gives None here: the shell parser reads it.
     """
-    if not argv:
-        return None
-    first = argv[0]
-    if len(argv) == 1 and " " in first:
-        argv = first.split()
-        if not argv:
-            return None
-        first = argv[0]
-    if not worth_a_look(first, patterns):
+    argv = title_words(argv)
+    if not argv or not worth_a_look(argv[0], patterns):
         return None
     return _Walk(argv, index_for(patterns)).run().match
+
+
+def title_words(argv: Sequence[str]) -> Sequence[str]:
+    """``argv``, or the words of the title a process wrote over it.
+
+    A process that sets its title (npm, ``npm exec``, anything that assigns
+    ``process.title`` or calls ``setproctitle``) writes one string over its
+    argv area and pads the rest with NULs: ``/proc/PID/cmdline`` then reads
+    ``npm test`` followed by empty strings, or one string with no NUL at all.
+    Such a cmdline is read as a title and split on whitespace. A real argv
+    whose first word holds a space is indistinguishable from a title only when
+    it has no other argument (or only empty ones), and then the split words
+    name the same program.
+    """
+    if not argv:
+        return argv
+    first = argv[0]
+    if " " not in first or any(argv[1:]):
+        return argv
+    return first.split()
 
 
 def worth_a_look(first: str, patterns: Sequence[RunnerPattern]) -> bool:

@@ -1,0 +1,80 @@
+"""Real runner processes for the live tests: npm, node, cargo and friends, started orphaned.
+
+Each helper writes a small project into a checkout whose tests hold until they
+are killed, starts the real tool orphaned (so that it does not fold into the
+suite's own run) and waits until the tests say they are up. A tool that is not
+on this machine skips the test that needs it (``need``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from proctools import Orphan, spawn_orphan, wait_for
+from runfixtures import clean_env, ready_dir
+
+# A node:test file that says it is up, then holds until killed.
+NODE_HOLDING_TEST = """\
+const test = require('node:test');
+const fs = require('node:fs');
+const path = require('node:path');
+test('holds', async () => {
+  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, %s), 'up');
+  await new Promise(() => setInterval(() => {}, 1000));
+});
+"""
+
+
+def need(tool: str) -> str:
+    """The path of ``tool``, or skip: only tools that cannot be had here are skipped."""
+    found = shutil.which(tool)
+    if found is None:
+        pytest.skip(f"{tool} is not installed on this machine")
+    return found
+
+
+def write_node_tests(checkout: Path, count: int = 2) -> None:
+    """``count`` holding node:test files under ``test/``."""
+    tests = checkout / "test"
+    tests.mkdir(exist_ok=True)
+    for n in range(count):
+        name = json.dumps(f"node-{n}")
+        (tests / f"hold{n}.test.js").write_text(NODE_HOLDING_TEST % name)
+
+
+def write_package_json(checkout: Path, scripts: dict[str, str]) -> None:
+    """A package.json with these ``scripts``."""
+    package = {"name": checkout.name, "version": "1.0.0", "private": True, "scripts": scripts}
+    (checkout / "package.json").write_text(json.dumps(package, indent=2))
+
+
+def start_node_tool(checkout: Path, argv: list[str], *, holders: int = 2) -> Orphan:
+    """Start ``argv`` (its first word a tool on PATH) orphaned in ``checkout``; wait for the tests."""
+    executable = need(argv[0])
+    ready = ready_dir(checkout)
+    run = spawn_orphan(
+        argv, checkout, env=clean_env(RUNCTX_READY_DIR=str(ready)), executable=executable
+    )
+    try:
+        wait_for(
+            lambda: len(list(ready.glob("node-*"))) >= holders,
+            what=f"{' '.join(argv)} to start its tests",
+        )
+    except BaseException:
+        run.kill()
+        raise
+    return run
+
+
+def start_npm_test(checkout: Path, script: str = "node --test", *, holders: int = 1) -> Orphan:
+    """An orphaned ``npm test`` whose script is ``script`` (by default ``node --test``).
+
+    ``node --test`` runs one file per spare CPU at a time, so on a small box only
+    one holding file is sure to start.
+    """
+    write_node_tests(checkout, holders)
+    write_package_json(checkout, {"test": script})
+    return start_node_tool(checkout, ["npm", "test"], holders=holders)
