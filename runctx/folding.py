@@ -5,6 +5,11 @@ descendant of it, runner or not (xdist workers, the pytest under ``make test``,
 compiled test binaries, subprocesses a test starts), folds into that run as a
 member. A worker whose runner died is reparented to init or a subreaper: it has
 no runner above it any more, so it is a run of its own, marked orphaned.
+
+A task runner running a task that is no run by its name (``npm run unit``,
+``make ci``: role :data:`~runctx.runners.pattern.TASK_ROLE`) is a run when a
+runner or worker runs below it: the live tree says what its task runs, without
+reading the project's files. Then it is the top of that run, like any runner.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from runctx.records import ProcRecord
-from runctx.runners.pattern import WORKER_ROLE
+from runctx.runners.pattern import TASK_ROLE, WORKER_ROLE
 from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
@@ -87,6 +92,24 @@ def _has_runner_above(pid: int, parents: Mapping[int, int], runners: Mapping[int
     return False
 
 
+def _tasks_above_runners(
+    matches: Mapping[int, RunnerMatch], tasks: set[int], parents: Mapping[int, int]
+) -> set[int]:
+    """The task processes that have a runner or worker among their descendants."""
+    running: set[int] = set()
+    for pid in matches:
+        if pid in tasks:
+            continue
+        seen = {pid}
+        ancestor = parents.get(pid)
+        while ancestor is not None and ancestor not in seen:
+            if ancestor in tasks:
+                running.add(ancestor)
+            seen.add(ancestor)
+            ancestor = parents.get(ancestor)
+    return running
+
+
 def _descendants(pid: int, children: Mapping[int, list[int]]) -> list[int]:
     found: list[int] = []
     seen = {pid}
@@ -110,15 +133,22 @@ def fold_runs(
     because pid reuse during a scan can make the parent links a cycle.
     """
     matches: dict[int, RunnerMatch] = {}
+    tasks: set[int] = set()
     for pid, record in records.items():
         argv = record.argv
         if not isinstance(argv, Unknown) and argv:
             match = detect(argv)
             if match is not None:
                 matches[pid] = match
-    if not matches:
+                if match.role == TASK_ROLE:
+                    tasks.add(pid)
+    if len(tasks) == len(matches):
         return []
     parents = parent_map(records)
+    if tasks:
+        running = _tasks_above_runners(matches, tasks, parents)
+        for pid in tasks - running:
+            del matches[pid]
     children = _children_of(parents)
     return [
         FoldedRun(

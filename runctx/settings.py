@@ -1,15 +1,26 @@
-"""One configuration: a checkout's ``[tool.runctx]``, read and validated once per root.
+"""One configuration: a checkout's ``[tool.runctx]`` and the user's own file, read once.
 
 Every face (the hooks, ``runctx run``, ``wait``, ``status``, the pytest plugin)
 asks :func:`settings_for` with the checkout root and gets one
-:class:`Settings` value: the runner table (the user's rows first) and the
-``on-same-checkout`` mode. The file is ``ROOT/pyproject.toml``, where ROOT is
-the checkout root (:func:`runctx.checkout.checkout_root`): one rule for every
-face. The keys are documented in ``docs/configuration.md``.
+:class:`Settings` value: the runner table (the checkout's rows, then the
+user's, then the builtin ones) and the ``on-same-checkout`` mode. Two files
+feed it, one rule for every face:
+
+- ``ROOT/pyproject.toml``'s ``[tool.runctx]``, where ROOT is the checkout root
+  (:func:`runctx.checkout.checkout_root`);
+- the user's configuration file, the same keys at its top level:
+  ``$RUNCTX_CONFIG`` if set, else ``$XDG_CONFIG_HOME/runctx/config.toml``,
+  else ``~/.config/runctx/config.toml`` (:func:`user_config_path`). Its runners
+  are recognised from every checkout, so a custom runner's load is seen (and
+  reported as foreign) wherever the user stands.
+
+The checkout's mode wins over the user's; ``$RUNCTX_ON_SAME_CHECKOUT`` over
+both. The keys are documented in ``docs/configuration.md``.
 
 Imported on the hook's hot path: standard library only (``os`` and ``enum``,
 which ``json`` has loaded already); ``tomllib`` only for a file that may hold
-the table at all.
+the table at all, the runner table itself only when a command names a runner
+(:attr:`Settings.names` needs no table).
 """
 
 from __future__ import annotations
@@ -19,16 +30,20 @@ import os
 
 from runctx._record import LightRecord
 from runctx.exceptions import ConfigError
-from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern
-from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.needles import BUILTIN_NAMES, names_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
+    from runctx.runners.pattern import RunnerPattern
     from runctx.unknown import Unknown
 
 PYPROJECT = "pyproject.toml"
+CONFIG_ENV = "RUNCTX_CONFIG"
+"""A path to the user's configuration file, instead of the XDG location."""
+USER_CONFIG = os.path.join("runctx", "config.toml")
+"""The user's configuration file, under ``$XDG_CONFIG_HOME`` (default ``~/.config``)."""
 MAX_PYPROJECT_BYTES = 1024 * 1024
 """A pyproject.toml larger than this (1 MiB) is read no further."""
 
@@ -80,6 +95,39 @@ def read_pyproject(path: str) -> bytes | None:
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
+        raise ConfigError(msg) from error
+
+
+def user_config_path(environ: Mapping[str, str]) -> str | None:
+    """Where the user's configuration file is, or None when ``environ`` says no home.
+
+    ``$RUNCTX_CONFIG``, else ``$XDG_CONFIG_HOME/runctx/config.toml`` (an
+    absolute ``XDG_CONFIG_HOME`` only, as the XDG specification says), else
+    ``$HOME/.config/runctx/config.toml``.
+    """
+    explicit = environ.get(CONFIG_ENV, "")
+    if explicit:
+        return explicit
+    xdg = environ.get("XDG_CONFIG_HOME", "")
+    if os.path.isabs(xdg):
+        return os.path.join(xdg, USER_CONFIG)
+    home = environ.get("HOME", "")
+    if home:
+        return os.path.join(home, ".config", USER_CONFIG)
+    return None
+
+
+def user_table(path: str) -> dict[str, object]:
+    """The whole of the user's configuration file at ``path``; ``{}`` when there is none."""
+    data = read_pyproject(path)
+    if data is None:
+        return {}
+    import tomllib  # noqa: PLC0415 - only a user who configures runctx pays for it
+
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        msg = f"{path}: invalid TOML: {error}"
         raise ConfigError(msg) from error
 
 
@@ -137,36 +185,57 @@ _RUNNER_KEYS = frozenset(
 class Settings(LightRecord):
     """The runctx settings of one checkout, validated: every face reads this value.
 
-    ``path`` is the ``pyproject.toml`` they came from (``""`` when none was
-    read); ``runners`` the user's own rows (``patterns`` puts them in front of
-    the builtin table); ``on_same_checkout`` the mode set by the checkout or
-    ``$RUNCTX_ON_SAME_CHECKOUT``, or None when neither sets it (``mode`` then
-    gives the default).
+    ``path`` is the ``pyproject.toml`` they came from and ``user_path`` the
+    user's configuration file (each ``""`` when none was read); ``runners``
+    the rows of both, the checkout's first (``patterns`` puts them in front
+    of the builtin table); ``on_same_checkout`` the mode set by the
+    environment, the checkout or the user, or None when none sets it (``mode``
+    then gives the default).
     """
 
-    __slots__ = ("_patterns", "on_same_checkout", "path", "runners")
+    __slots__ = ("_names", "_patterns", "on_same_checkout", "path", "runners", "user_path")
 
     path: str
     runners: tuple[RunnerPattern, ...]
     on_same_checkout: Mode | None
-    _patterns: tuple[RunnerPattern, ...]
+    user_path: str
+    _patterns: list[tuple[RunnerPattern, ...]]
+    _names: list[tuple[str, ...]]
 
     def __init__(
         self,
         path: str = "",
         runners: tuple[RunnerPattern, ...] = (),
         on_same_checkout: Mode | None = None,
+        user_path: str = "",
     ) -> None:
         """Hold validated values."""
-        patterns = (*runners, *BUILTIN_PATTERNS) if runners else BUILTIN_PATTERNS
         self._hold(
-            path=path, runners=runners, on_same_checkout=on_same_checkout, _patterns=patterns
+            path=path,
+            runners=runners,
+            on_same_checkout=on_same_checkout,
+            user_path=user_path,
+            _patterns=[],
+            _names=[],
         )
 
     @property
     def patterns(self) -> tuple[RunnerPattern, ...]:
-        """The runner table: the user's rows first, then the builtin ones (one tuple, kept)."""
-        return self._patterns
+        """The runner table: the configured rows first, then the builtin ones (one tuple, kept)."""
+        if not self._patterns:
+            from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - a runner is named
+
+            table = (*self.runners, *BUILTIN_PATTERNS) if self.runners else BUILTIN_PATTERNS
+            self._patterns.append(table)
+        return self._patterns[0]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every program, module and code name of :attr:`patterns`, without building it."""
+        if not self._names:
+            extra = names_of(self.runners) if self.runners else ()
+            self._names.append(tuple(sorted({*BUILTIN_NAMES, *extra})) if extra else BUILTIN_NAMES)
+        return self._names[0]
 
     @property
     def mode(self) -> Mode:
@@ -175,30 +244,39 @@ class Settings(LightRecord):
 
 
 DEFAULTS = Settings()
-"""The settings of a checkout that sets nothing (and of an unidentified one)."""
+"""The settings of a checkout that sets nothing, for a user who sets nothing."""
 
 _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 
 
 def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
-    """The settings of the checkout at ``root``: ``ROOT/pyproject.toml``, then the environment.
+    """The settings of the checkout at ``root``: its pyproject, the user's file, the environment.
 
     ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``. A checkout that
-    cannot be identified has the defaults. The file is read and validated once
-    per root while it stays unchanged. A malformed file, table or value raises
-    :class:`~runctx.exceptions.ConfigError` naming the file and the key.
+    cannot be identified has the user's settings alone. Each file is read and
+    validated once while it stays unchanged. A malformed file, table or value
+    raises :class:`~runctx.exceptions.ConfigError` naming the file and the key.
     """
     environ = os.environ if environ is None else environ
     found = _file_settings(root) if isinstance(root, str) else DEFAULTS
+    user_path = user_config_path(environ)
+    user = _cached(user_path, _user_settings) if user_path is not None else DEFAULTS
+    if user is not DEFAULTS:
+        found = Settings(
+            found.path,
+            (*found.runners, *user.runners),
+            found.on_same_checkout or user.on_same_checkout,
+            user.user_path,
+        )
     override = environ.get(MODE_ENV, "")
     if not override:
         return found
     mode = parse_mode(override, f"${MODE_ENV}")
-    return Settings(found.path, found.runners, mode)
+    return Settings(found.path, found.runners, mode, found.user_path)
 
 
-def _file_settings(root: str) -> Settings:
-    path = os.path.join(root, PYPROJECT)
+def _cached(path: str, read: Callable[[str], Settings]) -> Settings:
+    """``read(path)``, once per version of the file; the defaults when there is none."""
     try:
         info = os.stat(path)
     except OSError:
@@ -207,23 +285,41 @@ def _file_settings(root: str) -> Settings:
     hit = _CACHE.get(path)
     if hit is not None and hit[0] == signature:
         return hit[1]
-    settings = settings_of_table(runctx_table(path), path)
+    settings = read(path)
     _CACHE[path] = (signature, settings)
     return settings
 
 
-def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
-    """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`."""
+def _file_settings(root: str) -> Settings:
+    return _cached(os.path.join(root, PYPROJECT), _pyproject_settings)
+
+
+def _pyproject_settings(path: str) -> Settings:
+    return settings_of_table(runctx_table(path), path)
+
+
+def _user_settings(path: str) -> Settings:
+    found = settings_of_table(user_table(path), path, where=path)
+    return Settings("", found.runners, found.on_same_checkout, path)
+
+
+def settings_of_table(
+    table: Mapping[str, object], path: str, *, where: str | None = None
+) -> Settings:
+    """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`.
+
+    ``where`` names the table in errors (``PATH: [tool.runctx]`` by default).
+    """
+    where = where if where is not None else f"{path}: [tool.runctx]"
     mode = None
     if MODE_KEY in table:
-        mode = parse_mode(table[MODE_KEY], f"{path}: [tool.runctx] {MODE_KEY}")
+        mode = parse_mode(table[MODE_KEY], f"{where} {MODE_KEY}")
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
-        msg = f"{path}: [tool.runctx] {RUNNERS_KEY} must be an array of tables"
+        msg = f"{where} {RUNNERS_KEY} must be an array of tables"
         raise ConfigError(msg)
     runners = tuple(
-        runner_of_entry(entry, f"{path}: [tool.runctx] runners[{n}]")
-        for n, entry in enumerate(entries)
+        runner_of_entry(entry, f"{where} runners[{n}]") for n, entry in enumerate(entries)
     )
     return Settings(path, runners, mode)
 
@@ -266,6 +362,8 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
             wanted = "a string" if key in {"kind", "role"} else "a list of strings"
             msg = f"{where} {entry!r}: '{key}' must be {wanted}, got {value!r}"
             raise ConfigError(msg)
+    from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern  # noqa: PLC0415
+
     try:
         return RunnerPattern(
             entry.get("kind", ""),

@@ -52,7 +52,7 @@ def write_package_json(checkout: Path, scripts: dict[str, str]) -> None:
 
 
 def start_node_tool(checkout: Path, argv: list[str], *, holders: int = 2) -> Orphan:
-    """Start ``argv`` (its first word a tool on PATH) orphaned in ``checkout``; wait for the tests."""
+    """Start ``argv`` (a tool on PATH first) orphaned in ``checkout``; wait for its tests."""
     executable = need(argv[0])
     ready = ready_dir(checkout)
     run = spawn_orphan(

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_runners_forms import FORMS, TASK_FORMS
 
 from runctx.runners import (
     BUILTIN_PATTERNS,
@@ -95,6 +96,10 @@ POSITIVE = [
         ],
         "pytest",
     ),
+    # a live shell running a runner's string (the shell parser reads it)
+    (["sh", "-c", "pytest"], "pytest"),
+    (["bash", "-lc", "pytest -x"], "pytest"),
+    (["eval", "pytest"], "pytest"),
     # shells and node/ruby/java running script files
     (["bash", "run-tests.sh"], "run-tests-script"),
     (["/bin/sh", "-e", "-o", "pipefail", "./run_tests.sh", "--fast"], "run-tests-script"),
@@ -273,11 +278,8 @@ NEGATIVE = [
     ["node", "-e", "require('jest')"],
     ["node"],
     ["ruby", "-e", "puts 1"],
-    ["sh", "-c", "pytest"],
-    ["bash", "-lc", "pytest -x"],
     ["sh"],
     ["bash", "-s"],
-    ["eval", "pytest"],
     # information requests, not runs of the suite
     ["pytest", "--version"],
     ["pytest", "-V"],
@@ -369,13 +371,19 @@ def test_detects_worker(argv, kind):
 
 @pytest.mark.parametrize("argv", NEGATIVE, ids=[" ".join(a) or "<empty>" for a in NEGATIVE])
 def test_rejects_non_runs(argv):
-    """Commands that only mention a runner, or only ask it for information, are no runs."""
-    assert detect_runner(argv) is None
+    """Commands that only mention a runner, or only ask it for information, are no runs.
+
+    A task runner's task (``make build``) is at most a task: a run only if a
+    runner runs under it.
+    """
+    match = detect_runner(argv)
+    assert match is None or match.role == "task"
 
 
 def test_every_builtin_kind_is_covered_by_a_positive_case():
     """Every kind in the builtin table has at least one positive case here."""
-    covered = {kind for _, kind in POSITIVE} | {kind for _, kind in WORKERS}
+    covered = {kind for _, kind in (*POSITIVE, *WORKERS, *FORMS)}
+    covered |= {kind for _, kind, _ in TASK_FORMS}
     assert set(RUNNER_KINDS) - covered == set()
     assert {pattern.kind for pattern in BUILTIN_PATTERNS} == set(RUNNER_KINDS)
 

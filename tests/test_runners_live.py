@@ -8,7 +8,6 @@ test skips.
 
 from __future__ import annotations
 
-
 from hooktools import claude_pre_tool_use, reply, run_hook
 from livetools import start_npm_test
 from proctools import make_checkout
@@ -22,7 +21,7 @@ def _runs_with(report, pids):
 
 
 def test_npm_test_running_node_test_is_one_run_with_its_node_children(shared_tmp):
-    """A live ``npm test`` whose script is ``node --test``: one run, npm authoritative, node members."""
+    """A live ``npm test`` running ``node --test``: one run, npm on top, node as members."""
     checkout = make_checkout(shared_tmp)
     run = start_npm_test(checkout)
     try:
@@ -42,7 +41,7 @@ def test_npm_test_running_node_test_is_one_run_with_its_node_children(shared_tmp
 
 
 def test_a_second_npm_test_is_denied_here_and_noted_as_foreign_elsewhere(shared_tmp):
-    """The hook denies ``npm test`` beside a live one in the same checkout; elsewhere it notes it."""
+    """The hook denies ``npm test`` beside a live one of the checkout; elsewhere it notes it."""
     busy = make_checkout(shared_tmp / "a")
     idle = make_checkout(shared_tmp / "b")
     run = start_npm_test(busy)

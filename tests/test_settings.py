@@ -164,7 +164,10 @@ class TestRunnersSetting:
         )
         assert detect_runner(["make", "-j4", "verify"], table) == RunnerMatch("mk-verify")
         assert detect_runner(["gmake", "verify"], table) == RunnerMatch("mk-verify")
-        assert detect_runner(["make", "lint", "verify"], table) is None
+        # not mk-verify: only a task, a run only if a runner runs under it
+        assert detect_runner(["make", "lint", "verify"], table) == RunnerMatch(
+            "make-target", "task"
+        )
         assert detect_runner(["mvn", "-pl", "smoke", "clean"], table) is None
         assert detect_runner(["mvn", "clean", "smoke"], table) == RunnerMatch("smoke")
         assert detect_runner(["bgworker"], table) == RunnerMatch("bg", "worker")

@@ -34,8 +34,8 @@ from runctx.checkout import checkout_root
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
 from runctx.hooks.payload import PayloadError, json_object, read_input
-from runctx.settings import DEFAULTS, settings_for
-from runctx.shell.prefilter import is_probably_test_command
+from runctx.settings import settings_for
+from runctx.shell.prefilter import names_found
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from typing import TypeVar
 
     from runctx.hooks.agents.base import Agent, JSONObject
-    from runctx.runners.pattern import RunnerPattern
+    from runctx.settings import Settings
     from runctx.shell.commands import TestInvocation
 
     T = TypeVar("T")
@@ -152,19 +152,18 @@ def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | Non
 
 
 def _test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
-    """The test runs ``command`` starts in ``cwd``; the shell parser only if one may."""
-    patterns = _patterns(cwd)
-    if not is_probably_test_command(command, patterns):
+    """The test runs ``command`` starts in ``cwd``; the table and the parser only if one may."""
+    settings = _settings(cwd)
+    if not names_found(command, settings.names):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
 
-    return test_invocations(command, cwd, patterns)
+    return test_invocations(command, cwd, settings.patterns)
 
 
-def _patterns(cwd: str) -> Sequence[RunnerPattern]:
-    """The runner table of the checkout ``cwd`` is in (its settings, the one rule)."""
-    root = checkout_root(cwd)
-    return settings_for(root).patterns if isinstance(root, str) else DEFAULTS.patterns
+def _settings(cwd: str) -> Settings:
+    """The settings of the checkout ``cwd`` is in (the one rule), with the user's own."""
+    return settings_for(checkout_root(cwd))
 
 
 def _session(agent: Agent, payload: JSONObject, deadline: float) -> str | None:

@@ -4,28 +4,39 @@
   lookup finds (:class:`RunnerMatch`);
 - :mod:`runctx.runners.table`: the builtin rows, data only;
 - :mod:`runctx.runners.wrappers`: how wrappers and interpreters are seen through;
+- :mod:`runctx.runners.programs`: names and option lists both tables share;
 - :mod:`runctx.runners.walk`: :func:`detect_runner` (an argv read from ``/proc``)
-  and :func:`resolve_command` (one simple command of a shell string).
+  and :func:`resolve_command` (one simple command of a shell string);
+- :mod:`runctx.runners.tasks`: a task runner's task, read from the project's files;
+- :mod:`runctx.runners.needles`: the table's names, for the pre-filter;
+- :mod:`runctx.runners.comms`: which ``comm`` names are worth reading a cmdline for.
 
 The same table and the same walk serve both faces of runctx: the scan of live
 processes and the hook's reading of a command string. Users add rows in
-``[tool.runctx]`` (:mod:`runctx.settings`). Everything here is imported on the
-hook's hot path: standard library only, nothing beyond what ``json`` loads.
+``[tool.runctx]`` and in their own configuration file (:mod:`runctx.settings`).
+Everything here is loaded on first use: the hook's path for a command that is
+not a test run imports only :mod:`runctx.runners.needles`.
 """
 
-from runctx.runners.pattern import (
-    DEFAULT_NOT_WITH,
-    ROLES,
-    RUNNER_ROLE,
-    WORKER_ROLE,
-    RunnerMatch,
-    RunnerPattern,
-)
-from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.runners.walk import CommandResolution, detect_runner, resolve_command
+from __future__ import annotations
 
-RUNNER_KINDS: tuple[str, ...] = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATTERNS))
-"""Every builtin kind, in table order."""
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.runners.pattern import (
+        DEFAULT_NOT_WITH,
+        ROLES,
+        RUNNER_ROLE,
+        TASK_ROLE,
+        WORKER_ROLE,
+        RunnerMatch,
+        RunnerPattern,
+    )
+    from runctx.runners.table import BUILTIN_PATTERNS
+    from runctx.runners.walk import CommandResolution, detect_runner, resolve_command
+
+    RUNNER_KINDS: tuple[str, ...]
 
 __all__ = [
     "BUILTIN_PATTERNS",
@@ -33,6 +44,7 @@ __all__ = [
     "ROLES",
     "RUNNER_KINDS",
     "RUNNER_ROLE",
+    "TASK_ROLE",
     "WORKER_ROLE",
     "CommandResolution",
     "RunnerMatch",
@@ -40,3 +52,39 @@ __all__ = [
     "detect_runner",
     "resolve_command",
 ]
+
+_HOMES = {
+    "DEFAULT_NOT_WITH": "runctx.runners.pattern",
+    "ROLES": "runctx.runners.pattern",
+    "RUNNER_ROLE": "runctx.runners.pattern",
+    "TASK_ROLE": "runctx.runners.pattern",
+    "WORKER_ROLE": "runctx.runners.pattern",
+    "RunnerMatch": "runctx.runners.pattern",
+    "RunnerPattern": "runctx.runners.pattern",
+    "BUILTIN_PATTERNS": "runctx.runners.table",
+    "CommandResolution": "runctx.runners.walk",
+    "detect_runner": "runctx.runners.walk",
+    "resolve_command": "runctx.runners.walk",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name from its module on first use."""
+    if name == "RUNNER_KINDS":
+        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415
+
+        value: object = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATTERNS))
+    else:
+        home = _HOMES.get(name)
+        if home is None:
+            msg = f"module 'runctx.runners' has no attribute {name!r}"
+            raise AttributeError(msg)
+        __import__(home)  # importlib.import_module would import warnings, on the hook's path
+        value = getattr(sys.modules[home], name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names."""
+    return sorted(__all__)

@@ -1,13 +1,14 @@
 """Lookups built once per runner table: by program, module and code.
 
 Building an index walks the whole table; a scan asks it once per distinct
-argv, the hook once per simple command. Indexes are cached by the identity of
+argv, the hook once per simple command. (The pre-filter's names are
+:mod:`runctx.runners.needles`'.) Indexes are cached by the identity of
 the table tuple, so pass the same tuple on every call.
 """
 
 from __future__ import annotations
 
-from runctx.runners.wrappers import JAVAS, NODES, RUBIES, SHELLS, WRAPPERS
+from runctx.runners.wrappers import JAVAS, NODES, PHPS, RUBIES, SHELLS, WRAPPERS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 class Index:
     """The rows of one table by program basename, ``python -m`` module and ``-c`` code."""
 
-    __slots__ = ("by_code", "by_module", "by_program", "first_words", "needles")
+    __slots__ = ("by_code", "by_module", "by_program", "first_words")
 
     def __init__(self, patterns: Sequence[RunnerPattern]) -> None:
         """Index ``patterns`` (rows keep their order within each key)."""
@@ -38,16 +39,8 @@ class Index:
         self.by_code = {k: tuple(v) for k, v in by_code.items()}
         # argv[0] basenames worth a closer look (python* is checked by prefix).
         self.first_words = frozenset(
-            {*by_program, *WRAPPERS, *SHELLS, *NODES, *RUBIES, *JAVAS, "eval"}
+            {*by_program, *WRAPPERS, *SHELLS, *NODES, *RUBIES, *JAVAS, *PHPS, "eval"}
         )
-        # Strings one of which every command that can match contains (the shell
-        # pre-filter). A name that contains another is implied by it and dropped.
-        names = sorted({*by_program, *by_module, *by_code}, key=len)
-        needles: list[str] = []
-        for name in names:
-            if not any(kept in name for kept in needles):
-                needles.append(name)
-        self.needles = tuple(needles)
 
 
 _INDEXES: dict[int, tuple[Sequence[RunnerPattern], Index]] = {}
@@ -66,8 +59,3 @@ def index_for(patterns: Sequence[RunnerPattern]) -> Index:
         _INDEXES.clear()
     _INDEXES[id(patterns)] = (patterns, index)
     return index
-
-
-def needles(patterns: Sequence[RunnerPattern]) -> tuple[str, ...]:
-    """Every program, module and code name of ``patterns``, none a part of another."""
-    return index_for(patterns).needles

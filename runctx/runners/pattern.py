@@ -17,21 +17,36 @@ RUNNER_ROLE = "runner"
 WORKER_ROLE = "worker"
 """A process a runner spawns (an xdist or jest worker): it folds into its runner,
 and is a run of its own only when orphaned."""
-ROLES = (RUNNER_ROLE, WORKER_ROLE)
+TASK_ROLE = "task"
+"""A task runner running a task that is no test run by its name (``npm run
+unit``, ``make ci``): a run when the task's text runs a runner (read from the
+project's files by the hook) or when a runner runs below it (seen live)."""
+ROLES = (RUNNER_ROLE, WORKER_ROLE, TASK_ROLE)
 
 DEFAULT_NOT_WITH = ("--help", "--version")
 """Options that make any runner print something and exit instead of running."""
 
+TASK_READERS = ("package-json", "make", "just", "taskfile", "hatch")
+"""How a task runner's project file is read (:mod:`runctx.runners.tasks`)."""
+TASK_NAMES = ("first", "all")
+"""Which positional words after a task row's subcommand name tasks."""
+
 
 def glob(word: str, pattern: str) -> bool:
-    """Whether ``word`` matches ``pattern``: exact, ``pre*``, ``*suf`` or ``*``."""
-    if pattern == "*":
-        return True
-    if pattern.endswith("*"):
-        return word.startswith(pattern[:-1])
-    if pattern.startswith("*"):
-        return word.endswith(pattern[1:])
-    return word == pattern
+    """Whether ``word`` matches ``pattern``, where ``*`` stands for any text (else exact)."""
+    if "*" not in pattern:
+        return word == pattern
+    parts = pattern.split("*")
+    head, tail = parts[0], parts[-1]
+    if len(word) < len(head) + len(tail) or not word.startswith(head) or not word.endswith(tail):
+        return False
+    at, stop = len(head), len(word) - len(tail)
+    for middle in parts[1:-1]:
+        found = word.find(middle, at, stop)
+        if found < 0:
+            return False
+        at = found + len(middle)
+    return True
 
 
 def strings(value: Iterable[str] | str, field: str) -> tuple[str, ...]:
@@ -47,11 +62,19 @@ def strings(value: Iterable[str] | str, field: str) -> tuple[str, ...]:
     return items
 
 
+def _choice(value: str, choices: tuple[str, ...], field: str) -> str:
+    if value not in choices:
+        msg = f"{field} must be one of {choices}, got {value!r}"
+        raise ValueError(msg)
+    return value
+
+
 class RunnerMatch(LightRecord):
     """What a runner lookup found: the runner's ``kind`` and its ``role``.
 
     ``role`` is :data:`RUNNER_ROLE` for a process that starts a run,
-    :data:`WORKER_ROLE` for one a runner spawns.
+    :data:`WORKER_ROLE` for one a runner spawns, :data:`TASK_ROLE` for a task
+    runner whose task is a run only if a runner runs under it.
     """
 
     __slots__ = ("kind", "role")
@@ -62,6 +85,46 @@ class RunnerMatch(LightRecord):
     def __init__(self, kind: str, role: str = RUNNER_ROLE) -> None:
         """Hold ``kind`` and ``role``."""
         self._hold(kind=kind, role=role)
+
+
+class ArgsRead(LightRecord):
+    """What a row read from a program's arguments, once it accepted them.
+
+    ``chdir``: the directory the program works in, from its own directory
+    options (``make -C DIR``), relative to where it starts, or None;
+    ``names``: for a task row, the task names given (empty: the default task);
+    ``file``: for a task row, the project file named by an option
+    (``make -f FILE``), or "".
+    """
+
+    __slots__ = ("chdir", "file", "names")
+
+    chdir: str | None
+    names: tuple[str, ...]
+    file: str
+
+    def __init__(self, chdir: str | None, names: tuple[str, ...] = (), file: str = "") -> None:
+        """Hold what was read."""
+        self._hold(chdir=chdir, names=names, file=file)
+
+
+_PLAIN = ArgsRead(None)
+
+
+def _join(base: str | None, value: str) -> str:
+    return value if base is None or value.startswith("/") else f"{base}/{value}"
+
+
+def directory_of_file(value: str) -> str:
+    """The directory a file option names: its parent, or the value itself for a directory.
+
+    ``mvn -f sub/pom.xml`` and ``mvn -f sub`` both work in ``sub``: a last
+    component with a dot (or a trailing slash) is taken for a file, else a directory.
+    """
+    head, _, last = value.rstrip("/").rpartition("/")
+    if value.endswith("/") or "." not in last or last in {".", ".."}:
+        return value.rstrip("/") or "/"
+    return head or "."
 
 
 class RunnerPattern(LightRecord):
@@ -79,28 +142,59 @@ class RunnerPattern(LightRecord):
     - ``path_suffixes``: the program path must end with one of these;
     - ``subcommand``: the leading positional words (``("test",)`` for
       ``go test``, ``("nextest", "run")``);
-    - ``any_arg``: some positional word must match (``make -j4 lint test``);
+    - ``any_arg``: some positional word must match (``make -j4 lint test``),
+      unless it matches ``except_args`` (``gradle assembleAndroidTest``);
+    - ``with_options``: one of these options must be given (``node --test``);
+      before the first positional only, if ``leading_options``;
     - ``not_with``: an option that makes it no run (``--version``);
-    - ``not_subcommands``: a first positional that makes it no run (``tox l``);
+    - ``not_subcommands``: the positional right after ``subcommand`` that
+      makes it no run (``tox list``, ``cargo llvm-cov report``);
     - ``value_options``: options that take the next word as their value, so
-      that it is not taken for a positional (``make -C dir test``).
+      that it is not taken for a positional (``make -f FILE test``);
+    - ``arg_options``: options whose value counts as a positional
+      (``cmake --build b --target test``);
+    - ``exclude_options`` and ``aggregates``: options whose values name tasks
+      that will not run (``gradle build -x test``); an ``any_arg`` word in
+      ``aggregates`` (``build``, ``check``) runs the tests only while none of
+      the other ``any_arg`` words is excluded;
+    - ``chdir_options``: options whose value is the directory the program
+      works in (``make -C DIR``), ``chdir_file_options`` a file there
+      (``mvn -f DIR/pom.xml``).
 
-    Words in ``subcommand``, ``any_arg`` and ``not_with`` are globs: ``pre*``,
-    ``*suf``, ``*``, else exact.
+    A row of role :data:`TASK_ROLE` is a task runner: ``reader`` says how its
+    project file is read and ``task_names`` which positionals after
+    ``subcommand`` name tasks (``first``: ``npm run NAME``, and no name means
+    no task; ``all``: ``make lint test``, and no name means the default task).
+    Its ``file_options`` name the project file.
+
+    Words in ``subcommand``, ``any_arg``, ``except_args``, ``with_options``,
+    ``aggregates`` and ``not_with`` are globs: ``*`` stands for any text.
     """
 
     __slots__ = (
+        "_plain",
+        "aggregates",
         "any_arg",
+        "arg_options",
+        "chdir_file_options",
+        "chdir_options",
         "codes",
+        "except_args",
+        "exclude_options",
+        "file_options",
         "kind",
+        "leading_options",
         "modules",
         "not_subcommands",
         "not_with",
         "path_suffixes",
         "programs",
+        "reader",
         "role",
         "subcommand",
+        "task_names",
         "value_options",
+        "with_options",
     )
 
     kind: str
@@ -111,9 +205,21 @@ class RunnerPattern(LightRecord):
     path_suffixes: tuple[str, ...]
     subcommand: tuple[str, ...]
     any_arg: tuple[str, ...]
+    except_args: tuple[str, ...]
+    with_options: tuple[str, ...]
+    leading_options: bool
     not_with: tuple[str, ...]
     not_subcommands: frozenset[str]
     value_options: frozenset[str]
+    arg_options: frozenset[str]
+    exclude_options: frozenset[str]
+    aggregates: tuple[str, ...]
+    chdir_options: frozenset[str]
+    chdir_file_options: frozenset[str]
+    file_options: frozenset[str]
+    reader: str
+    task_names: str
+    _plain: bool
 
     def __init__(  # noqa: PLR0913 - a table row is built by keyword, one argument per column
         self,
@@ -126,23 +232,42 @@ class RunnerPattern(LightRecord):
         path_suffixes: Iterable[str] = (),
         subcommand: Iterable[str] = (),
         any_arg: Iterable[str] = (),
+        except_args: Iterable[str] = (),
+        with_options: Iterable[str] = (),
+        leading_options: bool = False,
         not_with: Iterable[str] = DEFAULT_NOT_WITH,
         not_subcommands: Iterable[str] = (),
         value_options: Iterable[str] = (),
+        arg_options: Iterable[str] = (),
+        exclude_options: Iterable[str] = (),
+        aggregates: Iterable[str] = (),
+        chdir_options: Iterable[str] = (),
+        chdir_file_options: Iterable[str] = (),
+        file_options: Iterable[str] = (),
+        reader: str = "",
+        task_names: str = "first",
     ) -> None:
         """Validate and hold one row; TypeError/ValueError on a malformed one."""
         if not isinstance(kind, str) or not kind:
             msg = f"kind must be a non-empty string, got {kind!r}"
             raise ValueError(msg)
-        if role not in ROLES:
-            msg = f"role must be one of {ROLES}, got {role!r}"
-            raise ValueError(msg)
+        _choice(role, ROLES, "role")
         names = frozenset(strings(programs, "programs"))
         mods = frozenset(strings(modules, "modules"))
         texts = frozenset(strings(codes, "codes"))
         if not (names or mods or texts):
             msg = f"pattern {kind!r} names no program, module or code"
             raise ValueError(msg)
+        if role == TASK_ROLE:
+            _choice(reader, TASK_READERS, "reader")
+        elif reader:
+            msg = f"only a task row has a reader, got {reader!r} on a {role} row"
+            raise ValueError(msg)
+        chdirs = frozenset(strings(chdir_options, "chdir_options"))
+        chdir_files = frozenset(strings(chdir_file_options, "chdir_file_options"))
+        files = frozenset(strings(file_options, "file_options"))
+        args = frozenset(strings(arg_options, "arg_options"))
+        excludes = frozenset(strings(exclude_options, "exclude_options"))
         self._hold(
             kind=kind,
             role=role,
@@ -152,9 +277,36 @@ class RunnerPattern(LightRecord):
             path_suffixes=strings(path_suffixes, "path_suffixes"),
             subcommand=strings(subcommand, "subcommand"),
             any_arg=strings(any_arg, "any_arg"),
+            except_args=strings(except_args, "except_args"),
+            with_options=strings(with_options, "with_options"),
+            leading_options=bool(leading_options),
             not_with=strings(not_with, "not_with"),
             not_subcommands=frozenset(strings(not_subcommands, "not_subcommands")),
-            value_options=frozenset(strings(value_options, "value_options")),
+            value_options=frozenset(strings(value_options, "value_options"))
+            | chdirs
+            | chdir_files
+            | files
+            | args
+            | excludes,
+            arg_options=args,
+            exclude_options=excludes,
+            aggregates=strings(aggregates, "aggregates"),
+            chdir_options=chdirs,
+            chdir_file_options=chdir_files,
+            file_options=files,
+            reader=reader,
+            task_names=_choice(task_names, TASK_NAMES, "task_names"),
+        )
+        self._hold(
+            _plain=not (
+                self.not_with
+                or self.subcommand
+                or self.any_arg
+                or self.not_subcommands
+                or self.with_options
+                or self.value_options
+                or role == TASK_ROLE
+            )
         )
 
     @property
@@ -164,40 +316,87 @@ class RunnerPattern(LightRecord):
 
     def accepts(self, word: str, args: Sequence[str]) -> bool:
         """Whether this pattern's argument rules accept ``args`` of program ``word``."""
+        return self.read(word, args) is not None
+
+    def read(self, word: str, args: Sequence[str]) -> ArgsRead | None:  # noqa: C901, PLR0911, PLR0912 - one argument grammar, one pass
+        """What this row reads from ``args`` of program ``word``, or None if it does not match."""
         if self.path_suffixes and not ("/" + word).endswith(self.path_suffixes):
-            return False
-        if not (self.not_with or self.subcommand or self.any_arg or self.not_subcommands):
-            return True
-        positionals = self._positionals(args)
-        if positionals is None:
-            return False
-        if positionals and positionals[0] in self.not_subcommands:
-            return False
+            return None
+        if self._plain:
+            return _PLAIN
+        positionals: list[str] = []
+        excluded: list[str] = []
+        chdir: str | None = None
+        file = ""
+        with_option = not self.with_options
+        n = len(args)
+        i = 0
+        while i < n:
+            arg = args[i]
+            i += 1
+            if arg == "--":
+                break
+            if len(arg) < 2 or arg[0] not in "-+":  # noqa: PLR2004 - "-" alone is a word
+                positionals.append(arg)
+                continue
+            if any(glob(arg, p) for p in self.not_with):
+                return None
+            if not with_option and not (self.leading_options and positionals):
+                with_option = any(glob(arg, p) for p in self.with_options)
+            name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            if name not in self.value_options:
+                continue
+            if not eq:
+                if i >= n:
+                    break
+                value = args[i]
+                i += 1
+            if name in self.arg_options:
+                positionals.append(value)
+            elif name in self.exclude_options:
+                excluded.append(value)
+            elif name in self.chdir_options:
+                chdir = _join(chdir, value)
+            elif name in self.chdir_file_options:
+                chdir = _join(chdir, directory_of_file(value))
+            elif name in self.file_options:
+                file = value
+        if not with_option:
+            return None
         sub = self.subcommand
         if sub and (
             len(positionals) < len(sub)
             or not all(glob(w, p) for w, p in zip(positionals, sub, strict=False))
         ):
-            return False
-        return not self.any_arg or any(glob(w, p) for w in positionals for p in self.any_arg)
+            return None
+        rest = positionals[len(sub) :]
+        if rest and rest[0] in self.not_subcommands:
+            return None
+        if self.any_arg and not self._runs_some(positionals, excluded):
+            return None
+        if self.role != TASK_ROLE:
+            return ArgsRead(chdir) if chdir is not None else _PLAIN
+        if self.task_names == "first":
+            # ``npm run`` alone lists the scripts: a task row needs its task's name.
+            return ArgsRead(chdir, (rest[0],), file) if rest else None
+        return ArgsRead(chdir, tuple(rest), file)
 
-    def _positionals(self, args: Sequence[str]) -> list[str] | None:
-        """The positional words before ``--``, or None if a ``not_with`` option is present."""
-        positionals: list[str] = []
-        skip = False
-        for arg in args:
-            if skip:
-                skip = False
+    def _runs_some(self, positionals: Sequence[str], excluded: Sequence[str]) -> bool:
+        """Whether some positional names a test task that is not excluded."""
+        everywhere = {word for word in excluded if ":" not in word}  # ``-x test``: every project's
+        direct = [p for p in self.any_arg if p not in self.aggregates]
+        test_excluded = any(glob(word.rpartition(":")[2], p) for word in excluded for p in direct)
+        for word in positionals:
+            if word in excluded or word.rpartition(":")[2] in everywhere:
                 continue
-            if arg == "--":
-                break
-            if len(arg) > 1 and arg[0] in "-+":
-                if any(glob(arg, p) for p in self.not_with):
-                    return None
-                skip = arg in self.value_options
+            if not any(glob(word, p) for p in self.any_arg):
                 continue
-            positionals.append(arg)
-        return positionals
+            if any(glob(word, p) for p in self.except_args):
+                continue
+            if test_excluded and any(glob(word, p) for p in self.aggregates):
+                continue
+            return True
+        return False
 
 
 def rows(

@@ -1,16 +1,51 @@
 """The builtin runner table: data only, one :class:`~runctx.runners.pattern.RunnerPattern` per row.
 
-Rows are tried in order, user rows (from ``[tool.runctx]``) first. A row
-matches an argv once the walk (:mod:`runctx.runners.walk`) has seen through
-wrappers and interpreters to the program; its argument rules then decide
-(``go test`` is a run, ``go test -list .`` is not). Information requests
-(``--help``, ``--version``, listing and dry-run options) are never runs: they
-touch nothing a suite touches.
+Rows are tried in order, user rows (from ``[tool.runctx]`` and the user's own
+configuration file) first. A row matches an argv once the walk
+(:mod:`runctx.runners.walk`) has seen through wrappers and interpreters to the
+program; its argument rules then decide (``go test`` is a run, ``go test
+-list .`` is not). Information requests (``--help``, ``--version``, listing
+and dry-run options) are never runs: they touch nothing a suite touches.
+
+Task rows (role ``task``, at the end) name task runners whose task is a run
+only if its text runs a runner (``npm run unit``): the hook reads that text
+from the project's files (:mod:`runctx.runners.tasks`), a scan sees whether a
+runner runs below the task. A task that is a run by its name alone
+(``npm test``, ``make check``) has a runner row.
+
+The same table serves the hook's reading of a command string and the scan's
+reading of ``/proc/PID/cmdline``; the README's list of runners is checked
+against it by the test suite.
 """
 
 from __future__ import annotations
 
-from runctx.runners.pattern import DEFAULT_NOT_WITH, WORKER_ROLE, RunnerPattern, rows
+from runctx.runners.pattern import (
+    DEFAULT_NOT_WITH,
+    TASK_ROLE,
+    WORKER_ROLE,
+    RunnerPattern,
+    rows,
+)
+from runctx.runners.programs import (
+    HATCH_VALUE_OPTIONS,
+    MAKE_CHDIR_OPTIONS,
+    MAKE_FILE_OPTIONS,
+    MAKE_NOT_WITH,
+    MAKE_PROGRAMS,
+    MAKE_VALUE_OPTIONS,
+    NODE_VALUES,
+    NPM_CHDIR_OPTIONS,
+    NPM_PROGRAMS,
+    NPM_VALUE_OPTIONS,
+    PNPM_CHDIR_OPTIONS,
+    PNPM_OWN_COMMANDS,
+    PNPM_PROGRAMS,
+    PNPM_VALUE_OPTIONS,
+    YARN_OWN_COMMANDS,
+    YARN_PROGRAMS,
+    YARN_VALUE_OPTIONS,
+)
 
 _H = (*DEFAULT_NOT_WITH, "-h")
 
@@ -26,11 +61,122 @@ _RUN_TESTS_SCRIPTS = tuple(
     for ext in ("", ".py", ".sh", ".bash")
 )
 
-NPM_PROGRAMS = ("npm", "npm-cli.js")
-PNPM_PROGRAMS = ("pnpm", "pnpm.cjs", "pnpm.js")
-YARN_PROGRAMS = ("yarn", "yarn.js", "yarn.cjs")
-HATCH_VALUE_OPTIONS = ("-e", "--env", "-p", "--project", "--data-dir", "--cache-dir", "--config")
-"""hatch's global options that take a value (``hatch -e py311 test``)."""
+TEST_TASK_NAMES = ("test", "tests", "test:*", "test-*", "test_*", "*:test", "*:test:*")
+"""Task names that are test runs by themselves, for task runners (``just test``,
+``pixi run test:unit``, ``nx run app:test``)."""
+
+_MAKE_TARGETS = (
+    "test",
+    "tests",
+    "check",
+    "test-*",
+    "test_*",
+    "tests-*",
+    "check-TESTS",
+    "distcheck",
+    "installcheck",
+    "unittest",
+    "unittests",
+    "unit-test",
+    "unit-tests",
+    "integration-test",
+    "integration-tests",
+    "e2e-test",
+    "e2e-tests",
+    "testall",
+)
+"""make targets that run tests by name (``make test``, ``make check``, automake's
+``check-TESTS``/``distcheck``); any other target counts when its recipe runs a
+runner (the ``make-target`` task row)."""
+
+_JUST_VALUES = (
+    *("--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path"),
+    *("--color", "--command-color", "--chooser", "--list-heading", "--list-prefix"),
+)
+_JUST_NOT_WITH = (
+    *_H,
+    *("-l", "--list", "--summary", "-n", "--dry-run", "--evaluate", "--show", "-s"),
+    *("--dump", "--fmt", "--init", "--edit", "-e", "--choose", "--variables"),
+    *("--completions", "--groups", "--changelog"),
+)
+_TASK_VALUES = ("--output", "-o", "--concurrency", "-C", "--interval", "--sort")
+_TASK_NOT_WITH = (
+    *_H,
+    *("-l", "--list", "-a", "--list-all", "--summary", "-n", "--dry", "--init", "-i"),
+    *("--status", "--json"),
+)
+
+_GRADLE_VALUES = (
+    "-b",
+    "--build-file",
+    "-c",
+    "--settings-file",
+    "-g",
+    "--gradle-user-home",
+    "-I",
+    "--init-script",
+    "-D",
+    "-P",
+    "--console",
+    "--warning-mode",
+    "--max-workers",
+    "--priority",
+    "--include-build",
+    "--tests",
+)
+
+_MAVEN_VALUES = (
+    "-s",
+    "--settings",
+    "-gs",
+    "--global-settings",
+    "-t",
+    "--toolchains",
+    "-pl",
+    "--projects",
+    "-rf",
+    "--resume-from",
+    "-P",
+    "--activate-profiles",
+    "-T",
+    "--threads",
+    "-l",
+    "--log-file",
+    "-D",
+    "--define",
+    "-b",
+    "--builder",
+    "-e",
+)
+
+_XCODEBUILD_VALUES = (
+    "-project",
+    "-workspace",
+    "-scheme",
+    "-target",
+    "-destination",
+    "-destination-timeout",
+    "-sdk",
+    "-arch",
+    "-configuration",
+    "-derivedDataPath",
+    "-resultBundlePath",
+    "-resultBundleVersion",
+    "-only-testing",
+    "-skip-testing",
+    "-testPlan",
+    "-only-test-configuration",
+    "-skip-test-configuration",
+    "-xcconfig",
+    "-toolchain",
+    "-jobs",
+    "-maximum-concurrent-test-device-destinations",
+    "-maximum-concurrent-test-simulator-destinations",
+    "-test-iterations",
+    "-testProductsPath",
+    "-xctestrun",
+    "-clonedSourcePackagesDirPath",
+)
 
 BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- python ---
@@ -42,6 +188,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *_H,
             "-V",
             "--collect-only",
+            "--collectonly",
             "--co",
             "--fixtures",
             "--funcargs",
@@ -50,7 +197,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "--setup-plan",
         ),
     ),
-    RunnerPattern("unittest", modules=("unittest",), not_with=_H),
+    RunnerPattern(
+        "pytest-watch", programs=("ptw", "pytest-watch"), modules=("pytest_watch",), not_with=_H
+    ),
+    RunnerPattern("unittest", modules=("unittest", "xmlrunner", "doctest"), not_with=_H),
     RunnerPattern(
         "nose2", programs=("nose2",), modules=("nose2",), not_with=(*_H, "--collect-only")
     ),
@@ -58,18 +208,60 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "nose", programs=("nosetests",), modules=("nose",), not_with=(*_H, "-V", "--collect-only")
     ),
     RunnerPattern(
+        "trial", programs=("trial",), modules=("twisted.trial",), not_with=(*_H, "--help-reporters")
+    ),
+    RunnerPattern(
+        "behave", programs=("behave",), modules=("behave",), not_with=(*_H, "-d", "--dry-run")
+    ),
+    RunnerPattern(
+        "robot",
+        programs=("robot", "pybot", "pabot", "rebot"),
+        modules=("robot", "pabot"),
+        not_with=(*_H, "--dryrun", "-?"),
+    ),
+    RunnerPattern("ward", programs=("ward",), not_with=_H, not_subcommands=("fixtures",)),
+    RunnerPattern("green", programs=("green", "green3"), modules=("green",), not_with=(*_H, "-V")),
+    RunnerPattern(
+        "zope-testrunner",
+        programs=("zope-testrunner",),
+        modules=("zope.testrunner",),
+        not_with=(*_H, "--list-tests"),
+    ),
+    *rows(
+        "setup-py-test",
+        [("test",), ("pytest",), ("nosetests",)],
+        programs=("setup.py",),
+        not_with=_H,
+    ),
+    RunnerPattern(
         "tox",
         programs=("tox",),
         modules=("tox",),
-        not_with=(*_H, "-l", "--listenvs", "-a", "--listenvs-all", "--showconfig", "--help-ini"),
-        not_subcommands=("list", "l", "config", "c", "quickstart", "q", "depends", "de"),
-        value_options=("-e", "-c", "--conf", "--workdir", "--root", "-r", "--recreate-pkg"),
+        not_with=(
+            *_H,
+            "-l",
+            "--listenvs",
+            "-a",
+            "--listenvs-all",
+            "--showconfig",
+            "--help-ini",
+            "--notest",
+            "--no-test",
+        ),
+        not_subcommands=(
+            *("list", "l", "config", "c", "quickstart", "q", "depends", "de"),
+            *("devenv", "d", "exec", "e", "schema"),
+        ),
+        value_options=("-e", "--workdir", "--root", "-r", "--recreate-pkg", "-x", "--override"),
+        chdir_file_options=("-c", "--conf"),
     ),
     RunnerPattern(
         "nox",
         programs=("nox",),
         modules=("nox",),
-        not_with=(*_H, "-l", "--list", "--list-sessions", "--install-only"),
+        not_with=(*_H, "-l", "--list", "--list-sessions", "--install-only", "--json"),
+        value_options=("-s", "--session", "--sessions", "-e", "-p", "--python", "-t", "--tags"),
+        chdir_file_options=("-f", "--noxfile"),
     ),
     RunnerPattern(
         "hatch-test",
@@ -78,33 +270,133 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         value_options=HATCH_VALUE_OPTIONS,
         not_with=(*_H, "--show"),
     ),
+    *rows(
+        "hatch-test",
+        [("run", "test"), ("run", "test:*"), ("run", "test-*"), ("run", "*:test*")],
+        programs=("hatch",),
+        value_options=HATCH_VALUE_OPTIONS,
+        not_with=_H,
+    ),
+    *rows(
+        "python-task-test",
+        [("run", name) for name in TEST_TASK_NAMES],
+        programs=("pdm", "rye", "pixi", "devbox", "mise"),
+        value_options=("-p", "--project", "-e", "--environment", "--manifest-path"),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "python-task-test",
+        programs=("poe", "invoke", "inv", "doit", "mage", "makers"),
+        any_arg=TEST_TASK_NAMES,
+        value_options=("-C", "--root", "-f", "--file", "-d", "--dir"),
+        not_with=(*_H, "-l", "--list", "-n", "--dry-run"),
+    ),
     RunnerPattern("run-tests-script", programs=_RUN_TESTS_SCRIPTS, not_with=_H),
-    RunnerPattern("django-test", programs=("manage.py",), subcommand=("test",), not_with=_H),
+    RunnerPattern(
+        "django-test",
+        programs=("manage.py", "django-admin", "django-admin.py"),
+        modules=("django",),
+        subcommand=("test",),
+        value_options=("--settings", "--pythonpath", "-v", "--verbosity", "--testrunner"),
+        not_with=_H,
+    ),
     RunnerPattern("pytest-xdist-worker", role=WORKER_ROLE, codes=_PYTHON_BOOTSTRAPS, not_with=()),
-    # --- go, rust ---
+    # pytest-xdist workers with setproctitle installed: their title.
+    RunnerPattern(
+        "pytest-xdist-worker", role=WORKER_ROLE, programs=("[pytest-xdist",), not_with=()
+    ),
+    # --- go ---
     RunnerPattern(
         "go-test",
-        programs=("go",),
+        programs=("go", "richgo"),
         subcommand=("test",),
-        value_options=("-C",),
+        chdir_options=("-C",),
         not_with=(*_H, "-help", "-c", "-list", "-list=*"),
     ),
-    RunnerPattern("go-test", programs=("gotestsum",), not_with=_H),
-    *rows(
-        "cargo-test",
-        [("test",), ("t",)],
-        programs=("cargo",),
-        value_options=("-C", "--config", "-Z"),
-        not_with=(*_H, "-V", "--no-run"),
+    RunnerPattern(
+        "go-test",
+        programs=("gotestsum",),
+        not_with=_H,
+        not_subcommands=("tool",),
+        value_options=(
+            "--format",
+            "-f",
+            "--junitfile",
+            "--jsonfile",
+            "--packages",
+            "--rerun-fails",
+        ),
     ),
     RunnerPattern(
+        "ginkgo",
+        programs=("ginkgo",),
+        not_with=(*_H, "--dry-run", "-dryRun", "--dryRun"),
+        not_subcommands=(
+            *("bootstrap", "generate", "version", "help", "outline", "labels", "unfocus"),
+            *("build", "completion", "blur"),
+        ),
+    ),
+    # --- rust ---
+    *rows(
+        "cargo-test",
+        [
+            ("test",),
+            ("t",),
+            ("tarpaulin",),
+            ("miri", "test"),
+            ("hack", "test"),
+            ("insta", "test"),
+            ("make", "test"),
+            ("make", "test-*"),
+            ("make", "ci-flow"),
+        ],
+        programs=("cargo", "cross"),
+        value_options=("--config", "-Z", "-p", "--package", "--features", "--target", "-j"),
+        chdir_options=("-C",),
+        chdir_file_options=("--manifest-path",),
+        not_with=(*_H, "-V", "--no-run"),
+    ),
+    RunnerPattern("cargo-test", programs=("cargo-tarpaulin",), not_with=(*_H, "-V", "--no-run")),
+    RunnerPattern(
+        "cargo-test",
+        programs=("cargo",),
+        subcommand=("llvm-cov",),
+        not_subcommands=("report", "clean", "show-env", "run"),
+        value_options=(
+            *("--config", "-Z", "-p", "--package", "--features", "--target", "-j"),
+            *("--output-path", "--output-dir", "--exclude", "--ignore-filename-regex"),
+            *("--fail-under-lines", "--fail-under-functions", "--fail-under-regions"),
+            *("--codecov", "--profile"),
+        ),
+        chdir_file_options=("--manifest-path",),
+        not_with=(*_H, "-V", "--no-run", "--no-report"),
+    ),
+    RunnerPattern(
+        "cargo-test",
+        programs=("cargo",),
+        subcommand=("watch",),
+        arg_options=("-x", "--exec"),
+        any_arg=("test", "test *", "t", "t *", "nextest *", "llvm-cov*"),
+        value_options=("-w", "--watch", "-i", "--ignore", "-d", "--delay", "-s", "--shell"),
+        not_with=_H,
+    ),
+    *rows(
         "cargo-nextest",
+        [("nextest", "run"), ("nextest", "r"), ("miri", "nextest", "run")],
         programs=("cargo", "cargo-nextest"),
-        subcommand=("nextest", "run"),
-        value_options=("-C", "--config", "-Z"),
+        value_options=("--config", "-Z", "-p", "--package", "--features", "--profile", "-P"),
+        chdir_file_options=("--manifest-path",),
         not_with=(*_H, "-V", "--no-run"),
     ),
     # --- javascript ---
+    RunnerPattern(
+        "node-test",
+        programs=("node", "nodejs", "tsx"),
+        with_options=("--test", "--test=*"),
+        leading_options=True,
+        value_options=NODE_VALUES,
+        not_with=(*_H, "-v", "-e", "--eval", "-p", "--print", "-c", "--check"),
+    ),
     RunnerPattern(
         "jest",
         programs=("jest", "jest.js"),
@@ -113,41 +405,98 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "vitest",
         programs=("vitest", "vitest.mjs"),
-        not_with=(*_H, "-v"),
+        not_with=(*_H, "-v", "--list"),
         not_subcommands=("list", "init"),
     ),
     RunnerPattern(
         "mocha",
-        programs=("mocha", "_mocha", "mocha.js"),
+        programs=("mocha", "_mocha", "mocha.js", "ts-mocha", "electron-mocha"),
         not_with=(*_H, "-V", "--list-files", "--list-reporters", "--list-interfaces"),
     ),
     RunnerPattern(
         "playwright-test", programs=("playwright",), subcommand=("test",), not_with=(*_H, "--list")
     ),
+    RunnerPattern("ava", programs=("ava",), not_with=(*_H, "-v"), not_subcommands=("reset-cache",)),
+    RunnerPattern(
+        "tap",
+        programs=("tap", "tape"),
+        not_with=(*_H, "-v", "--list"),
+        not_subcommands=(
+            *("report", "replay", "plugin", "build", "list", "version", "versions"),
+            *("config", "help", "repl"),
+        ),
+    ),
+    *rows("karma", [("start",), ("run",)], programs=("karma",), not_with=_H),
+    RunnerPattern("cypress", programs=("cypress",), subcommand=("run",), not_with=_H),
+    *rows("ng-test", [("test",), ("t",), ("e2e",), ("e",)], programs=("ng",), not_with=_H),
+    *rows(
+        "react-scripts-test",
+        [("test",)],
+        programs=("react-scripts", "craco", "react-app-rewired", "razzle", "tsdx", "kcd-scripts"),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "jasmine",
+        programs=("jasmine", "jasmine-node", "jasmine-browser-runner"),
+        not_with=_H,
+        not_subcommands=("init", "examples", "help", "version", "serve"),
+    ),
+    RunnerPattern(
+        "wdio",
+        programs=("wdio",),
+        not_with=_H,
+        not_subcommands=("config", "install", "repl"),
+    ),
+    RunnerPattern(
+        "cucumber",
+        programs=("cucumber", "cucumber-js"),
+        not_with=(*_H, "-d", "--dry-run", "--i18n-languages", "--i18n-keywords"),
+    ),
+    RunnerPattern(
+        "js-test",
+        programs=(
+            *("testcafe", "nightwatch", "qunit", "uvu", "web-test-runner", "wtr", "lab"),
+            *("start-server-and-test", "server-test", "intern", "tape-run", "zora"),
+        ),
+        not_with=(*_H, "-v"),
+    ),
+    *rows("js-test", [("test",)], programs=("detox", "stencil", "ember"), not_with=_H),
+    *rows("js-test", [("run",)], programs=("stryker",), not_with=_H),
     *rows(
         "npm-test",
         [
             ("test",),
             ("t",),
             ("tst",),
-            ("run", "test"),
-            ("run", "test:*"),
-            ("run-script", "test"),
-            ("run-script", "test:*"),
+            *(("run", name) for name in ("test", "test:*", "test-*", "test_*")),
+            *(("run-script", name) for name in ("test", "test:*", "test-*", "test_*")),
             ("install-test",),
             ("it",),
             ("install-ci-test",),
             ("cit",),
         ],
         programs=NPM_PROGRAMS,
-        value_options=("--prefix", "-w", "--workspace"),
+        value_options=NPM_VALUE_OPTIONS,
+        chdir_options=NPM_CHDIR_OPTIONS,
         not_with=_H,
     ),
     *rows(
         "pnpm-test",
-        [("test",), ("t",), ("tst",), ("test:*",), ("run", "test"), ("run", "test:*")],
+        [
+            ("test",),
+            ("t",),
+            ("tst",),
+            ("test:*",),
+            ("run", "test"),
+            ("run", "test:*"),
+            ("recursive", "test"),
+            ("recursive", "t"),
+            ("recursive", "run", "test"),
+            ("recursive", "run", "test:*"),
+        ],
         programs=PNPM_PROGRAMS,
-        value_options=("-C", "--dir", "--filter", "-F", "--filter-prod"),
+        value_options=PNPM_VALUE_OPTIONS,
+        chdir_options=PNPM_CHDIR_OPTIONS,
         not_with=_H,
     ),
     *rows(
@@ -160,26 +509,90 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("workspace", "*", "test"),
             ("workspace", "*", "test:*"),
             ("workspace", "*", "run", "test"),
+            ("workspace", "*", "run", "test:*"),
+            ("workspaces", "foreach", "test"),
+            ("workspaces", "foreach", "test:*"),
+            ("workspaces", "foreach", "run", "test"),
+            ("workspaces", "foreach", "run", "test:*"),
+            ("workspaces", "run", "test"),
+            ("workspaces", "run", "test:*"),
         ],
         programs=YARN_PROGRAMS,
-        value_options=("--cwd",),
+        value_options=YARN_VALUE_OPTIONS,
+        chdir_options=("--cwd",),
         not_with=_H,
     ),
     *rows(
         "bun-test",
         [("test",), ("run", "test"), ("run", "test:*")],
         programs=("bun",),
+        chdir_options=("--cwd",),
+        not_with=_H,
+    ),
+    *rows(
+        "deno-test",
+        [("test",), ("task", "test"), ("task", "test:*")],
+        programs=("deno",),
+        not_with=(*_H, "--no-run"),
+    ),
+    *rows(
+        "monorepo-test",
+        [
+            (name,)
+            for name in ("test", "test:*", "test-*", "e2e", "e2e-*", "*-test", "affected:test")
+        ]
+        + [("affected:e2e",)],
+        programs=("nx",),
+        not_with=(*_H, "--dry-run", "--graph"),
+    ),
+    *rows(
+        "monorepo-test",
+        [("run",), ("run-many",), ("affected",), ("exec",)],
+        programs=("nx",),
+        any_arg=("*:test", "*:test:*", "*:e2e", "test", "test:*", "e2e", "*,test*", "*,e2e*"),
+        arg_options=("-t", "--target", "--targets"),
+        value_options=("-p", "--projects", "--exclude", "--base", "--head", "--parallel", "-c"),
+        not_with=(*_H, "--dry-run", "--graph"),
+    ),
+    RunnerPattern(
+        "monorepo-test",
+        programs=("turbo",),
+        any_arg=(*TEST_TASK_NAMES, "*#test", "*#test:*", "e2e", "*#e2e"),
+        value_options=(
+            *("--filter", "-F", "--concurrency", "--cache-dir", "--graph", "--output-logs"),
+            *("--log-order", "--env-mode", "--profile", "--token", "--team", "--api", "--heap"),
+            *("--log-prefix", "--remote-cache-timeout", "--cache", "--summarize"),
+        ),
+        chdir_options=("--cwd",),
+        not_with=(*_H, "--dry-run", "--dry", "--dry-run=*", "--graph"),
+        not_subcommands=("login", "logout", "link", "unlink", "prune", "gen", "daemon", "ls"),
+    ),
+    *rows(
+        "monorepo-test",
+        [("run", "test"), ("run", "test:*"), ("run", "e2e")],
+        programs=("lerna", "rush", "rushx"),
+        value_options=("--scope", "--ignore", "--concurrency", "--since", "-t", "--to", "--from"),
+        not_with=_H,
+    ),
+    *rows(
+        "monorepo-test",
+        [("test",), ("test:*",)],
+        programs=("rush", "rushx", "ultra", "wireit"),
         not_with=_H,
     ),
     RunnerPattern(
-        "deno-test", programs=("deno",), subcommand=("test",), not_with=(*_H, "--no-run")
+        "npm-test",
+        programs=("npm-run-all", "npm-run-all2", "run-s", "run-p"),
+        any_arg=TEST_TASK_NAMES,
+        not_with=_H,
     ),
     RunnerPattern(
         "jest-worker",
         role=WORKER_ROLE,
         programs=("processChild.js", "child.js"),
         path_suffixes=(
-            "/jest-worker/build/workers/processChild.js",
+            "/jest-worker/build/workers/processChild.js",  # jest 27-29
+            "/jest-worker/build/processChild.js",  # jest 30
             "/jest-worker/build/child.js",
         ),
         not_with=(),
@@ -198,43 +611,70 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         not_with=(),
     ),
+    RunnerPattern(
+        "mocha-worker",
+        role=WORKER_ROLE,
+        programs=("worker.js",),
+        path_suffixes=("/mocha/lib/nodejs/worker.js",),
+        not_with=(),
+    ),
     # --- build systems ---
     RunnerPattern(
         "make-test",
-        programs=("make", "gmake", "bmake"),
-        any_arg=("test", "tests", "check", "test-*", "test_*"),
-        value_options=(
-            "-C",
-            "--directory",
-            "-f",
-            "--file",
-            "--makefile",
-            "-I",
-            "--include-dir",
-            "-o",
-            "--old-file",
-            "--assume-old",
-            "-W",
-            "--what-if",
-            "--new-file",
-            "--assume-new",
-        ),
-        not_with=(*_H, "-v", "-n", "--dry-run", "--just-print", "--recon", "-q", "--question"),
+        programs=MAKE_PROGRAMS,
+        any_arg=_MAKE_TARGETS,
+        value_options=(*MAKE_VALUE_OPTIONS, *MAKE_FILE_OPTIONS),
+        chdir_options=MAKE_CHDIR_OPTIONS,
+        not_with=MAKE_NOT_WITH,
+    ),
+    RunnerPattern(
+        "just-test",
+        programs=("just",),
+        any_arg=TEST_TASK_NAMES,
+        value_options=_JUST_VALUES,
+        file_options=("-f", "--justfile"),
+        chdir_options=("-d", "--working-directory"),
+        not_with=_JUST_NOT_WITH,
+    ),
+    RunnerPattern(
+        "taskfile-test",
+        programs=("task", "go-task"),
+        any_arg=TEST_TASK_NAMES,
+        value_options=_TASK_VALUES,
+        file_options=("-t", "--taskfile"),
+        chdir_options=("-d", "--dir"),
+        not_with=_TASK_NOT_WITH,
     ),
     RunnerPattern(
         "ninja-test",
         programs=("ninja",),
         any_arg=("test", "check"),
-        value_options=("-C", "-f", "-j", "-k", "-l", "-d", "-w"),
+        value_options=("-f", "-j", "-k", "-l", "-d", "-w"),
+        chdir_options=("-C",),
         not_with=(*_H, "-n", "-t"),
     ),
     RunnerPattern(
-        "meson-test", programs=("meson",), subcommand=("test",), not_with=(*_H, "--list")
+        "meson-test",
+        programs=("meson",),
+        subcommand=("test",),
+        chdir_options=("-C",),
+        not_with=(*_H, "--list"),
     ),
     RunnerPattern(
         "ctest",
         programs=("ctest",),
+        chdir_options=("--test-dir",),
+        value_options=("-j", "--parallel", "-L", "-R", "-E", "-C", "--build-config", "-T"),
         not_with=(*_H, "-N", "--show-only", "--show-only=*", "--print-labels"),
+    ),
+    RunnerPattern(
+        "ctest",
+        programs=("cmake",),
+        with_options=("--build",),
+        arg_options=("--target", "-t"),
+        any_arg=("test", "check", "RUN_TESTS", "*_test", "*-test", "tests"),
+        value_options=("--build", "-j", "--parallel", "--config"),
+        not_with=_H,
     ),
     RunnerPattern(
         "mvn-test",
@@ -257,30 +697,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "*:test",
             "*:integration-test",
         ),
-        value_options=(
-            "-f",
-            "--file",
-            "-s",
-            "--settings",
-            "-gs",
-            "--global-settings",
-            "-t",
-            "--toolchains",
-            "-pl",
-            "--projects",
-            "-rf",
-            "--resume-from",
-            "-P",
-            "--activate-profiles",
-            "-T",
-            "--threads",
-            "-l",
-            "--log-file",
-            "-D",
-            "--define",
-            "-b",
-            "--builder",
-        ),
+        value_options=_MAVEN_VALUES,
+        chdir_file_options=("-f", "--file"),
         not_with=(
             *_H,
             "-v",
@@ -288,6 +706,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "-DskipTests=true",
             "-Dmaven.test.skip",
             "-Dmaven.test.skip=true",
+            "-Dmaven.test.skip.exec",
+            "-Dmaven.test.skip.exec=true",
+            "-Dtest.skip=true",
         ),
     ),
     RunnerPattern(
@@ -303,33 +724,41 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "test",
             "check",
             "build",
-            "integrationTest",
+            "allTests",
+            "*Test",
+            "*Tests",
             "*:test",
             "*:check",
             "*:build",
-            "*:integrationTest",
-            "*UnitTest",
+            "*:allTests",
+            "*:*Test",
+            "*:*Tests",
             "connectedCheck",
+            "*:connectedCheck",
         ),
-        value_options=(
-            "-x",
-            "--exclude-task",
-            "-p",
-            "--project-dir",
-            "-b",
-            "--build-file",
-            "-c",
-            "--settings-file",
-            "-g",
-            "--gradle-user-home",
-            "-I",
-            "--init-script",
-            "-D",
-            "-P",
-            "--console",
-            "--warning-mode",
+        # tasks that build, install or report on tests without running them
+        except_args=(
+            "assemble*",
+            "*:assemble*",
+            "compile*",
+            "*:compile*",
+            "install*",
+            "*:install*",
+            "bundle*",
+            "*:bundle*",
+            "package*",
+            "*:package*",
+            "*TestClasses",
+            "*TestReport",
+            "*:*TestReport",
+            "lint*",
+            "*:lint*",
         ),
-        not_with=(*_H, "-?", "-v", "--dry-run", "-m"),
+        exclude_options=("-x", "--exclude-task"),
+        aggregates=("build", "check", "*:build", "*:check"),
+        value_options=_GRADLE_VALUES,
+        chdir_options=("-p", "--project-dir"),
+        not_with=(*_H, "-?", "-v", "--dry-run", "-m", "--status", "--stop"),
     ),
     *rows(
         "bazel-test",
@@ -337,20 +766,276 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=("bazel", "bazelisk"),
         not_with=_H,
     ),
-    # --- ruby, .NET ---
+    *rows("build-test", [("test",)], programs=("buck", "buck2", "plz", "please"), not_with=_H),
+    RunnerPattern(
+        "build-test",
+        programs=("pants", "pants.pex"),
+        any_arg=("test",),
+        not_with=(*_H, "--help-advanced", "help", "-ldebug-only"),
+    ),
+    # --- jvm languages, clojure ---
+    RunnerPattern(
+        "sbt-test",
+        programs=("sbt", "sbtn", "sbt-launch.jar", "xsbt.boot.Boot"),
+        any_arg=(
+            *("test", "testOnly*", "testQuick*", "*/test", "*:test", "*/testOnly*", "it:test"),
+            *("*;test", "*;test;*", "*; test*", "coverage*test*", "test *", "Test/test"),
+        ),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "sbt-test", programs=("sbt", "sbtn"), with_options=("+test", "+test *"), not_with=_H
+    ),
+    RunnerPattern(
+        "lein-test",
+        programs=("lein",),
+        any_arg=("test", "midje", "kaocha", "eftest", "test2junit", "cloverage", "test-refresh"),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "clojure-test",
+        programs=("clojure", "clj"),
+        with_options=("-M*:test*", "-X*:test*", "-A*:test*", "-M*:kaocha*", "-X*:kaocha*"),
+        not_with=(*_H, "-Spath", "-Stree", "-Sdescribe"),
+    ),
+    RunnerPattern("clojure-test", programs=("kaocha",), not_with=(*_H, "--print-config")),
+    # --- ruby ---
     RunnerPattern("rspec", programs=("rspec",), not_with=(*_H, "-v", "--dry-run", "--init")),
+    RunnerPattern(
+        "rspec",
+        programs=("parallel_rspec", "parallel_test", "parallel_cucumber", "turbo_tests"),
+        not_with=_H,
+    ),
     RunnerPattern(
         "rake-test",
         programs=("rake",),
-        any_arg=("test", "spec", "test:*", "spec:*"),
-        value_options=("-f", "--rakefile", "-C", "--directory", "-I", "--libdir", "-r", "-R", "-j"),
+        any_arg=("test", "spec", "test:*", "spec:*", "default"),
+        value_options=("-f", "--rakefile", "-I", "--libdir", "-r", "-R", "-j"),
+        chdir_options=("-C", "--directory"),
         not_with=(*_H, "-V", "-T", "--tasks", "-n", "--dry-run", "-P", "--prereqs", "-W", "-D"),
     ),
     *rows("rails-test", [("test",), ("test:*",)], programs=("rails",), not_with=_H),
+    RunnerPattern(
+        "ruby-test",
+        programs=("ruby", "jruby"),
+        with_options=("-Itest*", "-I*:test*", "-Ispec*", "-I*:spec*"),
+        leading_options=True,
+        not_with=(*_H, "-c", "-y", "--yydebug", "--dump=*"),
+    ),
+    *rows(
+        "ruby-test",
+        [("*_test.rb",), ("test_*.rb",), ("*/test_*.rb",), ("*_spec.rb",)],
+        programs=("ruby", "jruby"),
+        value_options=("-I", "-r", "-C", "-E", "-F", "--encoding"),
+        not_with=(*_H, "-c", "-e"),
+    ),
+    # --- php ---
+    RunnerPattern(
+        "phpunit",
+        programs=("phpunit", "phpunit.phar", "paratest", "simple-phpunit"),
+        not_with=(
+            *_H,
+            *("--list-suites", "--list-groups", "--list-tests", "--list-tests-xml"),
+            *("--list-test-files", "--check-version", "--generate-configuration"),
+            *("--migrate-configuration", "--atleast-version", "--list-tests-xml=*"),
+        ),
+    ),
+    RunnerPattern(
+        "pest",
+        programs=("pest",),
+        not_with=(*_H, "--init", "--list-tests", "--list-suites"),
+    ),
+    *rows("php-test", [("test",), ("dusk",), ("test:*",)], programs=("artisan",), not_with=_H),
+    *rows("php-test", [("run",)], programs=("codecept", "codecept.phar", "phpspec"), not_with=_H),
+    RunnerPattern("php-test", programs=("behat", "infection"), not_with=(*_H, "--dry-run")),
+    *rows(
+        "php-test",
+        [("test",), ("test:*",), ("run", "test"), ("run", "test:*"), ("run-script", "test")],
+        programs=("composer", "composer.phar"),
+        chdir_options=("-d", "--working-dir"),
+        not_with=_H,
+    ),
+    # --- .NET ---
     *rows(
         "dotnet-test",
-        [("test",), ("vstest",)],
+        [("test",), ("vstest",), ("watch", "test")],
         programs=("dotnet",),
+        value_options=(
+            *("--project", "-c", "--configuration", "-f", "--framework", "-r", "--runtime"),
+            *("-v", "--verbosity", "--logger", "-l", "--filter", "-s", "--settings", "-o"),
+            *("--output", "--results-directory", "--collect", "-a", "--test-adapter-path"),
+        ),
         not_with=(*_H, "-?", "--list-tests", "-t"),
+    ),
+    # --- other languages ---
+    *rows("mix-test", [("test",), ("coveralls*",)], programs=("mix",), not_with=_H),
+    RunnerPattern(
+        "swift-test",
+        programs=("swift",),
+        subcommand=("test",),
+        not_with=(*_H, "--list-tests", "-l"),
+    ),
+    RunnerPattern(
+        "xcodebuild-test",
+        programs=("xcodebuild",),
+        any_arg=("test", "test-without-building"),
+        value_options=_XCODEBUILD_VALUES,
+        not_with=(
+            *_H,
+            *("-help", "-usage", "-version", "-list", "-showsdks", "-showBuildSettings"),
+            *("-showdestinations", "-showTestPlans", "-dry-run", "-n"),
+        ),
+    ),
+    *rows(
+        "dart-test",
+        [("test",), ("drive",), ("run", "test"), ("run", "test:test")],
+        programs=("flutter", "dart", "very_good"),
+        not_with=_H,
+    ),
+    *rows(
+        "haskell-test",
+        [("test",), ("v2-test",), ("new-test",)],
+        programs=("stack", "cabal"),
+        not_with=(*_H, "--dry-run"),
+    ),
+    RunnerPattern(
+        "haskell-test",
+        programs=("stack",),
+        subcommand=("build",),
+        with_options=("--test", "--test-arguments=*"),
+        not_with=(*_H, "--dry-run", "--no-run-tests"),
+    ),
+    *rows(
+        "zig-test",
+        [("build", "test"), ("build", "test-*"), ("build", "test:*"), ("test",)],
+        programs=("zig",),
+        not_with=_H,
+    ),
+    RunnerPattern("busted", programs=("busted",), not_with=(*_H, "-l", "--list")),
+    RunnerPattern(
+        "r-check",
+        programs=("R", "Rscript"),
+        subcommand=("CMD", "check"),
+        not_with=(*_H, "--no-tests"),
+    ),
+    RunnerPattern(
+        "r-check",
+        programs=("R", "Rscript"),
+        any_arg=(
+            *("*devtools::test(*", "*devtools::check(*", "*testthat::test_*", "*test_check(*"),
+            *("*rcmdcheck::rcmdcheck(*", "*rcmdcheck(*", "*tinytest::*", "*tests/testthat.R"),
+            "*covr::*coverage(*",
+        ),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "julia-test",
+        programs=("julia",),
+        any_arg=("*Pkg.test(*", "*runtests.jl"),
+        value_options=("-t", "--threads", "-p", "--procs", "-J", "--sysimage"),
+        not_with=(*_H, "-v"),
+    ),
+    RunnerPattern("perl-test", programs=("prove", "yath"), not_with=(*_H, "--dry")),
+    # --- task runners: a run when the task's text runs a runner ---
+    *rows(
+        "npm-script",
+        [("run",), ("run-script",), ("rum",), ("urn",)],
+        role=TASK_ROLE,
+        reader="package-json",
+        programs=NPM_PROGRAMS,
+        value_options=NPM_VALUE_OPTIONS,
+        chdir_options=NPM_CHDIR_OPTIONS,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "yarn-script",
+        role=TASK_ROLE,
+        reader="package-json",
+        programs=YARN_PROGRAMS,
+        subcommand=("run",),
+        value_options=YARN_VALUE_OPTIONS,
+        chdir_options=("--cwd",),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "yarn-script",
+        role=TASK_ROLE,
+        reader="package-json",
+        programs=YARN_PROGRAMS,
+        not_subcommands=YARN_OWN_COMMANDS,
+        value_options=YARN_VALUE_OPTIONS,
+        chdir_options=("--cwd",),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "pnpm-script",
+        role=TASK_ROLE,
+        reader="package-json",
+        programs=PNPM_PROGRAMS,
+        subcommand=("run",),
+        value_options=PNPM_VALUE_OPTIONS,
+        chdir_options=PNPM_CHDIR_OPTIONS,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "pnpm-script",
+        role=TASK_ROLE,
+        reader="package-json",
+        programs=PNPM_PROGRAMS,
+        not_subcommands=PNPM_OWN_COMMANDS,
+        value_options=PNPM_VALUE_OPTIONS,
+        chdir_options=PNPM_CHDIR_OPTIONS,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "bun-script",
+        role=TASK_ROLE,
+        reader="package-json",
+        programs=("bun",),
+        subcommand=("run",),
+        chdir_options=("--cwd",),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "hatch-script",
+        role=TASK_ROLE,
+        reader="hatch",
+        programs=("hatch",),
+        subcommand=("run",),
+        value_options=HATCH_VALUE_OPTIONS,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "make-target",
+        role=TASK_ROLE,
+        reader="make",
+        task_names="all",
+        programs=MAKE_PROGRAMS,
+        value_options=MAKE_VALUE_OPTIONS,
+        file_options=MAKE_FILE_OPTIONS,
+        chdir_options=MAKE_CHDIR_OPTIONS,
+        not_with=MAKE_NOT_WITH,
+    ),
+    RunnerPattern(
+        "just-recipe",
+        role=TASK_ROLE,
+        reader="just",
+        task_names="all",
+        programs=("just",),
+        value_options=_JUST_VALUES,
+        file_options=("-f", "--justfile"),
+        chdir_options=("-d", "--working-directory"),
+        not_with=_JUST_NOT_WITH,
+    ),
+    RunnerPattern(
+        "taskfile-task",
+        role=TASK_ROLE,
+        reader="taskfile",
+        task_names="all",
+        programs=("task", "go-task"),
+        value_options=_TASK_VALUES,
+        file_options=("-t", "--taskfile"),
+        chdir_options=("-d", "--dir"),
+        not_with=_TASK_NOT_WITH,
     ),
 )

@@ -28,6 +28,8 @@ import os
 
 from runctx._record import LightRecord
 from runctx.runners.index import index_for
+from runctx.runners.pattern import TASK_ROLE, RunnerMatch
+from runctx.runners.programs import NODE_VALUES
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
@@ -35,8 +37,10 @@ from runctx.runners.wrappers import (
     JAVA_VALUES,
     JAVAS,
     NODE_STOPS,
-    NODE_VALUES,
     NODES,
+    PHP_STOPS,
+    PHP_VALUES,
+    PHPS,
     PYTHON_LONG_VALUES,
     PYTHON_PREFIXES,
     PYTHON_SUFFIXES,
@@ -54,7 +58,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from runctx.runners.index import Index
-    from runctx.runners.pattern import RunnerMatch, RunnerPattern
+    from runctx.runners.pattern import RunnerPattern
 
 MAX_STEPS = 64
 """Unwrapping steps per argv; past them the argv names no runner."""
@@ -67,22 +71,55 @@ class Outcome(LightRecord):
     :data:`PROGRAM` (the word is no wrapper here: it is the program itself),
     :data:`MODULE` (``text`` is a python module, its arguments start at
     ``rest``), :data:`CODE` (``text`` is a ``python -c`` text, its arguments
-    start at ``rest``), :data:`SHELL` (``text`` is a shell string) or
-    :data:`FOUND` (``match`` is the runner found).
+    start at ``rest``), :data:`SHELL` (``text`` is a shell string),
+    :data:`FOUND` (``match`` is the runner found) or :data:`TASK` (``task``
+    is a task runner's task, which is a run only if its text runs a runner).
     """
 
-    __slots__ = ("kind", "match", "rest", "text")
+    __slots__ = ("kind", "match", "rest", "task", "text")
 
     kind: str
     text: str
     rest: int
     match: RunnerMatch | None
+    task: TaskCall | None
 
     def __init__(
-        self, kind: str, text: str = "", rest: int = 0, match: RunnerMatch | None = None
+        self,
+        kind: str,
+        text: str = "",
+        rest: int = 0,
+        match: RunnerMatch | None = None,
+        task: TaskCall | None = None,
     ) -> None:
         """Hold one outcome."""
-        self._hold(kind=kind, text=text, rest=rest, match=match)
+        self._hold(kind=kind, text=text, rest=rest, match=match, task=task)
+
+
+class TaskCall(LightRecord):
+    """A task a task runner is asked to run: ``npm run unit``, ``make -f ci.mk lint test``.
+
+    ``kind`` is the task row's kind, ``reader`` how its project file is read
+    (:data:`~runctx.runners.pattern.TASK_READERS`), ``names`` the tasks named
+    (empty: the default task), ``file`` the project file an option named
+    (``""``: the runner's usual file in the directory it works in).
+    """
+
+    __slots__ = ("file", "kind", "names", "reader")
+
+    kind: str
+    reader: str
+    names: tuple[str, ...]
+    file: str
+
+    def __init__(self, kind: str, reader: str, names: tuple[str, ...], file: str = "") -> None:
+        """Hold one task call."""
+        self._hold(kind=kind, reader=reader, names=names, file=file)
+
+    @property
+    def match(self) -> RunnerMatch:
+        """What the scan calls a process running this task: the task row's kind, role task."""
+        return RunnerMatch(self.kind, TASK_ROLE)
 
 
 STOP = "stop"
@@ -91,6 +128,7 @@ MODULE = "module"
 CODE = "code"
 SHELL = "shell"
 FOUND = "found"
+TASK = "task"
 _STOPPED = Outcome(STOP)
 _PROGRAM = Outcome(PROGRAM)
 
@@ -114,15 +152,27 @@ def is_python(base: str) -> bool:
 class _Walk:
     """One pass over an argv. Its state: the words (a wrapper may split one) and the cwd."""
 
-    __slots__ = ("args", "chdir", "index")
+    __slots__ = ("args", "chdir", "code_flag", "index", "task", "task_chdir")
 
     def __init__(self, argv: Sequence[str], index: Index) -> None:
         self.args = argv
         self.index = index
         self.chdir: str | None = None
+        self.code_flag = False  # the wrapper being read saw a flag like ``entr -s``
+        # The first task row that accepted a word on the way (``yarn unit``): the
+        # outcome when unwrapping further finds no runner.
+        self.task: TaskCall | None = None
+        self.task_chdir: str | None = None
 
     def run(self) -> Outcome:
-        """How the argv ends: a runner found, a shell string handed over, or nothing."""
+        """How the argv ends: a runner found, a shell string handed over, a task, or nothing."""
+        outcome = self._run()
+        if outcome.kind in (FOUND, SHELL) or self.task is None:
+            return outcome
+        self.chdir = self.task_chdir
+        return Outcome(TASK, task=self.task)
+
+    def _run(self) -> Outcome:
         i = 0
         for _ in range(MAX_STEPS):
             step = self._step(i)
@@ -147,12 +197,31 @@ class _Walk:
     def _first(
         self, candidates: tuple[RunnerPattern, ...] | None, word: str, start: int
     ) -> Outcome | None:
+        """The first runner row that accepts ``word`` with the arguments from ``start``.
+
+        A task row that accepts is remembered (the first one only) and the
+        search goes on: a runner row, or a runner further in, wins over it.
+        """
         if candidates:
             args = self.args[start:]
             for pattern in candidates:
-                if pattern.accepts(word, args):
-                    return Outcome(FOUND, match=pattern.match)
+                read = pattern.read(word, args)
+                if read is None:
+                    continue
+                if pattern.role == TASK_ROLE:
+                    if self.task is None:
+                        self.task = TaskCall(pattern.kind, pattern.reader, read.names, read.file)
+                        self.task_chdir = self._moved(read.chdir)
+                    continue
+                self.chdir = self._moved(read.chdir)
+                return Outcome(FOUND, match=pattern.match)
         return None
+
+    def _moved(self, chdir: str | None) -> str | None:
+        """The walk's directory after a program's own directory option moves it to ``chdir``."""
+        if chdir is None:
+            return self.chdir
+        return os.path.join(self.chdir or "", chdir)
 
     def _step(self, i: int) -> Step:
         """Look at the word at ``i``: the next word's index, or an outcome."""
@@ -179,13 +248,13 @@ class _Walk:
             return self._python(i)
         if base in SHELLS:
             return self._shell(i)
-        if base in NODES:
-            return _options(self.args, i + 1, value=NODE_VALUES, stop=NODE_STOPS)
-        if base in RUBIES:
-            return _options(self.args, i + 1, value=RUBY_VALUES, stop=RUBY_STOPS, joined=True)
         if base in JAVAS:
             return self._java(i)
-        return _STOPPED
+        grammar = _INTERPRETER_OPTIONS.get(base)
+        if grammar is None:
+            return _STOPPED
+        value, stop, joined = grammar
+        return _options(self.args, i + 1, value=value, stop=stop, joined=joined)
 
     def _python(self, i: int) -> Step:
         """Options of a python interpreter at ``i``: the script's index, or an outcome."""
@@ -277,8 +346,11 @@ class _Walk:
             j += 2 if arg in JAVA_VALUES else 1
         return _STOPPED
 
-    def _wrapper(self, wrapper: Wrapper, i: int) -> Step:
+    def _wrapper(self, wrapper: Wrapper, i: int) -> Step:  # noqa: PLR0911 - one outcome per form
         """See through the wrapper at ``i``: the command's index, or an outcome."""
+        if wrapper.requires_start:
+            return self._after_start(wrapper, i + 1)
+        self.code_flag = False
         step = self._wrapper_options(wrapper, i + 1)
         if wrapper.subcommands and isinstance(step, int):
             step = self._subcommand(wrapper, step)
@@ -288,9 +360,24 @@ class _Walk:
             if step >= len(self.args):
                 return _STOPPED
             step = self._wrapper_options(wrapper, step + 1)
-        if isinstance(step, int) and step >= len(self.args):
+        if not isinstance(step, int):
+            return step
+        if step >= len(self.args) or self.args[step] in wrapper.stop_commands:
             return _STOPPED
+        if self.code_flag:
+            return Outcome(SHELL, text=self.args[step])
+        if wrapper.shell_join:
+            return Outcome(SHELL, text=" ".join(self.args[step:]))
         return step
+
+    def _after_start(self, wrapper: Wrapper, j: int) -> Step:
+        """The index after the first of the wrapper's start words (``--args``), or stop."""
+        for k in range(j, len(self.args)):
+            if self.args[k] in wrapper.start_after:
+                return k + 1 if k + 1 < len(self.args) else _STOPPED
+            if self.args[k] in wrapper.stop:
+                return _STOPPED
+        return _STOPPED
 
     def _subcommand(self, wrapper: Wrapper, j: int) -> Step:
         """Match the wrapper's subcommand words from ``j`` (``uv [opts] tool [opts] run``)."""
@@ -316,7 +403,7 @@ class _Walk:
         """Skip the wrapper's options from ``j``: the next positional's index, or an outcome."""
         while j < len(self.args):
             arg = self.args[j]
-            if arg == "--":
+            if arg == "--" or arg in wrapper.start_after:
                 return j + 1
             if wrapper.assignments and is_assignment(arg):
                 j += 1
@@ -326,6 +413,8 @@ class _Walk:
             name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
             if name in wrapper.stop:
                 return _STOPPED
+            if name in wrapper.code_flags:
+                self.code_flag = True
             if name not in wrapper.value:
                 j += 1
                 continue
@@ -345,6 +434,14 @@ class _Walk:
                 self.args = [*self.args[: j - (1 if eq else 2)], *value.split(), *self.args[j:]]
                 j -= 1 if eq else 2
         return j
+
+
+_INTERPRETER_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
+    **dict.fromkeys(NODES, (NODE_VALUES, NODE_STOPS, False)),
+    **dict.fromkeys(RUBIES, (RUBY_VALUES, RUBY_STOPS, True)),
+    **dict.fromkeys(PHPS, (PHP_VALUES, PHP_STOPS, True)),
+}
+"""The option grammar of interpreters that run a script file: values, stops, joined values."""
 
 
 def _options(
@@ -380,22 +477,30 @@ class CommandResolution(LightRecord):
 
     ``match`` is the runner it starts (or None); ``shell_string`` the text a
     shell runs instead (``sh -c TEXT``, ``eval``, ``npx -c``), for the shell
-    parser to read; ``chdir`` the directory a wrapper moves to before the
-    command runs (``env -C DIR``, ``uv run --directory DIR``), relative to the
-    cwd the argv starts in, or None.
+    parser to read; ``task`` the task a task runner is asked to run when no
+    runner is named (``npm run unit``), for the shell parser to resolve through
+    the project's files; ``chdir`` the directory the command works in, moved
+    by a wrapper (``env -C DIR``, ``uv run --directory DIR``) or by the
+    program's own option (``make -C DIR``), relative to the cwd the argv
+    starts in, or None.
     """
 
-    __slots__ = ("chdir", "match", "shell_string")
+    __slots__ = ("chdir", "match", "shell_string", "task")
 
     match: RunnerMatch | None
     shell_string: str | None
     chdir: str | None
+    task: TaskCall | None
 
     def __init__(
-        self, match: RunnerMatch | None, shell_string: str | None, chdir: str | None
+        self,
+        match: RunnerMatch | None,
+        shell_string: str | None,
+        chdir: str | None,
+        task: TaskCall | None = None,
     ) -> None:
-        """Hold the three answers."""
-        self._hold(match=match, shell_string=shell_string, chdir=chdir)
+        """Hold the answers."""
+        self._hold(match=match, shell_string=shell_string, chdir=chdir, task=task)
 
 
 def resolve_command(
@@ -410,7 +515,7 @@ def resolve_command(
     walk = _Walk(argv, index_for(patterns))
     outcome = walk.run()
     shell = outcome.text if outcome.kind == SHELL else None
-    return CommandResolution(outcome.match, shell, walk.chdir)
+    return CommandResolution(outcome.match, shell, walk.chdir, outcome.task)
 
 
 def detect_runner(
@@ -421,12 +526,36 @@ def detect_runner(
     ``patterns`` is the runner table; pass the same tuple object on every call
     of a scan, so that its index is built once. A title the process wrote over
     its argv (``npm test`` and NUL padding) is read as its words
-    (:func:`title_words`). ``sh -c STRING`` gives None here: the shell parser reads it.
+    (:func:`title_words`). A live shell's string (``sh -c STRING``) is read by
+    the shell parser; a task runner's task (``npm run unit``) gives its row's
+    kind with the role :data:`~runctx.runners.pattern.TASK_ROLE`, since no
+    project file is read here: folding decides whether a runner runs under it.
     """
     argv = title_words(argv)
     if not argv or not worth_a_look(argv[0], patterns):
         return None
-    return _Walk(argv, index_for(patterns)).run().match
+    walk = _Walk(argv, index_for(patterns))
+    outcome = walk.run()
+    if outcome.kind == TASK and outcome.task is not None:
+        return outcome.task.match
+    if outcome.kind == SHELL and walk.chdir is None:
+        return _shell_runner(outcome.text, patterns)
+    return outcome.match
+
+
+def _shell_runner(text: str, patterns: Sequence[RunnerPattern]) -> RunnerMatch | None:
+    """The runner a live shell (``sh -c TEXT``) runs first, read by the shell parser.
+
+    Only a runner that the string starts where the shell itself stands counts:
+    after a ``cd`` the runner works in another directory, and is better seen
+    as its own process there. No project file is read (tasks stay tasks).
+    """
+    from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a live shell only
+
+    for invocation in test_invocations(text, ".", patterns, resolve_tasks=False):
+        if invocation.cwd == "." and invocation.cwd_known:
+            return RunnerMatch(invocation.kind, invocation.role)
+    return None
 
 
 def title_words(argv: Sequence[str]) -> Sequence[str]:

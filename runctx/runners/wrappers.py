@@ -11,7 +11,16 @@ follow. The interpreter tables say the same for ``python``, shells, ``node``,
 from __future__ import annotations
 
 from runctx._record import LightRecord
-from runctx.runners.table import HATCH_VALUE_OPTIONS, NPM_PROGRAMS, PNPM_PROGRAMS, YARN_PROGRAMS
+from runctx.runners.programs import (
+    HATCH_VALUE_OPTIONS,
+    NPM_CHDIR_OPTIONS,
+    NPM_PROGRAMS,
+    PNPM_CHDIR_OPTIONS,
+    PNPM_OWN_COMMANDS,
+    PNPM_PROGRAMS,
+    YARN_OWN_COMMANDS,
+    YARN_PROGRAMS,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,18 +38,30 @@ class Wrapper(LightRecord):
     follow (``uv run``); ``positionals``: words to skip before the command
     (``timeout DURATION``); ``own_commands``: the tool's own subcommands, for
     tools that also run any other word as a program (``yarn jest``);
-    ``assignments``: ``VAR=x`` words allowed.
+    ``assignments``: ``VAR=x`` words allowed; ``start_after``: words after
+    which the command starts (``gdb --args``, ``find -exec``), and with
+    ``requires_start`` nothing runs without one of them, whatever comes
+    before it (``find . -name x``); ``code_flags``: flags that make the
+    command a shell string (``entr -s``); ``shell_join``: the command's words
+    are joined and run by a shell (``watch``, ``watchexec``);
+    ``stop_commands``: first words that are the tool's own and run nothing
+    (``nyc report``).
     """
 
     __slots__ = (
         "assignments",
         "chdir",
         "code",
+        "code_flags",
         "module",
         "own_commands",
         "positionals",
+        "requires_start",
+        "shell_join",
         "split",
+        "start_after",
         "stop",
+        "stop_commands",
         "subcommands",
         "value",
     )
@@ -48,11 +69,16 @@ class Wrapper(LightRecord):
     assignments: bool
     chdir: frozenset[str]
     code: frozenset[str]
+    code_flags: frozenset[str]
     module: frozenset[str]
     own_commands: frozenset[str] | None
     positionals: int
+    requires_start: bool
+    shell_join: bool
     split: frozenset[str]
+    start_after: frozenset[str]
     stop: frozenset[str]
+    stop_commands: frozenset[str]
     subcommands: tuple[tuple[str, ...], ...]
     value: frozenset[str]
 
@@ -69,6 +95,11 @@ class Wrapper(LightRecord):
         positionals: int = 0,
         own_commands: Iterable[str] | None = None,
         assignments: bool = False,
+        start_after: Iterable[str] = (),
+        requires_start: bool = False,
+        code_flags: Iterable[str] = (),
+        shell_join: bool = False,
+        stop_commands: Iterable[str] = (),
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         self._hold(
@@ -81,6 +112,11 @@ class Wrapper(LightRecord):
             positionals=positionals,
             own_commands=None if own_commands is None else frozenset(own_commands),
             assignments=assignments,
+            start_after=frozenset(start_after),
+            requires_start=requires_start,
+            code_flags=frozenset(code_flags),
+            shell_join=shell_join,
+            stop_commands=frozenset(stop_commands),
         )
         self._hold(value=frozenset(value) | self.chdir | self.code | self.module | self.split)
 
@@ -125,121 +161,6 @@ _UV_VALUES = (
     "--upgrade-package",
     "-P",
     "--allow-insecure-host",
-)
-
-_YARN_OWN = (
-    "add",
-    "audit",
-    "autoclean",
-    "bin",
-    "cache",
-    "check",
-    "config",
-    "constraints",
-    "create",
-    "dedupe",
-    "dlx",
-    "exec",
-    "explain",
-    "generate-lock-entry",
-    "global",
-    "help",
-    "import",
-    "info",
-    "init",
-    "install",
-    "licenses",
-    "link",
-    "list",
-    "login",
-    "logout",
-    "node",
-    "npm",
-    "outdated",
-    "owner",
-    "pack",
-    "patch",
-    "patch-commit",
-    "plugin",
-    "policies",
-    "publish",
-    "rebuild",
-    "remove",
-    "run",
-    "search",
-    "set",
-    "stage",
-    "tag",
-    "team",
-    "test",
-    "unlink",
-    "unplug",
-    "up",
-    "upgrade",
-    "upgrade-interactive",
-    "version",
-    "versions",
-    "why",
-    "workspace",
-    "workspaces",
-)
-
-_PNPM_OWN = (
-    "add",
-    "i",
-    "install",
-    "update",
-    "up",
-    "upgrade",
-    "remove",
-    "rm",
-    "uninstall",
-    "un",
-    "link",
-    "ln",
-    "unlink",
-    "import",
-    "rebuild",
-    "rb",
-    "prune",
-    "fetch",
-    "patch",
-    "patch-commit",
-    "audit",
-    "list",
-    "ls",
-    "ll",
-    "outdated",
-    "why",
-    "licenses",
-    "run",
-    "test",
-    "t",
-    "tst",
-    "exec",
-    "dlx",
-    "create",
-    "start",
-    "publish",
-    "pack",
-    "recursive",
-    "server",
-    "store",
-    "root",
-    "bin",
-    "setup",
-    "init",
-    "doctor",
-    "config",
-    "c",
-    "env",
-    "deploy",
-    "help",
-    "install-test",
-    "it",
-    "cache",
-    "self-update",
-    "approve-builds",
 )
 
 _SUDO_VALUES = (
@@ -340,25 +261,198 @@ for _name in ("conda", "mamba", "micromamba"):
     )
 for _name in NPM_PROGRAMS:
     WRAPPERS[_name] = Wrapper(
-        value=("-p", "--package", "--prefix", "-w", "--workspace"),
+        value=("-p", "--package", "-w", "--workspace"),
+        chdir=NPM_CHDIR_OPTIONS,
         code=("-c", "--call"),
         subcommands=[("exec",), ("x",)],
     )
 for _name in PNPM_PROGRAMS:
     WRAPPERS[_name] = Wrapper(
-        value=("-C", "--dir", "--filter", "-F"),
+        value=("--filter", "-F"),
+        chdir=PNPM_CHDIR_OPTIONS,
         code=("-c", "--shell-mode"),
         subcommands=[("exec",), ("dlx",)],
-        own_commands=_PNPM_OWN,
+        own_commands=PNPM_OWN_COMMANDS,
     )
 for _name in YARN_PROGRAMS:
     WRAPPERS[_name] = Wrapper(
-        value=("--cwd",), subcommands=[("exec",), ("dlx",)], own_commands=_YARN_OWN
+        chdir=("--cwd",), subcommands=[("exec",), ("dlx",)], own_commands=YARN_OWN_COMMANDS
     )
-WRAPPERS["bun"] = Wrapper(subcommands=[("x",)])
+WRAPPERS["bun"] = Wrapper(chdir=("--cwd",), subcommands=[("x",)])
 
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash"})
-NODES = frozenset({"node", "nodejs"})
+# Coverage, watchers, debuggers, tracers, session and service managers, locks:
+# each runs the command it is given, so the run is the command's.
+WRAPPERS.update(
+    {
+        "nyc": Wrapper(
+            value=(
+                *("-r", "--reporter", "-n", "--include", "-x", "--exclude", "-e"),
+                *("--extension", "-i", "--require", "-t", "--temp-dir", "--report-dir"),
+                *("--nycrc-path", "--branches", "--lines", "--functions", "--statements"),
+            ),
+            chdir=("--cwd",),
+            stop_commands=("report", "check-coverage", "instrument", "merge"),
+        ),
+        "c8": Wrapper(
+            value=(
+                *("-r", "--reporter", "-x", "--exclude", "-n", "--include", "-e"),
+                *("--extension", "--temp-directory", "-o", "--reports-dir", "--report-dir"),
+                *("--src", "-c", "--config", "--lines", "--functions", "--branches"),
+                "--statements",
+            ),
+            stop_commands=("report", "check-coverage"),
+        ),
+        "git": Wrapper(
+            value=("-c", "--git-dir", "--work-tree", "--namespace", "--config-env"),
+            chdir=("-C",),
+            subcommands=[("bisect", "run")],
+        ),
+        "entr": Wrapper(code_flags=("-s",)),
+        "watchexec": Wrapper(
+            value=(
+                *("-w", "--watch", "-W", "--watch-non-recursive", "-F", "--watch-file"),
+                *("-e", "--exts", "-f", "--filter", "--filter-file", "-i", "--ignore"),
+                *("--ignore-file", "-d", "--debounce", "--delay-run", "-s", "--signal"),
+                *("--stop-signal", "--stop-timeout", "--shell", "-E", "--env", "--poll"),
+                *("--project-origin", "--on-busy-update", "--emit-events-to", "--color"),
+                *("--log-file", "--wrap-process", "-o"),
+            ),
+            chdir=("--workdir",),
+            shell_join=True,
+        ),
+        "nodemon": Wrapper(
+            value=(
+                *("-w", "--watch", "-e", "--ext", "-i", "--ignore", "-d", "--delay"),
+                *("--signal", "--config", "-V"),
+            ),
+            code=("-x", "--exec"),
+        ),
+        "script": Wrapper(
+            value=("-E", "--echo", "-O", "--log-out", "-I", "--log-in", "-B", "--log-io"),
+            code=("-c", "--command"),
+        ),
+        "watch": Wrapper(
+            value=("-n", "--interval", "-q", "--equexit", "--differences"),
+            shell_join=True,
+        ),
+        "screen": Wrapper(
+            value=(
+                *("-S", "-dmS", "-mdS", "-DmS", "-dmLS", "-c", "-t", "-h", "-e", "-p"),
+                *("-Logfile", "-T"),
+            ),
+            stop=("-r", "-R", "-x", "-X", "-ls", "-list", "-wipe", "-v", "-Q", "-D"),
+        ),
+        "tmux": Wrapper(
+            value=(
+                *("-L", "-S", "-f", "-s", "-n", "-t", "-x", "-y", "-F", "-e", "-l"),
+                *("-T",),
+            ),
+            chdir=("-c",),
+            subcommands=[
+                *(("new",), ("new-session",), ("new-window",), ("neww",)),
+                *(("split-window",), ("splitw",), ("respawn-pane",), ("respawnp",)),
+            ],
+            shell_join=True,
+        ),
+        "strace": Wrapper(
+            value=(
+                *("-o", "--output", "-e", "-s", "--string-limit", "-a", "-b", "-E", "-I"),
+                *("-O", "-S", "-U", "-P", "--trace-path", "-u", "--user", "-X"),
+            ),
+            stop=("-p", "--attach"),
+        ),
+        "ltrace": Wrapper(value=("-o", "--output", "-e", "-s", "-a", "-u", "-n"), stop=("-p",)),
+        "valgrind": Wrapper(value=("--log-file", "--xml-file")),
+        "perf": Wrapper(
+            value=("-o", "--output", "-e", "--event", "-F", "--freq", "-c", "--count"),
+            stop=("-p", "--pid", "-a", "--all-cpus"),
+            subcommands=[("record",), ("stat",), ("trace",)],
+        ),
+        "gdb": Wrapper(start_after=("--args",), requires_start=True),
+        "lldb": Wrapper(start_after=("--",), requires_start=True),
+        "rr": Wrapper(subcommands=[("record",)], value=("-o", "--output-trace-dir")),
+        "py-spy": Wrapper(
+            value=("-o", "--output", "-r", "--rate", "-d", "--duration", "-f", "--format"),
+            stop=("-p", "--pid"),
+            subcommands=[("record",), ("top",)],
+        ),
+        "memray": Wrapper(
+            value=("-o", "--output", "--trace-python-allocators"),
+            module=("-m",),
+            subcommands=[("run",)],
+        ),
+        "systemd-run": Wrapper(
+            value=(
+                *("-u", "--unit", "-p", "--property", "--description", "--slice", "-E"),
+                *("--setenv", "-M", "--machine", "-H", "--host", "--uid", "--gid", "--nice"),
+                *("--on-active", "--on-boot", "--on-startup", "--on-unit-active"),
+                *("--on-unit-inactive", "--on-calendar", "--timer-property", "--path-property"),
+                *("--socket-property", "--service-type", "--slice-inherit"),
+            ),
+            chdir=("--working-directory",),
+        ),
+        "flock": Wrapper(
+            value=("-w", "--timeout", "--wait", "-E", "--conflict-exit-code"),
+            code=("-c", "--command"),
+            positionals=1,
+        ),
+        "find": Wrapper(start_after=("-exec", "-execdir", "-ok", "-okdir"), requires_start=True),
+        "parallel": Wrapper(
+            value=("-j", "--jobs", "-P", "--max-procs", "--joblog", "-S", "--sshlogin", "--tmpdir"),
+            shell_join=True,
+        ),
+        "nix": Wrapper(
+            value=("-I", "--profile", "--expr", "-f", "--file"),
+            start_after=("-c", "--command"),
+            requires_start=True,
+        ),
+        "nix-shell": Wrapper(
+            value=("-p", "--packages", "-I", "-A", "--attr", "--arg", "--argstr"),
+            code=("--run", "--command"),
+            stop=("--help",),
+        ),
+        "su": Wrapper(
+            value=("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w"),
+            code=("-c", "--command", "--session-command"),
+            positionals=1,
+        ),
+        "runuser": Wrapper(
+            value=("-u", "--user", "-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w"),
+            code=("-c", "--command", "--session-command"),
+        ),
+        "sg": Wrapper(code=("-c",), positionals=1),
+        "dotenv": Wrapper(value=("-e", "-c", "-v", "-p")),
+        "cross-env": Wrapper(assignments=True),
+        "cross-env-shell": Wrapper(assignments=True, shell_join=True),
+        "env-cmd": Wrapper(value=("-f", "--file", "-e", "--environments", "-r", "--rc-file")),
+        "mise": Wrapper(
+            value=("-E", "--env", "-j", "--jobs"),
+            chdir=("-C", "--cd"),
+            subcommands=[("exec",), ("x",)],
+        ),
+        "asdf": Wrapper(subcommands=[("exec",)]),
+        "fvm": Wrapper(),  # ``fvm flutter test``: the word after it is the program
+        "devbox": Wrapper(value=("-c", "--config", "-e", "--env"), subcommands=[("run",)]),
+        "lerna": Wrapper(
+            value=("--scope", "--ignore", "--concurrency", "--since"),
+            subcommands=[("exec",)],
+        ),
+        "reflex": Wrapper(value=("-r", "--regex", "-R", "-g", "--glob", "-G", "-c", "-d")),
+        "eatmydata": Wrapper(),
+        "chronic": Wrapper(),
+        "faketime": Wrapper(value=("-m", "-f"), positionals=1),
+        "dbus-run-session": Wrapper(value=("--config-file", "--dbus-daemon")),
+        "unshare": Wrapper(value=("-S", "--setuid", "-G", "--setgid", "--map-user", "--wd")),
+        "prlimit": Wrapper(stop=("-p", "--pid")),
+        "cgexec": Wrapper(value=("-g",)),
+        "firejail": Wrapper(),
+        "with-contenv": Wrapper(),
+    }
+)
+
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"})
+NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "ts-node-esm"})
+PHPS = frozenset({"php"})
 RUBIES = frozenset({"ruby"})
 JAVAS = frozenset({"java"})
 PYTHON_PREFIXES = ("python", "pypy")
@@ -368,11 +462,6 @@ HELP_OR_VERSION = frozenset({"--version", "--help"})
 """Long options after which python or a shell prints and exits."""
 PYTHON_LONG_VALUES = frozenset({"--check-hash-based-pycs"})
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
-NODE_VALUES = frozenset(
-    {"-r", "--require", "--import", "--loader", "--experimental-loader", "-C", "--conditions"}
-    | {"--inspect-port", "--debug-port", "--title", "--input-type", "--env-file"}
-    | {"--disable-warning", "--openssl-config"}
-)
 NODE_STOPS = frozenset({"-e", "--eval", "-p", "--print", "-v", "--version", "-h", "--help", "-"})
 RUBY_VALUES = frozenset({"-I", "-r", "-C", "-E", "-F", "--encoding"})
 RUBY_STOPS = frozenset({"-e", "--version", "-h", "--help", "-"})
@@ -382,3 +471,9 @@ JAVA_VALUES = frozenset(
     | {"--limit-modules", "--source"}
 )
 JAVA_STOPS = frozenset({"-version", "--version", "-h", "-help", "--help", "-?", "-X"})
+PHP_VALUES = frozenset({"-d", "-c", "-z"})
+PHP_STOPS = frozenset(
+    {"-r", "-v", "--version", "-h", "--help", "-i", "--info", "-m", "--modules", "-l"}
+    | {"--syntax-check", "-a", "--interactive", "-S", "-s", "-w", "--ini", "-B", "-R", "-F"}
+    | {"-E", "-"}
+)

@@ -53,9 +53,10 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
-from runctx.runners.pattern import RUNNER_ROLE
+from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
+from runctx.runners.wrappers import SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
 from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command
 
@@ -64,6 +65,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from runctx.runners.pattern import RunnerPattern
+    from runctx.runners.tasks import ProjectFiles
+    from runctx.runners.walk import TaskCall
 
 __all__ = [
     "MAX_COMMAND_CHARS",
@@ -76,6 +79,9 @@ __all__ = [
 
 MAX_STEPS = 2048
 MAX_DEPTH = 4
+MAX_TASK_DEPTH = 4
+"""Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
+_HEREDOC_OPS = frozenset({"<<", "<<-"})
 
 
 class TestInvocation(LightRecord):
@@ -188,60 +194,91 @@ class _Dirs:
 class _Parse:
     """Walks the tokens of one command string and collects its test invocations."""
 
-    __slots__ = ("found", "left", "patterns")
+    __slots__ = ("files", "found", "left", "patterns", "resolve_tasks", "task_depth")
 
-    def __init__(self, patterns: Sequence[RunnerPattern]) -> None:
+    def __init__(self, patterns: Sequence[RunnerPattern], *, resolve_tasks: bool) -> None:
         self.patterns = patterns
         self.found: list[TestInvocation] = []
         self.left = MAX_STEPS
+        self.resolve_tasks = resolve_tasks
+        self.files: ProjectFiles | None = None
+        self.task_depth = 0
 
     def text(self, text: str, dirs: _Dirs, depth: int) -> None:
         """Read every simple command of ``text`` with directory state ``dirs``."""
         saved: list[_Dirs] = []
         words: list[Token] = []
+        stdin: list[str] = []  # here-documents and here-strings of the command being read
         before = ""
-        redirect_target = False
+        piped_from: list[str] = []  # the argv of the command that pipes into this one
+        redirect = ""
         found_tokens, self.left = tokens(text, self.left)
         for token in found_tokens:
             if not token.op:
-                if redirect_target:
-                    redirect_target = False
+                if redirect:
+                    if redirect in _HEREDOC_OPS and token.heredoc:
+                        stdin.append(token.heredoc)
+                    elif redirect == "<<<":
+                        stdin.append(token.text)
+                    redirect = ""
                     self._substitutions(token.substs, dirs, depth)
                 else:
                     words.append(token)
                 continue
             if token.op in REDIRECTS:
-                redirect_target = True
+                redirect = token.op
                 continue
             if words:
                 isolated = before in PIPES or token.op in PIPES or token.op == "&"
-                self._simple(words, dirs, depth, isolated=isolated)
-                words = []
+                argv = self._simple(
+                    words, dirs, depth, isolated=isolated, stdin=stdin, piped_from=piped_from
+                )
+                piped_from = argv if token.op in PIPES else []
+                words, stdin = [], []
             if token.op == "(":
                 saved.append(dirs.copy())
             elif token.op == ")" and saved:
                 dirs.restore(saved.pop())
             before = token.op
-        self._simple(words, dirs, depth, isolated=before in PIPES)
+        self._simple(
+            words, dirs, depth, isolated=before in PIPES, stdin=stdin, piped_from=piped_from
+        )
 
     def _substitutions(self, bodies: Sequence[str], dirs: _Dirs, depth: int) -> None:
         if depth < MAX_DEPTH:
             for body in bodies:
                 self.text(body, dirs.copy(), depth + 1)
 
-    def _simple(self, words: list[Token], dirs: _Dirs, depth: int, *, isolated: bool) -> None:
-        """One simple command: substitutions first, then cd, then the runner table."""
+    def _simple(  # noqa: PLR0913 - the command and what feeds it
+        self,
+        words: list[Token],
+        dirs: _Dirs,
+        depth: int,
+        *,
+        isolated: bool,
+        stdin: Sequence[str] = (),
+        piped_from: Sequence[str] = (),
+    ) -> list[str]:
+        """One simple command: substitutions first, then cd, then the runner table; its argv."""
         for word in words:
             self._substitutions(word.substs, dirs, depth)
         argv = _command_argv(words)
         if not argv:
-            return
+            return argv
         if argv[0] in _DIR_COMMANDS:
             if not isolated:
                 dirs.change(argv[0], argv[1:])
-            return
-        if not worth_a_look(argv[0], self.patterns):
-            return
+            return argv
+        if depth < MAX_DEPTH and _reads_script_from_stdin(argv):
+            for text in (*stdin, *_echoed(piped_from)):
+                self.text(text, dirs.copy(), depth + 1)
+            return argv
+        if worth_a_look(argv[0], self.patterns):
+            self._resolved(argv, dirs, depth)
+        return argv
+
+    def _resolved(self, argv: list[str], dirs: _Dirs, depth: int) -> None:
+        """The simple command ``argv`` through the runner table: a run, a shell string, a task."""
         resolution = resolve_command(argv, self.patterns)
         cwd, known = dirs.cwd, dirs.known
         if resolution.chdir is not None:
@@ -254,6 +291,64 @@ class _Parse:
             inner = dirs.copy()
             inner.cwd, inner.known = cwd, known
             self.text(resolution.shell_string, inner, depth + 1)
+        elif resolution.task is not None:
+            self._task(resolution.task, argv, cwd, known=known)
+
+    def _task(self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool) -> None:
+        """A task runner's task: a run when the text the project gives it runs a runner.
+
+        Without reading files (a live process), it stays a task: the scan folds
+        it into a run only if a runner runs under it.
+        """
+        if not self.resolve_tasks:
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, role=TASK_ROLE))
+            return
+        if self.task_depth >= MAX_TASK_DEPTH:
+            return
+        from runctx.runners.tasks import ProjectFiles, task_texts  # noqa: PLC0415 - a task only
+
+        if self.files is None:
+            self.files = ProjectFiles()
+        before = len(self.found)
+        self.task_depth += 1
+        try:
+            for text in task_texts(call, cwd, self.files):
+                inner = _Dirs(cwd, known=known, oldpwd=None, stack=[])
+                self.text(text, inner, 0)
+        finally:
+            self.task_depth -= 1
+        inner_runs = self.found[before:]
+        del self.found[before:]
+        if any(found.role != TASK_ROLE for found in inner_runs):
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known))
+
+
+def _reads_script_from_stdin(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is a shell that reads its commands from stdin (``sh``, ``bash -s``)."""
+    if argv[0].rpartition("/")[2] not in SHELLS:
+        return False
+    for arg in argv[1:]:
+        if arg == "--" or arg[:1] not in {"-", "+"} or len(arg) < 2:  # noqa: PLR2004 - "-" alone
+            return False
+        if arg[0] == "-" and arg[1] != "-":
+            if "c" in arg:
+                return False
+            if "s" in arg:
+                return True
+    return True
+
+
+def _echoed(argv: Sequence[str]) -> list[str]:
+    """What ``echo WORDS`` or ``printf TEXT`` writes, when it pipes into a shell."""
+    if not argv:
+        return []
+    name = argv[0].rpartition("/")[2]
+    if name == "echo":
+        words = [a for a in argv[1:] if a not in {"-e", "-n", "-E", "-ne", "-en"}]
+        return [" ".join(words).replace("\\n", "\n")]
+    if name == "printf" and len(argv) > 1:
+        return [argv[1].replace("\\n", "\n")]
+    return []
 
 
 def _command_argv(words: Sequence[Token]) -> list[str]:
@@ -277,15 +372,22 @@ def test_invocations(
     command: str,
     cwd: str,
     patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS,  # noqa: PT028 - an API, not a test
+    *,
+    resolve_tasks: bool = True,  # noqa: PT028 - an API, not a test
 ) -> tuple[TestInvocation, ...]:
     """The test runs that the shell command string ``command`` starts, in order.
 
     ``cwd`` is the directory the command starts in. See the module docstring
-    for what is read and what is not. Never raises on odd input.
+    for what is read and what is not. A task runner's task that is no run by
+    its name (``npm run unit``) is read through the project's files in the
+    directory it runs in (:mod:`runctx.runners.tasks`) when ``resolve_tasks``;
+    otherwise it is given as an invocation of role
+    :data:`~runctx.runners.pattern.TASK_ROLE`, and no file is read. Never
+    raises on odd input.
     """
     if not is_probably_test_command(command, patterns):
         return ()
-    parse = _Parse(patterns)
+    parse = _Parse(patterns, resolve_tasks=resolve_tasks)
     dirs = _Dirs(os.path.normpath(cwd), known=True, oldpwd=None, stack=[])
     parse.text(command[:MAX_COMMAND_CHARS], dirs, 0)
     return tuple(parse.found)

@@ -3,7 +3,8 @@
 Words lose their quotes (single, double, ``$'...'``, backslashes, line
 continuations) and keep the bodies of their command substitutions
 (``$(...)``, backticks, ``<(...)``) for the parser to read in turn. Comments
-are dropped and here-document bodies skipped, never read as commands.
+are dropped and here-document bodies skipped (kept on their delimiter word,
+for the parser to read when a shell reads its commands from one).
 
 Bounded: every loop turn costs one step of a budget shared by all nesting
 levels of one command string; past it the lexer stops. An unbalanced quote or
@@ -28,7 +29,7 @@ class _Exhausted(Exception):  # noqa: N818 - internal signal, never escapes this
 class Token:
     """A word (``op`` empty) or an operator (``op`` set)."""
 
-    __slots__ = ("end", "op", "quoted", "start", "substs", "text")
+    __slots__ = ("end", "heredoc", "op", "quoted", "start", "substs", "text")
 
     def __init__(  # noqa: PLR0913 - one field per argument
         self, text: str, op: str, start: int, end: int, *, quoted: bool, substs: list[str]
@@ -40,6 +41,7 @@ class Token:
         self.end = end
         self.quoted = quoted
         self.substs = substs
+        self.heredoc = ""  # for the delimiter word of ``<<``: the here-document's body
 
 
 _OPERATORS = (
@@ -160,7 +162,7 @@ class _Lexer:
         self.text = text
         self.left = left  # steps left: every loop turn of the lexer costs one
         self.tokens: list[Token] = []
-        self.heredocs: list[tuple[str, bool]] = []
+        self.heredocs: list[tuple[str, bool, Token]] = []
 
     def charge(self) -> None:
         """Spend one step; :class:`_Exhausted` when none is left."""
@@ -207,7 +209,7 @@ class _Lexer:
                 pos, word, quoted, substs = self._word(pos)
                 self._emit(word, "", start, pos, quoted=quoted, substs=substs)
                 if awaiting_delimiter is not None:
-                    self.heredocs.append((word, awaiting_delimiter))
+                    self.heredocs.append((word, awaiting_delimiter, self.tokens[-1]))
                     awaiting_delimiter = None
 
     def _emit(  # noqa: PLR0913 - one field per argument
@@ -232,11 +234,17 @@ class _Lexer:
         self._emit("", op, pos, pos + len(op))
 
     def _skip_heredocs(self, pos: int) -> int:
-        """Skip the bodies of the here-documents opened on the line that just ended."""
-        for delimiter, strip_tabs in self.heredocs:
+        """Skip the bodies of the here-documents opened on the line that just ended.
+
+        Each body is kept on its delimiter word (``Token.heredoc``): the parser
+        reads it only when a shell reads its commands from it.
+        """
+        for delimiter, strip_tabs, token in self.heredocs:
             line_start = r"^\t*" if strip_tabs else "^"
             end = re.compile(line_start + re.escape(delimiter) + "$", re.MULTILINE)
             found = end.search(self.text, pos)
+            body_end = len(self.text) if found is None else found.start()
+            token.heredoc = self.text[pos:body_end]
             pos = len(self.text) if found is None else found.end()
         self.heredocs.clear()
         return pos

@@ -2,18 +2,22 @@
 
 :func:`is_probably_test_command` is False only when
 :func:`runctx.shell.commands.test_invocations` surely finds nothing: no program,
-module or code name of the runner table occurs in the text. It is the first
-(and, for almost every shell command an agent issues, the only) question the
-hook asks, so it lives apart from the shell parser, which is imported only
-when the answer is yes.
+module or code name of the runner table occurs in the text as a word. It is the
+first (and, for almost every shell command an agent issues, the only) question
+the hook asks, so it lives apart from the shell parser, which is imported only
+when the answer is yes, and it works from the table's names alone
+(:mod:`runctx.runners.needles`), without building the table.
+
+A name counts where a program, module or code can start and end: after the
+start, a blank, ``/``, a quote, an operator or ``=`` (or glued to ``-m``/``-c``,
+as in ``python -mpytest``), and before the end, a blank, a quote or an
+operator. So ``R`` (R's own command) is found in ``R CMD check`` and not in
+``README.md``, and ``go`` in ``go test`` but not in ``google``.
 """
 
 from __future__ import annotations
 
 import re
-
-from runctx.runners.index import needles
-from runctx.runners.table import BUILTIN_PATTERNS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,6 +33,14 @@ MAX_COMMAND_CHARS = 64 * 1024
 # continuations) from the text keeps every word a tokenizer can make a substring.
 _STRIP = str.maketrans("", "", "'\"\\$")
 _SHORT_TEXT = 4096  # up to here a plain substring loop beats compiling the trie regex
+_BEFORE = frozenset(" \t\n\r\f\v/;&|()<>'\"`={}\\$")
+"""Characters after which a name can start a word (besides the text's start)."""
+_GLUED = ("-m", "-c")
+"""Options a python module or code may be glued to (``-mpytest``)."""
+_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\")
+"""Characters before which a name can end a word (besides the text's end)."""
+_BEFORE_CLASS = "".join(re.escape(c) for c in sorted(_BEFORE))
+_AFTER_CLASS = "".join(re.escape(c) for c in sorted(_AFTER))
 
 
 def _trie_pattern(words: Sequence[str]) -> str:
@@ -61,8 +73,16 @@ def _trie_pattern(words: Sequence[str]) -> str:
     return branch(trie)
 
 
+def _starts_word(text: str, at: int) -> bool:
+    return at == 0 or text[at - 1] in _BEFORE or text[at - 2 : at] in _GLUED
+
+
+def _ends_word(text: str, end: int) -> bool:
+    return end == len(text) or text[end] in _AFTER
+
+
 class _Finder:
-    """Finds any runner name of a table in a text: by substring loop, or a trie regex if long.
+    """Finds any name of a table in a text as a word: by substring loop, or a trie regex if long.
 
     The regex costs about a millisecond to compile, so a short text (every
     ordinary command, on the hook's no-test path) never pays for it.
@@ -70,48 +90,73 @@ class _Finder:
 
     __slots__ = ("needles", "regex")
 
-    def __init__(self, patterns: Sequence[RunnerPattern]) -> None:
-        self.needles = tuple(sorted({n.translate(_STRIP) for n in needles(patterns)}))
+    def __init__(self, names: Sequence[str]) -> None:
+        self.needles = tuple(sorted({n.translate(_STRIP) for n in names}))
         self.regex: re.Pattern[str] | None = None
 
     def found_in(self, text: str) -> bool:
-        """Whether some needle occurs in ``text``."""
+        """Whether some needle occurs in ``text`` as a word."""
         if len(text) <= _SHORT_TEXT:
-            return any(needle in text for needle in self.needles)
+            return any(self._word_in(needle, text) for needle in self.needles)
         if self.regex is None:
-            # An empty needle (a name made only of quotes) matches anything: so be it.
-            self.regex = re.compile(_trie_pattern(self.needles) if all(self.needles) else "")
+            if not all(self.needles):  # a name made only of quotes matches anything: so be it
+                self.regex = re.compile("")
+            else:
+                self.regex = re.compile(
+                    f"(?:\\A|(?<=[{_BEFORE_CLASS}])|(?<=-[mc]))"
+                    f"(?:{_trie_pattern(self.needles)})(?=[{_AFTER_CLASS}]|\\Z)"
+                )
         return self.regex.search(text) is not None
 
+    @staticmethod
+    def _word_in(needle: str, text: str) -> bool:
+        if not needle:
+            return True
+        at = text.find(needle)
+        while at >= 0:
+            if _starts_word(text, at) and _ends_word(text, at + len(needle)):
+                return True
+            at = text.find(needle, at + 1)
+        return False
 
-_FINDERS: dict[int, tuple[Sequence[RunnerPattern], _Finder]] = {}
+
+_FINDERS: dict[int, tuple[object, _Finder]] = {}
 
 
-def _finder(patterns: Sequence[RunnerPattern]) -> _Finder:
-    """The pre-filter's finder for ``patterns`` (cached by identity for tuples)."""
-    hit = _FINDERS.get(id(patterns))
-    if hit is not None and hit[0] is patterns:
+def _finder(key: object, names: Sequence[str]) -> _Finder:
+    """The finder for ``names`` (cached by the identity of ``key``, a table or a name tuple)."""
+    hit = _FINDERS.get(id(key))
+    if hit is not None and hit[0] is key:
         return hit[1]
-    finder = _Finder(patterns)
-    if isinstance(patterns, tuple):
+    finder = _Finder(names)
+    if isinstance(key, tuple):
         if len(_FINDERS) >= 16:  # noqa: PLR2004 - a handful of tables per process at most
             _FINDERS.clear()
-        _FINDERS[id(patterns)] = (patterns, finder)
+        _FINDERS[id(key)] = (key, finder)
     return finder
 
 
-def is_probably_test_command(
-    command: str, patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS
-) -> bool:
-    """False only if :func:`runctx.shell.commands.test_invocations` surely finds nothing.
+def names_found(command: str, names: Sequence[str]) -> bool:
+    """False only if no name of ``names`` occurs in ``command`` as a word, quotes or not.
 
-    True when some program, module or code name of the table occurs in the
-    command once quotes, backslashes, ``$`` and line continuations are removed.
+    True when one occurs once quotes, backslashes, ``$`` and line continuations
+    are removed. ``names`` are a table's program, module and code names
+    (:func:`runctx.runners.needles.names_of`); pass the same tuple each time.
     """
     text = command[:MAX_COMMAND_CHARS]
-    finder = _finder(patterns)
+    finder = _finder(names, names)
     if finder.found_in(text):
         return True
     if "'" not in text and '"' not in text and "\\" not in text and "$" not in text:
         return False
     return finder.found_in(text.replace("\\\n", "").translate(_STRIP))
+
+
+def is_probably_test_command(command: str, patterns: Sequence[RunnerPattern] | None = None) -> bool:
+    """False only if :func:`runctx.shell.commands.test_invocations` surely finds nothing.
+
+    ``patterns`` is the runner table (the builtin one by default).
+    """
+    from runctx.runners.needles import names_for  # noqa: PLC0415 - light, but only when called
+
+    return names_found(command, names_for(patterns))

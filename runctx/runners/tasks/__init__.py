@@ -1,0 +1,63 @@
+"""A task runner's task, read from the project's own files: what ``npm run unit`` runs.
+
+When a command names a task runner and a task that is no test run by its name
+(``npm run unit``, ``make ci``, ``just check``, ``task verify``, ``hatch run
+cov``), the hook reads the task's text from the project's file and the shell
+parser reads that text in turn: a task whose text runs a runner is a test run,
+whatever its name. Names that are runs by themselves (``npm test``,
+``make test``) stay runs without any file being read, and what cannot be read
+(no file, too large, not plain, a name it does not define) stays decided by
+the name. Only the hook reads these files: a scan sees what a live task runs.
+
+Files another user could plant are read with care (:mod:`.files`): opened
+without blocking, regular files only, at most
+:data:`~.files.MAX_PROJECT_FILE_BYTES`, at most :data:`~.files.MAX_FILES`
+files per command, and a file found by walking up from the directory (a
+justfile in a parent) only when it belongs to the caller or to root. Nothing
+here raises on what it reads.
+
+One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
+
+- :mod:`.package_json`: ``package.json`` ``scripts``, with ``pre``/``post``
+  scripts (npm, yarn, pnpm, bun);
+- :mod:`.makefile`: the target's recipe and its prerequisites', plain
+  variables expanded; no target means the first one;
+- :mod:`.justfile`: the recipe's body and its dependencies; no recipe means
+  ``default`` or the first one;
+- :mod:`.taskfile`: ``Taskfile.yml``: the task's commands, ``deps`` and
+  ``task:`` calls, read line by line; no task means ``default``;
+- :mod:`.hatch`: ``hatch run [ENV:]SCRIPT`` through the environment's scripts
+  (``pyproject.toml`` or ``hatch.toml``), following each ``template``.
+"""
+
+from __future__ import annotations
+
+from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+from runctx.runners.tasks.files import MAX_TASKS, ProjectFiles
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from runctx.runners.walk import TaskCall
+
+__all__ = ["ProjectFiles", "task_texts"]
+
+_READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str]]] = {
+    "package-json": package_json.texts,
+    "make": makefile.texts,
+    "just": justfile.texts,
+    "taskfile": taskfile.texts,
+    "hatch": hatch.texts,
+}
+
+
+def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+    """The shell texts the tasks of ``call`` run, read from the project in ``directory``.
+
+    Empty when nothing could be read: the task is then decided by its name alone.
+    """
+    reader = _READERS.get(call.reader)
+    if reader is None:
+        return []
+    return reader(call, directory, files)[: MAX_TASKS * 8]

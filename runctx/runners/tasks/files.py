@@ -1,0 +1,139 @@
+"""Reading project files another user could plant: bounded, non-blocking, regular files only.
+
+A small local helper: it opens with ``O_NONBLOCK`` (a FIFO in a file's place
+cannot block the reader), checks the open descriptor with ``fstat`` (regular
+files only, no larger than the bound) and reads at most the bound. Also here:
+the per-command budget of files (:class:`ProjectFiles`), the walk up to a
+file in a parent directory, and the bounded expansion of a task into its
+prerequisites, which every reader shares.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+MAX_PROJECT_FILE_BYTES = 256 * 1024
+"""A project file larger than this is not read: the task stays decided by its name."""
+MAX_FILES = 16
+"""Project files read for one command string, at most."""
+MAX_TASKS = 64
+"""Tasks (targets, recipes, scripts) expanded for one task call, at most."""
+MAX_PARENTS = 32
+"""Directories walked up to find a justfile or a Taskfile."""
+
+Task = tuple[list[str], list[str]]
+"""A task as a reader finds it: the tasks it runs first, and its command lines."""
+
+
+def read_bounded(path: str, limit: int = MAX_PROJECT_FILE_BYTES) -> bytes | None:
+    """The bytes of the regular file at ``path``, or None: missing, not regular, or too large."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if size > limit else b"".join(chunks)
+
+
+class ProjectFiles:
+    """The project files one command string reads: bounded in number, each parsed once."""
+
+    __slots__ = ("cache", "left")
+
+    def __init__(self, budget: int = MAX_FILES) -> None:
+        """Allow ``budget`` distinct files."""
+        self.left = budget
+        self.cache: dict[tuple[str, str], object] = {}
+
+    def parsed(self, path: str, parse: Callable[[bytes], object]) -> object:
+        """``parse`` of the file at ``path`` (cached), or None when it cannot be read or parsed."""
+        key = (parse.__module__ + "." + parse.__name__, path)
+        if key in self.cache:
+            return self.cache[key]
+        if self.left <= 0:
+            return None
+        self.left -= 1
+        data = read_bounded(path)
+        result = None
+        if data is not None:
+            try:
+                result = parse(data)
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                result = None
+        self.cache[key] = result
+        return result
+
+
+def first_existing(directory: str, names: Iterable[str]) -> str | None:
+    """The first of ``names`` that is a file in ``directory``."""
+    for name in names:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def _trusted(path: str) -> bool:
+    """Whether a file found above the project belongs to the caller or to root."""
+    try:
+        owner = os.stat(path).st_uid
+    except OSError:
+        return False
+    return owner in (0, os.getuid())
+
+
+def found_above(directory: str, names: Iterable[str]) -> str | None:
+    """The nearest of ``names`` in ``directory`` or above it (above: trusted owners only)."""
+    names = tuple(names)
+    here = os.path.abspath(directory)
+    for level in range(MAX_PARENTS):
+        found = first_existing(here, names)
+        if found is not None and (level == 0 or _trusted(found)):
+            return found
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    return None
+
+
+def expand_tasks(
+    names: Iterable[str], lookup: Callable[[str], Task | None], line_text: Callable[[str], str]
+) -> list[str]:
+    """The command texts of ``names`` and of the tasks they run first, each task once, bounded."""
+    texts: list[str] = []
+    seen: set[str] = set()
+    queue = list(names)
+    while queue and len(seen) < MAX_TASKS:
+        name = queue.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        found = lookup(name)
+        if found is None:
+            continue
+        first, lines = found
+        queue[:0] = first
+        texts.extend(t for t in (line_text(line) for line in lines) if t)
+    return texts
