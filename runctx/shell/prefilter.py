@@ -35,8 +35,9 @@ _STRIP = str.maketrans("", "", "'\"\\$")
 _SHORT_TEXT = 4096  # up to here a plain substring loop beats compiling the trie regex
 _BEFORE = frozenset(" \t\n\r\f\v/;&|()<>'\"`={}\\$")
 """Characters after which a name can start a word (besides the text's start)."""
-_GLUED = ("-m", "-c")
-"""Options a python module or code may be glued to (``-mpytest``)."""
+_GLUED = ("-m", "-c", "\\n", "\\t")
+"""What a name may be glued to: python's ``-m``/``-c`` (``-mpytest``), and the ``\\n`` or
+``\\t`` escape of a string that ``printf`` or ``echo -e`` hands to a shell."""
 _AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\")
 """Characters before which a name can end a word (besides the text's end)."""
 _BEFORE_CLASS = "".join(re.escape(c) for c in sorted(_BEFORE))
@@ -103,7 +104,7 @@ class _Finder:
                 self.regex = re.compile("")
             else:
                 self.regex = re.compile(
-                    f"(?:\\A|(?<=[{_BEFORE_CLASS}])|(?<=-[mc]))"
+                    f"(?:\\A|(?<=[{_BEFORE_CLASS}])|(?<=-[mc])|(?<=\\\\[nt]))"
                     f"(?:{_trie_pattern(self.needles)})(?=[{_AFTER_CLASS}]|\\Z)"
                 )
         return self.regex.search(text) is not None
