@@ -13,6 +13,7 @@ from runctx.identity import judge
 from runctx.records import ProcessTable, ProcRecord
 from runctx.report import JudgedRun, Report, Run, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
+from runctx.runners.comms import argv_filter
 from runctx.settings import settings_for
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.visibility import describe_limits
@@ -98,7 +99,9 @@ def _vanished(record: ProcRecord) -> bool:
 
 
 def _table_and_owners(
-    source: ProcessSource, detect: Callable[[tuple[str, ...]], RunnerMatch | None]
+    source: ProcessSource,
+    detect: Callable[[tuple[str, ...]], RunnerMatch | None],
+    argv_wanted: Callable[[str], bool],
 ) -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
     """The process table and each run's authority with its owner read.
 
@@ -109,7 +112,7 @@ def _table_and_owners(
     """
 
     def read() -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
-        table = source.table()
+        table = source.table(argv_wanted)
         folded = fold_runs(table.records, detect)
         return table, [(found, source.with_owner(found.authority)) for found in folded]
 
@@ -146,7 +149,7 @@ def scan(
             detected[argv] = detect_runner(argv, table_patterns)
         return detected[argv]
 
-    table, owned = _table_and_owners(source, detect)
+    table, owned = _table_and_owners(source, detect, argv_filter(table_patterns))
     roots = RootCache()
     unreadable = {"uid": 0, "cwd": 0}
     judged_runs = []

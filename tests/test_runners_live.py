@@ -8,10 +8,14 @@ test skips.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hooktools import claude_pre_tool_use, reply, run_hook
 from livetools import start_npm_test
 from proctools import make_checkout
 
+from runctx.runners import BUILTIN_PATTERNS
+from runctx.runners.comms import argv_filter
 from runctx.scanning import scan, viewpoint
 
 
@@ -34,6 +38,9 @@ def test_npm_test_running_node_test_is_one_run_with_its_node_children(shared_tmp
         assert found.kind == "npm-test"
         assert set(found.members) == group
         assert len(group) >= 4  # npm, sh -c, node --test, one node per test file
+        comm = Path(f"/proc/{run.pid}/comm").read_text().strip()
+        assert comm == "npm test"  # the title npm gives itself is its comm too
+        assert argv_filter(BUILTIN_PATTERNS)(comm)
         assert not runs[0].foreign
         assert found.root == str(checkout)
     finally:

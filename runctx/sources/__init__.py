@@ -11,6 +11,7 @@ can be picked on Linux, so that parity is tested on real processes.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Protocol
 
 from runctx.exceptions import ConfigError
@@ -28,8 +29,12 @@ class ProcessSource(Protocol):
 
     name: str
 
-    def table(self) -> ProcessTable:
-        """One pass over every live process: parent, state, start, argv."""
+    def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
+        """One pass over every live process: parent, state, start, argv.
+
+        ``argv_wanted`` says, from a process's ``comm``, whether its argv is
+        worth reading; the others get ``Unknown(Reason.NOT_READ)`` as argv.
+        """
 
     def read_process(self, pid: int) -> ProcRecord | Unknown:
         """The record of one live process, or why there is none (gone, zombie, ...)."""

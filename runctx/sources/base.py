@@ -7,6 +7,8 @@ process's identity now; :class:`SourceBase` turns those into the
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from runctx._log import log_unreadable
 from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import Reason, Unknown
@@ -29,8 +31,13 @@ class SourceBase:
         """Every pid the source lists now (threads are not listed)."""
         raise NotImplementedError
 
-    def _read(self, pid: int, now: float) -> ProcRecord | Unknown:
-        """The record of one process (uid and cwd not read), or why there is none."""
+    def _read(
+        self, pid: int, now: float, argv_wanted: Callable[[str], bool] | None = None
+    ) -> ProcRecord | Unknown:
+        """The record of one process (uid and cwd not read), or why there is none.
+
+        Its argv is read only when ``argv_wanted`` is None or says yes to its ``comm``.
+        """
         raise NotImplementedError
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
@@ -49,14 +56,14 @@ class SourceBase:
         """
         return self._read(pid, self._now())
 
-    def table(self) -> ProcessTable:
-        """One pass over every listed process."""
+    def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
+        """One pass over every listed process; argvs only where ``argv_wanted`` says so."""
         now = self._now()
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = 0
         pids = self._pids()
         for pid in pids:
-            record = self._read(pid, now)
+            record = self._read(pid, now, argv_wanted)
             if isinstance(record, ProcRecord):
                 records[pid] = record
             elif record.reason is Reason.ZOMBIE:

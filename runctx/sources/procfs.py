@@ -4,15 +4,18 @@ Every read returns its result or an :class:`~runctx.unknown.Unknown` with the
 reason (:func:`runctx.sources.errors.unknown_of`); the text is parsed by
 :mod:`runctx.sources.proctext`.
 
-A full pass reads two small files per process (``stat`` and ``cmdline``): that
-is all runner detection and folding need. The owner uid (``status``) and the
-cwd link are read by :meth:`~runctx.sources.base.SourceBase.with_owner`, only
-for the processes that belong to a run.
+A full pass reads ``stat`` of every process (parents, states and start times
+fold the runs) and ``cmdline`` only of the processes whose ``comm`` could
+start or be part of a run (:mod:`runctx.runners.comms`): that is all runner
+detection and folding need. The owner uid (``status``) and the cwd link are
+read by :meth:`~runctx.sources.base.SourceBase.with_owner`, only for the
+processes that belong to a run.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources.base import KERNEL_THREAD, SourceBase
@@ -147,7 +150,9 @@ class ProcfsSource(SourceBase):
 
     _pids = list_pids
 
-    def _read(self, pid: int, now: float) -> ProcRecord | Unknown:
+    def _read(
+        self, pid: int, now: float, argv_wanted: Callable[[str], bool] | None = None
+    ) -> ProcRecord | Unknown:
         raw_stat = read_file(f"{self.proc}/{pid}/stat")
         if isinstance(raw_stat, Unknown):
             return raw_stat
@@ -158,8 +163,12 @@ class ProcfsSource(SourceBase):
             return Unknown(Reason.ZOMBIE)
         if stat.flags & PF_KTHREAD:
             return KERNEL_THREAD
-        raw_argv = read_file(f"{self.proc}/{pid}/cmdline")
         argv: tuple[str, ...] | Unknown
+        raw_argv: bytes | Unknown
+        if argv_wanted is not None and not argv_wanted(stat.comm):
+            raw_argv = NOT_READ
+        else:
+            raw_argv = read_file(f"{self.proc}/{pid}/cmdline")
         if isinstance(raw_argv, Unknown):
             if raw_argv.reason is Reason.GONE:
                 return raw_argv

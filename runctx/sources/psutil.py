@@ -278,7 +278,9 @@ class PsutilSource(SourceBase):
     def _pids(self) -> list[int]:
         return psutil.pids()
 
-    def _read(self, pid: int, now: float) -> ProcRecord | Unknown:
+    def _read(
+        self, pid: int, now: float, argv_wanted: Callable[[str], bool] | None = None
+    ) -> ProcRecord | Unknown:
         process = mapped(psutil.Process, pid)
         if isinstance(process, Unknown):
             return process
@@ -292,7 +294,11 @@ class PsutilSource(SourceBase):
             vms = memory.vms if isinstance(memory, Memory) else memory
             if is_kernel_thread(pid, basics.ppid, vms, linux=psutil.LINUX):
                 return KERNEL_THREAD
-            argv = mapped(_read_argv, process)
+            argv = (
+                NOT_READ
+                if argv_wanted is not None and not argv_wanted(basics.name)
+                else mapped(_read_argv, process)
+            )
             cpu = mapped(_read_cpu, process)
         return build_record(
             pid,

@@ -1,0 +1,58 @@
+"""Which processes are worth reading a command line for, judged by their ``comm`` alone.
+
+A scan reads ``/proc/PID/stat`` of every process (its parent, state and start
+time fold the runs) but needs ``/proc/PID/cmdline`` only of processes that can
+start or be part of a run. The kernel's ``comm`` (in ``stat``) is the basename
+of the file the process executed, cut to 15 characters, or the name it gave
+itself (``prctl(PR_SET_NAME)``, which node's ``process.title`` and
+setproctitle also set): so a process can start a run only if its ``comm`` is
+
+- a program of the runner table (``pytest``, ``jest``, ``make``; a shebang
+  script is its own name), a wrapper (``env``, ``timeout``, ``npx``), a shell,
+  or an interpreter that runs scripts (``node``, ``ruby``, ``java``, ``php``,
+  any ``python*``/``pypy*``), each cut to 15 characters;
+- or a title whose first word is one of those (``npm test``, ``[pytest-xdist
+  running] ...``).
+
+Everything the walk (:mod:`runctx.runners.walk`) can look at first is in
+:attr:`~runctx.runners.index.Index.first_words`, so the filter is built from
+the same table the scan detects with, user rows included: it loses nothing
+that detection could find. The test suite checks it on real processes for
+every program of the table.
+"""
+
+from __future__ import annotations
+
+from runctx.runners.index import index_for
+from runctx.runners.wrappers import PYTHON_PREFIXES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from runctx.runners.pattern import RunnerPattern
+
+COMM_LENGTH = 15
+"""The kernel keeps this many characters of a process name (``TASK_COMM_LEN`` - 1)."""
+
+
+def comm_names(patterns: Sequence[RunnerPattern]) -> frozenset[str]:
+    """Every name a runner, wrapper, shell or interpreter of ``patterns`` can have as ``comm``."""
+    return frozenset(name[:COMM_LENGTH] for name in index_for(patterns).first_words)
+
+
+def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
+    """A predicate on ``comm``: False only for a process whose cmdline cannot match ``patterns``."""
+    names = comm_names(patterns)
+
+    def could_run(comm: str) -> bool:
+        # psutil extends a cut name from argv[0]: compare the cut form too.
+        first = comm.partition(" ")[0]
+        return (
+            comm[:COMM_LENGTH] in names
+            or comm.startswith(PYTHON_PREFIXES)
+            or first[:COMM_LENGTH] in names
+            or first.rpartition("/")[2][:COMM_LENGTH] in names
+        )
+
+    return could_run
