@@ -72,7 +72,7 @@ def test_every_name_the_table_starts_with_passes_the_filter(tmp_path, batch):
 
 def test_a_configured_program_passes_the_filter_of_its_table(tmp_path):
     """A user's runner named longer than the kernel keeps still passes its table's filter."""
-    from runctx.runners import RunnerPattern  # noqa: PLC0415
+    from runctx.runners import RunnerPattern
 
     table = (RunnerPattern("e2e", programs=("run-the-whole-e2e-suite",)), *BUILTIN_PATTERNS)
     with _named_sleepers(tmp_path, ["run-the-whole-e2e-suite"]) as (proc,):
@@ -82,7 +82,7 @@ def test_a_configured_program_passes_the_filter_of_its_table(tmp_path):
 
 
 def test_a_worker_that_sets_its_title_passes_and_is_a_worker(tmp_path):
-    """setproctitle rewrites both argv and comm: the title is still read and detected."""
+    """Setproctitle rewrites both argv and comm: the title is still read and detected."""
     pytest.importorskip("setproctitle")
     ready = tmp_path / "ready"
     code = (

@@ -79,7 +79,7 @@ def test_the_checkout_mode_wins_over_the_users_and_the_environment_over_both(tmp
 def test_a_malformed_user_file_names_itself(tmp_path, text, what):
     """A bad user file is a clear error naming the file and the key."""
     environ = _user_file(tmp_path, text)
-    with pytest.raises(ConfigError, match="config.toml") as raised:
+    with pytest.raises(ConfigError, match=r"config\.toml") as raised:
         settings_for(str(tmp_path), environ)
     assert what in str(raised.value)
 
