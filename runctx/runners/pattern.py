@@ -173,6 +173,7 @@ class RunnerPattern(LightRecord):
 
     __slots__ = (
         "_plain",
+        "_program_order",
         "aggregates",
         "any_arg",
         "arg_options",
@@ -220,6 +221,7 @@ class RunnerPattern(LightRecord):
     reader: str
     task_names: str
     _plain: bool
+    _program_order: tuple[str, ...]
 
     def __init__(  # noqa: PLR0913 - a table row is built by keyword, one argument per column
         self,
@@ -252,7 +254,8 @@ class RunnerPattern(LightRecord):
             msg = f"kind must be a non-empty string, got {kind!r}"
             raise ValueError(msg)
         _choice(role, ROLES, "role")
-        names = frozenset(strings(programs, "programs"))
+        in_order = tuple(dict.fromkeys(strings(programs, "programs")))
+        names = frozenset(in_order)
         mods = frozenset(strings(modules, "modules"))
         texts = frozenset(strings(codes, "codes"))
         if not (names or mods or texts):
@@ -296,6 +299,7 @@ class RunnerPattern(LightRecord):
             file_options=files,
             reader=reader,
             task_names=_choice(task_names, TASK_NAMES, "task_names"),
+            _program_order=in_order,
         )
         self._hold(
             _plain=not (
@@ -308,6 +312,11 @@ class RunnerPattern(LightRecord):
                 or role == TASK_ROLE
             )
         )
+
+    @property
+    def program_order(self) -> tuple[str, ...]:
+        """``programs`` in the order the row gives them: the first is the usual spelling."""
+        return self._program_order
 
     @property
     def match(self) -> RunnerMatch:
