@@ -52,7 +52,10 @@ def write_package_json(checkout: Path, scripts: dict[str, str]) -> None:
 
 
 def start_node_tool(checkout: Path, argv: list[str], *, holders: int = 2) -> Orphan:
-    """Start ``argv`` (a tool on PATH first) orphaned in ``checkout``; wait for its tests."""
+    """Start ``argv`` (a tool on PATH first) orphaned in ``checkout``; wait for its tests.
+
+    Each holding test writes a file named ``node-*`` into the ready directory.
+    """
     executable = need(argv[0])
     ready = ready_dir(checkout)
     run = spawn_orphan(
@@ -78,3 +81,50 @@ def start_npm_test(checkout: Path, script: str = "node --test", *, holders: int 
     write_node_tests(checkout, holders)
     write_package_json(checkout, {"test": script})
     return start_node_tool(checkout, ["npm", "test"], holders=holders)
+
+
+NODE_PACKAGES = ("jest-worker@30", "mocha@11")
+"""Small npm packages the live tests install once, from the registry, into a cache."""
+
+
+def node_modules() -> Path:
+    """A ``node_modules`` holding :data:`NODE_PACKAGES`, installed once per machine.
+
+    Installed with npm from its registry into ``$XDG_CACHE_HOME/runctx-tests``
+    (``~/.cache`` by default) under a file lock, so that parallel test workers
+    install it once. Skips the test when npm is missing or the registry cannot
+    be reached: then the tool cannot be had here.
+    """
+    import fcntl
+    import hashlib
+    import os
+    import subprocess
+
+    npm = need("npm")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "runctx-tests"
+    key = hashlib.sha256(" ".join(NODE_PACKAGES).encode()).hexdigest()[:12]
+    home = cache / f"node-{key}"
+    home.mkdir(parents=True, exist_ok=True)
+    done = home / "installed"
+    with (home / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            (home / "package.json").write_text('{"name": "runctx-live-tests", "private": true}')
+            installed = subprocess.run(
+                [npm, "install", "--no-audit", "--no-fund", "--prefix", str(home), *NODE_PACKAGES],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            if installed.returncode != 0:
+                pytest.skip(f"npm could not install {NODE_PACKAGES}: {installed.stderr[-300:]}")
+            done.touch()
+    return home / "node_modules"
+
+
+def link_node_modules(checkout: Path) -> Path:
+    """``checkout/node_modules`` pointing at the installed packages; their real directory."""
+    modules = node_modules()
+    (checkout / "node_modules").symlink_to(modules, target_is_directory=True)
+    return modules

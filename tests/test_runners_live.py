@@ -8,11 +8,13 @@ test skips.
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 from hooktools import claude_pre_tool_use, reply, run_hook
-from livetools import start_npm_test
-from proctools import make_checkout
+from livetools import link_node_modules, start_node_tool, start_npm_test
+from proctools import is_live, make_checkout, wait_for
 
 from runctx.runners import BUILTIN_PATTERNS
 from runctx.runners.comms import argv_filter
@@ -64,3 +66,117 @@ def test_a_second_npm_test_is_denied_here_and_noted_as_foreign_elsewhere(shared_
         assert "foreign" in output["additionalContext"]
     finally:
         run.kill()
+
+
+MOCHA_HOLDING_SPEC = """\
+const fs = require('fs');
+const path = require('path');
+it('holds', async function () {
+  this.timeout(0);
+  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'node-' + process.pid), 'up');
+  await new Promise(() => setInterval(() => {}, 1000));
+});
+"""
+
+JEST_WORKER_PARENT = """\
+const { Worker } = require('jest-worker');
+const worker = new Worker(require.resolve('./hold.js'), { numWorkers: 2, enableWorkerThreads: false });
+worker.hold('a');
+worker.hold('b');
+setInterval(() => {}, 1000);
+"""
+
+JEST_WORKER_TASK = """\
+const fs = require('fs');
+const path = require('path');
+exports.hold = async () => {
+  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'node-' + process.pid), 'up');
+  await new Promise(() => setInterval(() => {}, 1000));
+};
+"""
+
+
+def test_npx_mocha_in_parallel_is_one_run_under_npm_exec(shared_tmp):
+    """``npx mocha --parallel``: npm exec (a title) is the run; sh -c, mocha, workers are members."""
+    checkout = make_checkout(shared_tmp)
+    modules = link_node_modules(checkout)
+    (checkout / "test").mkdir()
+    for name in ("a", "b"):
+        (checkout / "test" / f"{name}.spec.js").write_text(MOCHA_HOLDING_SPEC)
+    run = start_node_tool(
+        checkout, ["npx", "mocha", "--parallel", "-j", "2", "test/*.spec.js"], holders=2
+    )
+    try:
+        group = run.members()
+        report = scan(viewpoint(cwd=str(checkout)))
+        runs = _runs_with(report, group)
+        assert len(runs) == 1, [(j.run.pid, j.run.kind, j.run.argv) for j in runs]
+        found = runs[0].run
+        assert (found.pid, found.kind) == (run.pid, "mocha")
+        assert set(found.members) == group
+        workers = [
+            pid
+            for pid in group
+            if (modules / "mocha/lib/nodejs/worker.js").as_posix().encode()
+            in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
+        assert len(workers) == 2
+    finally:
+        run.kill()
+
+
+def test_jest_30_workers_whose_parent_died_are_runs_of_their_own(shared_tmp):
+    """jest-worker's processChild.js outlives its parent: each worker is then a run."""
+    checkout = make_checkout(shared_tmp)
+    link_node_modules(checkout)
+    (checkout / "parent.js").write_text(JEST_WORKER_PARENT)
+    (checkout / "hold.js").write_text(JEST_WORKER_TASK)
+    run = start_node_tool(checkout, ["node", "parent.js"], holders=2)
+    try:
+        workers = run.members() - {run.pid}
+        assert len(workers) == 2
+        os.kill(run.pid, signal.SIGKILL)
+        wait_for(lambda: not is_live(run.pid), what="the parent to die")
+        report = scan(viewpoint(cwd=str(checkout)))
+        for pid in workers:
+            judged = [j for j in report.runs if j.run.pid == pid]
+            assert [(j.run.kind, j.run.root) for j in judged] == [("jest-worker", str(checkout))]
+            argv = judged[0].run.argv
+            assert argv[-1].endswith("/jest-worker/build/processChild.js")
+    finally:
+        run.kill()
+
+
+CARGO_HOLDING_TEST = """\
+#[test]
+fn holds() {
+    let dir = std::env::var("RUNCTX_READY_DIR").unwrap();
+    std::fs::write(format!("{}/node-cargo", dir), "up").unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(300));
+}
+"""
+
+
+def test_cargo_test_is_one_run_with_its_test_binary(shared_tmp):
+    """A live ``cargo test``: cargo is the run, the compiled test binary a member."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "Cargo.toml").write_text(
+        '[package]\nname = "holds"\nversion = "0.1.0"\nedition = "2021"\n'
+    )
+    (checkout / "src").mkdir()
+    (checkout / "src" / "lib.rs").write_text(CARGO_HOLDING_TEST)
+    run = start_node_tool(checkout, ["cargo", "test", "--offline", "-q"], holders=1)
+    try:
+        group = run.members()
+        report = scan(viewpoint(cwd=str(checkout)))
+        runs = _runs_with(report, group)
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "cargo-test")]
+        assert set(runs[0].run.members) == group
+        binaries = [pid for pid in group if "/target/debug/deps/holds-" in _cmdline(pid)]
+        assert len(binaries) == 1
+    finally:
+        run.kill()
+
+
+def _cmdline(pid: int) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
