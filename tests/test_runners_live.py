@@ -80,7 +80,8 @@ it('holds', async function () {
 
 JEST_WORKER_PARENT = """\
 const { Worker } = require('jest-worker');
-const worker = new Worker(require.resolve('./hold.js'), { numWorkers: 2, enableWorkerThreads: false });
+const options = { numWorkers: 2, enableWorkerThreads: false };
+const worker = new Worker(require.resolve('./hold.js'), options);
 worker.hold('a');
 worker.hold('b');
 setInterval(() => {}, 1000);
@@ -97,7 +98,7 @@ exports.hold = async () => {
 
 
 def test_npx_mocha_in_parallel_is_one_run_under_npm_exec(shared_tmp):
-    """``npx mocha --parallel``: npm exec (a title) is the run; sh -c, mocha, workers are members."""
+    """``npx mocha --parallel``: npm exec (a title) is the run; sh, mocha, workers are members."""
     checkout = make_checkout(shared_tmp)
     modules = link_node_modules(checkout)
     (checkout / "test").mkdir()
