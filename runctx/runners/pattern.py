@@ -143,7 +143,8 @@ class RunnerPattern(LightRecord):
     - ``subcommand``: the leading positional words (``("test",)`` for
       ``go test``, ``("nextest", "run")``);
     - ``any_arg``: some positional word must match (``make -j4 lint test``),
-      unless it matches ``except_args`` (``gradle assembleAndroidTest``);
+      unless its last ``:`` part matches ``except_args``
+      (``gradle :app:assembleAndroidTest``);
     - ``with_options``: one of these options must be given (``node --test``);
       before the first positional only, if ``leading_options``;
     - ``not_with``: an option that makes it no run (``--version``);
@@ -400,7 +401,7 @@ class RunnerPattern(LightRecord):
                 continue
             if not any(glob(word, p) for p in self.any_arg):
                 continue
-            if any(glob(word, p) for p in self.except_args):
+            if any(glob(word.rpartition(":")[2], p) for p in self.except_args):
                 continue
             if test_excluded and any(glob(word, p) for p in self.aggregates):
                 continue

@@ -247,6 +247,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "--help-ini",
             "--notest",
             "--no-test",
+            "--devenv",
         ),
         not_subcommands=(
             *("list", "l", "config", "c", "quickstart", "q", "depends", "de"),
@@ -282,6 +283,13 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         [("run", name) for name in TEST_TASK_NAMES],
         programs=("pdm", "rye", "pixi", "devbox", "mise"),
         value_options=("-p", "--project", "-e", "--environment", "--manifest-path"),
+        not_with=_H,
+    ),
+    *rows(
+        "python-task-test",
+        [(name,) for name in TEST_TASK_NAMES],
+        programs=("pdm",),
+        value_options=("-p", "--project"),
         not_with=_H,
     ),
     RunnerPattern(
@@ -346,6 +354,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("miri", "test"),
             ("hack", "test"),
             ("insta", "test"),
+            ("careful", "test"),
             ("make", "test"),
             ("make", "test-*"),
             ("make", "ci-flow"),
@@ -369,7 +378,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("--codecov", "--profile"),
         ),
         chdir_file_options=("--manifest-path",),
-        not_with=(*_H, "-V", "--no-run", "--no-report"),
+        not_with=(*_H, "-V", "--no-run"),
     ),
     RunnerPattern(
         "cargo-test",
@@ -412,6 +421,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "mocha",
         programs=("mocha", "_mocha", "mocha.js", "ts-mocha", "electron-mocha"),
         not_with=(*_H, "-V", "--list-files", "--list-reporters", "--list-interfaces"),
+        not_subcommands=("init",),
     ),
     RunnerPattern(
         "playwright-test", programs=("playwright",), subcommand=("test",), not_with=(*_H, "--list")
@@ -450,13 +460,14 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "cucumber",
         programs=("cucumber", "cucumber-js"),
-        not_with=(*_H, "-d", "--dry-run", "--i18n-languages", "--i18n-keywords"),
+        not_with=(*_H, "-d", "--dry-run", "--i18n-languages", "--i18n-keywords", "--init"),
     ),
     RunnerPattern(
         "js-test",
         programs=(
             *("testcafe", "nightwatch", "qunit", "uvu", "web-test-runner", "wtr", "lab"),
-            *("start-server-and-test", "server-test", "intern", "tape-run", "zora"),
+            *("start-server-and-test", "server-test", "intern", "tape-run", "zora", "borp"),
+            "tstyche",
         ),
         not_with=(*_H, "-v"),
     ),
@@ -468,8 +479,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("test",),
             ("t",),
             ("tst",),
-            *(("run", name) for name in ("test", "test:*", "test-*", "test_*")),
-            *(("run-script", name) for name in ("test", "test:*", "test-*", "test_*")),
+            *(("run", name) for name in TEST_TASK_NAMES),
+            *(("run-script", name) for name in TEST_TASK_NAMES),
             ("install-test",),
             ("it",),
             ("install-ci-test",),
@@ -483,16 +494,13 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows(
         "pnpm-test",
         [
-            ("test",),
             ("t",),
             ("tst",),
-            ("test:*",),
-            ("run", "test"),
-            ("run", "test:*"),
-            ("recursive", "test"),
             ("recursive", "t"),
-            ("recursive", "run", "test"),
-            ("recursive", "run", "test:*"),
+            *((name,) for name in TEST_TASK_NAMES),
+            *(("run", name) for name in TEST_TASK_NAMES),
+            *(("recursive", name) for name in TEST_TASK_NAMES),
+            *(("recursive", "run", name) for name in TEST_TASK_NAMES),
         ],
         programs=PNPM_PROGRAMS,
         value_options=PNPM_VALUE_OPTIONS,
@@ -502,20 +510,19 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows(
         "yarn-test",
         [
-            ("test",),
-            ("test:*",),
-            ("run", "test"),
-            ("run", "test:*"),
-            ("workspace", "*", "test"),
-            ("workspace", "*", "test:*"),
-            ("workspace", "*", "run", "test"),
-            ("workspace", "*", "run", "test:*"),
-            ("workspaces", "foreach", "test"),
-            ("workspaces", "foreach", "test:*"),
-            ("workspaces", "foreach", "run", "test"),
-            ("workspaces", "foreach", "run", "test:*"),
-            ("workspaces", "run", "test"),
-            ("workspaces", "run", "test:*"),
+            *(
+                (*prefix, name)
+                for prefix in (
+                    (),
+                    ("run",),
+                    ("workspace", "*"),
+                    ("workspace", "*", "run"),
+                    ("workspaces", "foreach"),
+                    ("workspaces", "foreach", "run"),
+                    ("workspaces", "run"),
+                )
+                for name in TEST_TASK_NAMES
+            ),
         ],
         programs=YARN_PROGRAMS,
         value_options=YARN_VALUE_OPTIONS,
@@ -524,7 +531,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     *rows(
         "bun-test",
-        [("test",), ("run", "test"), ("run", "test:*")],
+        [*((name,) for name in TEST_TASK_NAMES), *(("run", name) for name in TEST_TASK_NAMES)],
         programs=("bun",),
         chdir_options=("--cwd",),
         not_with=_H,
@@ -569,14 +576,14 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     *rows(
         "monorepo-test",
-        [("run", "test"), ("run", "test:*"), ("run", "e2e")],
+        [*(("run", name) for name in TEST_TASK_NAMES), ("run", "e2e")],
         programs=("lerna", "rush", "rushx"),
         value_options=("--scope", "--ignore", "--concurrency", "--since", "-t", "--to", "--from"),
         not_with=_H,
     ),
     *rows(
         "monorepo-test",
-        [("test",), ("test:*",)],
+        [(name,) for name in TEST_TASK_NAMES],
         programs=("rush", "rushx", "ultra", "wireit"),
         not_with=_H,
     ),
@@ -681,6 +688,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=(
             "mvn",
             "mvnw",
+            "mvnw.cmd",
             "mvnd",
             # what the mvn and mvnw scripts exec: java with these main classes
             "org.codehaus.plexus.classworlds.launcher.Launcher",
@@ -716,43 +724,21 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=(
             "gradle",
             "gradlew",
+            "gradlew.bat",
             # what the gradle and gradlew scripts exec: java with these main classes
             "org.gradle.wrapper.GradleWrapperMain",
             "org.gradle.launcher.GradleMain",
         ),
         any_arg=(
-            "test",
-            "check",
-            "build",
-            "allTests",
-            "*Test",
-            "*Tests",
-            "*:test",
-            "*:check",
-            "*:build",
-            "*:allTests",
-            "*:*Test",
-            "*:*Tests",
-            "connectedCheck",
+            *("test", "test*", "check", "build", "allTests", "*Test", "*Tests", "connectedCheck"),
+            *("*:test", "*:test*", "*:check", "*:build", "*:allTests", "*:*Test", "*:*Tests"),
             "*:connectedCheck",
         ),
-        # tasks that build, install or report on tests without running them
+        # tasks that build, install or report on tests without running them (a
+        # task path's last part: ``:app:assembleDebugAndroidTest``)
         except_args=(
-            "assemble*",
-            "*:assemble*",
-            "compile*",
-            "*:compile*",
-            "install*",
-            "*:install*",
-            "bundle*",
-            "*:bundle*",
-            "package*",
-            "*:package*",
-            "*TestClasses",
-            "*TestReport",
-            "*:*TestReport",
-            "lint*",
-            "*:lint*",
+            *("assemble*", "compile*", "install*", "bundle*", "package*", "lint*", "*Classes"),
+            *("*Report", "testFixtures*", "*Sources", "*Jar"),
         ),
         exclude_options=("-x", "--exclude-task"),
         aggregates=("build", "check", "*:build", "*:check"),
@@ -795,7 +781,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "clojure-test",
         programs=("clojure", "clj"),
-        with_options=("-M*:test*", "-X*:test*", "-A*:test*", "-M*:kaocha*", "-X*:kaocha*"),
+        with_options=("-M*test*", "-X*test*", "-A*test*", "-M*:kaocha*", "-X*:kaocha*"),
         not_with=(*_H, "-Spath", "-Stree", "-Sdescribe"),
     ),
     RunnerPattern("clojure-test", programs=("kaocha",), not_with=(*_H, "--print-config")),
@@ -838,6 +824,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("--list-suites", "--list-groups", "--list-tests", "--list-tests-xml"),
             *("--list-test-files", "--check-version", "--generate-configuration"),
             *("--migrate-configuration", "--atleast-version", "--list-tests-xml=*"),
+            "--warm-coverage-cache",
         ),
     ),
     RunnerPattern(
@@ -905,12 +892,14 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         with_options=("--test", "--test-arguments=*"),
         not_with=(*_H, "--dry-run", "--no-run-tests"),
     ),
-    *rows(
+    RunnerPattern(
         "zig-test",
-        [("build", "test"), ("build", "test-*"), ("build", "test:*"), ("test",)],
         programs=("zig",),
+        subcommand=("build",),
+        any_arg=("test", "test-*", "test:*", "test_*"),
         not_with=_H,
     ),
+    RunnerPattern("zig-test", programs=("zig",), subcommand=("test",), not_with=_H),
     RunnerPattern("busted", programs=("busted",), not_with=(*_H, "-l", "--list")),
     RunnerPattern(
         "r-check",

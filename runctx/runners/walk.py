@@ -141,6 +141,17 @@ def is_assignment(word: str) -> bool:
     return bool(eq) and name.isidentifier()
 
 
+def _unversioned(base: str, index: Index) -> str:
+    """``base`` without a version pinned to it (``jest@29``, ``gotestsum@latest``), if unknown.
+
+    A leading ``@`` starts an npm scope, not a version.
+    """
+    at = base.find("@", 1)
+    if at < 0 or base in index.by_program or base in WRAPPERS:
+        return base
+    return base[:at]
+
+
 def is_python(base: str) -> bool:
     """Whether ``base`` names a python interpreter (``python3.11``, ``pypy3``, ``python3.13t``)."""
     for prefix in PYTHON_PREFIXES:
@@ -231,7 +242,7 @@ class _Walk:
         word = args[i]
         if is_assignment(word):
             return i + 1
-        base = word.rpartition("/")[2]
+        base = _unversioned(word.rpartition("/")[2], self.index)
         found = self._first(self.index.by_program.get(base), word, i + 1)
         if found is not None:
             return found

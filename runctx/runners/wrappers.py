@@ -432,6 +432,20 @@ WRAPPERS.update(
         ),
         "asdf": Wrapper(subcommands=[("exec",)]),
         "fvm": Wrapper(),  # ``fvm flutter test``: the word after it is the program
+        # ``go run PKG``: the package path's last part is the program
+        # (``go run github.com/onsi/ginkgo/v2/ginkgo -r``); ``go test`` is a row.
+        "go": Wrapper(
+            value=(
+                *("-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-o", "-p"),
+                *("-pkgdir", "-toolexec", "-exec", "-overlay", "-pgo", "-covermode", "-coverpkg"),
+            ),
+            chdir=("-C",),
+            subcommands=[("run",)],
+        ),
+        "istanbul": Wrapper(
+            value=("--root", "--dir", "--report", "-x", "--config", "--include"),
+            subcommands=[("cover",), ("test",)],
+        ),
         "devbox": Wrapper(value=("-c", "--config", "-e", "--env"), subcommands=[("run",)]),
         "lerna": Wrapper(
             value=("--scope", "--ignore", "--concurrency", "--since"),

@@ -38,9 +38,8 @@ _BEFORE = frozenset(" \t\n\r\f\v/;&|()<>'\"`={}\\$")
 _GLUED = ("-m", "-c", "\\n", "\\t")
 """What a name may be glued to: python's ``-m``/``-c`` (``-mpytest``), and the ``\\n`` or
 ``\\t`` escape of a string that ``printf`` or ``echo -e`` hands to a shell."""
-_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\")
+_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\@")
 """Characters before which a name can end a word (besides the text's end)."""
-_BEFORE_CLASS = "".join(re.escape(c) for c in sorted(_BEFORE))
 _AFTER_CLASS = "".join(re.escape(c) for c in sorted(_AFTER))
 
 
@@ -103,11 +102,20 @@ class _Finder:
             if not all(self.needles):  # a name made only of quotes matches anything: so be it
                 self.regex = re.compile("")
             else:
+                # The end of a word is checked by the regex (so that a shorter name
+                # is tried when a longer one does not end there), its start below:
+                # a lookbehind tried at every position would cost ten times more.
                 self.regex = re.compile(
-                    f"(?:\\A|(?<=[{_BEFORE_CLASS}])|(?<=-[mc])|(?<=\\\\[nt]))"
                     f"(?:{_trie_pattern(self.needles)})(?=[{_AFTER_CLASS}]|\\Z)"
                 )
-        return self.regex.search(text) is not None
+        at = 0
+        while True:
+            found = self.regex.search(text, at)
+            if found is None:
+                return False
+            if _starts_word(text, found.start()):
+                return True
+            at = found.start() + 1
 
     @staticmethod
     def _word_in(needle: str, text: str) -> bool:
