@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from hooktools import claude_pre_tool_use, reply, run_hook
-from livetools import link_node_modules, start_node_tool, start_npm_test
+from livetools import link_node_modules, need, start_node_tool, start_npm_test, write_node_tests
 from proctools import is_live, make_checkout, wait_for
 
 from runctx.runners import BUILTIN_PATTERNS
@@ -181,3 +183,56 @@ def test_cargo_test_is_one_run_with_its_test_binary(shared_tmp):
 
 def _cmdline(pid: int) -> str:
     return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+
+
+def test_node_test_alone_is_a_run_with_its_file_processes(shared_tmp):
+    """``node --test``: node's own runner is the run, a node per test file its member."""
+    checkout = make_checkout(shared_tmp)
+    write_node_tests(checkout, 1)
+    run = start_node_tool(checkout, ["node", "--test"], holders=1)
+    try:
+        group = run.members()
+        runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "node-test")]
+        assert set(runs[0].run.members) == group
+        assert len(group) >= 2
+    finally:
+        run.kill()
+
+
+CMAKE_PROJECT = """\
+cmake_minimum_required(VERSION 3.10)
+project(holds NONE)
+enable_testing()
+add_test(NAME holds COMMAND ${PYTHON} ${CMAKE_SOURCE_DIR}/holds.py)
+"""
+
+CMAKE_HOLDING_TEST = """\
+import os, pathlib, time
+pathlib.Path(os.environ["RUNCTX_READY_DIR"], "node-ctest").touch()
+time.sleep(300)
+"""
+
+
+def test_cmake_build_target_test_is_one_run_down_to_the_test(shared_tmp):
+    """``cmake --build build --target test``: cmake is the run; make, ctest, the test members."""
+    checkout = make_checkout(shared_tmp)
+    cmake = need("cmake")
+    need("ctest")
+    (checkout / "CMakeLists.txt").write_text(CMAKE_PROJECT)
+    (checkout / "holds.py").write_text(CMAKE_HOLDING_TEST)
+    subprocess.run(
+        [cmake, "-S", ".", "-B", "build", f"-DPYTHON={sys.executable}"],
+        cwd=checkout,
+        check=True,
+        capture_output=True,
+    )
+    run = start_node_tool(checkout, ["cmake", "--build", "build", "--target", "test"], holders=1)
+    try:
+        group = run.members()
+        runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "ctest")]
+        assert set(runs[0].run.members) == group
+        assert any("ctest" in _cmdline(pid) for pid in group)
+    finally:
+        run.kill()

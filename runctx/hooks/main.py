@@ -129,7 +129,7 @@ def _answer(argv: list[str], began: float) -> str | None:
     if kind == AFTER_TOOL:
         return _after_tool(agent, payload, deadline)
     read = agent.PRE_TOOL_FACE.read(payload)
-    invocations = _test_runs(*read) if read is not None else ()
+    invocations = test_runs(*read) if read is not None else ()
     if not invocations:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
@@ -142,7 +142,7 @@ def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | Non
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     read = face.read(payload)
-    invocations = _test_runs(*read) if read is not None else ()
+    invocations = test_runs(*read) if read is not None else ()
     if not invocations:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
@@ -151,14 +151,22 @@ def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | Non
     return context_reply(face, context) if context else None
 
 
-def _test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
-    """The test runs ``command`` starts in ``cwd``; the table and the parser only if one may."""
+def test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+    """The test runs ``command`` starts in ``cwd``, as every hook face reads them.
+
+    The checkout's settings (with the user's) give the table's names; only when
+    one occurs does the table get built and the parser read the command (and,
+    for a task runner, the project's files).
+    """
     settings = _settings(cwd)
     if not names_found(command, settings.names):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
 
     return test_invocations(command, cwd, settings.patterns)
+
+
+test_runs.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
 
 
 def _settings(cwd: str) -> Settings:

@@ -1,0 +1,121 @@
+"""Wrappers seen through on real processes: the wrapper is the run, what it runs a member.
+
+For each wrapper installed on this machine, a real orphaned process runs a
+``pytest`` (a holding script by that name) through it. Whether the wrapper
+replaces itself with the command (``nice``, ``env``) or starts it as a child
+(``timeout``, ``flock``, ``script``, ``strace``, ``gdb``), the scan finds one
+run: its authoritative process is the one started, its kind pytest, and the
+holding script is a member. Wrappers not installed here are skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from proctools import make_checkout, spawn_orphan, wait_for
+from runfixtures import clean_env
+
+from runctx.scanning import scan, viewpoint
+
+HOLDER = """\
+import pathlib, sys, time
+pathlib.Path(sys.argv[1]).touch()
+time.sleep(300)
+"""
+
+# (the wrapper's program, its argv around COMMAND, which stands for the holder's argv)
+WRAPPED = [
+    ("timeout", ["timeout", "300", "COMMAND"]),
+    ("nice", ["nice", "-n", "5", "COMMAND"]),
+    ("ionice", ["ionice", "-c", "3", "COMMAND"]),
+    ("env", ["env", "CI=1", "COMMAND"]),
+    ("stdbuf", ["stdbuf", "-oL", "COMMAND"]),
+    ("taskset", ["taskset", "-c", "0", "COMMAND"]),
+    ("nohup", ["nohup", "COMMAND"]),
+    ("setsid", ["setsid", "-w", "COMMAND"]),
+    ("flock", ["flock", "LOCK", "COMMAND"]),
+    ("flock", ["flock", "-w", "60", "LOCK", "-c", "STRING"]),
+    ("script", ["script", "-q", "-c", "STRING", "/dev/null"]),
+    ("find", ["find", "HOLDER", "-maxdepth", "0", "-exec", "COMMAND", ";"]),
+    ("xargs", ["xargs", "-0", "COMMAND"]),
+    ("strace", ["strace", "-f", "-o", "/dev/null", "COMMAND"]),
+    ("gdb", ["gdb", "-q", "-batch", "-ex", "run", "--args", "PYTHON", "COMMAND"]),
+    ("su", ["su", "root", "-c", "STRING"]),
+    ("runuser", ["runuser", "-u", "root", "--", "COMMAND"]),
+    ("perf", ["perf", "stat", "-o", "/dev/null", "COMMAND"]),
+]
+
+
+@pytest.mark.parametrize(("tool", "template"), WRAPPED, ids=[" ".join(t) for _, t in WRAPPED])
+def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
+    """The process started through the wrapper is one pytest run, the holder a member."""
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed on this machine")
+    if tool in {"su", "runuser"} and os.geteuid() != 0:
+        pytest.skip(f"{tool} needs root here")
+    checkout = make_checkout(shared_tmp)
+    holder = checkout / "bin" / "pytest"
+    holder.parent.mkdir()
+    holder.write_text(f"#!{sys.executable}\n{HOLDER}")
+    holder.chmod(0o755)
+    ready = checkout / "ready"
+    command = [str(holder), str(ready)]
+    argv: list[str] = []
+    for word in template:
+        if word == "COMMAND":
+            argv += command
+        elif word == "STRING":
+            argv.append(" ".join(command))
+        elif word == "LOCK":
+            argv.append(str(checkout / "lock"))
+        elif word == "HOLDER":
+            argv.append(str(holder))
+        elif word == "PYTHON":
+            argv.append(sys.executable)
+        else:
+            argv.append(word)
+    if tool == "find":  # find passes the found path to -exec's command in place of {}
+        argv = [*argv[: argv.index("-exec") + 1], str(holder), str(ready), ";"]
+    run = spawn_orphan(argv, checkout, env=clean_env(), executable=shutil.which(argv[0]))
+    tree: set[int] = {run.pid}
+    try:
+        wait_for(ready.exists, what=f"the holder to start under {tool}")
+        tree = _tree(run.pid)  # a wrapper may start its command in a session of its own
+        report = scan(viewpoint(cwd=str(checkout)))
+        runs = [j for j in report.runs if set(j.run.members) & tree]
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "pytest")], [
+            (j.run.pid, j.run.kind, j.run.argv) for j in runs
+        ]
+        assert set(runs[0].run.members) == tree
+    finally:
+        run.kill()
+        for pid in tree - {run.pid}:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _tree(pid: int) -> set[int]:
+    """``pid`` and its live descendants, by the parent links of /proc."""
+    parents = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = Path(f"/proc/{name}/stat").read_bytes()
+                fields = stat[stat.rfind(b")") + 2 :].split()
+                if fields[0] not in (b"Z", b"X"):
+                    parents[int(name)] = int(fields[1])
+    tree = {pid}
+    grown = True
+    while grown:
+        grown = False
+        for child, parent in parents.items():
+            if parent in tree and child not in tree:
+                tree.add(child)
+                grown = True
+    return tree
