@@ -102,7 +102,7 @@ def test_recall_and_false_positives(checkout, tmp_path_factory):
         f"{len(false)} false positive(s); by ecosystem: "
         + ", ".join(f"{eco} {found[eco]}/{runs[eco]}" for eco in sorted(runs))
     )
-    print(summary)  # noqa: T201 - the measure, shown with -s
+    print(summary)
     report = "\n".join([summary, "missed:", *missed, "false positives:", *false])
     assert recall >= MIN_RECALL, report
     assert not false, report

@@ -65,23 +65,7 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
     holder.write_text(f"#!{sys.executable}\n{HOLDER}")
     holder.chmod(0o755)
     ready = checkout / "ready"
-    command = [str(holder), str(ready)]
-    argv: list[str] = []
-    for word in template:
-        if word == "COMMAND":
-            argv += command
-        elif word == "STRING":
-            argv.append(" ".join(command))
-        elif word == "LOCK":
-            argv.append(str(checkout / "lock"))
-        elif word == "HOLDER":
-            argv.append(str(holder))
-        elif word == "PYTHON":
-            argv.append(sys.executable)
-        else:
-            argv.append(word)
-    if tool == "find":  # find passes the found path to -exec's command in place of {}
-        argv = [*argv[: argv.index("-exec") + 1], str(holder), str(ready), ";"]
+    argv = _filled(template, holder, ready, checkout)
     run = spawn_orphan(argv, checkout, env=clean_env(), executable=shutil.which(argv[0]))
     tree: set[int] = {run.pid}
     try:
@@ -98,6 +82,21 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
         for pid in tree - {run.pid}:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _filled(template: list[str], holder: Path, ready: Path, checkout: Path) -> list[str]:
+    """The wrapper's argv with the holder's command (or its text) in place."""
+    command = [str(holder), str(ready)]
+    if template[0] == "find":  # find runs -exec's command on what it found: the holder
+        start = template.index("-exec") + 1
+        return [template[0], str(holder), *template[2:start], *command, ";"]
+    words = {
+        "STRING": [" ".join(command)],
+        "LOCK": [str(checkout / "lock")],
+        "PYTHON": [sys.executable],
+        "COMMAND": command,
+    }
+    return [part for word in template for part in words.get(word, [word])]
 
 
 def _tree(pid: int) -> set[int]:
