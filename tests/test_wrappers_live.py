@@ -78,6 +78,7 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
         ]
         assert set(runs[0].run.members) == tree
     finally:
+        tree |= _tree(run.pid)
         run.kill()
         for pid in tree - {run.pid}:
             with contextlib.suppress(ProcessLookupError):
