@@ -14,7 +14,8 @@ Measured:
   every process (``benchmarks/cfloor.c``, built with ``cc`` when there is one);
 - ``runctx status --json`` as a whole process against ``ps -eo pid,ppid,uid,args``,
   ``pgrep -af pytest`` and a psutil ``process_iter`` script reading the same fields;
-- the hook (``runctx hook claude``) on a non-test and on a test command, against a
+- the hook (``runctx hook claude``) on a non-test command, on ``npm run`` scripts
+  read from a package.json that run no tests, and on a test command, against a
   bare interpreter start and a script that only parses the hook's JSON;
 - the peak resident memory of each whole process (``ru_maxrss`` from ``wait4``).
 """
@@ -218,8 +219,8 @@ def scan_peak_kib(function: Callable[[], object]) -> int:
 
 def scan_rows(repeats: int, sizes: Sequence[int]) -> list[dict[str, object]]:
     """In-process scan, source table and C floor at each size."""
-    from runctx.sources.procfs import ProcfsSource  # noqa: PLC0415 - after the env is set
     from runctx.scanning import scan, viewpoint  # noqa: PLC0415
+    from runctx.sources.procfs import ProcfsSource  # noqa: PLC0415 - after the env is set
 
     here = viewpoint(cwd=str(ROOT))
     source = ProcfsSource()
@@ -280,6 +281,16 @@ def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
     with tempfile.TemporaryDirectory(prefix="runctx-bench-") as scratch:
         script = str(json_only_console_script(Path(scratch)))
         console = measure_process([script], repeats, quiet)
+        project = Path(scratch) / "project"
+        project.mkdir()
+        (project / "package.json").write_text(
+            json.dumps({"scripts": {"build": "tsc -p .", "lint": "eslint ."}})
+        )
+        task = measure_process(
+            [runctx, "hook", "claude"],
+            repeats,
+            claude_payload("npm run build && npm run lint", str(project)),
+        )
     return {
         "python -c pass": measure_process([python, "-c", "pass"], repeats),
         "python: parse the hook JSON only": measure_process(
@@ -289,6 +300,7 @@ def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
         "runctx hook claude (not a test)": measure_process(
             [runctx, "hook", "claude"], repeats, quiet
         ),
+        "runctx hook claude (npm scripts read, not a test)": task,
         "runctx hook claude (a test run)": measure_process(
             [runctx, "hook", "claude"], repeats, test
         ),
