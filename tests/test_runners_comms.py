@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from proctools import wait_for
 
-from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
+from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import COMM_LENGTH, argv_filter
 from runctx.runners.index import index_for
 from runctx.sources.procfs import ProcfsSource
@@ -71,14 +71,15 @@ def test_every_name_the_table_starts_with_passes_the_filter(tmp_path, batch):
 
 
 def test_a_configured_program_passes_the_filter_of_its_table(tmp_path):
-    """A user's runner named longer than the kernel keeps still passes its table's filter."""
-    from runctx.runners import RunnerPattern
-
-    table = (RunnerPattern("e2e", programs=("run-the-whole-e2e-suite",)), *BUILTIN_PATTERNS)
-    with _named_sleepers(tmp_path, ["run-the-whole-e2e-suite"]) as (proc,):
-        wait_for(lambda: _comm(proc.pid).startswith("run-"), what="the runner to exec")
-        assert argv_filter(table)(_comm(proc.pid))
-        assert not argv_filter(BUILTIN_PATTERNS)(_comm(proc.pid))
+    """A user's runner passes its table's filter, even named longer than the kernel keeps."""
+    names = ["run-the-whole-e2e-suite", "e2e-suite"]
+    table = (RunnerPattern("e2e", programs=names), *BUILTIN_PATTERNS)
+    with _named_sleepers(tmp_path, names) as procs:
+        for name, proc in zip(names, procs, strict=True):
+            cut = name[:COMM_LENGTH]
+            wait_for(lambda p=proc, c=cut: _comm(p.pid) == c, what=f"{name} to exec")
+            assert argv_filter(table)(_comm(proc.pid))
+        assert not argv_filter(BUILTIN_PATTERNS)(_comm(procs[1].pid))
 
 
 def test_a_worker_that_sets_its_title_passes_and_is_a_worker(tmp_path):

@@ -36,6 +36,7 @@ def test_the_generated_names_are_the_tables():
         "cat tests/test_api.py",
         "vim jest.config.js",
         "git diff -- pytest.ini",
+        "vim pkg/foo_test.go",
     ],
 )
 def test_a_name_inside_another_word_is_not_found(command):
@@ -58,6 +59,9 @@ def test_a_name_inside_another_word_is_not_found(command):
         "/abs/.venv/bin/pytest",
         "(cd sub;pytest)",
         "npx jest",
+        "make.exe test",
+        "./build/unit_tests --gtest_brief",
+        "gdb --args build/uv_run_tests_a",
     ],
 )
 def test_a_name_as_a_word_is_found_in_short_and_long_text(command):

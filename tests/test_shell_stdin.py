@@ -55,3 +55,22 @@ def test_a_stdin_script_changes_directory_inside_its_shell_only():
     """``cd`` in the piped text moves that text's commands, not the next command."""
     found = test_invocations("printf 'cd sub\\npytest\\n' | sh; pytest", CWD)
     assert [i.cwd for i in found] == [f"{CWD}/sub", CWD]
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("echo 'requireNamespace(\"devtools\"); devtools::test()' | R --vanilla", "r-check"),
+        ("echo 'using Pkg; Pkg.test()' | julia --project", "julia-test"),
+        ("R --vanilla <<EOF\ndevtools::check()\nEOF", "r-check"),
+    ],
+)
+def test_an_interpreter_reading_code_from_stdin_runs_it(command, kind):
+    """R and julia read their code from stdin when given none: that code decides."""
+    assert kinds(command) == [kind]
+
+
+def test_the_same_code_into_another_program_is_data():
+    """The same R code piped into ``cat`` runs nothing."""
+    assert kinds("echo 'devtools::test()' | cat") == []
+

@@ -40,6 +40,7 @@ def _tails(pattern: RunnerPattern, *, short: bool) -> list[str]:
 def _programs(pattern: RunnerPattern, *, short: bool) -> list[str]:
     """The program words of a row, the usual spelling (the table's first) first."""
     heads = [f"node …{suffix}" for suffix in pattern.path_suffixes] or list(pattern.program_order)
+    heads += [glob.replace("*", "…") for glob in pattern.program_globs]
     heads += [f"python -m {module}" for module in sorted(pattern.modules)]
     if pattern.codes:
         heads.append("python -c (its worker bootstrap)")

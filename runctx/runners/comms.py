@@ -12,7 +12,9 @@ setproctitle also set): so a process can start a run only if its ``comm`` is
   or an interpreter that runs scripts (``node``, ``ruby``, ``java``, ``php``,
   any ``python*``/``pypy*``), each cut to 15 characters;
 - or a title whose first word is one of those (``npm test``, ``[pytest-xdist
-  running] ...``).
+  running] ...``);
+- or a name matching a row's program glob (``unit_tests``), or any 15-character
+  name that starts as one could (the kernel cut its end).
 
 Everything the walk (:mod:`runctx.runners.walk`) can look at first is in
 :attr:`~runctx.runners.index.Index.first_words`, so the filter is built from
@@ -24,6 +26,7 @@ every program of the table.
 from __future__ import annotations
 
 from runctx.runners.index import index_for
+from runctx.runners.pattern import glob
 from runctx.runners.wrappers import PYTHON_PREFIXES
 
 TYPE_CHECKING = False
@@ -41,9 +44,23 @@ def comm_names(patterns: Sequence[RunnerPattern]) -> frozenset[str]:
     return frozenset(name[:COMM_LENGTH] for name in index_for(patterns).first_words)
 
 
+def _globbed(comm: str, globs: tuple[str, ...]) -> bool:
+    """Whether ``comm`` matches a program glob, or may be the cut start of a name that does.
+
+    A name of 15 characters may have been cut by the kernel: its end is not
+    known, so only the start of each glob is compared.
+    """
+    if any(glob(comm, pattern) for pattern in globs):
+        return True
+    if len(comm) < COMM_LENGTH:
+        return False
+    return any(comm.startswith(pattern.partition("*")[0]) for pattern in globs)
+
+
 def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
     """A predicate on ``comm``: False only for a process whose cmdline cannot match ``patterns``."""
     names = comm_names(patterns)
+    globs = tuple(p for row in index_for(patterns).globbed for p in row.program_globs)
 
     def could_run(comm: str) -> bool:
         # psutil extends a cut name from argv[0]: compare the cut form too.
@@ -53,6 +70,7 @@ def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
             or comm.startswith(PYTHON_PREFIXES)
             or first[:COMM_LENGTH] in names
             or first.rpartition("/")[2][:COMM_LENGTH] in names
+            or bool(globs and _globbed(comm, globs))
         )
 
     return could_run

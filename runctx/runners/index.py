@@ -20,14 +20,17 @@ if TYPE_CHECKING:
 class Index:
     """The rows of one table by program basename, ``python -m`` module and ``-c`` code."""
 
-    __slots__ = ("by_code", "by_module", "by_program", "first_words")
+    __slots__ = ("by_code", "by_module", "by_program", "first_words", "globbed")
 
     def __init__(self, patterns: Sequence[RunnerPattern]) -> None:
         """Index ``patterns`` (rows keep their order within each key)."""
         by_program: dict[str, list[RunnerPattern]] = {}
         by_module: dict[str, list[RunnerPattern]] = {}
         by_code: dict[str, list[RunnerPattern]] = {}
+        globbed: list[RunnerPattern] = []
         for pattern in patterns:
+            if pattern.program_globs:
+                globbed.append(pattern)
             for name in pattern.programs:
                 by_program.setdefault(name, []).append(pattern)
             for name in pattern.modules:
@@ -37,6 +40,7 @@ class Index:
         self.by_program = {k: tuple(v) for k, v in by_program.items()}
         self.by_module = {k: tuple(v) for k, v in by_module.items()}
         self.by_code = {k: tuple(v) for k, v in by_code.items()}
+        self.globbed = tuple(globbed)
         # argv[0] basenames worth a closer look (python* is checked by prefix).
         self.first_words = frozenset(
             {*by_program, *WRAPPERS, *SHELLS, *NODES, *RUBIES, *JAVAS, *PHPS, "eval"}
@@ -59,3 +63,12 @@ def index_for(patterns: Sequence[RunnerPattern]) -> Index:
         _INDEXES.clear()
     _INDEXES[id(patterns)] = (patterns, index)
     return index
+
+
+def globbed_rows(index: Index, base: str) -> tuple[RunnerPattern, ...]:
+    """The rows whose program globs match the basename ``base`` (``unit_tests``)."""
+    if not index.globbed:
+        return ()
+    from runctx.runners.pattern import glob  # noqa: PLC0415 - light; only when globs exist
+
+    return tuple(row for row in index.globbed if any(glob(base, p) for p in row.program_globs))

@@ -135,7 +135,9 @@ class RunnerPattern(LightRecord):
     - ``programs``: basenames of the program after unwrapping (``pytest``,
       ``run_tests.py``, ``org.gradle.launcher.GradleMain`` for java);
     - ``modules``: ``python -m`` module names;
-    - ``codes``: exact ``python -c`` texts (the xdist worker bootstrap).
+    - ``codes``: exact ``python -c`` texts (the xdist worker bootstrap);
+    - ``program_globs``: globs on the program's basename, tried when no row
+      names it exactly (``*_test``, ``*run_tests*``: a compiled test binary).
 
     and narrows it by the arguments before ``--``:
 
@@ -147,7 +149,11 @@ class RunnerPattern(LightRecord):
       (``gradle :app:assembleAndroidTest``);
     - ``with_options``: one of these options must be given (``node --test``);
       before the first positional only, if ``leading_options``;
-    - ``not_with``: an option that makes it no run (``--version``);
+    - ``not_with``: an option that makes it no run (``--version``), or an
+      option with its value, written ``OPT=VALUE`` (``-f=help`` for
+      ``behave -f help`` as well as ``--format=help``);
+    - ``not_passed``: an argument after ``--``, passed on to the tests, that
+      makes it no run (``cargo test -- --list``);
     - ``not_subcommands``: the positional right after ``subcommand`` that
       makes it no run (``tox list``, ``cargo llvm-cov report``);
     - ``value_options``: options that take the next word as their value, so
@@ -187,9 +193,11 @@ class RunnerPattern(LightRecord):
         "kind",
         "leading_options",
         "modules",
+        "not_passed",
         "not_subcommands",
         "not_with",
         "path_suffixes",
+        "program_globs",
         "programs",
         "reader",
         "role",
@@ -211,6 +219,8 @@ class RunnerPattern(LightRecord):
     with_options: tuple[str, ...]
     leading_options: bool
     not_with: tuple[str, ...]
+    not_passed: frozenset[str]
+    program_globs: tuple[str, ...]
     not_subcommands: frozenset[str]
     value_options: frozenset[str]
     arg_options: frozenset[str]
@@ -239,6 +249,8 @@ class RunnerPattern(LightRecord):
         with_options: Iterable[str] = (),
         leading_options: bool = False,
         not_with: Iterable[str] = DEFAULT_NOT_WITH,
+        not_passed: Iterable[str] = (),
+        program_globs: Iterable[str] = (),
         not_subcommands: Iterable[str] = (),
         value_options: Iterable[str] = (),
         arg_options: Iterable[str] = (),
@@ -259,7 +271,8 @@ class RunnerPattern(LightRecord):
         names = frozenset(in_order)
         mods = frozenset(strings(modules, "modules"))
         texts = frozenset(strings(codes, "codes"))
-        if not (names or mods or texts):
+        name_globs = strings(program_globs, "program_globs")
+        if not (names or mods or texts or name_globs):
             msg = f"pattern {kind!r} names no program, module or code"
             raise ValueError(msg)
         if role == TASK_ROLE:
@@ -285,6 +298,8 @@ class RunnerPattern(LightRecord):
             with_options=strings(with_options, "with_options"),
             leading_options=bool(leading_options),
             not_with=strings(not_with, "not_with"),
+            not_passed=frozenset(strings(not_passed, "not_passed")),
+            program_globs=name_globs,
             not_subcommands=frozenset(strings(not_subcommands, "not_subcommands")),
             value_options=frozenset(strings(value_options, "value_options"))
             | chdirs
@@ -305,6 +320,7 @@ class RunnerPattern(LightRecord):
         self._hold(
             _plain=not (
                 self.not_with
+                or self.not_passed
                 or self.subcommand
                 or self.any_arg
                 or self.not_subcommands
@@ -328,68 +344,39 @@ class RunnerPattern(LightRecord):
         """Whether this pattern's argument rules accept ``args`` of program ``word``."""
         return self.read(word, args) is not None
 
-    def read(self, word: str, args: Sequence[str]) -> ArgsRead | None:  # noqa: C901, PLR0911, PLR0912 - one argument grammar, one pass
+    def read(self, word: str, args: Sequence[str]) -> ArgsRead | None:
         """What this row reads from ``args`` of program ``word``, or None if it does not match."""
         if self.path_suffixes and not ("/" + word).endswith(self.path_suffixes):
             return None
         if self._plain:
             return _PLAIN
-        positionals: list[str] = []
-        excluded: list[str] = []
-        chdir: str | None = None
-        file = ""
-        with_option = not self.with_options
-        n = len(args)
-        i = 0
-        while i < n:
-            arg = args[i]
-            i += 1
-            if arg == "--":
-                break
-            if len(arg) < 2 or arg[0] not in "-+":  # noqa: PLR2004 - "-" alone is a word
-                positionals.append(arg)
-                continue
-            if any(glob(arg, p) for p in self.not_with):
-                return None
-            if not with_option and not (self.leading_options and positionals):
-                with_option = any(glob(arg, p) for p in self.with_options)
-            name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-            if name not in self.value_options:
-                continue
-            if not eq:
-                if i >= n:
-                    break
-                value = args[i]
-                i += 1
-            if name in self.arg_options:
-                positionals.append(value)
-            elif name in self.exclude_options:
-                excluded.append(value)
-            elif name in self.chdir_options:
-                chdir = _join(chdir, value)
-            elif name in self.chdir_file_options:
-                chdir = _join(chdir, directory_of_file(value))
-            elif name in self.file_options:
-                file = value
-        if not with_option:
+        scanned = _Scanned()
+        if not (
+            scanned.scan(self, args) and scanned.with_option and self._positionals_run(scanned)
+        ):
             return None
+        rest = scanned.positionals[len(self.subcommand) :]
+        chdir = scanned.chdir
+        if self.role != TASK_ROLE:
+            return ArgsRead(chdir) if chdir is not None else _PLAIN
+        if self.task_names == "first":
+            # ``npm run`` alone lists the scripts: a task row needs its task's name.
+            return ArgsRead(chdir, (rest[0],), scanned.file) if rest else None
+        return ArgsRead(chdir, tuple(rest), scanned.file)
+
+    def _positionals_run(self, scanned: _Scanned) -> bool:
+        """Whether the positional words fit the subcommand and the argument rules."""
+        positionals = scanned.positionals
         sub = self.subcommand
         if sub and (
             len(positionals) < len(sub)
             or not all(glob(w, p) for w, p in zip(positionals, sub, strict=False))
         ):
-            return None
+            return False
         rest = positionals[len(sub) :]
         if rest and rest[0] in self.not_subcommands:
-            return None
-        if self.any_arg and not self._runs_some(positionals, excluded):
-            return None
-        if self.role != TASK_ROLE:
-            return ArgsRead(chdir) if chdir is not None else _PLAIN
-        if self.task_names == "first":
-            # ``npm run`` alone lists the scripts: a task row needs its task's name.
-            return ArgsRead(chdir, (rest[0],), file) if rest else None
-        return ArgsRead(chdir, tuple(rest), file)
+            return False
+        return not self.any_arg or self._runs_some(positionals, scanned.excluded)
 
     def _runs_some(self, positionals: Sequence[str], excluded: Sequence[str]) -> bool:
         """Whether some positional names a test task that is not excluded."""
@@ -407,6 +394,61 @@ class RunnerPattern(LightRecord):
                 continue
             return True
         return False
+
+
+class _Scanned:
+    """One pass over a program's arguments for one row: what its rules look at."""
+
+    __slots__ = ("chdir", "excluded", "file", "positionals", "with_option")
+
+    def __init__(self) -> None:
+        self.positionals: list[str] = []
+        self.excluded: list[str] = []
+        self.chdir: str | None = None
+        self.file = ""
+        self.with_option = False
+
+    def scan(self, row: RunnerPattern, args: Sequence[str]) -> bool:
+        """Read ``args`` for ``row``; False when an option says nothing runs."""
+        self.with_option = not row.with_options
+        n = len(args)
+        i = 0
+        while i < n:
+            arg = args[i]
+            i += 1
+            if arg == "--":
+                return not any(rest in row.not_passed for rest in args[i:])
+            if len(arg) < 2 or arg[0] not in "-+":  # noqa: PLR2004 - "-" alone is a word
+                self.positionals.append(arg)
+                continue
+            if any(glob(arg, p) for p in row.not_with):
+                return False
+            if not self.with_option and not (row.leading_options and self.positionals):
+                self.with_option = any(glob(arg, p) for p in row.with_options)
+            name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            if name not in row.value_options:
+                continue
+            if not eq:
+                if i >= n:
+                    break
+                value = args[i]
+                i += 1
+                if any(glob(f"{name}={value}", p) for p in row.not_with):
+                    return False  # ``behave -f help``, like ``--format=help``
+            self._value(row, name, value)
+        return True
+
+    def _value(self, row: RunnerPattern, name: str, value: str) -> None:
+        if name in row.arg_options:
+            self.positionals.append(value)
+        elif name in row.exclude_options:
+            self.excluded.append(value)
+        elif name in row.chdir_options:
+            self.chdir = _join(self.chdir, value)
+        elif name in row.chdir_file_options:
+            self.chdir = _join(self.chdir, directory_of_file(value))
+        elif name in row.file_options:
+            self.file = value
 
 
 def rows(

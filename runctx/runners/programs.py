@@ -11,7 +11,7 @@ from __future__ import annotations
 NPM_PROGRAMS = ("npm", "npm-cli.js")
 PNPM_PROGRAMS = ("pnpm", "pnpm.cjs", "pnpm.js")
 YARN_PROGRAMS = ("yarn", "yarn.js", "yarn.cjs")
-MAKE_PROGRAMS = ("make", "gmake", "bmake", "make.exe", "mingw32-make", "mingw32-make.exe")
+MAKE_PROGRAMS = ("make", "gmake", "bmake", "mingw32-make")
 HATCH_VALUE_OPTIONS = ("-e", "--env", "-p", "--project", "--data-dir", "--cache-dir", "--config")
 """hatch's global options that take a value (``hatch -e py311 test``)."""
 
@@ -42,10 +42,6 @@ MAKE_VALUE_OPTIONS = (
     "--what-if",
     "--new-file",
     "--assume-new",
-    "-j",
-    "--jobs",
-    "-l",
-    "--load-average",
     "-O",
     "--output-sync",
 )

@@ -195,6 +195,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "--fixtures-per-test",
             "--markers",
             "--setup-plan",
+            "--cache-show",
         ),
     ),
     RunnerPattern(
@@ -208,10 +209,20 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "nose", programs=("nosetests",), modules=("nose",), not_with=(*_H, "-V", "--collect-only")
     ),
     RunnerPattern(
-        "trial", programs=("trial",), modules=("twisted.trial",), not_with=(*_H, "--help-reporters")
+        "trial",
+        programs=("trial",),
+        modules=("twisted.trial",),
+        not_with=(*_H, "--help-reporters", "-n", "--dry-run"),
     ),
     RunnerPattern(
-        "behave", programs=("behave",), modules=("behave",), not_with=(*_H, "-d", "--dry-run")
+        "behave",
+        programs=("behave",),
+        modules=("behave",),
+        value_options=("-f", "--format", "--runner", "-t", "--tags", "-i", "-e", "-k", "-D"),
+        not_with=(
+            *(*_H, "-d", "--dry-run", "--tags-help", "--lang-list", "--lang-help"),
+            *("-f=help", "--format=help", "--runner=help", "--steps-catalog"),
+        ),
     ),
     RunnerPattern(
         "robot",
@@ -219,7 +230,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         modules=("robot", "pabot"),
         not_with=(*_H, "--dryrun", "-?"),
     ),
-    RunnerPattern("ward", programs=("ward",), not_with=_H, not_subcommands=("fixtures",)),
+    RunnerPattern(
+        "ward", programs=("ward",), modules=("ward",), not_with=_H, not_subcommands=("fixtures",)
+    ),
     RunnerPattern("green", programs=("green", "green3"), modules=("green",), not_with=(*_H, "-V")),
     RunnerPattern(
         "zope-testrunner",
@@ -355,6 +368,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("hack", "test"),
             ("insta", "test"),
             ("careful", "test"),
+            ("mutants",),
             ("make", "test"),
             ("make", "test-*"),
             ("make", "ci-flow"),
@@ -364,6 +378,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         chdir_options=("-C",),
         chdir_file_options=("--manifest-path",),
         not_with=(*_H, "-V", "--no-run"),
+        not_passed=("--list",),
     ),
     RunnerPattern("cargo-test", programs=("cargo-tarpaulin",), not_with=(*_H, "-V", "--no-run")),
     RunnerPattern(
@@ -420,7 +435,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "mocha",
         programs=("mocha", "_mocha", "mocha.js", "ts-mocha", "electron-mocha"),
-        not_with=(*_H, "-V", "--list-files", "--list-reporters", "--list-interfaces"),
+        not_with=(*_H, "-V", "--list-files", "--list-reporters", "--list-interfaces", "--dry-run"),
         not_subcommands=("init",),
     ),
     RunnerPattern(
@@ -496,7 +511,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         [
             ("t",),
             ("tst",),
+            ("install-test",),
+            ("it",),
             ("recursive", "t"),
+            ("recursive", "install-test"),
             *((name,) for name in TEST_TASK_NAMES),
             *(("run", name) for name in TEST_TASK_NAMES),
             *(("recursive", name) for name in TEST_TASK_NAMES),
@@ -571,7 +589,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("--log-prefix", "--remote-cache-timeout", "--cache", "--summarize"),
         ),
         chdir_options=("--cwd",),
-        not_with=(*_H, "--dry-run", "--dry", "--dry-run=*", "--graph"),
+        not_with=(*_H, "--dry-run", "--dry", "--dry-run=*", "--dry=*", "--graph"),
         not_subcommands=("login", "logout", "link", "unlink", "prune", "gen", "daemon", "ls"),
     ),
     *rows(
@@ -667,6 +685,15 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         chdir_options=("-C",),
         not_with=(*_H, "--list"),
     ),
+    # ``meson dist`` builds the tarball and runs its test suite unless told not to
+    RunnerPattern(
+        "meson-test",
+        programs=("meson",),
+        subcommand=("dist",),
+        chdir_options=("-C",),
+        value_options=("--formats",),
+        not_with=(*_H, "--no-tests"),
+    ),
     RunnerPattern(
         "ctest",
         programs=("ctest",),
@@ -688,7 +715,6 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=(
             "mvn",
             "mvnw",
-            "mvnw.cmd",
             "mvnd",
             # what the mvn and mvnw scripts exec: java with these main classes
             "org.codehaus.plexus.classworlds.launcher.Launcher",
@@ -724,7 +750,6 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=(
             "gradle",
             "gradlew",
-            "gradlew.bat",
             # what the gradle and gradlew scripts exec: java with these main classes
             "org.gradle.wrapper.GradleWrapperMain",
             "org.gradle.launcher.GradleMain",
@@ -810,7 +835,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     *rows(
         "ruby-test",
-        [("*_test.rb",), ("test_*.rb",), ("*/test_*.rb",), ("*_spec.rb",)],
+        [
+            *(("*_test.rb",), ("test_*.rb",), ("*/test_*.rb",), ("*_spec.rb",)),
+            *(("test/*.rb",), ("*/test/*.rb",), ("spec/*.rb",), ("*/spec/*.rb",)),
+        ],
         programs=("ruby", "jruby"),
         value_options=("-I", "-r", "-C", "-E", "-F", "--encoding"),
         not_with=(*_H, "-c", "-e"),
@@ -854,12 +882,24 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         not_with=(*_H, "-?", "--list-tests", "-t"),
     ),
+    RunnerPattern(
+        "dotnet-test",
+        programs=("coverlet",),
+        arg_options=("--targetargs",),
+        any_arg=("test*", "vstest*"),
+        value_options=(
+            *("-t", "--target", "-o", "--output", "-f", "--format", "--exclude", "--include"),
+            *("-v", "--verbosity", "--threshold", "--threshold-type", "--exclude-by-file"),
+        ),
+        not_with=_H,
+    ),
     # --- other languages ---
     *rows("mix-test", [("test",), ("coveralls*",)], programs=("mix",), not_with=_H),
     RunnerPattern(
         "swift-test",
         programs=("swift",),
         subcommand=("test",),
+        not_subcommands=("list",),
         not_with=(*_H, "--list-tests", "-l"),
     ),
     RunnerPattern(
@@ -900,7 +940,16 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=_H,
     ),
     RunnerPattern("zig-test", programs=("zig",), subcommand=("test",), not_with=_H),
-    RunnerPattern("busted", programs=("busted",), not_with=(*_H, "-l", "--list")),
+    RunnerPattern("busted", programs=("busted", "vusted"), not_with=(*_H, "-l", "--list")),
+    RunnerPattern("busted", programs=("luarocks",), subcommand=("test",), not_with=_H),
+    # neovim plugins' suites, run headless: plenary's busted, mini.test
+    RunnerPattern(
+        "busted",
+        programs=("nvim",),
+        any_arg=("*PlenaryBusted*", "*MiniTest.run*", "*busted*"),
+        value_options=("-u", "-i", "--cmd"),
+        not_with=_H,
+    ),
     RunnerPattern(
         "r-check",
         programs=("R", "Rscript"),
@@ -911,9 +960,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "r-check",
         programs=("R", "Rscript"),
         any_arg=(
-            *("*devtools::test(*", "*devtools::check(*", "*testthat::test_*", "*test_check(*"),
-            *("*rcmdcheck::rcmdcheck(*", "*rcmdcheck(*", "*tinytest::*", "*tests/testthat.R"),
-            "*covr::*coverage(*",
+            *("*devtools::test*", "*devtools::check(*", "*testthat::*", "*test_check(*"),
+            *("*test_file(*", "*test_dir(*", "*test_local(*", "*test_package(*"),
+            *("*rcmdcheck(*", "*tinytest::*", "*tests/testthat.R", "*covr::*coverage(*"),
+            "*library(devtools)*test()*",
         ),
         not_with=_H,
     ),
@@ -925,6 +975,16 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-v"),
     ),
     RunnerPattern("perl-test", programs=("prove", "yath"), not_with=(*_H, "--dry")),
+    # --- a compiled test binary run directly: named for its tests ---
+    RunnerPattern(
+        "test-binary",
+        program_globs=(
+            *("*_test", "*_tests", "*-test", "*-tests", "*_unittest", "*_unittests", "*.test"),
+            *("*run_tests*", "*run-tests*", "*runtests*", "*test_runner*", "*test-runner*"),
+        ),
+        not_with=(*_H, "--gtest_list_tests", "--list", "--list-tests", "-l"),
+        not_passed=("--list",),
+    ),
     # --- task runners: a run when the task's text runs a runner ---
     *rows(
         "npm-script",

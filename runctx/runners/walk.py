@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
-from runctx.runners.index import index_for
+from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import TASK_ROLE, RunnerMatch
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.table import BUILTIN_PATTERNS
@@ -141,15 +141,24 @@ def is_assignment(word: str) -> bool:
     return bool(eq) and name.isidentifier()
 
 
-def _unversioned(base: str, index: Index) -> str:
-    """``base`` without a version pinned to it (``jest@29``, ``gotestsum@latest``), if unknown.
+_WINDOWS_SUFFIXES = (".exe", ".cmd", ".bat")
 
-    A leading ``@`` starts an npm scope, not a version.
+
+def _unversioned(base: str, index: Index) -> str:
+    """``base`` without what does not name the program, if it is unknown as it stands.
+
+    A version pinned to it (``jest@29``, ``gotestsum@latest``; a leading ``@``
+    starts an npm scope, not a version), or a Windows suffix (``ctest.exe``,
+    ``gradlew.bat``) as CI files for several systems write them.
     """
-    at = base.find("@", 1)
-    if at < 0 or base in index.by_program or base in WRAPPERS:
+    if base in index.by_program or base in WRAPPERS:
         return base
-    return base[:at]
+    at = base.find("@", 1)
+    if at > 0:
+        base = base[:at]
+    if base.endswith(_WINDOWS_SUFFIXES) and base[:-4] in index.first_words:
+        base = base[:-4]
+    return base
 
 
 def is_python(base: str) -> bool:
@@ -252,7 +261,8 @@ class _Walk:
             return _STOPPED if step is _PROGRAM else step
         if base == "eval":
             return Outcome(SHELL, text=" ".join(args[i + 1 :]))
-        return self._interpreter(base, i)
+        found = self._first(globbed_rows(self.index, base), word, i + 1)
+        return found if found is not None else self._interpreter(base, i)
 
     def _interpreter(self, base: str, i: int) -> Step:
         if is_python(base):
@@ -422,6 +432,7 @@ class _Walk:
             if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is a word
                 return j
             name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            name = _cluster(name, wrapper)
             if name in wrapper.stop:
                 return _STOPPED
             if name in wrapper.code_flags:
@@ -445,6 +456,25 @@ class _Walk:
                 self.args = [*self.args[: j - (1 if eq else 2)], *value.split(), *self.args[j:]]
                 j -= 1 if eq else 2
         return j
+
+
+def _cluster(name: str, wrapper: Wrapper) -> str:
+    """The option a cluster of short flags ends with (``-qec`` is ``-q -e -c``).
+
+    Flags of the cluster that say nothing runs, or that make the command a
+    shell string, count as given; the last letter may take a value. A name
+    the wrapper knows as it stands is itself.
+    """
+    if len(name) < 3 or name[1] == "-" or name in wrapper.value or name in wrapper.stop:  # noqa: PLR2004
+        return name
+    letters = [f"-{letter}" for letter in name[1:]]
+    for flag in letters[:-1]:
+        if flag in wrapper.stop:
+            return flag
+    if any(flag in wrapper.code_flags for flag in letters):
+        return next(flag for flag in letters if flag in wrapper.code_flags)
+    last = letters[-1]
+    return last if last in wrapper.value or last in wrapper.stop else name
 
 
 _INTERPRETER_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
@@ -592,8 +622,10 @@ def title_words(argv: Sequence[str]) -> Sequence[str]:
 def worth_a_look(first: str, patterns: Sequence[RunnerPattern]) -> bool:
     """The cheap rejection: False if no argv starting with ``first`` can match ``patterns``."""
     base = first.rpartition("/")[2]
+    index = index_for(patterns)
     return (
-        base in index_for(patterns).first_words
+        _unversioned(base, index) in index.first_words
         or base.startswith(PYTHON_PREFIXES)
         or is_assignment(first)
+        or bool(index.globbed and globbed_rows(index, base))
     )

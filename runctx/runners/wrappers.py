@@ -467,6 +467,8 @@ WRAPPERS.update(
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"})
 NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "ts-node-esm"})
 PHPS = frozenset({"php"})
+CODE_FROM_STDIN = frozenset({"R", "julia"})
+"""Interpreters that read their code from stdin when given none (``echo CODE | R``)."""
 RUBIES = frozenset({"ruby"})
 JAVAS = frozenset({"java"})
 PYTHON_PREFIXES = ("python", "pypy")

@@ -56,7 +56,7 @@ from runctx._record import LightRecord
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
-from runctx.runners.wrappers import SHELLS
+from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
 from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command
 
@@ -274,7 +274,12 @@ class _Parse:
                 self.text(text, dirs.copy(), depth + 1)
             return argv
         if worth_a_look(argv[0], self.patterns):
-            self._resolved(argv, dirs, depth)
+            fed = (*stdin, *_echoed(piped_from))
+            if fed and argv[0].rpartition("/")[2] in CODE_FROM_STDIN:
+                # the code it reads counts as the code it is given (``R -e CODE``)
+                self._resolved([*argv, *fed], dirs, depth)
+            else:
+                self._resolved(argv, dirs, depth)
         return argv
 
     def _resolved(self, argv: list[str], dirs: _Dirs, depth: int) -> None:

@@ -77,8 +77,28 @@ def _starts_word(text: str, at: int) -> bool:
     return at == 0 or text[at - 1] in _BEFORE or text[at - 2 : at] in _GLUED
 
 
+_WINDOWS_SUFFIXES = (".exe", ".cmd", ".bat")
+
+
 def _ends_word(text: str, end: int) -> bool:
-    return end == len(text) or text[end] in _AFTER
+    if end == len(text) or text[end] in _AFTER:
+        return True
+    # ``make.exe``, ``gradlew.bat``: a Windows suffix, then the end of the word
+    return text.startswith(_WINDOWS_SUFFIXES, end) and (
+        end + 4 == len(text) or text[end + 4] in _AFTER
+    )
+
+
+def _loose_in(text: str, literal: str, *, start_free: bool, end_free: bool) -> bool:
+    """Whether ``literal`` occurs in ``text``, bounded as a word on its non-free sides."""
+    at = text.find(literal)
+    while at >= 0:
+        if (start_free or _starts_word(text, at)) and (
+            end_free or _ends_word(text, at + len(literal))
+        ):
+            return True
+        at = text.find(literal, at + 1)
+    return False
 
 
 class _Finder:
@@ -88,14 +108,27 @@ class _Finder:
     ordinary command, on the hook's no-test path) never pays for it.
     """
 
-    __slots__ = ("needles", "regex")
+    __slots__ = ("loose", "needles", "regex")
 
     def __init__(self, names: Sequence[str]) -> None:
-        self.needles = tuple(sorted({n.translate(_STRIP) for n in names}))
+        plain = {n.translate(_STRIP) for n in names if not (n.startswith("*") or n.endswith("*"))}
+        self.needles = tuple(sorted(plain))
+        # ``*_test``: a program glob's literal part, free of a word boundary on
+        # the side of its star (any program named ``..._test``)
+        self.loose = tuple(
+            (n.strip("*").translate(_STRIP), n.startswith("*"), n.endswith("*"))
+            for n in sorted(set(names) - plain)
+            if n.strip("*")
+        )
         self.regex: re.Pattern[str] | None = None
 
     def found_in(self, text: str) -> bool:
-        """Whether some needle occurs in ``text`` as a word."""
+        """Whether some needle occurs in ``text`` as a word (a glob's literal, as the glob says)."""
+        if any(
+            _loose_in(text, literal, start_free=start, end_free=end)
+            for literal, start, end in self.loose
+        ):
+            return True
         if len(text) <= _SHORT_TEXT:
             return any(self._word_in(needle, text) for needle in self.needles)
         if self.regex is None:
@@ -105,8 +138,9 @@ class _Finder:
                 # The end of a word is checked by the regex (so that a shorter name
                 # is tried when a longer one does not end there), its start below:
                 # a lookbehind tried at every position would cost ten times more.
+                ends = f"[{_AFTER_CLASS}]|\\Z"
                 self.regex = re.compile(
-                    f"(?:{_trie_pattern(self.needles)})(?=[{_AFTER_CLASS}]|\\Z)"
+                    f"(?:{_trie_pattern(self.needles)})(?={ends}|\\.(?:exe|cmd|bat)(?:{ends}))"
                 )
         at = 0
         while True:
