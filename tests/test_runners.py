@@ -182,7 +182,7 @@ POSITIVE = [
     (["make", "-j4", "test"], "make-test"),
     (["make", "-j", "4", "lint", "test"], "make-test"),
     (["make", "-C", "dir", "test"], "make-test"),
-    (["make", "-f", "ci.mk", "test-unit"], "make-test"),
+    (["make", "-f", "ci.mk", "test-unit"], "make-target"),
     (["gmake", "test"], "make-test"),
     (["ninja", "-C", "build", "test"], "ninja-test"),
     (["meson", "test", "-C", "build"], "meson-test"),

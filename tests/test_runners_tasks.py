@@ -99,6 +99,30 @@ class TestPackageScripts:
         assert runs("npm run unit", tmp_path) == []
 
 
+class TestNamesThatSayTest:
+    """A task named like a test run is one unless its readable text says otherwise."""
+
+    def test_a_test_named_script_that_runs_no_runner_is_no_run(self, tmp_path):
+        """``just test-quine`` whose recipe runs the program, not its tests, is no run."""
+        write(tmp_path / "justfile", "test:\n\tcargo test --lib\n\ntest-quine:\n\tcargo run\n")
+        assert runs("just test-quine", tmp_path) == []
+        assert runs("just test", tmp_path) == [("just-test", str(tmp_path))]
+
+    def test_without_the_task_the_name_decides(self, tmp_path):
+        """No file, or a file without that task: ``yarn test-unit`` is a run by its name."""
+        assert runs("yarn test-unit", tmp_path) == [("yarn-script", str(tmp_path))]
+        package(tmp_path, build="tsc")
+        assert runs("yarn test-unit", tmp_path) == [("yarn-script", str(tmp_path))]
+        package(tmp_path, **{"test-unit": "echo skipped"})
+        assert runs("yarn test-unit", tmp_path) == []
+
+    def test_test_and_test_colon_names_stay_runs_whatever_their_text(self, tmp_path):
+        """``npm test`` and ``npm run test:unit`` are runs even when their script runs no runner."""
+        package(tmp_path, test="echo no tests", **{"test:unit": "echo none"})
+        assert runs("npm test", tmp_path) == [("npm-test", str(tmp_path))]
+        assert runs("npm run test:unit", tmp_path) == [("npm-test", str(tmp_path))]
+
+
 class TestMakefiles:
     """make targets through their recipes."""
 

@@ -73,4 +73,3 @@ def test_an_interpreter_reading_code_from_stdin_runs_it(command, kind):
 def test_the_same_code_into_another_program_is_data():
     """The same R code piped into ``cat`` runs nothing."""
     assert kinds("echo 'devtools::test()' | cat") == []
-

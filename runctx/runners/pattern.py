@@ -94,18 +94,27 @@ class ArgsRead(LightRecord):
     options (``make -C DIR``), relative to where it starts, or None;
     ``names``: for a task row, the task names given (empty: the default task);
     ``file``: for a task row, the project file named by an option
-    (``make -f FILE``), or "".
+    (``make -f FILE``), or ""; ``by_name``: for a task row, whether a task's
+    name says it is a test run (one of the row's ``run_names``).
     """
 
-    __slots__ = ("chdir", "file", "names")
+    __slots__ = ("by_name", "chdir", "file", "names")
 
     chdir: str | None
     names: tuple[str, ...]
     file: str
+    by_name: bool
 
-    def __init__(self, chdir: str | None, names: tuple[str, ...] = (), file: str = "") -> None:
+    def __init__(
+        self,
+        chdir: str | None,
+        names: tuple[str, ...] = (),
+        file: str = "",
+        *,
+        by_name: bool = False,
+    ) -> None:
         """Hold what was read."""
-        self._hold(chdir=chdir, names=names, file=file)
+        self._hold(chdir=chdir, names=names, file=file, by_name=by_name)
 
 
 _PLAIN = ArgsRead(None)
@@ -172,7 +181,9 @@ class RunnerPattern(LightRecord):
     project file is read and ``task_names`` which positionals after
     ``subcommand`` name tasks (``first``: ``npm run NAME``, and no name means
     no task; ``all``: ``make lint test``, and no name means the default task).
-    Its ``file_options`` name the project file.
+    Its ``file_options`` name the project file; its ``run_names`` are task
+    names that say "test run" (``test-unit``): such a task is a run when its
+    text cannot be read (no file, no such task), and otherwise its text decides.
 
     Words in ``subcommand``, ``any_arg``, ``except_args``, ``with_options``,
     ``aggregates`` and ``not_with`` are globs: ``*`` stands for any text.
@@ -201,6 +212,7 @@ class RunnerPattern(LightRecord):
         "programs",
         "reader",
         "role",
+        "run_names",
         "subcommand",
         "task_names",
         "value_options",
@@ -230,6 +242,7 @@ class RunnerPattern(LightRecord):
     chdir_file_options: frozenset[str]
     file_options: frozenset[str]
     reader: str
+    run_names: tuple[str, ...]
     task_names: str
     _plain: bool
     _program_order: tuple[str, ...]
@@ -261,6 +274,7 @@ class RunnerPattern(LightRecord):
         file_options: Iterable[str] = (),
         reader: str = "",
         task_names: str = "first",
+        run_names: Iterable[str] = (),
     ) -> None:
         """Validate and hold one row; TypeError/ValueError on a malformed one."""
         if not isinstance(kind, str) or not kind:
@@ -314,6 +328,7 @@ class RunnerPattern(LightRecord):
             chdir_file_options=chdir_files,
             file_options=files,
             reader=reader,
+            run_names=strings(run_names, "run_names"),
             task_names=_choice(task_names, TASK_NAMES, "task_names"),
             _program_order=in_order,
         )
@@ -360,9 +375,11 @@ class RunnerPattern(LightRecord):
         if self.role != TASK_ROLE:
             return ArgsRead(chdir) if chdir is not None else _PLAIN
         if self.task_names == "first":
-            # ``npm run`` alone lists the scripts: a task row needs its task's name.
-            return ArgsRead(chdir, (rest[0],), scanned.file) if rest else None
-        return ArgsRead(chdir, tuple(rest), scanned.file)
+            if not rest:
+                return None  # ``npm run`` alone lists the scripts: a task row needs a name
+            rest = rest[:1]
+        by_name = any(glob(name, p) for name in rest for p in self.run_names)
+        return ArgsRead(chdir, tuple(rest), scanned.file, by_name=by_name)
 
     def _positionals_run(self, scanned: _Scanned) -> bool:
         """Whether the positional words fit the subcommand and the argument rules."""

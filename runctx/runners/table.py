@@ -61,33 +61,24 @@ _RUN_TESTS_SCRIPTS = tuple(
     for ext in ("", ".py", ".sh", ".bash")
 )
 
-TEST_TASK_NAMES = ("test", "tests", "test:*", "test-*", "test_*", "*:test", "*:test:*")
-"""Task names that are test runs by themselves, for task runners (``just test``,
-``pixi run test:unit``, ``nx run app:test``)."""
+CORE_TEST_NAMES = ("test", "test:*")
+"""Task names that are test runs whatever their text (``npm test``, ``npm run test:unit``)."""
+NAMED_TEST_NAMES = ("tests", "test-*", "test_*", "*:test", "*:test:*")
+"""Task names that say "test run" (``yarn test-unit``, ``make test_all``): a run when
+the task's text cannot be read, and otherwise as its text says."""
+TEST_TASK_NAMES = (*CORE_TEST_NAMES, *NAMED_TEST_NAMES)
+"""Every test-ish task name, for task runners whose tasks runctx cannot read
+(``pixi run test:unit``, ``nx run app:test``, ``yarn workspace app test-e2e``)."""
 
-_MAKE_TARGETS = (
-    "test",
-    "tests",
-    "check",
-    "test-*",
-    "test_*",
-    "tests-*",
-    "check-TESTS",
-    "distcheck",
-    "installcheck",
-    "unittest",
-    "unittests",
-    "unit-test",
-    "unit-tests",
-    "integration-test",
-    "integration-tests",
-    "e2e-test",
-    "e2e-tests",
-    "testall",
+_MAKE_TARGETS = ("test", "tests", "check", "check-TESTS", "distcheck", "installcheck", "testall")
+"""make targets that run tests whatever their recipe (``make test``, ``make check``,
+automake's ``check-TESTS``/``distcheck``); any other target counts when its recipe
+runs a runner (the ``make-target`` task row)."""
+_MAKE_TEST_NAMES = (
+    *("test-*", "test_*", "tests-*", "unittest", "unittests", "unit-test", "unit-tests"),
+    *("integration-test", "integration-tests", "e2e-test", "e2e-tests"),
 )
-"""make targets that run tests by name (``make test``, ``make check``, automake's
-``check-TESTS``/``distcheck``); any other target counts when its recipe runs a
-runner (the ``make-target`` task row)."""
+"""make targets whose name says "test run": so decided when the recipe cannot be read."""
 
 _JUST_VALUES = (
     *("--set", "--shell", "--shell-arg", "--dotenv-filename", "--dotenv-path"),
@@ -286,7 +277,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     *rows(
         "hatch-test",
-        [("run", "test"), ("run", "test:*"), ("run", "test-*"), ("run", "*:test*")],
+        [("run", "test"), ("run", "test:*")],
         programs=("hatch",),
         value_options=HATCH_VALUE_OPTIONS,
         not_with=_H,
@@ -494,8 +485,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("test",),
             ("t",),
             ("tst",),
-            *(("run", name) for name in TEST_TASK_NAMES),
-            *(("run-script", name) for name in TEST_TASK_NAMES),
+            *(("run", name) for name in CORE_TEST_NAMES),
+            *(("run-script", name) for name in CORE_TEST_NAMES),
             ("install-test",),
             ("it",),
             ("install-ci-test",),
@@ -515,8 +506,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("it",),
             ("recursive", "t"),
             ("recursive", "install-test"),
-            *((name,) for name in TEST_TASK_NAMES),
-            *(("run", name) for name in TEST_TASK_NAMES),
+            *((name,) for name in CORE_TEST_NAMES),
+            *(("run", name) for name in CORE_TEST_NAMES),
             *(("recursive", name) for name in TEST_TASK_NAMES),
             *(("recursive", "run", name) for name in TEST_TASK_NAMES),
         ],
@@ -528,11 +519,11 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows(
         "yarn-test",
         [
+            *((name,) for name in CORE_TEST_NAMES),
+            *(("run", name) for name in CORE_TEST_NAMES),
             *(
                 (*prefix, name)
                 for prefix in (
-                    (),
-                    ("run",),
                     ("workspace", "*"),
                     ("workspace", "*", "run"),
                     ("workspaces", "foreach"),
@@ -549,7 +540,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     *rows(
         "bun-test",
-        [*((name,) for name in TEST_TASK_NAMES), *(("run", name) for name in TEST_TASK_NAMES)],
+        [*((name,) for name in CORE_TEST_NAMES), *(("run", name) for name in CORE_TEST_NAMES)],
         programs=("bun",),
         chdir_options=("--cwd",),
         not_with=_H,
@@ -655,7 +646,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "just-test",
         programs=("just",),
-        any_arg=TEST_TASK_NAMES,
+        any_arg=CORE_TEST_NAMES,
         value_options=_JUST_VALUES,
         file_options=("-f", "--justfile"),
         chdir_options=("-d", "--working-directory"),
@@ -664,7 +655,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "taskfile-test",
         programs=("task", "go-task"),
-        any_arg=TEST_TASK_NAMES,
+        any_arg=CORE_TEST_NAMES,
         value_options=_TASK_VALUES,
         file_options=("-t", "--taskfile"),
         chdir_options=("-d", "--dir"),
@@ -990,6 +981,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "npm-script",
         [("run",), ("run-script",), ("rum",), ("urn",)],
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="package-json",
         programs=NPM_PROGRAMS,
         value_options=NPM_VALUE_OPTIONS,
@@ -999,6 +991,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "yarn-script",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="package-json",
         programs=YARN_PROGRAMS,
         subcommand=("run",),
@@ -1009,6 +1002,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "yarn-script",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="package-json",
         programs=YARN_PROGRAMS,
         not_subcommands=YARN_OWN_COMMANDS,
@@ -1019,6 +1013,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "pnpm-script",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="package-json",
         programs=PNPM_PROGRAMS,
         subcommand=("run",),
@@ -1029,6 +1024,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "pnpm-script",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="package-json",
         programs=PNPM_PROGRAMS,
         not_subcommands=PNPM_OWN_COMMANDS,
@@ -1039,6 +1035,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "bun-script",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="package-json",
         programs=("bun",),
         subcommand=("run",),
@@ -1048,6 +1045,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "hatch-script",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="hatch",
         programs=("hatch",),
         subcommand=("run",),
@@ -1057,6 +1055,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "make-target",
         role=TASK_ROLE,
+        run_names=_MAKE_TEST_NAMES,
         reader="make",
         task_names="all",
         programs=MAKE_PROGRAMS,
@@ -1068,6 +1067,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "just-recipe",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="just",
         task_names="all",
         programs=("just",),
@@ -1079,6 +1079,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "taskfile-task",
         role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
         reader="taskfile",
         task_names="all",
         programs=("task", "go-task"),

@@ -28,7 +28,7 @@ import os
 
 from runctx._record import LightRecord
 from runctx.runners.index import globbed_rows, index_for
-from runctx.runners.pattern import TASK_ROLE, RunnerMatch
+from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE, RunnerMatch
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.wrappers import (
@@ -102,24 +102,39 @@ class TaskCall(LightRecord):
     ``kind`` is the task row's kind, ``reader`` how its project file is read
     (:data:`~runctx.runners.pattern.TASK_READERS`), ``names`` the tasks named
     (empty: the default task), ``file`` the project file an option named
-    (``""``: the runner's usual file in the directory it works in).
+    (``""``: the runner's usual file in the directory it works in), ``by_name``
+    whether a name says "test run" (``test-unit``), which decides when the
+    task's text cannot be read.
     """
 
-    __slots__ = ("file", "kind", "names", "reader")
+    __slots__ = ("by_name", "file", "kind", "names", "reader")
 
     kind: str
     reader: str
     names: tuple[str, ...]
     file: str
+    by_name: bool
 
-    def __init__(self, kind: str, reader: str, names: tuple[str, ...], file: str = "") -> None:
+    def __init__(
+        self,
+        kind: str,
+        reader: str,
+        names: tuple[str, ...],
+        file: str = "",
+        *,
+        by_name: bool = False,
+    ) -> None:
         """Hold one task call."""
-        self._hold(kind=kind, reader=reader, names=names, file=file)
+        self._hold(kind=kind, reader=reader, names=names, file=file, by_name=by_name)
 
     @property
     def match(self) -> RunnerMatch:
-        """What the scan calls a process running this task: the task row's kind, role task."""
-        return RunnerMatch(self.kind, TASK_ROLE)
+        """What the scan calls a process running this task, reading no file.
+
+        A run by its name (role runner), else a task: a run only if a runner
+        runs under it.
+        """
+        return RunnerMatch(self.kind, RUNNER_ROLE if self.by_name else TASK_ROLE)
 
 
 STOP = "stop"
@@ -230,7 +245,13 @@ class _Walk:
                     continue
                 if pattern.role == TASK_ROLE:
                     if self.task is None:
-                        self.task = TaskCall(pattern.kind, pattern.reader, read.names, read.file)
+                        self.task = TaskCall(
+                            pattern.kind,
+                            pattern.reader,
+                            read.names,
+                            read.file,
+                            by_name=read.by_name,
+                        )
                         self.task_chdir = self._moved(read.chdir)
                     continue
                 self.chdir = self._moved(read.chdir)

@@ -306,18 +306,24 @@ class _Parse:
         it into a run only if a runner runs under it.
         """
         if not self.resolve_tasks:
-            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, role=TASK_ROLE))
+            role = call.match.role
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, role=role))
             return
-        if self.task_depth >= MAX_TASK_DEPTH:
-            return
-        from runctx.runners.tasks import ProjectFiles, task_texts  # noqa: PLC0415 - a task only
+        texts = None
+        if self.task_depth < MAX_TASK_DEPTH:
+            from runctx.runners.tasks import ProjectFiles, task_texts  # noqa: PLC0415 - a task only
 
-        if self.files is None:
-            self.files = ProjectFiles()
+            if self.files is None:
+                self.files = ProjectFiles()
+            texts = task_texts(call, cwd, self.files)
+        if texts is None:  # not known what it runs: its name decides
+            if call.by_name:
+                self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known))
+            return
         before = len(self.found)
         self.task_depth += 1
         try:
-            for text in task_texts(call, cwd, self.files):
+            for text in texts:
                 inner = _Dirs(cwd, known=known, oldpwd=None, stack=[])
                 self.text(text, inner, 0)
         finally:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ProjectFiles", "task_texts"]
 
-_READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str]]] = {
+_READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] = {
     "package-json": package_json.texts,
     "make": makefile.texts,
     "just": justfile.texts,
@@ -52,12 +52,14 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str]]] = {
 }
 
 
-def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The shell texts the tasks of ``call`` run, read from the project in ``directory``.
 
-    Empty when nothing could be read: the task is then decided by its name alone.
+    None when they cannot be read (no file, too large, not parsable, a task it
+    does not define): the task is then decided by its name alone.
     """
     reader = _READERS.get(call.reader)
     if reader is None:
-        return []
-    return reader(call, directory, files)[: MAX_TASKS * 8]
+        return None
+    texts = reader(call, directory, files)
+    return None if texts is None else texts[: MAX_TASKS * 8]

@@ -120,11 +120,16 @@ def found_above(directory: str, names: Iterable[str]) -> str | None:
 
 def expand_tasks(
     names: Iterable[str], lookup: Callable[[str], Task | None], line_text: Callable[[str], str]
-) -> list[str]:
-    """The command texts of ``names`` and of the tasks they run first, each task once, bounded."""
+) -> list[str] | None:
+    """The command texts of ``names`` and of the tasks they run first, each task once, bounded.
+
+    None when one of ``names`` is not defined: what it runs is not known.
+    """
+    queue = list(names)
+    if not queue or any(lookup(name) is None for name in queue):
+        return None
     texts: list[str] = []
     seen: set[str] = set()
-    queue = list(names)
     while queue and len(seen) < MAX_TASKS:
         name = queue.pop(0)
         if name in seen:

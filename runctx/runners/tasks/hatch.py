@@ -70,10 +70,10 @@ def scripts(envs: dict[str, object], env: str) -> dict[str, list[str]]:
     return found
 
 
-def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The commands of the script ``call`` names, with the scripts they run."""
     if not call.names:
-        return []
+        return None
     env, _, script = call.names[0].rpartition(":")
     known = scripts(environments(directory, files), env or "default")
 

@@ -94,14 +94,14 @@ def parse(data: bytes) -> Justfile:
     return just
 
 
-def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The body lines of the recipes ``call`` names (or the default one) and their dependencies."""
     path = os.path.join(directory, call.file) if call.file else found_above(directory, JUSTFILES)
     if path is None:
-        return []
+        return None
     just = files.parsed(path, parse)
     if not isinstance(just, Justfile):
-        return []
+        return None
     names = list(call.names)
     if not names:
         default = "default" if "default" in just.recipes else just.first

@@ -144,14 +144,14 @@ def recipe_line(line: str) -> str:
     return line.strip().lstrip("@-+").strip()
 
 
-def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The recipe lines of the targets ``call`` names (or the first one), prerequisites first."""
     path = os.path.join(directory, call.file) if call.file else first_existing(directory, MAKEFILES)
     if path is None:
-        return []
+        return None
     made = files.parsed(path, parse)
     if not isinstance(made, Makefile):
-        return []
+        return None
     names = [name for name in call.names if "=" not in name]  # VAR=value sets a variable
     if not names and made.default is not None:
         names = [made.default]

@@ -26,11 +26,11 @@ def scripts_of(data: bytes) -> dict[str, str]:
     return {k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)}
 
 
-def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The commands of the scripts ``call`` names, in the package.json of ``directory``."""
     scripts = files.parsed(os.path.join(directory, call.file or PACKAGE_JSON), scripts_of)
-    if not isinstance(scripts, dict):
-        return []
+    if not isinstance(scripts, dict) or not all(name in scripts for name in call.names):
+        return None
     found = []
     for name in call.names:
         for key in (f"pre{name}", name, f"post{name}"):

@@ -141,13 +141,13 @@ def parse(data: bytes) -> dict[str, Task]:
     return tasks
 
 
-def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]:
+def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The commands of the tasks ``call`` names (or ``default``) and of those they run first."""
     path = os.path.join(directory, call.file) if call.file else found_above(directory, TASKFILES)
     if path is None:
-        return []
+        return None
     tasks = files.parsed(path, parse)
     if not isinstance(tasks, dict):
-        return []
+        return None
     names = [name for name in call.names if "=" not in name] or ["default"]
     return expand_tasks(names, tasks.get, str.strip)
