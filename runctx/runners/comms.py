@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 COMM_LENGTH = 15
 """The kernel keeps this many characters of a process name (``TASK_COMM_LEN`` - 1)."""
+_MAX_DECIDED = 4096
+"""Distinct names remembered by one filter (one scan): a box has far fewer."""
 
 
 def comm_names(patterns: Sequence[RunnerPattern]) -> frozenset[str]:
@@ -62,15 +64,23 @@ def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
     names = comm_names(patterns)
     globs = tuple(p for row in index_for(patterns).globbed for p in row.program_globs)
 
+    decided: dict[str, bool] = {}  # many processes share a name (workers, sleeps, shells)
+
     def could_run(comm: str) -> bool:
+        known = decided.get(comm)
+        if known is not None:
+            return known
         # psutil extends a cut name from argv[0]: compare the cut form too.
         first = comm.partition(" ")[0]
-        return (
+        answer = (
             comm[:COMM_LENGTH] in names
             or comm.startswith(PYTHON_PREFIXES)
             or first[:COMM_LENGTH] in names
             or first.rpartition("/")[2][:COMM_LENGTH] in names
             or bool(globs and _globbed(comm, globs))
         )
+        if len(decided) < _MAX_DECIDED:
+            decided[comm] = answer
+        return answer
 
     return could_run
