@@ -32,10 +32,11 @@ import attrs
 
 from runctx._log import INFO, log_event
 from runctx.identity import Verdict
+from runctx.modes import DEFAULT_MODE, Mode
 from runctx.present.words import foreign_message, same_checkout_message
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
-from runctx.settings import DEFAULT_MODE, Mode, settings_for
+from runctx.settings import settings_for
 from runctx.shell.commands import TestInvocation
 from runctx.sources import ProcessSource
 from runctx.unknown import Unknown

@@ -267,7 +267,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def session_decision(report: Report, mode: str) -> Decision:
     """The policy's decision for this session about to start, in the plugin's ``mode``."""
     from runctx import policy  # noqa: PLC0415 - see the module docstring
-    from runctx.settings import Mode  # noqa: PLC0415
+    from runctx.modes import Mode  # noqa: PLC0415
 
     return policy.decision_for(report, Mode(POLICY_MODES[mode]), own_run=True)
 
@@ -276,9 +276,9 @@ def header_lines(
     report: Report, decision: Decision, mode_from: str, timeout: float | None
 ) -> list[str]:
     """The header lines for the scan at session start (none when nothing is live)."""
+    from runctx.modes import Mode  # noqa: PLC0415
     from runctx.policy import Action  # noqa: PLC0415
     from runctx.present.words import foreign_message, same_checkout_message  # noqa: PLC0415
-    from runctx.settings import Mode  # noqa: PLC0415
     from runctx.waiting import blocking_runs  # noqa: PLC0415
 
     lines: list[str] = []

@@ -25,7 +25,6 @@ the table at all, the runner table itself only when a command names a runner
 
 from __future__ import annotations
 
-import enum
 import os
 
 from runctx._record import LightRecord
@@ -36,6 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from runctx.modes import Mode
     from runctx.runners.pattern import RunnerPattern
     from runctx.unknown import Unknown
 
@@ -162,21 +162,6 @@ MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
 RUNNERS_KEY = "runners"
 
 
-class Mode(enum.StrEnum):
-    """What a test run does when another run of its checkout is live (``on-same-checkout``)."""
-
-    STOP = "stop"
-    """Do not start (a hook denies, ``runctx run`` and the plugin exit 75)."""
-    ASK = "ask"
-    """Ask the user first, where a face can ask; elsewhere, as ``stop``."""
-    WARN = "warn"
-    """Say so, and start anyway."""
-    WAIT = "wait"
-    """Wait for the other run to end (a hook cannot wait, so it stops and says how)."""
-
-
-DEFAULT_MODE = Mode.STOP
-
 _RUNNER_KEYS = frozenset(
     {"kind", "role", "program", "module", "args", "any_args", "not_with", "value_options"}
 )
@@ -240,6 +225,8 @@ class Settings(LightRecord):
     @property
     def mode(self) -> Mode:
         """``on_same_checkout``, or the default (``stop``) when nothing sets it."""
+        from runctx.modes import DEFAULT_MODE  # noqa: PLC0415 - see the module docstring
+
         return self.on_same_checkout or DEFAULT_MODE
 
 
@@ -326,6 +313,8 @@ def settings_of_table(
 
 def parse_mode(value: object, where: str) -> Mode:
     """``value`` as a :class:`Mode`, or a :class:`ConfigError` that says ``where`` it came from."""
+    from runctx.modes import Mode  # noqa: PLC0415 - see the module docstring
+
     if isinstance(value, str):
         try:
             return Mode(value)
@@ -378,3 +367,15 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
     except (TypeError, ValueError) as error:
         msg = f"{where} {entry!r}: {error}"
         raise ConfigError(msg) from error
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """``Mode`` and ``DEFAULT_MODE``, from :mod:`runctx.modes` on first use."""
+        if name in {"Mode", "DEFAULT_MODE"}:
+            import runctx.modes  # noqa: PLC0415
+
+            return getattr(runctx.modes, name)
+        msg = f"module 'runctx.settings' has no attribute {name!r}"
+        raise AttributeError(msg)

@@ -46,9 +46,10 @@ from runctx.cli.common import duration
 from runctx.cli.wait import Progress, seconds_text
 from runctx.exceptions import ConfigError
 from runctx.exits import EXIT_REFUSED, EXIT_USAGE
+from runctx.modes import Mode
 from runctx.policy import Action, Decision
 from runctx.present.words import describe_ours
-from runctx.settings import Mode, settings_for
+from runctx.settings import settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
 from runctx.waiting import wait_for_turn
 
