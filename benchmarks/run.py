@@ -94,8 +94,8 @@ class Launcher:
 
     def run(
         self, argv: Sequence[str], stdin: bytes | None, env: dict[str, str]
-    ) -> tuple[float, int]:
-        """Run ``argv`` once; return (wall seconds, peak RSS KiB or -1)."""
+    ) -> tuple[float, int, float]:
+        """Run ``argv`` once; return (wall seconds, peak RSS KiB or -1, CPU seconds or -1)."""
         with tempfile.TemporaryFile() as source, tempfile.NamedTemporaryFile("r") as result:
             if stdin is not None:
                 source.write(stdin)
@@ -112,28 +112,34 @@ class Launcher:
             )
             elapsed = time.perf_counter() - began
             if self.binary is None:
-                return elapsed, -1
-            seconds, rss, status = result.read().split()
+                return elapsed, -1, -1.0
+            seconds, rss, status, cpu = result.read().split()
         if int(status) not in (0, 1) or finished.returncode != 0:
             msg = f"{argv} failed with status {status}"
             raise RuntimeError(msg)
-        return float(seconds), int(rss)
+        return float(seconds), int(rss), float(cpu)
 
 
 LAUNCHER: Launcher | None = None
 
 
-def measure_process(
-    argv: Sequence[str], repeats: int, stdin: bytes | None = None
-) -> tuple[float, int]:
-    """Median wall time (ms) and max peak RSS (KiB) of ``repeats`` runs after one warm-up."""
+Measure = tuple[float, int, float]
+"""Median wall time (ms), max peak RSS (KiB), median CPU time (ms)."""
+
+
+def measure_process(argv: Sequence[str], repeats: int, stdin: bytes | None = None) -> Measure:
+    """Median wall time, max peak RSS and median CPU time of ``repeats`` runs after a warm-up."""
     global LAUNCHER  # noqa: PLW0603 - built once per benchmark run
     if LAUNCHER is None:
         LAUNCHER = Launcher()
     env = clean_env()
     LAUNCHER.run(argv, stdin, env)
     samples = [LAUNCHER.run(argv, stdin, env) for _ in range(repeats)]
-    return statistics.median(s[0] for s in samples) * 1000, max(s[1] for s in samples)
+    return (
+        statistics.median(s[0] for s in samples) * 1000,
+        max(s[1] for s in samples),
+        statistics.median(s[2] for s in samples) * 1000,
+    )
 
 
 def measure_call(function: Callable[[], object], repeats: int) -> float:
@@ -242,7 +248,7 @@ def scan_rows(repeats: int, sizes: Sequence[int]) -> list[dict[str, object]]:
     return rows
 
 
-def command_rows(repeats: int) -> dict[str, tuple[float, int]]:
+def command_rows(repeats: int) -> dict[str, Measure]:
     """Whole-process costs of runctx status and its peers, at the current size."""
     runctx = str(BIN / "runctx")
     python = sys.executable
@@ -272,7 +278,7 @@ def json_only_console_script(directory: Path) -> Path:
     return script
 
 
-def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
+def hook_rows(repeats: int) -> dict[str, Measure]:
     """Whole-process costs of the hook and of its baselines."""
     runctx = str(BIN / "runctx")
     python = sys.executable
@@ -308,8 +314,8 @@ def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
 
 
 def ratio(value: float, base: float) -> str:
-    """``1.23x``."""
-    return f"{value / base:.2f}x"
+    """``1.23x`` (or n/a when there is no base: no C launcher, or too short to count)."""
+    return f"{value / base:.2f}x" if base > 0 and value >= 0 else "n/a"
 
 
 def mib(kib: int) -> str:
@@ -317,7 +323,7 @@ def mib(kib: int) -> str:
     return "n/a" if kib < 0 else f"{kib / 1024:.1f}"
 
 
-def render(rows: list[dict[str, object]], hooks: dict[str, tuple[float, int]]) -> str:
+def render(rows: list[dict[str, object]], hooks: dict[str, Measure]) -> str:
     """The results as Markdown."""
     out = ["### In-process scan (median ms; per process in µs)", ""]
     out.append(
@@ -341,28 +347,29 @@ def render(rows: list[dict[str, object]], hooks: dict[str, tuple[float, int]]) -
             f"{mib(int(row['scan_peak_kib']))} |"  # type: ignore[call-overload]
         )
     out += ["", "### Whole processes at each size (median ms, peak RSS MiB)", ""]
-    out.append("| processes | command | time | vs ps | peak RSS |")
-    out.append("|---:|---|---:|---:|---:|")
+    out.append("| processes | command | time | vs ps | CPU time | CPU vs ps | peak RSS |")
+    out.append("|---:|---|---:|---:|---:|---:|---:|")
     for row in rows:
-        commands: dict[str, tuple[float, int]] = row["commands"]  # type: ignore[assignment]
-        ps_ms = commands["ps -eo pid,ppid,uid,args"][0]
-        for name, (ms, rss) in commands.items():
+        commands: dict[str, Measure] = row["commands"]  # type: ignore[assignment]
+        ps_ms, _, ps_cpu = commands["ps -eo pid,ppid,uid,args"]
+        for name, (ms, rss, cpu) in commands.items():
             out.append(
-                f"| {row['processes']} | `{name}` | {ms:.1f} | {ratio(ms, ps_ms)} | {mib(rss)} |"
+                f"| {row['processes']} | `{name}` | {ms:.1f} | {ratio(ms, ps_ms)} | "
+                f"{cpu:.1f} | {ratio(cpu, ps_cpu)} | {mib(rss)} |"
             )
     out += ["", "### The hook, as a whole process (median ms, peak RSS MiB)", ""]
     out.append(
         "| command | time | vs `python -c pass` | vs JSON-only `-c` | "
-        "vs JSON-only console script | peak RSS |"
+        "vs JSON-only console script | CPU time | CPU vs JSON-only console script | peak RSS |"
     )
-    out.append("|---|---:|---:|---:|---:|---:|")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     bare = hooks["python -c pass"][0]
     json_only = hooks["python: parse the hook JSON only"][0]
-    console = hooks["console script: parse the hook JSON only"][0]
-    for name, (ms, rss) in hooks.items():
+    console, _, console_cpu = hooks["console script: parse the hook JSON only"]
+    for name, (ms, rss, cpu) in hooks.items():
         out.append(
             f"| {name} | {ms:.1f} | {ratio(ms, bare)} | {ratio(ms, json_only)} | "
-            f"{ratio(ms, console)} | {mib(rss)} |"
+            f"{ratio(ms, console)} | {cpu:.1f} | {ratio(cpu, console_cpu)} | {mib(rss)} |"
         )
     return "\n".join(out)
 
