@@ -127,19 +127,34 @@ Measure = tuple[float, int, float]
 """Median wall time (ms), max peak RSS (KiB), median CPU time (ms)."""
 
 
-def measure_process(argv: Sequence[str], repeats: int, stdin: bytes | None = None) -> Measure:
-    """Median wall time, max peak RSS and median CPU time of ``repeats`` runs after a warm-up."""
+Command = tuple[Sequence[str], bytes | None]
+"""An argv and what it reads on stdin."""
+
+
+def measure_processes(commands: dict[str, Command], repeats: int) -> dict[str, Measure]:
+    """Each command's median wall time, max peak RSS and median CPU time.
+
+    The commands take turns, one run each per round after a warm-up round, so
+    that a box whose load drifts during the measure weighs on all of them alike.
+    """
     global LAUNCHER  # noqa: PLW0603 - built once per benchmark run
     if LAUNCHER is None:
         LAUNCHER = Launcher()
     env = clean_env()
-    LAUNCHER.run(argv, stdin, env)
-    samples = [LAUNCHER.run(argv, stdin, env) for _ in range(repeats)]
-    return (
-        statistics.median(s[0] for s in samples) * 1000,
-        max(s[1] for s in samples),
-        statistics.median(s[2] for s in samples) * 1000,
-    )
+    samples: dict[str, list[tuple[float, int, float]]] = {name: [] for name in commands}
+    for round_number in range(repeats + 1):
+        for name, (argv, stdin) in commands.items():
+            sample = LAUNCHER.run(argv, stdin, env)
+            if round_number:
+                samples[name].append(sample)
+    return {
+        name: (
+            statistics.median(s[0] for s in taken) * 1000,
+            max(s[1] for s in taken),
+            statistics.median(s[2] for s in taken) * 1000,
+        )
+        for name, taken in samples.items()
+    }
 
 
 def measure_call(function: Callable[[], object], repeats: int) -> float:
@@ -252,12 +267,13 @@ def command_rows(repeats: int) -> dict[str, Measure]:
     """Whole-process costs of runctx status and its peers, at the current size."""
     runctx = str(BIN / "runctx")
     python = sys.executable
-    return {
-        "runctx status --json": measure_process([runctx, "status", "--json"], repeats),
-        "ps -eo pid,ppid,uid,args": measure_process(["ps", "-eo", "pid,ppid,uid,args"], repeats),
-        "pgrep -af pytest": measure_process(["pgrep", "-af", "pytest"], repeats),
-        "psutil process_iter": measure_process([python, "-c", PSUTIL_SCRIPT], repeats),
+    commands: dict[str, Command] = {
+        "runctx status --json": ([runctx, "status", "--json"], None),
+        "ps -eo pid,ppid,uid,args": (["ps", "-eo", "pid,ppid,uid,args"], None),
+        "pgrep -af pytest": (["pgrep", "-af", "pytest"], None),
+        "psutil process_iter": ([python, "-c", PSUTIL_SCRIPT], None),
     }
+    return measure_processes(commands, repeats)
 
 
 def json_only_console_script(directory: Path) -> Path:
@@ -284,33 +300,24 @@ def hook_rows(repeats: int) -> dict[str, Measure]:
     python = sys.executable
     quiet = claude_payload("git status && ls -la", str(ROOT))
     test = claude_payload("python -m pytest -q tests", str(ROOT))
+    hook = [runctx, "hook", "claude"]
     with tempfile.TemporaryDirectory(prefix="runctx-bench-") as scratch:
         script = str(json_only_console_script(Path(scratch)))
-        console = measure_process([script], repeats, quiet)
         project = Path(scratch) / "project"
         project.mkdir()
         (project / "package.json").write_text(
             json.dumps({"scripts": {"build": "tsc -p .", "lint": "eslint ."}})
         )
-        task = measure_process(
-            [runctx, "hook", "claude"],
-            repeats,
-            claude_payload("npm run build && npm run lint", str(project)),
-        )
-    return {
-        "python -c pass": measure_process([python, "-c", "pass"], repeats),
-        "python: parse the hook JSON only": measure_process(
-            [python, "-c", JSON_ONLY_SCRIPT], repeats, quiet
-        ),
-        "console script: parse the hook JSON only": console,
-        "runctx hook claude (not a test)": measure_process(
-            [runctx, "hook", "claude"], repeats, quiet
-        ),
-        "runctx hook claude (npm scripts read, not a test)": task,
-        "runctx hook claude (a test run)": measure_process(
-            [runctx, "hook", "claude"], repeats, test
-        ),
-    }
+        scripts = claude_payload("npm run build && npm run lint", str(project))
+        commands: dict[str, Command] = {
+            "python -c pass": ([python, "-c", "pass"], None),
+            "python: parse the hook JSON only": ([python, "-c", JSON_ONLY_SCRIPT], quiet),
+            "console script: parse the hook JSON only": ([script], quiet),
+            "runctx hook claude (not a test)": (hook, quiet),
+            "runctx hook claude (npm scripts read, not a test)": (hook, scripts),
+            "runctx hook claude (a test run)": (hook, test),
+        }
+        return measure_processes(commands, repeats)
 
 
 def ratio(value: float, base: float) -> str:

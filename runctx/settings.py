@@ -28,13 +28,13 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
-from runctx.exceptions import ConfigError
-from runctx.runners.needles import BUILTIN_NAMES, names_of
+from runctx.shell.prefilter import BUILTIN_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from runctx.exceptions import ConfigError
     from runctx.modes import Mode
     from runctx.runners.pattern import RunnerPattern
     from runctx.unknown import Unknown
@@ -49,6 +49,13 @@ MAX_PYPROJECT_BYTES = 1024 * 1024
 
 _DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
 _KEYS = (b"runctx", b'"runctx"', b"'runctx'")
+
+
+def _error(message: str) -> ConfigError:
+    """A :class:`~runctx.exceptions.ConfigError` (its module loads only when one is raised)."""
+    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
+
+    return ConfigError(message)
 
 
 def _name_goes_on(following: bytes) -> bool:
@@ -95,7 +102,7 @@ def read_pyproject(path: str) -> bytes | None:
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
-        raise ConfigError(msg) from error
+        raise _error(msg) from error
 
 
 def user_config_path(environ: Mapping[str, str]) -> str | None:
@@ -128,7 +135,7 @@ def user_table(path: str) -> dict[str, object]:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         msg = f"{path}: invalid TOML: {error}"
-        raise ConfigError(msg) from error
+        raise _error(msg) from error
 
 
 def runctx_table(path: str) -> dict[str, object]:
@@ -146,12 +153,12 @@ def runctx_table(path: str) -> dict[str, object]:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         msg = f"{path}: invalid TOML: {error}"
-        raise ConfigError(msg) from error
+        raise _error(msg) from error
     tools = document.get("tool", {})
     table = tools.get("runctx", {}) if isinstance(tools, dict) else None
     if not isinstance(table, dict):
         msg = f"{path}: [tool.runctx] must be a table"
-        raise ConfigError(msg)
+        raise _error(msg)
     return table
 
 
@@ -218,6 +225,8 @@ class Settings(LightRecord):
     def names(self) -> tuple[str, ...]:
         """Every program, module and code name of :attr:`patterns`, without building it."""
         if not self._names:
+            from runctx.runners.needles import names_of  # noqa: PLC0415 - configured rows only
+
             extra = names_of(self.runners) if self.runners else ()
             self._names.append(tuple(sorted({*BUILTIN_NAMES, *extra})) if extra else BUILTIN_NAMES)
         return self._names[0]
@@ -304,7 +313,7 @@ def settings_of_table(
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{where} {RUNNERS_KEY} must be an array of tables"
-        raise ConfigError(msg)
+        raise _error(msg)
     runners = tuple(
         runner_of_entry(entry, f"{where} runners[{n}]") for n, entry in enumerate(entries)
     )
@@ -322,22 +331,22 @@ def parse_mode(value: object, where: str) -> Mode:
             pass
     choices = ", ".join(f'"{mode.value}"' for mode in Mode)
     msg = f"{where} must be one of {choices}, got {value!r}"
-    raise ConfigError(msg)
+    raise _error(msg)
 
 
 def runner_of_entry(entry: object, where: str) -> RunnerPattern:
     """The runner row of one ``runners`` entry, or a ConfigError naming ``where`` it is."""
     if not isinstance(entry, dict):
         msg = f"{where} must be a table like {{ kind = ..., program = ... }}, got {entry!r}"
-        raise ConfigError(msg)
+        raise _error(msg)
     unknown = sorted(set(entry) - _RUNNER_KEYS)
     if unknown:
         known = ", ".join(sorted(_RUNNER_KEYS))
         msg = f"{where} {entry!r}: unknown key(s) {', '.join(unknown)} (known: {known})"
-        raise ConfigError(msg)
+        raise _error(msg)
     if "program" not in entry and "module" not in entry:
         msg = f"{where} {entry!r}: needs 'program' or 'module'"
-        raise ConfigError(msg)
+        raise _error(msg)
     for key, value in entry.items():
         if key in {"kind", "role"}:
             ok = isinstance(value, str)
@@ -350,7 +359,7 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         if not ok:
             wanted = "a string" if key in {"kind", "role"} else "a list of strings"
             msg = f"{where} {entry!r}: '{key}' must be {wanted}, got {value!r}"
-            raise ConfigError(msg)
+            raise _error(msg)
     from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern  # noqa: PLC0415
 
     try:
@@ -366,7 +375,7 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         )
     except (TypeError, ValueError) as error:
         msg = f"{where} {entry!r}: {error}"
-        raise ConfigError(msg) from error
+        raise _error(msg) from error
 
 
 if not TYPE_CHECKING:

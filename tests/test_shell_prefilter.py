@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from runctx.runners import BUILTIN_PATTERNS
-from runctx.runners.needles import BUILTIN_NAMES, generated_literal, names_of
+from runctx.runners.needles import generated_literal, names_of
 from runctx.shell.commands import test_invocations
-from runctx.shell.prefilter import is_probably_test_command
+from runctx.shell.prefilter import BUILTIN_NAMES, is_probably_test_command
 
 FILLER = "echo '" + "some text " * 900 + "'\n"
 
