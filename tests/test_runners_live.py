@@ -15,7 +15,14 @@ import sys
 from pathlib import Path
 
 from hooktools import claude_pre_tool_use, reply, run_hook
-from livetools import link_node_modules, need, start_node_tool, start_npm_test, write_node_tests
+from livetools import (
+    link_node_modules,
+    need,
+    start_node_tool,
+    start_npm_test,
+    write_node_tests,
+    write_package_json,
+)
 from proctools import is_live, make_checkout, wait_for
 
 from runctx.runners import BUILTIN_PATTERNS
@@ -234,5 +241,49 @@ def test_cmake_build_target_test_is_one_run_down_to_the_test(shared_tmp):
         assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "ctest")]
         assert set(runs[0].run.members) == group
         assert any("ctest" in _cmdline(pid) for pid in group)
+    finally:
+        run.kill()
+
+
+def test_npm_run_of_a_script_that_runs_node_test_is_one_run_under_npm(shared_tmp):
+    """``npm run unit`` running ``node --test``: npm's task is the run, live and for the hook."""
+    checkout = make_checkout(shared_tmp)
+    write_node_tests(checkout, 1)
+    write_package_json(checkout, {"unit": "node --test", "build": "node -e 0"})
+    run = start_node_tool(checkout, ["npm", "run", "unit"], holders=1)
+    try:
+        group = run.members()
+        runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "npm-script")]
+        assert set(runs[0].run.members) == group
+        answer = reply(run_hook("claude", claude_pre_tool_use("npm run unit", checkout)))
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+        build = run_hook("claude", claude_pre_tool_use("npm run build", checkout))
+        assert (build.returncode, build.stdout) == (0, "")  # its script runs no tests
+    finally:
+        run.kill()
+
+
+def test_make_of_a_target_whose_recipe_runs_a_runner_is_one_run_under_make(shared_tmp):
+    """``make ci`` whose recipe runs pytest: make's task is the run, pytest a member."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "holder.py").write_text(
+        "import os, pathlib, time\n"
+        "pathlib.Path(os.environ['RUNCTX_READY_DIR'], 'node-make').touch()\n"
+        "time.sleep(300)\n"
+    )
+    (checkout / "pytest").write_text(
+        f"#!{sys.executable}\nimport runpy\nrunpy.run_path('holder.py')\n"
+    )
+    (checkout / "pytest").chmod(0o755)
+    (checkout / "Makefile").write_text("ci: lint\n\t./pytest -x\n\nlint:\n\ttrue\n")
+    run = start_node_tool(checkout, ["make", "ci"], holders=1)
+    try:
+        group = run.members()
+        runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "make-target")]
+        assert set(runs[0].run.members) == group
+        answer = reply(run_hook("claude", claude_pre_tool_use("make ci", checkout)))
+        assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     finally:
         run.kill()

@@ -14,6 +14,7 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -49,6 +50,8 @@ WRAPPED = [
     ("su", ["su", "root", "-c", "STRING"]),
     ("runuser", ["runuser", "-u", "root", "--", "COMMAND"]),
     ("perf", ["perf", "stat", "-o", "/dev/null", "COMMAND"]),
+    ("valgrind", ["valgrind", "--tool=none", "-q", "PYTHON", "COMMAND"]),
+    ("git", ["git", "bisect", "run", "COMMAND"]),
 ]
 
 
@@ -66,6 +69,8 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
     holder.chmod(0o755)
     ready = checkout / "ready"
     argv = _filled(template, holder, ready, checkout)
+    if template[:2] == ["git", "bisect"]:
+        _bisecting(checkout)
     run = spawn_orphan(argv, checkout, env=clean_env(), executable=shutil.which(argv[0]))
     tree: set[int] = {run.pid}
     try:
@@ -83,6 +88,15 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
         for pid in tree - {run.pid}:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+def _bisecting(checkout: Path) -> None:
+    """Put the checkout in the middle of a ``git bisect``, with two commits to bisect."""
+    for message in ("good", "bad"):
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", message], cwd=checkout, check=True
+        )
+    subprocess.run(["git", "bisect", "start", "HEAD", "HEAD~1"], cwd=checkout, check=True)
 
 
 def _filled(template: list[str], holder: Path, ready: Path, checkout: Path) -> list[str]:

@@ -14,7 +14,9 @@ setproctitle also set): so a process can start a run only if its ``comm`` is
 - or a title whose first word is one of those (``npm test``, ``[pytest-xdist
   running] ...``);
 - or a name matching a row's program glob (``unit_tests``), or any 15-character
-  name that starts as one could (the kernel cut its end).
+  name that starts as one could (the kernel cut its end);
+- or the name of a tool binary that runs a wrapper's argv under its own name
+  (valgrind's ``memcheck-amd64-linux``).
 
 Everything the walk (:mod:`runctx.runners.walk`) can look at first is in
 :attr:`~runctx.runners.index.Index.first_words`, so the filter is built from
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from runctx.runners.index import index_for
 from runctx.runners.pattern import glob
-from runctx.runners.wrappers import PYTHON_PREFIXES
+from runctx.runners.wrappers import PYTHON_PREFIXES, TOOL_COMMS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,6 +65,7 @@ def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
     """A predicate on ``comm``: False only for a process whose cmdline cannot match ``patterns``."""
     names = comm_names(patterns)
     globs = tuple(p for row in index_for(patterns).globbed for p in row.program_globs)
+    tools = TOOL_COMMS
 
     decided: dict[str, bool] = {}  # many processes share a name (workers, sleeps, shells)
 
@@ -78,6 +81,7 @@ def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
             or first[:COMM_LENGTH] in names
             or first.rpartition("/")[2][:COMM_LENGTH] in names
             or bool(globs and _globbed(comm, globs))
+            or any(glob(comm, pattern) for pattern in tools)
         )
         if len(decided) < _MAX_DECIDED:
             decided[comm] = answer

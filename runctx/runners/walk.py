@@ -156,23 +156,25 @@ def is_assignment(word: str) -> bool:
     return bool(eq) and name.isidentifier()
 
 
-_WINDOWS_SUFFIXES = (".exe", ".cmd", ".bat")
+_SUFFIXES = (".exe", ".cmd", ".bat", ".js", ".cjs", ".mjs")
 
 
 def _unversioned(base: str, index: Index) -> str:
     """``base`` without what does not name the program, if it is unknown as it stands.
 
     A version pinned to it (``jest@29``, ``gotestsum@latest``; a leading ``@``
-    starts an npm scope, not a version), or a Windows suffix (``ctest.exe``,
-    ``gradlew.bat``) as CI files for several systems write them.
+    starts an npm scope, not a version), a Windows suffix (``ctest.exe``,
+    ``gradlew.bat``) as CI files for several systems write them, or the file
+    suffix of a node tool run by its script (``node .../nyc/bin/nyc.js``).
     """
     if base in index.by_program or base in WRAPPERS:
         return base
     at = base.find("@", 1)
     if at > 0:
         base = base[:at]
-    if base.endswith(_WINDOWS_SUFFIXES) and base[:-4] in index.first_words:
-        base = base[:-4]
+    stem, dot, suffix = base.rpartition(".")
+    if dot and f".{suffix}" in _SUFFIXES and stem in index.first_words:
+        base = stem
     return base
 
 

@@ -363,6 +363,7 @@ WRAPPERS.update(
         ),
         "ltrace": Wrapper(value=("-o", "--output", "-e", "-s", "-a", "-u", "-n"), stop=("-p",)),
         "valgrind": Wrapper(value=("--log-file", "--xml-file")),
+        "valgrind.bin": Wrapper(value=("--log-file", "--xml-file")),  # Debian's launcher
         "perf": Wrapper(
             value=("-o", "--output", "-e", "--event", "-F", "--freq", "-c", "--count"),
             stop=("-p", "--pid", "-a", "--all-cpus"),
@@ -463,6 +464,14 @@ WRAPPERS.update(
         "with-contenv": Wrapper(),
     }
 )
+
+TOOL_COMMS = (
+    # valgrind runs the program inside its tool, a binary named for the tool
+    # and the platform (``memcheck-amd64-linux``), with its own argv kept
+    *("memcheck-*", "cachegrind-*", "callgrind-*", "helgrind-*", "drd-*", "massif-*"),
+    *("dhat-*", "none-*", "exp-*", "lackey-*"),
+)
+"""Globs on ``comm`` of processes that run a wrapper's argv under another name."""
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"})
 NODES = frozenset({"node", "nodejs", "tsx", "ts-node", "ts-node-esm"})
