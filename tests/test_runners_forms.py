@@ -192,6 +192,16 @@ FORMS = [
     (["ruby", "test/runner.rb", "--verbose"], "ruby-test"),
     (["gdb", "--args", "build/uv_run_tests_a", "tcp_ping_pong"], "test-binary"),
     (["./build/unit_tests", "--gtest_filter=Foo.*"], "test-binary"),
+    (["beam.smp", "--", "-root", "/usr/lib/erlang", "-extra", "/usr/bin/mix", "test"], "mix-test"),
+    (["lua", "/usr/local/bin/busted", "--coverage"], "busted"),
+    (["perl", "/usr/bin/prove", "-lr", "t"], "perl-test"),
+    (
+        ["dart", "--disable-dart-dev", "/opt/flutter/bin/cache/flutter_tools.snapshot", "test"],
+        "dart-test",
+    ),
+    (["/usr/bin/swift-test", "--parallel"], "swift-test"),
+    (["/usr/bin/valgrind.bin", "--tool=memcheck", "pytest"], "pytest"),
+    (["node", "/usr/lib/node_modules/nyc/bin/nyc.js", "mocha"], "mocha"),
     # wrappers
     (["git", "bisect", "run", "pytest", "-x"], "pytest"),
     (["git", "-C", "sub", "bisect", "run", "make", "test"], "make-test"),
@@ -328,6 +338,27 @@ NOT_RUNS = [
 
 def _ids(cases):
     return [" ".join(argv) for argv, *_ in cases]
+
+
+# (argv, kind): workers, which a runner or a build daemon starts.
+WORKER_FORMS = [
+    (
+        ["java", "-cp", "g.jar", "worker.org.gradle.process.internal.worker.GradleWorkerMain", "x"],
+        "gradle-test",
+    ),
+    (
+        ["/bin/bash", "external/bazel_tools/tools/test/test-setup.sh", "//pkg:foo_test"],
+        "bazel-test",
+    ),
+    (["node", "/r/node_modules/jest-worker/build/processChild.js"], "jest-worker"),
+    (["[pytest-xdist", "running]", "tests/test_a.py::test_x"], "pytest-xdist-worker"),
+]
+
+
+@pytest.mark.parametrize(("argv", "kind"), WORKER_FORMS, ids=_ids(WORKER_FORMS))
+def test_a_worker_form_is_a_worker(argv, kind):
+    """Workers are detected with role worker: they fold into a runner above them, if any."""
+    assert detect_runner(argv) == RunnerMatch(kind, "worker")
 
 
 @pytest.mark.parametrize(("argv", "kind"), FORMS, ids=_ids(FORMS))

@@ -287,3 +287,26 @@ def test_make_of_a_target_whose_recipe_runs_a_runner_is_one_run_under_make(share
         assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
     finally:
         run.kill()
+
+
+PERL_HOLDING_TEST = """\
+open(my $ready, '>', "$ENV{RUNCTX_READY_DIR}/node-prove") or die;
+close($ready);
+sleep 300;
+print "ok 1\\n";
+"""
+
+
+def test_prove_is_a_run_with_its_perl_test_as_member(shared_tmp):
+    """``prove t/`` (perl's runner): prove is the run, the perl test file its member."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "t").mkdir()
+    (checkout / "t" / "hold.t").write_text(PERL_HOLDING_TEST)
+    run = start_node_tool(checkout, ["prove", "t/"], holders=1)
+    try:
+        group = run.members()
+        runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "perl-test")]
+        assert set(runs[0].run.members) == group
+    finally:
+        run.kill()

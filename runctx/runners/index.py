@@ -8,7 +8,7 @@ the table tuple, so pass the same tuple on every call.
 
 from __future__ import annotations
 
-from runctx.runners.wrappers import JAVAS, NODES, PHPS, RUBIES, SHELLS, WRAPPERS
+from runctx.runners.wrappers import JAVAS, LUAS, NODES, PERLS, PHPS, RUBIES, SHELLS, WRAPPERS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,7 +43,8 @@ class Index:
         self.globbed = tuple(globbed)
         # argv[0] basenames worth a closer look (python* is checked by prefix).
         self.first_words = frozenset(
-            {*by_program, *WRAPPERS, *SHELLS, *NODES, *RUBIES, *JAVAS, *PHPS, "eval"}
+            {*by_program, *WRAPPERS, *SHELLS, *NODES, *RUBIES, *JAVAS, *PHPS, *LUAS, *PERLS}
+            | {"eval"}
         )
 
 

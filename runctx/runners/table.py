@@ -762,11 +762,28 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         chdir_options=("-p", "--project-dir"),
         not_with=(*_H, "-?", "-v", "--dry-run", "-m", "--status", "--stop"),
     ),
+    # Gradle's daemon (no child of ``gradle test``) forks the test JVMs: workers,
+    # each a run of its own while the daemon lives.
+    RunnerPattern(
+        "gradle-test",
+        role=WORKER_ROLE,
+        programs=("worker.org.gradle.process.internal.worker.GradleWorkerMain",),
+        not_with=(),
+    ),
     *rows(
         "bazel-test",
         [("test",), ("coverage",)],
         programs=("bazel", "bazelisk"),
         not_with=_H,
+    ),
+    # Bazel's server (a daemon, no child of ``bazel test``) starts each test
+    # through this script: a worker, a run of its own while the server lives.
+    RunnerPattern(
+        "bazel-test",
+        role=WORKER_ROLE,
+        programs=("test-setup.sh",),
+        path_suffixes=("/tools/test/test-setup.sh",),
+        not_with=(),
     ),
     *rows("build-test", [("test",)], programs=("buck", "buck2", "plz", "please"), not_with=_H),
     RunnerPattern(
@@ -893,6 +910,13 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_subcommands=("list",),
         not_with=(*_H, "--list-tests", "-l"),
     ),
+    # what ``swift test`` becomes: the driver runs ``swift-test``
+    RunnerPattern(
+        "swift-test",
+        programs=("swift-test",),
+        not_subcommands=("list",),
+        not_with=(*_H, "--list-tests", "-l"),
+    ),
     RunnerPattern(
         "xcodebuild-test",
         programs=("xcodebuild",),
@@ -906,7 +930,11 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     *rows(
         "dart-test",
-        [("test",), ("drive",), ("run", "test"), ("run", "test:test")],
+        [
+            *(("test",), ("drive",), ("run", "test"), ("run", "test:test")),
+            # what ``flutter test`` becomes: dart running flutter's tool snapshot
+            *(("*/flutter_tools.snapshot", "test"), ("*/flutter_tools.snapshot", "drive")),
+        ],
         programs=("flutter", "dart", "very_good"),
         not_with=_H,
     ),

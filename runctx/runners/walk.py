@@ -36,8 +36,14 @@ from runctx.runners.wrappers import (
     JAVA_STOPS,
     JAVA_VALUES,
     JAVAS,
+    LUA_STOPS,
+    LUA_VALUES,
+    LUAS,
     NODE_STOPS,
     NODES,
+    PERL_STOPS,
+    PERL_VALUES,
+    PERLS,
     PHP_STOPS,
     PHP_VALUES,
     PHPS,
@@ -504,6 +510,8 @@ _INTERPRETER_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
     **dict.fromkeys(NODES, (NODE_VALUES, NODE_STOPS, False)),
     **dict.fromkeys(RUBIES, (RUBY_VALUES, RUBY_STOPS, True)),
     **dict.fromkeys(PHPS, (PHP_VALUES, PHP_STOPS, True)),
+    **dict.fromkeys(LUAS, (LUA_VALUES, LUA_STOPS, True)),
+    **dict.fromkeys(PERLS, (PERL_VALUES, PERL_STOPS, True)),
 }
 """The option grammar of interpreters that run a script file: values, stops, joined values."""
 

@@ -364,6 +364,10 @@ WRAPPERS.update(
         "ltrace": Wrapper(value=("-o", "--output", "-e", "-s", "-a", "-u", "-n"), stop=("-p",)),
         "valgrind": Wrapper(value=("--log-file", "--xml-file")),
         "valgrind.bin": Wrapper(value=("--log-file", "--xml-file")),  # Debian's launcher
+        # The Erlang VM runs an escript (``mix``) after ``-extra``: ``beam.smp ... -extra
+        # /usr/bin/mix test``.
+        "beam.smp": Wrapper(start_after=("-extra",), requires_start=True),
+        "erl": Wrapper(start_after=("-extra",), requires_start=True),
         "perf": Wrapper(
             value=("-o", "--output", "-e", "--event", "-F", "--freq", "-c", "--count"),
             stop=("-p", "--pid", "-a", "--all-cpus"),
@@ -479,6 +483,8 @@ PHPS = frozenset({"php"})
 CODE_FROM_STDIN = frozenset({"R", "julia"})
 """Interpreters that read their code from stdin when given none (``echo CODE | R``)."""
 RUBIES = frozenset({"ruby"})
+LUAS = frozenset({"lua", "lua5.1", "lua5.2", "lua5.3", "lua5.4", "luajit", "resty"})
+PERLS = frozenset({"perl"})
 JAVAS = frozenset({"java"})
 PYTHON_PREFIXES = ("python", "pypy")
 PYTHON_SUFFIXES = frozenset({"", "t", "d", "m", "u", "w", "-dbg"})
@@ -490,6 +496,10 @@ SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 NODE_STOPS = frozenset({"-e", "--eval", "-p", "--print", "-v", "--version", "-h", "--help", "-"})
 RUBY_VALUES = frozenset({"-I", "-r", "-C", "-E", "-F", "--encoding"})
 RUBY_STOPS = frozenset({"-e", "--version", "-h", "--help", "-"})
+LUA_VALUES = frozenset({"-l"})
+LUA_STOPS = frozenset({"-e", "-v", "-i", "-"})
+PERL_VALUES = frozenset({"-I", "-M", "-m", "-x"})
+PERL_STOPS = frozenset({"-e", "-E", "-v", "-V", "-h", "-c", "-"})
 JAVA_VALUES = frozenset(
     {"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path"}
     | {"--add-modules", "--add-opens", "--add-exports", "--add-reads", "--patch-module"}
