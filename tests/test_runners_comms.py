@@ -119,3 +119,34 @@ def test_a_process_that_runs_nothing_has_its_cmdline_left_unread(tmp_path):
         finally:
             os.killpg(plain.pid, signal.SIGKILL)
             plain.wait()
+
+
+def test_a_filtered_table_folds_into_the_runs_an_unfiltered_one_does(shared_tmp):
+    """With real runs of several forms live, reading fewer cmdlines finds the same runs."""
+    from livetools import start_npm_test
+    from proctools import make_checkout
+    from runfixtures import start_make_test, start_worker_parent, start_xdist_run
+
+    from runctx.folding import fold_runs
+
+    started = []
+    try:
+        started.append(start_xdist_run(make_checkout(shared_tmp / "xdist")))
+        started.append(start_make_test(make_checkout(shared_tmp / "make")))
+        started.append(start_worker_parent(make_checkout(shared_tmp / "worker"))[0])
+        if shutil.which("npm"):
+            started.append(start_npm_test(make_checkout(shared_tmp / "npm")))
+        ours = set().union(*(run.members() for run in started))
+        source = ProcfsSource()
+
+        def runs(argv_wanted):
+            table = source.table(argv_wanted)
+            folded = fold_runs(table.records, lambda argv: detect_runner(argv, BUILTIN_PATTERNS))
+            return {(r.authority.pid, r.kind, r.members) for r in folded if r.authority.pid in ours}
+
+        filtered = runs(argv_filter(BUILTIN_PATTERNS))
+        assert filtered == runs(None)
+        assert {pid for pid, _, _ in filtered} == {run.pid for run in started}
+    finally:
+        for run in started:
+            run.kill()
