@@ -41,7 +41,7 @@ def write_node_tests(checkout: Path, count: int = 2) -> None:
     tests = checkout / "test"
     tests.mkdir(exist_ok=True)
     for n in range(count):
-        name = json.dumps(f"node-{n}")
+        name = json.dumps(f"up-node-{n}")
         (tests / f"hold{n}.test.js").write_text(NODE_HOLDING_TEST % name)
 
 
@@ -51,19 +51,21 @@ def write_package_json(checkout: Path, scripts: dict[str, str]) -> None:
     (checkout / "package.json").write_text(json.dumps(package, indent=2))
 
 
-def start_node_tool(checkout: Path, argv: list[str], *, holders: int = 2) -> Orphan:
-    """Start ``argv`` (a tool on PATH first) orphaned in ``checkout``; wait for its tests.
+def start_tool(
+    checkout: Path, argv: list[str], *, holders: int = 2, env: dict[str, str] | None = None
+) -> Orphan:
+    """Start ``argv`` (a tool on PATH, or a path, first) orphaned in ``checkout``; wait for it.
 
-    Each holding test writes a file named ``node-*`` into the ready directory.
+    Each holding test writes a file named ``up-*`` into the ready directory.
+    ``env`` adds to the environment.
     """
     executable = need(argv[0])
     ready = ready_dir(checkout)
-    run = spawn_orphan(
-        argv, checkout, env=clean_env(RUNCTX_READY_DIR=str(ready)), executable=executable
-    )
+    environment = clean_env(RUNCTX_READY_DIR=str(ready), **(env or {}))
+    run = spawn_orphan(argv, checkout, env=environment, executable=executable)
     try:
         wait_for(
-            lambda: len(list(ready.glob("node-*"))) >= holders,
+            lambda: len(list(ready.glob("up-*"))) >= holders,
             what=f"{' '.join(argv)} to start its tests",
         )
     except BaseException:
@@ -80,7 +82,7 @@ def start_npm_test(checkout: Path, script: str = "node --test", *, holders: int 
     """
     write_node_tests(checkout, holders)
     write_package_json(checkout, {"test": script})
-    return start_node_tool(checkout, ["npm", "test"], holders=holders)
+    return start_tool(checkout, ["npm", "test"], holders=holders)
 
 
 NODE_PACKAGES = ("jest-worker@30", "mocha@11")
@@ -128,3 +130,42 @@ def link_node_modules(checkout: Path) -> Path:
     modules = node_modules()
     (checkout / "node_modules").symlink_to(modules, target_is_directory=True)
     return modules
+
+
+PYTHON_TOOLS = ("behave", "green", "robotframework", "nose2", "unittest-xml-reporting", "ward")
+"""Small python test runners the live tests install once, from the registry, into a cache."""
+
+
+def python_tools() -> Path:
+    """The ``bin`` directory of a venv holding :data:`PYTHON_TOOLS`, installed once per machine.
+
+    Made with this interpreter's ``venv`` and pip under a file lock in
+    ``$XDG_CACHE_HOME/runctx-tests``; skips the test when the registry cannot
+    be reached.
+    """
+    import fcntl
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "runctx-tests"
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    key = hashlib.sha256(" ".join((version, *PYTHON_TOOLS)).encode()).hexdigest()[:12]
+    home = cache / f"python-{key}"
+    cache.mkdir(parents=True, exist_ok=True)
+    with (cache / f"python-{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (home / "installed").exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(home)], check=True)
+            installed = subprocess.run(
+                [str(home / "bin" / "pip"), "install", "--quiet", *PYTHON_TOOLS],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            if installed.returncode != 0:
+                pytest.skip(f"pip could not install {PYTHON_TOOLS}: {installed.stderr[-300:]}")
+            (home / "installed").touch()
+    return home / "bin"

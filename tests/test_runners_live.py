@@ -18,7 +18,7 @@ from hooktools import claude_pre_tool_use, reply, run_hook
 from livetools import (
     link_node_modules,
     need,
-    start_node_tool,
+    start_tool,
     start_npm_test,
     write_node_tests,
     write_package_json,
@@ -82,7 +82,7 @@ const fs = require('fs');
 const path = require('path');
 it('holds', async function () {
   this.timeout(0);
-  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'node-' + process.pid), 'up');
+  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'up-' + process.pid), 'up');
   await new Promise(() => setInterval(() => {}, 1000));
 });
 """
@@ -100,7 +100,7 @@ JEST_WORKER_TASK = """\
 const fs = require('fs');
 const path = require('path');
 exports.hold = async () => {
-  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'node-' + process.pid), 'up');
+  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'up-' + process.pid), 'up');
   await new Promise(() => setInterval(() => {}, 1000));
 };
 """
@@ -113,7 +113,7 @@ def test_npx_mocha_in_parallel_is_one_run_under_npm_exec(shared_tmp):
     (checkout / "test").mkdir()
     for name in ("a", "b"):
         (checkout / "test" / f"{name}.spec.js").write_text(MOCHA_HOLDING_SPEC)
-    run = start_node_tool(
+    run = start_tool(
         checkout, ["npx", "mocha", "--parallel", "-j", "2", "test/*.spec.js"], holders=2
     )
     try:
@@ -141,7 +141,7 @@ def test_jest_30_workers_whose_parent_died_are_runs_of_their_own(shared_tmp):
     link_node_modules(checkout)
     (checkout / "parent.js").write_text(JEST_WORKER_PARENT)
     (checkout / "hold.js").write_text(JEST_WORKER_TASK)
-    run = start_node_tool(checkout, ["node", "parent.js"], holders=2)
+    run = start_tool(checkout, ["node", "parent.js"], holders=2)
     try:
         workers = run.members() - {run.pid}
         assert len(workers) == 2
@@ -161,7 +161,7 @@ CARGO_HOLDING_TEST = """\
 #[test]
 fn holds() {
     let dir = std::env::var("RUNCTX_READY_DIR").unwrap();
-    std::fs::write(format!("{}/node-cargo", dir), "up").unwrap();
+    std::fs::write(format!("{}/up-cargo", dir), "up").unwrap();
     std::thread::sleep(std::time::Duration::from_secs(300));
 }
 """
@@ -175,7 +175,7 @@ def test_cargo_test_is_one_run_with_its_test_binary(shared_tmp):
     )
     (checkout / "src").mkdir()
     (checkout / "src" / "lib.rs").write_text(CARGO_HOLDING_TEST)
-    run = start_node_tool(checkout, ["cargo", "test", "--offline", "-q"], holders=1)
+    run = start_tool(checkout, ["cargo", "test", "--offline", "-q"], holders=1)
     try:
         group = run.members()
         report = scan(viewpoint(cwd=str(checkout)))
@@ -196,7 +196,7 @@ def test_node_test_alone_is_a_run_with_its_file_processes(shared_tmp):
     """``node --test``: node's own runner is the run, a node per test file its member."""
     checkout = make_checkout(shared_tmp)
     write_node_tests(checkout, 1)
-    run = start_node_tool(checkout, ["node", "--test"], holders=1)
+    run = start_tool(checkout, ["node", "--test"], holders=1)
     try:
         group = run.members()
         runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
@@ -216,7 +216,7 @@ add_test(NAME holds COMMAND ${PYTHON} ${CMAKE_SOURCE_DIR}/holds.py)
 
 CMAKE_HOLDING_TEST = """\
 import os, pathlib, time
-pathlib.Path(os.environ["RUNCTX_READY_DIR"], "node-ctest").touch()
+pathlib.Path(os.environ["RUNCTX_READY_DIR"], "up-ctest").touch()
 time.sleep(300)
 """
 
@@ -234,7 +234,7 @@ def test_cmake_build_target_test_is_one_run_down_to_the_test(shared_tmp):
         check=True,
         capture_output=True,
     )
-    run = start_node_tool(checkout, ["cmake", "--build", "build", "--target", "test"], holders=1)
+    run = start_tool(checkout, ["cmake", "--build", "build", "--target", "test"], holders=1)
     try:
         group = run.members()
         runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
@@ -250,7 +250,7 @@ def test_npm_run_of_a_script_that_runs_node_test_is_one_run_under_npm(shared_tmp
     checkout = make_checkout(shared_tmp)
     write_node_tests(checkout, 1)
     write_package_json(checkout, {"unit": "node --test", "build": "node -e 0"})
-    run = start_node_tool(checkout, ["npm", "run", "unit"], holders=1)
+    run = start_tool(checkout, ["npm", "run", "unit"], holders=1)
     try:
         group = run.members()
         runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
@@ -269,7 +269,7 @@ def test_make_of_a_target_whose_recipe_runs_a_runner_is_one_run_under_make(share
     checkout = make_checkout(shared_tmp)
     (checkout / "holder.py").write_text(
         "import os, pathlib, time\n"
-        "pathlib.Path(os.environ['RUNCTX_READY_DIR'], 'node-make').touch()\n"
+        "pathlib.Path(os.environ['RUNCTX_READY_DIR'], 'up-make').touch()\n"
         "time.sleep(300)\n"
     )
     (checkout / "pytest").write_text(
@@ -277,7 +277,7 @@ def test_make_of_a_target_whose_recipe_runs_a_runner_is_one_run_under_make(share
     )
     (checkout / "pytest").chmod(0o755)
     (checkout / "Makefile").write_text("ci: lint\n\t./pytest -x\n\nlint:\n\ttrue\n")
-    run = start_node_tool(checkout, ["make", "ci"], holders=1)
+    run = start_tool(checkout, ["make", "ci"], holders=1)
     try:
         group = run.members()
         runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
@@ -290,7 +290,7 @@ def test_make_of_a_target_whose_recipe_runs_a_runner_is_one_run_under_make(share
 
 
 PERL_HOLDING_TEST = """\
-open(my $ready, '>', "$ENV{RUNCTX_READY_DIR}/node-prove") or die;
+open(my $ready, '>', "$ENV{RUNCTX_READY_DIR}/up-prove") or die;
 close($ready);
 sleep 300;
 print "ok 1\\n";
@@ -302,7 +302,7 @@ def test_prove_is_a_run_with_its_perl_test_as_member(shared_tmp):
     checkout = make_checkout(shared_tmp)
     (checkout / "t").mkdir()
     (checkout / "t" / "hold.t").write_text(PERL_HOLDING_TEST)
-    run = start_node_tool(checkout, ["prove", "t/"], holders=1)
+    run = start_tool(checkout, ["prove", "t/"], holders=1)
     try:
         group = run.members()
         runs = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
