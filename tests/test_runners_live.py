@@ -18,8 +18,8 @@ from hooktools import claude_pre_tool_use, reply, run_hook
 from livetools import (
     link_node_modules,
     need,
-    start_tool,
     start_npm_test,
+    start_tool,
     write_node_tests,
     write_package_json,
 )
