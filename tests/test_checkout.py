@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 from proctools import make_checkout
 
-from runctx.checkout import RootCache, checkout_root
+from runctx.checkout import checkout_root
 from runctx.unknown import Reason, Unknown
 
 
@@ -106,13 +105,3 @@ def test_an_unknown_cwd_stays_unknown_with_its_reason():
     """The reason of an unreadable cwd is carried to the root."""
     denied = Unknown(Reason.DENIED)
     assert checkout_root(denied) is denied
-    assert RootCache().root_of(denied) is denied
-
-
-def test_the_cache_answers_like_the_function(tmp_path):
-    """RootCache gives the same root as checkout_root, once per cwd."""
-    root = make_checkout(tmp_path, "c")
-    cache = RootCache()
-    assert cache.root_of(str(root)) == checkout_root(str(root)) == str(root)
-    os.rename(root / ".git", root / "git-moved")
-    assert cache.root_of(str(root)) == str(root)
