@@ -46,9 +46,18 @@ What differs from the procfs source:
   no longer being a directory; a directory created again at the same path hides
   the removal (procfs checks the link count of the directory itself). ``""``
   (undeterminable) is absent.
-- No mount-namespace check: the cwd of a process in a container is taken as a
-  path of ours. No ``hidepid=`` detection: :meth:`PsutilSource.proc_mount` is
-  absent, and processes hidden by the mount are simply not listed.
+- Mount namespaces: psutil gives a cwd as path text only, so the checkout
+  root is resolved from that text in the caller's own view
+  (:func:`runctx.checkout.checkout_root`). For a process in another mount
+  namespace (a container, ``unshare -m``) that text names a path of *its*
+  tree: this source cannot tell a bind-mounted twin of this checkout, nor an
+  impostor behind this checkout's path (procfs climbs from the directory
+  itself). A removed cwd is known by its former text alone: its root is that
+  text, marked deleted, with the checkout of the nearest directory still there.
+- No ``hidepid=`` detection: :meth:`PsutilSource.proc_mount` is absent, and
+  processes hidden by the mount are simply not listed. On Linux, psutil reads
+  a procfs too: whether it is the caller's pid namespace's, and the caller's
+  pid in it, are read as the procfs source reads them.
 - Load: the load average and the usable CPUs (affinity where the system has
   it) through psutil; no CPU pressure (PSI is a procfs file).
 - Cost: several reads per process instead of two, and a ``psutil.Process`` per
@@ -65,7 +74,9 @@ from typing import NamedTuple, ParamSpec, TypeVar
 
 import psutil
 
+from runctx.checkout import Root, RootRules, checkout_root, root_of_removed
 from runctx.records import ProcIdentity, ProcRecord
+from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import unknown_of
 from runctx.sources.load import Load
@@ -255,8 +266,16 @@ class PsutilSource(SourceBase):
         return NO_PROCFS
 
     def own_pid_namespace(self) -> bool:
-        """The pids psutil reports are those of the caller's own view of the system."""
+        """Whether psutil's pids are the caller's: on Linux, whether its procfs is ours."""
+        if psutil.LINUX:
+            return pidns.own_pid_namespace(psutil.PROCFS_PATH)
         return True
+
+    def caller_pid(self) -> int | Unknown:
+        """The caller's pid as psutil numbers pids (on Linux, through its procfs)."""
+        if psutil.LINUX:
+            return pidns.caller_pid(psutil.PROCFS_PATH)
+        return os.getpid()
 
     def load(self) -> Load:
         """Usable CPUs and the load average through psutil; CPU pressure is procfs-only."""
@@ -328,3 +347,11 @@ class PsutilSource(SourceBase):
             uid = mapped(_real_uid, process)
             path = mapped(process.cwd)
         return uid, path if isinstance(path, Unknown) else cwd_value(path)
+
+    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+        del pid  # psutil gives the cwd as text only: the root is found from the text
+        if isinstance(cwd, Unknown):
+            if cwd.reason is Reason.DELETED and cwd.detail:
+                return root_of_removed(cwd.detail, rules)
+            return cwd
+        return checkout_root(cwd, rules)
