@@ -40,7 +40,7 @@ def test_json_follows_the_contract(foreign_run):
     result = runctx("status", "--json", cwd=mine)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["here"] == {"root": str(mine), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(mine), os.getuid())
     assert set(report) >= {"here", "runs", "load", "visibility"}
     runs = {entry["pid"]: entry for entry in report["runs"]}
     entry = runs[run.pid]
@@ -100,7 +100,7 @@ def test_root_and_uid_options_set_the_viewpoint(foreign_run):
     (theirs / "tests").mkdir(exist_ok=True)
     result = runctx("status", "--json", "--root", str(theirs / "tests"), "--uid", str(os.getuid()))
     report = json.loads(result.stdout)
-    assert report["here"] == {"root": str(theirs), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(theirs), os.getuid())
     entry = next(e for e in report["runs"] if e["pid"] == run.pid)
     assert entry["foreign"] is False
     assert entry["verdict"] == "ours"

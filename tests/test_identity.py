@@ -59,6 +59,7 @@ def test_the_same_real_record_flips_with_the_viewpoint(shared_tmp):
         assert foreign_reasons(record, str(theirs), os.getuid() + 1) == (
             f"uid {os.getuid()} != {os.getuid() + 1}",
             f"root {theirs} == {theirs}",
+            "another user's run in this very checkout: it shares its files",
         )
     finally:
         run.kill()
@@ -131,7 +132,9 @@ def test_another_users_run_in_this_very_checkout_is_still_foreign(shared_tmp):
         assert as_root.judgement.reasons == (
             f"uid {OTHER_UID} != 0",
             f"root {checkout} == {checkout}",
+            "another user's run in this very checkout: it shares its files",
         )
+        assert as_root.shares_tree
     finally:
         run.kill()
 

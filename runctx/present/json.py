@@ -11,6 +11,12 @@ Required fields (more are welcome)::
 A value that could not be known is ``null`` and its reason stands beside it in
 ``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``). Arguments that
 are not valid UTF-8 are shown with ``\\xNN`` escapes for the bad bytes.
+
+``root`` is the path text as shown (for a run, as its own process names it);
+``root_id`` the directory it is (``{"device": ..., "inode": ...}``, ``null``
+when only the text is known); ``deleted`` says a run's root was removed (a
+deleted worktree); ``shares_tree`` that a foreign run is another user's in
+this very checkout.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from runctx.checkout import Root
 from runctx.present.escape import printable
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.sources.load import Load
@@ -34,9 +41,22 @@ def _unknowns(**fields: object) -> dict[str, dict[str, str]]:
     return {name: value.to_json() for name, value in fields.items() if isinstance(value, Unknown)}
 
 
+def root_id_json(root: object) -> dict[str, int] | None:
+    """The directory of a root as ``{"device": ..., "inode": ...}``, None when not known."""
+    directory = root.directory_id if isinstance(root, Root) else None
+    if directory is None:
+        return None
+    return {"device": directory[0], "inode": directory[1]}
+
+
 def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
     """The viewpoint as JSON."""
-    out: dict[str, Any] = {"root": _known(here.root), "uid": _known(here.uid)}
+    root = None if isinstance(here.root, Unknown) else printable(here.root)
+    out: dict[str, Any] = {
+        "root": root,
+        "root_id": root_id_json(here.root),
+        "uid": _known(here.uid),
+    }
     unknown = _unknowns(root=here.root, uid=here.uid)
     if unknown:
         out["unknown"] = unknown
@@ -55,9 +75,12 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "kind": run.kind,
         "argv": argv,
         "root": root,
+        "root_id": root_id_json(run.root),
+        "deleted": isinstance(run.root, Root) and run.root.deleted,
         "cwd": cwd,
         "uid": _known(run.uid),
         "foreign": judged.foreign,
+        "shares_tree": judged.shares_tree,
         "verdict": judged.judgement.verdict.value,
         "reasons": list(judged.judgement.reasons),
         "self": run.is_self,
@@ -114,7 +137,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "runs": [run_json(judged) for judged in report.runs],
         "load": load_json(report.load),
         "visibility": visibility_json(report.visibility),
-        "self_pid": report.self_pid,
+        "self_pid": _known(report.self_pid),
         "taken_at": round(report.taken_at, 3),
         "scan_seconds": round(report.duration_seconds, 6),
     }
