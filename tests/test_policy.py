@@ -165,18 +165,19 @@ def test_summary_is_the_first_line():
 
 
 def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp):
-    """A leftover whose cwd was deleted counts as ours in words only: a warning, no stop."""
+    """A leftover whose cwd was deleted inside this checkout counts as ours in words only."""
     from proctools import make_checkout
 
     from runctx.waiting import blocking_runs
 
     mine = make_checkout(shared_tmp, "mine")
-    doomed = make_checkout(shared_tmp, "doomed")
+    doomed = mine / "build" / "doomed"
+    doomed.mkdir(parents=True)
     leftover = start_run_tests_script(doomed)
     try:
         import shutil
 
-        shutil.rmtree(doomed)
+        shutil.rmtree(mine / "build")
         report = scan_from(mine)
         judged = next(j for j in report.runs if j.run.pid == leftover.pid)
         assert judged.judgement.verdict.value == "unknown"
