@@ -50,9 +50,12 @@ What differs from the procfs source:
   root is resolved from that text in the caller's own view
   (:func:`runctx.checkout.checkout_root`). For a process in another mount
   namespace (a container, ``unshare -m``) that text names a path of *its*
-  tree: this source cannot tell a bind-mounted twin of this checkout, nor an
-  impostor behind this checkout's path (procfs climbs from the directory
-  itself). A removed cwd is known by its former text alone: its root is that
+  tree, so this source cannot tell a bind-mounted twin of this checkout from
+  an impostor behind this checkout's path (procfs climbs from the directory
+  itself). On Linux such a process's root is an explicit unknown
+  (``other-namespace``), never a guess; elsewhere (macOS has no mount
+  namespaces) the text is taken as a path of ours. A removed cwd is known by
+  its former text alone: its root is the topmost removed directory on that
   text, marked deleted, with the checkout of the nearest directory still there.
 - No ``hidepid=`` detection: :meth:`PsutilSource.proc_mount` is absent, and
   processes hidden by the mount are simply not listed. On Linux, psutil reads
@@ -256,6 +259,26 @@ def cwd_value(path: str) -> str | Unknown:
     return path
 
 
+def other_mount_namespace(pid: int) -> Unknown | None:
+    """Why a Linux process's cwd text cannot be resolved here: another mount namespace.
+
+    None when it shares the caller's mount namespace, or when either cannot
+    be read (then the text is resolved as usual, and a denied cwd says so).
+    """
+    proc = psutil.PROCFS_PATH
+    try:
+        theirs = os.readlink(f"{proc}/{pid}/ns/mnt")
+        ours = os.readlink(f"{proc}/self/ns/mnt")
+    except OSError:
+        return None
+    if theirs == ours:
+        return None
+    return Unknown(
+        Reason.OTHER_NAMESPACE,
+        f"{theirs}: psutil gives the cwd as text, which names a path of that namespace",
+    )
+
+
 class PsutilSource(SourceBase):
     """Reads processes through psutil (macOS, other systems, and Linux on request)."""
 
@@ -349,7 +372,9 @@ class PsutilSource(SourceBase):
         return uid, path if isinstance(path, Unknown) else cwd_value(path)
 
     def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
-        del pid  # psutil gives the cwd as text only: the root is found from the text
+        other = other_mount_namespace(pid) if psutil.LINUX else None
+        if other is not None:
+            return other
         if isinstance(cwd, Unknown):
             if cwd.reason is Reason.DELETED and cwd.detail:
                 return root_of_removed(cwd.detail, rules)
