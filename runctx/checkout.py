@@ -205,6 +205,18 @@ def rules_for(uids: Iterable[int | Unknown], environ: Mapping[str, str] | None =
     """
     environ = os.environ if environ is None else environ
     known = {uid for uid in uids if isinstance(uid, int)}
+    key = (frozenset(known), environ.get("HOME", ""), environ.get("SUDO_UID", ""))
+    cached = _RULES_CACHE.get(key)
+    if cached is None:
+        cached = _RULES_CACHE[key] = _rules(known, environ)
+    return cached
+
+
+_RULES_CACHE: dict[tuple[frozenset[int], str, str], RootRules] = {}
+"""The rules per (uids, $HOME, $SUDO_UID), made once per process: a scan asks once per run."""
+
+
+def _rules(known: set[int], environ: Mapping[str, str]) -> RootRules:
     owners = {0, *known}
     sudo = environ.get("SUDO_UID", "")
     if 0 in known and sudo.isdigit():
@@ -257,13 +269,43 @@ def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
 
 
 class _Chain:
-    """The open directories from a start directory up to the top of its view."""
+    """The open directories from a start directory up toward the top of its view.
 
-    def __init__(self) -> None:
+    Climbed lazily, one ``..`` at a time, up to ``top`` (a process's root
+    directory) or the top of the mount tree: a ``.git`` found near the start
+    spares opening the rest. The text of each directory is the start's text
+    with one component fewer per step.
+    """
+
+    def __init__(self, start: int, text: str, top: DirectoryId | None) -> None:
+        self.top = top
         self.handles: list[int] = []
         self.ids: list[DirectoryId] = []
         self.texts: list[str] = []
         self.live: list[bool] = []
+        self.ended = False
+        handle = os.dup(start)
+        self._add(handle, os.fstat(handle), text)
+
+    def _add(self, handle: int, info: os.stat_result, text: str) -> None:
+        self.handles.append(handle)
+        self.ids.append(_identity(info))
+        self.texts.append(text)
+        self.live.append(info.st_nlink > 0)
+        if self.ids[-1] == self.top or len(self.handles) >= MAX_DEPTH:
+            self.ended = True
+
+    def reaches(self, index: int) -> bool:
+        """Whether the chain has a directory at ``index``, climbing to it if need be."""
+        while len(self.handles) <= index and not self.ended:
+            handle = os.open("..", _OPEN_DIRECTORY, dir_fd=self.handles[-1])
+            info = os.fstat(handle)
+            if _identity(info) == self.ids[-1]:
+                os.close(handle)
+                self.ended = True
+                break
+            self._add(handle, info, os.path.dirname(self.texts[-1]) or "/")
+        return index < len(self.handles)
 
     def close(self) -> None:
         for handle in self.handles:
@@ -271,43 +313,17 @@ class _Chain:
         self.handles.clear()
 
 
-def _climb(start: int, text: str, top: DirectoryId | None) -> _Chain:
-    """Open every directory from ``start`` up to ``top`` (or the top of its mount tree).
-
-    ``start`` is duplicated, so the caller keeps its own handle. The text of
-    each directory is the start's text with one component fewer per step.
-    """
-    chain = _Chain()
-    handle = os.dup(start)
-    info = os.fstat(handle)
-    try:
-        while True:
-            chain.handles.append(handle)
-            chain.ids.append(_identity(info))
-            chain.texts.append(text)
-            chain.live.append(info.st_nlink > 0)
-            if _identity(info) == top or len(chain.handles) >= MAX_DEPTH:
-                return chain
-            handle = os.open("..", _OPEN_DIRECTORY, dir_fd=handle)
-            parent = os.fstat(handle)
-            if _identity(parent) == _identity(info):
-                os.close(handle)
-                return chain
-            info = parent
-            text = os.path.dirname(text) or "/"
-    except BaseException:
-        chain.close()
-        raise
-
-
 def _nearest_root(chain: _Chain, first: int, rules: RootRules) -> int:
     """The index in ``chain`` (from ``first`` up) of the checkout root."""
     for markers in ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS):
-        for index in range(first, len(chain.handles)):
-            if any(_is_marker(chain.handles[index], name, rules) for name in markers):
-                if chain.ids[index] in rules.homes:
-                    continue  # a home directory is never a checkout root by its markers
-                return index
+        index = first
+        while chain.reaches(index):
+            handle = chain.handles[index]
+            if chain.ids[index] not in rules.homes and any(
+                _is_marker(handle, name, rules) for name in markers
+            ):
+                return index  # a home directory is never a checkout root by its markers
+            index += 1
     return first
 
 
@@ -324,10 +340,12 @@ def root_of_directory(
     """
     if text.endswith(_DELETED_SUFFIX) and os.fstat(directory).st_nlink == 0:
         text = text[: -len(_DELETED_SUFFIX)]
-    chain = _climb(directory, text, top)
+    chain = _Chain(directory, text, top)
     try:
-        first_live = next((i for i, live in enumerate(chain.live) if live), None)
-        if first_live is None:  # everything up to the top was removed
+        first_live = 0
+        while chain.reaches(first_live) and not chain.live[first_live]:
+            first_live += 1
+        if first_live == len(chain.handles):  # everything up to the top was removed
             return Root(chain.texts[-1], chain.ids[-1], True, None)  # noqa: FBT003
         found = _nearest_root(chain, first_live, rules)
         root = Root(chain.texts[found], chain.ids[found])
