@@ -180,7 +180,7 @@ def test_the_plugin_never_takes_its_own_session_for_another_run(shared_tmp):
         session = _session_in_child_pid_namespace(checkout, mode, out)
         try:
             status = out.with_name(out.name + ".status")
-            wait_for(status.exists, 60, f"the {mode} session to end")
+            wait_for(status.exists, 120, f"the {mode} session to end")
             text = out.read_text(errors="replace")
             assert status.read_text().strip() == "0", text
             assert "1 passed" in text
@@ -197,7 +197,7 @@ def test_the_plugin_refuses_to_wait_where_pids_are_not_its_own(shared_tmp):
     session = _session_in_child_pid_namespace(checkout, "wait", out)
     try:
         status = out.with_name(out.name + ".status")
-        wait_for(status.exists, 60, "the session to end")
+        wait_for(status.exists, 120, "the session to end")
         text = out.read_text(errors="replace")
         assert status.read_text().strip() == "75", text
         assert "another pid namespace" in text
