@@ -201,3 +201,127 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
                 subset_pid = True
         return ProcMount(hidepid=hidepid, subset_pid=subset_pid)
     return None
+
+
+# --------------------------------------------------------------------------- busy now, who started
+
+MEMINFO_FIELDS = (b"MemTotal:", b"MemAvailable:")
+
+
+@attrs.frozen
+class MemInfo:
+    """What ``/proc/meminfo`` says about memory a new process could use, in bytes."""
+
+    total_bytes: int
+    available_bytes: int
+
+
+def parse_meminfo(text: bytes) -> MemInfo | Unknown:
+    """``MemTotal`` and ``MemAvailable`` from ``/proc/meminfo`` (the latter since Linux 3.14)."""
+    found: dict[bytes, int] = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition(b" ")
+        if name in MEMINFO_FIELDS:
+            words = rest.split()
+            try:
+                scale = 1024 if words[1:2] == [b"kB"] else 1
+                found[name] = int(words[0]) * scale
+            except (IndexError, ValueError):
+                return Unknown(Reason.UNPARSABLE, f"meminfo: {name.decode()} without a number")
+    if b"MemTotal:" not in found:
+        return Unknown(Reason.UNPARSABLE, "meminfo: no MemTotal line")
+    if b"MemAvailable:" not in found:
+        return Unknown(Reason.ABSENT, "meminfo: no MemAvailable line (kernel before 3.14)")
+    return MemInfo(total_bytes=found[b"MemTotal:"], available_bytes=found[b"MemAvailable:"])
+
+
+def parse_cfs_quota(quota: bytes, period: bytes) -> float | None:
+    """CPUs granted by a cgroup v1 ``cpu.cfs_quota_us`` and ``cpu.cfs_period_us`` (-1: no limit)."""
+    try:
+        granted, every = int(quota.strip()), int(period.strip())
+    except ValueError:
+        return None
+    if granted <= 0 or every <= 0:
+        return None
+    return granted / every
+
+
+def parse_cgroup(text: bytes) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The lines of ``/proc/PID/cgroup``: each hierarchy's controllers and the path in it.
+
+    ``0::/user.slice/x.service`` is the unified (v2) hierarchy, with no
+    controllers; ``4:cpu,cpuacct:/docker/ab`` a v1 one. A line of another
+    shape is skipped.
+    """
+    found = []
+    for line in text.splitlines():
+        parts = line.split(b":", 2)
+        if len(parts) != 3 or not parts[2].startswith(b"/"):  # noqa: PLR2004 - id, controllers, path
+            continue
+        names = tuple(name for name in os.fsdecode(parts[1]).split(",") if name)
+        found.append((names, os.fsdecode(parts[2])))
+    return tuple(found)
+
+
+def systemd_path(hierarchies: tuple[tuple[tuple[str, ...], str], ...]) -> str | None:
+    """The path systemd files a process under: the unified hierarchy's, or ``name=systemd``'s."""
+    for names, path in hierarchies:
+        if names == ("name=systemd",):
+            return path
+    for names, path in hierarchies:
+        if not names:
+            return path
+    return None
+
+
+def parse_stat_tty(text: bytes) -> int | Unknown:
+    """The ``tty_nr`` field of ``/proc/PID/stat``: the controlling terminal, 0 for none."""
+    close_paren = text.rfind(b")")
+    fields = text[close_paren + 2 :].split() if close_paren >= 0 else []
+    try:
+        return int(fields[4])
+    except (IndexError, ValueError):
+        return Unknown(Reason.UNPARSABLE, "stat: no tty_nr field")
+
+
+ENVIRON_VALUE_MAX = 256
+"""The longest value of an environment variable kept (longer ones are dropped, not cut)."""
+
+
+def showable_value(value: str) -> bool:
+    """Whether an environment value is kept: UTF-8, no control character, not too long."""
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:  # surrogate escapes: the bytes were not UTF-8
+        return False
+    if size > ENVIRON_VALUE_MAX:
+        return False
+    return not any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in value)  # noqa: PLR2004
+
+
+def parse_environ(data: bytes, wanted: frozenset[str]) -> dict[str, str]:
+    """The variables named in ``wanted`` from ``/proc/PID/environ`` text, and no others.
+
+    Entries are ``NAME=value`` separated by NUL. A value that is not UTF-8, that
+    holds a control character, or that is longer than :data:`ENVIRON_VALUE_MAX`
+    is not kept: it is no value runctx could show as it is. A name given twice
+    keeps its first value (what ``getenv`` finds).
+    """
+    found: dict[str, str] = {}
+    for entry in data.split(b"\0"):
+        name, sep, raw = entry.partition(b"=")
+        if not sep or not name:
+            continue
+        try:
+            key = name.decode("ascii")
+        except UnicodeDecodeError:
+            continue
+        if key not in wanted or key in found or len(raw) > ENVIRON_VALUE_MAX:
+            continue
+        try:
+            value = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if showable_value(value):
+            found[key] = value
+    return found
