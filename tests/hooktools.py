@@ -3,7 +3,10 @@
 The world (one per test module): two checkouts with the same directory name
 under different parents, ``busy`` and ``idle``; ``busy`` holds one live,
 orphaned ``run_tests.py`` run. Seen from ``busy`` that run is this checkout's;
-seen from ``idle`` it is foreign (same user, another root).
+seen from ``idle`` it is foreign (same user, another root). ``idle`` sets
+``busy-run-cpu = 0``, so that every foreign run is worth a note there, on a
+quiet box or a loaded one alike (an idle foreign run is only counted by
+default: tests/test_busy.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from proctools import Orphan, make_checkout
 from runfixtures import start_run_tests_script
 
 RUNCTX = [sys.executable, "-m", "runctx"]
+NAME_EVERY_FOREIGN_RUN = "\n[tool.runctx]\nbusy-run-cpu = 0\n"
+"""Settings under which every foreign run is busy enough to be named in a note."""
 
 
 class World:
@@ -42,6 +47,8 @@ def world() -> Iterator[World]:
     base.chmod(0o755)
     busy = make_checkout(base / "a", "proj")
     idle = make_checkout(base / "b", "proj")
+    with (idle / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(NAME_EVERY_FOREIGN_RUN)
     run = start_run_tests_script(busy)
     try:
         yield World(base, busy, idle, run)

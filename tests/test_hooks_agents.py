@@ -56,7 +56,7 @@ def test_codex_gets_a_note_for_foreign_runs(world):
     """From the idle checkout, Codex gets additionalContext alone."""
     output = codex_output(reply(run_hook("codex", codex_pre_tool_use("pytest", world.idle))))
     assert "permissionDecision" not in output
-    assert f"pid {world.run.pid}" in output["additionalContext"]
+    assert "foreign test run" in output["additionalContext"]
 
 
 def test_codex_turns_ask_into_deny(world):
@@ -113,12 +113,11 @@ def test_gemini_foreign_note_goes_to_the_user_before_and_to_the_agent_after(worl
     """BeforeTool shows the note as systemMessage; AfterTool appends it for the agent."""
     before = reply(run_hook("gemini", gemini_tool("BeforeTool", "pytest", world.idle)))
     assert set(before) == {"systemMessage"}
-    assert f"pid {world.run.pid}" in before["systemMessage"]
+    assert "foreign test run" in before["systemMessage"]
     after = reply(run_hook("gemini-after", gemini_tool("AfterTool", "pytest", world.idle)))
     output = after["hookSpecificOutput"]
     assert output["hookEventName"] == "AfterTool"
-    assert f"pid {world.run.pid}" in output["additionalContext"]
-    assert "foreign" in output["additionalContext"]
+    assert "foreign test run" in output["additionalContext"]
 
 
 def test_gemini_after_in_the_busy_checkout_says_the_runs_may_have_interfered(world):
@@ -173,7 +172,7 @@ def test_cursor_note_carries_no_permission(world):
     """A foreign-only note never answers allow: messages only."""
     answer = reply(run_hook("cursor", cursor_before_shell("pytest", world.idle)))
     assert "permission" not in answer
-    assert f"pid {world.run.pid}" in answer["agent_message"]
+    assert "foreign test run" in answer["agent_message"]
 
 
 def test_cursor_ask(world):
@@ -223,7 +222,7 @@ def test_copilot_note_is_additional_context_only(world):
     """From the idle checkout, Copilot gets additionalContext and no decision."""
     answer = reply(run_hook("copilot", copilot_pre_tool_use("pytest", world.idle)))
     assert set(answer) == {"additionalContext"}
-    assert f"pid {world.run.pid}" in answer["additionalContext"]
+    assert "foreign test run" in answer["additionalContext"]
 
 
 def test_copilot_fails_open_with_exit_zero(world):

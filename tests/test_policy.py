@@ -58,13 +58,15 @@ def test_the_mode_picks_the_action(world, mode, action, words):
 
 def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
     """From the idle checkout the run is foreign: a note, nothing counted as ours."""
-    decision = policy.decision_for(scan_from(world.idle), Mode.STOP)
+    report = scan_from(world.idle)
+    decision = policy.decision_for(report, Mode.STOP)
     assert decision.action is Action.NOTE
     assert decision.goes_ahead
     assert world.run.pid in pids(decision.foreign)
     assert world.run.pid not in pids(decision.ours)
-    assert f"root {world.busy} != {world.idle}" in decision.message
-    assert "usable CPU" in decision.message
+    alone = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.pid == world.run.pid))
+    assert f"pid {world.run.pid} (run-tests-script" in policy.decision_for(alone, Mode.STOP).message
+    assert "not this checkout's" in decision.message
 
 
 def test_nothing_live_is_silent(world):

@@ -12,6 +12,11 @@ A value that could not be known is ``null`` and its reason stands beside it in
 ``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``). Arguments that
 are not valid UTF-8 are shown with ``\\xNN`` escapes for the bad bytes.
 
+``started_by`` is ``{"kind", "session", "detail"}`` or ``null`` when who
+started the run is not known (its reason in ``unknown``); ``cpu_now`` the
+CPUs the run kept busy over the scan's ``cpu_window_seconds`` (``null`` when
+not sampled); ``load.memory`` the box's ``MemTotal`` and ``MemAvailable``.
+
 ``root`` is the path text as shown (for a run, as its own process names it);
 ``root_id`` the directory it is (``{"device": ..., "inode": ...}``, ``null``
 when only the text is known); ``deleted`` says a run's root was removed (a
@@ -25,9 +30,11 @@ from typing import Any
 
 import attrs
 
+from runctx.busy import box_pressure, busy_now
 from runctx.checkout import Root
 from runctx.present.escape import printable
-from runctx.report import JudgedRun, Report, Viewpoint
+from runctx.report import JudgedRun, Report, StartedBy, Viewpoint
+from runctx.settings import BusyRules
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
 from runctx.unknown import Unknown
@@ -63,6 +70,17 @@ def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
     return out
 
 
+def started_by_json(started: StartedBy | Unknown) -> dict[str, str | None] | None:
+    """Who started a run as ``{"kind", "session", "detail"}``, None when not known."""
+    if isinstance(started, Unknown):
+        return None
+    return {
+        "kind": started.kind,
+        "session": None if started.session is None else printable(started.session),
+        "detail": None if started.detail is None else printable(started.detail),
+    }
+
+
 def run_json(judged: JudgedRun) -> dict[str, Any]:
     """One judged run as JSON."""
     run = judged.run
@@ -90,6 +108,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "age_seconds": round(run.age_seconds, 3),
         "cpu_seconds": None if isinstance(run.cpu_seconds, Unknown) else round(run.cpu_seconds, 3),
         "rss_bytes": _known(run.rss_bytes),
+        "cpu_now": None if isinstance(run.cpu_now, Unknown) else round(run.cpu_now, 3),
+        "started_by": started_by_json(run.started_by),
     }
     unknown = _unknowns(
         argv=run.argv,
@@ -98,6 +118,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         root=run.root,
         cpu_seconds=run.cpu_seconds,
         rss_bytes=run.rss_bytes,
+        cpu_now=run.cpu_now,
+        started_by=run.started_by,
     )
     if unknown:
         out["unknown"] = unknown
@@ -114,9 +136,23 @@ def load_json(load: Load) -> dict[str, Any]:
         if isinstance(load.load_per_cpu, Unknown)
         else round(load.load_per_cpu, 3),
         "cpu_pressure": None if isinstance(pressure, Unknown) else attrs.asdict(pressure),
+        "memory": None
+        if isinstance(load.memory, Unknown)
+        else {
+            "total_bytes": load.memory.total_bytes,
+            "available_bytes": load.memory.available_bytes,
+            "available_percent": round(
+                load.memory.available_bytes * 100 / load.memory.total_bytes, 2
+            )
+            if load.memory.total_bytes > 0
+            else None,
+        },
     }
     unknown = _unknowns(
-        usable_cpus=load.usable_cpus, load_average=load.load_average, cpu_pressure=pressure
+        usable_cpus=load.usable_cpus,
+        load_average=load.load_average,
+        cpu_pressure=pressure,
+        memory=load.memory,
     )
     if unknown:
         out["unknown"] = unknown
@@ -130,14 +166,30 @@ def visibility_json(visibility: Visibility) -> dict[str, Any]:
     return out
 
 
-def report_json(report: Report) -> dict[str, Any]:
-    """A whole report as JSON."""
-    return {
+def report_json(report: Report, busy: BusyRules | None = None) -> dict[str, Any]:
+    """A whole report as JSON.
+
+    With ``busy`` (the checkout's thresholds) it also says whether each run
+    is busy now (``runs[].busy_now``, ``null`` when not measured) and whether
+    the box is (``box``: ``{"busy", "reasons"}``).
+    """
+    runs = [run_json(judged) for judged in report.runs]
+    out: dict[str, Any] = {
         "here": viewpoint_json(report.here),
-        "runs": [run_json(judged) for judged in report.runs],
+        "runs": runs,
         "load": load_json(report.load),
         "visibility": visibility_json(report.visibility),
         "self_pid": _known(report.self_pid),
         "taken_at": round(report.taken_at, 3),
         "scan_seconds": round(report.duration_seconds, 6),
+        "cpu_window_seconds": None
+        if isinstance(report.cpu_window, Unknown)
+        else round(report.cpu_window, 3),
     }
+    if busy is not None:
+        for judged, shown in zip(report.runs, runs, strict=True):
+            measured = not isinstance(judged.run.cpu_now, Unknown)
+            shown["busy_now"] = busy_now(judged.run, busy) if measured else None
+        pressure = box_pressure(report.load, busy)
+        out["box"] = {"busy": pressure.busy, "reasons": list(pressure.reasons)}
+    return out
