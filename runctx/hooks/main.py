@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent, JSONObject
     from runctx.runners.pattern import RunnerPattern
     from runctx.shell.commands import TestInvocation
+    from runctx.started_by import AgentSession
 
     T = TypeVar("T")
 
@@ -134,8 +135,16 @@ def _answer(argv: list[str], began: float) -> str | None:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
-    decision = _within(deadline, lambda: policy.decide(invocations))
+    session = _agent_session(agent, payload)
+    decision = _within(deadline, lambda: policy.decide(invocations, session=session))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
+    """The agent session the payload comes from (its id None when the payload names none)."""
+    from runctx.started_by import AgentSession  # noqa: PLC0415 - a test run only
+
+    return AgentSession(agent.KIND, agent.read_session_id(payload))
 
 
 def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | None:
@@ -173,7 +182,8 @@ def _session(agent: Agent, payload: JSONObject, deadline: float) -> str | None:
     cwd = face.read(payload)
     from runctx import policy  # noqa: PLC0415 - the scan's imports
 
-    context = _within(deadline, lambda: policy.session_context(cwd))
+    session = _agent_session(agent, payload)
+    context = _within(deadline, lambda: policy.session_context(cwd, session=session))
     return context_reply(face, context) if context else None
 
 
