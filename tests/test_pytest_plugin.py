@@ -116,7 +116,7 @@ def gone(pid: int) -> str:
 def test_header_names_runs_of_this_checkout_and_foreign_contention(
     pytester, checkout, runs, shared_tmp
 ):
-    """The header names our live run (pid, age, members) and a foreign one (reason, load)."""
+    """The header names our live run (pid, age, members) and only counts an idle foreign one."""
     ours = start_run_tests_script(checkout)
     runs.append(ours)
     theirs = make_checkout(shared_tmp, checkout.name)
@@ -130,13 +130,11 @@ def test_header_names_runs_of_this_checkout_and_foreign_contention(
     ours_line = the_line(header, f"pid {ours.pid} (")
     assert re.search(rf"pid {ours.pid} \(run-tests-script, [^)]*\d+s, 1 process\)", ours_line)
     assert "this checkout" in ours_line
-    foreign_line = the_line(header, f"pid {foreign.pid} (")
-    assert foreign_line != ours_line
-    assert f"root {theirs} != {checkout}" in foreign_line
-    assert "usable CPUs" in foreign_line
+    assert not any(f"pid {foreign.pid} (" in line for line in header)
+    assert any("idle foreign test run" in line for line in header), header
     summary = summary_of(result)
     assert the_line(summary, f"pid {ours.pid} (").startswith("  other run of this checkout:")
-    assert the_line(summary, f"pid {foreign.pid} (").startswith("  foreign run:")
+    assert not any(f"pid {foreign.pid} (" in line for line in summary)
 
 
 def test_wait_blocks_until_the_other_run_ends(pytester, checkout, runs):
@@ -343,21 +341,17 @@ def test_contention_that_appears_mid_session_reaches_the_summary(pytester, check
     assert line.endswith("[seen at end]")
 
 
-BUSY = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\nwhile True:\n    pass\n"
+def test_n_auto_leaves_room_for_memory(pytester, checkout, monkeypatch):
+    """With -n auto and workers bigger than the memory left, fewer workers start than xdist's count.
 
-
-def test_n_auto_leaves_room_for_cpus_other_runs_keep_busy(
-    pytester, checkout, runs, shared_tmp, monkeypatch
-):
-    """With -n auto and a foreign run burning a CPU, fewer workers start than xdist's count."""
+    Each worker is said to need half the memory available now, over the
+    checkout's reserve: one fits. (The CPUs other runs keep busy depend on
+    the box, so that part is pinned by the pure tests below.)
+    """
     base = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
     if base < 2:
         pytest.skip("needs at least 2 CPUs to leave one free")
-    busy_checkout = make_checkout(shared_tmp, "busy")
-    (busy_checkout / "run_tests.py").write_text(BUSY)
-    ready = ready_dir(busy_checkout) / "busy"
-    runs.append(spawn_orphan([PYTHON, "run_tests.py", str(ready)], busy_checkout, env=clean_env()))
-    wait_for(ready.exists, what="the busy run")
+    available = psutil.virtual_memory().available
     pytester.makepyfile(
         test_count=(
             "import os, pathlib\n"
@@ -366,14 +360,16 @@ def test_n_auto_leaves_room_for_cpus_other_runs_keep_busy(
             "    (pathlib.Path(__file__).parent / 'count').write_text(count)\n"
         )
     )
+    (checkout / "pyproject.toml").write_text("[tool.runctx]\nbusy-box-memory-available = 0\n")
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
-    result = session(pytester, "-n", "auto", *QUIET)
-    assert result.ret == 0
+    mib = available * 0.6 / 2**20
+    result = session(pytester, "-n", "auto", f"--runctx-worker-memory={mib:.0f}", *QUIET)
+    assert result.ret == 0, result.outlines
     workers = int((checkout / "count").read_text())
-    assert workers < base
+    assert workers == 1
     note = the_line(header_of(result), "runctx: -n auto:")
-    assert note.startswith(f"runctx: -n auto: {workers} worker")
-    assert f"instead of {base}:" in note
+    assert note.startswith("runctx: -n auto: 1 worker instead of ")
+    assert "GiB available holds 1 at" in note
 
 
 BROKEN_INSTALL = """
