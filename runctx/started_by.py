@@ -310,7 +310,7 @@ def started_by(inherited: Inherited, ancestors: Sequence[str]) -> StartedBy | No
     if agent is not None:
         kind, session = agent
         detail = None
-        if ci is not None:
+        if ci is not None and ci.kind != "ci":  # a plain CI=1 is no job (Cursor sets it)
             detail = _joined(ci.kind, f"job {ci.session}" if ci.session else None)
         return StartedBy(kind, session, detail)
     if ci is not None:
