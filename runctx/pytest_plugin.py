@@ -8,8 +8,8 @@ to say:
   members, who started them), foreign runs that are busy now (with their CPU
   use) and a busy box; idle foreign runs on a quiet box are only counted.
   Started by ``runctx run``, which said all that already, the header leaves
-  it out; under ``runctx run -q`` the plugin says nothing but a refusal
-  (:mod:`runctx.handoff`);
+  it out and the summary speaks only when tests failed; under ``runctx run
+  -q`` the plugin says nothing but a refusal (:mod:`runctx.handoff`);
 - what happens next to an earlier live run of this checkout is the policy's
   decision (:mod:`runctx.policy`) for the mode the session runs in:
   ``--runctx`` (ini ``runctx``), else the checkout's ``on-same-checkout``
@@ -795,10 +795,13 @@ def pytest_terminal_summary(
     state = config.stash.get(STATE, None)
     if state is None:
         return
-    from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
+    from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
 
-    always = exitstatus == pytest.ExitCode.TESTS_FAILED or config.get_verbosity() > 0
-    samples = [] if state.handoff == QUIET else state.samples
+    failed = exitstatus == pytest.ExitCode.TESTS_FAILED
+    always = failed or config.get_verbosity() > 0
+    # Under runctx run, which said what it saw, the summary speaks only when tests failed.
+    said = state.handoff == QUIET or (state.handoff == CHECKED and not failed)
+    samples = [] if said else state.samples
     try:
         lines = summary_lines(samples, state.errors, always=always)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session

@@ -17,10 +17,13 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import attrs
 import pytest
+from hooktools import reply, run_hook
 from nstools import require_tools
 from proctools import PYTHON, Orphan, make_checkout, spawn_orphan, wait_for
 from runfixtures import clean_env, ready_dir, start_run_tests_script
@@ -43,6 +46,7 @@ from runctx.sources.proctext import (
     systemd_path,
 )
 from runctx.unknown import Reason, Unknown
+from runctx.waiting import wait_for_room
 
 SPIN_SCRIPT = """
 import pathlib, sys
@@ -513,3 +517,133 @@ def test_a_cpu_busy_foreign_run_is_named_with_its_cpu_use_now(shared_tmp):
     assert re.search(rf"pid {pid} \([^)]*\): \d+\.\d CPUs busy now", context), context
     assert "not this checkout's" in context
     assert len(context) <= NOTE_MAX_CHARS
+
+
+# --------------------------------------------------------------------------- on-busy-box
+
+ALWAYS_BUSY_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-memory-available = 100\n"  # less than all of it is always available
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+)
+
+
+def test_a_busy_box_that_waits_makes_the_hook_refuse_and_say_how_to_wait(shared_tmp):
+    """on-busy-box = "wait" on a busy box: the hook denies and points at runctx run --wait."""
+    here = make_checkout(shared_tmp)
+    with_settings(here, ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    done = run_hook("claude", claude_test_command(here))
+    output = reply(done)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"]
+    assert reason.startswith("runctx: refused to start this test run. The box is busy (memory")
+    assert "`runctx run --wait -- COMMAND`" in reason
+
+
+def test_a_busy_box_warns_only_when_set_to_and_is_silent_by_default(shared_tmp):
+    """With no other run, a busy box is a note under on-busy-box = "warn", and nothing when off."""
+    warned = make_checkout(shared_tmp, "warned")
+    with_settings(warned, ALWAYS_BUSY_BOX + 'on-busy-box = "warn"\n')
+    found = hook_in_own_pid_namespace([], claude_test_command(warned), cwd=warned)
+    context = json.loads(found["replies"][0]["stdout"])["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("runctx: Box busy: memory available ")
+    assert len(context) <= NOTE_MAX_CHARS
+    off = make_checkout(shared_tmp, "off")
+    with_settings(off, ALWAYS_BUSY_BOX)
+    found = hook_in_own_pid_namespace([], claude_test_command(off), cwd=off)
+    assert found["replies"][0]["stdout"] == ""
+
+
+def runctx_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``runctx run`` as a process, without the suite's runctx settings."""
+    env = {k: v for k, v in clean_env().items() if not k.startswith("RUNCTX_")}
+    return subprocess.run(
+        [sys.executable, "-m", "runctx", "run", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_runctx_run_waits_for_room_and_gives_up_after_the_timeout(shared_tmp):
+    """on-busy-box = "wait" on a box that stays busy: exit 75 after --timeout, nothing run."""
+    here = make_checkout(shared_tmp)
+    with_settings(here, ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    (here / "run_tests.py").write_text("import pathlib\npathlib.Path('ran').touch()\n")
+    began = time.monotonic()
+    done = runctx_run("--timeout", "1", "--", PYTHON, "run_tests.py", cwd=here)
+    assert time.monotonic() - began >= 1
+    assert done.returncode == 75, done.stderr
+    assert "runctx: waiting for room: memory available " in done.stderr
+    assert "timed out after" in done.stderr
+    assert "the box is still busy: memory available" in done.stderr
+    assert not (here / "ran").exists()
+
+
+def test_runctx_run_starts_at_once_when_the_box_is_not_busy(shared_tmp):
+    """on-busy-box = "wait" with every box threshold off: the command runs, nothing waits."""
+    here = make_checkout(shared_tmp)
+    with_settings(here, QUIET_BOX + 'on-busy-box = "wait"\n')
+    (here / "run_tests.py").write_text("import pathlib\npathlib.Path('ran').touch()\n")
+    done = runctx_run("--timeout", "1", "--", PYTHON, "run_tests.py", cwd=here)
+    assert done.returncode == 0, done.stderr
+    assert "waiting for room" not in done.stderr
+    assert (here / "ran").exists()
+
+
+def fake_proc(path: Path, available_kib: int) -> None:
+    """A directory with the box files a procfs source reads for the load (text only)."""
+    (path / "pressure").mkdir(parents=True, exist_ok=True)
+    (path / "loadavg").write_text("0.10 0.10 0.10 1/100 4242\n")
+    (path / "pressure" / "cpu").write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n")
+    (path / "meminfo").write_text(
+        f"MemTotal:       1000000 kB\nMemAvailable:   {available_kib} kB\n"
+    )
+
+
+def test_a_wait_for_room_ends_once_the_box_is_under_its_thresholds(tmp_path):
+    """The wait reads the box again at each poll and returns once memory is free again."""
+    fake_proc(tmp_path, 50_000)
+    freed = threading.Timer(0.5, fake_proc, (tmp_path, 600_000))
+    freed.start()
+    seen = []
+    try:
+        outcome = wait_for_room(
+            BusyRules(memory_available=10, cpu_pressure=None, load_per_cpu=None),
+            timeout=30,
+            poll_seconds=0.05,
+            on_change=seen.append,
+            source=ProcfsSource(proc=str(tmp_path)),
+        )
+    finally:
+        freed.join()
+    assert outcome.ready
+    assert outcome.waited_seconds >= 0.4
+    assert [pressure.reasons for pressure in seen] == [("memory available 5% < 10%",), ()]
+
+
+def test_a_pytest_session_waits_for_room_and_exits_75_when_it_does_not_come(shared_tmp):
+    """The plugin under on-busy-box = "wait" says what it waits for; the timeout exits 75."""
+    here = make_checkout(shared_tmp)
+    with_settings(here, ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    (here / "test_one.py").write_text(
+        "import pathlib\ndef test_one():\n    (pathlib.Path(__file__).parent / 'ran').touch()\n"
+    )
+    env = {k: v for k, v in clean_env().items() if not k.startswith("RUNCTX_")}
+    done = subprocess.run(
+        [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "--runctx-timeout=1"],
+        cwd=here,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == 75, done.stdout + done.stderr
+    assert "runctx: waiting for room: memory available " in done.stdout
+    assert "waiting for the box to be less busy (memory available" in done.stdout + done.stderr
+    assert not (here / "ran").exists()
