@@ -418,6 +418,11 @@ def _viewpoints(
     return list(found.items())
 
 
+def measures_cpu(judged: JudgedRun) -> bool:
+    """Whether a run's CPU use now matters to the words: only a foreign run's does."""
+    return judged.foreign
+
+
 def decide(  # noqa: PLR0913 - each knob is independent
     invocations: Sequence[TestInvocation],
     *,
@@ -434,13 +439,16 @@ def decide(  # noqa: PLR0913 - each knob is independent
     ``mode`` overrides each checkout's ``on-same-checkout`` setting
     (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree``, the
     thresholds of "busy now" and ``on-busy-box`` are always the checkout's.
-    Each scan samples the CPU use of the other runs over ``cpu_window``
-    seconds (only when another run is live). Invocations that go through
-    ``runctx run`` are left to it.
+    Each scan samples the CPU use of the foreign runs over ``cpu_window``
+    seconds, only when one is live: a refusal for a run of this checkout
+    does not wait for it. Invocations that go through ``runctx run`` are
+    left to it.
     """
     decisions = []
     for here, cwd_known in _viewpoints(invocations, uid):
-        report = scan(here, source=source, self_pid=self_pid, cpu_window=cpu_window)
+        report = scan(
+            here, source=source, self_pid=self_pid, cpu_window=cpu_window, cpu_of=measures_cpu
+        )
         settings = settings_for(here.root)
         chosen = mode if mode is not None else settings.mode
         decisions.append(
@@ -508,7 +516,7 @@ def session_context(
     when the box is under pressure.
     """
     here = viewpoint(cwd=cwd, uid=uid)
-    report = scan(here, source=source, cpu_window=cpu_window)
+    report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
     return _context(report, settings_for(here.root).busy, session, finished=False)
 
 
@@ -522,7 +530,7 @@ def after_context(
     """What was live when a test command finished (for hooks that run after the tool)."""
     texts = []
     for here, _ in _viewpoints(invocations, uid):
-        report = scan(here, source=source, cpu_window=cpu_window)
+        report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
         text = _context(report, settings_for(here.root).busy, None, finished=True)
         if text is not None:
             texts.append(text)

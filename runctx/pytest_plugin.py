@@ -535,20 +535,28 @@ def _broken(state: PluginState, error: Exception) -> None:
     state.header.append(f"{PREFIX}could not check for other runs ({_error_text(error)})")
 
 
+def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
+    """A scan from the session's checkout, with the CPU use now of the foreign runs."""
+    from runctx.policy import measures_cpu  # noqa: PLC0415 - see the module docstring
+    from runctx.scanning import scan  # noqa: PLC0415
+
+    return scan(state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu)
+
+
 def _first_scan(state: PluginState) -> None:
     if not state.sampling:
         return
     try:
         from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
         from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415
-        from runctx.scanning import scan, viewpoint  # noqa: PLC0415
+        from runctx.scanning import viewpoint  # noqa: PLC0415
         from runctx.sources import default_source  # noqa: PLC0415
 
         # Chosen once: a test that changes RUNCTX_SOURCE must not change ours.
         state.source = default_source()
         # The session's checkout is its rootdir's, wherever it was started from.
         state.here = viewpoint(cwd=state.rootdir)
-        report = scan(state.here, source=state.source, cpu_window=DEFAULT_WINDOW_SECONDS)
+        report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
         state.start = report
         state.decision = session_decision(report, state.mode, state.shared_mode, state.busy)
         state.samples.append(_sample_of("start", report, state.busy))
@@ -734,9 +742,8 @@ def _sample(state: PluginState, label: str) -> None:
         return
     try:
         from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
-        from runctx.scanning import scan  # noqa: PLC0415
 
-        report = scan(state.here, source=state.source, cpu_window=DEFAULT_WINDOW_SECONDS)
+        report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
         state.samples.append(_sample_of(label, report, state.busy))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))

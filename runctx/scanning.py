@@ -172,13 +172,29 @@ def _table_and_owners(
     return table, [(found, authority) for found, authority in owned if not _vanished(authority)]
 
 
-def scan(
+def _judged(run: Run, here: Viewpoint) -> JudgedRun:
+    """``run`` with its verdict from ``here``, logged."""
+    judgement = judge(run, here.root, here.uid)
+    log_event(
+        "runctx.verdict",
+        level=INFO,
+        pid=run.pid,
+        kind=run.kind,
+        verdict=judgement.verdict.value,
+        reasons=list(judgement.reasons),
+        is_self=run.is_self,
+    )
+    return JudgedRun(run=run, judgement=judgement)
+
+
+def scan(  # noqa: PLR0913 - each knob is independent
     here: Viewpoint | None = None,
     *,
     source: ProcessSource | None = None,
     patterns: Sequence[RunnerPattern] | None = None,
     self_pid: int | None = None,
     cpu_window: float | None = None,
+    cpu_of: Callable[[JudgedRun], bool] | None = None,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
@@ -186,9 +202,11 @@ def scan(
     to the runner table of the checkout's settings (:func:`runctx.settings.settings_for`);
     ``self_pid`` to the calling process as the source numbers it (its pid in
     the procfs's pid namespace, through ``NSpid``): the run containing it is
-    this run. With ``cpu_window`` (seconds), each run besides this one gets
-    its CPU use now (:mod:`runctx.cpu_window`), when there is such a run: the
-    scan then takes at least that long.
+    this run. With ``cpu_window`` (seconds), each run besides this one (or
+    only those ``cpu_of`` picks: a hook measures foreign runs alone, the only
+    ones whose words depend on it) gets its CPU use now
+    (:mod:`runctx.cpu_window`), when there is such a run: the scan then takes
+    at least that long.
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
@@ -209,20 +227,26 @@ def scan(
         "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
         "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
     }
-    built = [
-        (_run_of(authority, found, table.records, caller), authority) for found, authority in owned
+    judged_runs = [
+        _judged(_run_of(authority, found, table.records, caller), here)
+        for found, authority in owned
     ]
-    others = [run for run, _authority in built if not run.is_self]
-    first = read_cpu(source, others) if cpu_window is not None and others else None
+    measured = [
+        judged.run
+        for judged in judged_runs
+        if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
+    ]
+    first = read_cpu(source, measured) if cpu_window is not None and measured else None
     reader = os.getuid()
-    built = [
-        (
-            attrs.evolve(
-                run, started_by=_who_started(source, run, authority, table.records, reader)
+    judged_runs = [
+        attrs.evolve(
+            judged,
+            run=attrs.evolve(
+                judged.run,
+                started_by=_who_started(source, judged.run, authority, table.records, reader),
             ),
-            authority,
         )
-        for run, authority in built
+        for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
     ]
     load = source.load()
     visibility = describe_limits(
@@ -238,23 +262,15 @@ def scan(
     if first is not None and cpu_window is not None:
         second = second_reading(source, first, cpu_window)
         window = second.at - first.at
-        built = [
-            (run if run.is_self else attrs.evolve(run, cpu_now=cpu_now(run, first, second)), auth)
-            for run, auth in built
+        sampled = {run.identity for run in measured}
+        judged_runs = [
+            attrs.evolve(
+                judged, run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second))
+            )
+            if judged.run.identity in sampled
+            else judged
+            for judged in judged_runs
         ]
-    judged_runs = []
-    for run, _authority in built:
-        judgement = judge(run, here.root, here.uid)
-        log_event(
-            "runctx.verdict",
-            level=INFO,
-            pid=run.pid,
-            kind=run.kind,
-            verdict=judgement.verdict.value,
-            reasons=list(judgement.reasons),
-            is_self=run.is_self,
-        )
-        judged_runs.append(JudgedRun(run=run, judgement=judgement))
 
     report = Report(
         here=here,
