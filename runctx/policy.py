@@ -269,7 +269,7 @@ def _contention_only(
 ) -> tuple[Action, str]:
     """The action and words when no run of this checkout (nor in it) is in the way."""
     if waits_for_room:
-        return Action.STOP, cap("\n".join([_box_head(pressure), *contention]), MESSAGE_MAX_CHARS)
+        return Action.STOP, cap(_box_head(pressure), MESSAGE_MAX_CHARS)
     if not contention:
         return Action.SILENT, ""
     return Action.NOTE, cap("runctx: " + "\n".join(contention), NOTE_MAX_CHARS)
@@ -348,7 +348,8 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         parts.append(shared_tree_message(shared))
     if waits_for_room and not box_first:
         parts.append(_box_line(pressure))
-    parts.extend(contention)
+    if action not in {Action.STOP, Action.ASK}:
+        parts.extend(contention)  # slowness matters only to a command that starts
     return decided(
         action,
         cap("\n".join(parts), MESSAGE_MAX_CHARS),

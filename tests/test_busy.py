@@ -647,3 +647,26 @@ def test_a_pytest_session_waits_for_room_and_exits_75_when_it_does_not_come(shar
     assert "runctx: waiting for room: memory available " in done.stdout
     assert "waiting for the box to be less busy (memory available" in done.stdout + done.stderr
     assert not (here / "ran").exists()
+
+
+def test_a_refusal_leaves_contention_out_and_a_warning_keeps_it(shared_tmp):
+    """Next to a run of this checkout, the deny says nothing of foreign load; a warning does."""
+    mine = make_checkout(shared_tmp, "mine")
+    ours = start_run_tests_script(mine)
+    theirs = start_run_tests_script(make_checkout(shared_tmp, "theirs"))
+    try:
+        report = scan(viewpoint(cwd=str(mine)), cpu_window=0.1)
+        alone = attrs.evolve(
+            report, runs=tuple(j for j in report.runs if j.run.pid in {ours.pid, theirs.pid})
+        )
+        every_run_busy = BusyRules(run_cpu=0)
+        refused = policy.decision_for(alone, policy.Mode.STOP, busy=every_run_busy)
+        assert refused.action is policy.Action.STOP
+        assert f"pid {ours.pid}" in refused.message
+        assert "foreign test run" not in refused.message
+        warned = policy.decision_for(alone, policy.Mode.WARN, busy=every_run_busy)
+        assert warned.action is policy.Action.WARN
+        assert f"pid {theirs.pid} (run-tests-script" in warned.message
+    finally:
+        ours.kill()
+        theirs.kill()
