@@ -33,6 +33,7 @@ from runfixtures import RUN_TESTS_SCRIPT, ready_dir
 from runctx.records import Inherited
 from runctx.report import StartedBy
 from runctx.scanning import scan, viewpoint
+from runctx.sources.procfs import ENVIRON_READ_MAX
 from runctx.started_by import WANTED, AgentSession, Relation, relation, started_by, systemd_unit
 from runctx.unknown import Reason, Unknown
 
@@ -247,6 +248,25 @@ def test_a_variable_past_the_read_bound_is_not_seen(shared_tmp):
     with runner as run:
         wait_for(ready.exists, what="the run to start")
         assert started(checkout, run.pid).run.started_by == StartedBy("codex", "early", None)
+
+
+def test_a_variable_cut_by_the_read_bound_is_not_taken_in_part(shared_tmp):
+    """A session id the bound cuts in two is dropped, never read as a shorter, wrong id."""
+    checkout = make_checkout(shared_tmp)
+    fillers = {"AAA_FILLER1": "x" * (100 * 1024), "AAA_FILLER2": "x" * (100 * 1024)}
+    before = sum(len(name) + 1 + len(value) + 1 for name, value in fillers.items())
+    # one string may hold at most 128 KiB (MAX_ARG_STRLEN); the id starts 30 bytes before the bound
+    fillers["AAA_FILLER3"] = "x" * (ENVIRON_READ_MAX - 30 - before - len("AAA_FILLER3=") - 1)
+    env = {**fillers, "CLAUDE_CODE_SESSION_ID": "0123456789abcdef"}
+    env.update(bare_env())
+    runner, ready = start_run(checkout, env)
+    with runner as run:
+        wait_for(ready.exists, what="the run to start")
+        raw = Path(f"/proc/{run.pid}/environ").read_bytes()
+        at = raw.index(b"CLAUDE_CODE_SESSION_ID=")
+        assert at < ENVIRON_READ_MAX < at + len("CLAUDE_CODE_SESSION_ID=0123456789abcdef")
+        found = started(checkout, run.pid).run.started_by
+        assert isinstance(found, Unknown), found
 
 
 def test_a_run_under_a_cron_ancestor_is_crons(shared_tmp):
