@@ -670,3 +670,35 @@ def test_a_refusal_leaves_contention_out_and_a_warning_keeps_it(shared_tmp):
     finally:
         ours.kill()
         theirs.kill()
+
+
+def test_a_v1_cpu_quota_counts_too(tmp_path):
+    """A v1 cpu hierarchy: cfs_quota_us over cfs_period_us, at each level up to the top."""
+    level = tmp_path / "cpu,cpuacct" / "docker" / "ab"
+    level.mkdir(parents=True)
+    (level / "cpu.cfs_quota_us").write_bytes(b"50000\n")
+    (level / "cpu.cfs_period_us").write_bytes(b"100000\n")
+    (tmp_path / "cpu,cpuacct" / "cpu.cfs_quota_us").write_bytes(b"-1\n")
+    (tmp_path / "cpu,cpuacct" / "cpu.cfs_period_us").write_bytes(b"100000\n")
+    assert cgroup_cpu_quota(b"4:cpu,cpuacct:/docker/ab\n", str(tmp_path)) == 0.5
+
+
+def test_the_psutil_source_reads_cpu_times_and_memory_like_procfs(shared_tmp):
+    """Psutil gives the same CPU times (by identity) and the box's memory, through its own calls."""
+    from runctx.sources.psutil import PsutilSource
+
+    run = start_run_tests_script(make_checkout(shared_tmp))
+    try:
+        source = PsutilSource()
+        identity = source.current_identity(run.pid)
+        assert isinstance(identity, ProcIdentity)
+        wrong = ProcIdentity(run.pid, identity.start + 1)
+        found = source.cpu_times([identity, wrong])
+        procfs = ProcfsSource().cpu_times([ProcfsSource().current_identity(run.pid)])
+        assert found[identity] == next(iter(procfs.values()))
+        assert isinstance(found[wrong], Unknown)
+        memory = source.load().memory
+        assert isinstance(memory, MemInfo)
+        assert 0 < memory.available_bytes <= memory.total_bytes
+    finally:
+        run.kill()

@@ -429,3 +429,25 @@ def test_session_start_tells_a_resumed_session_its_own_run(shared_tmp):
         context = answer["hookSpecificOutput"]["additionalContext"]
         assert f"pid {run.pid} (run-tests-script" in context
         assert "is your own run" in context
+
+
+def test_the_psutil_source_reads_what_a_run_inherited_like_procfs(shared_tmp):
+    """Psutil reads the same variables and terminal; its cgroup is an explicit unknown."""
+    from runctx.sources.procfs import ProcfsSource
+    from runctx.sources.psutil import PsutilSource
+
+    checkout = make_checkout(shared_tmp)
+    runner, ready = start_run(checkout, bare_env(CODEX_THREAD_ID="t-1", CI="true"))
+    with runner as run:
+        wait_for(ready.exists, what="the run to start")
+        procfs, portable = ProcfsSource(), PsutilSource()
+        by_procfs = procfs.inherited(procfs.current_identity(run.pid), WANTED)
+        by_psutil = portable.inherited(portable.current_identity(run.pid), WANTED)
+        assert by_psutil.environ == by_procfs.environ
+        assert ("CODEX_THREAD_ID", "t-1") in by_psutil.environ
+        assert by_psutil.tty == by_procfs.tty
+        assert isinstance(by_psutil.cgroup, Unknown)
+        skipped = portable.inherited(
+            portable.current_identity(run.pid), WANTED, skip_environ=Unknown(Reason.DENIED)
+        )
+        assert skipped.environ == Unknown(Reason.DENIED)
