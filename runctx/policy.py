@@ -32,6 +32,7 @@ import attrs
 
 from runctx._log import INFO, log_event
 from runctx.identity import Verdict
+from runctx.present.escape import visible
 from runctx.present.words import foreign_message, same_checkout_message
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
@@ -110,7 +111,7 @@ def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
         return "runctx could not follow a `cd` in this command, so its checkout is a guess"
     root = report.here.root
     if isinstance(root, Unknown):
-        return f"runctx could not identify the checkout this command runs in ({root})"
+        return f"runctx could not identify the checkout this command runs in ({visible(str(root))})"
     return None
 
 
@@ -265,7 +266,7 @@ def _context(report: Report, *, finished: bool) -> str | None:
     parts = []
     if report.ours:
         if finished:
-            pids = ", ".join(f"pid {j.run.pid} ({j.run.kind})" for j in report.ours)
+            pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
             parts.append(
                 f"{len(report.ours)} other test run(s) of this checkout were live when this "
                 f"command finished: {pids}. Runs of one checkout share caches, build dirs "

@@ -15,12 +15,11 @@ Exit statuses:
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
 from runctx.present.json import report_json
+from runctx.present.output import write_json, write_text
 from runctx.present.words import foreign_message, same_checkout_message
 from runctx.report import Report
 from runctx.scanning import scan
@@ -78,8 +77,7 @@ def run(args: argparse.Namespace) -> int:
         out = report_json(report)
         out["check"] = OUTCOMES[status]
         out["exit_status"] = status
-        json.dump(out, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json(out)
     elif not args.quiet:
-        sys.stdout.write(check_text(report) + "\n")
+        write_text(check_text(report) + "\n")
     return status

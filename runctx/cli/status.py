@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
 from runctx.present.json import report_json
+from runctx.present.output import write_json, write_text
 from runctx.present.text import report_text
 from runctx.scanning import scan
 
@@ -24,8 +23,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the report; exit 0."""
     report = scan(viewpoint_from(args), source=source_from(args))
     if args.json:
-        json.dump(report_json(report), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json(report_json(report))
     else:
-        sys.stdout.write(report_text(report) + "\n")
+        write_text(report_text(report) + "\n")
     return 0

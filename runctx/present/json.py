@@ -9,8 +9,14 @@ Required fields (more are welcome)::
      "load": {...}, "visibility": {...}}
 
 A value that could not be known is ``null`` and its reason stands beside it in
-``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``). Arguments that
-are not valid UTF-8 are shown with ``\\xNN`` escapes for the bad bytes.
+``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``).
+
+Every string is valid UTF-8 (:mod:`runctx.present.escape`). Text read from
+``/proc`` or the file system that is valid UTF-8 is given exactly; text that is
+not (a directory name, an argument) is given with U+FFFD for each byte that is
+not UTF-8, and its exact bytes stand beside it in base64: ``root_bytes``,
+``cwd_bytes``, and ``argv_bytes`` (every argument, when any is not UTF-8).
+A ``*_bytes`` field is absent when its text is exact.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from runctx.present.escape import printable
+from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
@@ -31,12 +37,30 @@ def _known(value: object) -> object:
 
 
 def _unknowns(**fields: object) -> dict[str, dict[str, str]]:
-    return {name: value.to_json() for name, value in fields.items() if isinstance(value, Unknown)}
+    return {
+        name: {"unknown": value.reason.value, "detail": json_text(value.detail)}
+        for name, value in fields.items()
+        if isinstance(value, Unknown)
+    }
+
+
+def _text(value: str | Unknown) -> str | None:
+    return None if isinstance(value, Unknown) else json_text(value)
+
+
+def _add_bytes(out: dict[str, Any], **fields: str | Unknown) -> None:
+    """``NAME_bytes`` beside each field whose text is not exact (see the module docstring)."""
+    for name, value in fields.items():
+        if isinstance(value, str):
+            raw = json_bytes(value)
+            if raw is not None:
+                out[f"{name}_bytes"] = raw
 
 
 def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
     """The viewpoint as JSON."""
-    out: dict[str, Any] = {"root": _known(here.root), "uid": _known(here.uid)}
+    out: dict[str, Any] = {"root": _text(here.root), "uid": _known(here.uid)}
+    _add_bytes(out, root=here.root)
     unknown = _unknowns(root=here.root, uid=here.uid)
     if unknown:
         out["unknown"] = unknown
@@ -46,20 +70,18 @@ def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
 def run_json(judged: JudgedRun) -> dict[str, Any]:
     """One judged run as JSON."""
     run = judged.run
-    argv = None if isinstance(run.argv, Unknown) else [printable(arg) for arg in run.argv]
-    cwd = None if isinstance(run.cwd, Unknown) else printable(run.cwd)
-    root = None if isinstance(run.root, Unknown) else printable(run.root)
+    argv = None if isinstance(run.argv, Unknown) else [json_text(arg) for arg in run.argv]
     out: dict[str, Any] = {
         "pid": run.pid,
         "start": run.start,
-        "kind": run.kind,
+        "kind": json_text(run.kind),
         "argv": argv,
-        "root": root,
-        "cwd": cwd,
+        "root": _text(run.root),
+        "cwd": _text(run.cwd),
         "uid": _known(run.uid),
         "foreign": judged.foreign,
         "verdict": judged.judgement.verdict.value,
-        "reasons": list(judged.judgement.reasons),
+        "reasons": [json_text(reason) for reason in judged.judgement.reasons],
         "self": run.is_self,
         "orphaned": run.orphaned,
         "members": list(run.members),
@@ -68,6 +90,9 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "cpu_seconds": None if isinstance(run.cpu_seconds, Unknown) else round(run.cpu_seconds, 3),
         "rss_bytes": _known(run.rss_bytes),
     }
+    _add_bytes(out, root=run.root, cwd=run.cwd)
+    if not isinstance(run.argv, Unknown) and not all(is_exact(arg) for arg in run.argv):
+        out["argv_bytes"] = [base64_bytes(arg) for arg in run.argv]
     unknown = _unknowns(
         argv=run.argv,
         uid=run.uid,
@@ -103,7 +128,8 @@ def load_json(load: Load) -> dict[str, Any]:
 def visibility_json(visibility: Visibility) -> dict[str, Any]:
     """What the scan could not see, as JSON."""
     out = attrs.asdict(visibility)
-    out["notes"] = list(visibility.notes)
+    out["hidepid"] = json_text(visibility.hidepid)
+    out["notes"] = [json_text(note) for note in visibility.notes]
     return out
 
 

@@ -8,6 +8,10 @@ Runs counted as *ours* are the report's ``ours``: known to be this checkout's
 and user's, or of unknown identity (the visible answer). Only ``Report.ours_known``
 is safe to act on (stop); waiting for or refusing next to an unknown one only
 costs time.
+
+Every piece of foreign text in these sentences (a kind, a reason, a path, a
+user name) is escaped by :func:`runctx.present.escape.visible` as it is put
+in, so a sentence's only line breaks are its own.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import pwd
 
 from runctx.identity import Verdict
+from runctx.present.escape import visible
 from runctx.report import JudgedRun, Report
 from runctx.sources.load import Load
 from runctx.unknown import Unknown
@@ -41,7 +46,7 @@ def owner_name(uid: int | Unknown) -> str:
     if isinstance(uid, Unknown):
         return "?"
     try:
-        return pwd.getpwuid(uid).pw_name
+        return visible(pwd.getpwuid(uid).pw_name)
     except KeyError:
         return str(uid)
 
@@ -53,21 +58,22 @@ def describe_run(judged: JudgedRun) -> str:
     noun = "process" if count == 1 else "processes"
     orphaned = ", orphaned worker" if run.orphaned else ""
     age = human_age(run.age_seconds)
-    return f"pid {run.pid} ({run.kind}, running {age}, {count} {noun}{orphaned})"
+    return f"pid {run.pid} ({visible(run.kind)}, running {age}, {count} {noun}{orphaned})"
 
 
 def describe_ours(judged: JudgedRun) -> str:
     """A run of this checkout, with a note when its identity was not fully known."""
     text = describe_run(judged)
     if judged.judgement.verdict is Verdict.UNKNOWN:
-        text += " [identity not fully known: " + "; ".join(judged.judgement.reasons) + "]"
+        reasons = "; ".join(visible(reason) for reason in judged.judgement.reasons)
+        text += f" [identity not fully known: {reasons}]"
     return text
 
 
 def describe_foreign(judged: JudgedRun) -> str:
     """A foreign run with its owner and why it is foreign."""
     run = judged.run
-    why = "; ".join(reason for reason in judged.judgement.reasons if "==" not in reason)
+    why = "; ".join(visible(reason) for reason in judged.judgement.reasons if "==" not in reason)
     return f"{describe_run(judged)} owned by {owner_name(run.uid)}: {why}"
 
 
