@@ -5,11 +5,18 @@ a submodule) wins; else the nearest with another version-control marker; else
 the nearest with a project marker; else the directory itself. Paths are
 compared after ``realpath``, so two checkouts with the same directory name
 under different parents are different roots.
+
+The walk is linear in the depth of the path and opens no marker
+(:mod:`runctx.pathwalk`): a marker is a directory or a regular file, so a FIFO
+planted as ``pyproject.toml`` in a shared parent makes no root. A path longer
+than ``PATH_MAX`` is unknown at once.
 """
 
 from __future__ import annotations
 
 import os
+
+from runctx.pathwalk import nearest_marked, resolve, too_long
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,21 +39,8 @@ PROJECT_MARKERS = (
 )
 
 
-def _ancestors(path: str) -> list[str]:
-    chain = [path]
-    while True:
-        parent = os.path.dirname(chain[-1])
-        if parent == chain[-1]:
-            return chain
-        chain.append(parent)
-
-
-def _nearest_with(chain: list[str], markers: tuple[str, ...]) -> str | None:
-    for directory in chain:
-        for marker in markers:
-            if os.path.lexists(os.path.join(directory, marker)):
-                return directory
-    return None
+MARKER_GROUPS = ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS)
+"""The markers in the order they win: ``.git``, then another VCS, then a project file."""
 
 
 def checkout_root(cwd: str | Unknown) -> str | Unknown:
@@ -57,7 +51,11 @@ def checkout_root(cwd: str | Unknown) -> str | Unknown:
     """
     if not isinstance(cwd, str):
         return cwd
-    real = os.path.realpath(cwd)
+    if too_long(cwd):
+        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
+
+        return Unknown(Reason.MISSING, f"a path of {len(cwd)} characters is longer than PATH_MAX")
+    real = resolve(cwd)
     try:
         os.stat(real)
     except OSError as error:
@@ -66,12 +64,8 @@ def checkout_root(cwd: str | Unknown) -> str | Unknown:
         if isinstance(error, PermissionError):
             return Unknown(Reason.DENIED, f"cannot look into {real}")
         return Unknown(Reason.MISSING, f"{real} does not exist")
-    chain = _ancestors(real)
-    for markers in ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS):
-        found = _nearest_with(chain, markers)
-        if found is not None:
-            return found
-    return real
+    found = nearest_marked(real, MARKER_GROUPS)
+    return real if found is None else found
 
 
 class RootCache:

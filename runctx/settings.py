@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 
 PYPROJECT = "pyproject.toml"
 MAX_PYPROJECT_BYTES = 1024 * 1024
-"""A pyproject.toml larger than this (1 MiB) is read no further."""
+"""The largest pyproject.toml whose ``[tool.runctx]`` is parsed (1 MiB)."""
+MAX_SCANNED_BYTES = 64 * 1024 * 1024
+"""How far a larger pyproject.toml is searched for the word ``runctx`` (64 MiB)."""
 
 _DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
 _KEYS = (b"runctx", b'"runctx"', b"'runctx'")
@@ -72,15 +74,38 @@ def mentions_runctx_table(data: bytes) -> bool:
 
 
 def read_pyproject(path: str) -> bytes | None:
-    """The bytes of a pyproject.toml (at most 1 MiB), None when there is none."""
+    """The bytes of a pyproject.toml, None when there is none or it cannot hold runctx's table.
+
+    The file is read without blocking and only if it is a regular file
+    (:mod:`runctx.planted`: anyone who can write a shared parent can put a
+    FIFO there). One of at most :data:`MAX_PYPROJECT_BYTES` is read whole. A
+    larger one is searched, in chunks, for the word ``runctx``: without it, it
+    holds no runctx settings (None); with it, or past
+    :data:`MAX_SCANNED_BYTES`, its settings cannot be read, and
+    :class:`ConfigError` says so rather than silently using the defaults.
+    """
+    from runctx.planted import contains, read_bounded  # noqa: PLC0415 - a file exists here
+
     try:
-        with open(path, "rb") as stream:
-            return stream.read(MAX_PYPROJECT_BYTES)
+        content = read_bounded(path, MAX_PYPROJECT_BYTES)
+        if content.whole:
+            return content.data
+        named = contains(path, b"runctx", MAX_SCANNED_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
         raise ConfigError(msg) from error
+    if named is False:
+        return None
+    size = MAX_PYPROJECT_BYTES // 1024 // 1024
+    msg = (
+        f"{path} is larger than {size} MiB, the most runctx parses, and "
+        + ("names runctx" if named else "too large to search for a [tool.runctx] table")
+        + ": its runctx settings cannot be read. Keep pyproject.toml under "
+        f"{size} MiB, or set ${MODE_ENV} for on-same-checkout"
+    )
+    raise ConfigError(msg)
 
 
 def runctx_table(path: str) -> dict[str, object]:

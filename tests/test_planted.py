@@ -1,0 +1,109 @@
+"""Reading files another user could plant: regular files only, never blocking, bounded."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+
+import pytest
+
+from runctx.planted import NotRegularFileError, contains, read_bounded
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = 10):
+    """Fail the test (instead of hanging the suite) if the block blocks for ``seconds``."""
+
+    def expire(_signum, _frame):
+        msg = f"blocked for {seconds}s"
+        raise AssertionError(msg)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_regular_file_is_read_whole(tmp_path):
+    """A file within the bound comes back whole."""
+    path = tmp_path / "pyproject.toml"
+    path.write_bytes(b"[tool.runctx]\n")
+    assert read_bounded(str(path), 100) == (b"[tool.runctx]\n", True)
+
+
+def test_a_larger_file_is_read_only_up_to_the_bound(tmp_path):
+    """A file past the bound gives the bound's worth of bytes and says it is not whole."""
+    path = tmp_path / "big"
+    path.write_bytes(b"x" * 1000)
+    content = read_bounded(str(path), 100)
+    assert content.data == b"x" * 100
+    assert not content.whole
+
+
+def test_a_file_exactly_at_the_bound_is_whole(tmp_path):
+    """The bound is inclusive: a file of exactly ``limit`` bytes is whole."""
+    path = tmp_path / "exact"
+    path.write_bytes(b"y" * 100)
+    assert read_bounded(str(path), 100) == (b"y" * 100, True)
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    """A FIFO (whose open would wait for a writer for ever) is refused at once."""
+    fifo = tmp_path / "pyproject.toml"
+    os.mkfifo(fifo)
+    with no_hang(), pytest.raises(NotRegularFileError, match="FIFO"):
+        read_bounded(str(fifo), 100)
+    with no_hang(), pytest.raises(NotRegularFileError, match="FIFO"):
+        contains(str(fifo), b"runctx", 100)
+
+
+def test_a_symlink_to_a_fifo_is_refused_too(tmp_path):
+    """A symlink is followed to see what it names, and a FIFO behind it is refused."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "pyproject.toml"
+    link.symlink_to(fifo)
+    with no_hang(), pytest.raises(NotRegularFileError):
+        read_bounded(str(link), 100)
+
+
+def test_a_socket_a_device_and_a_directory_are_refused(tmp_path):
+    """Only regular files are read: a socket, a character device, a directory are not."""
+    path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(NotRegularFileError, match="socket"):
+            read_bounded(str(path), 100)
+    with pytest.raises(NotRegularFileError, match="character device"):
+        read_bounded("/dev/zero", 100)
+    with pytest.raises(NotRegularFileError, match="directory"):
+        read_bounded(str(tmp_path), 100)
+
+
+def test_a_missing_file_is_file_not_found(tmp_path):
+    """Absence is the ordinary FileNotFoundError, for callers to tell apart."""
+    with pytest.raises(FileNotFoundError):
+        read_bounded(str(tmp_path / "none"), 100)
+
+
+def test_contains_finds_a_word_across_read_chunks(tmp_path):
+    """The search keeps the tail of each chunk, so a word split by a chunk edge is found."""
+    path = tmp_path / "big"
+    edge = 64 * 1024
+    path.write_bytes(b"x" * (edge - 3) + b"runctx" + b"y" * 10)
+    assert contains(str(path), b"runctx", 10 * edge) is True
+    path.write_bytes(b"x" * (3 * edge))
+    assert contains(str(path), b"runctx", 10 * edge) is False
+
+
+def test_contains_says_none_past_its_bound(tmp_path):
+    """A file longer than the bound, without the word in it, is neither yes nor no."""
+    path = tmp_path / "big"
+    path.write_bytes(b"x" * 1000)
+    assert contains(str(path), b"runctx", 100) is None
+    assert contains(str(path), b"runctx", 1000) is False
