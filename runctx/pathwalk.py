@@ -82,10 +82,10 @@ def _open_parent(directory_fd: int, real: str, levels_up: int) -> int:
 def nearest_marked(real: str, groups: tuple[tuple[str, ...], ...]) -> str | None:
     """The nearest ancestor of ``real`` (itself included) marked by the first group found at all.
 
-    None when no group has a marker anywhere up to ``/``. ``real`` is an absolute path without symlinks, ``.`` or ``..``
-    (:func:`resolve`). One pass from ``real`` up: at each level the groups
-    whose nearest is still open are looked up, and the pass stops as soon as
-    the first group is found.
+    None when no group has a marker anywhere up to ``/``. ``real`` is an
+    absolute path without symlinks, ``.`` or ``..`` (:func:`resolve`). One pass
+    from ``real`` up: at each level the groups whose nearest is still open are
+    looked up, and the pass stops as soon as the first group is found.
     """
     depth = real.rstrip("/").count("/")
     nearest: list[int | None] = [None] * len(groups)
