@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 
+from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources.base import KERNEL_THREAD, SourceBase
-from runctx.sources.errors import unknown_of
+from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import (
     ProcMount,
@@ -104,7 +105,9 @@ class ProcfsSource(SourceBase):
     name = "procfs"
 
     def __init__(self, proc: str = "/proc") -> None:
-        """Read from the procfs mounted at ``proc``."""
+        """Read from the procfs mounted at ``proc``; :class:`SourceError` when none is there."""
+        if not os.path.exists(f"{proc}/self/stat"):
+            raise SourceError(no_procfs_message(proc))
         self.proc = proc
         own_ns = _readlink(f"{proc}/self/ns/mnt")
         self._own_mount_ns = own_ns if isinstance(own_ns, str) else None

@@ -162,7 +162,11 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
     """Find the procfs mounted at ``mount_point`` in a ``mountinfo`` text.
 
     The super options follow the ``-`` separator: ``- proc proc rw,hidepid=2``.
+    When several mounts sit at the same point, the last line is the one in
+    effect (mounted last, on top of the others): a ``hidepid=2`` procfs
+    mounted over ``/proc`` hides what the first line says it does not.
     """
+    found = None
     for line in mountinfo.splitlines():
         fields = line.split(b" ")
         if len(fields) < 5 or fields[4] != mount_point or b"-" not in fields:  # noqa: PLR2004
@@ -179,5 +183,5 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
                 hidepid = _HIDEPID_NAMES.get(text, text)
             elif key == b"subset" and value == b"pid":
                 subset_pid = True
-        return ProcMount(hidepid=hidepid, subset_pid=subset_pid)
-    return None
+        found = ProcMount(hidepid=hidepid, subset_pid=subset_pid)
+    return found

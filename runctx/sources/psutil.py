@@ -65,9 +65,10 @@ from typing import NamedTuple, ParamSpec, TypeVar
 
 import psutil
 
+from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources.base import KERNEL_THREAD, SourceBase
-from runctx.sources.errors import unknown_of
+from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import ProcMount
 from runctx.unknown import NOT_READ, Reason, Unknown
@@ -276,7 +277,10 @@ class PsutilSource(SourceBase):
         return time.time()
 
     def _pids(self) -> list[int]:
-        return psutil.pids()
+        try:
+            return psutil.pids()
+        except (IndexError, OSError) as error:  # psutil on Linux without /proc: an empty list
+            raise SourceError(no_procfs_message("/proc")) from error
 
     def _read(self, pid: int, now: float) -> ProcRecord | Unknown:
         process = mapped(psutil.Process, pid)
