@@ -76,7 +76,7 @@ def _without_proc(*command: str, stdin: str = "") -> subprocess.CompletedProcess
 
 @pytest.mark.parametrize("source", [[], ["--source", "procfs"], ["--source", "psutil"]])
 def test_status_without_procfs_says_so_in_one_line(source):
-    """runctx status with no /proc exits 1 with one line, from either source; no traceback."""
+    """The status command with no /proc exits 1 with one line, from either source; no traceback."""
     done = _without_proc(sys.executable, "-m", "runctx", "status", *source)
     assert done.returncode == 1
     assert done.stdout == ""
