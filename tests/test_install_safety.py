@@ -1,4 +1,4 @@
-"""``runctx install`` loses nothing: planted, read-only and linked files, kills, untouched values."""
+"""``runctx install`` loses nothing: planted, read-only, linked files, kills, untouched values."""
 
 from __future__ import annotations
 
