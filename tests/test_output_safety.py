@@ -104,7 +104,8 @@ def test_status_shows_the_hostile_run_escaped(hostile, encoding):
     assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in row
     assert b"\\x1b]0;pwned\\x07" in row or row.endswith((b"\\u2026", "…".encode()))
     why = done.stdout.split(row, 1)[1].splitlines()[1]
-    assert why.startswith(b"      why: ") and b"line\\xff\\xfe != " in why
+    assert why.startswith(b"      why: ")
+    assert b"line\\xff\\xfe != " in why
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
@@ -118,7 +119,7 @@ def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_json_is_strict_and_gives_the_exact_bytes_back(hostile, encoding):
-    """status --json is strict UTF-8 JSON; root_bytes and argv_bytes decode to the real bytes."""
+    """The status JSON is strict UTF-8 JSON; root_bytes and argv_bytes decode to the real bytes."""
     done = runctx(hostile, "status", "--json", env=ENCODINGS[encoding])
     assert done.returncode == 0, done.stderr
     report = strict_json(done.stdout)
