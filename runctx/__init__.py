@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from runctx.sources.visibility import Visibility
     from runctx.stopping import StopResult, StopStatus, stop_runs
     from runctx.unknown import Reason, Unknown
+    from runctx.present.escape import visible
     from runctx.waiting import WaitOutcome, blocking_runs, wait_for_turn
 
 __all__ = [
@@ -68,6 +69,7 @@ __all__ = [
     "scan",
     "stop_runs",
     "viewpoint",
+    "visible",
     "wait_for_turn",
 ]
 
@@ -82,6 +84,7 @@ _HOMES = {
     "is_foreign": "runctx.identity",
     "judge": "runctx.identity",
     "report_json": "runctx.present.json",
+    "visible": "runctx.present.escape",
     "Load": "runctx.sources.load",
     "Pressure": "runctx.sources.load",
     "ProcIdentity": "runctx.records",

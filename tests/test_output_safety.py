@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -200,3 +201,28 @@ def test_the_pytest_plugin_header_and_summary_are_escaped(hostile, encoding):
     lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
     assert len(lines) == 2, done.stdout  # the header and the summary
     assert all(b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in line for line in lines)
+
+
+def _python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.DOTALL)
+
+
+DOCS = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/api.md"])
+def test_the_documented_api_examples_print_the_hostile_run_on_a_strict_stdout(hostile, document):
+    """The API examples of the README and docs/api.md run on strict UTF-8, nothing raw."""
+    environment = {**hook_env(), **ENCODINGS["strict-utf8"]}
+    for block in _python_blocks(DOCS / document):
+        done = subprocess.run(
+            [sys.executable, "-c", block],
+            cwd=hostile.viewer,
+            capture_output=True,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert_nothing_raw(done.stdout)
+        assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
