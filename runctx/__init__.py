@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from runctx.exceptions import ConfigError, RunctxError
     from runctx.folding import FoldedRun, fold_runs
     from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
+    from runctx.present.escape import visible
     from runctx.present.json import report_json
     from runctx.records import ProcIdentity, ProcRecord
     from runctx.report import JudgedRun, Report, Run, Viewpoint
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
     from runctx.sources.visibility import Visibility
     from runctx.stopping import StopResult, StopStatus, stop_runs
     from runctx.unknown import Reason, Unknown
-    from runctx.present.escape import visible
     from runctx.waiting import WaitOutcome, blocking_runs, wait_for_turn
 
 __all__ = [
