@@ -21,6 +21,7 @@ from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import (
     ProcMount,
+    parse_cgroup_v2_path,
     parse_cmdline,
     parse_cpu_max,
     parse_loadavg,
@@ -78,15 +79,13 @@ def usable_cpus(proc: str = "/proc") -> int | Unknown:
             return Unknown(Reason.ABSENT, "cpu count")
         cpus = count
     cgroup = read_file(f"{proc}/self/cgroup")
-    if isinstance(cgroup, bytes):
-        for line in cgroup.splitlines():
-            if line.startswith(b"0::"):
-                path = os.fsdecode(line[3:]).strip()
-                quota = read_file(f"/sys/fs/cgroup{path}/cpu.max")
-                if isinstance(quota, bytes):
-                    granted = parse_cpu_max(quota)
-                    if granted is not None:
-                        cpus = max(1, min(cpus, int(granted + 0.999)))
+    path = parse_cgroup_v2_path(cgroup) if isinstance(cgroup, bytes) else None
+    if path is not None:
+        quota = read_file(f"/sys/fs/cgroup{path.rstrip('/')}/cpu.max")
+        if isinstance(quota, bytes):
+            granted = parse_cpu_max(quota)
+            if granted is not None:
+                cpus = max(1, min(cpus, int(granted + 0.999)))
     return cpus
 
 

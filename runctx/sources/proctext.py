@@ -2,12 +2,16 @@
 
 Each takes what one read of a ``/proc`` file gave and returns its value or an
 explicit :class:`~runctx.unknown.Unknown` (``unparsable``) saying what was
-wrong; none raises on any input. The procfs source reads, these parse, so
-that the parsing can be fed any text in a test.
+wrong; none raises on any input, and each takes time linear in its input.
+The procfs source reads, these parse, so that the parsing can be fed any text
+in a test: ``tests/test_properties_proctext.py`` does so with hypothesis, and
+``make fuzz`` with atheris (``fuzz/``). A number must be finite to count: an
+``inf`` or ``nan`` is unparsable, never a value.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from typing import NamedTuple
 
@@ -91,10 +95,19 @@ def parse_status_uid(text: bytes) -> int | Unknown:
         return Unknown(Reason.UNPARSABLE, "status: Uid line without a number")
 
 
+def _finite(text: bytes) -> float:
+    """``text`` as a finite float; ValueError otherwise (``inf``, ``nan``, not a number)."""
+    value = float(text)
+    if not math.isfinite(value):
+        msg = f"not a finite number: {text!r}"
+        raise ValueError(msg)
+    return value
+
+
 def parse_uptime(text: bytes) -> float | Unknown:
     """Seconds since boot from ``/proc/uptime``."""
     try:
-        return float(text.split()[0])
+        return _finite(text.split()[0])
     except (IndexError, ValueError):
         return Unknown(Reason.UNPARSABLE, "uptime")
 
@@ -102,7 +115,7 @@ def parse_uptime(text: bytes) -> float | Unknown:
 def parse_loadavg(text: bytes) -> tuple[float, float, float] | Unknown:
     """The 1, 5 and 15 minute load averages from ``/proc/loadavg``."""
     try:
-        one, five, fifteen = (float(value) for value in text.split()[:3])
+        one, five, fifteen = (_finite(value) for value in text.split()[:3])
     except ValueError:
         return Unknown(Reason.UNPARSABLE, "loadavg")
     return (one, five, fifteen)
@@ -127,9 +140,9 @@ def parse_pressure(text: bytes) -> Pressure | Unknown:
                 values[key] = value
             try:
                 return Pressure(
-                    avg10=float(values[b"avg10"]),
-                    avg60=float(values[b"avg60"]),
-                    avg300=float(values[b"avg300"]),
+                    avg10=_finite(values[b"avg10"]),
+                    avg60=_finite(values[b"avg60"]),
+                    avg300=_finite(values[b"avg300"]),
                 )
             except (KeyError, ValueError):
                 break
@@ -142,9 +155,25 @@ def parse_cpu_max(text: bytes) -> float | None:
     if len(parts) != 2 or parts[0] == b"max":  # noqa: PLR2004 - quota and period
         return None
     try:
-        return int(parts[0]) / int(parts[1])
-    except (ValueError, ZeroDivisionError):
+        granted = int(parts[0]) / int(parts[1])
+    except (ValueError, ZeroDivisionError, OverflowError):
         return None
+    return granted if granted > 0 else None
+
+
+def parse_cgroup_v2_path(text: bytes) -> str | None:
+    """The cgroup v2 path of a process from its ``/proc/PID/cgroup`` (the ``0::`` line).
+
+    None when there is none (cgroup v1 only), or it is not an absolute path
+    without ``..`` (a path to join under ``/sys/fs/cgroup`` must stay there).
+    """
+    for line in text.splitlines():
+        if line.startswith(b"0::"):
+            path = os.fsdecode(line[3:]).strip()
+            if path.startswith("/") and ".." not in path.split("/") and "\0" not in path:
+                return path
+            return None
+    return None
 
 
 @attrs.frozen
