@@ -27,6 +27,8 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _CONSTANTS = {"true": True, "false": False, "null": None}
+_LOOKAHEAD = 64
+"""How many removed items an array match skips over before taking an item for new."""
 
 
 class Node:
@@ -191,25 +193,38 @@ class _Renderer:
             return None
         return _line_indent(self.text, node.start)
 
-    def _match(self, node: Node, entries: list[tuple[str | None, object]]) -> list[Part | None]:
-        """The original part each new entry is (by key, or by identity and order), or None."""
+    def _match(self, node: Node, entries: list[tuple[str | None, object]]) -> list[int | None]:
+        """The index of the original part each new entry is (by key, or in order), or None.
+
+        An array's items are matched in order: a container by identity (one
+        look-up), a scalar by type and value among the next
+        :data:`_LOOKAHEAD` items after the last match, so the whole match is
+        linear in the number of items.
+        """
         if node.parts and node.parts[0][0] is not None:
-            by_key = {key: part for part in node.parts if (key := part[0]) is not None}
+            by_key = {part[0]: index for index, part in enumerate(node.parts)}
             return [by_key.get(key) if key is not None else None for key, _ in entries]
-        found: list[Part | None] = []
+        by_identity = {
+            id(part[2].value): index
+            for index, part in enumerate(node.parts)
+            if isinstance(part[2].value, (dict, list))
+        }
+        found: list[int | None] = []
         next_part = 0
         for _, item in entries:
             match = None
-            for index in range(next_part, len(node.parts)):
-                original = node.parts[index][2].value
-                if isinstance(original, (dict, list)):
-                    same = original is item
-                else:
-                    same = type(item) is type(original) and item == original
-                if same:
-                    match = node.parts[index]
-                    next_part = index + 1
-                    break
+            if isinstance(item, (dict, list)):
+                match = by_identity.get(id(item))
+                if match is not None and match < next_part:
+                    match = None
+            else:
+                for index in range(next_part, min(len(node.parts), next_part + _LOOKAHEAD)):
+                    original = node.parts[index][2].value
+                    if type(item) is type(original) and item == original:
+                        match = index
+                        break
+            if match is not None:
+                next_part = match + 1
             found.append(match)
         return found
 
@@ -225,7 +240,7 @@ class _Renderer:
         if not entries:
             return text[node.start : node.end] if not node.parts else opening + closing
         matched = self._match(node, entries)
-        order = [node.parts.index(part) for part in matched if part is not None]
+        order = [index for index in matched if index is not None]
         if order != sorted(order):
             return _fresh(value, _line_indent(text, node.start), self.unit)
         parts = node.parts
@@ -245,9 +260,9 @@ class _Renderer:
             key_end = scanstring(text, parts[0][1] + 1, True)[1]  # noqa: FBT003
             colon = text[key_end : parts[0][2].start]
         pieces: list[str] = []
-        for (key, item), part in zip(entries, matched, strict=True):
-            if part is not None:
-                index = node.parts.index(part)
+        for (key, item), index in zip(entries, matched, strict=True):
+            if index is not None:
+                part = node.parts[index]
                 head = text[part[1] : part[2].start]
                 body = head + self.render(part[2], item)
                 gap = gaps[index - 1] if index > 0 else default_gap
