@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from typing import NamedTuple
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 64 * 1024
@@ -24,13 +23,6 @@ _CHUNK = 64 * 1024
 
 class NotRegularFileError(OSError):
     """The path names something other than a regular file (a FIFO, a device, a socket)."""
-
-
-class Content(NamedTuple):
-    """What a bounded read gave: at most ``limit`` bytes, and whether that is the whole file."""
-
-    data: bytes
-    whole: bool
 
 
 def kind_of(mode: int) -> str:
@@ -50,8 +42,10 @@ def _refuse(path: str, mode: int) -> NotRegularFileError:
     return NotRegularFileError(errno.EINVAL, f"{kind_of(mode)}, not a regular file", path)
 
 
-def read_bounded(path: str, limit: int) -> Content:
-    """At most ``limit`` bytes of the regular file at ``path``, without ever blocking.
+def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the regular file at ``path``, and whether that is all of it.
+
+    Never blocks. (A plain tuple: ``typing`` is not loaded on the hook's path.)
 
     Raises :class:`NotRegularFileError` for anything but a regular file (which
     is then never opened, or closed at once if it was swapped in between), and
@@ -79,7 +73,7 @@ def read_bounded(path: str, limit: int) -> Content:
     finally:
         os.close(fd)
     data = b"".join(chunks)
-    return Content(data[:limit], len(data) <= limit)
+    return data[:limit], len(data) <= limit
 
 
 def contains(path: str, needle: bytes, limit: int) -> bool | None:

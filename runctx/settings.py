@@ -87,9 +87,9 @@ def read_pyproject(path: str) -> bytes | None:
     from runctx.planted import contains, read_bounded  # noqa: PLC0415 - a file exists here
 
     try:
-        content = read_bounded(path, MAX_PYPROJECT_BYTES)
-        if content.whole:
-            return content.data
+        data, whole = read_bounded(path, MAX_PYPROJECT_BYTES)
+        if whole:
+            return data
         named = contains(path, b"runctx", MAX_SCANNED_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None

@@ -40,9 +40,9 @@ def test_a_larger_file_is_read_only_up_to_the_bound(tmp_path):
     """A file past the bound gives the bound's worth of bytes and says it is not whole."""
     path = tmp_path / "big"
     path.write_bytes(b"x" * 1000)
-    content = read_bounded(str(path), 100)
-    assert content.data == b"x" * 100
-    assert not content.whole
+    data, whole = read_bounded(str(path), 100)
+    assert data == b"x" * 100
+    assert not whole
 
 
 def test_a_file_exactly_at_the_bound_is_whole(tmp_path):

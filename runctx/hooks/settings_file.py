@@ -343,12 +343,12 @@ def _locked(directory: str) -> Iterator[None]:
 def _read(path: str) -> str | None:
     """The text of the settings file: regular files only, never blocking, bounded."""
     try:
-        content = read_bounded(path, MAX_SETTINGS_BYTES)
-        if not content.whole:
+        data, whole = read_bounded(path, MAX_SETTINGS_BYTES)
+        if not whole:
             size = MAX_SETTINGS_BYTES // 1024 // 1024
             msg = f"{path} is larger than {size} MiB; runctx does not edit it"
             raise SettingsFileError(msg)
-        return content.data.decode("utf-8")
+        return data.decode("utf-8")
     except FileNotFoundError:
         return None
     except NotRegularFileError as error:
