@@ -7,7 +7,9 @@ runctx.pytest_plugin`` (registered before the entry points) or
 So the entry point is this separate module, with no hook but one, which
 registers the plugin module under its own name unless it is registered or
 blocked already; a later ``pytest_plugins`` naming it then finds it there.
-``-p no:runctx`` blocks this module, so the plugin stays off.
+``-p no:runctx`` blocks this module, so the plugin stays off. The names to
+give pytest are ``runctx`` (this entry point) and ``runctx.pytest_plugin``;
+this module's own name is not one of them.
 """
 
 from __future__ import annotations
