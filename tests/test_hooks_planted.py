@@ -86,3 +86,32 @@ def test_a_cwd_too_deep_for_a_non_test_command_is_silent():
     """The same cwd with ``ls`` costs nothing and says nothing."""
     done = run_hook("claude", claude_pre_tool_use("ls", "/" + "a/" * 520_000))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+SLOW_WALK = """
+import sys, time
+import runctx.hooks.main as hook
+
+def slow_walk(cwd):
+    time.sleep(60)  # a walk up a tree that never ends
+    return cwd
+
+hook.checkout_root = slow_walk
+sys.exit(hook.main(["claude"]))
+"""
+
+
+def test_the_deadline_covers_the_walk_to_the_checkout_root(tmp_path):
+    """A walk that takes for ever is cut by the hook's deadline: exit 0, failed open."""
+    done = subprocess.run(
+        [sys.executable, "-c", SLOW_WALK],
+        input=json.dumps(claude_pre_tool_use("ls", tmp_path)),
+        capture_output=True,
+        text=True,
+        env=hook_env(RUNCTX_HOOK_DEADLINE="0.5"),
+        timeout=HANG_GUARD,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert done.stderr.startswith("runctx: hook failed open: no decision within the deadline")
