@@ -46,7 +46,7 @@ def _settings(text: str) -> None:
     json_layout.edit(text, _no_change, "  ", json.dumps)
 
 
-def _no_change(document: object) -> None:
+def _no_change(document: dict[str, object]) -> None:
     del document
 
 

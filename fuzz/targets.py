@@ -137,8 +137,7 @@ def settings_json(data: bytes) -> None:
         return
     spec = agent("claude").INSTALL
 
-    def change(document: object) -> object:
-        assert isinstance(document, dict)
+    def change(document: dict[str, object]) -> object:
         try:
             return settings_file.install(spec, document, "runctx", "/p/settings.json")
         except settings_file.SettingsFileError:

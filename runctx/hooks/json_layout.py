@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import TypeVar
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
+Result = TypeVar("Result")
+JSONObject = dict[str, object]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
@@ -276,17 +277,23 @@ class _Renderer:
 
 
 def edit(
-    text: str, change: Callable[[object], object], unit: str, whole: Callable[[object], str]
-) -> tuple[object, str, object]:
-    """Apply ``change`` to the document in ``text``; the new text keeps what was not changed.
+    text: str,
+    change: Callable[[JSONObject], Result],
+    unit: str,
+    whole: Callable[[JSONObject], str],
+) -> tuple[JSONObject, str, Result]:
+    """Apply ``change`` to the JSON object in ``text``; the new text keeps what was not changed.
 
     ``change(document)`` edits the document in place and returns a result.
     Returns the document, its new text, and that result. When the new text
     would not parse back to exactly the changed document, ``whole(document)``
-    writes it anew instead.
+    writes it anew instead. ValueError when ``text`` is not one JSON object.
     """
     root = parse(text)
     document = root.value
+    if not isinstance(document, dict):
+        msg = "not a JSON object"
+        raise ValueError(msg)  # noqa: TRY004 - what a parser of text raises
     result = change(document)
     compact = "\n" not in text.strip() and bool(root.parts)  # one line: keep it one line
     try:

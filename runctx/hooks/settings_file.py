@@ -505,19 +505,16 @@ def _apply(
     else:
         parse(before, path)  # strict, with the error that says what is wrong
         try:
-            edited = json_layout.edit(
+            document, after, (result, changed) = json_layout.edit(
                 before,
-                lambda found: change(found, path),  # type: ignore[arg-type]
+                lambda found: change(found, path),
                 _unit(before),
-                lambda found: settings_text(found, before),  # type: ignore[arg-type]
+                lambda found: settings_text(found, before),
             )
         except (ValueError, RecursionError):  # the layout parser gave up: the values are kept
             document = parse(before, path)
             result, changed = change(document, path)
             after = settings_text(document, before)
-        else:
-            found, after, (result, changed) = edited  # type: ignore[misc]
-            document = found  # type: ignore[assignment]
     if not changed:
         return Update(path=path, before=before, after=before, result=result)
     if remove_when is not None and remove_when(document):
