@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import psutil
 from proctools import Orphan, wait_for
 
 NS_LAST_PID = "/proc/sys/kernel/ns_last_pid"
@@ -25,7 +26,7 @@ ATTEMPTS = 500
 
 def wait_pid_free(pid: int, timeout: float = 10.0) -> None:
     """Wait until no process, not even a zombie, holds ``pid``."""
-    wait_for(lambda: not os.path.exists(f"/proc/{pid}"), timeout, f"pid {pid} to be released")
+    wait_for(lambda: not psutil.pid_exists(pid), timeout, f"pid {pid} to be released")
 
 
 def spawn_orphan_with_pid(
@@ -34,7 +35,9 @@ def spawn_orphan_with_pid(
     """Start ``argv`` in ``cwd`` as a double-forked orphan that gets exactly ``pid``.
 
     Like :func:`proctools.spawn_orphan`, the process leads its own session and
-    process group, which :meth:`~proctools.Orphan.kill` kills whole.
+    process group (unless a group with that id is still alive: then it stays in
+    the group it was forked in), which the run factory kills whole.
+    Tests call it through the ``runs`` fixture, which reaps what it started.
 
     Fails (AssertionError) when the pid could not be had, e.g. because another
     process took it first and still holds it.
@@ -76,23 +79,3 @@ def spawn_orphan_with_pid(
         msg = f"could not make the kernel reuse pid {pid} (another process took it)"
         raise AssertionError(msg)
     return Orphan(pid)
-
-
-def start_ticks(pid: int) -> int:
-    """The start time of the process holding ``pid`` (clock ticks since boot)."""
-    stat = Path(f"/proc/{pid}/stat").read_bytes()
-    return int(stat[stat.rfind(b")") + 2 :].split()[19])
-
-
-def child_pids(pid: int) -> list[int]:
-    """The live children of ``pid``."""
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            stat = Path(f"/proc/{name}/stat").read_bytes()
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if int(fields[1]) == pid and fields[0] not in (b"Z", b"X"):
-                found.append(int(name))
-    return found

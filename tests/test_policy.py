@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import attrs
 import pytest
-from hooktools import world
-from runfixtures import start_run_tests_script
+from proctools import make_checkout
 
 from runctx import policy
 from runctx.policy import Action, Decision, Mode
 from runctx.scanning import scan, viewpoint
 from runctx.shell.commands import TestInvocation, test_invocations
-
-__all__ = ["world"]  # the fixture, imported for pytest
+from runctx.waiting import blocking_runs
 
 
 def scan_from(directory: Path, **kwargs):
@@ -93,18 +92,15 @@ def test_an_unidentifiable_checkout_only_warns(world, tmp_path):
     assert "could not identify the checkout" in decision.message
 
 
-def test_a_run_waits_only_for_older_runs_of_its_checkout(world):
+def test_a_run_waits_only_for_older_runs_of_its_checkout(world, runs):
     """Judged as the younger of two runs, the older one stops it; as the older, nothing does."""
-    younger = start_run_tests_script(world.busy)
-    try:
-        as_younger = policy.decision_for(
-            scan_from(world.busy, self_pid=younger.pid), Mode.STOP, own_run=True
-        )
-        as_older = policy.decision_for(
-            scan_from(world.busy, self_pid=world.run.pid), Mode.STOP, own_run=True
-        )
-    finally:
-        younger.kill()
+    younger = runs.run_tests_script(world.busy)
+    as_younger = policy.decision_for(
+        scan_from(world.busy, self_pid=younger.pid), Mode.STOP, own_run=True
+    )
+    as_older = policy.decision_for(
+        scan_from(world.busy, self_pid=world.run.pid), Mode.STOP, own_run=True
+    )
     assert as_younger.action is Action.STOP
     assert pids(as_younger.ours) == {world.run.pid}
     assert younger.pid not in pids(as_older.ours)
@@ -164,29 +160,20 @@ def test_summary_is_the_first_line():
     assert Decision(Action.STOP, message="one\ntwo").summary == "one"
 
 
-def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp):
+def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp, runs):
     """A leftover whose cwd was deleted counts as ours in words only: a warning, no stop."""
-    from proctools import make_checkout
-
-    from runctx.waiting import blocking_runs
-
     mine = make_checkout(shared_tmp, "mine")
     doomed = make_checkout(shared_tmp, "doomed")
-    leftover = start_run_tests_script(doomed)
-    try:
-        import shutil
-
-        shutil.rmtree(doomed)
-        report = scan_from(mine)
-        judged = next(j for j in report.runs if j.run.pid == leftover.pid)
-        assert judged.judgement.verdict.value == "unknown"
-        assert judged in report.ours
-        decision = policy.decision_for(report, Mode.STOP)
-        assert decision.action is Action.WARN
-        assert f"pid {leftover.pid} (" in decision.message
-        assert "identity is not fully known" in decision.message
-        assert judged not in blocking_runs(report)
-        [invocation] = test_invocations("pytest -x", str(mine))
-        assert policy.decide([invocation]).action is Action.WARN
-    finally:
-        leftover.kill()
+    leftover = runs.run_tests_script(doomed)
+    shutil.rmtree(doomed)
+    report = scan_from(mine)
+    judged = next(j for j in report.runs if j.run.pid == leftover.pid)
+    assert judged.judgement.verdict.value == "unknown"
+    assert judged in report.ours
+    decision = policy.decision_for(report, Mode.STOP)
+    assert decision.action is Action.WARN
+    assert f"pid {leftover.pid} (" in decision.message
+    assert "identity is not fully known" in decision.message
+    assert judged not in blocking_runs(report)
+    [invocation] = test_invocations("pytest -x", str(mine))
+    assert policy.decide([invocation]).action is Action.WARN

@@ -1,12 +1,12 @@
-"""What a scan could not see: procfs mount options, hidden processes."""
+"""What a scan could not see: the limits in words, hidden processes on a real hidepid mount."""
 
 from __future__ import annotations
 
 import contextlib
 import subprocess
 
-from proctools import OTHER_UID, VIEWER_UID, interpreter_for, make_checkout, require_root, run_as
-from runfixtures import start_run_tests_script
+import pytest
+from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
 
 from runctx.scanning import scan, viewpoint
 from runctx.sources.procfs import ProcfsSource
@@ -16,29 +16,7 @@ from runctx.sources.visibility import describe_limits
 MOUNTINFO = (
     b"22 27 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc "
     b"rw,hidepid=invisible,subset=pid\n"
-    b"23 27 0:22 / /sys rw - sysfs sysfs rw\n"
 )
-
-
-def test_mountinfo_gives_hidepid_and_subset():
-    """The super options after the separator carry hidepid= and subset=pid."""
-    mount = parse_proc_mount(MOUNTINFO)
-    assert mount is not None
-    assert mount.hidepid == "invisible"
-    assert mount.subset_pid
-
-
-def test_numeric_hidepid_values_get_their_names():
-    """hidepid=2 is the older spelling of invisible."""
-    mount = parse_proc_mount(b"1 2 0:3 / /proc rw - proc proc rw,hidepid=2\n")
-    assert mount is not None
-    assert mount.hidepid == "invisible"
-    assert not mount.subset_pid
-
-
-def test_no_proc_line_gives_none():
-    """A mountinfo without a procfs at the mount point gives None, not a guess."""
-    assert parse_proc_mount(b"23 27 0:22 / /sys rw - sysfs sysfs rw\n") is None
 
 
 def test_limits_are_said_in_words():
@@ -79,22 +57,19 @@ def proc_mounted(where, options):
         subprocess.run(["umount", str(where)], check=True)
 
 
-def test_hidepid_hides_another_users_run_and_the_report_says_so(shared_tmp):
+@pytest.mark.needs_root
+def test_hidepid_hides_another_users_run_and_the_report_says_so(shared_tmp, runs):
     """Under hidepid=invisible another user's run is absent, and the notes say why."""
-    require_root()
     checkout = make_checkout(shared_tmp, "proj")
-    run = start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
-    try:
-        with proc_mounted(shared_tmp / "proc", "hidepid=invisible") as mounted:
+    run = runs.run_tests_script(checkout, uid=OTHER_UID)
+    with proc_mounted(shared_tmp / "proc", "hidepid=invisible") as mounted:
 
-            def scan_hidden():
-                return scan(viewpoint(cwd=str(checkout)), source=ProcfsSource(str(mounted)))
+        def scan_hidden():
+            return scan(viewpoint(cwd=str(checkout)), source=ProcfsSource(str(mounted)))
 
-            hidden = run_as(VIEWER_UID, scan_hidden)
-            assert run.pid not in [judged.run.pid for judged in hidden.runs]
-            assert hidden.visibility.hidepid == "invisible"
-            assert any("hidepid=invisible" in note for note in hidden.visibility.notes)
-            open_report = run_as(VIEWER_UID, scan, viewpoint(cwd=str(checkout)))
-            assert run.pid in [judged.run.pid for judged in open_report.runs]
-    finally:
-        run.kill()
+        hidden = run_as(VIEWER_UID, scan_hidden)
+        assert run.pid not in [judged.run.pid for judged in hidden.runs]
+        assert hidden.visibility.hidepid == "invisible"
+        assert any("hidepid=invisible" in note for note in hidden.visibility.notes)
+        open_report = run_as(VIEWER_UID, scan, viewpoint(cwd=str(checkout)))
+        assert run.pid in [judged.run.pid for judged in open_report.runs]
