@@ -248,6 +248,83 @@ def test_refuse_from_the_ini_exits_75_only_while_a_run_is_live(pytester, checkou
     the_line(header_of(allowed), "--runctx=refuse: no earlier run of this checkout is live")
 
 
+def test_stop_is_refuse(pytester, checkout, runs):
+    """--runctx=stop, the policy's word, refuses like refuse: exit 75, no test run."""
+    ours = runs.run_tests_script(checkout)
+    pytester.makepyfile(test_once=RAN)
+    result = session(pytester, runs, "--runctx=stop")
+    assert result.ret == EXIT_REFUSED
+    assert not (checkout / "ran").exists()
+    the_line(header_of(result), "--runctx=stop: not starting next to 1 earlier run")
+    assert f"pid {ours.pid} (run-tests-script" in result.stderr.str()
+    assert "--runctx=stop, exit status 75" in result.stderr.str()
+
+
+# --------------------------------------------------------------------------- the checkout's setting
+
+
+def test_the_checkouts_wait_setting_makes_the_session_wait(pytester, checkout, runs):
+    """Without --runctx, ``on-same-checkout = "wait"`` waits for the earlier live run."""
+    pytester.makepyprojecttoml('[tool.runctx]\non-same-checkout = "wait"\n')
+    ours = runs.run_tests_script(checkout)
+    pytester.makepyfile(test_after=gone(ours.pid))
+    waiting = start_session(pytester, runs, "--runctx-poll=0.1")
+    waiting.wait_for_output(f"runctx: waiting for pid {ours.pid} (run-tests-script")
+    assert not (checkout / "ran").exists()
+    runs.kill(ours)
+    result = waiting.result()
+    assert result.ret == 0, result.outlines
+    result.assert_outcomes(passed=1)
+    the_line(header_of(result), 'on-same-checkout = "wait": waiting for 1 earlier run')
+
+
+def test_the_checkouts_stop_setting_refuses_with_75(pytester, checkout, runs):
+    """Without --runctx, ``on-same-checkout = "stop"`` exits 75 next to a live run."""
+    pytester.makepyprojecttoml('[tool.runctx]\non-same-checkout = "stop"\n')
+    ours = runs.run_tests_script(checkout)
+    pytester.makepyfile(test_once=RAN)
+    result = session(pytester, runs)
+    assert result.ret == EXIT_REFUSED
+    assert not (checkout / "ran").exists()
+    the_line(header_of(result), 'on-same-checkout = "stop": not starting next to 1 earlier run')
+    assert f"pid {ours.pid} (run-tests-script" in result.stderr.str()
+
+
+def test_a_checkout_that_sets_nothing_only_warns(pytester, checkout, runs):
+    """With no --runctx, no ini and no setting, a live run of the checkout is named, not obeyed."""
+    ours = runs.run_tests_script(checkout)
+    pytester.makepyfile(test_once=RAN)
+    result = session(pytester, runs)
+    assert result.ret == 0, result.outlines
+    assert (checkout / "ran").exists()
+    header = header_of(result)
+    assert "this checkout" in the_line(header, f"pid {ours.pid} (")
+    assert not [line for line in header if "waiting" in line or "not starting" in line]
+
+
+def test_the_environment_setting_wins_over_the_checkouts(pytester, checkout, runs, monkeypatch):
+    """$RUNCTX_ON_SAME_CHECKOUT=warn over ``on-same-checkout = "stop"``: the tests run."""
+    pytester.makepyprojecttoml('[tool.runctx]\non-same-checkout = "stop"\n')
+    runs.run_tests_script(checkout)
+    pytester.makepyfile(test_once=RAN)
+    monkeypatch.setenv(MODE_ENV, "warn")
+    result = session(pytester, runs)
+    assert result.ret == 0, result.outlines
+    assert (checkout / "ran").exists()
+
+
+def test_an_invalid_setting_is_a_usage_error_naming_the_file(pytester, checkout, runs):
+    """A malformed ``on-same-checkout`` stops pytest with a usage error naming pyproject.toml."""
+    pytester.makepyprojecttoml('[tool.runctx]\non-same-checkout = "sometimes"\n')
+    pytester.makepyfile(test_once=RAN)
+    result = session(pytester, runs)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert not (checkout / "ran").exists()
+    stderr = result.stderr.str()
+    assert str(checkout / "pyproject.toml") in stderr
+    assert "on-same-checkout must be one of" in stderr
+
+
 def test_a_bad_ini_value_is_a_usage_error(pytester):
     """An unknown runctx mode in the ini stops pytest with a usage error that names it."""
     pytester.makeini("[pytest]\nrunctx = sometimes\n")
