@@ -14,9 +14,18 @@ from pathlib import Path
 RUNCTX = [sys.executable, "-m", "runctx"]
 
 
+NO_DEADLINE = "3600"
+"""The hook's deadline in the tests that are not about it: what is tested is the decision,
+which must not turn into a fail-open because a loaded box took longer than 5 s."""
+
+
 def hook_env(**extra: str) -> dict[str, str]:
-    """The environment for a hook process: the suite's, without any RUNCTX_ setting."""
+    """The environment for a hook process: the suite's, without its RUNCTX_ settings.
+
+    The hook's deadline is set out of reach unless ``extra`` sets it.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUNCTX_")}
+    env["RUNCTX_HOOK_DEADLINE"] = NO_DEADLINE
     env.update(extra)
     return env
 
