@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from proctools import make_checkout
+from proctools import VIEWER_UID, make_checkout
 
 from runctx.cli.check import EXIT_CLEAR, check_text, outcome_of
 from runctx.scanning import scan, viewpoint
@@ -44,11 +44,16 @@ def test_another_run_of_ours_exits_3(two_checkouts, runs):
     assert result.stderr == ""
 
 
+@pytest.mark.needs_root  # to run and judge as a uid of its own (see below)
 def test_only_foreign_contention_exits_4(two_checkouts, runs):
     """A run of another checkout with the same name exits 4: contention, not a conflict."""
     mine, theirs = two_checkouts
-    foreign = runs.run_tests_script(theirs)
-    result = check(cwd=mine)
+    # Seen by root, a root-owned run elsewhere whose cwd cannot be read (another mount
+    # namespace, a deleted directory) counts as ours: "only foreign contention" holds
+    # on a shared box only for a uid that no other run has. The run and the viewpoint
+    # have that uid, so the root is what makes the run foreign.
+    foreign = runs.run_tests_script(theirs, uid=VIEWER_UID)
+    result = check("--uid", str(VIEWER_UID), cwd=mine)
     assert result.returncode == 4, result.stdout
     assert f"pid {foreign.pid} (run-tests-script" in result.stdout
     assert f"root {theirs} != {mine}" in result.stdout

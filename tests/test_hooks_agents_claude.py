@@ -205,6 +205,8 @@ def test_session_start_elsewhere_names_the_run_as_foreign(world):
     """SessionStart in the idle checkout mentions the run only as foreign contention."""
     answer = reply(run_hook("claude-session-start", claude_session_start(world.idle)))
     context = answer["hookSpecificOutput"]["additionalContext"]
-    assert "of this checkout are live" not in context
-    assert f"pid {world.run.pid}" in context
-    assert "foreign" in context
+    # Runs elsewhere on the box whose identity is unknown are named as this checkout's;
+    # the run started here must be in the foreign part only.
+    foreign_part = context.index("foreign test run(s) share this machine")
+    assert f"pid {world.run.pid} (" in context[foreign_part:]
+    assert f"pid {world.run.pid} (" not in context[:foreign_part]

@@ -26,6 +26,17 @@ def pids(runs) -> set[int]:
     return {judged.run.pid for judged in runs}
 
 
+def only(report, *leaders: int):
+    """``report`` with no runs but the caller's own and those led by ``leaders``.
+
+    Runs elsewhere on the box (other suites, leftovers whose identity is
+    unknown, which count as ours) would change a decision about the run the
+    test started; the runs kept are real, judged by a real scan.
+    """
+    kept = tuple(j for j in report.runs if j.run.is_self or j.run.pid in leaders)
+    return attrs.evolve(report, runs=kept)
+
+
 # --------------------------------------------------------------------------- judge
 
 
@@ -57,7 +68,7 @@ def test_the_mode_picks_the_action(world, mode, action, words):
 
 def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
     """From the idle checkout the run is foreign: a note, nothing counted as ours."""
-    decision = policy.decision_for(scan_from(world.idle), Mode.STOP)
+    decision = policy.decision_for(only(scan_from(world.idle), world.run.pid), Mode.STOP)
     assert decision.action is Action.NOTE
     assert decision.goes_ahead
     assert world.run.pid in pids(decision.foreign)
@@ -68,8 +79,7 @@ def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
 
 def test_nothing_live_is_silent(world):
     """A report with no other run is silent, whatever the mode."""
-    report = scan_from(world.busy)
-    empty = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.is_self))
+    empty = only(scan_from(world.busy))
     for mode in Mode:
         decision = policy.decision_for(empty, mode)
         assert decision.action is Action.SILENT
@@ -95,11 +105,12 @@ def test_an_unidentifiable_checkout_only_warns(world, tmp_path):
 def test_a_run_waits_only_for_older_runs_of_its_checkout(world, runs):
     """Judged as the younger of two runs, the older one stops it; as the older, nothing does."""
     younger = runs.run_tests_script(world.busy)
+    both = (world.run.pid, younger.pid)
     as_younger = policy.decision_for(
-        scan_from(world.busy, self_pid=younger.pid), Mode.STOP, own_run=True
+        only(scan_from(world.busy, self_pid=younger.pid), *both), Mode.STOP, own_run=True
     )
     as_older = policy.decision_for(
-        scan_from(world.busy, self_pid=world.run.pid), Mode.STOP, own_run=True
+        only(scan_from(world.busy, self_pid=world.run.pid), *both), Mode.STOP, own_run=True
     )
     assert as_younger.action is Action.STOP
     assert pids(as_younger.ours) == {world.run.pid}
