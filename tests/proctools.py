@@ -94,6 +94,31 @@ def start_ticks(pid: int) -> int:
     return round(seconds * CLOCK_TICKS)
 
 
+PF_KTHREAD = 0x00200000  # include/linux/sched.h
+
+
+def kernel_threads() -> set[int]:
+    """The pids of the kernel's own threads (``PF_KTHREAD`` in the flags of ``/proc/PID/stat``).
+
+    The one fact here that psutil does not give (it has no process flags), so
+    this is the suite's one reader of ``stat``: the flags are the sixth field
+    after the command name, which ends at the last ``)``.
+    """
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                text = stat.read()
+            flags = int(text[text.rfind(b")") + 2 :].split()[6])
+        except (OSError, IndexError, ValueError):
+            continue
+        if flags & PF_KTHREAD:
+            found.add(int(name))
+    return found
+
+
 def argv_of(pid: int) -> list[str]:
     """The argv of ``pid`` as the kernel shows it (bytes that are not UTF-8 surrogate-escaped)."""
     return psutil.Process(pid).cmdline()

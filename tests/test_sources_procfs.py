@@ -9,12 +9,19 @@ import threading
 from pathlib import Path
 
 import pytest
-from proctools import OTHER_UID, PYTHON, VIEWER_UID, argv_of, run_as, wait_for
+from proctools import (
+    OTHER_UID,
+    PYTHON,
+    VIEWER_UID,
+    argv_of,
+    kernel_threads,
+    run_as,
+    wait_for,
+)
 
 from runctx.records import ProcRecord
 from runctx.scanning import scan, viewpoint
-from runctx.sources.procfs import PF_KTHREAD, ProcfsSource
-from runctx.sources.proctext import parse_stat
+from runctx.sources.procfs import ProcfsSource
 from runctx.unknown import Reason, Unknown
 
 
@@ -100,17 +107,7 @@ def test_a_zombie_is_never_a_record(runs):
 
 def test_kernel_threads_are_skipped():
     """Every process flagged PF_KTHREAD is left out of the table."""
-    # The flag is the one fact psutil does not give; runctx's stat parser, tested
-    # on text in test_sources_proctext, reads it.
-    kernel = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = parse_stat(Path(f"/proc/{name}/stat").read_bytes())
-            except OSError:
-                continue
-            if not isinstance(stat, Unknown) and stat.flags & PF_KTHREAD:
-                kernel.add(int(name))
+    kernel = kernel_threads()
     table = ProcfsSource().table()
     assert not kernel & set(table.records)
     assert table.kernel_threads >= len(kernel) - 5  # a few may come or go between the reads

@@ -6,13 +6,13 @@ import errno
 import os
 import signal
 import time
-from pathlib import Path
 
 import psutil
 import pytest
 from proctools import (
     OTHER_UID,
     VIEWER_UID,
+    kernel_threads,
     make_checkout,
     run_as,
     start_ticks,
@@ -25,8 +25,7 @@ from runctx.records import ProcRecord
 from runctx.scanning import scan, viewpoint
 from runctx.sources import SOURCE_ENV, default_source
 from runctx.sources.base import PID_REUSED
-from runctx.sources.procfs import PF_KTHREAD, ProcfsSource
-from runctx.sources.proctext import parse_stat
+from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import (
     Basics,
     Memory,
@@ -142,15 +141,7 @@ def test_both_sources_read_the_same_facts_of_real_processes(tmp_path, runs):
     created = psutil.Process(stopped.pid).create_time()
     assert psutil_record.start == round(created * 100)
 
-    kernel = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                stat = parse_stat(Path(f"/proc/{name}/stat").read_bytes())
-            except OSError:
-                continue
-            if not isinstance(stat, Unknown) and stat.flags & PF_KTHREAD:
-                kernel.add(int(name))
+    kernel = kernel_threads()
     assert not kernel & set(by_psutil.records)
     assert abs(by_psutil.kernel_threads - before.kernel_threads) <= 5
     assert by_psutil.kernel_threads >= len(kernel) - 5
