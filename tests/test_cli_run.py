@@ -10,11 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hooktools import RUNCTX, hook_env, world
-from proctools import is_live, make_checkout, wait_for
-from runfixtures import start_run_tests_script
-
-__all__ = ["world"]  # the fixture, imported for pytest
+from hooktools import RUNCTX, hook_env
+from proctools import argv_of, make_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 PRE_PUSH = ROOT / "hooks" / "git" / "pre-push"
@@ -35,6 +32,7 @@ def runctx_run(
         [*RUNCTX, "run", *argv],
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         cwd=cwd,
         env=env if env is not None else hook_env(),
         check=False,
@@ -112,28 +110,26 @@ def test_the_checkout_setting_applies_and_a_malformed_one_is_an_error(world):
     assert not mark.exists()
 
 
-def test_wait_mode_waits_for_the_other_run_then_runs(shared_tmp):
+def test_wait_mode_waits_for_the_other_run_then_runs(shared_tmp, runs):
     """--wait blocks while the other run lives, says whom it waits for, then runs."""
     checkout = make_checkout(shared_tmp / "w", "proj")
-    other = start_run_tests_script(checkout)
+    other = runs.run_tests_script(checkout)
     argv, mark = marking(checkout)
-    with subprocess.Popen(
+    waiting = runs.child(
         [*RUNCTX, "run", "--wait", "--", *argv],
         cwd=checkout,
         env=hook_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    ) as waiting:
-        try:
-            assert waiting.stderr is not None
-            line = waiting.stderr.readline()
-            assert f"waiting for 1 run of this checkout: pid {other.pid}" in line
-            assert waiting.poll() is None
-            assert not mark.exists()
-        finally:
-            other.kill()
-        stdout, stderr = waiting.communicate(timeout=30)
+        errors="backslashreplace",
+    )
+    assert waiting.stderr is not None
+    line = waiting.stderr.readline()
+    assert f"waiting for 1 run of this checkout: pid {other.pid}" in line
+    assert not mark.exists()
+    runs.kill(other)
+    stdout, stderr = waiting.communicate()
     assert waiting.returncode == 7
     assert mark.exists()
     assert stdout == "ran\n"
@@ -150,25 +146,20 @@ def test_wait_mode_gives_up_after_the_timeout(world):
     assert not mark.exists()
 
 
-def test_the_command_replaces_runctx_and_receives_its_signals(world):
+def test_the_command_replaces_runctx_and_receives_its_signals(world, runs):
     """After exec the command has runctx's pid; a signal sent to that pid is the command's."""
     (world.idle / "run-tests.py").write_text(HOLDING_SCRIPT)
     ready = world.idle / "held"
     ready.unlink(missing_ok=True)
-    with subprocess.Popen(
+    process = runs.child(
         [*RUNCTX, "run", "--quiet", "--", sys.executable, "run-tests.py", str(ready)],
+        ready=ready,
         cwd=world.idle,
         env=hook_env(),
-    ) as process:
-        try:
-            wait_for(ready.exists, what="the command to start")
-            cmdline = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
-            assert cmdline[1] == b"run-tests.py"
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=30) == -signal.SIGTERM
-        finally:
-            if is_live(process.pid):
-                process.kill()
+    )
+    assert argv_of(process.pid)[1] == "run-tests.py"
+    process.send_signal(signal.SIGTERM)
+    assert process.wait() == -signal.SIGTERM
 
 
 def test_a_command_that_is_not_a_test_run_is_not_checked(world):
@@ -194,6 +185,7 @@ def test_an_internal_error_still_runs_the_command(world):
         [sys.executable, "-c", code, "run", "--", *argv],
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         cwd=world.busy,
         env=hook_env(),
         check=False,
@@ -242,6 +234,7 @@ def pre_push(checkout: Path, **config: str) -> subprocess.CompletedProcess[str]:
         input="refs/heads/main 1111 refs/heads/main 0000\n",
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         cwd=checkout,
         env=env,
         check=False,

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from proctools import make_checkout
-from runfixtures import start_run_tests_script
 
 from runctx.cli.main import main
 
@@ -19,19 +18,22 @@ RUNCTX = [sys.executable, "-m", "runctx"]
 
 def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the command line as a separate process."""
-    return subprocess.run([*RUNCTX, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    return subprocess.run(
+        [*RUNCTX, *args],
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        cwd=cwd,
+        check=False,
+    )
 
 
 @pytest.fixture
-def foreign_run(shared_tmp):
+def foreign_run(shared_tmp, runs):
     """A live run in another checkout with the same directory name."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    run = start_run_tests_script(theirs)
-    try:
-        yield mine, theirs, run
-    finally:
-        run.kill()
+    return mine, theirs, runs.run_tests_script(theirs)
 
 
 def test_json_follows_the_contract(foreign_run):

@@ -6,8 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -103,14 +101,6 @@ def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install
     written = (checkout / ".claude" / "settings.json").read_text()
     assert written == (ROOT / READY_FILES["claude"]).read_text()
     assert "PreToolUse (runctx hook claude)" in done.stdout
-
-
-@pytest.mark.parametrize("name", AGENT_NAMES)
-def test_the_ready_files_match_what_install_writes(name):
-    """hooks/ holds, for every agent, what an install into an empty file produces."""
-    document: dict[str, object] = {}
-    settings_file.install(agent(name).INSTALL, document, "runctx", "ready")
-    assert settings_file.settings_text(document, None) == (ROOT / READY_FILES[name]).read_text()
 
 
 def test_install_keeps_every_existing_key_and_hook(checkout, install):
@@ -337,33 +327,6 @@ def test_two_installs_racing_keep_both(checkout):
             done = install_process(name, "--uninstall", "--file", str(path), cwd=checkout)
             assert done.returncode == 0
         assert json.loads(path.read_text()) == json.loads(USER_CONTENT)
-
-
-def test_the_lock_serialises_overlapping_updates(tmp_path):
-    """Updates that overlap in time are serialised: neither one's change is lost."""
-    path = tmp_path / "settings.json"
-    path.write_text("{}\n")
-    started = threading.Barrier(2)
-
-    def slow_change(key: str):
-        def change(document, _where):
-            document[key] = True
-            time.sleep(0.2)
-            return key, True
-
-        return change
-
-    def worker(key: str) -> None:
-        started.wait()
-        settings_file.update(str(path), slow_change(key))
-
-    threads = [threading.Thread(target=worker, args=(key,)) for key in ("first", "second")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert json.loads(path.read_text()) == {"first": True, "second": True}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
 
 
 def test_runctx_install_help_lists_the_agents():
