@@ -14,16 +14,7 @@ from pathlib import Path
 
 import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
-from proctools import (
-    OTHER_UID,
-    VIEWER_UID,
-    interpreter_for,
-    is_live,
-    make_checkout,
-    require_root,
-    run_as,
-)
-from runfixtures import start_run_tests_script
+from proctools import OTHER_UID, VIEWER_UID, is_live, make_checkout, run_as
 
 from runctx import policy
 from runctx.checkout import checkout_root, rules_for
@@ -73,9 +64,9 @@ def _as_viewer_in_proj2(shared: str, pid: int) -> dict[str, object]:
     }
 
 
-def test_a_planted_git_in_a_shared_parent_merges_nothing(shared_tmp):
+@pytest.mark.needs_root
+def test_a_planted_git_in_a_shared_parent_merges_nothing(shared_tmp, runs):
     """Another user's .git above the viewer's projects: no merged checkout, no deny, no stop."""
-    require_root()
     shared = shared_tmp / "shared"
     shared.mkdir()
     shared.chmod(0o1777)
@@ -85,25 +76,22 @@ def test_a_planted_git_in_a_shared_parent_merges_nothing(shared_tmp):
     victim.chmod(0o777)
     run_as(OTHER_UID, _plant, str(shared), str(victim))
     proj1, proj2 = shared / "proj1", shared / "proj2"
-    run = start_run_tests_script(proj1, uid=VIEWER_UID, python=interpreter_for(VIEWER_UID))
-    try:
-        seen = run_as(VIEWER_UID, _as_viewer_in_proj2, str(shared), run.pid)
-        assert seen["root"] == str(proj2)
-        assert seen["run_root"] == str(proj1)
-        assert seen["foreign"] is True
-        assert seen["action"] == Action.NOTE.value
-        assert seen["stop"] == StopStatus.REFUSED.value
-        assert is_live(run.pid)
-        assert seen["install"] == 0
-        assert (proj2 / ".claude" / "settings.json").is_file()
-        assert list(victim.iterdir()) == []  # the planted .claude led nowhere
-    finally:
-        run.kill()
+    run = runs.run_tests_script(proj1, uid=VIEWER_UID)
+    seen = run_as(VIEWER_UID, _as_viewer_in_proj2, str(shared), run.pid)
+    assert seen["root"] == str(proj2)
+    assert seen["run_root"] == str(proj1)
+    assert seen["foreign"] is True
+    assert seen["action"] == Action.NOTE.value
+    assert seen["stop"] == StopStatus.REFUSED.value
+    assert is_live(run.pid)
+    assert seen["install"] == 0
+    assert (proj2 / ".claude" / "settings.json").is_file()
+    assert list(victim.iterdir()) == []  # the planted .claude led nowhere
 
 
+@pytest.mark.needs_root
 def test_a_marker_owned_by_another_user_is_not_trusted(shared_tmp):
     """A .git or pyproject.toml another uid made does not make a root; root's and ours do."""
-    require_root()
     parent = shared_tmp / "parent"
     (parent / "project" / "src").mkdir(parents=True)
     parent.chmod(0o777)
@@ -126,42 +114,41 @@ def test_an_empty_git_directory_is_no_repository(tmp_path):
     assert checkout_root(str(project / "sub")) == str(project)
 
 
-def test_a_git_in_home_is_one_rule_for_status_hook_and_stop(shared_tmp):
+def test_a_git_in_home_is_one_rule_for_status_hook_and_stop(shared_tmp, runs):
     """A dotfiles .git in $HOME: the projects below are their own roots for every face."""
     home = make_checkout(shared_tmp, "home")
     mine, theirs = home / "src" / "a", home / "src" / "b"
     for project in (mine, theirs):
         project.mkdir(parents=True)
         (project / "pyproject.toml").write_text("")
-    run = start_run_tests_script(theirs)
+    run = runs.run_tests_script(theirs)
     env = hook_env(HOME=str(home))
-    try:
-        status = subprocess.run(
-            [*RUNCTX, "status", "--json"], cwd=mine, env=env, capture_output=True, check=True
-        )
-        report = json.loads(status.stdout.decode(errors="replace"))
-        entry = next(e for e in report["runs"] if e["pid"] == run.pid)
-        assert report["here"]["root"] == str(mine)
-        assert entry["root"] == str(theirs)
-        assert entry["verdict"] == "foreign"
-        hooked = reply(run_hook("claude", claude_pre_tool_use("pytest -x", mine), env=env))
-        assert "permissionDecision" not in hooked["hookSpecificOutput"]
-        stop = [*RUNCTX, "stop", "--grace", "0", str(run.pid)]
-        refused = subprocess.run(stop, cwd=mine, env=env, capture_output=True, check=False)
-        assert refused.returncode == 4
-        assert b"is a foreign run" in refused.stderr
-        assert is_live(run.pid)
-        stopped = subprocess.run(stop, cwd=theirs, env=env, capture_output=True, check=False)
-        assert stopped.returncode == 0, stopped.stderr
-        assert not is_live(run.pid)
-    finally:
-        run.kill()
+    status = subprocess.run(
+        [*RUNCTX, "status", "--json"], cwd=mine, env=env, capture_output=True, check=True
+    )
+    report = json.loads(status.stdout.decode(errors="replace"))
+    entry = next(e for e in report["runs"] if e["pid"] == run.pid)
+    assert report["here"]["root"] == str(mine)
+    assert entry["root"] == str(theirs)
+    assert entry["verdict"] == "foreign"
+    hooked = reply(run_hook("claude", claude_pre_tool_use("pytest -x", mine), env=env))
+    assert "permissionDecision" not in hooked["hookSpecificOutput"]
+    stop = [*RUNCTX, "stop", "--grace", "0", str(run.pid)]
+    refused = subprocess.run(stop, cwd=mine, env=env, capture_output=True, check=False)
+    assert refused.returncode == 4
+    assert b"is a foreign run" in refused.stderr
+    assert is_live(run.pid)
+    stopped = subprocess.run(stop, cwd=theirs, env=env, capture_output=True, check=False)
+    assert stopped.returncode == 0, stopped.stderr
+    assert not is_live(run.pid)
 
 
 @pytest.fixture
 def planted_link(shared_tmp):
-    """A checkout whose .claude/settings.json is a symlink another uid made to a file of ours."""
-    require_root()
+    """A checkout whose .claude/settings.json is a symlink another uid made to a file of ours.
+
+    Making a file as another uid needs root: every test using it is ``needs_root``.
+    """
     checkout = make_checkout(shared_tmp, "proj")
     claude = checkout / ".claude"
     claude.mkdir()
@@ -172,6 +159,7 @@ def planted_link(shared_tmp):
     return checkout, precious
 
 
+@pytest.mark.needs_root
 def test_install_refuses_a_symlink_another_user_planted(planted_link):
     """The write never follows a link made by someone else; the file it points to is untouched."""
     checkout, precious = planted_link

@@ -13,15 +13,8 @@ import sys
 
 import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
-from proctools import (
-    OTHER_UID,
-    VIEWER_UID,
-    interpreter_for,
-    make_checkout,
-    require_root,
-    run_as,
-)
-from runfixtures import clean_env, start_run_tests_script
+from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
+from runfactory import clean_env
 
 from runctx.identity import Verdict
 from runctx.scanning import scan, viewpoint
@@ -53,17 +46,16 @@ def runctx(*args, cwd, env=None):
 
 
 @pytest.fixture
-def shared(shared_tmp):
-    """A checkout of this uid with a live run of ``OTHER_UID`` in it; yields (checkout, run)."""
-    require_root()
+def shared(shared_tmp, runs):
+    """A checkout of this uid with a live run of ``OTHER_UID`` in it: (checkout, run).
+
+    Starting a run as another uid needs root: every test using it is ``needs_root``.
+    """
     checkout = make_checkout(shared_tmp, "proj")
-    run = start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
-    try:
-        yield checkout, run
-    finally:
-        run.kill()
+    return checkout, runs.run_tests_script(checkout, uid=OTHER_UID)
 
 
+@pytest.mark.needs_root
 def test_another_users_run_here_is_foreign_and_shares_the_tree(shared):
     """Foreign (the uid differs), and the judgement and JSON say it shares this checkout."""
     checkout, run = shared
@@ -84,6 +76,7 @@ def test_another_users_run_here_is_foreign_and_shares_the_tree(shared):
     )
 
 
+@pytest.mark.needs_root
 def test_another_users_run_in_another_checkout_does_not_share_it(shared, shared_tmp):
     """The same run seen from another checkout is foreign and shares nothing."""
     _checkout, run = shared
@@ -93,6 +86,7 @@ def test_another_users_run_in_another_checkout_does_not_share_it(shared, shared_
     assert not judged.shares_tree
 
 
+@pytest.mark.needs_root
 def test_a_viewer_who_cannot_read_the_cwd_does_not_claim_a_shared_tree(shared):
     """A third user cannot read the run's cwd: foreign by uid, and no shares_tree on a guess."""
     checkout, run = shared
@@ -103,6 +97,7 @@ def test_a_viewer_who_cannot_read_the_cwd_does_not_claim_a_shared_tree(shared):
     assert "root unknown: cwd unreadable (denied)" in judged.judgement.reasons
 
 
+@pytest.mark.needs_root
 def test_the_hook_stops_a_run_by_default_and_follows_on_shared_tree(shared):
     """Claude Code's hook denies by default; on-shared-tree = warn lets it run with a note."""
     checkout, run = shared
@@ -121,6 +116,7 @@ def test_the_hook_stops_a_run_by_default_and_follows_on_shared_tree(shared):
     assert output["permissionDecision"] == "deny"
 
 
+@pytest.mark.needs_root
 def test_runctx_run_refuses_and_does_not_wait_for_another_users_run(shared):
     """The run command exits 75 by default, even with --wait; warn runs the command."""
     checkout, run = shared
@@ -139,6 +135,7 @@ def test_runctx_run_refuses_and_does_not_wait_for_another_users_run(shared):
     assert "warning only" in done.stderr
 
 
+@pytest.mark.needs_root
 def test_the_plugin_reports_by_default_and_refuses_when_the_checkout_says_stop(shared):
     """The pytest plugin keeps to a warning unless on-shared-tree asks it to stop (exit 75)."""
     checkout, run = shared
