@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 
 import pytest
 from nstools import (
@@ -19,12 +18,11 @@ from nstools import (
     mount_namespace,
     start_run_in_mount_namespace,
 )
-from proctools import PYTHON, children_of, is_live, make_checkout, wait_for
+from proctools import PYTHON, is_live, make_checkout, wait_for
 from runfactory import clean_env
 
 from runctx.identity import Verdict
 from runctx.scanning import scan, viewpoint
-from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import PsutilSource
 from runctx.unknown import Reason, Unknown
 
@@ -194,39 +192,3 @@ def test_the_plugin_refuses_to_wait_where_pids_are_not_its_own(shared_tmp, runs)
     assert status.read_text().strip() == "75", text
     assert "another pid namespace" in text
     assert is_live(run.pid)
-
-
-# pid 1 of a child pid namespace says what runctx finds, then holds until its
-# stdin closes, so that the test can ask psutil, from outside, which pid /proc
-# gives it.
-CALLER_PROBE = (
-    "import json, os, sys; from runctx.sources.procfs import ProcfsSource as S; s = S(); "
-    "print(json.dumps([os.getpid(), s.caller_pid(), s.own_pid_namespace()]), flush=True); "
-    "sys.stdin.read()"
-)
-
-
-@pytest.mark.needs_root
-def test_the_caller_is_found_in_a_procfs_of_its_parent_namespace(shared_tmp, runs):
-    """NSpid maps the caller to the pid /proc knows it by, from inside a child namespace."""
-    unshare = runs.child(
-        child_pid_namespace_argv([PYTHON, "-c", CALLER_PROBE]),
-        cwd=shared_tmp,
-        env=clean_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = unshare.stdout.readline()
-    assert line, unshare.communicate()[1]
-    (command,) = children_of(unshare.pid)  # the caller, as this /proc numbers it
-    unshare.communicate()
-    assert unshare.returncode == 0
-    own, caller, own_namespace = json.loads(line)
-    assert own == 1
-    assert caller != 1
-    assert [command, own] == [caller, 1]  # /proc's number for the caller, then its own
-    assert not own_namespace
-    assert ProcfsSource().caller_pid() == os.getpid()
-    assert ProcfsSource().own_pid_namespace()

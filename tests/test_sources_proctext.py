@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from runctx.sources.proctext import (
     parse_cmdline,
     parse_proc_mount,
     parse_stat,
+    parse_status_nspid,
     parse_status_uid,
 )
 from runctx.unknown import Reason, Unknown
@@ -60,6 +63,34 @@ def test_status_uid_takes_the_real_uid():
     assert parse_status_uid(text) == 1000
     missing = parse_status_uid(b"Name:\tx\n")
     assert isinstance(missing, Unknown)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (b"Name:\tx\nNSpid:\t4121\n", (4121,)),
+        (b"Name:\tx\nNSpid:\t31687\t3\nNSpgid:\t1\n", (31687, 3)),
+        (b"Name:\tx\nNSpid:\t9\t5\t1", (9, 5, 1)),
+    ],
+)
+def test_nspid_lists_the_pid_in_each_namespace(text, expected):
+    """The NSpid line gives the pids from the procfs's namespace down to the process's own."""
+    assert parse_status_nspid(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (b"Name:\tx\nPid:\t4\n", Reason.ABSENT),
+        (b"Name:\tx\nNSpid:\t4 x\n", Reason.UNPARSABLE),
+        (b"Name:\tx\nNSpid:\t\n", Reason.UNPARSABLE),
+    ],
+)
+def test_a_missing_or_broken_nspid_is_an_unknown(text, reason):
+    """An old kernel (no NSpid) or a broken line is an explicit unknown, never a pid."""
+    result = parse_status_nspid(text)
+    assert isinstance(result, Unknown)
+    assert result.reason is reason
 
 
 def test_mountinfo_gives_hidepid_and_subset():
