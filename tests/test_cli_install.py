@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hooktools import RUNCTX, hook_env
-from proctools import make_checkout
+from proctools import OTHER_UID, make_checkout, run_as
 
 from runctx.cli.main import main
 from runctx.hooks import settings_file
@@ -350,3 +350,47 @@ def test_a_file_that_cannot_be_written_is_a_clear_error(tmp_path, install):
     assert done.returncode == 1
     assert done.stderr.startswith("runctx: error: cannot update /proc/runctx-settings.json")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.fixture
+def planted_link(shared_tmp):
+    """A checkout whose .claude/settings.json is a symlink another uid made to a file of ours.
+
+    Making a file as another uid needs root: every test using it is ``needs_root``.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    claude = checkout / ".claude"
+    claude.mkdir()
+    claude.chmod(0o777)
+    precious = shared_tmp / "precious.json"
+    precious.write_text('{"keep": true}\n')
+    run_as(OTHER_UID, os.symlink, str(precious), str(claude / "settings.json"))
+    return checkout, precious
+
+
+@pytest.mark.needs_root
+def test_install_refuses_a_symlink_another_user_planted(planted_link):
+    """The write never follows a link made by someone else; the file it points to is untouched."""
+    checkout, precious = planted_link
+    done = subprocess.run(
+        [*RUNCTX, "install", "claude"], cwd=checkout, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert "symbolic link made by uid" in done.stderr
+    assert precious.read_text() == '{"keep": true}\n'
+
+
+def test_install_follows_a_symlink_of_the_users_own(shared_tmp):
+    """A settings file the user linked into a dotfiles directory is updated where it points."""
+    checkout = make_checkout(shared_tmp, "proj")
+    dotfiles = shared_tmp / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "claude.json").write_text("{}\n")
+    (checkout / ".claude").mkdir()
+    (checkout / ".claude" / "settings.json").symlink_to(dotfiles / "claude.json")
+    done = subprocess.run(
+        [*RUNCTX, "install", "claude"], cwd=checkout, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "runctx hook claude" in (dotfiles / "claude.json").read_text()
+    assert (checkout / ".claude" / "settings.json").is_symlink()
