@@ -3,6 +3,8 @@
 - ``runs``: the run factory (:class:`runfactory.RunFactory`); every process a
   test starts through it is reaped by process group at teardown.
 - ``world``: two same-named checkouts and one live run, shared by a module.
+- ``shared_tree``: a checkout of the suite's uid with a live run of another
+  uid in it (tests using it are ``needs_root``).
 - ``shared_tmp``: a temporary directory every uid may enter.
 - ``@pytest.mark.needs_root``: the test starts processes as other uids (or
   does what only root may); it is skipped without root, and fails in CI
@@ -18,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from proctools import make_checkout
+from proctools import OTHER_UID, Orphan, make_checkout
 from runfactory import RunFactory
 
 # Git identity for the checkouts tests create, independent of the machine's config.
@@ -73,6 +75,18 @@ def runs() -> Iterator[RunFactory]:
         yield factory
     finally:
         factory.reap()
+
+
+@pytest.fixture
+def shared_tree(shared_tmp: Path, runs: RunFactory) -> tuple[Path, Orphan]:
+    """A checkout of the suite's uid with a live run of ``OTHER_UID`` in it: (checkout, run).
+
+    The suite's uid (root in CI) may read that run's cwd: it sees another
+    user's run in this very checkout. Starting it needs root, so every test
+    using this fixture is marked ``needs_root``.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    return checkout, runs.run_tests_script(checkout, uid=OTHER_UID)
 
 
 class World:

@@ -141,6 +141,14 @@ def make_checkout(parent: Path, name: str = "proj") -> Path:
     return root
 
 
+def make_worktree(main: Path, path: Path) -> Path:
+    """A real ``git worktree`` of the checkout ``main`` at ``path`` (after a first commit)."""
+    subprocess.run(["git", "-C", str(main), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(main), "commit", "-qm", "init"], check=True)
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(path)], check=True)
+    return path
+
+
 # -- starting processes ---------------------------------------------------------------
 
 

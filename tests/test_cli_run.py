@@ -21,6 +21,8 @@ EXIT_REFUSED = 75
 MARKING_SCRIPT = (
     "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\nprint('ran')\nsys.exit(7)\n"
 )
+# A test script that leaves a mark and exits 0.
+QUIET_MARKING_SCRIPT = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\n"
 HOLDING_SCRIPT = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 
 
@@ -296,3 +298,22 @@ def test_pre_commit_hook_definition():
 def test_the_git_hook_is_executable(path):
     """The ready pre-push file can be copied into .git/hooks as it is."""
     assert os.access(path, os.X_OK)
+
+
+@pytest.mark.needs_root
+def test_runctx_run_refuses_and_does_not_wait_for_another_users_run(shared_tree):
+    """The run command exits 75 by default, even with --wait; warn runs the command."""
+    checkout, run = shared_tree
+    (checkout / "runtests.py").write_text(QUIET_MARKING_SCRIPT)
+    mark = checkout / "marked"
+    command = ["--", sys.executable, "runtests.py", str(mark)]
+    for options in ((), ("--wait", "--timeout", "60")):
+        done = runctx_run(*options, *command, cwd=checkout)
+        assert done.returncode == EXIT_REFUSED, done.stderr
+        assert "another user's run is live in this checkout" in done.stderr
+        assert f"pid {run.pid}" in done.stderr
+        assert not mark.exists()
+    done = runctx_run(*command, cwd=checkout, env=hook_env(RUNCTX_ON_SHARED_TREE="warn"))
+    assert done.returncode == 0, done.stderr
+    assert mark.exists()
+    assert "warning only" in done.stderr

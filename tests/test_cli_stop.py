@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from nstools import in_child_pid_namespace
 from proctools import OTHER_UID, PYTHON, argv_of, is_live, make_checkout, wait_for
 from runfactory import clean_env, ready_dir
 
@@ -122,3 +123,46 @@ def test_a_pid_that_is_no_test_run_is_left_alone(shared_tmp, runs):
     assert result.returncode == 3
     assert f"no live test run has pid {sleeper.pid}" in result.stderr
     assert is_live(sleeper.pid)
+
+
+# Inside the child namespace: make an innocent process that has the run's number
+# there, then ask runctx to stop that number. Only this process forks in that
+# namespace, so the pid counter steered through ns_last_pid gives the innocent
+# exactly that number.
+STOP_PROBE = """
+import json, os, subprocess, sys
+target = int(sys.argv[1])
+with open("/proc/sys/kernel/ns_last_pid", "w") as knob:
+    knob.write(str(target - 1))
+innocent = subprocess.Popen(["sleep", "300"])
+stop = [sys.executable, "-m", "runctx", "stop", "--grace", "0", str(target)]
+done = subprocess.run(stop, capture_output=True, text=True, errors="replace")
+alive = innocent.poll() is None
+innocent.kill()
+innocent.wait()
+print(json.dumps({"innocent": innocent.pid, "status": done.returncode,
+                  "stderr": done.stderr, "innocent_lived": alive}))
+"""
+
+
+@pytest.mark.needs_root
+def test_stop_from_a_child_pid_namespace_signals_nothing(shared_tmp, runs):
+    """Stop where /proc is the parent namespace's: refused, and the same-numbered process lives."""
+    checkout = make_checkout(shared_tmp, "proj")
+    run = runs.run_tests_script(checkout)
+    probe = shared_tmp / "probe.py"
+    probe.write_text(STOP_PROBE)
+    for source in ("procfs", "psutil"):
+        done = in_child_pid_namespace(
+            runs,
+            [PYTHON, str(probe), str(run.pid)],
+            checkout,
+            env=clean_env(RUNCTX_SOURCE=source),
+        )
+        assert done.returncode == 0, done.stderr
+        outcome = json.loads(done.stdout)
+        assert outcome["innocent"] == run.pid  # the same number, another process
+        assert outcome["status"] == 4, outcome
+        assert "another pid namespace" in outcome["stderr"]
+        assert outcome["innocent_lived"]
+        assert is_live(run.pid)

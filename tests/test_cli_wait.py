@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from nstools import in_child_pid_namespace
 from pidreuse import wait_pid_free
 from proctools import PYTHON, Orphan, children_of, is_live, make_checkout, start_ticks, wait_for
 from runfactory import RunFactory, clean_env, ready_dir
@@ -243,3 +244,20 @@ def test_bad_durations_are_usage_errors(text):
     )
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.needs_root
+def test_wait_from_a_child_pid_namespace_refuses_with_a_reason(shared_tmp, runs):
+    """Wait and run --wait where /proc is another pid namespace's: refused, saying why."""
+    checkout = make_checkout(shared_tmp, "proj")
+    run = runs.run_tests_script(checkout)
+    wait = [PYTHON, "-m", "runctx", "wait", "--timeout", "30"]
+    waited = in_child_pid_namespace(runs, wait, checkout)
+    assert waited.returncode == 1, waited.stderr
+    assert "cannot wait" in waited.stderr
+    assert "another pid namespace" in waited.stderr
+    run_wait = [PYTHON, "-m", "runctx", "run", "--wait", "--timeout", "30", "--"]
+    ran = in_child_pid_namespace(runs, [*run_wait, PYTHON, "run_tests.py"], checkout)
+    assert ran.returncode == 75, ran.stderr
+    assert "another pid namespace" in ran.stderr
+    assert is_live(run.pid)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from hooktools import (
     assert_failed_open,
@@ -12,6 +14,7 @@ from hooktools import (
     reply,
     run_hook,
 )
+from proctools import make_checkout, make_worktree
 
 NOT_TEST_COMMANDS = [
     "ls",
@@ -210,3 +213,36 @@ def test_session_start_elsewhere_names_the_run_as_foreign(world):
     foreign_part = context.index("foreign test run(s) share this machine")
     assert f"pid {world.run.pid} (" in context[foreign_part:]
     assert f"pid {world.run.pid} (" not in context[:foreign_part]
+
+
+def test_the_hook_lets_a_run_start_next_to_a_removed_worktrees_leftover(shared_tmp, runs):
+    """In the main checkout the leftover is contention, not a run of this checkout."""
+    main = make_checkout(shared_tmp, "proj")
+    worktree = make_worktree(main, shared_tmp / "proj-wt")
+    run = runs.run_tests_script(worktree)
+    shutil.rmtree(worktree)
+    answer = reply(run_hook("claude", claude_pre_tool_use("pytest -x", main), env=hook_env()))
+    output = answer["hookSpecificOutput"]
+    assert "permissionDecision" not in output
+    assert f"pid {run.pid}" in output["additionalContext"]
+    assert "foreign" in output["additionalContext"]
+    assert "removed, and not inside" in output["additionalContext"]
+
+
+@pytest.mark.needs_root
+def test_the_hook_stops_a_run_by_default_and_follows_on_shared_tree(shared_tree):
+    """Claude Code's hook denies by default; on-shared-tree = warn lets it run with a note."""
+    checkout, run = shared_tree
+    payload = claude_pre_tool_use("pytest -x", checkout)
+    output = reply(run_hook("claude", payload))["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"]
+    assert "another user's run is live in this checkout" in reason
+    assert f"pid {run.pid} (run-tests-script" in reason
+    for mode, decision in (("ask", "ask"), ("warn", None)):
+        (checkout / "pyproject.toml").write_text(f'[tool.runctx]\non-shared-tree = "{mode}"\n')
+        output = reply(run_hook("claude", payload))["hookSpecificOutput"]
+        assert output.get("permissionDecision") == decision, output
+    env = hook_env(RUNCTX_ON_SHARED_TREE="stop")
+    output = reply(run_hook("claude", payload, env=env))["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"

@@ -1,16 +1,26 @@
-"""Ours or foreign: verdicts on real runs, from real viewpoints."""
+"""Ours or foreign: verdicts on real runs, from real viewpoints.
+
+Roots are compared as directories: runs in their own mount namespaces
+(``unshare --mount`` plus a bind mount only they see) are real, as are runs
+whose worktree was removed and runs of another user in this very checkout.
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 
 import attrs
 import pytest
-from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
+from hooktools import RUNCTX, hook_env
+from nstools import mount_namespace, start_run_in_mount_namespace
+from proctools import OTHER_UID, VIEWER_UID, make_checkout, make_worktree, run_as
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
 from runctx.scanning import scan, viewpoint
+from runctx.sources.psutil import PsutilSource
 from runctx.unknown import Reason, Unknown
 
 
@@ -136,3 +146,142 @@ def test_one_known_differing_ground_is_enough_for_foreign(shared_tmp, runs):
     assert is_foreign(no_root, str(checkout), os.getuid() + 7)
     assert not is_foreign(no_root, str(checkout), os.getuid())
     assert judge(no_root, str(checkout), os.getuid()).verdict is Verdict.UNKNOWN
+
+
+@pytest.mark.needs_root
+def test_this_checkout_bind_mounted_elsewhere_is_ours(shared_tmp, runs):
+    """A run in its own mount namespace, in this checkout mounted at another path, is ours."""
+    mine = make_checkout(shared_tmp, "proj")
+    twin = shared_tmp / "elsewhere" / "bind"
+    twin.mkdir(parents=True)
+    run = start_run_in_mount_namespace(runs, mine, twin, shared_tmp / "ready")
+    assert mount_namespace(run.pid) != mount_namespace(os.getpid())
+    judged = the_run(scan(viewpoint(cwd=str(mine))), run.pid)
+    assert judged.judgement.verdict is Verdict.OURS
+    assert judged.run.root == str(twin)  # shown as the run names it
+    assert judged.run.root.directory_id == viewpoint(cwd=str(mine)).root.directory_id
+    assert f"root {twin} == {mine} (the same directory)" in judged.judgement.reasons
+    seen_from_the_twin_path = the_run(scan(viewpoint(cwd=str(twin))), run.pid)
+    assert seen_from_the_twin_path.foreign  # here, that path is an empty directory
+
+
+@pytest.mark.needs_root
+def test_another_directory_behind_this_checkouts_path_is_foreign(shared_tmp, runs):
+    """An impostor: another checkout mounted over this checkout's path, in another namespace."""
+    mine = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "other", "proj")
+    run = start_run_in_mount_namespace(runs, other, mine, shared_tmp / "ready")
+    judged = the_run(scan(viewpoint(cwd=str(mine))), run.pid)
+    assert judged.run.root == str(mine)  # the same path text...
+    assert judged.foreign  # ...and another directory
+    assert judged.judgement.verdict is Verdict.FOREIGN
+    assert (
+        f"root {mine} != {mine} (another directory behind the same path)"
+        in judged.judgement.reasons
+    )
+    assert the_run(scan(viewpoint(cwd=str(other))), run.pid).judgement.verdict is Verdict.OURS
+
+
+def test_a_run_in_a_removed_worktree_is_foreign_to_every_checkout(shared_tmp, runs):
+    """A leftover run whose worktree was removed is foreign to the main and every other checkout."""
+    main = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "elsewhere", "proj")
+    worktree = make_worktree(main, shared_tmp / "proj-wt")
+    (worktree / "sub").mkdir()
+    run = runs.run_tests_script(worktree / "sub")
+    subprocess.run(
+        ["git", "-C", str(main), "worktree", "remove", "--force", str(worktree)], check=True
+    )
+    assert not worktree.exists()
+    for here in (main, other):
+        for source in (None, PsutilSource()):
+            judged = the_run(scan(viewpoint(cwd=str(here)), source=source), run.pid)
+            assert judged.judgement.verdict is Verdict.FOREIGN, judged.judgement.reasons
+            assert judged.run.root == str(worktree)  # the removed directory on its path
+            assert judged.run.root.deleted
+            assert (
+                f"root {worktree} (deleted) != {here}: removed, and not inside {here}"
+                in judged.judgement.reasons
+            )
+    status = subprocess.run(
+        [*RUNCTX, "status", "--json"], cwd=main, capture_output=True, check=True
+    )
+    entry = next(
+        e for e in json.loads(status.stdout.decode(errors="replace"))["runs"] if e["pid"] == run.pid
+    )
+    assert entry["deleted"] is True
+    assert entry["foreign"] is True
+    assert entry["root"] == str(worktree)
+    text = subprocess.run([*RUNCTX, "status"], cwd=main, capture_output=True, check=True)
+    assert f"{worktree} (deleted)" in text.stdout.decode(errors="replace")
+
+
+def test_a_directory_removed_inside_this_checkout_stays_unknown(shared_tmp, runs):
+    """A run whose cwd was removed from inside this checkout may have been ours: unknown."""
+    main = make_checkout(shared_tmp, "proj")
+    nested = main / ".worktrees" / "wt" / "sub"
+    nested.mkdir(parents=True)
+    run = runs.run_tests_script(nested)
+    shutil.rmtree(main / ".worktrees")
+    judged = the_run(scan(viewpoint(cwd=str(main))), run.pid)
+    assert judged.judgement.verdict is Verdict.UNKNOWN
+    assert judged.run.root == str(main / ".worktrees")
+    assert any("was removed from inside" in r for r in judged.judgement.reasons)
+    elsewhere = make_checkout(shared_tmp / "elsewhere", "proj")
+    assert the_run(scan(viewpoint(cwd=str(elsewhere))), run.pid).foreign
+
+
+def runctx(*args, cwd, env=None):
+    """``runctx ARGS`` as a process; output decoded whatever other runs' names hold."""
+    return subprocess.run(
+        [*RUNCTX, *args],
+        cwd=cwd,
+        env=env if env is not None else hook_env(),
+        capture_output=True,
+        encoding="utf-8",
+        errors="replace",
+        check=False,
+        timeout=60,
+    )
+
+
+@pytest.mark.needs_root
+def test_another_users_run_here_is_foreign_and_shares_the_tree(shared_tree):
+    """Foreign (the uid differs), and the judgement and JSON say it shares this checkout."""
+    checkout, run = shared_tree
+    judged = the_run(scan(viewpoint(cwd=str(checkout))), run.pid)
+    assert judged.judgement.verdict is Verdict.FOREIGN
+    assert judged.shares_tree
+    status = runctx("status", "--json", cwd=checkout)
+    entry = next(e for e in json.loads(status.stdout)["runs"] if e["pid"] == run.pid)
+    assert entry["foreign"] is True
+    assert entry["shares_tree"] is True
+    assert entry["root"] == str(checkout)
+    assert entry["root_id"] == json.loads(status.stdout)["here"]["root_id"]
+    text = runctx("status", cwd=checkout).stdout
+    assert "shares this tree" in text
+    assert (
+        f"Shared tree: 1 foreign run(s) of other users work in this very checkout (pid {run.pid})"
+        in text
+    )
+
+
+@pytest.mark.needs_root
+def test_another_users_run_in_another_checkout_does_not_share_it(shared_tree, shared_tmp):
+    """The same run seen from another checkout is foreign and shares nothing."""
+    _checkout, run = shared_tree
+    elsewhere = make_checkout(shared_tmp / "elsewhere", "proj")
+    judged = the_run(scan(viewpoint(cwd=str(elsewhere))), run.pid)
+    assert judged.foreign
+    assert not judged.shares_tree
+
+
+@pytest.mark.needs_root
+def test_a_viewer_who_cannot_read_the_cwd_does_not_claim_a_shared_tree(shared_tree):
+    """A third user cannot read the run's cwd: foreign by uid, and no shares_tree on a guess."""
+    checkout, run = shared_tree
+    here = viewpoint(cwd=str(checkout), uid=VIEWER_UID)
+    judged = the_run(run_as(VIEWER_UID, scan, here), run.pid)
+    assert judged.foreign
+    assert not judged.shares_tree
+    assert "root unknown: cwd unreadable (denied)" in judged.judgement.reasons

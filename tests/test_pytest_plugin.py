@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import psutil
 import pytest
-from proctools import PYTHON, Orphan, make_checkout, wait_for
+from nstools import child_pid_namespace_argv
+from proctools import PYTHON, Orphan, is_live, make_checkout, wait_for
 from runfactory import RunFactory, clean_env, ready_dir
 
 from runctx.pytest_plugin import (
@@ -605,3 +607,83 @@ def test_nothing_to_say_says_nothing(shared_tmp):
 def test_worker_count_scales_with_the_free_share(base, usable, busy, workers):
     """Xdist's count is scaled by the share of usable CPUs left free, never below 1."""
     assert shared_worker_count(base, usable, busy) == workers
+
+
+@pytest.mark.needs_root
+def test_the_plugin_reports_by_default_and_refuses_when_the_checkout_says_stop(shared_tree):
+    """The pytest plugin keeps to a warning unless on-shared-tree asks it to stop (exit 75)."""
+    checkout, run = shared_tree
+    (checkout / "test_here.py").write_text("def test_here():\n    pass\n")
+
+    def session():
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "test_here.py"],
+            cwd=checkout,
+            env=clean_env(),
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            check=False,
+            timeout=120,
+        )
+
+    warned = session()
+    assert warned.returncode == 0, warned.stdout
+    assert "test run(s) of another user are live in this very checkout" in warned.stdout
+    (checkout / "pyproject.toml").write_text('[tool.runctx]\non-shared-tree = "stop"\n')
+    refused = session()
+    assert refused.returncode == EXIT_REFUSED, refused.stdout
+    assert f"pid {run.pid}" in refused.stdout + refused.stderr
+    assert 'on-shared-tree = "stop"' in refused.stdout + refused.stderr
+
+
+SESSION_TESTS = """
+def test_nothing():
+    pass
+"""
+
+
+def _session_in_child_pid_namespace(runs, checkout, mode, out):
+    """An orphaned pytest session, pid 1 of its own pid namespace, that sees this /proc.
+
+    It writes its output to ``out`` and, once it ended, its exit status to
+    ``out.status``: the file the test waits for.
+    """
+    pytest_argv = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_session.py"]
+    session = child_pid_namespace_argv([*pytest_argv, f"--runctx={mode}", "--runctx-timeout=20"])
+    status = out.with_name(out.name + ".status")
+    shell = (
+        f"{shlex.join(session)} > {shlex.quote(str(out))} 2>&1; "
+        f"echo $? > {shlex.quote(str(status))}"
+    )
+    runs.orphan(["sh", "-c", shell], checkout, env=clean_env(), executable="/bin/sh")
+    return status
+
+
+@pytest.mark.needs_root
+def test_the_plugin_never_takes_its_own_session_for_another_run(shared_tmp, runs):
+    """A session whose pids are not /proc's finds itself through NSpid: refuse and wait go ahead."""
+    checkout = make_checkout(shared_tmp, "proj")
+    (checkout / "test_session.py").write_text(SESSION_TESTS)
+    for mode in ("refuse", "wait"):
+        out = shared_tmp / f"session-{mode}.txt"
+        status = _session_in_child_pid_namespace(runs, checkout, mode, out)
+        wait_for(status.exists, 120, f"the {mode} session to end")
+        text = out.read_text(errors="replace")
+        assert status.read_text().strip() == "0", text
+        assert "1 passed" in text
+
+
+@pytest.mark.needs_root
+def test_the_plugin_refuses_to_wait_where_pids_are_not_its_own(shared_tmp, runs):
+    """--runctx=wait next to a live run, where /proc is another namespace's: exit 75, said why."""
+    checkout = make_checkout(shared_tmp, "proj")
+    (checkout / "test_session.py").write_text(SESSION_TESTS)
+    run = runs.run_tests_script(checkout)
+    out = shared_tmp / "session.txt"
+    status = _session_in_child_pid_namespace(runs, checkout, "wait", out)
+    wait_for(status.exists, 120, "the session to end")
+    text = out.read_text(errors="replace")
+    assert status.read_text().strip() == "75", text
+    assert "another pid namespace" in text
+    assert is_live(run.pid)

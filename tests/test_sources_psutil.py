@@ -9,6 +9,7 @@ import time
 
 import psutil
 import pytest
+from nstools import start_run_in_mount_namespace
 from proctools import (
     OTHER_UID,
     VIEWER_UID,
@@ -338,3 +339,17 @@ def test_the_environment_selects_this_source(monkeypatch):
     report = scan(viewpoint())
     assert report.visibility.source == "psutil"
     assert report.self_run is not None
+
+
+@pytest.mark.needs_root
+def test_the_psutil_source_says_it_cannot_see_into_another_mount_namespace(shared_tmp, runs):
+    """The psutil source reads path text only: another mount namespace's run has no known root."""
+    mine = make_checkout(shared_tmp, "proj")
+    twin = shared_tmp / "elsewhere" / "bind"
+    twin.mkdir(parents=True)
+    run = start_run_in_mount_namespace(runs, mine, twin, shared_tmp / "ready")
+    judged = the_run(scan(viewpoint(cwd=str(mine)), source=PsutilSource()), run.pid)
+    assert isinstance(judged.run.root, Unknown)
+    assert judged.run.root.reason is Reason.OTHER_NAMESPACE
+    assert judged.judgement.verdict is Verdict.UNKNOWN  # never foreign on a guess
+    assert the_run(scan(viewpoint(cwd=str(mine))), run.pid).judgement.verdict is Verdict.OURS
