@@ -44,8 +44,16 @@ RAN = "import pathlib\n\ndef test_ran():\n    (pathlib.Path(__file__).parent / '
 
 @pytest.fixture
 def checkout(pytester, monkeypatch):
-    """The pytester directory made a real git checkout (its own root), with no runctx setting."""
+    """The pytester directory made a real git checkout (its own root), with no runctx setting.
+
+    pytester makes its directory ``$HOME``, and a home directory is never a
+    checkout root by its markers: ``$HOME`` moves to an empty directory beside
+    it, so that the ``.git`` is what makes the root.
+    """
     subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
+    home = pytester.path.parent / f"{pytester.path.name}-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
     for name in (MODE_ENV, "RUNCTX_SOURCE"):
         monkeypatch.delenv(name, raising=False)
     return Path(os.path.realpath(pytester.path))
