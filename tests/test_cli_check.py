@@ -48,10 +48,10 @@ def test_another_run_of_ours_exits_3(two_checkouts, runs):
 def test_only_foreign_contention_exits_4(two_checkouts, runs):
     """A run of another checkout with the same name exits 4: contention, not a conflict."""
     mine, theirs = two_checkouts
-    # Seen by root, a root-owned run elsewhere whose cwd cannot be read (another mount
-    # namespace, a deleted directory) counts as ours: "only foreign contention" holds
-    # on a shared box only for a uid that no other run has. The run and the viewpoint
-    # have that uid, so the root is what makes the run foreign.
+    # Seen by root, a root-owned run elsewhere whose root cannot be known (its cwd could
+    # not be read) counts as ours: "only foreign contention" holds on a shared box only
+    # for a uid that no other run has. The run and the viewpoint have that uid, so the
+    # root is what makes the run foreign.
     foreign = runs.run_tests_script(theirs, uid=VIEWER_UID)
     result = check("--uid", str(VIEWER_UID), cwd=mine)
     assert result.returncode == 4, result.stdout
