@@ -655,14 +655,16 @@ def _session_in_child_pid_namespace(runs, checkout, mode, out):
     """An orphaned pytest session, pid 1 of its own pid namespace, that sees this /proc.
 
     It writes its output to ``out`` and, once it ended, its exit status to
-    ``out.status``: the file the test waits for.
+    ``out.status``: the file the test waits for, renamed into place once
+    written, so that it never exists empty.
     """
     pytest_argv = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_session.py"]
     session = child_pid_namespace_argv([*pytest_argv, f"--runctx={mode}", "--runctx-timeout=20"])
     status = out.with_name(out.name + ".status")
+    partial = shlex.quote(str(status) + ".partial")
     shell = (
         f"{shlex.join(session)} > {shlex.quote(str(out))} 2>&1; "
-        f"echo $? > {shlex.quote(str(status))}"
+        f"echo $? > {partial} && mv {partial} {shlex.quote(str(status))}"
     )
     runs.orphan(["sh", "-c", shell], checkout, env=clean_env(), executable="/bin/sh")
     return status
