@@ -16,7 +16,7 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from runctx.checkout import checkout_root
+    from runctx.checkout import Root, checkout_root, same_directory
     from runctx.exceptions import ConfigError, RunctxError
     from runctx.folding import FoldedRun, fold_runs
     from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
@@ -46,6 +46,7 @@ __all__ = [
     "ProcessSource",
     "Reason",
     "Report",
+    "Root",
     "Run",
     "RunctxError",
     "RunnerMatch",
@@ -66,6 +67,7 @@ __all__ = [
     "is_foreign",
     "judge",
     "report_json",
+    "same_directory",
     "scan",
     "stop_runs",
     "viewpoint",
@@ -75,6 +77,8 @@ __all__ = [
 
 _HOMES = {
     "checkout_root": "runctx.checkout",
+    "Root": "runctx.checkout",
+    "same_directory": "runctx.checkout",
     "ConfigError": "runctx.exceptions",
     "RunctxError": "runctx.exceptions",
     "HasOwner": "runctx.identity",

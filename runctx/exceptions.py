@@ -11,3 +11,7 @@ class SourceError(RunctxError):
 
 class ConfigError(RunctxError):
     """A runctx setting (e.g. ``[tool.runctx]`` in ``pyproject.toml``) is malformed."""
+
+
+class PidNamespaceError(RunctxError):
+    """The process source's pids are another pid namespace's: runctx acts on none of them."""

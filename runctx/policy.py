@@ -7,6 +7,11 @@ the directory it runs in), one scan per checkout they run in decides:
   checkout's ``on-same-checkout`` setting says what happens: ``stop`` (the
   default), ``ask``, ``warn``, or ``wait`` (``runctx run`` waits its turn; a
   hook cannot wait, so there it stops and says how to wait);
+- a run of another user in this very checkout (foreign, but it shares the
+  checkout's files: ``shares_tree``): the checkout's ``on-shared-tree``
+  setting says what happens: ``stop`` (the default), ``ask`` or ``warn``.
+  runctx never waits for or stops another user's run, so ``runctx run
+  --wait`` does not wait for it either;
 - only foreign runs: go ahead with a note on who they are, why they are
   foreign and how loaded the box is, so that slowness is not read as a
   regression;
@@ -33,14 +38,14 @@ import attrs
 from runctx._log import INFO, log_event
 from runctx.identity import Verdict
 from runctx.present.escape import visible
-from runctx.present.words import foreign_message, same_checkout_message
+from runctx.present.words import foreign_message, same_checkout_message, shared_tree_message
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
-from runctx.settings import DEFAULT_MODE, Mode, settings_for
+from runctx.settings import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, Mode, settings_for
 from runctx.shell.commands import TestInvocation
 from runctx.sources import ProcessSource
 from runctx.unknown import Unknown
-from runctx.waiting import blocking_runs
+from runctx.waiting import blocking_runs, sharing_runs
 
 
 class Action(enum.StrEnum):
@@ -74,7 +79,12 @@ _ACTION_OF_MODE = {
 
 @attrs.frozen
 class Decision:
-    """What to do with a command: the action, the words to say, and the runs behind them."""
+    """What to do with a command: the action, the words to say, and the runs behind them.
+
+    ``shared`` are other users' runs in this very checkout, and
+    ``shared_action`` what the ``on-shared-tree`` rule alone asks for them
+    (``SILENT`` when there are none); ``action`` is the firmest of both rules.
+    """
 
     action: Action
     message: str = ""
@@ -82,11 +92,25 @@ class Decision:
     ours: tuple[JudgedRun, ...] = ()
     foreign: tuple[JudgedRun, ...] = ()
     reports: tuple[Report, ...] = ()
+    shared: tuple[JudgedRun, ...] = ()
+    shared_action: Action = Action.SILENT
 
     @property
     def summary(self) -> str:
         """The first line of the message, for a short notice to a person."""
         return self.message.partition("\n")[0]
+
+    @property
+    def held_by_shared_tree(self) -> bool:
+        """Whether another user's run in this checkout stops or asks (waiting cannot help)."""
+        return self.shared_action in {Action.STOP, Action.ASK}
+
+    @property
+    def waits(self) -> bool:
+        """Whether waiting for this checkout's earlier runs is what the decision asks for."""
+        return (
+            self.action is Action.STOP and self.mode is Mode.WAIT and not self.held_by_shared_tree
+        )
 
     @property
     def goes_ahead(self) -> bool:
@@ -131,8 +155,47 @@ def _head(action: Action, mode: Mode, uncertain: str | None) -> str:
     return "runctx: warning only, starting anyway (this checkout is set to only warn)."
 
 
+def _shared_head(action: Action, uncertain: str | None) -> str:
+    if action is Action.STOP:
+        return (
+            "runctx: refused to start this test run: another user's run is live in this checkout."
+        )
+    if action is Action.ASK:
+        return (
+            "runctx: asking before this test run starts: another user's run is live in "
+            "this checkout."
+        )
+    if uncertain is not None:
+        return f"runctx: warning only, starting anyway ({uncertain})."
+    return (
+        "runctx: warning only, starting anyway (this checkout is set to only warn about "
+        "other users' runs in it)."
+    )
+
+
+def _firmest(*actions: Action) -> Action:
+    return max(actions, key=lambda action: _SEVERITY[action])
+
+
+def _same_checkout_action(
+    mode: Mode, ours: tuple[JudgedRun, ...], uncertain: str | None
+) -> tuple[Action, str | None]:
+    """What the ``on-same-checkout`` rule asks for, and why it was lowered to a warning."""
+    action = _ACTION_OF_MODE[mode] if ours else Action.WARN
+    if not ours and uncertain is None:
+        uncertain = "the other run's identity is not fully known, so it is not refused for"
+    if uncertain is not None and action in {Action.STOP, Action.ASK}:
+        action = Action.WARN
+    return action, uncertain
+
+
 def decision_for(
-    report: Report, mode: Mode, *, own_run: bool = False, cwd_known: bool = True
+    report: Report,
+    mode: Mode,
+    *,
+    own_run: bool = False,
+    cwd_known: bool = True,
+    shared_mode: Mode = DEFAULT_SHARED_TREE_MODE,
 ) -> Decision:
     """The decision for a test run about to start from ``report``'s viewpoint.
 
@@ -141,14 +204,17 @@ def decision_for(
     that keeps two waiting runs from waiting for each other. Otherwise (a hook)
     every other live run of the checkout counts. Only runs *known* to be ours
     stop or ask; runs of unknown identity are named in a warning. ``cwd_known``
-    False says the command's directory is a guess.
+    False says the command's directory is a guess. ``shared_mode`` (the
+    checkout's ``on-shared-tree``: stop, ask or warn) says what another user's
+    run in this very checkout does, in the same order.
     """
     ours = blocking_runs(report) if own_run else report.ours_known
     unsure = tuple(judged for judged in report.ours if judged.judgement.verdict is Verdict.UNKNOWN)
+    shared = sharing_runs(report) if own_run else report.shared_tree
     foreign = report.foreign
-    if not ours and not unsure and not foreign:
+    if not ours and not unsure and not shared and not foreign:
         return Decision(Action.SILENT, mode=mode, reports=(report,))
-    if not ours and not unsure:
+    if not ours and not unsure and not shared:
         return Decision(
             Action.NOTE,
             message=_cut("runctx: " + foreign_message(report)),
@@ -156,13 +222,22 @@ def decision_for(
             foreign=foreign,
             reports=(report,),
         )
-    action = _ACTION_OF_MODE[mode] if ours else Action.WARN
     uncertain = _uncertain(report, cwd_known=cwd_known)
-    if not ours and uncertain is None:
-        uncertain = "the other run's identity is not fully known, so it is not refused for"
-    if uncertain is not None and action in {Action.STOP, Action.ASK}:
-        action = Action.WARN
-    parts = [_head(action, mode, uncertain), same_checkout_message(_only(report, ours + unsure))]
+    same_action, same_uncertain = (
+        _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
+    )
+    shared_action = _ACTION_OF_MODE[shared_mode] if shared else Action.SILENT
+    if uncertain is not None and shared_action in {Action.STOP, Action.ASK}:
+        shared_action = Action.WARN
+    action = _firmest(same_action, shared_action)
+    if _SEVERITY[shared_action] > _SEVERITY[same_action]:
+        parts = [_shared_head(action, uncertain)]
+    else:
+        parts = [_head(action, mode, same_uncertain)]
+    if ours or unsure:
+        parts.append(same_checkout_message(_only(report, ours + unsure)))
+    if shared:
+        parts.append(shared_tree_message(shared))
     if foreign:
         parts.append(foreign_message(report))
     return Decision(
@@ -172,6 +247,8 @@ def decision_for(
         ours=ours + unsure,
         foreign=foreign,
         reports=(report,),
+        shared=shared,
+        shared_action=shared_action,
     )
 
 
@@ -213,6 +290,8 @@ def combine(decisions: Sequence[Decision]) -> Decision:
         ours=_unique([j for d in decisions for j in d.ours]),
         foreign=_unique([j for d in decisions for j in d.foreign]),
         reports=tuple(r for d in decisions for r in d.reports),
+        shared=_unique([j for d in decisions for j in d.shared]),
+        shared_action=_firmest(*(d.shared_action for d in decisions)),
     )
 
 
@@ -241,14 +320,24 @@ def decide(  # noqa: PLR0913 - each knob is independent
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
 
     ``mode`` overrides each checkout's ``on-same-checkout`` setting
-    (:attr:`runctx.settings.Settings.mode`). Invocations
+    (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree`` is always the
+    checkout's (:attr:`runctx.settings.Settings.shared_tree_mode`). Invocations
     that go through ``runctx run`` are left to it.
     """
     decisions = []
     for here, cwd_known in _viewpoints(invocations, uid):
         report = scan(here, source=source, self_pid=self_pid)
-        chosen = mode if mode is not None else settings_for(here.root).mode
-        decisions.append(decision_for(report, chosen, own_run=own_run, cwd_known=cwd_known))
+        settings = settings_for(here.root)
+        chosen = mode if mode is not None else settings.mode
+        decisions.append(
+            decision_for(
+                report,
+                chosen,
+                own_run=own_run,
+                cwd_known=cwd_known,
+                shared_mode=settings.shared_tree_mode,
+            )
+        )
     decision = combine(decisions)
     log_event(
         "runctx.policy_decided",
@@ -274,6 +363,8 @@ def _context(report: Report, *, finished: bool) -> str | None:
             )
         else:
             parts.append(same_checkout_message(report))
+    if report.shared_tree and not finished:
+        parts.append(shared_tree_message(report.shared_tree))
     if report.foreign:
         parts.append(foreign_message(report))
     return _cut("runctx: " + "\n".join(parts)) if parts else None

@@ -16,6 +16,15 @@ to say:
   (the policy's ``stop``; ``stop`` is accepted too) exits with status 75, and
   so does ``ask``, since a test session has no one to ask. A wait that times
   out exits with 75 too: either way, nothing ran;
+- another user's live run in this very checkout (it shares the checkout's
+  files) is the policy's decision for the checkout's ``on-shared-tree``
+  setting (``[tool.runctx]`` or ``$RUNCTX_ON_SHARED_TREE``), else ``warn``:
+  ``stop`` and ``ask`` exit with status 75 (``--runctx=wait`` does not wait
+  for another user's run);
+- the caller's own run is found through ``NSpid`` (its pid as the ``/proc``
+  read numbers it), so a session never waits for itself; where ``/proc`` is
+  another pid namespace's, a session that would have to wait exits with 75
+  instead of following pids that are not its own;
 - the terminal summary says whether contention was seen during the session
   (sampled at the start, at the first test report, every ``--runctx-sample``
   seconds, and at the end), so a flaky failure can be read against it;
@@ -58,6 +67,7 @@ if TYPE_CHECKING:
     from runctx.policy import Decision
     from runctx.records import ProcIdentity
     from runctx.report import JudgedRun, Report, Viewpoint
+    from runctx.settings import Settings
     from runctx.sources import ProcessSource
     from runctx.sources.load import Load
     from runctx.waiting import WaitOutcome
@@ -94,6 +104,10 @@ class PluginState:
     poll_seconds: float | None
     """None: as often as ``runctx wait`` (:data:`runctx.waiting.DEFAULT_POLL_SECONDS`)."""
     sample_seconds: float
+    shared_mode: str = "warn"
+    """The policy's mode for another user's run in this checkout: ``stop``, ``ask`` or ``warn``."""
+    shared_from: str = ""
+    """Where ``shared_mode`` came from (the checkout's setting), empty for the default."""
     header: list[str] = attrs.Factory(list)
     samples: list[Sample] = attrs.Factory(list)
     errors: list[str] = attrs.Factory(list)
@@ -213,7 +227,19 @@ def _share_cpus(config: pytest.Config) -> bool:
     return bool(value == "yes")
 
 
-def _mode(config: pytest.Config) -> tuple[str, str]:
+def _checkout_settings(config: pytest.Config) -> Settings:
+    """The settings of the checkout the session's rootdir is in."""
+    from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
+    from runctx.exceptions import ConfigError  # noqa: PLC0415
+    from runctx.settings import settings_for  # noqa: PLC0415
+
+    try:
+        return settings_for(checkout_root(str(config.rootpath)))
+    except ConfigError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:
     """The session's mode and where it came from: option, ini, the checkout, or the default."""
     option = config.getoption("runctx")
     if option:
@@ -224,14 +250,8 @@ def _mode(config: pytest.Config) -> tuple[str, str]:
             msg = f"runctx = {ini!r}: choose one of {', '.join(MODES)}"
             raise pytest.UsageError(msg)
         return ini, f"--runctx={ini}"
-    from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
-    from runctx.exceptions import ConfigError  # noqa: PLC0415
-    from runctx.settings import MODE_ENV, MODE_KEY, settings_for  # noqa: PLC0415
+    from runctx.settings import MODE_ENV, MODE_KEY  # noqa: PLC0415
 
-    try:
-        settings = settings_for(checkout_root(str(config.rootpath)))
-    except ConfigError as error:
-        raise pytest.UsageError(str(error)) from None
     chosen = settings.on_same_checkout
     if chosen is None:
         return "warn", "--runctx=warn"
@@ -240,8 +260,27 @@ def _mode(config: pytest.Config) -> tuple[str, str]:
     return chosen.value, f'{MODE_KEY} = "{chosen.value}"'
 
 
+def _shared_mode(settings: Settings) -> tuple[str, str]:
+    """The mode for another user's run in this checkout, and where it came from.
+
+    The checkout's ``on-shared-tree`` (or ``$RUNCTX_ON_SHARED_TREE``), else the
+    plugin's default, ``warn``: like ``on-same-checkout``, a checkout that sets
+    nothing keeps the plugin to reporting.
+    """
+    from runctx.settings import SHARED_TREE_ENV, SHARED_TREE_KEY  # noqa: PLC0415
+
+    chosen = settings.on_shared_tree
+    if chosen is None:
+        return "warn", ""
+    if os.environ.get(SHARED_TREE_ENV):
+        return chosen.value, f"${SHARED_TREE_ENV}={chosen.value}"
+    return chosen.value, f'{SHARED_TREE_KEY} = "{chosen.value}"'
+
+
 def _state_from(config: pytest.Config) -> PluginState:
-    mode, mode_from = _mode(config)
+    settings = _checkout_settings(config)
+    mode, mode_from = _mode(config, settings)
+    shared_mode, shared_from = _shared_mode(settings)
     poll = _duration(config, "runctx_poll", None) or None
     sample = _duration(config, "runctx_sample", DEFAULT_SAMPLE_SECONDS)
     return PluginState(
@@ -250,6 +289,8 @@ def _state_from(config: pytest.Config) -> PluginState:
         timeout=_duration(config, "runctx_timeout", None),
         poll_seconds=poll,
         sample_seconds=DEFAULT_SAMPLE_SECONDS if sample is None else sample,
+        shared_mode=shared_mode,
+        shared_from=shared_from,
     )
 
 
@@ -279,28 +320,52 @@ def pytest_configure(config: pytest.Config) -> None:
 # -- what a report says -------------------------------------------------------------
 
 
-def session_decision(report: Report, mode: str) -> Decision:
-    """The policy's decision for this session about to start, in the plugin's ``mode``."""
+def session_decision(report: Report, mode: str, shared_mode: str = "warn") -> Decision:
+    """The policy's decision for this session about to start, in the plugin's ``mode``.
+
+    ``shared_mode`` is the policy's mode for another user's run in this checkout.
+    """
     from runctx import policy  # noqa: PLC0415 - see the module docstring
     from runctx.settings import Mode  # noqa: PLC0415
 
-    return policy.decision_for(report, Mode(POLICY_MODES[mode]), own_run=True)
+    return policy.decision_for(
+        report,
+        Mode(POLICY_MODES[mode]),
+        own_run=True,
+        shared_mode=Mode(POLICY_MODES[shared_mode]),
+    )
 
 
 def header_lines(
-    report: Report, decision: Decision, mode_from: str, timeout: float | None
+    report: Report,
+    decision: Decision,
+    mode_from: str,
+    timeout: float | None,
+    shared_from: str = "",
 ) -> list[str]:
     """The header lines for the scan at session start (none when nothing is live)."""
     from runctx.policy import Action  # noqa: PLC0415
-    from runctx.present.words import foreign_message, same_checkout_message  # noqa: PLC0415
+    from runctx.present.words import (  # noqa: PLC0415
+        foreign_message,
+        same_checkout_message,
+        shared_tree_message,
+    )
     from runctx.settings import Mode  # noqa: PLC0415
     from runctx.waiting import blocking_runs  # noqa: PLC0415
 
     lines: list[str] = []
     if report.ours:
         lines.extend(PREFIX + line for line in same_checkout_message(report).splitlines())
+    if report.shared_tree:
+        lines.append(PREFIX + shared_tree_message(report.shared_tree))
     if report.foreign:
         lines.append(PREFIX + foreign_message(report))
+    if decision.held_by_shared_tree:
+        lines.append(
+            f"{PREFIX}{shared_from or 'on-shared-tree'}: not starting next to another user's "
+            f"run in this checkout (exit {EXIT_REFUSED})"
+        )
+        return lines
     if decision.mode is Mode.WARN:
         return lines
     count = len(blocking_runs(report))
@@ -412,9 +477,11 @@ def _first_scan(state: PluginState) -> None:
         state.here = viewpoint(cwd=state.rootdir)
         report = scan(state.here, source=state.source)
         state.start = report
-        state.decision = session_decision(report, state.mode)
+        state.decision = session_decision(report, state.mode, state.shared_mode)
         state.samples.append(_sample_of("start", report))
-        state.header.extend(header_lines(report, state.decision, state.mode_from, state.timeout))
+        state.header.extend(
+            header_lines(report, state.decision, state.mode_from, state.timeout, state.shared_from)
+        )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         _broken(state, error)
     state.last_sample = time.monotonic()
@@ -446,10 +513,21 @@ def _act(config: pytest.Config, state: PluginState) -> None:
     if decision is None or report is None:
         return  # no scan: a failure inside runctx, already in the header
     from runctx.policy import Action  # noqa: PLC0415
-    from runctx.present.words import describe_ours, same_checkout_message  # noqa: PLC0415
+    from runctx.present.words import (  # noqa: PLC0415
+        describe_ours,
+        same_checkout_message,
+        shared_tree_message,
+    )
 
     if decision.action not in {Action.STOP, Action.ASK}:
         return
+    if decision.held_by_shared_tree:
+        setting = state.shared_from or "on-shared-tree"
+        msg = (
+            f"{shared_tree_message(decision.shared)}\nrunctx refused to start this session "
+            f"({setting}, exit status {EXIT_REFUSED})."
+        )
+        pytest.exit(msg, returncode=EXIT_REFUSED)
     if state.mode != "wait":
         asks = " (it asks first, and a test session cannot ask)" if state.mode == "ask" else ""
         msg = (
@@ -485,6 +563,8 @@ def _wait(
     config: pytest.Config, state: PluginState, show: Callable[[tuple[JudgedRun, ...]], None]
 ) -> WaitOutcome | None:
     assert state.here is not None  # noqa: S101 - set by the first scan
+    from runctx.exceptions import PidNamespaceError  # noqa: PLC0415
+
     try:
         from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn  # noqa: PLC0415
 
@@ -495,6 +575,9 @@ def _wait(
             on_change=show,
             source=state.source,
         )
+    except PidNamespaceError as error:
+        msg = f"runctx: {error}; not starting this session (exit status {EXIT_REFUSED})."
+        pytest.exit(msg, returncode=EXIT_REFUSED)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         _write(config, f"{PREFIX}could not wait ({_error_text(error)}); going ahead")

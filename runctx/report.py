@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.checkout import Root
 from runctx.identity import Judgement, Verdict
 from runctx.records import ProcIdentity
 from runctx.sources.load import Load
@@ -13,9 +14,13 @@ from runctx.unknown import Unknown
 
 @attrs.frozen
 class Viewpoint:
-    """Who asks: a checkout root and a uid (either may be unknown)."""
+    """Who asks: a checkout root and a uid (either may be unknown).
 
-    root: str | Unknown
+    ``root`` is a :class:`~runctx.checkout.Root`: a path (a ``str``) that also
+    knows its directory, so it compares with a run's root as a directory.
+    """
+
+    root: Root | Unknown
     uid: int | Unknown
 
 
@@ -25,7 +30,9 @@ class Run:
 
     ``processes`` are the identities (pid plus start) of every live process
     folded into the run, the authoritative one first, as the scan read them;
-    ``members`` are their pids.
+    ``members`` are their pids. ``root`` is the checkout root of the
+    authoritative process's cwd, found through its own view of the file
+    system: a path as that process names it, and the directory it is.
     """
 
     pid: int
@@ -34,7 +41,7 @@ class Run:
     argv: tuple[str, ...] | Unknown
     uid: int | Unknown
     cwd: str | Unknown
-    root: str | Unknown
+    root: Root | Unknown
     processes: tuple[ProcIdentity, ...]
     age_seconds: float
     started: float
@@ -66,6 +73,11 @@ class JudgedRun:
         """Whether the run is known to be foreign from the viewpoint."""
         return self.judgement.foreign
 
+    @property
+    def shares_tree(self) -> bool:
+        """Whether the run is another user's in this very checkout (foreign, same files)."""
+        return self.judgement.shares_tree
+
 
 @attrs.frozen
 class Report:
@@ -75,7 +87,7 @@ class Report:
     runs: tuple[JudgedRun, ...]
     load: Load
     visibility: Visibility
-    self_pid: int
+    self_pid: int | Unknown
     taken_at: float
     duration_seconds: float
 
@@ -98,3 +110,8 @@ class Report:
     def foreign(self) -> tuple[JudgedRun, ...]:
         """Runs known to be foreign: contention, never ours."""
         return tuple(j for j in self.runs if j.foreign and not j.run.is_self)
+
+    @property
+    def shared_tree(self) -> tuple[JudgedRun, ...]:
+        """Foreign runs of other users in this very checkout: they share its files."""
+        return tuple(j for j in self.foreign if j.shares_tree)

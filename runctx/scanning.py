@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 
 from runctx._log import INFO, log_event
-from runctx.checkout import RootCache, checkout_root
+from runctx.checkout import Root, checkout_root, root_at, rules_for
 from runctx.folding import WORKER_ROLE, FoldedRun, descends_from, fold_runs, live_parent
 from runctx.identity import judge
 from runctx.records import ProcessTable, ProcRecord
@@ -27,21 +27,26 @@ def viewpoint(
 ) -> Viewpoint:
     """The viewpoint of the current process, or of the root and uid given.
 
-    ``root`` defaults to the checkout root of ``cwd`` (the current directory);
-    ``uid`` to the caller's real uid.
+    ``root`` defaults to the checkout root of ``cwd`` (the current directory),
+    found with the markers root and ``uid`` may make
+    (:func:`runctx.checkout.rules_for`); a ``root`` given is that directory
+    itself. ``uid`` defaults to the caller's real uid.
     """
+    if uid is None:
+        uid = os.getuid()
+    here_root: Root | Unknown
     if root is None:
         try:
             here_cwd = cwd if cwd is not None else os.getcwd()
         except FileNotFoundError:
-            root = Unknown(Reason.DELETED, "the current directory was removed")
+            here_root = Unknown(Reason.DELETED, "the current directory was removed")
         else:
-            root = checkout_root(here_cwd)
-    elif isinstance(root, str):
-        root = os.path.realpath(root)
-    if uid is None:
-        uid = os.getuid()
-    return Viewpoint(root=root, uid=uid)
+            here_root = checkout_root(here_cwd, rules_for([uid]))
+    elif isinstance(root, Unknown):
+        here_root = root
+    else:
+        here_root = root if isinstance(root, Root) else root_at(root)
+    return Viewpoint(root=here_root, uid=uid)
 
 
 def total(values: Sequence[float | Unknown]) -> float | Unknown:
@@ -60,8 +65,7 @@ def _run_of(
     authority: ProcRecord,
     found: FoldedRun,
     records: Mapping[int, ProcRecord],
-    roots: RootCache,
-    self_pid: int,
+    self_pid: int | Unknown,
 ) -> Run:
     members = tuple(pid for pid in found.members if pid in records)
     return Run(
@@ -71,7 +75,7 @@ def _run_of(
         argv=authority.argv,
         uid=authority.uid,
         cwd=authority.cwd,
-        root=roots.root_of(authority.cwd),
+        root=authority.root,
         processes=tuple(records[pid].identity for pid in members),
         age_seconds=authority.age_seconds,
         started=time.time() - authority.age_seconds,
@@ -82,7 +86,8 @@ def _run_of(
         orphaned=found.role == WORKER_ROLE and live_parent(authority, records) is None,
         # The caller's run: it contains the caller, or the caller started it (a
         # pytest.main() controller that is no runner itself, and its workers).
-        is_self=self_pid in members or descends_from(authority, self_pid, records),
+        is_self=isinstance(self_pid, int)
+        and (self_pid in members or descends_from(authority, self_pid, records)),
     )
 
 
@@ -93,12 +98,14 @@ def _vanished(record: ProcRecord) -> bool:
     """Whether a process exited between the table and the reading of its owner."""
     return any(
         isinstance(value, Unknown) and value.reason in _VANISHED
-        for value in (record.uid, record.cwd)
+        for value in (record.uid, record.cwd, record.root)
     )
 
 
 def _table_and_owners(
-    source: ProcessSource, detect: Callable[[tuple[str, ...]], RunnerMatch | None]
+    source: ProcessSource,
+    detect: Callable[[tuple[str, ...]], RunnerMatch | None],
+    viewer_uid: int | Unknown,
 ) -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
     """The process table and each run's authority with its owner read.
 
@@ -111,7 +118,7 @@ def _table_and_owners(
     def read() -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
         table = source.table()
         folded = fold_runs(table.records, detect)
-        return table, [(found, source.with_owner(found.authority)) for found in folded]
+        return table, [(found, source.with_owner(found.authority, viewer_uid)) for found in folded]
 
     table, owned = read()
     if any(_vanished(authority) for _found, authority in owned):
@@ -130,13 +137,15 @@ def scan(
 
     ``here`` defaults to :func:`viewpoint` of the calling process; ``patterns``
     to the runner table of the checkout's settings (:func:`runctx.settings.settings_for`);
-    ``self_pid`` to the calling process (the run containing it is this run).
+    ``self_pid`` to the calling process as the source numbers it (its pid in
+    the procfs's pid namespace, through ``NSpid``): the run containing it is
+    this run.
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
     source = source if source is not None else default_source()
     table_patterns = tuple(patterns) if patterns is not None else settings_for(here.root).patterns
-    self_pid = self_pid if self_pid is not None else os.getpid()
+    caller: int | Unknown = self_pid if self_pid is not None else source.caller_pid()
 
     detected: dict[tuple[str, ...], RunnerMatch | None] = {}
 
@@ -146,14 +155,13 @@ def scan(
             detected[argv] = detect_runner(argv, table_patterns)
         return detected[argv]
 
-    table, owned = _table_and_owners(source, detect)
-    roots = RootCache()
+    table, owned = _table_and_owners(source, detect, here.uid)
     unreadable = {"uid": 0, "cwd": 0}
     judged_runs = []
     for found, authority in owned:
         unreadable["uid"] += isinstance(authority.uid, Unknown)
-        unreadable["cwd"] += isinstance(authority.cwd, Unknown)
-        run = _run_of(authority, found, table.records, roots, self_pid)
+        unreadable["cwd"] += isinstance(authority.root, Unknown)
+        run = _run_of(authority, found, table.records, caller)
         judgement = judge(run, here.root, here.uid)
         log_event(
             "runctx.verdict",
@@ -180,7 +188,7 @@ def scan(
         runs=tuple(judged_runs),
         load=source.load(),
         visibility=visibility,
-        self_pid=self_pid,
+        self_pid=caller,
         taken_at=time.time(),
         duration_seconds=time.perf_counter() - began,
     )

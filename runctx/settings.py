@@ -2,10 +2,11 @@
 
 Every face (the hooks, ``runctx run``, ``wait``, ``status``, the pytest plugin)
 asks :func:`settings_for` with the checkout root and gets one
-:class:`Settings` value: the runner table (the user's rows first) and the
-``on-same-checkout`` mode. The file is ``ROOT/pyproject.toml``, where ROOT is
-the checkout root (:func:`runctx.checkout.checkout_root`): one rule for every
-face. The keys are documented in ``docs/configuration.md``.
+:class:`Settings` value: the runner table (the user's rows first), the
+``on-same-checkout`` mode and the ``on-shared-tree`` mode. The file is
+``ROOT/pyproject.toml``, where ROOT is the checkout root
+(:func:`runctx.checkout.checkout_root`): one rule for every face. The keys
+are documented in ``docs/configuration.md``.
 
 Imported on the hook's hot path: standard library only (``os`` and ``enum``,
 which ``json`` has loaded already); ``tomllib`` only for a file that may hold
@@ -136,6 +137,8 @@ def runctx_table(path: str) -> dict[str, object]:
 
 MODE_KEY = "on-same-checkout"
 MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
+SHARED_TREE_KEY = "on-shared-tree"
+SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
 RUNNERS_KEY = "runners"
 
 
@@ -154,6 +157,17 @@ class Mode(enum.StrEnum):
 
 DEFAULT_MODE = Mode.STOP
 
+SHARED_TREE_MODES = (Mode.STOP, Mode.ASK, Mode.WARN)
+"""What ``on-shared-tree`` may say: another user's run cannot be waited for."""
+DEFAULT_SHARED_TREE_MODE = Mode.STOP
+"""Another user's run in this very checkout writes its caches, coverage files and
+build dirs, and leaves files this user may not be able to replace: the same
+conflict as a second run of the checkout (whose default is ``stop``), and one
+runctx cannot undo (it never stops or waits for another user's run). The
+evidence is exact (one directory by device and inode, a known other uid), so a
+stop is never a guess. A checkout that expects it (a root CI job in a
+developer's tree) sets ``warn``."""
+
 _RUNNER_KEYS = frozenset(
     {"kind", "role", "program", "module", "args", "any_args", "not_with", "value_options"}
 )
@@ -166,14 +180,16 @@ class Settings(LightRecord):
     read); ``runners`` the user's own rows (``patterns`` puts them in front of
     the builtin table); ``on_same_checkout`` the mode set by the checkout or
     ``$RUNCTX_ON_SAME_CHECKOUT``, or None when neither sets it (``mode`` then
-    gives the default).
+    gives the default); ``on_shared_tree`` likewise for another user's run in
+    this very checkout (``$RUNCTX_ON_SHARED_TREE``; ``shared_tree_mode``).
     """
 
-    __slots__ = ("_patterns", "on_same_checkout", "path", "runners")
+    __slots__ = ("_patterns", "on_same_checkout", "on_shared_tree", "path", "runners")
 
     path: str
     runners: tuple[RunnerPattern, ...]
     on_same_checkout: Mode | None
+    on_shared_tree: Mode | None
     _patterns: tuple[RunnerPattern, ...]
 
     def __init__(
@@ -181,11 +197,16 @@ class Settings(LightRecord):
         path: str = "",
         runners: tuple[RunnerPattern, ...] = (),
         on_same_checkout: Mode | None = None,
+        on_shared_tree: Mode | None = None,
     ) -> None:
         """Hold validated values."""
         patterns = (*runners, *BUILTIN_PATTERNS) if runners else BUILTIN_PATTERNS
         self._hold(
-            path=path, runners=runners, on_same_checkout=on_same_checkout, _patterns=patterns
+            path=path,
+            runners=runners,
+            on_same_checkout=on_same_checkout,
+            on_shared_tree=on_shared_tree,
+            _patterns=patterns,
         )
 
     @property
@@ -198,6 +219,11 @@ class Settings(LightRecord):
         """``on_same_checkout``, or the default (``stop``) when nothing sets it."""
         return self.on_same_checkout or DEFAULT_MODE
 
+    @property
+    def shared_tree_mode(self) -> Mode:
+        """``on_shared_tree``, or the default (``stop``) when nothing sets it."""
+        return self.on_shared_tree or DEFAULT_SHARED_TREE_MODE
+
 
 DEFAULTS = Settings()
 """The settings of a checkout that sets nothing (and of an unidentified one)."""
@@ -208,18 +234,26 @@ _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
     """The settings of the checkout at ``root``: ``ROOT/pyproject.toml``, then the environment.
 
-    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``. A checkout that
+    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout`` and
+    ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree``. A checkout that
     cannot be identified has the defaults. The file is read and validated once
     per root while it stays unchanged. A malformed file, table or value raises
     :class:`~runctx.exceptions.ConfigError` naming the file and the key.
     """
     environ = os.environ if environ is None else environ
     found = _file_settings(root) if isinstance(root, str) else DEFAULTS
-    override = environ.get(MODE_ENV, "")
-    if not override:
+    same = environ.get(MODE_ENV, "")
+    shared = environ.get(SHARED_TREE_ENV, "")
+    if not same and not shared:
         return found
-    mode = parse_mode(override, f"${MODE_ENV}")
-    return Settings(found.path, found.runners, mode)
+    return Settings(
+        found.path,
+        found.runners,
+        parse_mode(same, f"${MODE_ENV}") if same else found.on_same_checkout,
+        parse_mode(shared, f"${SHARED_TREE_ENV}", SHARED_TREE_MODES)
+        if shared
+        else found.on_shared_tree,
+    )
 
 
 def _file_settings(root: str) -> Settings:
@@ -239,9 +273,12 @@ def _file_settings(root: str) -> Settings:
 
 def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
     """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`."""
-    mode = None
+    mode = shared = None
     if MODE_KEY in table:
         mode = parse_mode(table[MODE_KEY], f"{path}: [tool.runctx] {MODE_KEY}")
+    if SHARED_TREE_KEY in table:
+        where = f"{path}: [tool.runctx] {SHARED_TREE_KEY}"
+        shared = parse_mode(table[SHARED_TREE_KEY], where, SHARED_TREE_MODES)
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{path}: [tool.runctx] {RUNNERS_KEY} must be an array of tables"
@@ -250,17 +287,20 @@ def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
         runner_of_entry(entry, f"{path}: [tool.runctx] runners[{n}]")
         for n, entry in enumerate(entries)
     )
-    return Settings(path, runners, mode)
+    return Settings(path, runners, mode, shared)
 
 
-def parse_mode(value: object, where: str) -> Mode:
-    """``value`` as a :class:`Mode`, or a :class:`ConfigError` that says ``where`` it came from."""
+def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] = tuple(Mode)) -> Mode:
+    """``value`` as one of the ``allowed`` modes, or a :class:`ConfigError` saying ``where``."""
     if isinstance(value, str):
         try:
-            return Mode(value)
+            mode = Mode(value)
         except ValueError:
             pass
-    choices = ", ".join(f'"{mode.value}"' for mode in Mode)
+        else:
+            if mode in allowed:
+                return mode
+    choices = ", ".join(f'"{mode.value}"' for mode in allowed)
     msg = f"{where} must be one of {choices}, got {value!r}"
     raise ConfigError(msg)
 

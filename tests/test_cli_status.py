@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from proctools import make_checkout
-from runfixtures import start_run_tests_script
 
 from runctx.cli.main import main
 
@@ -19,19 +18,22 @@ RUNCTX = [sys.executable, "-m", "runctx"]
 
 def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the command line as a separate process."""
-    return subprocess.run([*RUNCTX, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    return subprocess.run(
+        [*RUNCTX, *args],
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        cwd=cwd,
+        check=False,
+    )
 
 
 @pytest.fixture
-def foreign_run(shared_tmp):
+def foreign_run(shared_tmp, runs):
     """A live run in another checkout with the same directory name."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    run = start_run_tests_script(theirs)
-    try:
-        yield mine, theirs, run
-    finally:
-        run.kill()
+    return mine, theirs, runs.run_tests_script(theirs)
 
 
 def test_json_follows_the_contract(foreign_run):
@@ -40,7 +42,7 @@ def test_json_follows_the_contract(foreign_run):
     result = runctx("status", "--json", cwd=mine)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["here"] == {"root": str(mine), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(mine), os.getuid())
     assert set(report) >= {"here", "runs", "load", "visibility"}
     runs = {entry["pid"]: entry for entry in report["runs"]}
     entry = runs[run.pid]
@@ -100,7 +102,7 @@ def test_root_and_uid_options_set_the_viewpoint(foreign_run):
     (theirs / "tests").mkdir(exist_ok=True)
     result = runctx("status", "--json", "--root", str(theirs / "tests"), "--uid", str(os.getuid()))
     report = json.loads(result.stdout)
-    assert report["here"] == {"root": str(theirs), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(theirs), os.getuid())
     entry = next(e for e in report["runs"] if e["pid"] == run.pid)
     assert entry["foreign"] is False
     assert entry["verdict"] == "ours"

@@ -39,7 +39,7 @@ def test_a_non_test_command_loads_no_safety_heavyweight(tmp_path, pyproject):
     assert done.returncode == 0
     assert done.stdout == ""
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
-    assert "runctx.pathwalk" in imported
+    assert "runctx.checkout" in imported
     if pyproject:
         assert "runctx.planted" in imported
     for name in NOT_ON_THE_HOOK_PATH:

@@ -23,7 +23,13 @@ between to forward or translate them.
        Without a terminal, as ``stop``;
      - ``warn``: say it on stderr, then run it;
      - ``wait``: wait for those runs to end (progress on stderr), then run it;
-       exit 75 if ``--timeout`` passes first.
+       exit 75 if ``--timeout`` passes first, or if ``/proc`` here is another
+       pid namespace's (runctx follows pids only in its own).
+
+   - another user's live run in this very checkout, by ``[tool.runctx]
+     on-shared-tree`` (or ``$RUNCTX_ON_SHARED_TREE``), else ``stop``: ``stop``,
+     ``ask`` and ``warn`` as above; ``--wait`` does not wait for it (runctx
+     never waits for another user's run).
 
 Exit statuses: the command's own; 75 not started because another run of this
 checkout is live; 127 command not found; 126 not executable; 1 a malformed
@@ -45,7 +51,7 @@ from runctx import policy
 from runctx.checkout import checkout_root
 from runctx.cli.common import duration
 from runctx.cli.wait import Progress, seconds_text
-from runctx.exceptions import ConfigError
+from runctx.exceptions import ConfigError, PidNamespaceError
 from runctx.exits import EXIT_REFUSED, EXIT_USAGE
 from runctx.policy import Action, Decision
 from runctx.present.escape import visible
@@ -133,7 +139,7 @@ def _check(
         return None
     if decision.action is Action.ASK:
         return _ask(decision)
-    if decision.mode is Mode.WAIT:
+    if decision.waits:
         return _wait(decision, args)
     _say(decision.message)
     return EXIT_REFUSED
@@ -170,6 +176,9 @@ def _wait(decision: Decision, args: argparse.Namespace) -> int | None:
                 on_change=progress.change,
                 on_poll=progress.poll,
             )
+        except PidNamespaceError as error:
+            progress.end(f"runctx: not started: {error}")
+            return EXIT_REFUSED
         except KeyboardInterrupt:
             progress.end("runctx: interrupted while waiting; not started")
             raise

@@ -11,6 +11,12 @@ Required fields (more are welcome)::
 A value that could not be known is ``null`` and its reason stands beside it in
 ``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``).
 
+``root`` is the path text as shown (for a run, as its own process names it);
+``root_id`` the directory it is (``{"device": ..., "inode": ...}``, ``null``
+when only the text is known); ``deleted`` says a run's root was removed (a
+deleted worktree); ``shares_tree`` that a foreign run is another user's in
+this very checkout.
+
 Every string is valid UTF-8 (:mod:`runctx.present.escape`). Text read from
 ``/proc`` or the file system that is valid UTF-8 is given exactly; text that is
 not (a directory name, an argument) is given with U+FFFD for each byte that is
@@ -25,6 +31,7 @@ from typing import Any
 
 import attrs
 
+from runctx.checkout import Root
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.sources.load import Load
@@ -57,9 +64,21 @@ def _add_bytes(out: dict[str, Any], **fields: str | Unknown) -> None:
                 out[f"{name}_bytes"] = raw
 
 
+def root_id_json(root: object) -> dict[str, int] | None:
+    """The directory of a root as ``{"device": ..., "inode": ...}``, None when not known."""
+    directory = root.directory_id if isinstance(root, Root) else None
+    if directory is None:
+        return None
+    return {"device": directory[0], "inode": directory[1]}
+
+
 def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
     """The viewpoint as JSON."""
-    out: dict[str, Any] = {"root": _text(here.root), "uid": _known(here.uid)}
+    out: dict[str, Any] = {
+        "root": _text(here.root),
+        "root_id": root_id_json(here.root),
+        "uid": _known(here.uid),
+    }
     _add_bytes(out, root=here.root)
     unknown = _unknowns(root=here.root, uid=here.uid)
     if unknown:
@@ -77,9 +96,12 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "kind": json_text(run.kind),
         "argv": argv,
         "root": _text(run.root),
+        "root_id": root_id_json(run.root),
+        "deleted": isinstance(run.root, Root) and run.root.deleted,
         "cwd": _text(run.cwd),
         "uid": _known(run.uid),
         "foreign": judged.foreign,
+        "shares_tree": judged.shares_tree,
         "verdict": judged.judgement.verdict.value,
         "reasons": [json_text(reason) for reason in judged.judgement.reasons],
         "self": run.is_self,
@@ -140,7 +162,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "runs": [run_json(judged) for judged in report.runs],
         "load": load_json(report.load),
         "visibility": visibility_json(report.visibility),
-        "self_pid": report.self_pid,
+        "self_pid": _known(report.self_pid),
         "taken_at": round(report.taken_at, 3),
         "scan_seconds": round(report.duration_seconds, 6),
     }

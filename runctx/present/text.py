@@ -43,7 +43,7 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
     for judged in runs:
         run = judged.run
         marks = " (orphaned)" if run.orphaned else ""
-        root = visible(str(run.root))
+        root = visible(str(run.root) if isinstance(run.root, Unknown) else run.root.shown)
         rows.append(
             [
                 f"{run.pid}{marks}",
@@ -62,6 +62,11 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
         for line, judged in zip(lines[1:], runs, strict=True):
             out.append(line)
             out.append("      why: " + "; ".join(visible(r) for r in judged.judgement.reasons))
+            if judged.shares_tree:
+                out.append(
+                    f"      shares this tree: {owner_name(judged.run.uid)}'s run in this very "
+                    "checkout writes its caches, coverage files and build dirs too"
+                )
         return out
     return lines
 
@@ -98,7 +103,8 @@ def report_text(report: Report) -> str:
     foreign = report.foreign
     lines.append("")
     if self_run is not None:
-        lines.append(f"This run (the calling process {report.self_pid} belongs to it):")
+        caller = report.self_pid
+        lines.append(f"This run (the calling process {caller} belongs to it):")
         lines.extend(_run_rows((self_run,), with_reason=False))
         lines.append("")
     if ours:
@@ -116,6 +122,13 @@ def report_text(report: Report) -> str:
     if foreign:
         lines.append(f"Foreign runs ({len(foreign)}; they share the CPUs, never counted as ours):")
         lines.extend(_run_rows(foreign, with_reason=True))
+        shared = report.shared_tree
+        if shared:
+            pids = ", ".join(str(judged.run.pid) for judged in shared)
+            lines.append(
+                f"Shared tree: {len(shared)} foreign run(s) of other users work in this very "
+                f"checkout (pid {pids}): not ours, but they share its files."
+            )
     else:
         lines.append("Foreign runs: none live.")
     lines.append("")

@@ -104,6 +104,20 @@ def same_checkout_message(report: Report) -> str:
     return f"{len(ours)} other test run(s) of this checkout are live: {runs}.\n{advice}"
 
 
+def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
+    """Why another user's run in this very checkout matters, and what to do."""
+    described = "; ".join(
+        f"{describe_run(judged)} owned by {owner_name(judged.run.uid)}" for judged in runs
+    )
+    return (
+        f"{len(runs)} test run(s) of another user are live in this very checkout: {described}. "
+        "They are not this user's runs (never counted as ours), but they write this "
+        "checkout's caches, coverage files and build dirs, and the files they leave belong "
+        "to their owner. Wait for them to end or ask their owner; to start beside them, "
+        'set on-shared-tree = "warn" in [tool.runctx] (or RUNCTX_ON_SHARED_TREE=warn).'
+    )
+
+
 def foreign_message(report: Report) -> str:
     """A plain note on foreign contention: who, why foreign, how loaded the box is."""
     foreign = report.foreign

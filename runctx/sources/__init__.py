@@ -38,8 +38,12 @@ class ProcessSource(Protocol):
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 
-    def with_owner(self, record: ProcRecord) -> ProcRecord:
-        """The record with its owner uid and cwd read (for processes of a run)."""
+    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+        """The record with its owner uid, cwd and checkout root read (for processes of a run).
+
+        The root's markers count when root, the owner or ``viewer_uid`` (default:
+        the caller's real uid) made them (:func:`runctx.checkout.rules_for`).
+        """
 
     def load(self) -> Load:
         """Usable CPUs, load average and CPU pressure now."""
@@ -49,6 +53,9 @@ class ProcessSource(Protocol):
 
     def own_pid_namespace(self) -> bool:
         """Whether the pids this source reports are of the caller's pid namespace."""
+
+    def caller_pid(self) -> int | Unknown:
+        """The calling process's pid as this source numbers pids, or why it has none."""
 
 
 def make_source(name: str) -> ProcessSource:

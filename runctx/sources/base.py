@@ -7,7 +7,10 @@ process's identity now; :class:`SourceBase` turns those into the
 
 from __future__ import annotations
 
+import os
+
 from runctx._log import log_unreadable
+from runctx.checkout import Root, RootRules, rules_for
 from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import Reason, Unknown
 
@@ -35,6 +38,10 @@ class SourceBase:
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         """The real uid and the cwd of one process, each a value or why not."""
+        raise NotImplementedError
+
+    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+        """The checkout root of the cwd of one process, or why it is not known."""
         raise NotImplementedError
 
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
@@ -73,17 +80,21 @@ class SourceBase:
             kernel_threads=kernel_threads,
         )
 
-    def with_owner(self, record: ProcRecord) -> ProcRecord:
-        """The record with its uid and cwd read; both unknown if it exited meanwhile.
+    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+        """The record with its uid, cwd and root read; unknown if it exited meanwhile.
 
-        The identity is read again after the owner: a process that turned
-        zombie keeps what could still be read of it (its cwd is then unknown),
-        one whose pid changed hands, or that is gone, has neither.
+        The root's markers count when root, the owner or ``viewer_uid`` (default:
+        the caller's real uid) made them. The identity is read again after the
+        owner: a process that turned zombie keeps what could still be read of
+        it (its cwd is then unknown), one whose pid changed hands, or that is
+        gone, has none of them.
         """
         uid, cwd = self._owner(record.pid)
+        viewer = os.getuid() if viewer_uid is None else viewer_uid
+        root = self._root(record.pid, cwd, rules_for([viewer, uid]))
         now = self.current_identity(record.pid)
         turned_zombie = isinstance(now, Unknown) and now.reason is Reason.ZOMBIE
         if not turned_zombie and now != record.identity:
-            uid = cwd = PID_REUSED
-        log_unreadable(record.pid, uid=uid, cwd=cwd)
-        return record._replace(uid=uid, cwd=cwd)
+            uid = cwd = root = PID_REUSED
+        log_unreadable(record.pid, uid=uid, cwd=cwd, root=root)
+        return record._replace(uid=uid, cwd=cwd, root=root)

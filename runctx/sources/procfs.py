@@ -5,17 +5,28 @@ reason (:func:`runctx.sources.errors.unknown_of`); the text is parsed by
 :mod:`runctx.sources.proctext`.
 
 A full pass reads two small files per process (``stat`` and ``cmdline``): that
-is all runner detection and folding need. The owner uid (``status``) and the
-cwd link are read by :meth:`~runctx.sources.base.SourceBase.with_owner`, only
-for the processes that belong to a run.
+is all runner detection and folding need. The owner uid (``status``), the cwd
+link and the checkout root are read by
+:meth:`~runctx.sources.base.SourceBase.with_owner`, only for the processes
+that belong to a run.
+
+The checkout root is resolved through the process's own view: the walk
+starts at the directory ``/proc/PID/cwd`` leads to and climbs with ``..``
+inside that process's mount tree, up to its ``/proc/PID/root``
+(:func:`runctx.checkout.root_of_directory`). So a process in another mount
+namespace (a container, ``unshare -m``) gets the root its own tree shows, as
+a directory (device and inode) that compares with ours whatever path either
+side names it by; a removed cwd is still a directory that can be climbed from.
 """
 
 from __future__ import annotations
 
 import os
 
+from runctx.checkout import Root, RootRules, root_of_directory
 from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
+from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
@@ -38,6 +49,7 @@ _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 _DELETED_SUFFIX = " (deleted)"
 _READ_SIZE = 65536
+_OPEN_DIRECTORY = os.O_PATH | os.O_DIRECTORY
 _EXITED_STATES = ("Z", "X", "x")
 
 
@@ -108,8 +120,6 @@ class ProcfsSource(SourceBase):
         if not os.path.exists(f"{proc}/self/stat"):
             raise SourceError(no_procfs_message(proc))
         self.proc = proc
-        own_ns = _readlink(f"{proc}/self/ns/mnt")
-        self._own_mount_ns = own_ns if isinstance(own_ns, str) else None
 
     def uptime(self) -> float | Unknown:
         """Seconds since boot, the clock that process start ticks count on."""
@@ -138,10 +148,11 @@ class ProcfsSource(SourceBase):
 
     def own_pid_namespace(self) -> bool:
         """Whether this procfs belongs to the caller's pid namespace."""
-        try:
-            return int(os.readlink(f"{self.proc}/self")) == os.getpid()
-        except (OSError, ValueError):
-            return False
+        return pidns.own_pid_namespace(self.proc)
+
+    def caller_pid(self) -> int | Unknown:
+        """The caller's pid as this procfs numbers it (``NSpid``), or why it has none."""
+        return pidns.caller_pid(self.proc)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""
@@ -204,12 +215,13 @@ class ProcfsSource(SourceBase):
         return parse_status_uid(data)
 
     def read_cwd(self, pid: int) -> str | Unknown:
-        """The cwd of a process, or why it cannot be known.
+        """The cwd of a process as its link text, or why it cannot be known.
 
         The link is readable only by the owner (and root). A removed directory
         reads as ``PATH (deleted)``; a real directory may carry that name too,
         so the suffix counts only when the directory really has no links left.
-        A process in another mount namespace names paths that are not ours.
+        The text is what the report shows; the process's checkout root is
+        :meth:`read_root`, compared as a directory.
         """
         text = _readlink(f"{self.proc}/{pid}/cwd")
         if isinstance(text, Unknown):
@@ -221,11 +233,31 @@ class ProcfsSource(SourceBase):
                 return unknown_of(error)
             if removed:
                 return Unknown(Reason.DELETED, text[: -len(_DELETED_SUFFIX)])
-        if self._own_mount_ns is not None:
-            namespace = _readlink(f"{self.proc}/{pid}/ns/mnt")
-            if isinstance(namespace, str) and namespace != self._own_mount_ns:
-                return Unknown(Reason.OTHER_NAMESPACE, f"{namespace}: {text}")
         return text
+
+    def read_root(self, pid: int, rules: RootRules) -> Root | Unknown:
+        """The checkout root of a process's cwd, found inside its own view, or why not.
+
+        A removed cwd has a root too: the removed directory, marked deleted,
+        with the checkout that held it.
+        """
+        try:
+            handle = os.open(f"{self.proc}/{pid}/cwd", _OPEN_DIRECTORY)
+        except OSError as error:
+            return unknown_of(error)
+        try:
+            text = os.readlink(f"{self.proc}/{pid}/cwd")
+            top = os.stat(f"{self.proc}/{pid}/root")
+            return root_of_directory(handle, text, top=(top.st_dev, top.st_ino), rules=rules)
+        except OSError as error:
+            return unknown_of(error)
+        finally:
+            os.close(handle)
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         return self.read_uid(pid), self.read_cwd(pid)
+
+    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+        if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:
+            return cwd
+        return self.read_root(pid, rules)

@@ -104,6 +104,26 @@ def _finite(text: bytes) -> float:
     return value
 
 
+def parse_status_nspid(text: bytes) -> tuple[int, ...] | Unknown:
+    """The ``NSpid:`` line of ``/proc/PID/status``: the pid in each pid namespace.
+
+    The first is the pid in the namespace of the procfs read, the last the pid
+    in the process's own namespace. Kernels before 4.1 have no such line.
+    """
+    start = text.find(b"\nNSpid:")
+    if start < 0:
+        return Unknown(Reason.ABSENT, "status: no NSpid line")
+    end = text.find(b"\n", start + 7)
+    line = text[start + 7 : end if end >= 0 else len(text)]
+    try:
+        pids = tuple(int(word) for word in line.split())
+    except ValueError:
+        return Unknown(Reason.UNPARSABLE, "status: NSpid line with a non-number")
+    if not pids:
+        return Unknown(Reason.UNPARSABLE, "status: empty NSpid line")
+    return pids
+
+
 def parse_uptime(text: bytes) -> float | Unknown:
     """Seconds since boot from ``/proc/uptime``."""
     try:

@@ -15,7 +15,11 @@ def check_scan_and_report() -> None:
     """A scan from the current process's viewpoint, and what a report holds."""
     here = runctx.viewpoint()
     assert_type(here, runctx.Viewpoint)
-    assert_type(here.root, str | runctx.Unknown)
+    assert_type(here.root, runctx.Root | runctx.Unknown)
+    if isinstance(here.root, runctx.Root):
+        text: str = here.root  # a root is its path text
+        assert_type(here.root.directory_id, tuple[int, int] | None)
+        assert_type(runctx.same_directory(here.root, text), bool | None)
     assert_type(here.uid, int | runctx.Unknown)
     report = runctx.scan(here)
     assert_type(report, runctx.Report)
@@ -45,6 +49,8 @@ def check_runs(judged: runctx.JudgedRun) -> None:
     assert_type(run.orphaned, bool)
     assert_type(run.argv, tuple[str, ...] | runctx.Unknown)
     assert_type(judged.foreign, bool)
+    assert_type(judged.shares_tree, bool)
+    assert_type(judged.judgement.shares_tree, bool)
     assert_type(judged.judgement, runctx.Judgement)
     assert_type(judged.judgement.verdict, runctx.Verdict)
     assert_type(judged.judgement.reasons, tuple[str, ...])
@@ -102,7 +108,7 @@ def check_runners_and_roots(record: runctx.ProcRecord) -> None:
     """Runner detection, folding and checkout roots are public, pure functions."""
     match = runctx.detect_runner(("python", "-m", "pytest"))
     assert_type(match, runctx.RunnerMatch | None)
-    assert_type(runctx.checkout_root("/src/proj/tests"), str | runctx.Unknown)
+    assert_type(runctx.checkout_root("/src/proj/tests"), runctx.Root | runctx.Unknown)
     assert_type(record.identity, runctx.ProcIdentity)
     folded = runctx.fold_runs({record.pid: record}, runctx.detect_runner)
     assert_type(folded, list[runctx.FoldedRun])

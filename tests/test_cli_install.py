@@ -6,13 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
 from hooktools import RUNCTX, hook_env
-from proctools import make_checkout
+from proctools import OTHER_UID, make_checkout, run_as
 
 from runctx.cli.main import main
 from runctx.hooks import settings_file
@@ -103,14 +101,6 @@ def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install
     written = (checkout / ".claude" / "settings.json").read_text()
     assert written == (ROOT / READY_FILES["claude"]).read_text()
     assert "PreToolUse (runctx hook claude)" in done.stdout
-
-
-@pytest.mark.parametrize("name", AGENT_NAMES)
-def test_the_ready_files_match_what_install_writes(name):
-    """hooks/ holds, for every agent, what an install into an empty file produces."""
-    document: dict[str, object] = {}
-    settings_file.install(agent(name).INSTALL, document, "runctx", "ready")
-    assert settings_file.settings_text(document, None) == (ROOT / READY_FILES[name]).read_text()
 
 
 def test_install_keeps_every_existing_key_and_hook(checkout, install):
@@ -339,33 +329,6 @@ def test_two_installs_racing_keep_both(checkout):
         assert json.loads(path.read_text()) == json.loads(USER_CONTENT)
 
 
-def test_the_lock_serialises_overlapping_updates(tmp_path):
-    """Updates that overlap in time are serialised: neither one's change is lost."""
-    path = tmp_path / "settings.json"
-    path.write_text("{}\n")
-    started = threading.Barrier(2)
-
-    def slow_change(key: str):
-        def change(document, _where):
-            document[key] = True
-            time.sleep(0.2)
-            return key, True
-
-        return change
-
-    def worker(key: str) -> None:
-        started.wait()
-        settings_file.update(str(path), slow_change(key))
-
-    threads = [threading.Thread(target=worker, args=(key,)) for key in ("first", "second")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert json.loads(path.read_text()) == {"first": True, "second": True}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
-
-
 def test_runctx_install_help_lists_the_agents():
     """The subcommand is wired into the runctx command line."""
     done = subprocess.run(
@@ -387,3 +350,47 @@ def test_a_file_that_cannot_be_written_is_a_clear_error(tmp_path, install):
     assert done.returncode == 1
     assert done.stderr.startswith("runctx: error: cannot update /proc/runctx-settings.json")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.fixture
+def planted_link(shared_tmp):
+    """A checkout whose .claude/settings.json is a symlink another uid made to a file of ours.
+
+    Making a file as another uid needs root: every test using it is ``needs_root``.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    claude = checkout / ".claude"
+    claude.mkdir()
+    claude.chmod(0o777)
+    precious = shared_tmp / "precious.json"
+    precious.write_text('{"keep": true}\n')
+    run_as(OTHER_UID, os.symlink, str(precious), str(claude / "settings.json"))
+    return checkout, precious
+
+
+@pytest.mark.needs_root
+def test_install_refuses_a_symlink_another_user_planted(planted_link):
+    """The write never follows a link made by someone else; the file it points to is untouched."""
+    checkout, precious = planted_link
+    done = subprocess.run(
+        [*RUNCTX, "install", "claude"], cwd=checkout, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert "symbolic link made by uid" in done.stderr
+    assert precious.read_text() == '{"keep": true}\n'
+
+
+def test_install_follows_a_symlink_of_the_users_own(shared_tmp):
+    """A settings file the user linked into a dotfiles directory is updated where it points."""
+    checkout = make_checkout(shared_tmp, "proj")
+    dotfiles = shared_tmp / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "claude.json").write_text("{}\n")
+    (checkout / ".claude").mkdir()
+    (checkout / ".claude" / "settings.json").symlink_to(dotfiles / "claude.json")
+    done = subprocess.run(
+        [*RUNCTX, "install", "claude"], cwd=checkout, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "runctx hook claude" in (dotfiles / "claude.json").read_text()
+    assert (checkout / ".claude" / "settings.json").is_symlink()
