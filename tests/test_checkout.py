@@ -19,12 +19,17 @@ from proctools import OTHER_UID, VIEWER_UID, is_live, make_checkout, run_as
 
 from runctx import policy
 from runctx.checkout import (
+    MARKER_GROUPS,
+    MAX_DEPTH,
+    PATH_MAX,
     Root,
+    RootRules,
     checkout_root,
     root_at,
     root_of_removed,
     rules_for,
     same_directory,
+    too_long,
 )
 from runctx.cli.main import main as runctx_main
 from runctx.policy import Action
@@ -305,3 +310,162 @@ def test_a_git_in_home_is_one_rule_for_status_hook_and_stop(shared_tmp, runs):
     stopped = subprocess.run(stop, cwd=theirs, env=env, capture_output=True, check=False)
     assert stopped.returncode == 0, stopped.stderr
     assert not is_live(run.pid)
+
+
+# -- the walk: bounded, linear, never opening a marker ----------------------------------
+
+
+def test_a_fifo_named_like_a_marker_is_no_marker(tmp_path):
+    """A FIFO planted as pyproject.toml in a parent makes no checkout root."""
+    work = tmp_path / "shared" / "work"
+    work.mkdir(parents=True)
+    os.mkfifo(tmp_path / "shared" / "pyproject.toml")
+    (tmp_path / "pyproject.toml").write_text("")
+    assert checkout_root(str(work)) == str(tmp_path)
+
+
+def test_a_socket_or_a_fifo_named_like_a_vcs_marker_is_no_marker(tmp_path):
+    """A socket named .hg and a FIFO named .git make no root either."""
+    import socket  # noqa: PLC0415 - only this test binds one
+
+    work = tmp_path / "a" / "b" / "work"
+    work.mkdir(parents=True)
+    os.mkfifo(tmp_path / "a" / "b" / ".git")
+    with socket.socket(socket.AF_UNIX) as planted:
+        planted.bind(str(tmp_path / "a" / ".hg"))
+        (tmp_path / "pyproject.toml").write_text("")
+        assert checkout_root(str(work)) == str(tmp_path)
+
+
+def test_a_symlinked_marker_counts_by_what_it_names(tmp_path):
+    """A pyproject.toml that is the owner's link to a regular file marks a root; to a FIFO not."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "real.toml").write_text("")
+    os.mkfifo(tmp_path / "fifo")
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "pyproject.toml").symlink_to(tmp_path / "real.toml")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "pyproject.toml").symlink_to(tmp_path / "fifo")
+    assert checkout_root(str(good)) == str(good)
+    assert checkout_root(str(bad)) == str(tmp_path)
+
+
+def test_the_first_group_wins_wherever_it_is(tmp_path):
+    """.git far up beats a VCS marker nearer, which beats a project marker nearer still."""
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (tmp_path / "a" / ".hg").mkdir()
+    (tmp_path / "a" / "b" / "pyproject.toml").write_text("")
+    assert checkout_root(str(deep)) == str(tmp_path)
+    (tmp_path / ".git" / "HEAD").unlink()
+    assert checkout_root(str(deep)) == str(tmp_path / "a")
+    (tmp_path / "a" / ".hg").rmdir()
+    assert checkout_root(str(deep)) == str(tmp_path / "a" / "b")
+
+
+class _Calls:
+    """The lookups, opens and descriptors of one walk, counted through the os module."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.relative: list[str] = []
+        self.by_path: list[str] = []
+        self.opens: list[str] = []
+        self.held: set[int] = set()
+        self.most_held = 0
+        real_stat, real_lstat, real_open = os.stat, os.lstat, os.open
+        real_dup, real_close = os.dup, os.close
+
+        def stat(path, *args, **kwargs):
+            relative = kwargs.get("dir_fd") is not None and "/" not in str(path)
+            (self.relative if relative else self.by_path).append(str(path))
+            return real_stat(path, *args, **kwargs)
+
+        def lstat(path, *args, **kwargs):
+            self.by_path.append(str(path))
+            return real_lstat(path, *args, **kwargs)
+
+        def hold(fd: int) -> int:
+            self.held.add(fd)
+            self.most_held = max(self.most_held, len(self.held))
+            return fd
+
+        def open_(path, *args, **kwargs):
+            self.opens.append(str(path))
+            return hold(real_open(path, *args, **kwargs))
+
+        def close(fd):
+            self.held.discard(fd)
+            return real_close(fd)
+
+        monkeypatch.setattr(os, "stat", stat)
+        monkeypatch.setattr(os, "lstat", lstat)
+        monkeypatch.setattr(os, "open", open_)
+        monkeypatch.setattr(os, "dup", lambda fd: hold(real_dup(fd)))
+        monkeypatch.setattr(os, "close", close)
+
+
+def test_the_walk_asks_the_kernel_one_component_at_a_time(tmp_path, monkeypatch):
+    """Every lookup is relative to one open directory: the walk is linear in the depth.
+
+    At most one lookup per marker and one ``..`` per level, nothing looked up
+    by its full path (which costs depth times depth), and never more than a
+    few directories open at once, however deep the start.
+    """
+    deep = tmp_path.joinpath(*["d"] * 200)
+    deep.mkdir(parents=True)
+    depth = str(deep).count("/")
+    rules = RootRules(owners={0, os.getuid()}, homes=())
+    calls = _Calls(monkeypatch)
+    root = checkout_root(str(deep), rules)
+    markers = sum(len(group) for group in MARKER_GROUPS)
+    assert root == str(deep)
+    assert calls.by_path == ["/"]  # the top of the caller's view, by (device, inode)
+    assert depth < len(calls.relative) <= markers * (depth + 1)
+    assert calls.opens[0] == str(deep)
+    assert calls.opens[1:] == [".."] * depth
+    assert calls.most_held <= 3
+    assert calls.held == set()
+
+
+def test_the_walk_climbs_at_most_max_depth_directories(tmp_path):
+    """A .git further up than MAX_DEPTH directories is not looked for: the start is its own root."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    near = tmp_path.joinpath(*["d"] * (MAX_DEPTH - 2))
+    far = tmp_path.joinpath(*["d"] * (MAX_DEPTH + 2))
+    far.mkdir(parents=True)
+    assert checkout_root(str(near)) == str(tmp_path)
+    assert checkout_root(str(far)) == str(far)
+
+
+def test_a_path_longer_than_path_max_is_unknown_at_once():
+    """A cwd of hundreds of thousands of components is refused before any walk."""
+    huge = "/" + "a/" * 520_000
+    assert too_long(huge)
+    assert not too_long("/" + "a" * (PATH_MAX - 2))
+    assert too_long("/" + "\u00e9" * (PATH_MAX // 2))  # counted in bytes, not characters
+    root = checkout_root(huge)
+    assert isinstance(root, Unknown)
+    assert root.reason is Reason.MISSING
+    assert "PATH_MAX" in root.detail
+
+
+@pytest.mark.parametrize("cwd", ["/tmp/a\x00b", "/tmp/\ud800", "relative\x00"])
+def test_a_path_no_kernel_call_takes_is_unknown_not_an_error(cwd):
+    """A NUL or a lone surrogate (a hook payload can send both) gives an unknown root."""
+    root = checkout_root(cwd)
+    assert isinstance(root, Unknown)
+    assert root.reason is Reason.MISSING
+
+
+def test_the_kernel_resolves_the_path_once_links_and_dots_included(tmp_path):
+    """A path through a link and a ``..`` names the directory the kernel opens."""
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    root = checkout_root(str(tmp_path / "link" / "sub" / ".."))
+    assert root == os.path.realpath(tmp_path / "real")
+    assert checkout_root("/") == "/"
