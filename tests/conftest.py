@@ -6,6 +6,7 @@
 - ``shared_tree``: a checkout of the suite's uid with a live run of another
   uid in it (tests using it are ``needs_root``).
 - ``shared_tmp``: a temporary directory every uid may enter.
+- ``planted_fifo``: a directory whose parent holds a FIFO named ``pyproject.toml``.
 - ``@pytest.mark.needs_root``: the test starts processes as other uids (or
   does what only root may); it is skipped without root, and fails in CI
   (``CI`` set), where the suite runs as root and a skip would hide it.
@@ -65,6 +66,19 @@ def shared_tmp() -> Iterator[Path]:
         yield path.resolve()
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def planted_fifo(shared_tmp: Path) -> Path:
+    """``shared/work``: a directory whose parent holds a FIFO named ``pyproject.toml``.
+
+    What another user who can write a shared parent plants there: opening it
+    would block for ever.
+    """
+    work = shared_tmp / "shared" / "work"
+    work.mkdir(parents=True)
+    os.mkfifo(shared_tmp / "shared" / "pyproject.toml")
+    return work
 
 
 @pytest.fixture

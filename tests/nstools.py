@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hooktools import hook_env
 from proctools import PYTHON, Orphan
 from runfactory import RUN_TESTS_SCRIPT, RunFactory, clean_env
 
@@ -97,3 +98,18 @@ def in_child_pid_namespace(
     )
     stdout, stderr = process.communicate(timeout=120)
     return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def without_proc(*command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run ``command`` in a private mount namespace where /proc is unmounted (needs root)."""
+    tools = require_tools("unshare")
+    script = 'umount -l /proc && exec "$@"'
+    return subprocess.run(
+        [tools["unshare"], "-m", "sh", "-c", script, "sh", *command],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )

@@ -326,7 +326,7 @@ def test_a_fifo_named_like_a_marker_is_no_marker(tmp_path):
 
 def test_a_socket_or_a_fifo_named_like_a_vcs_marker_is_no_marker(tmp_path):
     """A socket named .hg and a FIFO named .git make no root either."""
-    import socket  # noqa: PLC0415 - only this test binds one
+    import socket
 
     work = tmp_path / "a" / "b" / "work"
     work.mkdir(parents=True)

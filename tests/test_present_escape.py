@@ -1,13 +1,31 @@
-"""The one escaping step, per face: terminal text, JSON text, hook replies."""
+"""The one escaping step, per face: terminal text, JSON text, hook replies.
+
+Unit tests of each function, property tests over any text and any bytes, and
+one hostile run (escape sequences and bytes that are not UTF-8 in its argv
+and its path) seen by every face on a strict UTF-8, an ASCII and a C-locale
+stdout: nothing reaches the terminal raw, nothing fails to encode, JSON is
+strict, and the exact bytes can be had back.
+"""
 
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
 
 import pytest
+from hooktools import claude_pre_tool_use, hook_env
+from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from proctools import PYTHON, make_checkout
+from runfactory import RunFactory, clean_env
 
 from runctx.present.escape import (
     hook_json,
@@ -18,29 +36,6 @@ from runctx.present.escape import (
     visible,
     visible_lines,
 )
-from runctx.present.output import OutputClosedError, OutputError, write_json, write_text
-
-HOSTILE_ARG = "\x1b]0;pwned\x07\x1b[2J\x1b[31m"
-HOSTILE_PATH = os.fsdecode(b"/tmp/x\x1b[2Jy\nFAKE: line\xff\xfe")
-
-
-def strict_json(data: bytes) -> object:
-    """Parse ``data`` as a strict parser would: UTF-8 only, no lone surrogate in any string."""
-    value = json.loads(data.decode("utf-8"))
-
-    def walk(item: object) -> None:
-        if isinstance(item, str):
-            item.encode("utf-8")  # a lone surrogate raises here, as serde_json refuses it
-        elif isinstance(item, dict):
-            for key, inner in item.items():
-                walk(key)
-                walk(inner)
-        elif isinstance(item, list):
-            for inner in item:
-                walk(inner)
-
-    walk(value)
-    return value
 
 
 def test_visible_escapes_every_control_character():
@@ -134,48 +129,270 @@ def test_terminal_bytes_never_fail_on_any_encoding(encoding):
     assert b"\xff" not in data or encoding == "latin-1"
 
 
-def _stream(encoding: str, errors: str = "strict") -> tuple[io.TextIOWrapper, io.BytesIO]:
-    raw = io.BytesIO()
-    return io.TextIOWrapper(raw, encoding=encoding, errors=errors), raw
+# -- properties: any text, any bytes ---------------------------------------------------
+
+PROPERTY = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+any_text = st.one_of(st.text(), st.binary().map(os.fsdecode))
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "ascii"])
-def test_write_text_on_a_strict_stream(encoding):
-    """Writing a hostile line to a strict stream of any encoding succeeds, escaped."""
-    stream, raw = _stream(encoding)
-    write_text(f"root {HOSTILE_PATH} …\n", stream)
-    written = raw.getvalue()
-    assert written.isascii() or encoding == "utf-8"
-    assert b"\x1b" not in written
-    assert b"\\xff\\xfe" in written
+@PROPERTY
+@given(any_text)
+def test_visible_text_is_printable_and_escaping_it_again_changes_nothing(text):
+    """What the terminal face gives has no control or invisible character, and is a fixpoint."""
+    shown = visible(text)
+    assert shown.isprintable()
+    assert visible(shown) == shown
 
 
-def test_write_json_is_utf8_and_strict():
-    """JSON output is UTF-8 whatever the stream encoding, and a strict parser accepts it."""
-    stream, raw = _stream("ascii")
-    write_json({"root": HOSTILE_PATH, "name": "é"}, stream)
-    parsed = strict_json(raw.getvalue())
-    assert parsed == {"root": "/tmp/x\x1b[2Jy\nFAKE: line\ufffd\ufffd", "name": "é"}
+@PROPERTY
+@given(st.text().filter(str.isprintable))
+def test_printable_text_is_shown_as_it_is(text):
+    """Text with nothing to escape reaches the terminal unchanged."""
+    assert visible(text) == text
 
 
-def test_writing_to_a_closed_pipe_is_output_closed():
-    """A reader that went away is told apart from other failures to write."""
-    read_end, write_end = os.pipe()
-    os.close(read_end)
-    with open(write_end, "w", encoding="utf-8") as stream, pytest.raises(OutputClosedError):
-        write_text("x\n", stream)
+@PROPERTY
+@given(any_text, st.sampled_from(["utf-8", "ascii", "latin-1", "cp1252", "nonesuch"]))
+def test_terminal_bytes_hold_no_control_byte_in_any_encoding(text, encoding):
+    """Encoded for any stream, the output has no C0 control byte but the newlines of lines."""
+    data = terminal_bytes(text, encoding)
+    assert not any(byte < 0x20 and byte != 0x0A for byte in data)
+    assert 0x7F not in data
 
 
-def test_writing_to_a_full_disk_says_so():
-    """ENOSPC is an OutputError whose message names the cause."""
-    with open("/dev/full", "w", encoding="utf-8") as stream, pytest.raises(OutputError) as raised:
-        write_text("x\n", stream)
-    assert not isinstance(raised.value, OutputClosedError)
-    assert "No space left on device" in str(raised.value)
+@PROPERTY
+@given(st.binary())
+def test_json_text_is_utf8_and_json_bytes_give_the_bytes_back(raw):
+    """Any bytes read with surrogate escapes: valid UTF-8 text, and exact bytes when needed."""
+    text = os.fsdecode(raw)
+    shown = json_text(text)
+    shown.encode("utf-8")  # never a lone surrogate
+    exact = json_bytes(text)
+    if exact is None:
+        assert shown.encode("utf-8") == raw
+    else:
+        assert base64.b64decode(exact) == raw
 
 
-def test_writing_to_no_stream_is_output_closed(monkeypatch):
-    """A closed stdout (``None`` in Python) is a closed output, not an AttributeError."""
-    monkeypatch.setattr("sys.stdout", None)
-    with pytest.raises(OutputClosedError):
-        write_text("x\n")
+@PROPERTY
+@given(st.recursive(any_text, lambda inner: st.lists(inner, max_size=3), max_leaves=10))
+def test_hook_json_is_ascii_and_strict_for_any_strings(value):
+    """A hook reply built of any strings is ASCII and holds no lone surrogate."""
+    reply = hook_json({"text": value})
+    assert reply.isascii()
+    parsed = json.loads(reply)
+
+    def walk(item):
+        if isinstance(item, str):
+            item.encode("utf-8")
+            assert all(line.isprintable() for line in item.split("\n"))
+        elif isinstance(item, list):
+            for inner in item:
+                walk(inner)
+
+    walk(parsed["text"])
+
+
+# -- one hostile run, every face ------------------------------------------------------
+
+DIRECTORY = b"x\x1b[2Jy\nFAKE: line\xff\xfe"
+TITLE_ARG = b"\x1b]0;pwned\x07\x1b[2J\x1b[31m"
+BAD_ARG = b"\xff\xfe"
+RAW = (b"\x1b", b"\x07", b"\xff\xfe", b"\nFAKE")
+"""What must never reach a terminal: ESC, BEL, the bad bytes, a forged line."""
+
+ENCODINGS = {
+    "strict-utf8": {"PYTHONIOENCODING": "utf-8:strict"},
+    "ascii": {"PYTHONIOENCODING": "ascii:strict"},
+    "c-locale": {"LC_ALL": "C", "PYTHONIOENCODING": ""},
+}
+
+HOLD = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
+
+
+class Hostile:
+    """The hostile run and a checkout to look at it from."""
+
+    def __init__(self, root: bytes, pid: int, viewer: Path) -> None:
+        """Hold what the tests need."""
+        self.root = root
+        self.pid = pid
+        self.viewer = viewer
+
+
+@pytest.fixture(scope="module")
+def hostile():
+    """The hostile run, live for the module, seen from a plain checkout ``viewer``."""
+    base = Path(tempfile.mkdtemp(prefix="runctx-hostile-")).resolve()
+    base.chmod(0o755)
+    root = os.fsencode(base) + b"/" + DIRECTORY
+    os.mkdir(root)
+    subprocess.run(["git", "init", "-q", root], check=True)
+    with open(root + b"/run_tests.py", "w", encoding="utf-8") as script:
+        script.write(HOLD)
+    ready = base / "ready"
+    argv = [PYTHON, "run_tests.py", str(ready), os.fsdecode(TITLE_ARG), os.fsdecode(BAD_ARG)]
+    viewer = make_checkout(base, "viewer")
+    (viewer / "run_tests.py").write_text("pass\n")
+    factory = RunFactory()
+    try:
+        run = factory.orphan(argv, Path(os.fsdecode(root)), env=clean_env(), ready=ready)
+        yield Hostile(root, run.pid, viewer)
+    finally:
+        factory.reap()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def runctx(
+    hostile, *argv: str, env: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess:
+    """``runctx ARGV`` from the viewer checkout, output as bytes."""
+    environment = {**hook_env(), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "runctx", *argv],
+        cwd=hostile.viewer,
+        input=stdin.encode(),
+        capture_output=True,
+        env={k: v for k, v in environment.items() if v},
+        timeout=60,
+        check=False,
+    )
+
+
+def assert_nothing_raw(output: bytes) -> None:
+    """No escape sequence, bell, bad byte or forged line in ``output``."""
+    for raw in RAW:
+        assert raw not in output, (raw, output[:2000])
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_status_shows_the_hostile_run_escaped(hostile, encoding):
+    """The status table names the run with every control character and bad byte escaped."""
+    done = runctx(hostile, "status", env=ENCODINGS[encoding])
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stdout)
+    row = next(line for line in done.stdout.splitlines() if line.startswith(b"  %d " % hostile.pid))
+    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in row
+    assert b"\\x1b]0;pwned\\x07" in row or row.endswith((b"\\u2026", "…".encode()))
+    why = done.stdout.split(row, 1)[1].splitlines()[1]
+    assert why.startswith(b"      why: ")
+    assert b"line\\xff\\xfe != " in why
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
+    """The sentences of check name the run's root escaped, on one line."""
+    done = runctx(hostile, "check", env=ENCODINGS[encoding])
+    assert done.returncode in (3, 4), done.stderr
+    assert_nothing_raw(done.stdout + done.stderr)
+    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_json_is_strict_and_gives_the_exact_bytes_back(hostile, encoding):
+    """The status JSON is strict UTF-8 JSON; root_bytes and argv_bytes decode to the real bytes."""
+    done = runctx(hostile, "status", "--json", env=ENCODINGS[encoding])
+    assert done.returncode == 0, done.stderr
+    report = strict_json(done.stdout)
+    run = next(r for r in report["runs"] if r["pid"] == hostile.pid)
+    assert base64.b64decode(run["root_bytes"]) == hostile.root
+    assert run["root"] == os.fsdecode(hostile.root).encode("utf-8", "surrogateescape").decode(
+        "utf-8", "replace"
+    )
+    argv = [base64.b64decode(arg) for arg in run["argv_bytes"]]
+    assert argv[-2:] == [TITLE_ARG, BAD_ARG]
+    assert run["argv"][-2] == TITLE_ARG.decode()
+    assert run["argv"][-1] == "\ufffd\ufffd"
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_the_hook_reply_is_strict_ascii_json_with_the_run_escaped(hostile, encoding):
+    """The hook's note is ASCII JSON a strict parser takes, its text escaped for display."""
+    payload = json.dumps(claude_pre_tool_use("python3 run_tests.py", hostile.viewer))
+    done = runctx(hostile, "hook", "claude", env=ENCODINGS[encoding], stdin=payload)
+    assert done.returncode == 0
+    assert done.stdout.isascii()
+    reply = strict_json(done.stdout)
+    context = reply["hookSpecificOutput"]["additionalContext"]
+    assert "x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in context
+    assert "\x1b" not in context
+    assert "\nFAKE" not in context
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_run_says_its_note_escaped(hostile, encoding):
+    """The note runctx run writes before it starts the command names the run escaped."""
+    done = runctx(hostile, "run", "--", PYTHON, "run_tests.py", env=ENCODINGS[encoding])
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stderr)
+    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_stop_refuses_with_the_reasons_escaped(hostile, encoding):
+    """A refusal to stop the foreign run says why, escaped."""
+    done = runctx(hostile, "stop", str(hostile.pid), env=ENCODINGS[encoding])
+    assert done.returncode == 4
+    assert_nothing_raw(done.stdout + done.stderr)
+    assert b"line\\xff\\xfe != " in done.stderr
+
+
+def test_wait_from_the_hostile_checkout_writes_nothing_raw(hostile):
+    """Waiting for the run from its own checkout times out with plain, escaped progress."""
+    environment = {**hook_env(), **ENCODINGS["strict-utf8"]}
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "wait", "--timeout", "0.2"],
+        cwd=hostile.root,
+        capture_output=True,
+        env=environment,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 124, done.stderr
+    assert_nothing_raw(done.stderr)
+    assert b"pid %d (run-tests-script" % hostile.pid in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ["strict-utf8", "ascii"])
+def test_the_pytest_plugin_header_and_summary_are_escaped(hostile, encoding):
+    """A pytest session next to the run names it in header and summary, escaped."""
+    (hostile.viewer / "test_one.py").write_text("def test_one():\n    pass\n")
+    environment = {**clean_env(), **ENCODINGS[encoding]}
+    done = subprocess.run(
+        [PYTHON, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_one.py"],
+        cwd=hostile.viewer,
+        capture_output=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_nothing_raw(done.stdout + done.stderr)
+    lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
+    assert len(lines) == 2, done.stdout  # the header and the summary
+    assert all(b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in line for line in lines)
+
+
+def _python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(), re.DOTALL)
+
+
+DOCS = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("document", ["README.md", "docs/api.md"])
+def test_the_documented_api_examples_print_the_hostile_run_on_a_strict_stdout(hostile, document):
+    """The API examples of the README and docs/api.md run on strict UTF-8, nothing raw."""
+    environment = {**hook_env(), **ENCODINGS["strict-utf8"]}
+    for block in _python_blocks(DOCS / document):
+        done = subprocess.run(
+            [sys.executable, "-c", block],
+            cwd=hostile.viewer,
+            capture_output=True,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert_nothing_raw(done.stdout)
+        assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout

@@ -697,3 +697,19 @@ def test_the_plugin_refuses_to_wait_where_pids_are_not_its_own(shared_tmp, runs)
     assert status.read_text().strip() == "75", text
     assert "another pid namespace" in text
     assert is_live(run.pid)
+
+
+def test_a_pytest_session_is_not_held_by_a_planted_fifo(planted_fifo):
+    """The plugin cannot hang a session: pytest under a planted FIFO runs its tests."""
+    (planted_fifo / "test_one.py").write_text("def test_one():\n    pass\n")
+    done = subprocess.run(
+        [PYTHON, "-m", "pytest", "-q", *QUIET, "--rootdir", str(planted_fifo)],
+        cwd=planted_fifo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed" in done.stdout
