@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from proctools import wait_for
+from strategies import PROPERTY, json_values
 
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
@@ -66,3 +70,56 @@ def test_an_update_waits_while_another_holds_the_file(tmp_path):
     second.join()
     assert json.loads(path.read_text()) == {"first": True, "second": True}
     assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+# -- properties: any text, any document, any layout ---------------------------------
+
+documents = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
+
+
+@PROPERTY
+@given(st.text(max_size=500))
+@example('{"a": 1e999}')
+@example('{"a": NaN}')
+@example('{"a": 1, "a": 2}')
+@example("[" * 50_000)
+def test_a_settings_text_of_any_kind_is_a_document_or_a_settings_file_error(text):
+    """Any text parses to a settings object or a SettingsFileError saying why not."""
+    with contextlib.suppress(settings_file.SettingsFileError):
+        assert isinstance(settings_file.parse(text, "/p/settings.json"), dict)
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    document=documents,
+    indent=st.sampled_from([None, 0, 2, 4, "\t"]),
+    separators=st.sampled_from([(", ", ": "), (",", ":"), (" , ", " : ")]),
+)
+def test_install_then_uninstall_of_any_document_loses_nothing(name, document, indent, separators):
+    """On any document in any layout, install keeps every value; uninstall gives the text back."""
+    spec = agent(name).INSTALL
+    text = json.dumps(document, indent=indent, separators=separators) + "\n"
+    if "hooks" in document:
+        return  # a user's own hooks: covered by the example-based install tests
+    installed = settings_file._apply("/p/s.json", text, _change(spec, install=True), None)
+    assert installed.after is not None
+    after = json.loads(installed.after)
+    assert {key: value for key, value in after.items() if key not in ("hooks", "version")} == {
+        key: value for key, value in document.items() if key != "version"
+    }
+    removed = settings_file._apply("/p/s.json", installed.after, _change(spec, install=False), None)
+    if "version" not in document and spec.version is not None:
+        return  # install added a version key that uninstall keeps on purpose
+    assert removed.after == text
+
+
+def _change(spec, *, install: bool):
+    def change(document, path):
+        if install:
+            added = settings_file.install(spec, document, "runctx", path)
+            return added, bool(added)
+        gone = settings_file.uninstall(spec, document, path)
+        return gone, gone > 0
+
+    return change

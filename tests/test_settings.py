@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from strategies import PROPERTY, json_values
 
 from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
@@ -13,9 +17,11 @@ from runctx.settings import (
     MODE_ENV,
     SHARED_TREE_ENV,
     Mode,
+    Settings,
     mentions_runctx_table,
     runctx_table,
     settings_for,
+    settings_of_table,
 )
 
 
@@ -295,3 +301,70 @@ def test_the_environment_overrides_the_file_and_is_validated(tmp_path):
     assert settings.mode is Mode.WARN  # the other setting is kept
     with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_SHARED_TREE must be one of"):
         settings_for(root, environ={SHARED_TREE_ENV: "wait"})
+
+
+# -- properties: any table, any bytes, any text -------------------------------------
+
+toml_tables = st.dictionaries(
+    st.sampled_from(["on-same-checkout", "runners", "other"]),
+    st.one_of(
+        json_values,
+        st.sampled_from(["stop", "ask", "warn", "wait"]),
+        st.lists(
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "kind",
+                        "program",
+                        "module",
+                        "args",
+                        "role",
+                        "any_args",
+                        "not_with",
+                        "value_options",
+                        "bogus",
+                    ]
+                ),
+                st.one_of(
+                    st.text(max_size=10), st.lists(st.text(max_size=10), max_size=3), json_values
+                ),
+                max_size=5,
+            ),
+            max_size=3,
+        ),
+    ),
+    max_size=3,
+)
+
+
+@PROPERTY
+@given(toml_tables)
+def test_a_runctx_table_of_any_shape_is_settings_or_a_config_error(table):
+    """Any [tool.runctx] table validates into Settings or a ConfigError naming the file."""
+    try:
+        found: object = settings_of_table(table, "/p/pyproject.toml")
+    except ConfigError as error:
+        found = error
+    if isinstance(found, ConfigError):
+        assert str(found).startswith("/p/pyproject.toml")
+    else:
+        assert isinstance(found, Settings)
+
+
+@PROPERTY
+@given(st.binary(max_size=3000))
+@example(b"[" * 10_000 + b"tool.runctx")
+@example(b"\n" * 10_000 + b"runctx")
+def test_the_cheap_table_test_takes_any_bytes(data):
+    """Whether a text may hold the table is a yes or no for any bytes."""
+    assert mentions_runctx_table(data) in (True, False)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_a_pyproject_of_any_text_is_settings_or_a_config_error(tmp_path_factory, text):
+    """Any pyproject.toml text gives Settings or a ConfigError, never another exception."""
+    root = tmp_path_factory.mktemp("pyproject")
+    (root / "pyproject.toml").write_text("[tool.runctx]\n" + text, encoding="utf-8")
+    with contextlib.suppress(ConfigError):
+        assert isinstance(settings_for(str(root), environ={}), Settings)

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from shellcases import CASES, CWD, found
+from strategies import PROPERTY
 
-from runctx.runners import RunnerPattern, detect_runner
+from runctx.runners import BUILTIN_PATTERNS, RunnerPattern, detect_runner
 from runctx.shell.commands import (
     MAX_COMMAND_CHARS,
     MAX_DEPTH,
     TestInvocation,
     test_invocations,
 )
+from runctx.shell.prefilter import is_probably_test_command
 
 
 @pytest.mark.parametrize(("command", "expected"), CASES, ids=[repr(c) for c, _ in CASES])
@@ -124,3 +129,69 @@ class TestTestInvocation:
         )
         with pytest.raises(AttributeError):
             a.cwd = "/x"  # type: ignore[misc]
+
+
+# -- properties: any command string ------------------------------------------------
+
+SHELL_PIECES = st.sampled_from(
+    [
+        "pytest",
+        "python -m pytest",
+        "cd ",
+        "&&",
+        "||",
+        ";",
+        "|",
+        "$(",
+        ")",
+        "`",
+        "'",
+        '"',
+        "\\",
+        "\n",
+        "bash -c ",
+        "env X=1 ",
+        "timeout 5 ",
+        "uv run ",
+        "tox",
+        "make test",
+        "{",
+        "}",
+        "(",
+        "<<EOF\n",
+        "EOF",
+        "#",
+        " ",
+        "npm test",
+        "go test ./...",
+        "pushd /tmp",
+        "popd",
+        "cd -",
+        "..",
+        "/",
+        "$HOME",
+        "*",
+        "\x00",
+        "\x1b[2J",
+        "\udcff",
+    ]
+)
+commands = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.one_of(SHELL_PIECES, st.text(max_size=8)), max_size=60).map("".join),
+)
+
+
+@PROPERTY
+@given(commands, st.sampled_from(["/", "/tmp/x", "/a b/c"]))
+@example("cd " * 5000 + "pytest", "/")
+@example("$(" * 3000 + "pytest", "/")
+@example("bash -c '" * 100 + "pytest", "/")
+def test_a_shell_command_string_of_any_text_gives_test_runs(command, cwd):
+    """Any command string gives a tuple of test invocations, never an exception."""
+    found = test_invocations(command, cwd, BUILTIN_PATTERNS)
+    assert isinstance(found, tuple)
+    assert all(isinstance(invocation, TestInvocation) for invocation in found)
+    assert all(os.path.isabs(invocation.cwd) for invocation in found)
+    if found:
+        assert is_probably_test_command(command, BUILTIN_PATTERNS)
