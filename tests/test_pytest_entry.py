@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 from proctools import PYTHON, make_checkout
-from runfixtures import clean_env
+from runfactory import clean_env
 
 SEPARATOR = "- runctx -"
 """The terminal summary's separator line: written once per registration of the plugin."""

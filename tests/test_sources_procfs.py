@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -9,20 +10,26 @@ import threading
 from pathlib import Path
 
 import pytest
+from nstools import require_tools
 from proctools import (
     OTHER_UID,
     PYTHON,
     VIEWER_UID,
     argv_of,
     kernel_threads,
+    make_checkout,
     run_as,
     wait_for,
 )
+from runfactory import clean_env
 
+from runctx.exceptions import SourceError
 from runctx.records import ProcRecord
 from runctx.scanning import scan, viewpoint
 from runctx.sources.procfs import ProcfsSource
 from runctx.unknown import Reason, Unknown
+
+HERE = Path(__file__).resolve().parent
 
 
 def test_a_real_process_with_a_hostile_name_is_read(tmp_path, runs):
@@ -152,3 +159,42 @@ def test_another_users_uid_is_read_and_cwd_is_denied_to_a_third_user(shared_tmp,
     assert isinstance(cwd, Unknown)
     assert cwd.reason is Reason.DENIED
     assert ProcfsSource().read_cwd(run.pid) == str(shared_tmp)
+
+
+def test_no_procfs_is_a_clear_error(tmp_path):
+    """A directory with no procfs in it is a SourceError that says what to mount."""
+    with pytest.raises(SourceError, match=r"no procfs is mounted at .*mount -t proc"):
+        ProcfsSource(str(tmp_path))
+
+
+@pytest.mark.needs_root
+def test_scans_under_churn_and_pid_wrap_stay_sound(shared_tmp):
+    """No scan raises, no run holds a dead process, no pid is in two runs, pids wrapping.
+
+    The churn and the scans run in a private pid namespace
+    (``tests/churn_inside.py``), where pids are made to wrap without touching
+    the rest of the machine; counts of scans, processes and wraps end it.
+    """
+    unshare = require_tools("unshare")["unshare"]
+    checkout = make_checkout(shared_tmp)
+    done = subprocess.run(
+        [
+            unshare,
+            "--pid",
+            "--fork",
+            "--mount-proc",
+            sys.executable,
+            str(HERE / "churn_inside.py"),
+            "--cwd",
+            str(checkout),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert summary["problem_count"] == 0, summary["problems"]
+    assert summary["complete"], summary

@@ -73,3 +73,16 @@ def test_hidepid_hides_another_users_run_and_the_report_says_so(shared_tmp, runs
         assert any("hidepid=invisible" in note for note in hidden.visibility.notes)
         open_report = run_as(VIEWER_UID, scan, viewpoint(cwd=str(checkout)))
         assert run.pid in [judged.run.pid for judged in open_report.runs]
+
+
+@pytest.mark.needs_root
+def test_a_hidepid_procfs_mounted_over_another_is_reported(shared_tmp):
+    """A hidepid=invisible procfs stacked on a plain one at one place is what is reported."""
+    with proc_mounted(shared_tmp / "proc", "hidepid=0") as where:
+        stacked = ["mount", "-t", "proc", "-o", "hidepid=invisible", "proc", str(where)]
+        subprocess.run(stacked, check=True)
+        try:
+            mount = ProcfsSource(str(where)).proc_mount()
+        finally:
+            subprocess.run(["umount", str(where)], check=True)
+    assert getattr(mount, "hidepid", None) == "invisible"
