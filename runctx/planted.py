@@ -17,6 +17,10 @@ import errno
 import os
 import stat
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 64 * 1024
 
@@ -42,6 +46,23 @@ def _refuse(path: str, mode: int) -> NotRegularFileError:
     return NotRegularFileError(errno.EINVAL, f"{kind_of(mode)}, not a regular file", path)
 
 
+def _open_regular(path: str) -> int:
+    """A descriptor of the regular file at ``path``, opened without blocking.
+
+    Looked at first (``stat``: anything else is never opened), then checked
+    again on the descriptor (``fstat``: still a regular file, still the same one).
+    """
+    before = os.stat(path)
+    if not stat.S_ISREG(before.st_mode):
+        raise _refuse(path, before.st_mode)
+    fd = os.open(path, _FLAGS)
+    now = os.fstat(fd)
+    if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
+        os.close(fd)
+        raise _refuse(path, now.st_mode)
+    return fd
+
+
 def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of the regular file at ``path``, and whether that is all of it.
 
@@ -51,17 +72,8 @@ def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
     is then never opened, or closed at once if it was swapped in between), and
     ``OSError`` as ``open`` and ``read`` do (``FileNotFoundError`` and so on).
     """
-    before = os.stat(path)
-    if not stat.S_ISREG(before.st_mode):
-        raise _refuse(path, before.st_mode)
-    fd = os.open(path, _FLAGS)
+    fd = _open_regular(path)
     try:
-        now = os.fstat(fd)
-        if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (
-            before.st_dev,
-            before.st_ino,
-        ):
-            raise _refuse(path, now.st_mode)
         chunks = []
         size = 0
         while size <= limit:
@@ -76,29 +88,23 @@ def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
     return data[:limit], len(data) <= limit
 
 
-def contains(path: str, needle: bytes, limit: int) -> bool | None:
-    """Whether the regular file at ``path`` holds ``needle`` in its first ``limit`` bytes.
+def feed_chunks(path: str, limit: int, consume: Callable[[bytes], bool]) -> bool | None:
+    """Give the regular file at ``path`` to ``consume`` in chunks, at most ``limit`` bytes of it.
 
-    Read in chunks (memory stays small); None when the file is longer than
-    ``limit`` and the needle was not in its first ``limit`` bytes.
+    Memory stays at one chunk. True as soon as ``consume`` returns True;
+    False when the file ended before (every byte was given); None when the
+    file goes on past ``limit``. Refuses what :func:`read_bounded` refuses.
     """
-    before = os.stat(path)
-    if not stat.S_ISREG(before.st_mode):
-        raise _refuse(path, before.st_mode)
-    fd = os.open(path, _FLAGS)
+    fd = _open_regular(path)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _refuse(path, os.fstat(fd).st_mode)
-        tail = b""
         seen = 0
         while seen < limit:
             chunk = os.read(fd, min(_CHUNK, limit - seen))
             if not chunk:
                 return False
             seen += len(chunk)
-            if needle in tail + chunk:
+            if consume(chunk):
                 return True
-            tail = (tail + chunk)[-(len(needle) - 1) :] if len(needle) > 1 else b""
         return None if os.read(fd, 1) else False
     finally:
         os.close(fd)

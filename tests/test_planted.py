@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from runctx.planted import NotRegularFileError, contains, read_bounded
+from runctx.planted import NotRegularFileError, feed_chunks, read_bounded
 
 
 @contextlib.contextmanager
@@ -59,7 +59,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     with no_hang(), pytest.raises(NotRegularFileError, match="FIFO"):
         read_bounded(str(fifo), 100)
     with no_hang(), pytest.raises(NotRegularFileError, match="FIFO"):
-        contains(str(fifo), b"runctx", 100)
+        feed_chunks(str(fifo), 100, lambda _chunk: False)
 
 
 def test_a_symlink_to_a_fifo_is_refused_too(tmp_path):
@@ -91,19 +91,27 @@ def test_a_missing_file_is_file_not_found(tmp_path):
         read_bounded(str(tmp_path / "none"), 100)
 
 
-def test_contains_finds_a_word_across_read_chunks(tmp_path):
-    """The search keeps the tail of each chunk, so a word split by a chunk edge is found."""
+def test_feed_chunks_gives_every_byte_in_order_and_stops_when_told(tmp_path):
+    """The file reaches the consumer whole, chunk by chunk; a True stops the read there."""
     path = tmp_path / "big"
-    edge = 64 * 1024
-    path.write_bytes(b"x" * (edge - 3) + b"runctx" + b"y" * 10)
-    assert contains(str(path), b"runctx", 10 * edge) is True
-    path.write_bytes(b"x" * (3 * edge))
-    assert contains(str(path), b"runctx", 10 * edge) is False
+    data = bytes(range(256)) * 1000
+    path.write_bytes(data)
+    chunks: list[bytes] = []
+    assert (
+        feed_chunks(str(path), 10 * len(data), lambda chunk: chunks.append(chunk) or False) is False
+    )
+    assert b"".join(chunks) == data
+    assert len(chunks) > 1
+    taken: list[bytes] = []
+    assert feed_chunks(str(path), len(data), lambda chunk: not taken.append(chunk)) is True
+    assert len(taken) == 1
 
 
-def test_contains_says_none_past_its_bound(tmp_path):
-    """A file longer than the bound, without the word in it, is neither yes nor no."""
+def test_feed_chunks_says_none_past_its_bound(tmp_path):
+    """A file longer than the bound is given up to the bound only: neither yes nor no."""
     path = tmp_path / "big"
     path.write_bytes(b"x" * 1000)
-    assert contains(str(path), b"runctx", 100) is None
-    assert contains(str(path), b"runctx", 1000) is False
+    given: list[bytes] = []
+    assert feed_chunks(str(path), 100, lambda chunk: given.append(chunk) or False) is None
+    assert b"".join(given) == b"x" * 100
+    assert feed_chunks(str(path), 1000, lambda _chunk: False) is False

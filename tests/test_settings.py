@@ -14,10 +14,14 @@ from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
 from runctx.settings import (
     DEFAULT_SHARED_TREE_MODE,
+    MAX_LINE_BYTES,
+    MAX_PYPROJECT_BYTES,
+    MAX_SCANNED_BYTES,
     MODE_ENV,
     SHARED_TREE_ENV,
     Mode,
     Settings,
+    TableSearch,
     mentions_runctx_table,
     runctx_table,
     settings_for,
@@ -368,3 +372,158 @@ def test_a_pyproject_of_any_text_is_settings_or_a_config_error(tmp_path_factory,
     (root / "pyproject.toml").write_text("[tool.runctx]\n" + text, encoding="utf-8")
     with contextlib.suppress(ConfigError):
         assert isinstance(settings_for(str(root), environ={}), Settings)
+
+
+# -- a pyproject.toml past what is parsed: searched in chunks, never silently ignored ---------
+
+TABLE = '[tool.runctx]\non-same-checkout = "warn"\n'
+PAD = "# " + "x" * 97 + "\n"
+PAST_THE_LIMIT = PAD * (MAX_PYPROJECT_BYTES // len(PAD) + 100)
+NAMES_RUNCTX = (
+    'dependencies = ["runctx>=1"]\n'
+    "[project.entry-points.pytest11]\n"
+    'runctx = "runctx.pytest_plugin"\n'
+    "[tool.other]\n"
+    'plugin = "runctx"\n'
+    "runctx = 1\n"
+)
+"""A project that names runctx in every way but a [tool.runctx] table."""
+
+
+def _write(root, text: str) -> None:
+    (root / "pyproject.toml").write_text(text)
+
+
+def test_a_large_file_that_only_names_runctx_has_the_defaults(tmp_path):
+    """Past 1 MiB, runctx named as a dependency and an entry point, before and after: no table."""
+    _write(tmp_path, "[project]\n" + NAMES_RUNCTX + PAST_THE_LIMIT + "[project.x]\n" + NAMES_RUNCTX)
+    found = settings_for(str(tmp_path), environ={})
+    assert found.on_same_checkout is None
+    assert found.runners == ()
+
+
+def test_a_table_past_the_limit_is_an_error_naming_file_and_limit(tmp_path):
+    """A [tool.runctx] after 1 MiB of pyproject.toml is reported, never silently ignored."""
+    _write(tmp_path, "[project]\n" + NAMES_RUNCTX + PAST_THE_LIMIT + TABLE)
+    with pytest.raises(ConfigError) as raised:
+        settings_for(str(tmp_path), environ={})
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'pyproject.toml'} holds a [tool.runctx] table")
+    assert "larger than 1 MiB" in message
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        '[tool]\nrunctx = { on-same-checkout = "warn" }\n',
+        'tool.runctx.on-same-checkout = "warn"\n',
+        "[ tool . 'runctx' ]\n",
+    ],
+)
+def test_every_spelling_of_a_table_past_the_limit_is_found(tmp_path, table):
+    """A [tool] header far from its runctx key, a dotted key, a quoted name: each is found."""
+    _write(tmp_path, "[project]\n" + PAST_THE_LIMIT + table)
+    with pytest.raises(ConfigError, match=r"holds a \[tool.runctx\] table"):
+        settings_for(str(tmp_path), environ={})
+
+
+def test_a_table_that_straddles_the_limit_is_the_same_error(tmp_path):
+    """A table cut by the limit is not reported as invalid TOML, but as too large to read."""
+    head = "[project]\n" + PAD * (MAX_PYPROJECT_BYTES // len(PAD))
+    head += " " * (MAX_PYPROJECT_BYTES - len(head) - 10)
+    _write(tmp_path, head + TABLE)
+    with pytest.raises(ConfigError) as raised:
+        settings_for(str(tmp_path), environ={})
+    assert "invalid TOML" not in str(raised.value)
+    assert "larger than 1 MiB" in str(raised.value)
+
+
+def test_a_large_file_without_runctx_has_the_defaults(tmp_path):
+    """A pyproject.toml past the limit that never names runctx holds no table: the defaults."""
+    _write(tmp_path, "[project]\n" + PAST_THE_LIMIT)
+    assert settings_for(str(tmp_path), environ={}).on_same_checkout is None
+
+
+def test_a_file_past_the_search_bound_is_an_error_naming_file_and_bound(tmp_path):
+    """Past 64 MiB with no table found so far, whether one follows cannot be told: an error."""
+    with (tmp_path / "pyproject.toml").open("w") as stream:
+        stream.write("[project]\n" + NAMES_RUNCTX)
+        block = PAD * 10_000
+        while stream.tell() <= MAX_SCANNED_BYTES:
+            stream.write(block)
+    with pytest.raises(ConfigError) as raised:
+        settings_for(str(tmp_path), environ={})
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'pyproject.toml'} is larger than 64 MiB")
+    assert "cannot be told" in message
+
+
+def test_a_line_too_long_to_hold_that_names_runctx_may_hold_the_table(tmp_path):
+    """A single line past the line bound naming runctx is an error, not a guess of no table."""
+    _write(tmp_path, "[project]\n" + 'x = "' + "y" * MAX_LINE_BYTES + ' runctx"\n' + PAD)
+    with pytest.raises(ConfigError, match="holds a"):
+        settings_for(str(tmp_path), environ={})
+    _write(tmp_path, "[project]\n" + 'x = "' + "y" * MAX_LINE_BYTES + '"\n' + NAMES_RUNCTX)
+    assert settings_for(str(tmp_path), environ={}).on_same_checkout is None
+
+
+def test_a_table_within_the_limit_is_read(tmp_path):
+    """Up to the limit, the table is parsed as ever."""
+    _write(tmp_path, "[project]\n" + PAD * 100 + TABLE)
+    assert settings_for(str(tmp_path), environ={}).on_same_checkout is Mode.WARN
+
+
+def test_a_fifo_pyproject_at_the_root_is_a_clear_error(tmp_path):
+    """A FIFO named pyproject.toml at a checkout root is refused at once, naming what it is."""
+    import os
+
+    os.mkfifo(tmp_path / "pyproject.toml")
+    with pytest.raises(ConfigError, match="FIFO"):
+        settings_for(str(tmp_path), environ={})
+
+
+toml_lines = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "[tool]",
+                "[ tool ]",
+                "[tool.other]",
+                "[project]",
+                "runctx = 1",
+                "runctx.x = 1",
+                '"runctx" = 1',
+                "runctxx = 1",
+                "tool.runctx.a = 1",
+                "[tool.runctx]",
+                "[tool.runctxs]",
+                'x = "runctx"',
+                "",
+                "  ",
+            ]
+        ),
+        st.text(alphabet="[]tolrunc.x=\"' \t", max_size=20),
+    ),
+    max_size=30,
+)
+
+
+@PROPERTY
+@given(
+    toml_lines,
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.lists(st.integers(min_value=1, max_value=40), max_size=20),
+)
+def test_the_search_in_chunks_agrees_with_the_rule_on_the_whole_text(lines, newline, cuts):
+    """However the text is cut into chunks, the search says what the rule says of the whole."""
+    data = newline.join(lines).encode()
+    search = TableSearch()
+    said = False
+    at = 0
+    for size in [*cuts, len(data)]:
+        if search.feed(data[at : at + size]):
+            said = True
+            break
+        at += size
+    said = said or search.end()
+    assert said == mentions_runctx_table(data)
