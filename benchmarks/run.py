@@ -65,8 +65,14 @@ WORST_ARGVS: dict[str, list[str]] = {
     "pytest + 100000 arguments": ["pytest", *(["-x"] * 100_000)],
     "env + 100000 assignments": ["env", *(f"A{i}=1" for i in range(100_000)), "pytest"],
     "python + 100000 options": ["python", *(["-W", "error"] * 50_000), "-m", "pytest"],
+    "make + 100000 words, test last": ["make", *(["x"] * 100_000), "test"],
+    "a title of 100000 words": ["pytest " + "-x " * 100_000],
 }
-"""Command lines for ``detect_runner``: what a box runs most, and the longest walks."""
+"""Command lines for ``detect_runner``: what a box runs most, and the longest walks.
+
+Each argv is read up to its first ``MAX_ARGV_WORDS`` words, so the 100,000-word
+ones cost what an argv at that bound costs: a local user cannot slow every
+scan with a long command line."""
 
 WORST_COMMANDS: dict[str, str] = {
     "pytest;a;a;... (40000)": "pytest;" + "a;" * 40000,
@@ -415,8 +421,12 @@ def render(
             f"| {name} | {ms:.1f} | {ratio(ms, bare)} | {ratio(ms, json_only)} | "
             f"{ratio(ms, console)} | {mib(rss)} |"
         )
+    from runctx.runners import MAX_ARGV_WORDS  # noqa: PLC0415 - after the env is set
+
     for function, cases in parsing.items():
         out += ["", f"### `{function}` on worst-case input (median µs per call)", ""]
+        if function == "detect_runner":
+            out += [f"Each argv is read up to its first {MAX_ARGV_WORDS} words.", ""]
         out.append("| input | time |")
         out.append("|---|---:|")
         out.extend(f"| {name} | {us:.1f} |" for name, us in cases.items())

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from proctools import argv_of, wait_for
 
 from runctx.runners import (
     BUILTIN_PATTERNS,
+    MAX_ARGV_WORDS,
     RUNNER_KINDS,
     CommandResolution,
     RunnerMatch,
@@ -523,3 +525,69 @@ def test_real_wrapper_process_is_detected(tmp_path, runs):
     argv = argv_of(proc.pid)
     assert argv == command
     assert detect_runner(argv) == RunnerMatch("pytest")
+
+
+# -- the work per argv is bounded --------------------------------------------------------
+
+
+class _Bounded(Sequence[str]):
+    """An argv of any length that fails the test when a word past the bound is read."""
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = words
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self.words))
+            assert step == 1
+            assert stop - start <= MAX_ARGV_WORDS, f"read words {start}..{stop}"
+            return self.words[index]
+        assert 0 <= index < MAX_ARGV_WORDS, f"read word {index}"
+        return self.words[index]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pytest", *(["-x"] * 100_000)],
+        ["env", *(f"A{i}=1" for i in range(100_000)), "pytest"],
+        ["python", *(["-W", "error"] * 50_000), "-m", "pytest"],
+        ["make", *(["x"] * 100_000), "test"],
+        ["uv", "run", "--with", "x", *(["--frozen"] * 100_000), "pytest"],
+    ],
+    ids=["pytest", "env", "python", "make", "uv run"],
+)
+def test_no_word_past_the_bound_is_read(argv):
+    """However long the argv, the walk reads its first MAX_ARGV_WORDS words and no more."""
+    bounded = _Bounded(argv)
+    detect_runner(bounded)
+    resolve_command(bounded)
+
+
+def test_what_lies_past_the_bound_cannot_make_a_run():
+    """A runner's word, a subcommand or a target past the bound is as if it were not there."""
+    padding = ["x"] * MAX_ARGV_WORDS
+    assert detect_runner(["make", *padding[:10], "test"]) == RunnerMatch("make-test")
+    assert detect_runner(["make", *padding, "test"]) is None
+    assert detect_runner(["env", *(f"A{i}=1" for i in range(MAX_ARGV_WORDS)), "pytest"]) is None
+    assert resolve_command(["make", *padding, "test"]).match is None
+
+
+def test_what_lies_past_the_bound_cannot_hide_a_run_the_first_words_show():
+    """``pytest`` then options past the bound and a ``--version``: still a run (over-warning)."""
+    assert detect_runner(["pytest", "--version"]) is None
+    options = ["-x"] * MAX_ARGV_WORDS
+    assert detect_runner(["pytest", *options, "--version"]) == RunnerMatch("pytest")
+    title = "pytest " + "-x " * 100_000 + "--version"
+    assert detect_runner([title]) == RunnerMatch("pytest")
+    assert resolve_command(["pytest", *options, "--version"]).match == RunnerMatch("pytest")
+
+
+def test_a_split_string_is_bounded_too():
+    """``env -S STRING`` splits into words, of which the bound keeps the first ones."""
+    many = " ".join(["-x"] * 100_000)
+    assert detect_runner(["env", "-S", f"pytest {many} --version"]) == RunnerMatch("pytest")
+    assert detect_runner(["env", "-S", f"{'A=1 ' * MAX_ARGV_WORDS}pytest"]) is None
