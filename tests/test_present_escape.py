@@ -24,7 +24,7 @@ from hooktools import claude_pre_tool_use, hook_env
 from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from proctools import PYTHON, make_checkout
+from proctools import OTHER_UID, PYTHON, make_checkout
 from runfactory import RunFactory, clean_env
 
 from runctx.present.escape import (
@@ -244,13 +244,13 @@ def hostile():
 
 
 def runctx(
-    hostile, *argv: str, env: dict[str, str], stdin: str = ""
+    hostile, *argv: str, env: dict[str, str], stdin: str = "", cwd: bytes | Path | None = None
 ) -> subprocess.CompletedProcess:
-    """``runctx ARGV`` from the viewer checkout, output as bytes."""
+    """``runctx ARGV`` from the viewer checkout (or ``cwd``), output as bytes."""
     environment = {**hook_env(), **env}
     return subprocess.run(
         [sys.executable, "-m", "runctx", *argv],
-        cwd=hostile.viewer,
+        cwd=hostile.viewer if cwd is None else cwd,
         input=stdin.encode(),
         capture_output=True,
         env={k: v for k, v in environment.items() if v},
@@ -371,6 +371,62 @@ def test_the_pytest_plugin_header_and_summary_are_escaped(hostile, encoding):
     lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
     assert len(lines) == 2, done.stdout  # the header and the summary
     assert all(b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in line for line in lines)
+
+
+def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs):
+    """A run whose hostile directory was removed: ``(deleted)`` escaped, exact bytes in JSON."""
+    parent = hostile.viewer.parent / "removed"
+    parent.mkdir()
+    gone = os.fsencode(parent) + b"/" + DIRECTORY
+    os.mkdir(gone)
+    with open(gone + b"/run_tests.py", "w", encoding="utf-8") as script:
+        script.write(HOLD)
+    ready = parent / "ready"
+    argv = [PYTHON, "run_tests.py", str(ready)]
+    run = runs.orphan(argv, Path(os.fsdecode(gone)), env=clean_env(), ready=ready)
+    os.unlink(gone + b"/run_tests.py")
+    os.rmdir(gone)
+    for encoding in ENCODINGS.values():
+        table = runctx(hostile, "status", env=encoding)
+        assert table.returncode == 0, table.stderr
+        assert_nothing_raw(table.stdout)
+        lines = table.stdout.splitlines()
+        row = next(line for line in lines if line.startswith(b"  %d " % run.pid))
+        assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe (deleted)" in row
+    done = runctx(hostile, "status", "--json", env=ENCODINGS["ascii"])
+    entry = next(r for r in strict_json(done.stdout)["runs"] if r["pid"] == run.pid)
+    assert entry["deleted"] is True
+    assert base64.b64decode(entry["root_bytes"]) == gone
+    assert entry["cwd"] is None
+    assert entry["unknown"]["cwd"]["unknown"] == "deleted"
+    assert base64.b64decode(entry["unknown"]["cwd"]["detail_bytes"]) == gone
+
+
+@pytest.mark.needs_root
+def test_another_users_run_in_the_hostile_tree_is_shown_escaped(hostile, runs):
+    """Another user's run in the hostile checkout: shared-tree lines escaped, JSON exact."""
+    checkout = Path(os.fsdecode(hostile.root))
+    theirs = runs.run_tests_script(checkout, uid=OTHER_UID)
+    for encoding in ENCODINGS.values():
+        table = runctx(hostile, "status", env=encoding, cwd=hostile.root)
+        assert table.returncode == 0, table.stderr
+        assert_nothing_raw(table.stdout)
+        lines = table.stdout.splitlines()
+        row = next(i for i, line in enumerate(lines) if line.startswith(b"  %d " % theirs.pid))
+        assert lines[row + 1].startswith(b"      why: ")
+        assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe ==" in lines[row + 1]
+        assert lines[row + 2].startswith(b"      shares this tree: ")
+    done = runctx(hostile, "status", "--json", env=ENCODINGS["ascii"], cwd=hostile.root)
+    report = strict_json(done.stdout)
+    assert base64.b64decode(report["here"]["root_bytes"]) == hostile.root
+    entry = next(r for r in report["runs"] if r["pid"] == theirs.pid)
+    assert entry["shares_tree"] is True
+    assert base64.b64decode(entry["root_bytes"]) == hostile.root
+    payload = json.dumps(claude_pre_tool_use("python3 run_tests.py", os.fsdecode(hostile.root)))
+    hooked = runctx(hostile, "hook", "claude", env=ENCODINGS["ascii"], stdin=payload)
+    assert hooked.returncode == 0
+    assert hooked.stdout.isascii()
+    assert "another user" in json.dumps(strict_json(hooked.stdout))
 
 
 def _python_blocks(path: Path) -> list[str]:

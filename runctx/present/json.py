@@ -20,9 +20,10 @@ this very checkout.
 Every string is valid UTF-8 (:mod:`runctx.present.escape`). Text read from
 ``/proc`` or the file system that is valid UTF-8 is given exactly; text that is
 not (a directory name, an argument) is given with U+FFFD for each byte that is
-not UTF-8, and its exact bytes stand beside it in base64: ``root_bytes``,
-``cwd_bytes``, and ``argv_bytes`` (every argument, when any is not UTF-8).
-A ``*_bytes`` field is absent when its text is exact.
+not UTF-8, and its exact bytes stand beside it in base64: ``root_bytes``
+(a removed root's too), ``cwd_bytes``, ``argv_bytes`` (every argument, when
+any is not UTF-8), and ``detail_bytes`` beside an unknown's ``detail`` (a
+removed cwd's path). A ``*_bytes`` field is absent when its text is exact.
 """
 
 from __future__ import annotations
@@ -43,12 +44,16 @@ def _known(value: object) -> object:
     return None if isinstance(value, Unknown) else value
 
 
+def _unknown(value: Unknown) -> dict[str, str]:
+    out = {"unknown": value.reason.value, "detail": json_text(value.detail)}
+    raw = json_bytes(value.detail)
+    if raw is not None:
+        out["detail_bytes"] = raw  # a removed cwd's path, say
+    return out
+
+
 def _unknowns(**fields: object) -> dict[str, dict[str, str]]:
-    return {
-        name: {"unknown": value.reason.value, "detail": json_text(value.detail)}
-        for name, value in fields.items()
-        if isinstance(value, Unknown)
-    }
+    return {name: _unknown(value) for name, value in fields.items() if isinstance(value, Unknown)}
 
 
 def _text(value: str | Unknown) -> str | None:
