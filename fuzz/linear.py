@@ -20,8 +20,8 @@ from collections.abc import Callable
 from runctx.hooks import json_layout, settings_file
 from runctx.hooks.payload import PayloadError, json_object
 from runctx.present.escape import hook_json, json_text, visible
-from runctx.runners import BUILTIN_PATTERNS
-from runctx.settings import mentions_runctx_table
+from runctx.runners import BUILTIN_PATTERNS, detect_runner
+from runctx.settings import TableSearch, mentions_runctx_table
 from runctx.shell.commands import test_invocations
 from runctx.sources import proctext
 
@@ -46,6 +46,13 @@ def _settings(text: str) -> None:
     json_layout.edit(text, _no_change, "  ", json.dumps)
 
 
+def _search_in_chunks(data: bytes) -> bool:
+    search = TableSearch()
+    return any(search.feed(data[at : at + 4096]) for at in range(0, len(data), 4096)) or (
+        search.end()
+    )
+
+
 def _no_change(document: dict[str, object]) -> None:
     del document
 
@@ -57,6 +64,14 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     ),
     "cmdline: empty arguments": (lambda n: b"\0" * n, proctext.parse_cmdline),  # type: ignore[dict-item]
     "status: lines without Uid": (lambda n: b"X:\t1\n" * (n // 5), proctext.parse_status_uid),  # type: ignore[dict-item]
+    "nspid: one long line": (
+        lambda n: b"NSpid:" + b"\t1" * (n // 2),
+        proctext.parse_status_nspid,  # type: ignore[dict-item]
+    ),
+    "argv: a runner and many options": (
+        lambda n: ["pytest", *(["-x"] * n)],
+        detect_runner,  # type: ignore[dict-item]
+    ),
     "loadavg: one long field": (lambda n: b"1" * n, proctext.parse_loadavg),  # type: ignore[dict-item]
     "pressure: many some lines": (
         lambda n: b"some avg10=x\n" * (n // 13),
@@ -80,6 +95,10 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: b"[tool]\nrunctxx=1\n" * (n // 18),
         mentions_runctx_table,
     ),  # type: ignore[dict-item]
+    "runctx table: searched in chunks": (
+        lambda n: b"[tool]\nrunctxx=1\n" * (n // 18),
+        _search_in_chunks,  # type: ignore[dict-item]
+    ),
     "settings file: long array": (
         lambda n: '{"a": [' + ", ".join(["1.50"] * (n // 6)) + "]}",
         _settings,  # type: ignore[dict-item]

@@ -24,8 +24,8 @@ with atheris.instrument_imports():
     from runctx.hooks.agents import AGENT_NAMES, agent
     from runctx.hooks.payload import PayloadError, json_object
     from runctx.present.escape import hook_json, json_bytes, json_text, visible
-    from runctx.runners import BUILTIN_PATTERNS
-    from runctx.settings import mentions_runctx_table, settings_of_table
+    from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner, resolve_command
+    from runctx.settings import TableSearch, mentions_runctx_table, settings_of_table
     from runctx.shell.commands import test_invocations
     from runctx.sources import proctext
     from runctx.unknown import Unknown
@@ -49,8 +49,19 @@ def cmdline(data: bytes) -> None:
 
 
 def status(data: bytes) -> None:
-    """``/proc/PID/status``: the real uid."""
+    """``/proc/PID/status``: the real uid, and the pid in each pid namespace."""
     assert isinstance(proctext.parse_status_uid(data), (int, Unknown))
+    pids = proctext.parse_status_nspid(data)
+    assert isinstance(pids, Unknown) or (pids and all(isinstance(pid, int) for pid in pids))
+
+
+def argv(data: bytes) -> None:
+    """A ``/proc/PID/cmdline`` read as a command line: a runner, a shell string, or nothing."""
+    words = proctext.parse_cmdline(data)
+    found = detect_runner(words)
+    assert found is None or isinstance(found, RunnerMatch)
+    resolved = resolve_command(words)
+    assert resolved.shell_string is None or isinstance(resolved.shell_string, str)
 
 
 def loadavg(data: bytes) -> None:
@@ -116,7 +127,11 @@ def runctx_table(data: bytes) -> None:
     """A pyproject.toml: the cheap test, the TOML, the [tool.runctx] table."""
     import tomllib
 
-    mentions_runctx_table(data)
+    whole = mentions_runctx_table(data)
+    search = TableSearch()
+    size = 1 + (data[0] % 7 if data else 0)
+    chunked = any(search.feed(data[at : at + size]) for at in range(0, len(data), size))
+    assert (chunked or search.end()) == whole  # the search in chunks agrees with the rule
     try:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
@@ -167,6 +182,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "stat": stat,
     "cmdline": cmdline,
     "status": status,
+    "argv": argv,
     "loadavg": loadavg,
     "pressure": pressure,
     "cgroup": cgroup,

@@ -4,7 +4,7 @@ Each takes what one read of a ``/proc`` file gave and returns its value or an
 explicit :class:`~runctx.unknown.Unknown` (``unparsable``) saying what was
 wrong; none raises on any input, and each takes time linear in its input.
 The procfs source reads, these parse, so that the parsing can be fed any text
-in a test: ``tests/test_properties_proctext.py`` does so with hypothesis, and
+in a test: ``tests/test_sources_proctext.py`` does so with hypothesis, and
 ``make fuzz`` with atheris (``fuzz/``). A number must be finite to count: an
 ``inf`` or ``nan`` is unparsable, never a value.
 """
