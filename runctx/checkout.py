@@ -29,6 +29,16 @@ directory (:func:`checkout_root`), or another process's through its
   the topmost removed directory, marked ``deleted``, with ``holder`` the
   checkout of the nearest directory still there.
 
+Anyone can make a directory thousands of levels deep, plant a FIFO named
+``pyproject.toml`` in a shared parent, or send a hook a ``cwd`` of hundreds
+of thousands of components. So the walk is bounded and linear: a path longer
+than ``PATH_MAX`` is unknown at once; the caller's ``cwd`` is resolved by the
+kernel in one open; the climb holds one directory open at a time, asks about
+each marker relative to it (``fstatat``), decides every marker group in one
+pass, and stops after :data:`MAX_DEPTH` directories. No marker is ever opened:
+a marker is a directory or a regular file (a link its owner made counts by
+what it names), so a FIFO, a socket or a device is none.
+
 Imported on the hook's path (it finds a checkout's settings): standard
 library only, and :mod:`pwd` only when a marker sits where a home directory
 might be.
