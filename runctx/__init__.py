@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from runctx.exceptions import ConfigError, RunctxError
     from runctx.folding import FoldedRun, fold_runs
     from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
+    from runctx.present.escape import visible
     from runctx.present.json import report_json
     from runctx.records import ProcIdentity, ProcRecord
     from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
@@ -75,6 +76,7 @@ __all__ = [
     "stop_orphans",
     "stop_runs",
     "viewpoint",
+    "visible",
     "wait_for_turn",
 ]
 
@@ -91,6 +93,7 @@ _HOMES = {
     "is_foreign": "runctx.identity",
     "judge": "runctx.identity",
     "report_json": "runctx.present.json",
+    "visible": "runctx.present.escape",
     "Load": "runctx.sources.load",
     "Pressure": "runctx.sources.load",
     "MemInfo": "runctx.sources.load",

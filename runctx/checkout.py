@@ -29,6 +29,16 @@ directory (:func:`checkout_root`), or another process's through its
   the topmost removed directory, marked ``deleted``, with ``holder`` the
   checkout of the nearest directory still there.
 
+Anyone can make a directory thousands of levels deep, plant a FIFO named
+``pyproject.toml`` in a shared parent, or send a hook a ``cwd`` of hundreds
+of thousands of components. So the walk is bounded and linear: a path longer
+than ``PATH_MAX`` is unknown at once; the caller's ``cwd`` is resolved by the
+kernel in one open; the climb holds one directory open at a time, asks about
+each marker relative to it (``fstatat``), decides every marker group in one
+pass, and stops after :data:`MAX_DEPTH` directories. No marker is ever opened:
+a marker is a directory or a regular file (a link its owner made counts by
+what it names), so a FIFO, a socket or a device is none.
+
 Imported on the hook's path (it finds a checkout's settings): standard
 library only, and :mod:`pwd` only when a marker sits where a home directory
 might be.
@@ -63,8 +73,12 @@ PROJECT_MARKERS = (
 )
 MAX_DEPTH = 512
 """No walk climbs more than this many directories (a path holds at most 2048)."""
+PATH_MAX = 4096
+"""Linux's limit on a path's length in bytes, its terminating NUL included."""
 
-_OPEN_DIRECTORY = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
+_OPEN_DIRECTORY = (
+    getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+)
 """Directories are opened as handles only (``O_PATH``): no read permission is needed."""
 _DELETED_SUFFIX = " (deleted)"
 
@@ -234,6 +248,16 @@ def _rules(known: set[int], environ: Mapping[str, str]) -> RootRules:
 # --------------------------------------------------------------------------- the walk
 
 
+def too_long(path: str) -> bool:
+    """Whether ``path`` is too long for the kernel to resolve (``ENAMETOOLONG``)."""
+    if len(path) >= PATH_MAX:
+        return True
+    try:
+        return len(os.fsencode(path)) >= PATH_MAX
+    except UnicodeEncodeError:  # a lone surrogate has no bytes: the open refuses it
+        return False
+
+
 def _identity(info: os.stat_result) -> DirectoryId:
     return (info.st_dev, info.st_ino)
 
@@ -242,89 +266,125 @@ def _holds(directory: int, relative: str) -> bool:
     """Whether ``relative`` exists below the open ``directory`` (links not followed)."""
     try:
         os.stat(relative, dir_fd=directory, follow_symlinks=False)
-    except OSError:
+    except (OSError, ValueError):
         return False
     return True
 
 
 def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
-    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made."""
+    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
+
+    Looked at (``fstatat``), never opened. A link the owner made counts by
+    what it names (followed by ``stat`` only); a FIFO, a socket or a device is
+    no marker, whatever its name.
+    """
     try:
         info = os.stat(name, dir_fd=directory, follow_symlinks=False)
-    except OSError:
+        if info.st_uid not in rules.owners:
+            return False
+        if stat.S_ISLNK(info.st_mode):
+            info = os.stat(name, dir_fd=directory)
+    except (OSError, ValueError):
         return False
     mode = info.st_mode
-    if info.st_uid not in rules.owners:
-        real = False
-    elif stat.S_ISLNK(mode):
-        real = True  # the owner's own link: their marker, wherever it points
-    elif name == GIT_MARKER and stat.S_ISDIR(mode):
+    if name == GIT_MARKER and stat.S_ISDIR(mode):
         # An empty .git is no repository (git walks on past it too).
-        real = _holds(directory, f"{GIT_MARKER}/HEAD")
-    elif name in PROJECT_MARKERS:
-        real = stat.S_ISREG(mode)
-    else:
-        real = stat.S_ISDIR(mode) or stat.S_ISREG(mode)
-    return real
+        return _holds(directory, f"{GIT_MARKER}/HEAD")
+    if name in PROJECT_MARKERS:
+        return stat.S_ISREG(mode)
+    return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
+
+
+def _ancestor_text(text: str, levels_up: int) -> str:
+    """The text of the directory ``levels_up`` levels above the directory named ``text``."""
+    if levels_up == 0:
+        return text
+    parts = text.rstrip("/").split("/")
+    return "/".join(parts[: max(len(parts) - levels_up, 1)]) or "/"
 
 
 class _Chain:
-    """The open directories from a start directory up toward the top of its view.
+    """The directories from a start directory up toward the top of its view.
 
     Climbed lazily, one ``..`` at a time, up to ``top`` (a process's root
-    directory) or the top of the mount tree: a ``.git`` found near the start
-    spares opening the rest. The text of each directory is the start's text
-    with one component fewer per step.
+    directory), the top of the mount tree, or :data:`MAX_DEPTH` directories:
+    a ``.git`` found near the start spares the rest. Only the directory the
+    climb stands in is held open (one descriptor, whatever the depth), and
+    every step is one lookup relative to it, so the walk is linear in the
+    depth. ``ids`` and ``live`` hold each directory passed (by index, the
+    start at 0); the text of each is the start's text with one component
+    fewer per step (:meth:`text_at`).
     """
 
     def __init__(self, start: int, text: str, top: DirectoryId | None) -> None:
         self.top = top
-        self.handles: list[int] = []
+        self.text = text
         self.ids: list[DirectoryId] = []
-        self.texts: list[str] = []
         self.live: list[bool] = []
         self.ended = False
-        handle = os.dup(start)
-        self._add(handle, os.fstat(handle), text)
+        self.handle = os.dup(start)
+        self._add(os.fstat(self.handle))
 
-    def _add(self, handle: int, info: os.stat_result, text: str) -> None:
-        self.handles.append(handle)
+    def _add(self, info: os.stat_result) -> None:
         self.ids.append(_identity(info))
-        self.texts.append(text)
         self.live.append(info.st_nlink > 0)
-        if self.ids[-1] == self.top or len(self.handles) >= MAX_DEPTH:
+        if self.ids[-1] == self.top or len(self.ids) >= MAX_DEPTH:
             self.ended = True
 
+    @property
+    def index(self) -> int:
+        """The index of the directory the climb stands in (``handle``)."""
+        return len(self.ids) - 1
+
     def reaches(self, index: int) -> bool:
-        """Whether the chain has a directory at ``index``, climbing to it if need be."""
-        while len(self.handles) <= index and not self.ended:
-            handle = os.open("..", _OPEN_DIRECTORY, dir_fd=self.handles[-1])
-            info = os.fstat(handle)
+        """Whether the chain has a directory at ``index`` (not below the current one).
+
+        Climbs to it if need be; ``handle`` is then that directory.
+        """
+        while self.index < index and not self.ended:
+            parent = os.open("..", _OPEN_DIRECTORY, dir_fd=self.handle)
+            info = os.fstat(parent)
             if _identity(info) == self.ids[-1]:
-                os.close(handle)
+                os.close(parent)
                 self.ended = True
                 break
-            self._add(handle, info, os.path.dirname(self.texts[-1]) or "/")
-        return index < len(self.handles)
+            os.close(self.handle)
+            self.handle = parent
+            self._add(info)
+        return index <= self.index
+
+    def text_at(self, index: int) -> str:
+        """The path text of the directory at ``index``."""
+        return _ancestor_text(self.text, index)
 
     def close(self) -> None:
-        for handle in self.handles:
-            os.close(handle)
-        self.handles.clear()
+        if self.handle >= 0:
+            os.close(self.handle)
+            self.handle = -1
+
+
+MARKER_GROUPS = ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS)
+"""The markers in the order they win: ``.git``, then another VCS, then a project file."""
 
 
 def _nearest_root(chain: _Chain, first: int, rules: RootRules) -> int:
-    """The index in ``chain`` (from ``first`` up) of the checkout root."""
-    for markers in ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS):
-        index = first
-        while chain.reaches(index):
-            handle = chain.handles[index]
-            if chain.ids[index] not in rules.homes and any(
-                _is_marker(handle, name, rules) for name in markers
-            ):
-                return index  # a home directory is never a checkout root by its markers
-            index += 1
-    return first
+    """The index in ``chain`` (from ``first``, where it stands, up) of the checkout root.
+
+    One pass up: at each directory only the groups not yet decided by a
+    nearer directory or an earlier group are looked for, and the pass stops
+    at the first ``.git``.
+    """
+    nearest: list[int | None] = [None] * len(MARKER_GROUPS)
+    index = first
+    while nearest[0] is None and chain.reaches(index):
+        if chain.ids[index] not in rules.homes:  # a home is never a root by its markers
+            for group, markers in enumerate(MARKER_GROUPS):
+                if any(found is not None for found in nearest[: group + 1]):
+                    continue
+                if any(_is_marker(chain.handle, name, rules) for name in markers):
+                    nearest[group] = index
+        index += 1
+    return next((found for found in nearest if found is not None), first)
 
 
 def root_of_directory(
@@ -345,46 +405,69 @@ def root_of_directory(
         first_live = 0
         while chain.reaches(first_live) and not chain.live[first_live]:
             first_live += 1
-        if first_live == len(chain.handles):  # everything up to the top was removed
-            return Root(chain.texts[-1], chain.ids[-1], True, None)  # noqa: FBT003
+        if first_live > chain.index:  # everything up to the top was removed
+            return Root(chain.text_at(chain.index), chain.ids[-1], True, None)  # noqa: FBT003
         found = _nearest_root(chain, first_live, rules)
-        root = Root(chain.texts[found], chain.ids[found])
+        root = Root(chain.text_at(found), chain.ids[found])
         if first_live == 0:
             return root
         removed = first_live - 1
-        return Root(chain.texts[removed], chain.ids[removed], True, root)  # noqa: FBT003
+        return Root(chain.text_at(removed), chain.ids[removed], True, root)  # noqa: FBT003
     finally:
         chain.close()
+
+
+def _name_of(handle: int) -> str | None:
+    """The kernel's name for the open directory ``handle``; None when it gives none."""
+    try:
+        named = os.readlink(f"/proc/self/fd/{handle}")
+    except OSError:
+        return None
+    return named if named.startswith("/") else None
+
+
+def _unopenable(cwd: str, error: Exception) -> Unknown:
+    """Why the directory ``cwd`` could not be opened."""
+    from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see checkout_root
+
+    shown = os.path.abspath(cwd)
+    if isinstance(error, PermissionError):
+        return Unknown(Reason.DENIED, f"cannot look into {shown}")
+    if isinstance(error, NotADirectoryError):
+        return Unknown(Reason.MISSING, f"{shown} is not a directory")
+    return Unknown(Reason.MISSING, f"{shown} does not exist")
 
 
 def checkout_root(cwd: str | Unknown, rules: RootRules | None = None) -> Root | Unknown:
     """The checkout root of the directory ``cwd``, or why it cannot be known.
 
     ``rules`` default to those of the calling process's real uid
-    (:func:`rules_for`). The record types are imported only to say why: the
-    hook's path, which looks for a checkout's settings, stays free of them.
+    (:func:`rules_for`). A path longer than ``PATH_MAX`` is unknown at once.
+    The kernel resolves ``cwd`` once (an open) and names what it opened,
+    symbolic links resolved; :func:`os.path.realpath` (one lookup per
+    component) only when it cannot. The record types are imported only to say
+    why: the hook's path, which looks for a checkout's settings, stays free
+    of them.
     """
     if not isinstance(cwd, str):
         return cwd
-    real = os.path.realpath(cwd)
-    try:
-        handle = os.open(real, _OPEN_DIRECTORY)
-    except OSError as error:
+    if too_long(cwd):
         from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
 
-        if isinstance(error, PermissionError):
-            return Unknown(Reason.DENIED, f"cannot look into {real}")
-        if isinstance(error, NotADirectoryError):
-            return Unknown(Reason.MISSING, f"{real} is not a directory")
-        return Unknown(Reason.MISSING, f"{real} does not exist")
+        return Unknown(Reason.MISSING, f"a path of {len(cwd)} characters is longer than PATH_MAX")
     try:
+        handle = os.open(cwd, _OPEN_DIRECTORY)
+    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the text
+        return _unopenable(cwd, error)
+    try:
+        real = _name_of(handle) or os.path.realpath(cwd)
         top = _identity(os.stat("/"))
         chosen = rules if rules is not None else rules_for([os.getuid()])
         return root_of_directory(handle, real, top=top, rules=chosen)
     except OSError as error:
         from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
 
-        return Unknown(Reason.DENIED, f"cannot walk up from {real}: {error.strerror or error}")
+        return Unknown(Reason.DENIED, f"cannot walk up from {cwd}: {error.strerror or error}")
     finally:
         os.close(handle)
 

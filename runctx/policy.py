@@ -49,6 +49,7 @@ from runctx._log import INFO, log_event
 from runctx.busy import BoxPressure, box_pressure
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.identity import Verdict
+from runctx.present.escape import visible
 from runctx.present.words import (
     MESSAGE_MAX_CHARS,
     NOTE_MAX_CHARS,
@@ -172,21 +173,13 @@ class Decision:
 SILENT = Decision(Action.SILENT)
 
 
-def _only(report: Report, ours: tuple[JudgedRun, ...]) -> Report:
-    """``report`` whose runs counted as ours are only ``ours`` (for the shared wording)."""
-    if ours == report.ours:
-        return report
-    dropped = set(report.ours) - set(ours)
-    return attrs.evolve(report, runs=tuple(j for j in report.runs if j not in dropped))
-
-
 def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     """Why the checkout of the command is not known well enough to stop it, if it is not."""
     if not cwd_known:
         return "runctx could not follow a `cd` in this command, so its checkout is a guess"
     root = report.here.root
     if isinstance(root, Unknown):
-        return f"runctx could not identify the checkout this command runs in ({root})"
+        return f"runctx could not identify the checkout this command runs in ({visible(str(root))})"
     return None
 
 
@@ -484,7 +477,7 @@ def _context(
     limit = NOTE_MAX_CHARS
     if report.ours:
         if finished:
-            pids = ", ".join(f"pid {j.run.pid} ({j.run.kind})" for j in report.ours)
+            pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
             parts.append(
                 f"{len(report.ours)} other test run(s) of this checkout were live when this "
                 f"command finished: {pids}. Runs of one checkout share caches and lock files, "

@@ -46,7 +46,15 @@ line in the header, and the session goes on (``refuse`` refuses only on a
 real finding).
 
 Every runctx module is imported inside the hooks, so that even a broken
-install cannot stop pytest from loading this plugin.
+install cannot stop pytest from loading this plugin. Every line it writes
+(header, summary, progress, the message of a refusal) is escaped for the
+terminal (:func:`runctx.present.escape.visible`), so a foreign run's argv or
+directory name cannot write on it.
+
+The ``pytest11`` entry point names :mod:`runctx.pytest_entry`, which registers
+this module unless it is registered already, so ``-p runctx.pytest_plugin`` or
+``pytest_plugins = ["runctx.pytest_plugin"]`` next to the installed entry
+point load it once, not twice (pytest would refuse the second).
 """
 
 from __future__ import annotations
@@ -140,7 +148,14 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def _error_text(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
+    return _visible(f"{type(error).__name__}: {error}")
+
+
+def _visible(text: str) -> str:
+    """``text`` escaped for the terminal, line by line."""
+    from runctx.present.escape import visible_lines  # noqa: PLC0415 - see the module docstring
+
+    return visible_lines(text)
 
 
 # -- options ------------------------------------------------------------------------
@@ -516,6 +531,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
 
 def _write(config: pytest.Config, text: str) -> None:
     """A line on the terminal now, whatever the verbosity (stderr without a terminal)."""
+    text = _visible(text)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None:
         sys.stderr.write(text + "\n")
@@ -631,7 +647,7 @@ def _act(config: pytest.Config, state: PluginState) -> None:
             f"{shared_tree_message(decision.shared)}\nrunctx refused to start this session "
             f"({setting}, exit status {EXIT_REFUSED})."
         )
-        pytest.exit(msg, returncode=EXIT_REFUSED)
+        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
     if _refuses(state):
         asks = " (it asks first, and a test session cannot ask)" if state.mode == "ask" else ""
         msg = (
@@ -639,7 +655,7 @@ def _act(config: pytest.Config, state: PluginState) -> None:
             f"({state.mode_from}{asks}, exit status {EXIT_REFUSED}); --runctx=wait waits "
             "for it instead."
         )
-        pytest.exit(msg, returncode=EXIT_REFUSED)
+        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
     if decision.same_action is Action.STOP:
         _wait_for_turn(config, state, describe_ours)
     if decision.waits_for_room:
@@ -673,7 +689,7 @@ def _wait_for_turn(
             f"runctx: timed out after {seconds} waiting for another run of this checkout "
             f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
         )
-        pytest.exit(msg, returncode=EXIT_REFUSED)
+        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
     state.samples.append(_sample_of("after wait", outcome.report, state.busy))
     pids = ", ".join(str(judged.run.pid) for judged in outcome.waited_for)
     if pids:
@@ -708,7 +724,7 @@ def _wait_for_room(config: pytest.Config, state: PluginState) -> None:
             f"({', '.join(outcome.pressure.reasons)}; --runctx-timeout; exit status "
             f"{EXIT_REFUSED})."
         )
-        pytest.exit(msg, returncode=EXIT_REFUSED)
+        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
     _say(config, state, f"{PREFIX}waited {seconds} for room; going ahead")
 
 
@@ -792,7 +808,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     note = config.stash.get(AUTO_WORKERS_NOTE, None)
     if note is not None and state.handoff != QUIET:
         lines.append(PREFIX + note)
-    return lines
+    return [_visible(line) for line in lines]
 
 
 def pytest_terminal_summary(
@@ -817,7 +833,7 @@ def pytest_terminal_summary(
         return
     terminalreporter.write_sep("-", "runctx")
     for line in lines:
-        terminalreporter.write_line(line)
+        terminalreporter.write_line(_visible(line))
 
 
 # -- -n auto ------------------------------------------------------------------------

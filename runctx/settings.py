@@ -31,15 +31,71 @@ if TYPE_CHECKING:
 
 PYPROJECT = "pyproject.toml"
 MAX_PYPROJECT_BYTES = 1024 * 1024
-"""A pyproject.toml larger than this (1 MiB) is read no further."""
+"""The largest pyproject.toml whose ``[tool.runctx]`` is parsed (1 MiB)."""
+MAX_SCANNED_BYTES = 64 * 1024 * 1024
+"""How much of a larger pyproject.toml is searched for a ``[tool.runctx]`` table (64 MiB)."""
+MAX_LINE_BYTES = MAX_PYPROJECT_BYTES
+"""The longest line of a larger file judged exactly; a longer one that names runctx may hold it."""
 
 _DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
 _KEYS = (b"runctx", b'"runctx"', b"'runctx'")
+_BREAKS = (b"\n", b"\r")
 
 
 def _name_goes_on(following: bytes) -> bool:
     """Whether the byte after ``runctx`` continues a longer key (``runctxx``)."""
     return following.isalnum() or following in (b"_", b"-")
+
+
+class _TableSpotter:
+    """The rule of :func:`mentions_runctx_table`, line after line, with the last header seen.
+
+    ``header`` is the last ``[...]`` header line's name, or None when it is
+    not known (a header line too long to hold): then it may be ``[tool]``.
+    """
+
+    __slots__ = ("header",)
+
+    def __init__(self) -> None:
+        self.header: bytes | None = b""
+
+    def line(self, raw: bytes) -> bool:
+        """Whether the line ``raw`` (no line break in it) may belong to a runctx table."""
+        line = raw.strip()
+        if b"runctx" in line:
+            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
+            for dotted in _DOTTED:
+                at = squeezed.find(dotted)
+                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
+                    return True
+            if self.header in (b"tool", None) and squeezed.startswith(_KEYS):
+                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
+                if rest[:1] in (b".", b"="):
+                    return True
+        if line.startswith(b"["):
+            self.header = line.strip(b"[]").strip()
+        return False
+
+    def lines(self, data: bytes) -> bool:
+        """Whether any of the whole lines in ``data`` may belong to a runctx table.
+
+        Without the word ``runctx`` in ``data`` only its last header line
+        matters, and is found from the end.
+        """
+        if b"runctx" in data:
+            return any(self.line(raw) for raw in data.splitlines())
+        end = len(data)
+        while (at := data.rfind(b"[", 0, end)) >= 0:
+            start = max(data.rfind(brk, 0, at) for brk in _BREAKS) + 1
+            stop = min(
+                (found for brk in _BREAKS if (found := data.find(brk, at)) >= 0), default=len(data)
+            )
+            line = data[start:stop].strip()
+            if line.startswith(b"["):
+                self.header = line.strip(b"[]").strip()
+                return False
+            end = start
+        return False
 
 
 def mentions_runctx_table(data: bytes) -> bool:
@@ -54,34 +110,118 @@ def mentions_runctx_table(data: bytes) -> bool:
     """
     if b"runctx" not in data:
         return False
-    header = b""
-    for raw in data.splitlines():
-        line = raw.strip()
-        if b"runctx" in line:
-            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
-            for dotted in _DOTTED:
-                at = squeezed.find(dotted)
-                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
-                    return True
-            if header == b"tool" and squeezed.startswith(_KEYS):
-                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
-                if rest[:1] in (b".", b"="):
-                    return True
-        if line.startswith(b"["):
-            header = line.strip(b"[]").strip()
-    return False
+    return _TableSpotter().lines(data)
+
+
+class TableSearch:
+    """:func:`mentions_runctx_table` over a text given in chunks, in bounded memory.
+
+    :meth:`feed` each chunk, then :meth:`end`; either says True as soon as a
+    line may belong to a runctx table. A line is held until it ends, up to
+    :data:`MAX_LINE_BYTES`; a longer one is judged by what it may be: it may
+    hold the table if it names runctx anywhere, and a header line that long
+    may be ``[tool]``.
+    """
+
+    __slots__ = ("_long", "_partial", "_spotter")
+
+    def __init__(self) -> None:
+        """Nothing seen yet."""
+        self._spotter = _TableSpotter()
+        self._partial = bytearray()
+        self._long: list[bytes] | None = None
+        """For a line past the bound: [its first non-blank byte, the last 5 bytes], or None."""
+
+    def feed(self, chunk: bytes) -> bool:
+        """Whether the text up to the end of ``chunk``'s last whole line may hold the table."""
+        first = min((at for brk in _BREAKS if (at := chunk.find(brk)) >= 0), default=-1)
+        if first < 0:
+            return self._extend(chunk)
+        if self._extend(chunk[:first]) or self._end_line():
+            return True
+        last = max(chunk.rfind(brk) for brk in _BREAKS)
+        if self._spotter.lines(chunk[first + 1 : last + 1]):
+            return True
+        return self._extend(chunk[last + 1 :])
+
+    def end(self) -> bool:
+        """Whether the last line (the text ended without a line break) may hold the table."""
+        return self._end_line()
+
+    def _extend(self, piece: bytes) -> bool:
+        """Add ``piece`` to the line being read; True when a line too long to hold names runctx."""
+        if self._long is None:
+            if len(self._partial) + len(piece) <= MAX_LINE_BYTES:
+                self._partial += piece
+                return False
+            held = bytes(self._partial)
+            self._partial.clear()
+            self._long = [held.lstrip()[:1], b""]
+            piece = held + piece
+        if b"runctx" in self._long[1] + piece[:5] or b"runctx" in piece:
+            return True
+        if not self._long[0]:
+            self._long[0] = piece.lstrip()[:1]
+        self._long[1] = (self._long[1] + piece)[-5:]
+        return False
+
+    def _end_line(self) -> bool:
+        if self._long is not None:
+            if self._long[0] == b"[":
+                self._spotter.header = None
+            self._long = None
+            return False
+        line = bytes(self._partial)
+        self._partial.clear()
+        return self._spotter.line(line)
 
 
 def read_pyproject(path: str) -> bytes | None:
-    """The bytes of a pyproject.toml (at most 1 MiB), None when there is none."""
+    """The bytes of a pyproject.toml, None when there is none or it cannot hold runctx's table.
+
+    The file is read without blocking and only if it is a regular file
+    (:mod:`runctx.planted`: anyone who can write a shared parent can put a
+    FIFO there). One of at most :data:`MAX_PYPROJECT_BYTES` is read whole. A
+    larger one is searched in chunks (:class:`TableSearch`, the rule of
+    :func:`mentions_runctx_table`), up to :data:`MAX_SCANNED_BYTES`: without a
+    table it has no runctx settings (None); with one, or past that bound, its
+    settings cannot be read, and :class:`ConfigError` says so rather than
+    silently using the defaults.
+    """
+    from runctx.planted import feed_chunks, read_bounded  # noqa: PLC0415 - a file exists here
+
     try:
-        with open(path, "rb") as stream:
-            return stream.read(MAX_PYPROJECT_BYTES)
+        data, whole = read_bounded(path, MAX_PYPROJECT_BYTES)
+        if whole:
+            return data
+        search = TableSearch()
+        found = feed_chunks(path, MAX_SCANNED_BYTES, search.feed)
+        if found is False:
+            found = search.end()
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
         raise ConfigError(msg) from error
+    if found is False:
+        return None
+    size = MAX_PYPROJECT_BYTES // 1024 // 1024
+    advice = (
+        f"Keep pyproject.toml under {size} MiB, or set ${MODE_ENV} and ${SHARED_TREE_ENV} "
+        "in the environment instead"
+    )
+    if found:
+        msg = (
+            f"{path} holds a [tool.runctx] table, but it is larger than {size} MiB, the most "
+            f"runctx parses: its runctx settings cannot be read. {advice}"
+        )
+    else:
+        cap = MAX_SCANNED_BYTES // 1024 // 1024
+        msg = (
+            f"{path} is larger than {cap} MiB, the most runctx searches for a [tool.runctx] "
+            f"table: whether it holds one cannot be told. {advice}"
+        )
+    raise ConfigError(msg)
 
 
 def runctx_table(path: str) -> dict[str, object]:

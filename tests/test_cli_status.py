@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from hooktools import hook_env
+from nstools import without_proc
 from proctools import make_checkout
-from runfixtures import start_run_tests_script
 
 from runctx.cli.main import main
 
@@ -19,19 +20,22 @@ RUNCTX = [sys.executable, "-m", "runctx"]
 
 def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the command line as a separate process."""
-    return subprocess.run([*RUNCTX, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    return subprocess.run(
+        [*RUNCTX, *args],
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        cwd=cwd,
+        check=False,
+    )
 
 
 @pytest.fixture
-def foreign_run(shared_tmp):
+def foreign_run(shared_tmp, runs):
     """A live run in another checkout with the same directory name."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    run = start_run_tests_script(theirs)
-    try:
-        yield mine, theirs, run
-    finally:
-        run.kill()
+    return mine, theirs, runs.run_tests_script(theirs)
 
 
 def test_json_follows_the_contract(foreign_run):
@@ -159,3 +163,29 @@ def test_main_can_be_called_in_process(capsys, foreign_run):
     assert main(["status", "--json", "--root", str(mine)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert run.pid in [entry["pid"] for entry in report["runs"]]
+
+
+def test_status_answers_next_to_a_planted_fifo(planted_fifo):
+    """In a directory under a planted FIFO pyproject.toml, status prints its report."""
+    done = subprocess.run(
+        [*RUNCTX, "status"],
+        cwd=planted_fifo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=hook_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Viewpoint: {planted_fifo} as ")
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("source", [[], ["--source", "procfs"], ["--source", "psutil"]])
+def test_status_without_procfs_says_so_in_one_line(source):
+    """With no /proc, status exits 1 with one line from either source; no traceback."""
+    done = without_proc(sys.executable, "-m", "runctx", "status", *source)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("runctx: error: no procfs is mounted at /proc"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import attrs
 import pytest
-from hooktools import world
-from runfixtures import start_run_tests_script
+from proctools import OTHER_UID, make_checkout, run_as
 
 from runctx import policy
 from runctx.policy import Action, Decision, Mode
 from runctx.scanning import scan, viewpoint
 from runctx.shell.commands import TestInvocation, test_invocations
-
-__all__ = ["world"]  # the fixture, imported for pytest
+from runctx.waiting import blocking_runs
 
 
 def scan_from(directory: Path, **kwargs):
@@ -25,6 +24,17 @@ def scan_from(directory: Path, **kwargs):
 def pids(runs) -> set[int]:
     """The pids of judged runs."""
     return {judged.run.pid for judged in runs}
+
+
+def only(report, *leaders: int):
+    """``report`` with no runs but the caller's own and those led by ``leaders``.
+
+    Runs elsewhere on the box (other suites, leftovers whose identity is
+    unknown, which count as ours) would change a decision about the run the
+    test started; the runs kept are real, judged by a real scan.
+    """
+    kept = tuple(j for j in report.runs if j.run.is_self or j.run.pid in leaders)
+    return attrs.evolve(report, runs=kept)
 
 
 # --------------------------------------------------------------------------- judge
@@ -58,21 +68,18 @@ def test_the_mode_picks_the_action(world, mode, action, words):
 
 def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
     """From the idle checkout the run is foreign: a note, nothing counted as ours."""
-    report = scan_from(world.idle)
-    decision = policy.decision_for(report, Mode.STOP)
+    decision = policy.decision_for(only(scan_from(world.idle), world.run.pid), Mode.STOP)
     assert decision.action is Action.NOTE
     assert decision.goes_ahead
     assert world.run.pid in pids(decision.foreign)
     assert world.run.pid not in pids(decision.ours)
-    alone = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.pid == world.run.pid))
-    assert f"pid {world.run.pid} (run-tests-script" in policy.decision_for(alone, Mode.STOP).message
+    assert f"pid {world.run.pid} (run-tests-script" in decision.message  # not measured: named
     assert "not this checkout's" in decision.message
 
 
 def test_nothing_live_is_silent(world):
     """A report with no other run is silent, whatever the mode."""
-    report = scan_from(world.busy)
-    empty = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.is_self))
+    empty = only(scan_from(world.busy))
     for mode in Mode:
         decision = policy.decision_for(empty, mode)
         assert decision.action is Action.SILENT
@@ -95,18 +102,16 @@ def test_an_unidentifiable_checkout_only_warns(world, tmp_path):
     assert "could not identify the checkout" in decision.message
 
 
-def test_a_run_waits_only_for_older_runs_of_its_checkout(world):
+def test_a_run_waits_only_for_older_runs_of_its_checkout(world, runs):
     """Judged as the younger of two runs, the older one stops it; as the older, nothing does."""
-    younger = start_run_tests_script(world.busy)
-    try:
-        as_younger = policy.decision_for(
-            scan_from(world.busy, self_pid=younger.pid), Mode.STOP, own_run=True
-        )
-        as_older = policy.decision_for(
-            scan_from(world.busy, self_pid=world.run.pid), Mode.STOP, own_run=True
-        )
-    finally:
-        younger.kill()
+    younger = runs.run_tests_script(world.busy)
+    both = (world.run.pid, younger.pid)
+    as_younger = policy.decision_for(
+        only(scan_from(world.busy, self_pid=younger.pid), *both), Mode.STOP, own_run=True
+    )
+    as_older = policy.decision_for(
+        only(scan_from(world.busy, self_pid=world.run.pid), *both), Mode.STOP, own_run=True
+    )
     assert as_younger.action is Action.STOP
     assert pids(as_younger.ours) == {world.run.pid}
     assert younger.pid not in pids(as_older.ours)
@@ -166,30 +171,35 @@ def test_summary_is_the_first_line():
     assert Decision(Action.STOP, message="one\ntwo").summary == "one"
 
 
-def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp):
+def _judge_a_leftover(pid: int, mine: str) -> dict[str, object]:
+    """How a scan, the policy and the waiting order treat the run ``pid`` from ``mine``."""
+    report = scan(viewpoint(cwd=mine))
+    judged = next(j for j in report.runs if j.run.pid == pid)
+    decision = policy.decision_for(report, Mode.STOP)
+    [invocation] = test_invocations("pytest -x", mine)
+    return {
+        "verdict": judged.judgement.verdict.value,
+        "counted as ours": judged in report.ours,
+        "action": decision.action.value,
+        "message": decision.message,
+        "blocks": judged in blocking_runs(report),
+        "decide": policy.decide([invocation]).action.value,
+    }
+
+
+@pytest.mark.needs_root  # the leftover and its viewer are another uid: no other test sees it
+def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp, runs):
     """A leftover whose cwd was deleted inside this checkout counts as ours in words only."""
-    from proctools import make_checkout
-
-    from runctx.waiting import blocking_runs
-
     mine = make_checkout(shared_tmp, "mine")
     doomed = mine / "build" / "doomed"
     doomed.mkdir(parents=True)
-    leftover = start_run_tests_script(doomed)
-    try:
-        import shutil
-
-        shutil.rmtree(mine / "build")
-        report = scan_from(mine)
-        judged = next(j for j in report.runs if j.run.pid == leftover.pid)
-        assert judged.judgement.verdict.value == "unknown"
-        assert judged in report.ours
-        decision = policy.decision_for(report, Mode.STOP)
-        assert decision.action is Action.WARN
-        assert f"pid {leftover.pid} (" in decision.message
-        assert "identity is not fully known" in decision.message
-        assert judged not in blocking_runs(report)
-        [invocation] = test_invocations("pytest -x", str(mine))
-        assert policy.decide([invocation]).action is Action.WARN
-    finally:
-        leftover.kill()
+    leftover = runs.run_tests_script(doomed, uid=OTHER_UID)
+    shutil.rmtree(mine / "build")
+    seen = run_as(OTHER_UID, _judge_a_leftover, leftover.pid, str(mine))
+    assert seen["verdict"] == "unknown"
+    assert seen["counted as ours"]
+    assert seen["action"] == Action.WARN.value
+    assert f"pid {leftover.pid} (" in seen["message"]
+    assert "identity is not fully known" in seen["message"]
+    assert not seen["blocks"]
+    assert seen["decide"] == Action.WARN.value

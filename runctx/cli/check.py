@@ -15,14 +15,13 @@ Exit statuses:
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from typing import Any
 
 from runctx.busy import box_pressure
 from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.present.json import report_json
+from runctx.present.output import write_json, write_text
 from runctx.present.words import box_line, describe_foreign, same_checkout_message
 from runctx.report import Report
 from runctx.scanning import scan
@@ -93,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
         out = report_json(report, busy)
         out["check"] = OUTCOMES[status]
         out["exit_status"] = status
-        json.dump(out, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json(out)
     elif not args.quiet:
-        sys.stdout.write(check_text(report, busy) + "\n")
+        write_text(check_text(report, busy) + "\n")
     return status

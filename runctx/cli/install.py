@@ -26,7 +26,6 @@ import argparse
 import os
 import shutil
 import stat
-import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +34,7 @@ from runctx.exceptions import RunctxError
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.settings_file import JSONObject
+from runctx.present.output import say, write_text
 from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
@@ -190,12 +190,12 @@ def run(args: argparse.Namespace) -> int:
 
     outcome = settings_file.update(path, change, dry_run=args.dry_run, remove_when=remove_when)
     if args.dry_run:
-        sys.stdout.write(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
+        write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0
-    sys.stdout.write(_summary(chosen, outcome, uninstall=args.uninstall) + "\n")
+    write_text(_summary(chosen, outcome, uninstall=args.uninstall) + "\n")
     if not args.uninstall and outcome.changed:
         _warn_if_unreachable(args.prefix)
-        sys.stderr.write(f"runctx: {chosen.AFTER_INSTALL}\n")
+        say(f"runctx: {chosen.AFTER_INSTALL}")
     return 0
 
 
@@ -215,8 +215,8 @@ def _summary(chosen: Agent, outcome: settings_file.Update, *, uninstall: bool) -
 def _warn_if_unreachable(prefix: str) -> None:
     program = prefix.split(maxsplit=1)[0]
     if shutil.which(program) is None:
-        sys.stderr.write(
+        say(
             f"runctx: warning: {program!r} is not on this PATH. The agent must find it to run "
             "the hook (a hook that cannot start lets every command through); install runctx "
-            "where the agent looks, or give --command /full/path/to/runctx.\n"
+            "where the agent looks, or give --command /full/path/to/runctx."
         )

@@ -49,6 +49,7 @@ fails while checking, it says so in one line on stderr and runs the command.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shlex
 import signal
@@ -64,6 +65,8 @@ from runctx.exceptions import ConfigError, PidNamespaceError
 from runctx.exits import EXIT_REFUSED, EXIT_USAGE
 from runctx.handoff import CHECKED, HANDOFF_ENV, QUIET
 from runctx.policy import Action, Decision
+from runctx.present.escape import visible
+from runctx.present.output import say
 from runctx.present.words import describe_ours
 from runctx.settings import Mode, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
@@ -117,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     if command and command[0] == "--":
         command = command[1:]
     if not command:
-        sys.stderr.write("runctx run: error: give the command to run: runctx run -- COMMAND\n")
+        _say("runctx run: error: give the command to run: runctx run -- COMMAND")
         return EXIT_USAGE
     mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
     checked = False
@@ -260,8 +263,10 @@ def _wait_for_room(decision: Decision, args: argparse.Namespace, waited: float) 
 
 def _exec(command: list[str]) -> NoReturn:
     """Replace runctx with the command; exit 127/126 if it cannot be started."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
     # Python ignores SIGPIPE and SIGXFSZ; an ignored signal stays ignored across exec.
     for name in ("SIGPIPE", "SIGXFSZ"):
         number = getattr(signal, name, None)
@@ -270,10 +275,10 @@ def _exec(command: list[str]) -> NoReturn:
     try:
         os.execvp(command[0], command)  # noqa: S606 - replacing runctx with the command is the point
     except FileNotFoundError:
-        _say(f"runctx: {command[0]}: command not found")
+        _say(f"runctx: {visible(command[0])}: command not found")
         raise SystemExit(EXIT_NOT_FOUND) from None
     except OSError as error:
-        _say(f"runctx: {command[0]}: cannot run it: {error.strerror or error}")
+        _say(f"runctx: {visible(command[0])}: cannot run it: {error.strerror or error}")
         raise SystemExit(EXIT_NOT_EXECUTABLE) from None
 
 
@@ -283,5 +288,4 @@ def _what(error: BaseException) -> str:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
+    say(text)

@@ -1,4 +1,9 @@
-"""The report as a readable table for a terminal (``runctx status``)."""
+"""The report as a readable table for a terminal (``runctx status``).
+
+Every piece of foreign text (an argument, a path, a kind, a reason, a user
+name) goes through :func:`runctx.present.escape.visible` before it reaches a
+cell or a line, so nothing in it can move the cursor or forge a line.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import shlex
 
 from runctx.busy import box_pressure
 from runctx.identity import Verdict
-from runctx.present.escape import printable
+from runctx.present.escape import visible
 from runctx.present.words import describe_starter, human_age, owner_name
 from runctx.report import JudgedRun, Report
 from runctx.settings import DEFAULT_BUSY, BusyRules
@@ -22,8 +27,8 @@ def command_line(judged: JudgedRun) -> str:
     """The argv of a run, shortened for a table cell."""
     argv = judged.run.argv
     if isinstance(argv, Unknown):
-        return str(argv)
-    text = shlex.join(printable(arg) for arg in argv)
+        return visible(str(argv))
+    text = shlex.join(visible(arg) for arg in argv)
     return text if len(text) <= _ARGV_WIDTH else text[: _ARGV_WIDTH - 1] + "…"
 
 
@@ -43,11 +48,11 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
     for judged in runs:
         run = judged.run
         marks = " (orphaned)" if run.orphaned else ""
-        root = str(run.root) if isinstance(run.root, Unknown) else printable(run.root.shown)
+        root = visible(str(run.root) if isinstance(run.root, Unknown) else run.root.shown)
         rows.append(
             [
                 f"{run.pid}{marks}",
-                run.kind,
+                visible(run.kind),
                 human_age(run.age_seconds),
                 str(len(run.members)),
                 "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
@@ -63,7 +68,7 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
         out = [lines[0]]
         for line, judged in zip(lines[1:], runs, strict=True):
             out.append(line)
-            out.append("      why: " + "; ".join(judged.judgement.reasons))
+            out.append("      why: " + "; ".join(visible(r) for r in judged.judgement.reasons))
             if judged.shares_tree:
                 out.append(
                     f"      shares this tree: {owner_name(judged.run.uid)}'s run in this very "
@@ -111,7 +116,7 @@ def _load_line(load: Load) -> str:
 def report_text(report: Report, busy: BusyRules = DEFAULT_BUSY) -> str:
     """The whole report as text; ``busy`` says when the box counts as busy."""
     here = report.here
-    root = str(here.root) if isinstance(here.root, Unknown) else printable(here.root)
+    root = visible(str(here.root))
     lines = [f"Viewpoint: {root} as {owner_name(here.uid)} (uid {here.uid})"]
     self_run = report.self_run
     ours = report.ours
@@ -127,7 +132,7 @@ def report_text(report: Report, busy: BusyRules = DEFAULT_BUSY) -> str:
         lines.extend(_run_rows(ours, with_reason=False))
         lines.extend(
             f"  {judged.run.pid}: identity not fully known, counted as ours: "
-            + "; ".join(judged.judgement.reasons)
+            + "; ".join(visible(reason) for reason in judged.judgement.reasons)
             for judged in ours
             if judged.judgement.verdict is Verdict.UNKNOWN
         )
@@ -160,10 +165,10 @@ def report_text(report: Report, busy: BusyRules = DEFAULT_BUSY) -> str:
     visibility = report.visibility
     seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
     if visibility.hidepid != "unknown":
-        seen += f", /proc hidepid={visibility.hidepid}"
+        seen += f", /proc hidepid={visible(visibility.hidepid)}"
     lines.append(seen)
     if visibility.notes:
-        lines.extend(f"Not seen: {note}" for note in visibility.notes)
+        lines.extend(f"Not seen: {visible(note)}" for note in visibility.notes)
     else:
         lines.append("Not seen: nothing hidden from this scan.")
     return "\n".join(lines)

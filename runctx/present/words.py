@@ -12,6 +12,11 @@ is safe to act on (stop); waiting for or refusing next to an unknown one only
 costs time. Foreign runs are named only when they are busy now, or when the
 box is under pressure (:mod:`runctx.busy`); idle ones are counted in a few
 words.
+
+Every piece of foreign text in these sentences (a kind, a reason, a path, a
+user name, who started a run: its session id, CI job or unit) is escaped by
+:func:`runctx.present.escape.visible` as it is put in, so a sentence's only
+line breaks are its own.
 """
 
 from __future__ import annotations
@@ -21,17 +26,15 @@ from collections.abc import Sequence
 
 from runctx.busy import BoxPressure, split_by_cpu
 from runctx.identity import Verdict
-from runctx.present.escape import printable
+from runctx.present.escape import visible
 from runctx.report import JudgedRun, Report, StartedBy
 from runctx.settings import BusyRules
-from runctx.sources.load import Load
 from runctx.started_by import AgentSession, Relation, relation
 from runctx.unknown import Unknown
 
 _SECONDS_PER_MINUTE = 60
 _SECONDS_PER_HOUR = 3600
 _SECONDS_PER_DAY = 86400
-_GIB = 1024**3
 
 NOTE_MAX_CHARS = 300
 """The most a note (contention that lets the command through) may cost an agent's context."""
@@ -63,7 +66,7 @@ def owner_name(uid: int | Unknown) -> str:
     if isinstance(uid, Unknown):
         return "?"
     try:
-        return pwd.getpwuid(uid).pw_name
+        return visible(pwd.getpwuid(uid).pw_name)
     except KeyError:
         return str(uid)
 
@@ -76,23 +79,29 @@ def cap(text: str, limit: int) -> str:
 
 
 def short_session(session: str) -> str:
-    """The first characters of a session id, enough to tell sessions apart."""
-    shown = printable(session)
-    return shown if len(shown) <= _SESSION_SHOWN + 1 else shown[:_SESSION_SHOWN] + "…"
+    """The first characters of a session id, enough to tell sessions apart, escaped."""
+    if len(session) <= _SESSION_SHOWN + 1:
+        return visible(session)
+    return visible(session[:_SESSION_SHOWN]) + "…"
 
 
-def describe_starter(started: StartedBy | Unknown) -> str | None:
-    """``claude-code session 5f3a2b1c…``, ``github-actions run 42 (org/app: CI / test)``; None."""
+def describe_starter(started: StartedBy | Unknown, *, detail: bool = True) -> str | None:
+    """``claude-code session 5f3a2b1c…``, ``github-actions run 42 (org/app: CI / test)``; None.
+
+    What a run inherited is foreign text: the session and the detail are
+    escaped (:func:`~runctx.present.escape.visible`). ``detail`` False leaves
+    the detail out.
+    """
     if isinstance(started, Unknown):
         return None
-    text = started.kind
+    text = visible(started.kind)
     if started.session is not None:
         noun = {"github-actions": "run", "systemd": "invocation"}.get(started.kind, "session")
         if started.kind in {"gitlab-ci", "buildkite", "jenkins", "circleci"}:
             noun = "job"
         text += f" {noun} {short_session(started.session)}"
-    if started.detail is not None:
-        text += f" ({printable(started.detail)})"
+    if detail and started.detail is not None:
+        text += f" ({visible(started.detail)})"
     return text
 
 
@@ -113,42 +122,27 @@ def describe_run(judged: JudgedRun) -> str:
     noun = "process" if count == 1 else "processes"
     orphaned = ", orphaned" if run.orphaned else ""
     age = human_age(run.age_seconds)
-    return f"pid {run.pid} ({run.kind}, running {age}, {count} {noun}{orphaned})"
+    return f"pid {run.pid} ({visible(run.kind)}, running {age}, {count} {noun}{orphaned})"
 
 
 def describe_ours(judged: JudgedRun) -> str:
     """A run of this checkout, with a note when its identity was not fully known."""
     text = describe_run(judged)
     if judged.judgement.verdict is Verdict.UNKNOWN:
-        text += " [identity not fully known: " + "; ".join(judged.judgement.reasons) + "]"
+        reasons = "; ".join(visible(reason) for reason in judged.judgement.reasons)
+        text += f" [identity not fully known: {reasons}]"
     return text
 
 
 def describe_foreign(judged: JudgedRun) -> str:
     """A foreign run with its owner, who started it, its CPU use now, and why it is foreign."""
     run = judged.run
-    why = "; ".join(reason for reason in judged.judgement.reasons if "==" not in reason)
+    why = "; ".join(visible(reason) for reason in judged.judgement.reasons if "==" not in reason)
     starter = describe_starter(run.started_by)
     by = f", started by {starter}" if starter else ""
     return (
         f"{describe_run(judged)} owned by {owner_name(run.uid)}{by}, {describe_cpu(judged)}: {why}"
     )
-
-
-def describe_load(load: Load) -> str:
-    """``2 usable CPUs, load 3.10 (1.55 per CPU), CPU pressure 41.0% (avg10), 12.0 GiB free``."""
-    parts = []
-    if not isinstance(load.usable_cpus, Unknown):
-        parts.append(f"{load.usable_cpus} usable CPUs")
-    if not isinstance(load.load_average, Unknown):
-        per_cpu = load.load_per_cpu
-        per = "" if isinstance(per_cpu, Unknown) else f" ({per_cpu:.2f} per CPU)"
-        parts.append(f"load {load.load_average[0]:.2f}{per}")
-    if not isinstance(load.cpu_pressure, Unknown):
-        parts.append(f"CPU pressure {load.cpu_pressure.avg10:.1f}% (avg10)")
-    if not isinstance(load.memory, Unknown):
-        parts.append(f"{load.memory.available_bytes / _GIB:.1f} GiB memory available")
-    return ", ".join(parts) if parts else "load unknown"
 
 
 def box_line(pressure: BoxPressure) -> str:
@@ -162,10 +156,10 @@ def box_line(pressure: BoxPressure) -> str:
 def _foreign_brief(judged: JudgedRun) -> str:
     """``pid 41210 (pytest, ana, by github-actions run 42): 1.9 CPUs busy now``."""
     run = judged.run
-    parts = [run.kind, owner_name(run.uid)]
-    starter = describe_starter(run.started_by)
+    parts = [visible(run.kind), owner_name(run.uid)]
+    starter = describe_starter(run.started_by, detail=False)
     if starter is not None:
-        parts.append(f"by {starter.partition(' (')[0]}")
+        parts.append(f"by {starter}")
     return f"pid {run.pid} ({', '.join(parts)}): {describe_cpu(judged)}"
 
 

@@ -22,7 +22,7 @@ from runctx.runners.pattern import (
     RunnerPattern,
 )
 from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.runners.walk import CommandResolution, detect_runner, resolve_command
+from runctx.runners.walk import MAX_ARGV_WORDS, CommandResolution, detect_runner, resolve_command
 
 RUNNER_KINDS: tuple[str, ...] = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATTERNS))
 """Every builtin kind, in table order."""
@@ -30,6 +30,7 @@ RUNNER_KINDS: tuple[str, ...] = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATT
 __all__ = [
     "BUILTIN_PATTERNS",
     "DEFAULT_NOT_WITH",
+    "MAX_ARGV_WORDS",
     "ROLES",
     "RUNNER_KINDS",
     "RUNNER_ROLE",

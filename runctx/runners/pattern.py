@@ -34,6 +34,12 @@ def glob(word: str, pattern: str) -> bool:
     return word == pattern
 
 
+def _exact_and_globs(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The exact words of ``patterns`` as a set (one lookup per word), and the globs."""
+    globs = tuple(p for p in patterns if p.startswith("*") or p.endswith("*"))
+    return frozenset(patterns) - frozenset(globs), globs
+
+
 def strings(value: Iterable[str] | str, field: str) -> tuple[str, ...]:
     """``value`` as a tuple of non-empty strings, or a TypeError/ValueError naming ``field``."""
     items: tuple[str, ...] = (value,) if isinstance(value, str) else tuple(value)
@@ -90,6 +96,10 @@ class RunnerPattern(LightRecord):
     """
 
     __slots__ = (
+        "_any_arg_exact",
+        "_any_arg_globs",
+        "_not_with_exact",
+        "_not_with_globs",
         "any_arg",
         "codes",
         "kind",
@@ -114,6 +124,10 @@ class RunnerPattern(LightRecord):
     not_with: tuple[str, ...]
     not_subcommands: frozenset[str]
     value_options: frozenset[str]
+    _not_with_exact: frozenset[str]
+    _not_with_globs: tuple[str, ...]
+    _any_arg_exact: frozenset[str]
+    _any_arg_globs: tuple[str, ...]
 
     def __init__(  # noqa: PLR0913 - a table row is built by keyword, one argument per column
         self,
@@ -143,6 +157,10 @@ class RunnerPattern(LightRecord):
         if not (names or mods or texts):
             msg = f"pattern {kind!r} names no program, module or code"
             raise ValueError(msg)
+        any_args = strings(any_arg, "any_arg")
+        not_withs = strings(not_with, "not_with")
+        any_arg_exact, any_arg_globs = _exact_and_globs(any_args)
+        not_with_exact, not_with_globs = _exact_and_globs(not_withs)
         self._hold(
             kind=kind,
             role=role,
@@ -151,10 +169,14 @@ class RunnerPattern(LightRecord):
             codes=texts,
             path_suffixes=strings(path_suffixes, "path_suffixes"),
             subcommand=strings(subcommand, "subcommand"),
-            any_arg=strings(any_arg, "any_arg"),
-            not_with=strings(not_with, "not_with"),
+            any_arg=any_args,
+            not_with=not_withs,
             not_subcommands=frozenset(strings(not_subcommands, "not_subcommands")),
             value_options=frozenset(strings(value_options, "value_options")),
+            _any_arg_exact=any_arg_exact,
+            _any_arg_globs=any_arg_globs,
+            _not_with_exact=not_with_exact,
+            _not_with_globs=not_with_globs,
         )
 
     @property
@@ -179,7 +201,12 @@ class RunnerPattern(LightRecord):
             or not all(glob(w, p) for w, p in zip(positionals, sub, strict=False))
         ):
             return False
-        return not self.any_arg or any(glob(w, p) for w in positionals for p in self.any_arg)
+        return not self.any_arg or self._any_arg_in(positionals)
+
+    def _any_arg_in(self, positionals: list[str]) -> bool:
+        """Whether some positional word matches ``any_arg``."""
+        exact, globs = self._any_arg_exact, self._any_arg_globs
+        return any(w in exact or any(glob(w, p) for p in globs) for w in positionals)
 
     def _positionals(self, args: Sequence[str]) -> list[str] | None:
         """The positional words before ``--``, or None if a ``not_with`` option is present."""
@@ -192,7 +219,7 @@ class RunnerPattern(LightRecord):
             if arg == "--":
                 break
             if len(arg) > 1 and arg[0] in "-+":
-                if any(glob(arg, p) for p in self.not_with):
+                if arg in self._not_with_exact or any(glob(arg, p) for p in self._not_with_globs):
                     return None
                 skip = arg in self.value_options
                 continue

@@ -20,6 +20,14 @@ other than a worker's exact bootstrap, ``node -e``, ``ruby -e``.
 
 Each step of the walk returns either the index of the next word to read or an
 :class:`Outcome`, a small value that says how the walk ended.
+
+The work per argv is bounded, whatever its length: the walk reads only its
+first :data:`MAX_ARGV_WORDS` words (after a wrapper splits one, too) and
+takes at most :data:`MAX_STEPS` steps. What lies beyond those words is as if
+it were not there: it cannot make a process a run (``make`` with ``test`` as
+its 100,000th word is no run), and it cannot hide a run the first words show
+(``pytest`` followed by 100,000 options and a ``--version`` stays a run: an
+over-warning, the visible side of the error).
 """
 
 from __future__ import annotations
@@ -58,6 +66,8 @@ if TYPE_CHECKING:
 
 MAX_STEPS = 64
 """Unwrapping steps per argv; past them the argv names no runner."""
+MAX_ARGV_WORDS = 256
+"""The words of an argv the walk reads; the rest is as if it were not there."""
 
 
 class Outcome(LightRecord):
@@ -117,7 +127,7 @@ class _Walk:
     __slots__ = ("args", "chdir", "index")
 
     def __init__(self, argv: Sequence[str], index: Index) -> None:
-        self.args = argv
+        self.args = argv[:MAX_ARGV_WORDS]
         self.index = index
         self.chdir: str | None = None
 
@@ -342,7 +352,9 @@ class _Walk:
             elif name in wrapper.code:
                 return Outcome(SHELL, text=value)
             elif name in wrapper.split:
-                self.args = [*self.args[: j - (1 if eq else 2)], *value.split(), *self.args[j:]]
+                head = self.args[: j - (1 if eq else 2)]
+                words = value.split(maxsplit=MAX_ARGV_WORDS)[:MAX_ARGV_WORDS]
+                self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
 
@@ -422,12 +434,13 @@ def detect_runner(
     of a scan, so that its index is built once. A one-word argv with spaces is
     a title the process wrote over its argv (``npm test``), and is split on
     whitespace. ``sh -c STRING`` gives None here: the shell parser reads it.
+    Only the first :data:`MAX_ARGV_WORDS` words are read (see the module).
     """
     if not argv:
         return None
     first = argv[0]
     if len(argv) == 1 and " " in first:
-        argv = first.split()
+        argv = first.split(maxsplit=MAX_ARGV_WORDS)[:MAX_ARGV_WORDS]
         if not argv:
             return None
         first = argv[0]

@@ -11,6 +11,7 @@ can be picked on Linux, so that parity is tested on real processes.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -90,10 +91,14 @@ def make_source(name: str) -> ProcessSource:
 
 
 def default_source() -> ProcessSource:
-    """``$RUNCTX_SOURCE`` if set, else procfs where ``/proc`` exists, else psutil."""
+    """``$RUNCTX_SOURCE`` if set, else procfs on Linux or where ``/proc`` exists, else psutil.
+
+    On Linux without a procfs at ``/proc`` (psutil reads it there too) the
+    procfs source raises :class:`~runctx.exceptions.SourceError` saying so.
+    """
     chosen = os.environ.get(SOURCE_ENV, "")
     if chosen:
         return make_source(chosen)
-    if os.path.exists("/proc/self/stat"):
-        return make_source("procfs")
+    if os.path.exists("/proc/self/stat") or sys.platform.startswith("linux"):
+        return make_source("procfs")  # on Linux without /proc: a clear SourceError
     return make_source("psutil")

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 import os
-from stat import S_ISREG
 
+from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
+from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
-from runctx.sources.errors import unknown_of
+from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import (
     ProcMount,
@@ -46,6 +47,7 @@ from runctx.sources.proctext import (
     parse_stat_tty,
     parse_status_uid,
     parse_uptime,
+    stays_under,
     systemd_path,
 )
 from runctx.unknown import NOT_READ, Reason, Unknown
@@ -59,6 +61,8 @@ _OPEN_DIRECTORY = os.O_PATH | os.O_DIRECTORY
 _EXITED_STATES = ("Z", "X", "x")
 ENVIRON_READ_MAX = 256 * 1024
 """The most of ``/proc/PID/environ`` read (256 KiB); a variable past it is not seen."""
+SMALL_READ_MAX = 64 * 1024
+"""The most of a cgroup file (``cpu.max``, ``/proc/PID/cgroup``) read: each holds a few lines."""
 CGROUP_ROOT = "/sys/fs/cgroup"
 _CGROUP_DEPTH_MAX = 64
 _V1_CPU_DIRS = ("cpu,cpuacct", "cpuacct,cpu", "cpu")
@@ -88,30 +92,25 @@ def read_file(path: str) -> bytes | Unknown:
 def read_bounded(path: str, limit: int) -> tuple[bytes, bool] | Unknown:
     """At most ``limit`` bytes of a file, and whether there was more; or why not.
 
-    Opened without blocking and refused unless it is a regular file or a
-    ``/proc`` file (a planted FIFO or device is never read).
+    Through :func:`runctx.planted.read_bounded`: never blocking, and only a
+    regular file (which every ``/proc`` and cgroup file is) is opened at all.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        data, whole = planted.read_bounded(path, limit)
+    except planted.NotRegularFileError as error:
+        return Unknown(Reason.ABSENT, error.strerror or "not a regular file")
     except OSError as error:
         return unknown_of(error)
-    try:
-        if not S_ISREG(os.fstat(fd).st_mode):
-            return Unknown(Reason.ABSENT, f"{path}: not a regular file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            data = os.read(fd, min(_READ_SIZE, limit + 1 - size))
-            if not data:
-                break
-            chunks.append(data)
-            size += len(data)
-        whole = b"".join(chunks)
-        return whole[:limit], len(whole) > limit
-    except OSError as error:
-        return unknown_of(error)
-    finally:
-        os.close(fd)
+    return data, not whole
+
+
+def _read_small(path: str) -> bytes | Unknown:
+    """A file of a few lines (cgroup files): read whole, or unknown past the bound."""
+    read = read_bounded(path, SMALL_READ_MAX)
+    if isinstance(read, Unknown):
+        return read
+    data, more = read
+    return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes") if more else data
 
 
 def _readlink(path: str) -> str | Unknown:
@@ -147,17 +146,19 @@ def cgroup_cpu_quota(cgroup_text: bytes, root: str = CGROUP_ROOT) -> float | Non
     """
     quotas: list[float] = []
     for names, path in parse_cgroup(cgroup_text):
+        if not stays_under(path):  # outside this cgroup namespace: /../x
+            continue
         if not names:
             for level in _ancestors(path):
-                raw = read_file(f"{root}{level}/cpu.max")
+                raw = _read_small(f"{root}{level}/cpu.max")
                 granted = parse_cpu_max(raw) if isinstance(raw, bytes) else None
                 if granted is not None:
                     quotas.append(granted)
         elif "cpu" in names:
             base = next((d for d in _V1_CPU_DIRS if os.path.isdir(f"{root}/{d}")), None)
             for level in _ancestors(path) if base is not None else []:
-                quota = read_file(f"{root}/{base}{level}/cpu.cfs_quota_us")
-                period = read_file(f"{root}/{base}{level}/cpu.cfs_period_us")
+                quota = _read_small(f"{root}/{base}{level}/cpu.cfs_quota_us")
+                period = _read_small(f"{root}/{base}{level}/cpu.cfs_period_us")
                 if isinstance(quota, bytes) and isinstance(period, bytes):
                     granted = parse_cfs_quota(quota, period)
                     if granted is not None:
@@ -174,7 +175,7 @@ def usable_cpus(proc: str = "/proc") -> int | Unknown:
         if count is None:
             return Unknown(Reason.ABSENT, "cpu count")
         cpus = count
-    cgroup = read_file(f"{proc}/self/cgroup")
+    cgroup = _read_small(f"{proc}/self/cgroup")
     if isinstance(cgroup, bytes):
         granted = cgroup_cpu_quota(cgroup)
         if granted is not None:
@@ -204,7 +205,9 @@ class ProcfsSource(SourceBase):
     name = "procfs"
 
     def __init__(self, proc: str = "/proc") -> None:
-        """Read from the procfs mounted at ``proc``."""
+        """Read from the procfs mounted at ``proc``; :class:`SourceError` when none is there."""
+        if not os.path.exists(f"{proc}/self/stat"):
+            raise SourceError(no_procfs_message(proc))
         self.proc = proc
 
     def uptime(self) -> float | Unknown:
@@ -319,7 +322,7 @@ class ProcfsSource(SourceBase):
         return parse_environ(data, wanted)
 
     def _cgroup(self, pid: int) -> str | Unknown:
-        raw = read_file(f"{self.proc}/{pid}/cgroup")
+        raw = _read_small(f"{self.proc}/{pid}/cgroup")
         if isinstance(raw, Unknown):
             return raw
         path = systemd_path(parse_cgroup(raw))

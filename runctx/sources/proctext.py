@@ -2,12 +2,16 @@
 
 Each takes what one read of a ``/proc`` file gave and returns its value or an
 explicit :class:`~runctx.unknown.Unknown` (``unparsable``) saying what was
-wrong; none raises on any input. The procfs source reads, these parse, so
-that the parsing can be fed any text in a test.
+wrong; none raises on any input, and each takes time linear in its input.
+The procfs source reads, these parse, so that the parsing can be fed any text
+in a test: ``tests/test_sources_proctext.py`` does so with hypothesis, and
+``make fuzz`` with atheris (``fuzz/``). A number must be finite to count: an
+``inf`` or ``nan`` is unparsable, never a value.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from typing import NamedTuple
 
@@ -91,6 +95,15 @@ def parse_status_uid(text: bytes) -> int | Unknown:
         return Unknown(Reason.UNPARSABLE, "status: Uid line without a number")
 
 
+def _finite(text: bytes) -> float:
+    """``text`` as a finite float; ValueError otherwise (``inf``, ``nan``, not a number)."""
+    value = float(text)
+    if not math.isfinite(value):
+        msg = f"not a finite number: {text!r}"
+        raise ValueError(msg)
+    return value
+
+
 def parse_status_nspid(text: bytes) -> tuple[int, ...] | Unknown:
     """The ``NSpid:`` line of ``/proc/PID/status``: the pid in each pid namespace.
 
@@ -114,7 +127,7 @@ def parse_status_nspid(text: bytes) -> tuple[int, ...] | Unknown:
 def parse_uptime(text: bytes) -> float | Unknown:
     """Seconds since boot from ``/proc/uptime``."""
     try:
-        return float(text.split()[0])
+        return _finite(text.split()[0])
     except (IndexError, ValueError):
         return Unknown(Reason.UNPARSABLE, "uptime")
 
@@ -122,7 +135,7 @@ def parse_uptime(text: bytes) -> float | Unknown:
 def parse_loadavg(text: bytes) -> tuple[float, float, float] | Unknown:
     """The 1, 5 and 15 minute load averages from ``/proc/loadavg``."""
     try:
-        one, five, fifteen = (float(value) for value in text.split()[:3])
+        one, five, fifteen = (_finite(value) for value in text.split()[:3])
     except ValueError:
         return Unknown(Reason.UNPARSABLE, "loadavg")
     return (one, five, fifteen)
@@ -147,9 +160,9 @@ def parse_pressure(text: bytes) -> Pressure | Unknown:
                 values[key] = value
             try:
                 return Pressure(
-                    avg10=float(values[b"avg10"]),
-                    avg60=float(values[b"avg60"]),
-                    avg300=float(values[b"avg300"]),
+                    avg10=_finite(values[b"avg10"]),
+                    avg60=_finite(values[b"avg60"]),
+                    avg300=_finite(values[b"avg300"]),
                 )
             except (KeyError, ValueError):
                 break
@@ -162,9 +175,32 @@ def parse_cpu_max(text: bytes) -> float | None:
     if len(parts) != 2 or parts[0] == b"max":  # noqa: PLR2004 - quota and period
         return None
     try:
-        return int(parts[0]) / int(parts[1])
-    except (ValueError, ZeroDivisionError):
+        granted = int(parts[0]) / int(parts[1])
+    except (ValueError, ZeroDivisionError, OverflowError):
         return None
+    return granted if granted > 0 else None
+
+
+def parse_cgroup_v2_path(text: bytes) -> str | None:
+    """The cgroup v2 path of a process from its ``/proc/PID/cgroup`` (the ``0::`` line).
+
+    None when there is none (cgroup v1 only), or it is not an absolute path
+    without ``..`` (a path to join under ``/sys/fs/cgroup`` must stay there).
+    """
+    for line in text.splitlines():
+        if line.startswith(b"0::"):
+            path = os.fsdecode(line[3:]).strip()
+            return path if stays_under(path) else None
+    return None
+
+
+def stays_under(path: str) -> bool:
+    """Whether a cgroup path can be joined under ``/sys/fs/cgroup`` and stay there.
+
+    Absolute, without a ``..`` part and without NUL: a process outside this
+    cgroup namespace shows as ``/../x``, and that path must not climb out.
+    """
+    return path.startswith("/") and ".." not in path.split("/") and "\0" not in path
 
 
 @attrs.frozen
@@ -182,7 +218,11 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
     """Find the procfs mounted at ``mount_point`` in a ``mountinfo`` text.
 
     The super options follow the ``-`` separator: ``- proc proc rw,hidepid=2``.
+    When several mounts sit at the same point, the last line is the one in
+    effect (mounted last, on top of the others): a ``hidepid=2`` procfs
+    mounted over ``/proc`` hides what the first line says it does not.
     """
+    found = None
     for line in mountinfo.splitlines():
         fields = line.split(b" ")
         if len(fields) < 5 or fields[4] != mount_point or b"-" not in fields:  # noqa: PLR2004
@@ -199,8 +239,8 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
                 hidepid = _HIDEPID_NAMES.get(text, text)
             elif key == b"subset" and value == b"pid":
                 subset_pid = True
-        return ProcMount(hidepid=hidepid, subset_pid=subset_pid)
-    return None
+        found = ProcMount(hidepid=hidepid, subset_pid=subset_pid)
+    return found
 
 
 # --------------------------------------------------------------------------- busy now, who started
@@ -224,10 +264,12 @@ def parse_meminfo(text: bytes) -> MemInfo | Unknown:
         if name in MEMINFO_FIELDS:
             words = rest.split()
             try:
-                scale = 1024 if words[1:2] == [b"kB"] else 1
-                found[name] = int(words[0]) * scale
+                number = int(words[0])
             except (IndexError, ValueError):
+                number = -1
+            if number < 0:
                 return Unknown(Reason.UNPARSABLE, f"meminfo: {name.decode()} without a number")
+            found[name] = number * (1024 if words[1:2] == [b"kB"] else 1)
     if b"MemTotal:" not in found:
         return Unknown(Reason.UNPARSABLE, "meminfo: no MemTotal line")
     if b"MemAvailable:" not in found:
@@ -239,11 +281,11 @@ def parse_cfs_quota(quota: bytes, period: bytes) -> float | None:
     """CPUs granted by a cgroup v1 ``cpu.cfs_quota_us`` and ``cpu.cfs_period_us`` (-1: no limit)."""
     try:
         granted, every = int(quota.strip()), int(period.strip())
-    except ValueError:
+        if granted <= 0 or every <= 0:
+            return None
+        return granted / every
+    except (ValueError, OverflowError):
         return None
-    if granted <= 0 or every <= 0:
-        return None
-    return granted / every
 
 
 def parse_cgroup(text: bytes) -> tuple[tuple[tuple[str, ...], str], ...]:
@@ -285,43 +327,40 @@ def parse_stat_tty(text: bytes) -> int | Unknown:
 
 
 ENVIRON_VALUE_MAX = 256
-"""The longest value of an environment variable kept (longer ones are dropped, not cut)."""
+"""The longest value of an environment variable kept, in bytes (longer ones are dropped, not cut:
+a cut session id would name another session)."""
 
 
-def showable_value(value: str) -> bool:
-    """Whether an environment value is kept: UTF-8, no control character, not too long."""
+def kept_value(value: str) -> bool:
+    """Whether an environment value (read as ``os.fsdecode`` reads) is at most the bound long."""
+    if len(value) > ENVIRON_VALUE_MAX:
+        return False
     try:
-        size = len(value.encode("utf-8"))
-    except UnicodeEncodeError:  # surrogate escapes: the bytes were not UTF-8
-        return False
-    if size > ENVIRON_VALUE_MAX:
-        return False
-    return not any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in value)  # noqa: PLR2004
+        size = len(os.fsencode(value))
+    except UnicodeEncodeError:  # a lone surrogate no byte stands for
+        size = len(value.encode("utf-8", "surrogatepass"))
+    return size <= ENVIRON_VALUE_MAX
 
 
 def parse_environ(data: bytes, wanted: frozenset[str]) -> dict[str, str]:
     """The variables named in ``wanted`` from ``/proc/PID/environ`` text, and no others.
 
-    Entries are ``NAME=value`` separated by NUL. A value that is not UTF-8, that
-    holds a control character, or that is longer than :data:`ENVIRON_VALUE_MAX`
-    is not kept: it is no value runctx could show as it is. A name given twice
+    Entries are ``NAME=value`` separated by NUL. A value keeps every byte
+    (bytes that are not UTF-8 as surrogate escapes, as ``os.fsdecode`` reads
+    them): it is foreign text, which each face escapes its own way
+    (:mod:`runctx.present.escape`). A value longer than
+    :data:`ENVIRON_VALUE_MAX` bytes is not kept at all. A name given twice
     keeps its first value (what ``getenv`` finds).
     """
     found: dict[str, str] = {}
     for entry in data.split(b"\0"):
         name, sep, raw = entry.partition(b"=")
-        if not sep or not name:
+        if not sep or not name or len(raw) > ENVIRON_VALUE_MAX:
             continue
         try:
             key = name.decode("ascii")
         except UnicodeDecodeError:
             continue
-        if key not in wanted or key in found or len(raw) > ENVIRON_VALUE_MAX:
-            continue
-        try:
-            value = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        if showable_value(value):
-            found[key] = value
+        if key in wanted and key not in found:
+            found[key] = os.fsdecode(raw)
     return found

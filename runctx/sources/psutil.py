@@ -83,12 +83,13 @@ from typing import NamedTuple, ParamSpec, TypeVar
 import psutil
 
 from runctx.checkout import Root, RootRules, checkout_root, root_of_removed
+from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
-from runctx.sources.errors import unknown_of
+from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
-from runctx.sources.proctext import MemInfo, ProcMount, showable_value
+from runctx.sources.proctext import MemInfo, ProcMount, kept_value
 from runctx.unknown import NOT_READ, Reason, Unknown
 
 _T = TypeVar("_T")
@@ -328,7 +329,10 @@ class PsutilSource(SourceBase):
         return time.time()
 
     def _pids(self) -> list[int]:
-        return psutil.pids()
+        try:
+            return psutil.pids()
+        except (IndexError, OSError) as error:  # psutil on Linux without /proc: an empty list
+            raise SourceError(no_procfs_message("/proc")) from error
 
     def _read(self, pid: int, now: float) -> ProcRecord | Unknown:
         process = mapped(psutil.Process, pid)
@@ -391,9 +395,7 @@ class PsutilSource(SourceBase):
         environ = mapped(process.environ)
         if isinstance(environ, Unknown):
             return environ
-        return {
-            key: value for key, value in environ.items() if key in wanted and showable_value(value)
-        }
+        return {key: value for key, value in environ.items() if key in wanted and kept_value(value)}
 
     def _cgroup(self, pid: int) -> str | Unknown:
         del pid

@@ -33,6 +33,7 @@ def check_scan_and_report() -> None:
     assert_type(report.visibility, runctx.Visibility)
     assert_type(report.visibility.notes, tuple[str, ...])
     assert_type(runctx.report_json(report), dict[str, Any])
+    assert_type(runctx.visible("a\x1b"), str)
     other = runctx.viewpoint(cwd="/", root="/", uid=0)
     assert_type(other, runctx.Viewpoint)
 
