@@ -152,10 +152,15 @@ def _error_text(error: BaseException) -> str:
 
 
 def _visible(text: str) -> str:
-    """``text`` escaped for the terminal, line by line."""
-    from runctx.present.escape import visible_lines  # noqa: PLC0415 - see the module docstring
+    """``text`` escaped for the terminal, line by line, in what its encoding can hold.
 
-    return visible_lines(text)
+    pytest's terminal writer escapes a whole line again (backslashes too)
+    when one character does not fit the terminal's encoding (``…`` on an
+    ASCII terminal); written as its escape here, nothing is escaped twice.
+    """
+    from runctx.present.escape import terminal_text  # noqa: PLC0415 - see the module docstring
+
+    return terminal_text(text, getattr(sys.__stdout__, "encoding", None))
 
 
 # -- options ------------------------------------------------------------------------
