@@ -8,15 +8,13 @@ how loaded the box is.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from hooktools import NAME_EVERY_FOREIGN_RUN
-from proctools import PYTHON, make_checkout
-from runfixtures import clean_env, start_run_tests_script
+from proctools import NAME_EVERY_FOREIGN_RUN, PYTHON, make_checkout
+from runfactory import clean_env
 
 from runctx.handoff import CHECKED, HANDOFF_ENV, QUIET, take_handoff
 
@@ -36,17 +34,14 @@ def test_sees_no_handoff():
 
 
 @pytest.fixture
-def scene(shared_tmp):
+def scene(shared_tmp, runs):
     """A checkout with one test, and a live foreign run in a checkout of the same name."""
     mine = make_checkout(shared_tmp / "a", "proj")
     with (mine / "pyproject.toml").open("a") as pyproject:
         pyproject.write(SETTINGS)
     (mine / "test_handoff_seen.py").write_text(TEST_FILE)
-    foreign = start_run_tests_script(make_checkout(shared_tmp / "b", "proj"))
-    try:
-        yield mine
-    finally:
-        foreign.kill()
+    runs.run_tests_script(make_checkout(shared_tmp / "b", "proj"))
+    return mine
 
 
 def environment() -> dict[str, str]:
@@ -111,4 +106,3 @@ def test_the_handoff_reaches_the_command_only(scene, shared_tmp):
     probe.write_text("import os, sys\nsys.stdout.write(os.environ.get('RUNCTX_RUN', 'none'))\n")
     done = run([sys.executable, "-m", "runctx", "run", "-q", "--", PYTHON, str(probe)], scene)
     assert done.stdout == QUIET
-    os.environ.pop(HANDOFF_ENV, None)

@@ -29,6 +29,7 @@ from runctx.pytest_plugin import (
     EXIT_REFUSED,
     Sample,
     header_lines,
+    memory_worker_count,
     session_decision,
     shared_worker_count,
     summary_lines,
@@ -643,6 +644,21 @@ def test_worker_count_scales_with_the_free_share(base, usable, busy, workers):
     assert shared_worker_count(base, usable, busy) == workers
 
 
+@pytest.mark.parametrize(
+    ("base", "available", "reserve", "worker", "workers"),
+    [
+        (8, 1000, 10, 100, 8),  # 900 above the reserve: 9 fit, 8 asked
+        (8, 1000, 10, 300, 3),  # 900 / 300
+        (8, 1000, 50, 300, 1),  # 500 / 300
+        (8, 50, 10, 300, 1),  # under the reserve: never below 1
+        (4, 1000, 0, 0, 4),  # a worker said to need nothing: xdist's count
+    ],
+)
+def test_worker_count_fits_the_memory_above_the_reserve(base, available, reserve, worker, workers):
+    """As many workers as fit in the memory left above the checkout's reserve, at least 1."""
+    assert memory_worker_count(base, available, 1000, reserve, worker) == workers
+
+
 @pytest.mark.needs_root
 def test_the_plugin_reports_by_default_and_refuses_when_the_checkout_says_stop(shared_tree):
     """The pytest plugin keeps to a warning unless on-shared-tree asks it to stop (exit 75)."""
@@ -739,3 +755,35 @@ def test_a_pytest_session_is_not_held_by_a_planted_fifo(planted_fifo):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed" in done.stdout
+
+
+ALWAYS_BUSY_BOX = (
+    "[tool.runctx]\n"
+    "busy-box-memory-available = 100\n"  # less than all of it is always available
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+    'on-busy-box = "wait"\n'
+)
+
+
+def test_a_session_waits_for_room_and_exits_75_when_it_does_not_come(shared_tmp):
+    """Under on-busy-box = "wait" the plugin says what it waits for; the timeout exits 75."""
+    here = make_checkout(shared_tmp)
+    (here / "pyproject.toml").write_text(ALWAYS_BUSY_BOX)
+    (here / "test_one.py").write_text(
+        "import pathlib\ndef test_one():\n    (pathlib.Path(__file__).parent / 'ran').touch()\n"
+    )
+    env = {k: v for k, v in clean_env().items() if not k.startswith("RUNCTX_")}
+    done = subprocess.run(
+        [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "--runctx-timeout=1"],
+        cwd=here,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert done.returncode == EXIT_REFUSED, done.stdout + done.stderr
+    assert "runctx: waiting for room: memory available " in done.stdout
+    assert "waiting for the box to be less busy (memory available" in done.stdout + done.stderr
+    assert not (here / "ran").exists()
