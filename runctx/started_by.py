@@ -50,8 +50,10 @@ third-party (dotnet/sdk#54227). The CI variables are each provider's
 documented defaults (docs.github.com "Variables reference",
 docs.gitlab.com "Predefined CI/CD variables", buildkite.com "Environment
 variables", jenkins.io "Using environment variables", circleci.com "Project
-values and variables"). A value runctx could not show as it is (not UTF-8,
-a control character, over 256 bytes) is treated as not set.
+values and variables"). A value over 256 bytes is treated as not set (a cut
+session id would name another session); any other is kept byte for byte: it is
+foreign text, which each face escapes its own way (:mod:`runctx.present.escape`),
+and a session is compared exactly.
 """
 
 from __future__ import annotations

@@ -68,6 +68,9 @@ What differs from the procfs source:
   ``environ()`` (another user's is denied on macOS; runctx never asks for
   another user's anyway) and the terminal through ``terminal()``; no cgroup
   (psutil has no call for it), so a systemd unit is never named through it.
+  ``environ()`` reads the whole environment (the kernel bounds it: ``ARG_MAX``
+  on macOS, the stack limit on Linux), not the procfs source's 256 KiB; the
+  values kept are bounded alike (256 bytes).
 - Cost: several reads per process instead of two, and a ``psutil.Process`` per
   pid; procfs is the fast path on Linux.
 """
