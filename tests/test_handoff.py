@@ -83,8 +83,12 @@ def test_runctx_run_says_it_once_and_the_plugin_does_not_repeat_it(scene):
     """Runctx run -- pytest: the note on stderr once, none in pytest's header or summary."""
     done = run([sys.executable, "-m", "runctx", "run", "--", *pytest_argv()], scene)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (done.stdout + done.stderr).count("foreign test run") == 1
-    assert "foreign test run" in done.stderr
+    # One note (its lines: the busy runs, then the idle ones counted, which a run that
+    # ends on a shared box during the window can add), said by runctx run alone.
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("runctx")]
+    assert len(said) == 1, said
+    assert said[0].startswith("runctx: Busy foreign test run")
+    assert said[0] in done.stderr
     assert not [line for line in done.stdout.splitlines() if line.startswith("runctx:")]
     assert " runctx " not in done.stdout  # no summary section either: the tests passed
     assert (scene / "handoff").read_text() == "none"  # the session's tests never see it
