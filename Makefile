@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.runctx-installed
+FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
+FUZZ_SECONDS ?= 10
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench fuzz clean
 
 run: $(STAMP)
 	$(BIN)/runctx status
@@ -13,12 +15,20 @@ test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
-	$(BIN)/ruff check runctx tests
-	$(BIN)/ruff format --check runctx tests
+	$(BIN)/ruff check runctx tests fuzz
+	$(BIN)/ruff format --check runctx tests fuzz
 	$(BIN)/mypy --strict runctx tests/typing
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# Every fuzz target for FUZZ_SECONDS each (atheris), then the linear-time check of every parser.
+fuzz: $(FUZZ_STAMP)
+	$(BIN)/python -m fuzz.run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+$(FUZZ_STAMP): pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[fuzz]' --config-settings editable_mode=compat
+	@touch $@
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -16,14 +16,21 @@ Measured:
   ``pgrep -af pytest`` and a psutil ``process_iter`` script reading the same fields;
 - the hook (``runctx hook claude``) on a non-test command, on ``npm run`` scripts
   read from a package.json that run no tests, and on a test command, against a
-  bare interpreter start and a script that only parses the hook's JSON;
-- the peak resident memory of each whole process (``ru_maxrss`` from ``wait4``).
+  bare interpreter start and a script that only parses the hook's JSON; the test
+  command once alone and once next to a live foreign run, where the hook samples
+  the foreign runs' CPU use over its 0.1 s window (the answer an agent waits for);
+- the peak resident memory of each whole process (``ru_maxrss`` from ``wait4``);
+- parsing in-process: ``detect_runner`` on argvs that name no runner, on long
+  wrapper chains and on huge argvs, and ``test_invocations`` on worst-case
+  command strings (each bounded by the lexer's budgets; the suite checks that
+  they return, this says how fast).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import os
 import platform
@@ -48,6 +55,49 @@ PSUTIL_SCRIPT = (
     " for r in rows]))\n"
 )
 JSON_ONLY_SCRIPT = "import json, sys; json.load(sys.stdin)"
+
+WORST_ARGVS: dict[str, list[str]] = {
+    "no runner: systemd --user": ["/usr/lib/systemd/systemd", "--user"],
+    "no runner: sshd: u@pts/0": ["sshd:", "u@pts/0"],
+    "no runner: dbus-daemon": ["/usr/bin/dbus-daemon"],
+    "pytest behind every wrapper": [
+        *("env", "-i", "LANG=C", "timeout", "-k", "5", "600", "nice", "-n", "5"),
+        *("ionice", "-c3", "stdbuf", "-oL", "uv", "run", "--frozen"),
+        *("python", "-u", "-X", "dev", "-m", "pytest", "-x"),
+    ],
+    "pytest + 100000 arguments": ["pytest", *(["-x"] * 100_000)],
+    "env + 100000 assignments": ["env", *(f"A{i}=1" for i in range(100_000)), "pytest"],
+    "python + 100000 options": ["python", *(["-W", "error"] * 50_000), "-m", "pytest"],
+    "make + 100000 words, test last": ["make", *(["x"] * 100_000), "test"],
+    "a title of 100000 words": ["pytest " + "-x " * 100_000],
+}
+"""Command lines for ``detect_runner``: what a box runs most, and the longest walks.
+
+Each argv is read up to its first ``MAX_ARGV_WORDS`` words, so the 100,000-word
+ones cost what an argv at that bound costs: a local user cannot slow every
+scan with a long command line."""
+
+WORST_COMMANDS: dict[str, str] = {
+    "pytest;a;a;... (40000)": "pytest;" + "a;" * 40000,
+    "30000 quoted words": "pytest " + "'a' " * 30000,
+    "100001 quotes": "pytest " + "'" * 100001,
+    "100000 open parentheses": "pytest " + "(" * 100000,
+    "30000 nested $( )": "pytest " + "$(" * 30000 + ")" * 30000,
+    "2000 nested bash -c": "bash -c " + "'bash -c \"pytest\"'" * 2000,
+    "here-document of 80000 lines": "cat > f <<'EOF'\n" + "pytest line\n" * 80000 + "EOF\npytest",
+    "100000 backslashes": "pytest " + "\\" * 100000,
+    "one word of 1 MB": "pytest " + "a" * 1000000,
+    "echo + 1 MB": "echo " + "a" * 1000000,
+    "20000 lines of pytest": "pytest\n" * 20000,
+    "100000 dollars": "pytest " + "$" * 100000,
+    "20000 $'a' words": "pytest " + "$'a' " * 20000,
+    "5000 here-documents": "pytest <<A\n" * 5000,
+    "20000 cd": "cd a;" * 20000 + "pytest",
+    "20000 pipes": "pytest|" * 20000,
+    "100000 backticks": "`" * 100000 + "pytest",
+    "100000 double quotes": '"' * 100000 + "pytest",
+}
+"""Command strings for ``test_invocations``: each stops at one of the lexer's bounds."""
 
 
 def claude_payload(command: str, cwd: str) -> bytes:
@@ -294,6 +344,42 @@ def json_only_console_script(directory: Path) -> Path:
     return script
 
 
+class ForeignRun:
+    """A live, idle test run in a checkout of its own: foreign to this one, killed by its group."""
+
+    def __init__(self, directory: Path) -> None:
+        """Prepare the run in ``directory`` (a checkout of its own)."""
+        self.directory = directory
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        """Start ``python run_tests.py`` and wait until it runs."""
+        (self.directory / ".git").mkdir()
+        (self.directory / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        (self.directory / "run_tests.py").write_text(
+            "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(900)\n"
+        )
+        ready = self.directory / "up"
+        self.process = subprocess.Popen(
+            [sys.executable, "run_tests.py", str(ready)],
+            cwd=self.directory,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            if time.monotonic() > deadline:
+                msg = "the foreign run did not start"
+                raise RuntimeError(msg)
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        """Kill exactly the run's process group."""
+        if self.process is not None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
 def hook_rows(repeats: int) -> dict[str, Measure]:
     """Whole-process costs of the hook and of its baselines."""
     runctx = str(BIN / "runctx")
@@ -317,7 +403,30 @@ def hook_rows(repeats: int) -> dict[str, Measure]:
             "runctx hook claude (npm scripts read, not a test)": (hook, scripts),
             "runctx hook claude (a test run)": (hook, test),
         }
-        return measure_processes(commands, repeats)
+        measured = measure_processes(commands, repeats)
+        foreign = Path(scratch) / "foreign"
+        foreign.mkdir()
+        sampled = "runctx hook claude (a test run next to a foreign run: CPU sampled)"
+        with ForeignRun(foreign):
+            measured |= measure_processes({sampled: (hook, test)}, repeats)
+        return measured
+
+
+def parse_rows(repeats: int) -> dict[str, dict[str, float]]:
+    """Median µs per call of detect_runner and test_invocations on the worst-case inputs."""
+    from runctx.runners import detect_runner  # noqa: PLC0415 - after the env is set
+    from runctx.shell.commands import test_invocations  # noqa: PLC0415
+
+    cwd = str(ROOT)
+    argvs = {
+        name: measure_call(functools.partial(detect_runner, argv), repeats) * 1000
+        for name, argv in WORST_ARGVS.items()
+    }
+    commands = {
+        name: measure_call(functools.partial(test_invocations, command, cwd), repeats) * 1000
+        for name, command in WORST_COMMANDS.items()
+    }
+    return {"detect_runner": argvs, "test_invocations": commands}
 
 
 def ratio(value: float, base: float) -> str:
@@ -330,7 +439,11 @@ def mib(kib: int) -> str:
     return "n/a" if kib < 0 else f"{kib / 1024:.1f}"
 
 
-def render(rows: list[dict[str, object]], hooks: dict[str, Measure]) -> str:
+def render(
+    rows: list[dict[str, object]],
+    hooks: dict[str, Measure],
+    parsing: dict[str, dict[str, float]],
+) -> str:
     """The results as Markdown."""
     out = ["### In-process scan (median ms; per process in µs)", ""]
     out.append(
@@ -378,6 +491,17 @@ def render(rows: list[dict[str, object]], hooks: dict[str, Measure]) -> str:
             f"| {name} | {ms:.1f} | {ratio(ms, bare)} | {ratio(ms, json_only)} | "
             f"{ratio(ms, console)} | {cpu:.1f} | {ratio(cpu, console_cpu)} | {mib(rss)} |"
         )
+    from runctx.runners import MAX_ARGV_WORDS  # noqa: PLC0415 - after the env is set
+
+    for function, cases in parsing.items():
+        out += ["", f"### `{function}` on worst-case input (median µs per call)", ""]
+        if function == "detect_runner":
+            out += [f"Each argv is read up to its first {MAX_ARGV_WORDS} words.", ""]
+        out.append("| input | time |")
+        out.append("|---|---:|")
+        out.extend(f"| {name} | {us:.1f} |" for name, us in cases.items())
+        worst = max(cases, key=cases.__getitem__)
+        out.append(f"| **worst: {worst}** | **{cases[worst]:.1f}** |")
     return "\n".join(out)
 
 
@@ -409,9 +533,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="extra idle processes per row, comma-separated (default: %(default)s)",
     )
     args = parser.parse_args(argv)
+    parsing = parse_rows(args.repeats * 2)
     hooks = hook_rows(args.repeats * 2)
     rows = scan_rows(args.repeats, [int(size) for size in args.sizes.split(",")])
-    text = f"Measured on: {machine()}\n\n{render(rows, hooks)}\n"
+    text = f"Measured on: {machine()}\n\n{render(rows, hooks, parsing)}\n"
     sys.stdout.write(text)
     if args.write:
         path = Path(args.write)

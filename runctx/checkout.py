@@ -1,18 +1,59 @@
 """The checkout root of a directory: the top of the working tree that holds it.
 
-The nearest ancestor holding ``.git`` (a directory, or a file for a worktree or
-a submodule) wins; else the nearest with another version-control marker; else
-the nearest with a project marker; else the directory itself. Paths are
-compared after ``realpath``, so two checkouts with the same directory name
-under different parents are different roots.
+A root is a directory, not a string. :class:`Root` is the path text as shown
+(it *is* that ``str``) together with the directory it names, by device and
+inode: path text lies across mount namespaces (a bind mount shows this
+checkout under another path; another directory can hide behind this
+checkout's path), the directory does not. :func:`same_directory` compares
+roots as directories.
+
+The walk goes up from an open directory with ``..``, never through path text,
+so it follows a directory wherever it is seen from: the caller's own
+directory (:func:`checkout_root`), or another process's through its
+``/proc/PID/cwd``, up to that process's own ``/proc/PID/root``
+(:func:`root_of_directory`). In that chain:
+
+- the nearest ancestor holding ``.git`` (a directory that holds ``HEAD``, or a
+  file for a worktree or submodule) wins; else the nearest with another
+  version-control marker; else the nearest with a project marker; else the
+  directory itself;
+- a marker counts only when it is owned by a trusted owner: root, or the uid
+  the question is asked for (like git's ``safe.directory``, which refuses a
+  repository owned by someone else). Another user who can write a shared
+  parent directory cannot plant a ``.git`` there that merges the checkouts
+  below it;
+- a home directory is never a checkout root by its markers (a dotfiles
+  ``.git`` in ``$HOME`` would make every project below it one checkout): one
+  rule, here, for every face;
+- a removed directory (a deleted worktree) cannot be looked into: its root is
+  the topmost removed directory, marked ``deleted``, with ``holder`` the
+  checkout of the nearest directory still there.
+
+Anyone can make a directory thousands of levels deep, plant a FIFO named
+``pyproject.toml`` in a shared parent, or send a hook a ``cwd`` of hundreds
+of thousands of components. So the walk is bounded and linear: a path longer
+than ``PATH_MAX`` is unknown at once; the caller's ``cwd`` is resolved by the
+kernel in one open; the climb holds one directory open at a time, asks about
+each marker relative to it (``fstatat``), decides every marker group in one
+pass, and stops after :data:`MAX_DEPTH` directories. No marker is ever opened:
+a marker is a directory or a regular file (a link its owner made counts by
+what it names), so a FIFO, a socket or a device is none.
+
+Imported on the hook's path (it finds a checkout's settings): standard
+library only, and :mod:`pwd` only when a marker sits where a home directory
+might be.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Self
+
     from runctx.unknown import Unknown
 
 GIT_MARKER = ".git"
@@ -30,61 +71,434 @@ PROJECT_MARKERS = (
     "build.gradle.kts",
     "Gemfile",
 )
+MAX_DEPTH = 512
+"""No walk climbs more than this many directories (a path holds at most 2048)."""
+PATH_MAX = 4096
+"""Linux's limit on a path's length in bytes, its terminating NUL included."""
+
+_OPEN_DIRECTORY = (
+    getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+"""Directories are opened as handles only (``O_PATH``): no read permission is needed."""
+_DELETED_SUFFIX = " (deleted)"
+
+DirectoryId = tuple[int, int]
+"""A directory as the kernel knows it: (device, inode)."""
 
 
-def _ancestors(path: str) -> list[str]:
-    chain = [path]
-    while True:
-        parent = os.path.dirname(chain[-1])
-        if parent == chain[-1]:
-            return chain
-        chain.append(parent)
+class Root(str):  # noqa: SLOT000 - a str subclass cannot have slots that hold values
+    """A checkout root: the path text as shown, and the directory it names.
+
+    ``directory_id`` is (device, inode), or None when only the text is known
+    (a root given as a plain string, or a removed directory the source could
+    not open). ``deleted``: the directory was removed; ``holder`` is then the
+    root of the nearest directory above it that is still there.
+
+    ``==`` and ``hash`` are those of the text (a ``Root`` is used wherever a
+    path is); whether two roots are one checkout is :func:`same_directory`.
+    """
+
+    directory_id: DirectoryId | None
+    deleted: bool
+    holder: Root | None
+
+    def __new__(
+        cls,
+        text: str,
+        directory_id: DirectoryId | None = None,
+        deleted: bool = False,  # noqa: FBT001, FBT002 - positional for pickling
+        holder: Root | None = None,
+    ) -> Self:
+        """Hold the text, the directory, and for a removed one the checkout that held it."""
+        made = super().__new__(cls, text)
+        object.__setattr__(made, "directory_id", directory_id)
+        object.__setattr__(made, "deleted", deleted)
+        object.__setattr__(made, "holder", holder)
+        return made
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse assignment: a root is immutable."""
+        msg = f"Root is immutable (cannot set {name!r})"
+        raise AttributeError(msg)
+
+    def __reduce__(self) -> tuple[type[Root], tuple[str, DirectoryId | None, bool, Root | None]]:
+        """Pickle with everything a root holds."""
+        return (Root, (str(self), self.directory_id, self.deleted, self.holder))
+
+    def __repr__(self) -> str:
+        """``Root('/src/proj', (2049, 1234))``."""
+        extra = ", deleted=True" if self.deleted else ""
+        return f"Root({str(self)!r}, {self.directory_id!r}{extra})"
+
+    @property
+    def shown(self) -> str:
+        """The text for a report: the path, ``(deleted)`` after a removed one."""
+        return f"{self}{_DELETED_SUFFIX}" if self.deleted else str(self)
 
 
-def _nearest_with(chain: list[str], markers: tuple[str, ...]) -> str | None:
-    for directory in chain:
-        for marker in markers:
-            if os.path.lexists(os.path.join(directory, marker)):
-                return directory
-    return None
+def same_directory(one: str, other: str) -> bool | None:
+    """Whether two roots are one directory; None when either has no directory to compare."""
+    first = getattr(one, "directory_id", None)
+    second = getattr(other, "directory_id", None)
+    if first is None or second is None:
+        return None
+    return bool(first == second)
 
 
-def checkout_root(cwd: str | Unknown) -> str | Unknown:
-    """The checkout root of ``cwd``, or why it cannot be known.
+def within(path: str, root: str) -> bool:
+    """Whether the path text ``path`` is ``root`` or below it (text only)."""
+    base = root.rstrip("/")
+    return path == root or path.startswith(f"{base}/")
 
-    The record types are imported only to say why: the hook's path, which
-    looks for a checkout's settings, stays free of them.
+
+# --------------------------------------------------------------------------- the rules
+
+
+class RootRules:
+    """Who may mark a checkout, and which directories are homes: the rules of one question.
+
+    ``owners``: the uids whose markers count (root, the uid asking, and for
+    a root caller started by ``sudo`` the invoking user, as git does).
+    ``homes``: home directories, by (device, inode), never a checkout root.
+    """
+
+    __slots__ = ("homes", "owners")
+
+    owners: frozenset[int]
+    homes: frozenset[DirectoryId]
+
+    def __init__(self, owners: Iterable[int], homes: Iterable[DirectoryId]) -> None:
+        """Hold the rules."""
+        object.__setattr__(self, "owners", frozenset(owners))
+        object.__setattr__(self, "homes", frozenset(homes))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse assignment: the rules are immutable."""
+        msg = f"RootRules is immutable (cannot set {name!r})"
+        raise AttributeError(msg)
+
+    def __repr__(self) -> str:
+        """``RootRules(owners=..., homes=...)``."""
+        return f"RootRules(owners={sorted(self.owners)!r}, homes={sorted(self.homes)!r})"
+
+
+_HOME_CACHE: dict[int, str | None] = {}
+
+
+def _home_of(uid: int) -> str | None:
+    """The home directory of ``uid`` in the user database, cached per process."""
+    if uid not in _HOME_CACHE:
+        import pwd  # noqa: PLC0415 - only when a uid's home is asked for
+
+        try:
+            _HOME_CACHE[uid] = pwd.getpwuid(uid).pw_dir
+        except KeyError:
+            _HOME_CACHE[uid] = None
+    return _HOME_CACHE[uid]
+
+
+def home_directories(uids: Iterable[int], environ: Mapping[str, str] | None = None) -> set[str]:
+    """The home directories no checkout root may be: ``$HOME`` and each uid's home."""
+    environ = os.environ if environ is None else environ
+    homes = set()
+    if environ.get("HOME"):
+        homes.add(environ["HOME"])
+    for uid in uids:
+        home = _home_of(uid)
+        if home:
+            homes.add(home)
+    return {os.path.realpath(home) for home in homes if home != "/"}
+
+
+def rules_for(uids: Iterable[int | Unknown], environ: Mapping[str, str] | None = None) -> RootRules:
+    """The rules for a question asked for ``uids`` (the viewer's, a run owner's).
+
+    Markers of root and of each known uid count; when root asks and ``sudo``
+    started it, those of ``$SUDO_UID`` too. ``$HOME`` and the home of each uid
+    are homes.
+    """
+    environ = os.environ if environ is None else environ
+    known = {uid for uid in uids if isinstance(uid, int)}
+    key = (frozenset(known), environ.get("HOME", ""), environ.get("SUDO_UID", ""))
+    cached = _RULES_CACHE.get(key)
+    if cached is None:
+        cached = _RULES_CACHE[key] = _rules(known, environ)
+    return cached
+
+
+_RULES_CACHE: dict[tuple[frozenset[int], str, str], RootRules] = {}
+"""The rules per (uids, $HOME, $SUDO_UID), made once per process: a scan asks once per run."""
+
+
+def _rules(known: set[int], environ: Mapping[str, str]) -> RootRules:
+    owners = {0, *known}
+    sudo = environ.get("SUDO_UID", "")
+    if 0 in known and sudo.isdigit():
+        owners.add(int(sudo))
+    homes = set()
+    for home in home_directories(known, environ):
+        try:
+            info = os.stat(home)
+        except OSError:
+            continue
+        homes.add((info.st_dev, info.st_ino))
+    return RootRules(owners, homes)
+
+
+# --------------------------------------------------------------------------- the walk
+
+
+def too_long(path: str) -> bool:
+    """Whether ``path`` is too long for the kernel to resolve (``ENAMETOOLONG``)."""
+    if len(path) >= PATH_MAX:
+        return True
+    try:
+        return len(os.fsencode(path)) >= PATH_MAX
+    except UnicodeEncodeError:  # a lone surrogate has no bytes: the open refuses it
+        return False
+
+
+def _identity(info: os.stat_result) -> DirectoryId:
+    return (info.st_dev, info.st_ino)
+
+
+def _holds(directory: int, relative: str) -> bool:
+    """Whether ``relative`` exists below the open ``directory`` (links not followed)."""
+    try:
+        os.stat(relative, dir_fd=directory, follow_symlinks=False)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
+    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
+
+    Looked at (``fstatat``), never opened. A link the owner made counts by
+    what it names (followed by ``stat`` only); a FIFO, a socket or a device is
+    no marker, whatever its name.
+    """
+    try:
+        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        if info.st_uid not in rules.owners:
+            return False
+        if stat.S_ISLNK(info.st_mode):
+            info = os.stat(name, dir_fd=directory)
+    except (OSError, ValueError):
+        return False
+    mode = info.st_mode
+    if name == GIT_MARKER and stat.S_ISDIR(mode):
+        # An empty .git is no repository (git walks on past it too).
+        return _holds(directory, f"{GIT_MARKER}/HEAD")
+    if name in PROJECT_MARKERS:
+        return stat.S_ISREG(mode)
+    return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
+
+
+def _ancestor_text(text: str, levels_up: int) -> str:
+    """The text of the directory ``levels_up`` levels above the directory named ``text``."""
+    if levels_up == 0:
+        return text
+    parts = text.rstrip("/").split("/")
+    return "/".join(parts[: max(len(parts) - levels_up, 1)]) or "/"
+
+
+class _Chain:
+    """The directories from a start directory up toward the top of its view.
+
+    Climbed lazily, one ``..`` at a time, up to ``top`` (a process's root
+    directory), the top of the mount tree, or :data:`MAX_DEPTH` directories:
+    a ``.git`` found near the start spares the rest. Only the directory the
+    climb stands in is held open (one descriptor, whatever the depth), and
+    every step is one lookup relative to it, so the walk is linear in the
+    depth. ``ids`` and ``live`` hold each directory passed (by index, the
+    start at 0); the text of each is the start's text with one component
+    fewer per step (:meth:`text_at`).
+    """
+
+    def __init__(self, start: int, text: str, top: DirectoryId | None) -> None:
+        self.top = top
+        self.text = text
+        self.ids: list[DirectoryId] = []
+        self.live: list[bool] = []
+        self.ended = False
+        self.handle = os.dup(start)
+        self._add(os.fstat(self.handle))
+
+    def _add(self, info: os.stat_result) -> None:
+        self.ids.append(_identity(info))
+        self.live.append(info.st_nlink > 0)
+        if self.ids[-1] == self.top or len(self.ids) >= MAX_DEPTH:
+            self.ended = True
+
+    @property
+    def index(self) -> int:
+        """The index of the directory the climb stands in (``handle``)."""
+        return len(self.ids) - 1
+
+    def reaches(self, index: int) -> bool:
+        """Whether the chain has a directory at ``index`` (not below the current one).
+
+        Climbs to it if need be; ``handle`` is then that directory.
+        """
+        while self.index < index and not self.ended:
+            parent = os.open("..", _OPEN_DIRECTORY, dir_fd=self.handle)
+            info = os.fstat(parent)
+            if _identity(info) == self.ids[-1]:
+                os.close(parent)
+                self.ended = True
+                break
+            os.close(self.handle)
+            self.handle = parent
+            self._add(info)
+        return index <= self.index
+
+    def text_at(self, index: int) -> str:
+        """The path text of the directory at ``index``."""
+        return _ancestor_text(self.text, index)
+
+    def close(self) -> None:
+        if self.handle >= 0:
+            os.close(self.handle)
+            self.handle = -1
+
+
+MARKER_GROUPS = ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS)
+"""The markers in the order they win: ``.git``, then another VCS, then a project file."""
+
+
+def _nearest_root(chain: _Chain, first: int, rules: RootRules) -> int:
+    """The index in ``chain`` (from ``first``, where it stands, up) of the checkout root.
+
+    One pass up: at each directory only the groups not yet decided by a
+    nearer directory or an earlier group are looked for, and the pass stops
+    at the first ``.git``.
+    """
+    nearest: list[int | None] = [None] * len(MARKER_GROUPS)
+    index = first
+    while nearest[0] is None and chain.reaches(index):
+        if chain.ids[index] not in rules.homes:  # a home is never a root by its markers
+            for group, markers in enumerate(MARKER_GROUPS):
+                if any(found is not None for found in nearest[: group + 1]):
+                    continue
+                if any(_is_marker(chain.handle, name, rules) for name in markers):
+                    nearest[group] = index
+        index += 1
+    return next((found for found in nearest if found is not None), first)
+
+
+def root_of_directory(
+    directory: int, text: str, *, top: DirectoryId | None, rules: RootRules
+) -> Root:
+    """The checkout root of the open ``directory`` whose path text is ``text``.
+
+    The walk climbs with ``..`` from the directory itself, so it sees what the
+    directory's own mount tree holds, up to ``top`` (a process's root
+    directory), or the top of that tree. ``text`` may end in ``" (deleted)"``
+    (the kernel's mark on a removed cwd); it is shown without it. OSErrors
+    go up to the caller, which says why the root is not known.
+    """
+    if text.endswith(_DELETED_SUFFIX) and os.fstat(directory).st_nlink == 0:
+        text = text[: -len(_DELETED_SUFFIX)]
+    chain = _Chain(directory, text, top)
+    try:
+        first_live = 0
+        while chain.reaches(first_live) and not chain.live[first_live]:
+            first_live += 1
+        if first_live > chain.index:  # everything up to the top was removed
+            return Root(chain.text_at(chain.index), chain.ids[-1], True, None)  # noqa: FBT003
+        found = _nearest_root(chain, first_live, rules)
+        root = Root(chain.text_at(found), chain.ids[found])
+        if first_live == 0:
+            return root
+        removed = first_live - 1
+        return Root(chain.text_at(removed), chain.ids[removed], True, root)  # noqa: FBT003
+    finally:
+        chain.close()
+
+
+def _name_of(handle: int) -> str | None:
+    """The kernel's name for the open directory ``handle``; None when it gives none."""
+    try:
+        named = os.readlink(f"/proc/self/fd/{handle}")
+    except OSError:
+        return None
+    return named if named.startswith("/") else None
+
+
+def _unopenable(cwd: str, error: Exception) -> Unknown:
+    """Why the directory ``cwd`` could not be opened."""
+    from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see checkout_root
+
+    shown = os.path.abspath(cwd)
+    if isinstance(error, PermissionError):
+        return Unknown(Reason.DENIED, f"cannot look into {shown}")
+    if isinstance(error, NotADirectoryError):
+        return Unknown(Reason.MISSING, f"{shown} is not a directory")
+    return Unknown(Reason.MISSING, f"{shown} does not exist")
+
+
+def checkout_root(cwd: str | Unknown, rules: RootRules | None = None) -> Root | Unknown:
+    """The checkout root of the directory ``cwd``, or why it cannot be known.
+
+    ``rules`` default to those of the calling process's real uid
+    (:func:`rules_for`). A path longer than ``PATH_MAX`` is unknown at once.
+    The kernel resolves ``cwd`` once (an open) and names what it opened,
+    symbolic links resolved; :func:`os.path.realpath` (one lookup per
+    component) only when it cannot. The record types are imported only to say
+    why: the hook's path, which looks for a checkout's settings, stays free
+    of them.
     """
     if not isinstance(cwd, str):
         return cwd
-    real = os.path.realpath(cwd)
+    if too_long(cwd):
+        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
+
+        return Unknown(Reason.MISSING, f"a path of {len(cwd)} characters is longer than PATH_MAX")
     try:
-        os.stat(real)
+        handle = os.open(cwd, _OPEN_DIRECTORY)
+    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the text
+        return _unopenable(cwd, error)
+    try:
+        real = _name_of(handle) or os.path.realpath(cwd)
+        top = _identity(os.stat("/"))
+        chosen = rules if rules is not None else rules_for([os.getuid()])
+        return root_of_directory(handle, real, top=top, rules=chosen)
     except OSError as error:
         from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
+
+        return Unknown(Reason.DENIED, f"cannot walk up from {cwd}: {error.strerror or error}")
+    finally:
+        os.close(handle)
+
+
+def root_at(path: str) -> Root | Unknown:
+    """``path`` itself as a root (``--root``-style: the caller names the directory)."""
+    real = os.path.realpath(path)
+    try:
+        info = os.stat(real)
+    except OSError as error:
+        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see checkout_root
 
         if isinstance(error, PermissionError):
             return Unknown(Reason.DENIED, f"cannot look into {real}")
         return Unknown(Reason.MISSING, f"{real} does not exist")
-    chain = _ancestors(real)
-    for markers in ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS):
-        found = _nearest_with(chain, markers)
-        if found is not None:
-            return found
-    return real
+    return Root(real, _identity(info))
 
 
-class RootCache:
-    """Checkout roots by cwd for one scan: runs of one checkout share a cwd."""
+def root_of_removed(text: str, rules: RootRules | None = None) -> Root:
+    """The root of a removed directory known only by its former path text.
 
-    def __init__(self) -> None:
-        """Start empty."""
-        self._roots: dict[str, str | Unknown] = {}
-
-    def root_of(self, cwd: str | Unknown) -> str | Unknown:
-        """The checkout root of ``cwd``, computed once per distinct cwd."""
-        if not isinstance(cwd, str):
-            return cwd
-        if cwd not in self._roots:
-            self._roots[cwd] = checkout_root(cwd)
-        return self._roots[cwd]
+    Nothing of it can be opened: the root is the topmost removed directory
+    on the path (by text), marked ``deleted``, and ``holder`` is the checkout
+    root of the nearest directory above it that is still there (found by its
+    text, in the caller's view).
+    """
+    removed = text.rstrip("/") or "/"
+    above = os.path.dirname(removed) or "/"
+    for _ in range(MAX_DEPTH):
+        if above == removed or os.path.isdir(above):
+            break
+        removed, above = above, os.path.dirname(above) or "/"
+    holder = checkout_root(above, rules)
+    return Root(removed, None, True, holder if isinstance(holder, Root) else None)  # noqa: FBT003

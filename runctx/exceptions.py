@@ -5,5 +5,13 @@ class RunctxError(Exception):
     """Base class of every error runctx raises on purpose."""
 
 
+class SourceError(RunctxError):
+    """No process can be read at all (no procfs mounted where one is needed)."""
+
+
 class ConfigError(RunctxError):
     """A runctx setting (e.g. ``[tool.runctx]`` in ``pyproject.toml``) is malformed."""
+
+
+class PidNamespaceError(RunctxError):
+    """The process source's pids are another pid namespace's: runctx acts on none of them."""

@@ -16,3 +16,6 @@ its checkout is live (refused, or a wait that timed out). ``runctx run`` and the
 pytest plugin exit with it."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C."""
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: the reader of stdout went away (``runctx check --json | head -c1``).
+The command ends quietly, with the status a shell gives a process that SIGPIPE ended."""

@@ -4,6 +4,14 @@ Each ground is consulted only when both of its inputs are known. Unknown
 evidence is never proof of foreignness: calling a real contender foreign would
 hide it, while calling a foreign run ours only over-warns. So the error falls
 toward the visible answer, and the reasons say what was unknown.
+
+Roots are compared as directories (:func:`runctx.checkout.same_directory`)
+when both sides know theirs, by path text otherwise (a root given as a plain
+string). A removed root (a deleted worktree) is judged by what is still
+known: it is no live checkout, so it is foreign unless it sat inside this
+checkout, where it may have been this checkout's own (unknown, counted as
+ours). A run of another user whose root is this very checkout stays foreign
+(the rule is root *and* uid), and its judgement says it shares the tree.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from typing import Protocol
 
 import attrs
 
+from runctx.checkout import same_directory, within
 from runctx.unknown import Reason, Unknown
 
 
@@ -38,10 +47,16 @@ class Verdict(enum.Enum):
 
 @attrs.frozen
 class Judgement:
-    """A verdict and the reasons that make it explainable."""
+    """A verdict and the reasons that make it explainable.
+
+    ``shares_tree``: the run is another user's in this very checkout (known
+    uids differ, known roots are one directory). It stays foreign, but it
+    writes this checkout's files (caches, coverage, build dirs).
+    """
 
     verdict: Verdict
     reasons: tuple[str, ...]
+    shares_tree: bool = False
 
     @property
     def foreign(self) -> bool:
@@ -68,36 +83,81 @@ def _unknown_reason(ground: str, value: Unknown, *, viewpoint: bool) -> str:
     return f"{ground} unknown{whose}: {phrase} ({value.reason.value}{detail})"
 
 
+class _Ground(enum.Enum):
+    SAME = "same"
+    DIFFERENT = "different"
+    UNKNOWN = "unknown"
+
+
+def _shown(root: str) -> str:
+    return f"{root} (deleted)" if getattr(root, "deleted", False) else str(root)
+
+
+def _compare_removed(root: str, here: str) -> tuple[_Ground, str]:
+    """A removed root against a live one: it was inside this checkout, or it was not."""
+    holder = getattr(root, "holder", None)
+    inside = same_directory(holder, here) if holder is not None else None
+    if inside is None:
+        inside = within(str(root), str(here))
+    if inside:
+        return _Ground.UNKNOWN, (
+            f"root unknown: cwd deleted ({root} was removed from inside {here}, "
+            "so it may have been this checkout's)"
+        )
+    return _Ground.DIFFERENT, f"root {_shown(root)} != {here}: removed, and not inside {here}"
+
+
+def _compare_roots(root: str, here: str) -> tuple[_Ground, str]:
+    """The root ground: one directory, two, or not known (with the reason)."""
+    if getattr(root, "deleted", False):
+        return _compare_removed(root, here)
+    same = same_directory(root, here)
+    if same is None:
+        same = str(root) == str(here)
+    if same and str(root) == str(here):
+        return _Ground.SAME, f"root {root} == {here}"
+    if same:
+        return _Ground.SAME, f"root {root} == {here} (the same directory)"
+    if str(root) == str(here):
+        return _Ground.DIFFERENT, (
+            f"root {root} != {here} (another directory behind the same path)"
+        )
+    return _Ground.DIFFERENT, f"root {root} != {here}"
+
+
+def _uid_ground(uid: int | Unknown, here_uid: int | Unknown) -> tuple[_Ground, str]:
+    """The uid ground: one owner, two, or not known (with the reason)."""
+    if isinstance(uid, Unknown):
+        return _Ground.UNKNOWN, _unknown_reason("uid", uid, viewpoint=False)
+    if isinstance(here_uid, Unknown):
+        return _Ground.UNKNOWN, _unknown_reason("uid", here_uid, viewpoint=True)
+    if uid != here_uid:
+        return _Ground.DIFFERENT, f"uid {uid} != {here_uid}"
+    return _Ground.SAME, f"uid {uid} == {here_uid}"
+
+
+def _root_ground(root: str | Unknown, here: str | Unknown) -> tuple[_Ground, str]:
+    """The root ground: one directory, two, or not known (with the reason)."""
+    if isinstance(root, Unknown):
+        return _Ground.UNKNOWN, _unknown_reason("root", root, viewpoint=False)
+    if isinstance(here, Unknown):
+        return _Ground.UNKNOWN, _unknown_reason("root", here, viewpoint=True)
+    return _compare_roots(root, here)
+
+
 def judge(record: HasOwner, here: str | Unknown, here_uid: int | Unknown) -> Judgement:
     """Judge ``record`` from the viewpoint (``here``, ``here_uid``), with reasons."""
-    reasons: list[str] = []
-    foreign = False
-    known_same = 0
-    if isinstance(record.uid, Unknown):
-        reasons.append(_unknown_reason("uid", record.uid, viewpoint=False))
-    elif isinstance(here_uid, Unknown):
-        reasons.append(_unknown_reason("uid", here_uid, viewpoint=True))
-    elif record.uid != here_uid:
-        foreign = True
-        reasons.append(f"uid {record.uid} != {here_uid}")
-    else:
-        known_same += 1
-        reasons.append(f"uid {record.uid} == {here_uid}")
-    if isinstance(record.root, Unknown):
-        reasons.append(_unknown_reason("root", record.root, viewpoint=False))
-    elif isinstance(here, Unknown):
-        reasons.append(_unknown_reason("root", here, viewpoint=True))
-    elif record.root != here:
-        foreign = True
-        reasons.append(f"root {record.root} != {here}")
-    else:
-        known_same += 1
-        reasons.append(f"root {record.root} == {here}")
-    if foreign:
-        return Judgement(Verdict.FOREIGN, tuple(reasons))
-    if known_same == 2:  # noqa: PLR2004 - both grounds
+    uid, uid_reason = _uid_ground(record.uid, here_uid)
+    root, root_reason = _root_ground(record.root, here)
+    reasons = [uid_reason, root_reason]
+    if _Ground.DIFFERENT in (uid, root):
+        shares = (uid, root) == (_Ground.DIFFERENT, _Ground.SAME)
+        if shares:
+            reasons.append("another user's run in this very checkout: it shares its files")
+        return Judgement(Verdict.FOREIGN, tuple(reasons), shares_tree=shares)
+    if (uid, root) == (_Ground.SAME, _Ground.SAME):
         return Judgement(Verdict.OURS, tuple(reasons))
-    if known_same == 0:
+    if (uid, root) == (_Ground.UNKNOWN, _Ground.UNKNOWN):
         reasons.append("nothing was known: counted as ours")
     return Judgement(Verdict.UNKNOWN, tuple(reasons))
 

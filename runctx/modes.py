@@ -1,7 +1,9 @@
-"""What a test run does when another run of its checkout is live: ``on-same-checkout``.
+"""What a test run does next to other runs: the modes a setting names.
 
-Its own module so that reading the settings (on the hook's path for every
-command) creates the enum only when a file sets a mode.
+``on-same-checkout``, ``on-shared-tree`` and ``on-busy-box``, each an enum.
+They have their own module so that reading the settings (on the hook's path
+for every command) creates the enums only when a file or the environment
+sets a mode, or a face asks for one.
 """
 
 from __future__ import annotations
@@ -24,3 +26,29 @@ class Mode(enum.StrEnum):
 
 DEFAULT_MODE = Mode.STOP
 """What a checkout that sets nothing does: stop."""
+
+SHARED_TREE_MODES = (Mode.STOP, Mode.ASK, Mode.WARN)
+"""What ``on-shared-tree`` may say: another user's run cannot be waited for."""
+DEFAULT_SHARED_TREE_MODE = Mode.STOP
+"""Another user's run in this very checkout writes its caches, coverage files and
+build dirs, and leaves files this user may not be able to replace: the same
+conflict as a second run of the checkout (whose default is ``stop``), and one
+runctx cannot undo (it never stops or waits for another user's run). The
+evidence is exact (one directory by device and inode, a known other uid), so a
+stop is never a guess. A checkout that expects it (a root CI job in a
+developer's tree) sets ``warn``."""
+
+
+class BoxMode(enum.StrEnum):
+    """What a test run does while the box is busy, whoever's runs make it so (``on-busy-box``)."""
+
+    OFF = "off"
+    """Nothing beyond the usual note on busy foreign runs."""
+    WARN = "warn"
+    """Say that the box is busy (one line), and start."""
+    WAIT = "wait"
+    """Wait until it is not (``runctx run``, the plugin); a hook stops and says how to wait."""
+
+
+DEFAULT_BOX_MODE = BoxMode.OFF
+"""What a busy box does when nothing sets it: nothing beyond the usual note."""

@@ -6,7 +6,8 @@ from typing import NamedTuple
 
 import attrs
 
-from runctx.unknown import Unknown
+from runctx.checkout import Root
+from runctx.unknown import NOT_READ, Unknown
 
 
 @attrs.frozen
@@ -25,9 +26,10 @@ class ProcIdentity:
 class ProcRecord(NamedTuple):
     """One live process as read from the system.
 
-    ``uid`` and ``cwd`` are read only for processes that belong to a test run;
-    for the others they hold ``Unknown(Reason.NOT_READ)``. Change one with
-    ``record._replace(...)``.
+    ``uid``, ``cwd`` and ``root`` (the checkout root of the cwd, resolved
+    through the process's own view of the file system) are read only for
+    processes that belong to a test run; for the others they hold
+    ``Unknown(Reason.NOT_READ)``. Change one with ``record._replace(...)``.
 
     A named tuple rather than an attrs class: a scan builds one for every
     process on the box, and a frozen attrs instance costs about 2.5 µs to
@@ -48,6 +50,7 @@ class ProcRecord(NamedTuple):
     cpu_seconds: float | Unknown
     rss_bytes: int | Unknown
     age_seconds: float
+    root: Root | Unknown = NOT_READ
 
     @property
     def identity(self) -> ProcIdentity:
@@ -70,3 +73,25 @@ class ProcessTable:
     unreadable: int
     zombies: int
     kernel_threads: int
+
+
+@attrs.frozen
+class Inherited:
+    """What a process inherited at exec that can say who started it.
+
+    ``environ`` holds only the variables asked for, as ``(name, value)`` pairs
+    (``/proc/PID/environ`` is the environment at exec: later changes are not
+    in it); it is an unknown when it could not be read, or was not read on
+    purpose (another user's). ``cgroup`` is the path systemd files the process
+    under; ``tty`` whether it has a controlling terminal.
+    """
+
+    environ: tuple[tuple[str, str], ...] | Unknown
+    cgroup: str | Unknown
+    tty: bool | Unknown
+
+    def variable(self, name: str) -> str | None:
+        """The value of one variable, None when it is not set (or not known)."""
+        if isinstance(self.environ, Unknown):
+            return None
+        return next((value for key, value in self.environ if key == name), None)

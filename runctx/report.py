@@ -4,19 +4,40 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.checkout import Root
 from runctx.identity import Judgement, Verdict
 from runctx.records import ProcIdentity
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
-from runctx.unknown import Unknown
+from runctx.unknown import NOT_READ, Unknown
 
 
 @attrs.frozen
 class Viewpoint:
-    """Who asks: a checkout root and a uid (either may be unknown)."""
+    """Who asks: a checkout root and a uid (either may be unknown).
 
-    root: str | Unknown
+    ``root`` is a :class:`~runctx.checkout.Root`: a path (a ``str``) that also
+    knows its directory, so it compares with a run's root as a directory.
+    """
+
+    root: Root | Unknown
     uid: int | Unknown
+
+
+@attrs.frozen
+class StartedBy:
+    """Who started a run (:mod:`runctx.started_by`): a kind, and what identifies it.
+
+    ``kind`` is ``claude-code``, ``codex``, ``github-actions``, ``cron``,
+    ``terminal``, ...; ``session`` the agent session, CI job or unit
+    invocation that started it, None when the starter has none or it was not
+    known; ``detail`` a few words more (the CI workflow and job, the systemd
+    unit, the terminal program), None when there is nothing more to say.
+    """
+
+    kind: str
+    session: str | None
+    detail: str | None
 
 
 @attrs.frozen
@@ -25,7 +46,16 @@ class Run:
 
     ``processes`` are the identities (pid plus start) of every live process
     folded into the run, the authoritative one first, as the scan read them;
-    ``members`` are their pids.
+    ``members`` are their pids. ``root`` is the checkout root of the
+    authoritative process's cwd, found through its own view of the file
+    system: a path as that process names it, and the directory it is.
+
+    ``orphaned``: the run's authoritative process lost the parent that
+    started it (its runner, or the shell or agent that ran it) and was
+    reparented to init or a subreaper (:func:`runctx.folding.reparented`).
+    ``started_by``: who started it, from what it inherited at exec, or why
+    that is not known. ``cpu_now``: the CPUs its processes kept busy over
+    the report's CPU window (1.0 is one CPU), or why that was not measured.
     """
 
     pid: int
@@ -34,7 +64,7 @@ class Run:
     argv: tuple[str, ...] | Unknown
     uid: int | Unknown
     cwd: str | Unknown
-    root: str | Unknown
+    root: Root | Unknown
     processes: tuple[ProcIdentity, ...]
     age_seconds: float
     started: float
@@ -42,6 +72,8 @@ class Run:
     rss_bytes: int | Unknown
     orphaned: bool
     is_self: bool
+    started_by: StartedBy | Unknown = NOT_READ
+    cpu_now: float | Unknown = NOT_READ
 
     @property
     def identity(self) -> ProcIdentity:
@@ -66,18 +98,30 @@ class JudgedRun:
         """Whether the run is known to be foreign from the viewpoint."""
         return self.judgement.foreign
 
+    @property
+    def shares_tree(self) -> bool:
+        """Whether the run is another user's in this very checkout (foreign, same files)."""
+        return self.judgement.shares_tree
+
 
 @attrs.frozen
 class Report:
-    """Everything one scan found, judged from one viewpoint."""
+    """Everything one scan found, judged from one viewpoint.
+
+    ``cpu_window`` is the time, in seconds, between the two readings each
+    run's ``cpu_now`` comes from (:mod:`runctx.cpu_window`), or why none was
+    taken (a scan samples only when asked to, and only when a run besides
+    the caller's own is live).
+    """
 
     here: Viewpoint
     runs: tuple[JudgedRun, ...]
     load: Load
     visibility: Visibility
-    self_pid: int
+    self_pid: int | Unknown
     taken_at: float
     duration_seconds: float
+    cpu_window: float | Unknown = NOT_READ
 
     @property
     def self_run(self) -> JudgedRun | None:
@@ -98,3 +142,8 @@ class Report:
     def foreign(self) -> tuple[JudgedRun, ...]:
         """Runs known to be foreign: contention, never ours."""
         return tuple(j for j in self.runs if j.foreign and not j.run.is_self)
+
+    @property
+    def shared_tree(self) -> tuple[JudgedRun, ...]:
+        """Foreign runs of other users in this very checkout: they share its files."""
+        return tuple(j for j in self.foreign if j.shares_tree)

@@ -3,8 +3,9 @@
 Every face (the hooks, ``runctx run``, ``wait``, ``status``, the pytest plugin)
 asks :func:`settings_for` with the checkout root and gets one
 :class:`Settings` value: the runner table (the checkout's rows, then the
-user's, then the builtin ones) and the ``on-same-checkout`` mode. Two files
-feed it, one rule for every face:
+user's, then the builtin ones), the ``on-same-checkout`` and
+``on-shared-tree`` modes, and the thresholds of "busy now" with the
+``on-busy-box`` mode. Two files feed it, one rule for every face:
 
 - ``ROOT/pyproject.toml``'s ``[tool.runctx]``, where ROOT is the checkout root
   (:func:`runctx.checkout.checkout_root`);
@@ -14,13 +15,17 @@ feed it, one rule for every face:
   are recognised from every checkout, so a custom runner's load is seen (and
   reported as foreign) wherever the user stands.
 
-The checkout's mode wins over the user's; ``$RUNCTX_ON_SAME_CHECKOUT`` over
-both. The keys are documented in ``docs/configuration.md``.
+A key the checkout sets wins over the user's; the environment
+(``$RUNCTX_ON_SAME_CHECKOUT``, ``$RUNCTX_ON_SHARED_TREE``,
+``$RUNCTX_ON_BUSY_BOX``) over both. Both files are read without blocking and
+with a bound (:mod:`runctx.planted`). The keys are documented in
+``docs/configuration.md``.
 
-Imported on the hook's hot path: standard library only (``os`` and ``enum``,
-which ``json`` has loaded already); ``tomllib`` only for a file that may hold
-the table at all, the runner table itself only when a command names a runner
-(:attr:`Settings.names` needs no table).
+Imported on the hook's hot path: standard library only (``os``); ``tomllib``
+only for a file that may hold the table at all, the enums of
+:mod:`runctx.modes` only when a file or the environment sets a mode (or a
+face asks for one), and the runner table itself only when a command names a
+runner (:attr:`Settings.names` needs no table).
 """
 
 from __future__ import annotations
@@ -33,9 +38,10 @@ from runctx.shell.prefilter import BUILTIN_NAMES
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from typing import Any
 
     from runctx.exceptions import ConfigError
-    from runctx.modes import Mode
+    from runctx.modes import BoxMode, Mode
     from runctx.runners.pattern import RunnerPattern
     from runctx.unknown import Unknown
 
@@ -45,10 +51,17 @@ CONFIG_ENV = "RUNCTX_CONFIG"
 USER_CONFIG = os.path.join("runctx", "config.toml")
 """The user's configuration file, under ``$XDG_CONFIG_HOME`` (default ``~/.config``)."""
 MAX_PYPROJECT_BYTES = 1024 * 1024
-"""A pyproject.toml larger than this (1 MiB) is read no further."""
+"""The largest pyproject.toml whose ``[tool.runctx]`` is parsed (1 MiB)."""
+MAX_SCANNED_BYTES = 64 * 1024 * 1024
+"""How much of a larger pyproject.toml is searched for a ``[tool.runctx]`` table (64 MiB)."""
+MAX_LINE_BYTES = MAX_PYPROJECT_BYTES
+"""The longest line of a larger file judged exactly; a longer one that names runctx may hold it."""
+MAX_USER_CONFIG_BYTES = MAX_PYPROJECT_BYTES
+"""The largest user configuration file read (1 MiB); a larger one is an error."""
 
 _DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
 _KEYS = (b"runctx", b'"runctx"', b"'runctx'")
+_BREAKS = (b"\n", b"\r")
 
 
 def _error(message: str) -> ConfigError:
@@ -63,6 +76,57 @@ def _name_goes_on(following: bytes) -> bool:
     return following.isalnum() or following in (b"_", b"-")
 
 
+class _TableSpotter:
+    """The rule of :func:`mentions_runctx_table`, line after line, with the last header seen.
+
+    ``header`` is the last ``[...]`` header line's name, or None when it is
+    not known (a header line too long to hold): then it may be ``[tool]``.
+    """
+
+    __slots__ = ("header",)
+
+    def __init__(self) -> None:
+        self.header: bytes | None = b""
+
+    def line(self, raw: bytes) -> bool:
+        """Whether the line ``raw`` (no line break in it) may belong to a runctx table."""
+        line = raw.strip()
+        if b"runctx" in line:
+            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
+            for dotted in _DOTTED:
+                at = squeezed.find(dotted)
+                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
+                    return True
+            if self.header in (b"tool", None) and squeezed.startswith(_KEYS):
+                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
+                if rest[:1] in (b".", b"="):
+                    return True
+        if line.startswith(b"["):
+            self.header = line.strip(b"[]").strip()
+        return False
+
+    def lines(self, data: bytes) -> bool:
+        """Whether any of the whole lines in ``data`` may belong to a runctx table.
+
+        Without the word ``runctx`` in ``data`` only its last header line
+        matters, and is found from the end.
+        """
+        if b"runctx" in data:
+            return any(self.line(raw) for raw in data.splitlines())
+        end = len(data)
+        while (at := data.rfind(b"[", 0, end)) >= 0:
+            start = max(data.rfind(brk, 0, at) for brk in _BREAKS) + 1
+            stop = min(
+                (found for brk in _BREAKS if (found := data.find(brk, at)) >= 0), default=len(data)
+            )
+            line = data[start:stop].strip()
+            if line.startswith(b"["):
+                self.header = line.strip(b"[]").strip()
+                return False
+            end = start
+        return False
+
+
 def mentions_runctx_table(data: bytes) -> bool:
     """Whether a TOML text may hold a ``[tool.runctx]`` table, in any spelling.
 
@@ -75,34 +139,118 @@ def mentions_runctx_table(data: bytes) -> bool:
     """
     if b"runctx" not in data:
         return False
-    header = b""
-    for raw in data.splitlines():
-        line = raw.strip()
-        if b"runctx" in line:
-            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
-            for dotted in _DOTTED:
-                at = squeezed.find(dotted)
-                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
-                    return True
-            if header == b"tool" and squeezed.startswith(_KEYS):
-                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
-                if rest[:1] in (b".", b"="):
-                    return True
-        if line.startswith(b"["):
-            header = line.strip(b"[]").strip()
-    return False
+    return _TableSpotter().lines(data)
+
+
+class TableSearch:
+    """:func:`mentions_runctx_table` over a text given in chunks, in bounded memory.
+
+    :meth:`feed` each chunk, then :meth:`end`; either says True as soon as a
+    line may belong to a runctx table. A line is held until it ends, up to
+    :data:`MAX_LINE_BYTES`; a longer one is judged by what it may be: it may
+    hold the table if it names runctx anywhere, and a header line that long
+    may be ``[tool]``.
+    """
+
+    __slots__ = ("_long", "_partial", "_spotter")
+
+    def __init__(self) -> None:
+        """Nothing seen yet."""
+        self._spotter = _TableSpotter()
+        self._partial = bytearray()
+        self._long: list[bytes] | None = None
+        """For a line past the bound: [its first non-blank byte, the last 5 bytes], or None."""
+
+    def feed(self, chunk: bytes) -> bool:
+        """Whether the text up to the end of ``chunk``'s last whole line may hold the table."""
+        first = min((at for brk in _BREAKS if (at := chunk.find(brk)) >= 0), default=-1)
+        if first < 0:
+            return self._extend(chunk)
+        if self._extend(chunk[:first]) or self._end_line():
+            return True
+        last = max(chunk.rfind(brk) for brk in _BREAKS)
+        if self._spotter.lines(chunk[first + 1 : last + 1]):
+            return True
+        return self._extend(chunk[last + 1 :])
+
+    def end(self) -> bool:
+        """Whether the last line (the text ended without a line break) may hold the table."""
+        return self._end_line()
+
+    def _extend(self, piece: bytes) -> bool:
+        """Add ``piece`` to the line being read; True when a line too long to hold names runctx."""
+        if self._long is None:
+            if len(self._partial) + len(piece) <= MAX_LINE_BYTES:
+                self._partial += piece
+                return False
+            held = bytes(self._partial)
+            self._partial.clear()
+            self._long = [held.lstrip()[:1], b""]
+            piece = held + piece
+        if b"runctx" in self._long[1] + piece[:5] or b"runctx" in piece:
+            return True
+        if not self._long[0]:
+            self._long[0] = piece.lstrip()[:1]
+        self._long[1] = (self._long[1] + piece)[-5:]
+        return False
+
+    def _end_line(self) -> bool:
+        if self._long is not None:
+            if self._long[0] == b"[":
+                self._spotter.header = None
+            self._long = None
+            return False
+        line = bytes(self._partial)
+        self._partial.clear()
+        return self._spotter.line(line)
 
 
 def read_pyproject(path: str) -> bytes | None:
-    """The bytes of a pyproject.toml (at most 1 MiB), None when there is none."""
+    """The bytes of a pyproject.toml, None when there is none or it cannot hold runctx's table.
+
+    The file is read without blocking and only if it is a regular file
+    (:mod:`runctx.planted`: anyone who can write a shared parent can put a
+    FIFO there). One of at most :data:`MAX_PYPROJECT_BYTES` is read whole. A
+    larger one is searched in chunks (:class:`TableSearch`, the rule of
+    :func:`mentions_runctx_table`), up to :data:`MAX_SCANNED_BYTES`: without a
+    table it has no runctx settings (None); with one, or past that bound, its
+    settings cannot be read, and :class:`ConfigError` says so rather than
+    silently using the defaults.
+    """
+    from runctx.planted import feed_chunks, read_bounded  # noqa: PLC0415 - a file exists here
+
     try:
-        with open(path, "rb") as stream:
-            return stream.read(MAX_PYPROJECT_BYTES)
+        data, whole = read_bounded(path, MAX_PYPROJECT_BYTES)
+        if whole:
+            return data
+        search = TableSearch()
+        found = feed_chunks(path, MAX_SCANNED_BYTES, search.feed)
+        if found is False:
+            found = search.end()
     except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
         raise _error(msg) from error
+    if found is False:
+        return None
+    size = MAX_PYPROJECT_BYTES // 1024 // 1024
+    advice = (
+        f"Keep pyproject.toml under {size} MiB, or set ${MODE_ENV} and ${SHARED_TREE_ENV} "
+        "in the environment instead"
+    )
+    if found:
+        msg = (
+            f"{path} holds a [tool.runctx] table, but it is larger than {size} MiB, the most "
+            f"runctx parses: its runctx settings cannot be read. {advice}"
+        )
+    else:
+        cap = MAX_SCANNED_BYTES // 1024 // 1024
+        msg = (
+            f"{path} is larger than {cap} MiB, the most runctx searches for a [tool.runctx] "
+            f"table: whether it holds one cannot be told. {advice}"
+        )
+    raise _error(msg)
 
 
 def user_config_path(environ: Mapping[str, str]) -> str | None:
@@ -124,9 +272,32 @@ def user_config_path(environ: Mapping[str, str]) -> str | None:
     return None
 
 
+def read_user_config(path: str) -> bytes | None:
+    """The bytes of the user's configuration file, None when there is none.
+
+    Read like a pyproject.toml (:mod:`runctx.planted`: regular files only,
+    without blocking), whole: a file past :data:`MAX_USER_CONFIG_BYTES` is a
+    :class:`ConfigError` naming the file and the bound, never the defaults.
+    """
+    from runctx.planted import read_bounded  # noqa: PLC0415 - a file exists here
+
+    try:
+        data, whole = read_bounded(path, MAX_USER_CONFIG_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        msg = f"{path}: cannot read: {error.strerror or error}"
+        raise _error(msg) from error
+    if not whole:
+        size = MAX_USER_CONFIG_BYTES // 1024 // 1024
+        msg = f"{path} is larger than {size} MiB, the most runctx reads of its configuration file"
+        raise _error(msg)
+    return data
+
+
 def user_table(path: str) -> dict[str, object]:
     """The whole of the user's configuration file at ``path``; ``{}`` when there is none."""
-    data = read_pyproject(path)
+    data = read_user_config(path)
     if data is None:
         return {}
     import tomllib  # noqa: PLC0415 - only a user who configures runctx pays for it
@@ -166,7 +337,78 @@ def runctx_table(path: str) -> dict[str, object]:
 
 MODE_KEY = "on-same-checkout"
 MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
+SHARED_TREE_KEY = "on-shared-tree"
+SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
 RUNNERS_KEY = "runners"
+BUSY_RUN_CPU_KEY = "busy-run-cpu"
+BOX_CPU_PRESSURE_KEY = "busy-box-cpu-pressure"
+BOX_LOAD_KEY = "busy-box-load-per-cpu"
+BOX_MEMORY_KEY = "busy-box-memory-available"
+BUSY_BOX_KEY = "on-busy-box"
+BUSY_BOX_ENV = "RUNCTX_ON_BUSY_BOX"
+
+
+class BusyRules(LightRecord):
+    """When a run is busy now, when the box is, and what a busy box does (``on-busy-box``).
+
+    ``run_cpu``: a run is busy when its processes keep at least this many
+    CPUs busy over the sampling window (0.5: half a CPU). The box is busy
+    when its CPU pressure (PSI ``some avg10``, percent) reaches
+    ``cpu_pressure``, its load per usable CPU reaches ``load_per_cpu``, or
+    its available memory falls below ``memory_available`` percent of the
+    total. Each threshold counts only when its fact is known; a box threshold
+    that is None (``false`` in the file) is not checked at all.
+    ``on_busy_box`` defaults to :data:`runctx.modes.DEFAULT_BOX_MODE`.
+    """
+
+    __slots__ = ("cpu_pressure", "load_per_cpu", "memory_available", "on_busy_box", "run_cpu")
+
+    run_cpu: float
+    cpu_pressure: float | None
+    load_per_cpu: float | None
+    memory_available: float | None
+    on_busy_box: BoxMode
+
+    def __init__(
+        self,
+        run_cpu: float = 0.5,
+        cpu_pressure: float | None = 40.0,
+        load_per_cpu: float | None = 1.5,
+        memory_available: float | None = 10.0,
+        on_busy_box: BoxMode | None = None,
+    ) -> None:
+        """Hold validated values."""
+        if on_busy_box is None:
+            from runctx.modes import DEFAULT_BOX_MODE  # noqa: PLC0415 - see the module docstring
+
+            on_busy_box = DEFAULT_BOX_MODE
+        self._hold(
+            run_cpu=run_cpu,
+            cpu_pressure=cpu_pressure,
+            load_per_cpu=load_per_cpu,
+            memory_available=memory_available,
+            on_busy_box=on_busy_box,
+        )
+
+    def with_mode(self, on_busy_box: BoxMode) -> BusyRules:
+        """The same thresholds with another ``on-busy-box``."""
+        return BusyRules(
+            self.run_cpu, self.cpu_pressure, self.load_per_cpu, self.memory_available, on_busy_box
+        )
+
+
+_THRESHOLDS = (
+    # key, BusyRules field, the largest value that makes sense, whether false turns it off
+    (BUSY_RUN_CPU_KEY, "run_cpu", 4096.0, False),
+    (BOX_CPU_PRESSURE_KEY, "cpu_pressure", 100.0, True),
+    (BOX_LOAD_KEY, "load_per_cpu", 4096.0, True),
+    (BOX_MEMORY_KEY, "memory_available", 100.0, True),
+)
+_BOX_FIELD = "on_busy_box"
+
+BusyGiven = tuple[tuple[str, object], ...]
+"""The ``BusyRules`` fields a file (or the environment) sets, in the order of
+``_THRESHOLDS`` then ``on_busy_box``: what is merged key by key."""
 
 
 _RUNNER_KEYS = frozenset(
@@ -182,23 +424,42 @@ class Settings(LightRecord):
     the rows of both, the checkout's first (``patterns`` puts them in front
     of the builtin table); ``on_same_checkout`` the mode set by the
     environment, the checkout or the user, or None when none sets it (``mode``
-    then gives the default).
+    then gives the default); ``on_shared_tree`` likewise for another user's
+    run in this very checkout (``shared_tree_mode``); ``busy_given`` the
+    thresholds of "busy now" and the ``on-busy-box`` mode that are set
+    (``busy`` gives them all, defaults filled in).
     """
 
-    __slots__ = ("_names", "_patterns", "on_same_checkout", "path", "runners", "user_path")
+    __slots__ = (
+        "_busy",
+        "_names",
+        "_patterns",
+        "busy_given",
+        "on_same_checkout",
+        "on_shared_tree",
+        "path",
+        "runners",
+        "user_path",
+    )
 
     path: str
     runners: tuple[RunnerPattern, ...]
     on_same_checkout: Mode | None
+    on_shared_tree: Mode | None
+    busy_given: BusyGiven
     user_path: str
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
+    _busy: list[BusyRules]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one argument per field
         self,
         path: str = "",
         runners: tuple[RunnerPattern, ...] = (),
         on_same_checkout: Mode | None = None,
+        on_shared_tree: Mode | None = None,
+        busy_given: BusyGiven = (),
+        *,
         user_path: str = "",
     ) -> None:
         """Hold validated values."""
@@ -206,9 +467,12 @@ class Settings(LightRecord):
             path=path,
             runners=runners,
             on_same_checkout=on_same_checkout,
+            on_shared_tree=on_shared_tree,
+            busy_given=busy_given,
             user_path=user_path,
             _patterns=[],
             _names=[],
+            _busy=[],
         )
 
     @property
@@ -238,6 +502,38 @@ class Settings(LightRecord):
 
         return self.on_same_checkout or DEFAULT_MODE
 
+    @property
+    def shared_tree_mode(self) -> Mode:
+        """``on_shared_tree``, or the default (``stop``) when nothing sets it."""
+        from runctx.modes import DEFAULT_SHARED_TREE_MODE  # noqa: PLC0415 - see the module docstring
+
+        return self.on_shared_tree or DEFAULT_SHARED_TREE_MODE
+
+    @property
+    def busy(self) -> BusyRules:
+        """The thresholds of "busy now" and ``on-busy-box``: those set, else the defaults."""
+        if not self._busy:
+            self._busy.append(_busy_rules(self.busy_given))
+        return self._busy[0]
+
+
+def _busy_rules(given: BusyGiven) -> BusyRules:
+    """The rules with the fields ``given``, the defaults elsewhere (one value for none given)."""
+    if not given:
+        return default_busy()
+    values: dict[str, Any] = dict(given)
+    return BusyRules(**values)
+
+
+_DEFAULT_BUSY: list[BusyRules] = []
+
+
+def default_busy() -> BusyRules:
+    """The thresholds and ``on-busy-box`` of a checkout and a user that set none (one value)."""
+    if not _DEFAULT_BUSY:
+        _DEFAULT_BUSY.append(BusyRules())
+    return _DEFAULT_BUSY[0]
+
 
 DEFAULTS = Settings()
 """The settings of a checkout that sets nothing, for a user who sets nothing."""
@@ -248,8 +544,11 @@ _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
     """The settings of the checkout at ``root``: its pyproject, the user's file, the environment.
 
-    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``. A checkout that
-    cannot be identified has the user's settings alone. Each file is read and
+    Each key the checkout sets wins over the user's file;
+    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``,
+    ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree`` and
+    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box``. A checkout that cannot
+    be identified has the user's settings alone. Each file is read and
     validated once while it stays unchanged. A malformed file, table or value
     raises :class:`~runctx.exceptions.ConfigError` naming the file and the key.
     """
@@ -262,13 +561,40 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
             found.path,
             (*found.runners, *user.runners),
             found.on_same_checkout or user.on_same_checkout,
-            user.user_path,
+            found.on_shared_tree or user.on_shared_tree,
+            _merged(user.busy_given, found.busy_given),
+            user_path=user.user_path,
         )
-    override = environ.get(MODE_ENV, "")
-    if not override:
+    same = environ.get(MODE_ENV, "")
+    shared = environ.get(SHARED_TREE_ENV, "")
+    box = environ.get(BUSY_BOX_ENV, "")
+    if not same and not shared and not box:
         return found
-    mode = parse_mode(override, f"${MODE_ENV}")
-    return Settings(found.path, found.runners, mode, found.user_path)
+    from runctx.modes import SHARED_TREE_MODES  # noqa: PLC0415 - a variable sets a mode
+
+    return Settings(
+        found.path,
+        found.runners,
+        parse_mode(same, f"${MODE_ENV}") if same else found.on_same_checkout,
+        parse_mode(shared, f"${SHARED_TREE_ENV}", SHARED_TREE_MODES)
+        if shared
+        else found.on_shared_tree,
+        _merged(found.busy_given, ((_BOX_FIELD, parse_box_mode(box, f"${BUSY_BOX_ENV}")),))
+        if box
+        else found.busy_given,
+        user_path=found.user_path,
+    )
+
+
+def _merged(under: BusyGiven, over: BusyGiven) -> BusyGiven:
+    """The fields of ``under`` and ``over``, those of ``over`` winning, in one order."""
+    if not under:
+        return over
+    if not over:
+        return under
+    values = dict(under) | dict(over)
+    order = (*(name for _, name, _, _ in _THRESHOLDS), _BOX_FIELD)
+    return tuple((name, values[name]) for name in order if name in values)
 
 
 def _cached(path: str, read: Callable[[str], Settings]) -> Settings:
@@ -296,7 +622,14 @@ def _pyproject_settings(path: str) -> Settings:
 
 def _user_settings(path: str) -> Settings:
     found = settings_of_table(user_table(path), path, where=path)
-    return Settings("", found.runners, found.on_same_checkout, path)
+    return Settings(
+        "",
+        found.runners,
+        found.on_same_checkout,
+        found.on_shared_tree,
+        found.busy_given,
+        user_path=path,
+    )
 
 
 def settings_of_table(
@@ -307,9 +640,13 @@ def settings_of_table(
     ``where`` names the table in errors (``PATH: [tool.runctx]`` by default).
     """
     where = where if where is not None else f"{path}: [tool.runctx]"
-    mode = None
+    mode = shared = None
     if MODE_KEY in table:
         mode = parse_mode(table[MODE_KEY], f"{where} {MODE_KEY}")
+    if SHARED_TREE_KEY in table:
+        from runctx.modes import SHARED_TREE_MODES  # noqa: PLC0415 - see the module docstring
+
+        shared = parse_mode(table[SHARED_TREE_KEY], f"{where} {SHARED_TREE_KEY}", SHARED_TREE_MODES)
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{where} {RUNNERS_KEY} must be an array of tables"
@@ -317,19 +654,67 @@ def settings_of_table(
     runners = tuple(
         runner_of_entry(entry, f"{where} runners[{n}]") for n, entry in enumerate(entries)
     )
-    return Settings(path, runners, mode)
+    return Settings(path, runners, mode, shared, busy_given_of_table(table, where))
 
 
-def parse_mode(value: object, where: str) -> Mode:
-    """``value`` as a :class:`Mode`, or a :class:`ConfigError` that says ``where`` it came from."""
-    from runctx.modes import Mode  # noqa: PLC0415 - see the module docstring
+def busy_given_of_table(table: Mapping[str, object], where: str) -> BusyGiven:
+    """The thresholds and ``on-busy-box`` a table sets, validated (``where`` names it)."""
+    given: list[tuple[str, object]] = []
+    for key, name, largest, can_be_off in _THRESHOLDS:
+        if key in table:
+            value = parse_threshold(table[key], f"{where} {key}", largest, can_be_off=can_be_off)
+            given.append((name, value))
+    if BUSY_BOX_KEY in table:
+        given.append((_BOX_FIELD, parse_box_mode(table[BUSY_BOX_KEY], f"{where} {BUSY_BOX_KEY}")))
+    return tuple(given)
+
+
+def parse_threshold(
+    value: object, where: str, largest: float, *, can_be_off: bool = False
+) -> float | None:
+    """``value`` as a number from 0 to ``largest`` (``false``: None, where allowed).
+
+    Anything else is a :class:`ConfigError` saying ``where``.
+    """
+    if value is False and can_be_off:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+        if 0 <= number <= largest:
+            return number
+    off = " (or false to turn it off)" if can_be_off else ""
+    msg = f"{where} must be a number from 0 to {largest:g}{off}, got {value!r}"
+    raise _error(msg)
+
+
+def parse_box_mode(value: object, where: str) -> BoxMode:
+    """``value`` as an ``on-busy-box`` mode, or a :class:`ConfigError` saying ``where``."""
+    from runctx.modes import BoxMode  # noqa: PLC0415 - see the module docstring
 
     if isinstance(value, str):
         try:
-            return Mode(value)
+            return BoxMode(value)
         except ValueError:
             pass
-    choices = ", ".join(f'"{mode.value}"' for mode in Mode)
+    choices = ", ".join(f'"{mode.value}"' for mode in BoxMode)
+    msg = f"{where} must be one of {choices}, got {value!r}"
+    raise _error(msg)
+
+
+def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] | None = None) -> Mode:
+    """``value`` as one of the ``allowed`` modes (default: all), or a ConfigError at ``where``."""
+    from runctx.modes import Mode  # noqa: PLC0415 - see the module docstring
+
+    allowed = tuple(Mode) if allowed is None else allowed
+    if isinstance(value, str):
+        try:
+            mode = Mode(value)
+        except ValueError:
+            pass
+        else:
+            if mode in allowed:
+                return mode
+    choices = ", ".join(f'"{mode.value}"' for mode in allowed)
     msg = f"{where} must be one of {choices}, got {value!r}"
     raise _error(msg)
 
@@ -378,13 +763,22 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         raise _error(msg) from error
 
 
-if not TYPE_CHECKING:
+_LAZY = frozenset(
+    {"Mode", "DEFAULT_MODE", "SHARED_TREE_MODES", "DEFAULT_SHARED_TREE_MODE", "BoxMode"}
+    | {"DEFAULT_BOX_MODE"}
+)
+
+if TYPE_CHECKING:
+    DEFAULT_BUSY: BusyRules
+else:
 
     def __getattr__(name: str) -> object:
-        """``Mode`` and ``DEFAULT_MODE``, from :mod:`runctx.modes` on first use."""
-        if name in {"Mode", "DEFAULT_MODE"}:
+        """The modes (from :mod:`runctx.modes`) and ``DEFAULT_BUSY``, made on first use."""
+        if name in _LAZY:
             import runctx.modes  # noqa: PLC0415
 
             return getattr(runctx.modes, name)
+        if name == "DEFAULT_BUSY":
+            return default_busy()
         msg = f"module 'runctx.settings' has no attribute {name!r}"
         raise AttributeError(msg)

@@ -14,17 +14,30 @@ process is never hit; on Linux the signal goes through a pidfd opened before
 that check, which pins the process, so not even a reuse between the check and
 the signal can misdirect it. ``SIGTERM`` first, ``SIGKILL`` to whatever is
 left after the grace period.
+
+Pids are acted on only in the caller's own pid namespace: when the process
+source reads a ``/proc`` of another pid namespace (``unshare -pf`` without
+``--mount-proc``), its pids may name unrelated processes of the caller's
+namespace, so every stop is refused and nothing is signalled.
+
+``stop --orphans`` (:func:`stop_orphans`) stops, the same way, every run of
+this checkout that is orphaned (:attr:`~runctx.report.Run.orphaned`: the
+process that started it is gone, and init or a subreaper took it; an xdist
+worker whose controller died is one), and nothing else: a foreign orphan is
+not this checkout's, and an orphan of unknown identity is refused.
+
+A checkout root is never a home directory by its markers
+(:mod:`runctx.checkout`): the rule that keeps a dotfiles ``.git`` from merging
+every project below it is the same for the report, the hooks and this stop.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import os
-import pwd
 import signal
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
@@ -35,6 +48,7 @@ from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
 from runctx.sources import ProcessSource, default_source
+from runctx.sources.pidns import other_namespace_reason
 from runctx.unknown import Unknown
 
 DEFAULT_GRACE_SECONDS = 5.0
@@ -85,31 +99,10 @@ class StopPlan:
     reasons: tuple[str, ...]
 
 
-def home_directories(uid: int | Unknown, environ: Mapping[str, str] | None = None) -> set[str]:
-    """The home directories a checkout root must not be: ``$HOME`` and the uid's."""
-    environ = os.environ if environ is None else environ
-    homes = set()
-    if environ.get("HOME"):
-        homes.add(os.path.realpath(environ["HOME"]))
-    if isinstance(uid, int):
-        with contextlib.suppress(KeyError):
-            homes.add(os.path.realpath(pwd.getpwuid(uid).pw_dir))
-    return homes
-
-
-def _refusal(judged: JudgedRun, homes: Collection[str]) -> tuple[str, ...] | None:
+def _refusal(judged: JudgedRun) -> tuple[str, ...] | None:
     run = judged.run
     if run.is_self:
         return (f"pid {run.pid} is the run this command belongs to; a run never stops itself",)
-    if judged.judgement.verdict is Verdict.OURS and run.root in homes:
-        # A .git in a home directory (dotfiles) makes every project below it one
-        # checkout: "same checkout" then says too little to act on.
-        return (
-            (
-                f"pid {run.pid}'s checkout root {run.root} is a home directory, which holds "
-                "every project below it: runctx stop acts only within a narrower checkout"
-            ),
-        )
     if judged.judgement.verdict is Verdict.OURS:
         return None
     kind = "a foreign run" if judged.foreign else "a run whose identity is not fully known"
@@ -119,14 +112,18 @@ def _refusal(judged: JudgedRun, homes: Collection[str]) -> tuple[str, ...] | Non
     )
 
 
-def plan_stop(report: Report, pids: Iterable[int], homes: Collection[str]) -> tuple[StopPlan, ...]:
+def plan_stop(report: Report, pids: Iterable[int]) -> tuple[StopPlan, ...]:
     """Decide, for each pid, whether the scan allows stopping its run (pure).
 
     A pid must be a run's authoritative pid; a member pid is refused with the
-    run to name instead. ``homes`` are the directories no checkout root may be
-    for a stop (:func:`home_directories`): a ``.git`` there makes every project
-    below it one checkout, too coarse to act on.
+    run to name instead. A scan whose pids are not the caller's pid namespace's
+    allows nothing.
     """
+    if not report.visibility.own_pid_namespace:
+        why = other_namespace_reason(report.visibility.source, report.self_pid)
+        return tuple(
+            StopPlan(pid, None, (), StopStatus.REFUSED, (why,)) for pid in dict.fromkeys(pids)
+        )
     by_pid = {judged.run.pid: judged for judged in report.runs}
     plans: list[StopPlan] = []
     for pid in dict.fromkeys(pids):
@@ -143,12 +140,22 @@ def plan_stop(report: Report, pids: Iterable[int], homes: Collection[str]) -> tu
                 )
                 plans.append(StopPlan(pid, owner, (), StopStatus.REFUSED, (reason,)))
             continue
-        refused = _refusal(judged, homes)
+        refused = _refusal(judged)
         if refused is not None:
             plans.append(StopPlan(pid, judged, (), StopStatus.REFUSED, refused))
             continue
         plans.append(StopPlan(pid, judged, judged.run.processes, None, ()))
     return tuple(plans)
+
+
+def plan_orphans(report: Report) -> tuple[StopPlan, ...]:
+    """A plan for each orphaned run counted as this checkout's (pure).
+
+    Foreign orphans get no plan at all (they are not this checkout's); an
+    orphan of unknown identity gets a refusal, as ``stop PID`` would give it.
+    """
+    pids = [judged.run.pid for judged in report.ours if judged.run.orphaned]
+    return plan_stop(report, pids)
 
 
 def _send(identity: ProcIdentity, signum: signal.Signals, source: ProcessSource) -> str | None:
@@ -238,6 +245,7 @@ def carry_out(
     if left:
         send_all(left, signal.SIGKILL)
         left = _wait_gone(left, KILL_WAIT_SECONDS, source, clock, sleep)
+    killed = {pid for pid, name in signalled if name == signal.SIGKILL.name}
     refused_by_os = _live(
         (t for t in plan.targets if skipped.get(t.pid) == "not permitted"), source
     )
@@ -246,7 +254,8 @@ def carry_out(
     reasons = tuple(
         f"{what}: {', '.join(str(t.pid) for t in found)}"
         for what, found in (
-            ("still live after SIGKILL", left),
+            ("still live after SIGKILL", [t for t in left if t.pid in killed]),
+            ("still live; no SIGKILL could reach it", [t for t in left if t.pid not in killed]),
             ("not permitted to signal", refused_by_os),
         )
         if found
@@ -278,9 +287,29 @@ def stop_runs(
     """
     source = source if source is not None else default_source()
     report = scan(here if here is not None else viewpoint(), source=source)
-    homes = home_directories(report.here.uid)
+    return _carry_out_all(plan_stop(report, pids), grace, source)
+
+
+def stop_orphans(
+    here: Viewpoint | None = None,
+    *,
+    grace: float = DEFAULT_GRACE_SECONDS,
+    source: ProcessSource | None = None,
+) -> tuple[StopResult, ...]:
+    """Stop every orphaned run of this checkout known to be ours, exactly as :func:`stop_runs`.
+
+    One fresh scan finds them; an empty result means there was none.
+    """
+    source = source if source is not None else default_source()
+    report = scan(here if here is not None else viewpoint(), source=source)
+    return _carry_out_all(plan_orphans(report), grace, source)
+
+
+def _carry_out_all(
+    plans: Iterable[StopPlan], grace: float, source: ProcessSource
+) -> tuple[StopResult, ...]:
     results = []
-    for plan in plan_stop(report, pids, homes):
+    for plan in plans:
         result = carry_out(plan, grace=grace, source=source)
         log_event(
             "runctx.stop",

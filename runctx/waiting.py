@@ -15,6 +15,10 @@ time), never by its pid alone: a pid that is reused by another process never
 keeps a waiter waiting, not even when the newcomer is itself a run of this
 checkout (it started after the waiter's run, so it waits for the waiter), and
 an exited run that is still a zombie no longer counts.
+
+A wait follows pids, so it happens only where the source's ``/proc`` is the
+caller's own pid namespace's: elsewhere :func:`wait_for_turn` raises
+:class:`~runctx.exceptions.PidNamespaceError` before it waits at all.
 """
 
 from __future__ import annotations
@@ -25,10 +29,14 @@ from collections.abc import Callable
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.busy import BoxPressure, box_pressure
+from runctx.exceptions import PidNamespaceError
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan
-from runctx.sources import ProcessSource
+from runctx.settings import BusyRules
+from runctx.sources import ProcessSource, default_source
+from runctx.sources.pidns import other_namespace_reason
 
 DEFAULT_POLL_SECONDS = 0.5
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
@@ -71,6 +79,15 @@ def _order(identity: ProcIdentity) -> tuple[int, int]:
     return (identity.start, identity.pid)
 
 
+def _earlier(report: Report, runs: tuple[JudgedRun, ...]) -> tuple[JudgedRun, ...]:
+    """``runs`` without those that started after the caller's run, when that run is ours."""
+    self_run = report.self_run
+    if self_run is None or self_run.foreign:
+        return runs
+    mine = _order(self_run.run.identity)
+    return tuple(judged for judged in runs if _order(judged.run.identity) < mine)
+
+
 def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
     """Runs of this checkout the caller must wait for.
 
@@ -78,15 +95,28 @@ def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
     started after the caller's own run when that run is one of this
     checkout's: those wait for the caller, not the other way round. A run of
     unknown identity is reported (it counts as ours there) but never waited
-    for or refused for: a leftover whose cwd was deleted, or a process in
-    another mount namespace, would otherwise hold every run of its user.
+    for or refused for: a leftover whose cwd was deleted inside this checkout,
+    or one whose cwd could not be read, would otherwise hold every run of its
+    user.
     """
-    self_run = report.self_run
-    ours = report.ours_known
-    if self_run is None or self_run.foreign:
-        return ours
-    mine = _order(self_run.run.identity)
-    return tuple(judged for judged in ours if _order(judged.run.identity) < mine)
+    return _earlier(report, report.ours_known)
+
+
+def sharing_runs(report: Report) -> tuple[JudgedRun, ...]:
+    """Other users' runs in this very checkout that a run starting now comes after.
+
+    The same order as :func:`blocking_runs`: a run of another user that
+    started after the caller's own run is that run's concern, not the caller's.
+    """
+    return _earlier(report, report.shared_tree)
+
+
+def refuse_other_namespace(source: ProcessSource, act: str) -> None:
+    """Raise :class:`PidNamespaceError` when ``source`` reads another pid namespace's pids."""
+    if source.own_pid_namespace():
+        return
+    msg = f"cannot {act}: {other_namespace_reason(source.name, source.caller_pid())}"
+    raise PidNamespaceError(msg)
 
 
 def wait_for_turn(  # noqa: PLR0913 - each knob is independent
@@ -106,8 +136,11 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     identities changes (first call included), so a caller can show who it waits
     for; ``on_poll`` after every scan with the blocking runs and the seconds
     waited so far (for a live progress line). ``timeout=None`` waits for ever;
-    ``timeout=0`` takes one scan.
+    ``timeout=0`` takes one scan. Raises :class:`~runctx.exceptions.PidNamespaceError`
+    when the source's pids are not the caller's pid namespace's.
     """
+    source = source if source is not None else default_source()
+    refuse_other_namespace(source, "wait")
     began = clock()
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
@@ -145,5 +178,54 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
                 blocking=blocking,
                 waited_for=tuple(waited_for.values()),
             )
+        pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
+        sleep(max(pause, 0.0))
+
+
+@attrs.frozen
+class RoomOutcome:
+    """How a wait for room ended: the box is no longer busy, or the wait timed out.
+
+    ``pressure`` is what the last look at the box found (no reasons when ready).
+    """
+
+    ready: bool
+    waited_seconds: float
+    pressure: BoxPressure
+
+
+def wait_for_room(  # noqa: PLR0913 - each knob is independent
+    rules: BusyRules,
+    *,
+    timeout: float | None,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+    on_change: Callable[[BoxPressure], None] | None = None,
+    source: ProcessSource | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RoomOutcome:
+    """Block until the box is under every threshold of ``rules``, or ``timeout`` passes.
+
+    Whoever's runs make the box busy, this waits (``on-busy-box = "wait"``):
+    each poll reads the box's load and memory again (no process scan).
+    ``on_change`` is called whenever the crossed thresholds change (first
+    call included). ``timeout=None`` waits for ever; ``timeout=0`` looks once.
+    """
+    source = source if source is not None else default_source()
+    began = clock()
+    shown: tuple[str, ...] | None = None
+    while True:
+        pressure = box_pressure(source.load(), rules)
+        crossed = tuple(reason.partition(" ")[0] for reason in pressure.reasons)
+        if crossed != shown:
+            log_event("runctx.wait_room", level=INFO, reasons=list(pressure.reasons))
+            if on_change is not None:
+                on_change(pressure)
+        shown = crossed
+        waited = clock() - began
+        if not pressure.busy:
+            return RoomOutcome(ready=True, waited_seconds=waited, pressure=pressure)
+        if timeout is not None and waited >= timeout:
+            return RoomOutcome(ready=False, waited_seconds=waited, pressure=pressure)
         pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
         sleep(max(pause, 0.0))

@@ -1,4 +1,17 @@
-"""Fixtures shared by the tests: world-enterable temporary dirs and real checkouts."""
+"""Fixtures and markers shared by the tests: real runs, real checkouts, root-only tests.
+
+- ``runs``: the run factory (:class:`runfactory.RunFactory`); every process a
+  test starts through it is reaped by process group at teardown.
+- ``world``: two same-named checkouts and one live run, shared by a module; from
+  the ``idle`` one every foreign run is worth a note (``busy-run-cpu = 0``).
+- ``shared_tree``: a checkout of the suite's uid with a live run of another
+  uid in it (tests using it are ``needs_root``).
+- ``shared_tmp``: a temporary directory every uid may enter.
+- ``planted_fifo``: a directory whose parent holds a FIFO named ``pyproject.toml``.
+- ``@pytest.mark.needs_root``: the test starts processes as other uids (or
+  does what only root may); it is skipped without root, and fails in CI
+  (``CI`` set), where the suite runs as root and a skip would hide it.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from proctools import OTHER_UID, Orphan, make_checkout, name_every_foreign_run
+from runfactory import RunFactory
 
 # Git identity for the checkouts tests create, independent of the machine's config.
 for _name, _value in {
@@ -20,6 +35,28 @@ for _name, _value in {
 }.items():
     os.environ.setdefault(_name, _value)
 
+NEEDS_ROOT = (
+    "needs_root: starts processes as other uids or does what only root may; "
+    "skipped without root, a failure in CI (CI set)"
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the suite's markers (``--strict-markers`` is on)."""
+    config.addinivalue_line("markers", NEEDS_ROOT)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a ``needs_root`` test without root; fail it instead when ``CI`` is set."""
+    if item.get_closest_marker("needs_root") is None or os.geteuid() == 0:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(
+            "this test needs root (CI runs as root) to start processes under other uids",
+            pytrace=False,
+        )
+    pytest.skip("needs root to start processes under other uids")
+
 
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
@@ -30,3 +67,71 @@ def shared_tmp() -> Iterator[Path]:
         yield path.resolve()
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def planted_fifo(shared_tmp: Path) -> Path:
+    """``shared/work``: a directory whose parent holds a FIFO named ``pyproject.toml``.
+
+    What another user who can write a shared parent plants there: opening it
+    would block for ever.
+    """
+    work = shared_tmp / "shared" / "work"
+    work.mkdir(parents=True)
+    os.mkfifo(shared_tmp / "shared" / "pyproject.toml")
+    return work
+
+
+@pytest.fixture
+def runs() -> Iterator[RunFactory]:
+    """The run factory: starts real processes and reaps all of them by process group."""
+    factory = RunFactory()
+    try:
+        yield factory
+    finally:
+        factory.reap()
+
+
+@pytest.fixture
+def shared_tree(shared_tmp: Path, runs: RunFactory) -> tuple[Path, Orphan]:
+    """A checkout of the suite's uid with a live run of ``OTHER_UID`` in it: (checkout, run).
+
+    The suite's uid (root in CI) may read that run's cwd: it sees another
+    user's run in this very checkout. Starting it needs root, so every test
+    using this fixture is marked ``needs_root``.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    return checkout, runs.run_tests_script(checkout, uid=OTHER_UID)
+
+
+class World:
+    """Two same-named checkouts, ``busy`` and ``idle``, and a live run in ``busy``."""
+
+    def __init__(self, base: Path, busy: Path, idle: Path, run) -> None:
+        """Hold the paths and the run."""
+        self.base = base
+        self.busy = busy
+        self.idle = idle
+        self.run = run
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[World]:
+    """One live, orphaned ``run_tests.py`` run in ``busy``; ``idle`` has its name and no run.
+
+    Seen from ``busy`` the run is this checkout's; seen from ``idle`` it is
+    foreign (same user, another root). ``idle`` sets ``busy-run-cpu = 0``, so
+    that the foreign run is worth a note there on a quiet box or a loaded one
+    alike (an idle foreign run is only counted by default: ``tests/test_policy.py``).
+    One per module: starting it is the slow part, and the tests only read it.
+    """
+    base = Path(tempfile.mkdtemp(prefix="runctx-world-")).resolve()
+    base.chmod(0o755)
+    factory = RunFactory()
+    try:
+        busy = make_checkout(base / "a", "proj")
+        idle = name_every_foreign_run(make_checkout(base / "b", "proj"))
+        yield World(base, busy, idle, factory.run_tests_script(busy))
+    finally:
+        factory.reap()
+        shutil.rmtree(base, ignore_errors=True)

@@ -1,58 +1,31 @@
-"""Shared pieces of the hook tests: a world of real runs, real payloads, the hook as a process.
+"""Shared pieces of the hook tests: real payloads, the hook as a process, what it must answer.
 
-The world (one per test module): two checkouts with the same directory name
-under different parents, ``busy`` and ``idle``; ``busy`` holds one live,
-orphaned ``run_tests.py`` run. Seen from ``busy`` that run is this checkout's;
-seen from ``idle`` it is foreign (same user, another root).
+The runs the hooks judge come from the ``world`` fixture (``conftest.py``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
-from proctools import Orphan, make_checkout
-from runfixtures import start_run_tests_script
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
 
-class World:
-    """Two same-named checkouts and a live run in one of them."""
-
-    def __init__(self, base: Path, busy: Path, idle: Path, run: Orphan) -> None:
-        """Hold the paths and the run."""
-        self.base = base
-        self.busy = busy
-        self.idle = idle
-        self.run = run
-
-
-@pytest.fixture(scope="module")
-def world() -> Iterator[World]:
-    """A live run in ``busy``; ``idle`` has the same directory name and no run."""
-    base = Path(tempfile.mkdtemp(prefix="runctx-hooks-")).resolve()
-    base.chmod(0o755)
-    busy = make_checkout(base / "a", "proj")
-    idle = make_checkout(base / "b", "proj")
-    run = start_run_tests_script(busy)
-    try:
-        yield World(base, busy, idle, run)
-    finally:
-        run.kill()
-        shutil.rmtree(base, ignore_errors=True)
+NO_DEADLINE = "3600"
+"""The hook's deadline in the tests that are not about it: what is tested is the decision,
+which must not turn into a fail-open because a loaded box took longer than 5 s."""
 
 
 def hook_env(**extra: str) -> dict[str, str]:
-    """The environment for a hook process: the suite's, without any RUNCTX_ setting."""
+    """The environment for a hook process: the suite's, without its RUNCTX_ settings.
+
+    The hook's deadline is set out of reach unless ``extra`` sets it.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("RUNCTX_")}
+    env["RUNCTX_HOOK_DEADLINE"] = NO_DEADLINE
     env.update(extra)
     return env
 

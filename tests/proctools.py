@@ -1,28 +1,43 @@
-"""Real processes for tests: orphaned runs, other uids, readiness, cleanup.
+"""Real processes for tests: starting them orphaned or as another uid, and facts about them.
 
 A run that must look foreign is started orphaned (double fork and ``setsid``):
 a plain child of the test process would fold into the run executing the suite.
-Every process started here is cleaned up by its own process group, never by name.
+Tests get their processes through the ``runs`` fixture (:mod:`runfactory`),
+which reaps everything by process group; this module holds the pieces.
+
+Facts about processes (state, parent, process group, start) come from psutil
+and from plain syscalls (``getpgid``), never from runctx and never from a
+hand-written ``/proc`` parser: the tests check runctx against an oracle that
+shares no code with it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
+import pickle
+import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+
+import psutil
 
 OTHER_UID = 65534  # nobody: the owner of "another user's" runs
 VIEWER_UID = 65533  # a second unprivileged uid, for a viewer that is neither root nor the owner
 WAIT_SECONDS = 30.0
+PYTHON = sys.executable
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_ENDED = (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
 
 
 def wait_for(predicate, timeout: float = WAIT_SECONDS, what: str = "condition") -> None:
-    """Poll ``predicate`` until it is true; fail with ``what`` after ``timeout``."""
+    """Poll ``predicate`` until it is true; fail with ``what`` after ``timeout``.
+
+    The timeout only bounds a hang: no test depends on how long anything takes.
+    """
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
@@ -31,13 +46,85 @@ def wait_for(predicate, timeout: float = WAIT_SECONDS, what: str = "condition") 
         time.sleep(0.02)
 
 
+# -- facts, from psutil ---------------------------------------------------------------
+
+
+def status(pid: int) -> str | None:
+    """The psutil status of ``pid`` (``"sleeping"``, ``"zombie"``, ...), None when no process."""
+    try:
+        return psutil.Process(pid).status()
+    except psutil.NoSuchProcess:
+        return None
+
+
 def is_live(pid: int) -> bool:
     """Whether ``pid`` names a live (not zombie) process."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_bytes()
-    except OSError:
-        return False
-    return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
+    return status(pid) not in (None, *_ENDED)
+
+
+def group_members(pgid: int) -> set[int]:
+    """The live pids of process group ``pgid``."""
+    found = set()
+    for process in psutil.process_iter():
+        with contextlib.suppress(OSError, psutil.Error):
+            if os.getpgid(process.pid) == pgid and process.status() not in _ENDED:
+                found.add(process.pid)
+    return found
+
+
+def children_of(pid: int) -> list[int]:
+    """The live children of ``pid``."""
+    found = []
+    for child in psutil.Process(pid).children():
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if child.status() not in _ENDED:
+                found.append(child.pid)
+    return found
+
+
+def start_ticks(pid: int) -> int:
+    """The start of ``pid`` in clock ticks since boot: the start token of runctx's procfs source.
+
+    psutil gives the start as seconds since the epoch, which it computes as
+    ``boot_time + ticks / SC_CLK_TCK``; subtracting the boot time and scaling
+    back gives the kernel's integer exactly (the float error is far below one
+    tick), so no ``/proc/PID/stat`` reader is needed.
+    """
+    seconds = psutil.Process(pid).create_time() - psutil.boot_time()
+    return round(seconds * CLOCK_TICKS)
+
+
+PF_KTHREAD = 0x00200000  # include/linux/sched.h
+
+
+def kernel_threads() -> set[int]:
+    """The pids of the kernel's own threads (``PF_KTHREAD`` in the flags of ``/proc/PID/stat``).
+
+    The one fact here that psutil does not give (it has no process flags), so
+    this is the suite's one reader of ``stat``: the flags are the sixth field
+    after the command name, which ends at the last ``)``.
+    """
+    found = set()
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                text = stat.read()
+            flags = int(text[text.rfind(b")") + 2 :].split()[6])
+        except (OSError, IndexError, ValueError):
+            continue
+        if flags & PF_KTHREAD:
+            found.add(int(name))
+    return found
+
+
+def argv_of(pid: int) -> list[str]:
+    """The argv of ``pid`` as the kernel shows it (bytes that are not UTF-8 surrogate-escaped)."""
+    return psutil.Process(pid).cmdline()
+
+
+# -- checkouts ------------------------------------------------------------------------
 
 
 def make_checkout(parent: Path, name: str = "proj") -> Path:
@@ -54,6 +141,29 @@ def make_checkout(parent: Path, name: str = "proj") -> Path:
     return root
 
 
+NAME_EVERY_FOREIGN_RUN = "\n[tool.runctx]\nbusy-run-cpu = 0\n"
+"""Settings under which every foreign run is busy enough to be named in a note (an idle
+foreign run is only counted by default), whatever the box's load."""
+
+
+def name_every_foreign_run(checkout: Path) -> Path:
+    """Append :data:`NAME_EVERY_FOREIGN_RUN` to the checkout's ``pyproject.toml``."""
+    with (checkout / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(NAME_EVERY_FOREIGN_RUN)
+    return checkout
+
+
+def make_worktree(main: Path, path: Path) -> Path:
+    """A real ``git worktree`` of the checkout ``main`` at ``path`` (after a first commit)."""
+    subprocess.run(["git", "-C", str(main), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(main), "commit", "-qm", "init"], check=True)
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(path)], check=True)
+    return path
+
+
+# -- starting processes ---------------------------------------------------------------
+
+
 class Orphan:
     """A process started orphaned: its own session, reparented away from the suite."""
 
@@ -61,26 +171,9 @@ class Orphan:
         """Wrap the pid of the session leader."""
         self.pid = pid
 
-    def kill(self) -> None:
-        """Kill the whole process group the orphan leads, and wait until it is gone."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pid, signal.SIGKILL)
-        wait_for(lambda: not is_live(self.pid), what=f"pid {self.pid} to die")
-
     def members(self) -> set[int]:
         """The live pids of the orphan's process group."""
-        found = set()
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if int(fields[2]) == self.pid and fields[0] not in (b"Z", b"X"):
-                found.add(int(name))
-        return found
+        return group_members(self.pid)
 
 
 def spawn_orphan(
@@ -95,7 +188,7 @@ def spawn_orphan(
 
     The middle process exits, so the grandchild is reparented to init (or a
     subreaper); the grandchild calls ``setsid``, so it leads its own session
-    and process group, which :meth:`Orphan.kill` kills whole.
+    and process group, which the run factory kills whole.
     """
     read_end, write_end = os.pipe()
     middle = os.fork()
@@ -126,24 +219,12 @@ def spawn_orphan(
     return Orphan(pid)
 
 
-@contextlib.contextmanager
-def orphan(argv: Sequence[str], cwd: Path, **kwargs) -> Iterator[Orphan]:
-    """``spawn_orphan`` as a context manager that always kills the process group."""
-    started = spawn_orphan(argv, cwd, **kwargs)
-    try:
-        yield started
-    finally:
-        started.kill()
-
-
 def run_as(uid: int, function, *args):
     """Call ``function(*args)`` in a forked child running as ``uid``; return its result.
 
     The child drops every privilege before calling, so what it reads from /proc
     is what that user really may read. The result travels back pickled.
     """
-    import pickle
-
     read_end, write_end = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the forked child
@@ -171,25 +252,8 @@ def run_as(uid: int, function, *args):
     return value
 
 
-def require_root() -> None:
-    """Fail (never skip) in CI when the test cannot drop to other uids."""
-    if os.geteuid() == 0:
-        return
-    if os.environ.get("CI"):
-        msg = "this test needs root (CI runs as root) to start processes under other uids"
-        raise AssertionError(msg)
-    import pytest
-
-    pytest.skip("needs root to start processes under other uids")
-
-
-PYTHON = sys.executable
-
-
 def interpreter_for(uid: int) -> str:
     """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
-    import shutil
-
     candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
     for candidate in candidates:
         if candidate and run_as(uid, os.access, candidate, os.X_OK):

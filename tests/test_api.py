@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from proctools import make_checkout
-from runfixtures import start_run_tests_script
 
 import runctx
 
@@ -24,22 +23,19 @@ def api_example() -> str:
     return match.group(1)
 
 
-def test_the_documented_example_runs_next_to_real_runs(shared_tmp):
+def test_the_documented_example_runs_next_to_real_runs(shared_tmp, runs):
     """The API example of docs/api.md runs and reports a run of ours and a foreign one."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    ours, foreign = start_run_tests_script(mine), start_run_tests_script(theirs)
-    try:
-        result = subprocess.run(
-            [sys.executable, "-c", api_example()],
-            cwd=mine,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    finally:
-        ours.kill()
-        foreign.kill()
+    ours, foreign = runs.run_tests_script(mine), runs.run_tests_script(theirs)
+    result = subprocess.run(
+        [sys.executable, "-c", api_example()],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert f"same checkout: {ours.pid} ours" in lines

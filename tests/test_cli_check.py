@@ -8,8 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from proctools import make_checkout
-from runfixtures import start_run_tests_script
+from proctools import VIEWER_UID, make_checkout
 
 from runctx.cli.check import EXIT_CLEAR, check_text, outcome_of
 from runctx.scanning import scan, viewpoint
@@ -20,7 +19,12 @@ RUNCTX = [sys.executable, "-m", "runctx"]
 def check(*args, cwd):
     """``runctx check`` as a separate process."""
     return subprocess.run(
-        [*RUNCTX, "check", *args], cwd=cwd, capture_output=True, text=True, check=False
+        [*RUNCTX, "check", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        check=False,
     )
 
 
@@ -30,32 +34,26 @@ def two_checkouts(shared_tmp):
     return make_checkout(shared_tmp / "a", "proj"), make_checkout(shared_tmp / "b", "proj")
 
 
-@pytest.fixture
-def runs():
-    """Runs started by a test, killed at teardown."""
-    started = []
-    yield started
-    for run in started:
-        run.kill()
-
-
 def test_another_run_of_ours_exits_3(two_checkouts, runs):
     """A live run of this checkout exits 3 and is named in the text."""
     mine, _theirs = two_checkouts
-    ours = start_run_tests_script(mine)
-    runs.append(ours)
+    ours = runs.run_tests_script(mine)
     result = check(cwd=mine)
     assert result.returncode == 3, result.stderr
     assert f"pid {ours.pid} (run-tests-script" in result.stdout
     assert result.stderr == ""
 
 
+@pytest.mark.needs_root  # to run and judge as a uid of its own (see below)
 def test_only_foreign_contention_exits_4(two_checkouts, runs):
     """A run of another checkout with the same name exits 4: contention, not a conflict."""
     mine, theirs = two_checkouts
-    foreign = start_run_tests_script(theirs)
-    runs.append(foreign)
-    result = check(cwd=mine)
+    # Seen by root, a root-owned run elsewhere whose root cannot be known (its cwd could
+    # not be read) counts as ours: "only foreign contention" holds on a shared box only
+    # for a uid that no other run has. The run and the viewpoint have that uid, so the
+    # root is what makes the run foreign.
+    foreign = runs.run_tests_script(theirs, uid=VIEWER_UID)
+    result = check("--uid", str(VIEWER_UID), cwd=mine)
     assert result.returncode == 4, result.stdout
     assert f"pid {foreign.pid} (run-tests-script" in result.stdout
     assert f"root {theirs} != {mine}" in result.stdout
@@ -64,9 +62,8 @@ def test_only_foreign_contention_exits_4(two_checkouts, runs):
 def test_ours_wins_over_foreign(two_checkouts, runs):
     """With both ours and foreign live, the outcome is 3 and both are named."""
     mine, theirs = two_checkouts
-    ours = start_run_tests_script(mine)
-    foreign = start_run_tests_script(theirs)
-    runs.extend([ours, foreign])
+    ours = runs.run_tests_script(mine)
+    foreign = runs.run_tests_script(theirs)
     result = check(cwd=mine)
     assert result.returncode == 3
     assert f"pid {ours.pid} " in result.stdout
@@ -76,19 +73,23 @@ def test_ours_wins_over_foreign(two_checkouts, runs):
 def test_json_has_the_shape_of_status_plus_the_outcome(two_checkouts, runs):
     """Check --json carries every field of status --json, plus check and exit_status."""
     mine, theirs = two_checkouts
-    ours = start_run_tests_script(mine)
-    foreign = start_run_tests_script(theirs)
-    runs.extend([ours, foreign])
+    ours = runs.run_tests_script(mine)
+    foreign = runs.run_tests_script(theirs)
     checked = check("--json", cwd=mine)
     status = subprocess.run(
-        [*RUNCTX, "status", "--json"], cwd=mine, capture_output=True, text=True, check=True
+        [*RUNCTX, "status", "--json"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        check=True,
     )
     report, reference = json.loads(checked.stdout), json.loads(status.stdout)
     assert checked.returncode == 3
     assert set(report) == set(reference) | {"check", "exit_status"}
     assert report["check"] == "ours"
     assert report["exit_status"] == 3
-    assert report["here"] == {"root": str(mine), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(mine), os.getuid())
     entries = {entry["pid"]: entry for entry in report["runs"]}
     reference_entries = {entry["pid"]: entry for entry in reference["runs"]}
     assert set(entries[ours.pid]) == set(reference_entries[ours.pid])
@@ -99,7 +100,7 @@ def test_json_has_the_shape_of_status_plus_the_outcome(two_checkouts, runs):
 def test_quiet_prints_nothing(two_checkouts, runs):
     """-q keeps the exit status and prints nothing."""
     mine, _theirs = two_checkouts
-    runs.append(start_run_tests_script(mine))
+    runs.run_tests_script(mine)
     result = check("-q", cwd=mine)
     assert (result.returncode, result.stdout, result.stderr) == (3, "", "")
 

@@ -10,11 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hooktools import RUNCTX, hook_env, world
-from proctools import is_live, make_checkout, wait_for
-from runfixtures import start_run_tests_script
-
-__all__ = ["world"]  # the fixture, imported for pytest
+from hooktools import RUNCTX, hook_env
+from proctools import argv_of, make_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 PRE_PUSH = ROOT / "hooks" / "git" / "pre-push"
@@ -24,6 +21,8 @@ EXIT_REFUSED = 75
 MARKING_SCRIPT = (
     "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\nprint('ran')\nsys.exit(7)\n"
 )
+# A test script that leaves a mark and exits 0.
+QUIET_MARKING_SCRIPT = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\n"
 HOLDING_SCRIPT = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 
 
@@ -35,6 +34,7 @@ def runctx_run(
         [*RUNCTX, "run", *argv],
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         cwd=cwd,
         env=env if env is not None else hook_env(),
         check=False,
@@ -69,8 +69,7 @@ def test_only_foreign_runs_let_it_run_with_a_note(world):
     assert done.returncode == 7
     assert mark.exists()
     assert done.stdout == "ran\n"
-    assert f"pid {world.run.pid}" in done.stderr
-    assert "foreign" in done.stderr
+    assert "foreign test run" in done.stderr
 
 
 def test_warn_mode_runs_it_after_the_warning(world):
@@ -112,28 +111,26 @@ def test_the_checkout_setting_applies_and_a_malformed_one_is_an_error(world):
     assert not mark.exists()
 
 
-def test_wait_mode_waits_for_the_other_run_then_runs(shared_tmp):
+def test_wait_mode_waits_for_the_other_run_then_runs(shared_tmp, runs):
     """--wait blocks while the other run lives, says whom it waits for, then runs."""
     checkout = make_checkout(shared_tmp / "w", "proj")
-    other = start_run_tests_script(checkout)
+    other = runs.run_tests_script(checkout)
     argv, mark = marking(checkout)
-    with subprocess.Popen(
+    waiting = runs.child(
         [*RUNCTX, "run", "--wait", "--", *argv],
         cwd=checkout,
         env=hook_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-    ) as waiting:
-        try:
-            assert waiting.stderr is not None
-            line = waiting.stderr.readline()
-            assert f"waiting for 1 run of this checkout: pid {other.pid}" in line
-            assert waiting.poll() is None
-            assert not mark.exists()
-        finally:
-            other.kill()
-        stdout, stderr = waiting.communicate(timeout=30)
+        errors="backslashreplace",
+    )
+    assert waiting.stderr is not None
+    line = waiting.stderr.readline()
+    assert f"waiting for 1 run of this checkout: pid {other.pid}" in line
+    assert not mark.exists()
+    runs.kill(other)
+    stdout, stderr = waiting.communicate()
     assert waiting.returncode == 7
     assert mark.exists()
     assert stdout == "ran\n"
@@ -150,25 +147,20 @@ def test_wait_mode_gives_up_after_the_timeout(world):
     assert not mark.exists()
 
 
-def test_the_command_replaces_runctx_and_receives_its_signals(world):
+def test_the_command_replaces_runctx_and_receives_its_signals(world, runs):
     """After exec the command has runctx's pid; a signal sent to that pid is the command's."""
     (world.idle / "run-tests.py").write_text(HOLDING_SCRIPT)
     ready = world.idle / "held"
     ready.unlink(missing_ok=True)
-    with subprocess.Popen(
+    process = runs.child(
         [*RUNCTX, "run", "--quiet", "--", sys.executable, "run-tests.py", str(ready)],
+        ready=ready,
         cwd=world.idle,
         env=hook_env(),
-    ) as process:
-        try:
-            wait_for(ready.exists, what="the command to start")
-            cmdline = Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")
-            assert cmdline[1] == b"run-tests.py"
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=30) == -signal.SIGTERM
-        finally:
-            if is_live(process.pid):
-                process.kill()
+    )
+    assert argv_of(process.pid)[1] == "run-tests.py"
+    process.send_signal(signal.SIGTERM)
+    assert process.wait() == -signal.SIGTERM
 
 
 def test_a_command_that_is_not_a_test_run_is_not_checked(world):
@@ -194,6 +186,7 @@ def test_an_internal_error_still_runs_the_command(world):
         [sys.executable, "-c", code, "run", "--", *argv],
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         cwd=world.busy,
         env=hook_env(),
         check=False,
@@ -242,6 +235,7 @@ def pre_push(checkout: Path, **config: str) -> subprocess.CompletedProcess[str]:
         input="refs/heads/main 1111 refs/heads/main 0000\n",
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         cwd=checkout,
         env=env,
         check=False,
@@ -303,3 +297,75 @@ def test_pre_commit_hook_definition():
 def test_the_git_hook_is_executable(path):
     """The ready pre-push file can be copied into .git/hooks as it is."""
     assert os.access(path, os.X_OK)
+
+
+@pytest.mark.needs_root
+def test_runctx_run_refuses_and_does_not_wait_for_another_users_run(shared_tree):
+    """The run command exits 75 by default, even with --wait; warn runs the command."""
+    checkout, run = shared_tree
+    (checkout / "runtests.py").write_text(QUIET_MARKING_SCRIPT)
+    mark = checkout / "marked"
+    command = ["--", sys.executable, "runtests.py", str(mark)]
+    for options in ((), ("--wait", "--timeout", "60")):
+        done = runctx_run(*options, *command, cwd=checkout)
+        assert done.returncode == EXIT_REFUSED, done.stderr
+        assert "another user's run is live in this checkout" in done.stderr
+        assert f"pid {run.pid}" in done.stderr
+        assert not mark.exists()
+    done = runctx_run(*command, cwd=checkout, env=hook_env(RUNCTX_ON_SHARED_TREE="warn"))
+    assert done.returncode == 0, done.stderr
+    assert mark.exists()
+    assert "warning only" in done.stderr
+
+
+# -- on-busy-box ----------------------------------------------------------------------
+
+ALWAYS_BUSY_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-memory-available = 100\n"  # less than all of it is always available
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+)
+QUIET_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+    "busy-box-memory-available = false\n"
+)
+
+
+def test_runctx_run_waits_for_room_and_gives_up_after_the_timeout(shared_tmp):
+    """on-busy-box = "wait" on a box that stays busy: it says so, exits 75, nothing runs."""
+    here = make_checkout(shared_tmp)
+    with (here / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    (here / "run_tests.py").write_text(QUIET_MARKING_SCRIPT)
+    done = runctx_run("--timeout", "1", "--", sys.executable, "run_tests.py", "ran", cwd=here)
+    assert done.returncode == EXIT_REFUSED, done.stderr
+    assert "runctx: waiting for room: memory available " in done.stderr
+    assert "timed out after" in done.stderr
+    assert "the box is still busy: memory available" in done.stderr
+    assert not (here / "ran").exists()
+
+
+def test_runctx_run_starts_at_once_when_the_box_is_not_busy(shared_tmp):
+    """on-busy-box = "wait" with every box threshold off: the command runs, nothing waits."""
+    here = make_checkout(shared_tmp)
+    with (here / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(QUIET_BOX + 'on-busy-box = "wait"\n')
+    (here / "run_tests.py").write_text(QUIET_MARKING_SCRIPT)
+    done = runctx_run("--timeout", "1", "--", sys.executable, "run_tests.py", "ran", cwd=here)
+    assert done.returncode == 0, done.stderr
+    assert "waiting for room" not in done.stderr
+    assert (here / "ran").exists()
+
+
+def test_runctx_run_hands_the_command_what_it_said(shared_tmp):
+    """The command gets RUNCTX_RUN=checked after a check, quiet under -q; none if not checked."""
+    here = make_checkout(shared_tmp)
+    probe = here / "run_tests.py"
+    probe.write_text("import os, sys\nsys.stdout.write(os.environ.get('RUNCTX_RUN', 'none'))\n")
+    assert runctx_run("--", sys.executable, "run_tests.py", cwd=here).stdout == "checked"
+    assert runctx_run("-q", "--", sys.executable, "run_tests.py", cwd=here).stdout == "quiet"
+    show = "import os; print(os.environ.get('RUNCTX_RUN', 'none'))"
+    assert runctx_run("--", sys.executable, "-c", show, cwd=here).stdout == "none\n"  # unchecked

@@ -9,29 +9,35 @@ import sys
 from pathlib import Path
 
 import pytest
+from hooktools import hook_env
+from nstools import without_proc
 from proctools import make_checkout
-from runfixtures import start_run_tests_script
+from runfactory import clean_env
 
 from runctx.cli.main import main
+from runctx.started_by import WANTED
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
 
 def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run the command line as a separate process."""
-    return subprocess.run([*RUNCTX, *args], capture_output=True, text=True, cwd=cwd, check=False)
+    return subprocess.run(
+        [*RUNCTX, *args],
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        cwd=cwd,
+        check=False,
+    )
 
 
 @pytest.fixture
-def foreign_run(shared_tmp):
+def foreign_run(shared_tmp, runs):
     """A live run in another checkout with the same directory name."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    run = start_run_tests_script(theirs)
-    try:
-        yield mine, theirs, run
-    finally:
-        run.kill()
+    return mine, theirs, runs.run_tests_script(theirs)
 
 
 def test_json_follows_the_contract(foreign_run):
@@ -40,7 +46,7 @@ def test_json_follows_the_contract(foreign_run):
     result = runctx("status", "--json", cwd=mine)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["here"] == {"root": str(mine), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(mine), os.getuid())
     assert set(report) >= {"here", "runs", "load", "visibility"}
     runs = {entry["pid"]: entry for entry in report["runs"]}
     entry = runs[run.pid]
@@ -94,13 +100,47 @@ def test_the_table_groups_ours_and_foreign_with_reasons(foreign_run):
     assert "This run (the calling process" in text
 
 
+def test_status_says_which_claude_code_session_started_a_run(shared_tmp, runs):
+    """A run started from Claude Code's shell tool: its session in --json, short in the table."""
+    checkout = make_checkout(shared_tmp)
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="a1b2c3d4-session")
+    run = runs.run_tests_script(checkout, env=env)
+    report = json.loads(runctx("status", "--json", cwd=checkout).stdout)
+    entry = next(e for e in report["runs"] if e["pid"] == run.pid)
+    assert entry["started_by"] == {
+        "kind": "claude-code",
+        "session": "a1b2c3d4-session",
+        "detail": None,
+    }
+    assert "session_bytes" not in entry["started_by"]  # the text is exact
+    table = runctx("status", cwd=checkout).stdout
+    assert "STARTED BY" in table
+    (row,) = (line for line in table.splitlines() if line.startswith(f"  {run.pid} "))
+    assert "claude-code session a1b2c3d4…" in row
+
+
+def test_status_json_says_how_busy_each_run_and_the_box_are(foreign_run):
+    """--json: each run's CPU use now over the window, busy_now, the box's memory and verdict."""
+    mine, _theirs, run = foreign_run
+    report = json.loads(runctx("status", "--json", cwd=mine).stdout)
+    assert isinstance(report["cpu_window_seconds"], float)
+    entry = next(e for e in report["runs"] if e["pid"] == run.pid)
+    assert entry["cpu_now"] == 0.0
+    assert entry["busy_now"] is False
+    memory = report["load"]["memory"]
+    assert 0 < memory["available_bytes"] <= memory["total_bytes"]
+    assert set(report["box"]) == {"busy", "reasons"}
+    assert report["box"]["busy"] is bool(report["box"]["reasons"])
+
+
 def test_root_and_uid_options_set_the_viewpoint(foreign_run):
     """--root and --uid move the viewpoint: the foreign run becomes ours."""
     _mine, theirs, run = foreign_run
     (theirs / "tests").mkdir(exist_ok=True)
     result = runctx("status", "--json", "--root", str(theirs / "tests"), "--uid", str(os.getuid()))
     report = json.loads(result.stdout)
-    assert report["here"] == {"root": str(theirs), "uid": os.getuid()}
+    assert (report["here"]["root"], report["here"]["uid"]) == (str(theirs), os.getuid())
     entry = next(e for e in report["runs"] if e["pid"] == run.pid)
     assert entry["foreign"] is False
     assert entry["verdict"] == "ours"
@@ -159,3 +199,29 @@ def test_main_can_be_called_in_process(capsys, foreign_run):
     assert main(["status", "--json", "--root", str(mine)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert run.pid in [entry["pid"] for entry in report["runs"]]
+
+
+def test_status_answers_next_to_a_planted_fifo(planted_fifo):
+    """In a directory under a planted FIFO pyproject.toml, status prints its report."""
+    done = subprocess.run(
+        [*RUNCTX, "status"],
+        cwd=planted_fifo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=hook_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"Viewpoint: {planted_fifo} as ")
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("source", [[], ["--source", "procfs"], ["--source", "psutil"]])
+def test_status_without_procfs_says_so_in_one_line(source):
+    """With no /proc, status exits 1 with one line from either source; no traceback."""
+    done = without_proc(sys.executable, "-m", "runctx", "status", *source)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("runctx: error: no procfs is mounted at /proc"), done.stderr
+    assert len(done.stderr.splitlines()) == 1, done.stderr

@@ -2,70 +2,37 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from pidreuse import spawn_orphan_with_pid, wait_pid_free
-from proctools import (
-    OTHER_UID,
-    PYTHON,
-    VIEWER_UID,
-    interpreter_for,
-    is_live,
-    make_checkout,
-    orphan,
-    require_root,
-    run_as,
-    spawn_orphan,
-    wait_for,
-)
-from runfixtures import (
-    clean_env,
-    ready_dir,
-    start_run_tests_script,
-    start_worker_parent,
-    start_xdist_run,
-)
-
-from runctx.cli.check import EXIT_OURS, outcome_of
-from runctx.records import ProcIdentity
-from runctx.scanning import scan, viewpoint
-from runctx.stopping import StopStatus, carry_out, plan_stop, stop_runs
+from nstools import in_child_pid_namespace
+from proctools import OTHER_UID, PYTHON, argv_of, is_live, make_checkout, wait_for
+from runfactory import clean_env, ready_dir
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
 
-def stop(*args, cwd):
+def stop(*args, cwd, env=None):
     """``runctx stop`` as a separate process."""
     return subprocess.run(
-        [*RUNCTX, "stop", *args], cwd=cwd, capture_output=True, text=True, check=False
+        [*RUNCTX, "stop", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        check=False,
     )
-
-
-@pytest.fixture
-def runs():
-    """Runs started by a test, killed by pid and process group at teardown."""
-    started = []
-    yield started
-    for run in started:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(run.pid, signal.SIGKILL)
-    for run in started:
-        run.kill()
 
 
 def test_stops_its_own_run_with_every_member(shared_tmp, runs):
     """A run of this checkout (pytest -n 2) is stopped: the controller and every worker."""
     checkout = make_checkout(shared_tmp)
-    run = start_xdist_run(checkout, workers=2)
-    runs.append(run)
+    run = runs.xdist(checkout, workers=2)
     members = run.members()
     assert len(members) >= 3
     result = stop("--json", "--grace", "5", str(run.pid), cwd=checkout)
@@ -77,26 +44,24 @@ def test_stops_its_own_run_with_every_member(shared_tmp, runs):
     assert members <= signalled
     assert outcome["signalled"][0] == {"pid": run.pid, "signal": "SIGTERM"}
     for pid in members:
-        wait_for(lambda pid=pid: not is_live(pid), 5, f"member {pid} to be gone")
+        wait_for(lambda pid=pid: not is_live(pid), what=f"member {pid} to be gone")
 
 
 def test_text_output_says_what_was_done(shared_tmp, runs):
     """Without --json, stop says which run it stopped and with which signals."""
     checkout = make_checkout(shared_tmp)
-    run = start_run_tests_script(checkout)
-    runs.append(run)
+    run = runs.run_tests_script(checkout)
     result = stop(str(run.pid), cwd=checkout)
     assert result.returncode == 0
     assert result.stdout.startswith(f"runctx: stopped pid {run.pid} (run-tests-script")
     assert "SIGTERM to 1" in result.stdout
-    wait_for(lambda: not is_live(run.pid), 5, "the run to be gone")
+    wait_for(lambda: not is_live(run.pid), what="the run to be gone")
 
 
 def test_a_member_pid_is_refused_with_the_run_to_name(shared_tmp, runs):
     """A worker's pid is not a run's pid: refused (4), naming the run, nothing signalled."""
     checkout = make_checkout(shared_tmp)
-    run, _ready = start_worker_parent(checkout)
-    runs.append(run)
+    run = runs.worker_parent(checkout)
     (worker,) = run.members() - {run.pid}
     result = stop(str(worker), cwd=checkout)
     assert result.returncode == 4
@@ -110,70 +75,21 @@ def test_refuses_a_run_of_another_checkout_with_the_same_name(shared_tmp, runs):
     """A run in b/proj is foreign to a/proj: refused with the root reason, left live."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    run = start_run_tests_script(theirs)
-    runs.append(run)
+    run = runs.run_tests_script(theirs)
     result = stop("--grace", "0", str(run.pid), cwd=mine)
     assert result.returncode == 4
     assert f"root {theirs} != {mine}" in result.stderr
     assert is_live(run.pid)
 
 
-def start_other_users_run(checkout: Path):
-    """A run of ``checkout`` owned by ``OTHER_UID``."""
-    return start_run_tests_script(checkout, uid=OTHER_UID, python=interpreter_for(OTHER_UID))
-
-
+@pytest.mark.needs_root
 def test_refuses_another_users_run_in_the_same_checkout(shared_tmp, runs):
     """Root refuses a run of another uid even in its own checkout: the uid differs."""
-    require_root()
     checkout = make_checkout(shared_tmp)
-    run = start_other_users_run(checkout)
-    runs.append(run)
+    run = runs.run_tests_script(checkout, uid=OTHER_UID)
     result = stop("--grace", "0", str(run.pid), cwd=checkout)
     assert result.returncode == 4
     assert f"uid {OTHER_UID} != 0" in result.stderr
-    assert is_live(run.pid)
-
-
-def _stop_as_viewer(pid: int, checkout: str) -> tuple[str, tuple[str, ...]]:
-    (result,) = stop_runs([pid], viewpoint(cwd=checkout), grace=0)
-    return result.status.value, result.reasons
-
-
-def test_refuses_another_users_run_as_an_unprivileged_user(shared_tmp, runs):
-    """A third uid, not root and not the owner, is refused too, and nothing is signalled."""
-    require_root()
-    checkout = make_checkout(shared_tmp)
-    run = start_other_users_run(checkout)
-    runs.append(run)
-    status, reasons = run_as(VIEWER_UID, _stop_as_viewer, run.pid, str(checkout))
-    assert status == "refused"
-    assert f"uid {OTHER_UID} != {VIEWER_UID}" in reasons
-    assert is_live(run.pid)
-
-
-def _judge_check_and_stop(pid: int, checkout: str) -> tuple[str, int, str, tuple[str, ...]]:
-    here = viewpoint(cwd=checkout)
-    report = scan(here)
-    judged = next(j for j in report.runs if j.run.pid == pid)
-    (result,) = stop_runs([pid], here, grace=0)
-    return judged.judgement.verdict.value, outcome_of(report), result.status.value, result.reasons
-
-
-def test_refuses_a_run_whose_root_is_unknown_although_check_counts_it(shared_tmp, runs):
-    """A run whose cwd was removed has no known root: check counts it as ours, stop refuses."""
-    require_root()  # the run and its viewer are another uid, so other tests never see it as ours
-    mine = make_checkout(shared_tmp / "a", "proj")
-    doomed = make_checkout(shared_tmp / "gone", "proj")
-    run = start_other_users_run(doomed)
-    runs.append(run)
-    shutil.rmtree(doomed)
-    verdict, outcome, status, reasons = run_as(OTHER_UID, _judge_check_and_stop, run.pid, str(mine))
-    assert verdict == "unknown"
-    assert outcome == EXIT_OURS
-    assert status == "refused"
-    assert any(reason.startswith("root unknown: cwd deleted") for reason in reasons)
-    assert any("identity is not fully known" in reason for reason in reasons)
     assert is_live(run.pid)
 
 
@@ -181,106 +97,121 @@ SELF_STOPPER = """
 import os, pathlib, subprocess, sys, time
 out = pathlib.Path(sys.argv[1])
 command = [sys.executable, "-m", "runctx", "stop", "--grace", "0", str(os.getpid())]
-done = subprocess.run(command, capture_output=True, text=True)
+done = subprocess.run(command, capture_output=True, text=True, errors="backslashreplace")
 out.write_text(f"{done.returncode}\\n{done.stderr}")
 time.sleep(300)
 """
 
 
-def test_never_stops_the_run_it_belongs_to(shared_tmp):
+def test_never_stops_the_run_it_belongs_to(shared_tmp, runs):
     """Stop called from inside a run of this checkout, naming that run, refuses it."""
     checkout = make_checkout(shared_tmp)
     (checkout / "run_tests.py").write_text(SELF_STOPPER)
     out = ready_dir(checkout) / "self-stop"
-    with orphan([PYTHON, "run_tests.py", str(out)], checkout, env=clean_env()) as run:
-        wait_for(lambda: out.exists() and out.read_text(), what="the stop inside the run")
-        status, message = out.read_text().split("\n", 1)
-        assert int(status) == 4
-        assert "the run this command belongs to" in message
-        assert is_live(run.pid)
+    run = runs.orphan([PYTHON, "run_tests.py", str(out)], checkout, env=clean_env())
+    wait_for(lambda: out.exists() and out.read_text(), what="the stop inside the run")
+    status, message = out.read_text().split("\n", 1)
+    assert int(status) == 4
+    assert "the run this command belongs to" in message
+    assert is_live(run.pid)
 
 
-def test_a_pid_that_is_no_test_run_is_left_alone(shared_tmp):
+def test_a_pid_that_is_no_test_run_is_left_alone(shared_tmp, runs):
     """A plain process is not a run: exit 3, and it is not signalled."""
     checkout = make_checkout(shared_tmp)
-    with orphan(["/bin/sleep", "60"], checkout) as sleeper:
-        result = stop(str(sleeper.pid), cwd=checkout)
-        assert result.returncode == 3
-        assert f"no live test run has pid {sleeper.pid}" in result.stderr
-        assert is_live(sleeper.pid)
+    sleeper = runs.orphan(["/bin/sleep", "300"], checkout)
+    wait_for(lambda: argv_of(sleeper.pid)[:1] == ["/bin/sleep"], what="sleep to be exec'd")
+    result = stop(str(sleeper.pid), cwd=checkout)
+    assert result.returncode == 3
+    assert f"no live test run has pid {sleeper.pid}" in result.stderr
+    assert is_live(sleeper.pid)
 
 
-REAPING_PARENT = """
-import pathlib, subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-pathlib.Path(sys.argv[1]).write_text(str(child.pid))
-child.wait()
-time.sleep(300)
+# Inside the child namespace: make an innocent process that has the run's number
+# there, then ask runctx to stop that number. Only this process forks in that
+# namespace, so the pid counter steered through ns_last_pid gives the innocent
+# exactly that number.
+STOP_PROBE = """
+import json, os, subprocess, sys
+target = int(sys.argv[1])
+with open("/proc/sys/kernel/ns_last_pid", "w") as knob:
+    knob.write(str(target - 1))
+innocent = subprocess.Popen(["sleep", "300"])
+stop = [sys.executable, "-m", "runctx", "stop", "--grace", "0", str(target)]
+done = subprocess.run(stop, capture_output=True, text=True, errors="replace")
+alive = innocent.poll() is None
+innocent.kill()
+innocent.wait()
+print(json.dumps({"innocent": innocent.pid, "status": done.returncode,
+                  "stderr": done.stderr, "innocent_lived": alive}))
 """
 
 
-def test_a_reused_pid_is_never_signalled(shared_tmp, runs):
-    """A member's pid reused by an innocent process after the scan is never signalled."""
-    require_root()
-    checkout = make_checkout(shared_tmp)
-    (checkout / "run_tests.py").write_text(REAPING_PARENT)
-    ready = ready_dir(checkout) / "child"
-    run = spawn_orphan([PYTHON, "run_tests.py", str(ready)], checkout, env=clean_env())
-    runs.append(run)
-    wait_for(lambda: ready.exists() and ready.read_text(), what="the run's child to start")
-    child = int(ready.read_text())
-    report = scan(viewpoint(cwd=str(checkout)))
-    (plan,) = plan_stop(report, [run.pid], homes=())
-    assert plan.refusal is None
-    assert [target.pid for target in plan.targets] == [run.pid, child]
-    os.kill(child, signal.SIGKILL)
-    wait_pid_free(child)
-    innocent = spawn_orphan_with_pid(child, ["/bin/sleep", "60"], checkout)
-    runs.append(innocent)
-    result = carry_out(plan, grace=5)
-    assert result.status is StopStatus.STOPPED
-    assert result.signalled == ((run.pid, "SIGTERM"),)
-    assert result.skipped == ((child, "pid reused by another process"),)
-    assert is_live(innocent.pid)
-    wait_for(lambda: not is_live(run.pid), 5, "the run to be gone")
+@pytest.mark.needs_root
+def test_stop_from_a_child_pid_namespace_signals_nothing(shared_tmp, runs):
+    """Stop where /proc is the parent namespace's: refused, and the same-numbered process lives."""
+    checkout = make_checkout(shared_tmp, "proj")
+    run = runs.run_tests_script(checkout)
+    probe = shared_tmp / "probe.py"
+    probe.write_text(STOP_PROBE)
+    for source in ("procfs", "psutil"):
+        done = in_child_pid_namespace(
+            runs,
+            [PYTHON, str(probe), str(run.pid)],
+            checkout,
+            env=clean_env(RUNCTX_SOURCE=source),
+        )
+        assert done.returncode == 0, done.stderr
+        outcome = json.loads(done.stdout)
+        assert outcome["innocent"] == run.pid  # the same number, another process
+        assert outcome["status"] == 4, outcome
+        assert "another pid namespace" in outcome["stderr"]
+        assert outcome["innocent_lived"]
+        assert is_live(run.pid)
 
 
-def test_identities_come_from_the_scan(shared_tmp, runs):
-    """The plan carries the (pid, start) each member had when the scan read it."""
-    checkout = make_checkout(shared_tmp)
-    run = start_run_tests_script(checkout)
-    runs.append(run)
-    report = scan(viewpoint(cwd=str(checkout)))
-    (plan,) = plan_stop(report, [run.pid], homes=())
-    stat = Path(f"/proc/{run.pid}/stat").read_bytes()
-    start = int(stat[stat.rfind(b")") + 2 :].split()[19])
-    assert plan.targets == (ProcIdentity(run.pid, start),)
+# -- --orphans ------------------------------------------------------------------------------
 
 
-def test_refuses_when_the_checkout_root_is_a_home_directory(shared_tmp, runs):
-    """A .git in $HOME makes every project below it one checkout: too coarse to act on."""
-    home = make_checkout(shared_tmp, "home")
-    mine, theirs = home / "src" / "a", home / "src" / "b"
-    for project in (mine, theirs):
-        project.mkdir(parents=True)
-        (project / "pyproject.toml").write_text("")
-    run = start_run_tests_script(theirs)
-    runs.append(run)
-    env = {**os.environ, "HOME": str(home)}
-    status = subprocess.run(
-        [*RUNCTX, "status", "--json"], cwd=mine, env=env, capture_output=True, text=True, check=True
-    )
-    entry = next(e for e in json.loads(status.stdout)["runs"] if e["pid"] == run.pid)
-    assert entry["root"] == str(home)
-    assert entry["verdict"] == "ours"  # the report over-warns, in the visible direction
-    result = subprocess.run(
-        [*RUNCTX, "stop", "--grace", "0", str(run.pid)],
-        cwd=mine,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert result.returncode == 4
-    assert "is a home directory" in result.stderr
+def test_stop_orphans_ends_this_checkouts_orphaned_workers_and_nothing_else(shared_tmp, runs):
+    """Orphaned xdist workers of this checkout are stopped; a live run and foreign orphans stay."""
+    mine = make_checkout(shared_tmp, "proj")
+    theirs = make_checkout(shared_tmp / "other", "proj")
+    lost = runs.xdist(mine, workers=2, name="lost")
+    intact = runs.xdist(mine, workers=2, name="intact")
+    foreign = runs.xdist(theirs, workers=2, name="foreign")
+    lost_workers = lost.members() - {lost.pid}
+    foreign_workers = foreign.members() - {foreign.pid}
+    intact_members = intact.members()
+    for controller in (lost, foreign):
+        os.kill(controller.pid, signal.SIGKILL)
+        wait_for(lambda pid=controller.pid: not is_live(pid), what="the controller to die")
+    assert all(is_live(pid) for pid in lost_workers | foreign_workers)
+
+    done = stop("--orphans", "--grace", "5", cwd=mine)
+
+    assert done.returncode == 0, done.stderr
+    for pid in lost_workers:
+        wait_for(lambda pid=pid: not is_live(pid), what=f"worker {pid} to be gone")
+        assert f"stopped pid {pid} (pytest-xdist-worker" in done.stdout
+    assert done.stdout.count("runctx: stopped pid ") == len(lost_workers), done.stdout
+    assert all(is_live(pid) for pid in intact_members | foreign_workers)
+
+
+def test_with_no_orphan_it_says_so_and_exits_0(shared_tmp, runs):
+    """A checkout without orphaned runs (a setsid runner is none): nothing signalled, exit 0."""
+    mine = make_checkout(shared_tmp)
+    run = runs.run_tests_script(mine)
+    done = stop("--orphans", cwd=mine)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "no orphaned run of this checkout is live; nothing stopped" in done.stdout
+    assert json.loads(stop("--orphans", "--json", cwd=mine).stdout) == []
     assert is_live(run.pid)
+
+
+@pytest.mark.parametrize("args", [(), ("--orphans", "123")])
+def test_stop_needs_pids_or_orphans_but_not_both(shared_tmp, args):
+    """``runctx stop`` alone, or with PIDs and --orphans, is a usage error (exit 2)."""
+    done = stop(*args, cwd=make_checkout(shared_tmp))
+    assert done.returncode == 2
+    assert "give the PID of a run, or --orphans" in done.stderr

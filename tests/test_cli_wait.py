@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pty
 import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from pidreuse import child_pids, spawn_orphan_with_pid, start_ticks, wait_pid_free
-from proctools import PYTHON, Orphan, make_checkout, require_root, spawn_orphan, wait_for
-from runfixtures import clean_env, ready_dir
-
-from runctx.waiting import parse_duration
+from nstools import in_child_pid_namespace
+from pidreuse import wait_pid_free
+from proctools import PYTHON, Orphan, children_of, is_live, make_checkout, start_ticks, wait_for
+from runfactory import RunFactory, clean_env, ready_dir
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
@@ -32,9 +29,8 @@ elif mode == "then":
     while not os.path.exists(go):
         time.sleep(0.02)
     with open(out + ".log", "w") as log:
-        began = time.monotonic()
         status = subprocess.call(command, stdout=log, stderr=log)
-    pathlib.Path(out).write_text(f"{status} {time.monotonic() - began:.3f}")
+    pathlib.Path(out).write_text(str(status))
     time.sleep(300)
 """
 
@@ -49,26 +45,26 @@ def hold_argv(checkout: Path, name: str) -> list[str]:
     return [PYTHON, "run_tests.py", "hold", str(ready_dir(checkout) / name)]
 
 
-def start_hold(checkout: Path, name: str) -> Orphan:
+def start_hold(runs: RunFactory, checkout: Path, name: str) -> Orphan:
     """An orphaned run of ``checkout`` that holds until killed."""
-    run = spawn_orphan(hold_argv(checkout, name), checkout, env=clean_env())
-    wait_for((ready_dir(checkout) / name).exists, what=f"run {name} to start")
-    return run
+    ready = ready_dir(checkout) / name
+    return runs.orphan(hold_argv(checkout, name), checkout, env=clean_env(), ready=ready)
 
 
-def start_then(checkout: Path, name: str, *command: str) -> tuple[Orphan, Path, Path]:
+def start_then(
+    runs: RunFactory, checkout: Path, name: str, *command: str
+) -> tuple[Orphan, Path, Path]:
     """An orphaned run of ``checkout`` that runs ``command`` once its go-file exists."""
     go = ready_dir(checkout) / f"{name}.go"
     out = ready_dir(checkout) / f"{name}.out"
     argv = [PYTHON, "run_tests.py", "then", str(go), str(out), *command]
-    return spawn_orphan(argv, checkout, env=clean_env()), go, out
+    return runs.orphan(argv, checkout, env=clean_env()), go, out
 
 
-def read_outcome(out: Path, timeout: float = 30.0) -> tuple[int, float]:
-    """The exit status and seconds of the command a ``then`` run ran."""
-    wait_for(lambda: out.exists() and out.read_text(), timeout, f"{out.name} to be written")
-    status, seconds = out.read_text().split()
-    return int(status), float(seconds)
+def read_outcome(out: Path) -> int:
+    """The exit status of the command a ``then`` run ran."""
+    wait_for(lambda: out.exists() and out.read_text(), what=f"{out.name} to be written")
+    return int(out.read_text())
 
 
 @pytest.fixture
@@ -79,70 +75,50 @@ def checkout(shared_tmp):
     return root
 
 
-@pytest.fixture
-def runs():
-    """Collects started runs and kills every one of them at teardown."""
-    started: list[Orphan] = []
-    yield started
-    kill_all(started)
-
-
-def kill_all(started: list[Orphan]) -> None:
-    """Kill every run, even when killing one of them fails."""
-    for run in started:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(run.pid, signal.SIGKILL)
-    for run in started:
-        run.kill()
-
-
-def start_wait(checkout: Path, *args: str) -> subprocess.Popen[str]:
+def start_wait(runs: RunFactory, checkout: Path, *args: str) -> subprocess.Popen[str]:
     """``runctx wait`` from a shell in ``checkout`` (it is inside no run of it)."""
-    return subprocess.Popen(
-        [*RUNCTX, "wait", "--poll", "0.1", *args],
+    return runs.child(
+        [*RUNCTX, *args, "wait", "--poll", "0.1"],
         cwd=checkout,
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
+        errors="backslashreplace",
     )
 
 
 def test_returns_when_the_other_run_is_killed(checkout, runs):
-    """Wait names the live run it waits for, and exits 0 once that run is killed."""
-    other = start_hold(checkout, "other")
-    runs.append(other)
-    waiter = start_wait(checkout, "--timeout", "30")
-    try:
-        assert waiter.stderr is not None
-        first = waiter.stderr.readline()
-        assert first.startswith("runctx: waiting for 1 run of this checkout")
-        assert f"pid {other.pid} (run-tests-script" in first
-        time.sleep(0.3)
-        assert waiter.poll() is None, "wait returned while the run was still live"
-        other.kill()
-        status = waiter.wait(timeout=10)
-        rest = waiter.stderr.read()
-    finally:
-        waiter.kill()
-        waiter.wait()
-    assert status == 0
+    """Wait keeps waiting, scan after scan, while the run lives, and exits 0 once it is killed."""
+    other = start_hold(runs, checkout, "other")
+    waiter = start_wait(runs, checkout, "-v")
+    assert waiter.stderr is not None
+    lines = []
+    while sum("runctx.scan_finished" in line for line in lines) < 3:
+        line = waiter.stderr.readline()
+        assert line, f"wait ended while the run was live: {lines}"
+        lines.append(line)
+    # A third scan began: after two scans that saw the run live, wait went on waiting.
+    (waiting,) = [line for line in lines if line.startswith("runctx: waiting for")]
+    assert waiting.startswith("runctx: waiting for 1 run of this checkout")
+    assert f"pid {other.pid} (run-tests-script" in waiting
+    runs.kill(other)
+    rest = waiter.stderr.read()
+    assert waiter.wait() == 0
     assert rest.splitlines()[-1].startswith("runctx: ready after")
 
 
 def test_times_out_while_the_other_run_lives(checkout, runs):
     """With the run still live, wait exits 124 after --timeout and names what is left."""
-    other = start_hold(checkout, "other")
-    runs.append(other)
-    began = time.monotonic()
+    other = start_hold(runs, checkout, "other")
     result = subprocess.run(
         [*RUNCTX, "wait", "--timeout", "0.6", "--poll", "0.1"],
         cwd=checkout,
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         check=False,
     )
     assert result.returncode == 124
-    assert time.monotonic() - began >= 0.6
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("runctx: timed out after")
     assert f"still live: 1 run of this checkout: pid {other.pid}" in last
@@ -152,12 +128,13 @@ def test_nothing_to_wait_for_exits_0_silently(checkout, runs, shared_tmp):
     """With only a foreign run live (same directory name elsewhere), wait exits 0 at once."""
     theirs = make_checkout(shared_tmp / "elsewhere")
     write_runner(theirs)
-    runs.append(start_hold(theirs, "theirs"))
+    start_hold(runs, theirs, "theirs")
     result = subprocess.run(
         [*RUNCTX, "wait", "--timeout", "5"],
         cwd=checkout,
         capture_output=True,
         text=True,
+        errors="backslashreplace",
         check=False,
     )
     assert result.returncode == 0
@@ -166,28 +143,32 @@ def test_nothing_to_wait_for_exits_0_silently(checkout, runs, shared_tmp):
 
 def test_ctrl_c_exits_130(checkout, runs):
     """An interrupted wait says so and exits 130."""
-    runs.append(start_hold(checkout, "other"))
-    waiter = start_wait(checkout)
-    try:
-        assert waiter.stderr is not None
-        assert waiter.stderr.readline().startswith("runctx: waiting for")
-        waiter.send_signal(signal.SIGINT)
-        status = waiter.wait(timeout=10)
-        rest = waiter.stderr.read()
-    finally:
-        waiter.kill()
-        waiter.wait()
-    assert status == 130
+    start_hold(runs, checkout, "other")
+    waiter = start_wait(runs, checkout)
+    assert waiter.stderr is not None
+    assert waiter.stderr.readline().startswith("runctx: waiting for")
+    waiter.send_signal(signal.SIGINT)
+    rest = waiter.stderr.read()
+    assert waiter.wait() == 130
     assert "interrupted" in rest
+
+
+def read_terminal(leader: int, seen: bytes) -> bytes:
+    """The next bytes written to the terminal; empty once the writer closed it."""
+    ready, _, _ = select.select([leader], [], [], 30)
+    assert ready, f"nothing more on the terminal: {seen!r}"
+    try:
+        return os.read(leader, 4096)
+    except OSError:  # EIO: every writer closed the terminal
+        return b""
 
 
 def test_a_terminal_gets_one_live_line(checkout, runs):
     """On a terminal the progress is one line redrawn in place, then the outcome."""
-    other = start_hold(checkout, "other")
-    runs.append(other)
+    other = start_hold(runs, checkout, "other")
     leader, follower = pty.openpty()
-    waiter = subprocess.Popen(
-        [*RUNCTX, "wait", "--poll", "0.1", "--timeout", "30"],
+    waiter = runs.child(
+        [*RUNCTX, "wait", "--poll", "0.1"],
         cwd=checkout,
         stderr=follower,
         stdout=subprocess.DEVNULL,
@@ -196,25 +177,15 @@ def test_a_terminal_gets_one_live_line(checkout, runs):
     seen = b""
     try:
         while seen.count(b"\r\x1b[K") < 3:
-            ready, _, _ = select.select([leader], [], [], 10)
-            assert ready, f"no live line on the terminal: {seen!r}"
-            seen += os.read(leader, 4096)
-        other.kill()
-        assert waiter.wait(timeout=10) == 0
+            seen += read_terminal(leader, seen)
+        runs.kill(other)
         while True:
-            ready, _, _ = select.select([leader], [], [], 1)
-            if not ready:
-                break
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
+            chunk = read_terminal(leader, seen)
             if not chunk:
                 break
             seen += chunk
+        assert waiter.wait() == 0
     finally:
-        waiter.kill()
-        waiter.wait()
         os.close(leader)
     text = seen.decode()
     assert "runctx: waiting 0." in text
@@ -224,63 +195,69 @@ def test_a_terminal_gets_one_live_line(checkout, runs):
 
 
 def test_a_run_never_waits_for_a_younger_run_of_its_checkout(checkout, runs):
-    """Wait inside a run of the checkout ignores runs started after it: no deadlock."""
-    older, go, out = start_then(
-        checkout, "older", *RUNCTX, "wait", "--poll", "0.1", "--timeout", "10"
+    """Wait inside a run of the checkout ignores runs started after it: ready, not timed out."""
+    _older, go, out = start_then(
+        runs, checkout, "older", *RUNCTX, "wait", "--poll", "0.1", "--timeout", "30"
     )
-    runs.append(older)
-    runs.append(start_hold(checkout, "younger"))
+    start_hold(runs, checkout, "younger")  # live until teardown: waiting for it would time out
     go.touch()
-    status, seconds = read_outcome(out)
-    assert status == 0, (out.parent / "older.out.log").read_text()
-    assert seconds < 5
+    assert read_outcome(out) == 0, (out.parent / "older.out.log").read_text()
 
 
+@pytest.mark.needs_root
 def test_a_reused_pid_never_keeps_wait_waiting(checkout, runs):
     """A waiter is freed when the run it waits for dies, even if a lookalike takes its pid."""
-    require_root()
-    older = start_hold(checkout, "older")
-    runs.append(older)
+    older = start_hold(runs, checkout, "older")
     older_identity = (older.pid, start_ticks(older.pid))
     waiter_run, go, out = start_then(
-        checkout, "waiter", *RUNCTX, "wait", "--poll", "0.1", "--timeout", "20"
+        runs, checkout, "waiter", *RUNCTX, "wait", "--poll", "0.1", "--timeout", "60"
     )
-    runs.append(waiter_run)
     log = out.parent / "waiter.out.log"
     go.touch()
     wait_for(lambda: log.exists() and "waiting for" in log.read_text(), what="the wait to begin")
     assert f"pid {older.pid} " in log.read_text()
-    (waiter,) = child_pids(waiter_run.pid)
+    (waiter,) = children_of(waiter_run.pid)
     os.kill(waiter, signal.SIGSTOP)
     try:
-        older.kill()
+        runs.kill(older)
         wait_pid_free(older.pid)
-        lookalike = spawn_orphan_with_pid(
+        lookalike = runs.with_pid(
             older.pid, hold_argv(checkout, "lookalike"), checkout, env=clean_env()
         )
-        runs.append(lookalike)
         wait_for((ready_dir(checkout) / "lookalike").exists, what="the lookalike to start")
     finally:
         os.kill(waiter, signal.SIGCONT)
     assert (lookalike.pid, start_ticks(lookalike.pid)) != older_identity
-    status, _seconds = read_outcome(out)
-    assert status == 0, log.read_text()
-    assert Path(f"/proc/{lookalike.pid}").exists(), "the lookalike must still be live"
-
-
-@pytest.mark.parametrize(
-    ("text", "seconds"), [("90", 90.0), ("2.5", 2.5), ("90s", 90.0), ("10m", 600.0), ("1h", 3600.0)]
-)
-def test_durations_take_units(text, seconds):
-    """--timeout takes plain seconds or a number with s, m or h."""
-    assert parse_duration(text) == seconds
+    assert read_outcome(out) == 0, log.read_text()
+    assert is_live(lookalike.pid), "the lookalike must still be live"
 
 
 @pytest.mark.parametrize("text", ["", "-1", "soon", "nan", "inf", "5d"])
 def test_bad_durations_are_usage_errors(text):
     """A malformed --timeout exits 2 with one line."""
     result = subprocess.run(
-        [*RUNCTX, "wait", "--timeout", text], capture_output=True, text=True, check=False
+        [*RUNCTX, "wait", "--timeout", text],
+        capture_output=True,
+        text=True,
+        errors="backslashreplace",
+        check=False,
     )
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.needs_root
+def test_wait_from_a_child_pid_namespace_refuses_with_a_reason(shared_tmp, runs):
+    """Wait and run --wait where /proc is another pid namespace's: refused, saying why."""
+    checkout = make_checkout(shared_tmp, "proj")
+    run = runs.run_tests_script(checkout)
+    wait = [PYTHON, "-m", "runctx", "wait", "--timeout", "30"]
+    waited = in_child_pid_namespace(runs, wait, checkout)
+    assert waited.returncode == 1, waited.stderr
+    assert "cannot wait" in waited.stderr
+    assert "another pid namespace" in waited.stderr
+    run_wait = [PYTHON, "-m", "runctx", "run", "--wait", "--timeout", "30", "--"]
+    ran = in_child_pid_namespace(runs, [*run_wait, PYTHON, "run_tests.py"], checkout)
+    assert ran.returncode == 75, ran.stderr
+    assert "another pid namespace" in ran.stderr
+    assert is_live(run.pid)

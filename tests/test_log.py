@@ -7,27 +7,23 @@ import subprocess
 import sys
 
 from proctools import make_checkout
-from runfixtures import start_run_tests_script
 
 from runctx.scanning import scan, viewpoint
 
 
-def test_caplog_sees_each_verdict_with_its_reasons(caplog, shared_tmp):
+def test_caplog_sees_each_verdict_with_its_reasons(caplog, shared_tmp, runs):
     """A scan emits one runctx.verdict event per run, visible to stdlib logging."""
     mine = make_checkout(shared_tmp / "a", "proj")
     theirs = make_checkout(shared_tmp / "b", "proj")
-    run = start_run_tests_script(theirs)
-    try:
-        with caplog.at_level(logging.DEBUG, logger="runctx"):
-            scan(viewpoint(cwd=str(mine)))
-        lines = [record.getMessage() for record in caplog.records if record.name == "runctx"]
-        verdict = [line for line in lines if "runctx.verdict" in line and f"pid={run.pid}" in line]
-        assert len(verdict) == 1
-        assert "foreign" in verdict[0]
-        assert f"root {theirs} != {mine}" in verdict[0]
-        assert any("runctx.scan_finished" in line for line in lines)
-    finally:
-        run.kill()
+    run = runs.run_tests_script(theirs)
+    with caplog.at_level(logging.DEBUG, logger="runctx"):
+        scan(viewpoint(cwd=str(mine)))
+    lines = [record.getMessage() for record in caplog.records if record.name == "runctx"]
+    verdict = [line for line in lines if "runctx.verdict" in line and f"pid={run.pid}" in line]
+    assert len(verdict) == 1
+    assert "foreign" in verdict[0]
+    assert f"root {theirs} != {mine}" in verdict[0]
+    assert any("runctx.scan_finished" in line for line in lines)
 
 
 def test_an_application_that_configures_nothing_sees_nothing():

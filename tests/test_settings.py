@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from strategies import PROPERTY, json_values
 
 from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
-from runctx.settings import MODE_ENV, Mode, mentions_runctx_table, runctx_table, settings_for
+from runctx.settings import (
+    BUSY_BOX_ENV,
+    DEFAULT_BUSY,
+    DEFAULT_SHARED_TREE_MODE,
+    MAX_LINE_BYTES,
+    MAX_PYPROJECT_BYTES,
+    MAX_SCANNED_BYTES,
+    MODE_ENV,
+    SHARED_TREE_ENV,
+    BoxMode,
+    Mode,
+    Settings,
+    TableSearch,
+    mentions_runctx_table,
+    runctx_table,
+    settings_for,
+    settings_of_table,
+)
 
 
 def runners_at(root):
@@ -245,3 +266,332 @@ class TestRunnersSetting:
         directory.mkdir()
         with pytest.raises(ConfigError, match="cannot read"):
             runners_at(tmp_path)
+
+
+def write(root, text):
+    """Write ``text`` as the checkout's pyproject.toml; return the root as a str."""
+    (root / "pyproject.toml").write_text(text)
+    return str(root)
+
+
+@pytest.mark.parametrize("mode", ["stop", "ask", "warn"])
+def test_each_mode_is_read_from_the_checkout(tmp_path, mode):
+    """on-shared-tree = stop, ask or warn is the checkout's mode for a shared tree."""
+    root = write(tmp_path, f'[tool.runctx]\non-shared-tree = "{mode}"\n')
+    settings = settings_for(root, environ={})
+    assert settings.on_shared_tree is Mode(mode)
+    assert settings.shared_tree_mode is Mode(mode)
+    assert settings.on_same_checkout is None
+
+
+def test_nothing_set_gives_stop(tmp_path):
+    """A checkout that sets nothing stops next to another user's run in it."""
+    settings = settings_for(write(tmp_path, "[project]\nname = 'x'\n"), environ={})
+    assert settings.on_shared_tree is None
+    assert settings.shared_tree_mode is DEFAULT_SHARED_TREE_MODE is Mode.STOP
+
+
+@pytest.mark.parametrize("value", ['"wait"', '"sometimes"', "1"])
+def test_a_mode_that_cannot_apply_is_an_error_naming_file_and_key(tmp_path, value):
+    """Wait (another user's run cannot be waited for) and nonsense are refused, with the place."""
+    root = write(tmp_path, f"[tool.runctx]\non-shared-tree = {value}\n")
+    with pytest.raises(ConfigError) as raised:
+        settings_for(root, environ={})
+    message = str(raised.value)
+    assert "pyproject.toml: [tool.runctx] on-shared-tree must be one of" in message
+    assert '"stop", "ask", "warn"' in message
+    assert '"wait"' not in message.partition("got")[0]
+
+
+def test_the_environment_overrides_the_file_and_is_validated(tmp_path):
+    """$RUNCTX_ON_SHARED_TREE wins over the file; a bad value names the variable."""
+    root = write(tmp_path, '[tool.runctx]\non-shared-tree = "stop"\non-same-checkout = "warn"\n')
+    settings = settings_for(root, environ={SHARED_TREE_ENV: "warn"})
+    assert settings.shared_tree_mode is Mode.WARN
+    assert settings.mode is Mode.WARN  # the other setting is kept
+    with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_SHARED_TREE must be one of"):
+        settings_for(root, environ={SHARED_TREE_ENV: "wait"})
+
+
+# -- busy now: thresholds and on-busy-box ----------------------------------------------
+
+
+def test_the_thresholds_and_on_busy_box_are_read_from_the_checkout(tmp_path):
+    """[tool.runctx] sets each threshold and on-busy-box; false turns a box threshold off."""
+    root = write(
+        tmp_path,
+        "[tool.runctx]\nbusy-run-cpu = 0.25\nbusy-box-cpu-pressure = 60\n"
+        'busy-box-load-per-cpu = false\nbusy-box-memory-available = 5\non-busy-box = "warn"\n',
+    )
+    busy = settings_for(root, environ={}).busy
+    assert (busy.run_cpu, busy.cpu_pressure, busy.load_per_cpu, busy.memory_available) == (
+        0.25,
+        60.0,
+        None,
+        5.0,
+    )
+    assert busy.on_busy_box is BoxMode.WARN
+    overridden = settings_for(root, environ={BUSY_BOX_ENV: "wait"}).busy
+    assert overridden.on_busy_box is BoxMode.WAIT
+    assert overridden.cpu_pressure == 60.0
+    (tmp_path / "plain").mkdir()
+    assert settings_for(write(tmp_path / "plain", ""), environ={}).busy == DEFAULT_BUSY
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("busy-run-cpu = -1", "busy-run-cpu must be a number from 0"),
+        ("busy-run-cpu = false", "busy-run-cpu must be a number from 0"),
+        ('busy-box-cpu-pressure = "high"', "busy-box-cpu-pressure must be a number"),
+        ("busy-box-memory-available = 101", "busy-box-memory-available must be a number"),
+        ("busy-box-load-per-cpu = nan", "busy-box-load-per-cpu must be a number"),
+        ('on-busy-box = "sometimes"', 'on-busy-box must be one of "off", "warn", "wait"'),
+    ],
+)
+def test_a_bad_threshold_is_an_error_naming_the_key(tmp_path, line, words):
+    """A threshold out of range, or an unknown on-busy-box, names the file and the key."""
+    root = write(tmp_path, f"[tool.runctx]\n{line}\n")
+    with pytest.raises(ConfigError, match=words) as raised:
+        settings_for(root, environ={})
+    assert root in str(raised.value)
+
+
+def test_a_bad_on_busy_box_in_the_environment_names_the_variable(tmp_path):
+    """$RUNCTX_ON_BUSY_BOX is validated like the file's setting, and says where it came from."""
+    with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_BUSY_BOX must be one of"):
+        settings_for(write(tmp_path, ""), environ={BUSY_BOX_ENV: "later"})
+
+
+# -- properties: any table, any bytes, any text -------------------------------------
+
+toml_tables = st.dictionaries(
+    st.sampled_from(
+        [
+            "on-same-checkout",
+            "runners",
+            "other",
+            "busy-run-cpu",
+            "busy-box-cpu-pressure",
+            "busy-box-load-per-cpu",
+            "busy-box-memory-available",
+            "on-busy-box",
+        ]
+    ),
+    st.one_of(
+        json_values,
+        st.sampled_from(["stop", "ask", "warn", "wait", "off"]),
+        st.floats(allow_nan=True),
+        st.lists(
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "kind",
+                        "program",
+                        "module",
+                        "args",
+                        "role",
+                        "any_args",
+                        "not_with",
+                        "value_options",
+                        "bogus",
+                    ]
+                ),
+                st.one_of(
+                    st.text(max_size=10), st.lists(st.text(max_size=10), max_size=3), json_values
+                ),
+                max_size=5,
+            ),
+            max_size=3,
+        ),
+    ),
+    max_size=3,
+)
+
+
+@PROPERTY
+@given(toml_tables)
+def test_a_runctx_table_of_any_shape_is_settings_or_a_config_error(table):
+    """Any [tool.runctx] table validates into Settings or a ConfigError naming the file."""
+    try:
+        found: object = settings_of_table(table, "/p/pyproject.toml")
+    except ConfigError as error:
+        found = error
+    if isinstance(found, ConfigError):
+        assert str(found).startswith("/p/pyproject.toml")
+    else:
+        assert isinstance(found, Settings)
+
+
+@PROPERTY
+@given(st.binary(max_size=3000))
+@example(b"[" * 10_000 + b"tool.runctx")
+@example(b"\n" * 10_000 + b"runctx")
+def test_the_cheap_table_test_takes_any_bytes(data):
+    """Whether a text may hold the table is a yes or no for any bytes."""
+    assert mentions_runctx_table(data) in (True, False)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_a_pyproject_of_any_text_is_settings_or_a_config_error(tmp_path_factory, text):
+    """Any pyproject.toml text gives Settings or a ConfigError, never another exception."""
+    root = tmp_path_factory.mktemp("pyproject")
+    (root / "pyproject.toml").write_text("[tool.runctx]\n" + text, encoding="utf-8")
+    with contextlib.suppress(ConfigError):
+        assert isinstance(settings_for(str(root), environ={}), Settings)
+
+
+# -- a pyproject.toml past what is parsed: searched in chunks, never silently ignored ---------
+
+TABLE = '[tool.runctx]\non-same-checkout = "warn"\n'
+PAD = "# " + "x" * 97 + "\n"
+PAST_THE_LIMIT = PAD * (MAX_PYPROJECT_BYTES // len(PAD) + 100)
+NAMES_RUNCTX = (
+    'dependencies = ["runctx>=1"]\n'
+    "[project.entry-points.pytest11]\n"
+    'runctx = "runctx.pytest_plugin"\n'
+    "[tool.other]\n"
+    'plugin = "runctx"\n'
+    "runctx = 1\n"
+)
+"""A project that names runctx in every way but a [tool.runctx] table."""
+
+
+def _write(root, text: str) -> None:
+    (root / "pyproject.toml").write_text(text)
+
+
+def test_a_large_file_that_only_names_runctx_has_the_defaults(tmp_path):
+    """Past 1 MiB, runctx named as a dependency and an entry point, before and after: no table."""
+    _write(tmp_path, "[project]\n" + NAMES_RUNCTX + PAST_THE_LIMIT + "[project.x]\n" + NAMES_RUNCTX)
+    found = settings_for(str(tmp_path), environ={})
+    assert found.on_same_checkout is None
+    assert found.runners == ()
+
+
+def test_a_table_past_the_limit_is_an_error_naming_file_and_limit(tmp_path):
+    """A [tool.runctx] after 1 MiB of pyproject.toml is reported, never silently ignored."""
+    _write(tmp_path, "[project]\n" + NAMES_RUNCTX + PAST_THE_LIMIT + TABLE)
+    with pytest.raises(ConfigError) as raised:
+        settings_for(str(tmp_path), environ={})
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'pyproject.toml'} holds a [tool.runctx] table")
+    assert "larger than 1 MiB" in message
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        '[tool]\nrunctx = { on-same-checkout = "warn" }\n',
+        'tool.runctx.on-same-checkout = "warn"\n',
+        "[ tool . 'runctx' ]\n",
+    ],
+)
+def test_every_spelling_of_a_table_past_the_limit_is_found(tmp_path, table):
+    """A [tool] header far from its runctx key, a dotted key, a quoted name: each is found."""
+    _write(tmp_path, "[project]\n" + PAST_THE_LIMIT + table)
+    with pytest.raises(ConfigError, match=r"holds a \[tool.runctx\] table"):
+        settings_for(str(tmp_path), environ={})
+
+
+def test_a_table_that_straddles_the_limit_is_the_same_error(tmp_path):
+    """A table cut by the limit is not reported as invalid TOML, but as too large to read."""
+    head = "[project]\n" + PAD * (MAX_PYPROJECT_BYTES // len(PAD))
+    head += " " * (MAX_PYPROJECT_BYTES - len(head) - 10)
+    _write(tmp_path, head + TABLE)
+    with pytest.raises(ConfigError) as raised:
+        settings_for(str(tmp_path), environ={})
+    assert "invalid TOML" not in str(raised.value)
+    assert "larger than 1 MiB" in str(raised.value)
+
+
+def test_a_large_file_without_runctx_has_the_defaults(tmp_path):
+    """A pyproject.toml past the limit that never names runctx holds no table: the defaults."""
+    _write(tmp_path, "[project]\n" + PAST_THE_LIMIT)
+    assert settings_for(str(tmp_path), environ={}).on_same_checkout is None
+
+
+def test_a_file_past_the_search_bound_is_an_error_naming_file_and_bound(tmp_path):
+    """Past 64 MiB with no table found so far, whether one follows cannot be told: an error."""
+    with (tmp_path / "pyproject.toml").open("w") as stream:
+        stream.write("[project]\n" + NAMES_RUNCTX)
+        block = PAD * 10_000
+        while stream.tell() <= MAX_SCANNED_BYTES:
+            stream.write(block)
+    with pytest.raises(ConfigError) as raised:
+        settings_for(str(tmp_path), environ={})
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'pyproject.toml'} is larger than 64 MiB")
+    assert "cannot be told" in message
+
+
+def test_a_line_too_long_to_hold_that_names_runctx_may_hold_the_table(tmp_path):
+    """A single line past the line bound naming runctx is an error, not a guess of no table."""
+    _write(tmp_path, "[project]\n" + 'x = "' + "y" * MAX_LINE_BYTES + ' runctx"\n' + PAD)
+    with pytest.raises(ConfigError, match="holds a"):
+        settings_for(str(tmp_path), environ={})
+    _write(tmp_path, "[project]\n" + 'x = "' + "y" * MAX_LINE_BYTES + '"\n' + NAMES_RUNCTX)
+    assert settings_for(str(tmp_path), environ={}).on_same_checkout is None
+
+
+def test_a_table_within_the_limit_is_read(tmp_path):
+    """Up to the limit, the table is parsed as ever."""
+    _write(tmp_path, "[project]\n" + PAD * 100 + TABLE)
+    assert settings_for(str(tmp_path), environ={}).on_same_checkout is Mode.WARN
+
+
+def test_a_fifo_pyproject_at_the_root_is_a_clear_error(tmp_path):
+    """A FIFO named pyproject.toml at a checkout root is refused at once, naming what it is."""
+    import os
+
+    os.mkfifo(tmp_path / "pyproject.toml")
+    with pytest.raises(ConfigError, match="FIFO"):
+        settings_for(str(tmp_path), environ={})
+
+
+toml_lines = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "[tool]",
+                "[ tool ]",
+                "[tool.other]",
+                "[project]",
+                "runctx = 1",
+                "runctx.x = 1",
+                '"runctx" = 1',
+                "runctxx = 1",
+                "tool.runctx.a = 1",
+                "[tool.runctx]",
+                "[tool.runctxs]",
+                'x = "runctx"',
+                "",
+                "  ",
+            ]
+        ),
+        st.text(alphabet="[]tolrunc.x=\"' \t", max_size=20),
+    ),
+    max_size=30,
+)
+
+
+@PROPERTY
+@given(
+    toml_lines,
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.lists(st.integers(min_value=1, max_value=40), max_size=20),
+)
+def test_the_search_in_chunks_agrees_with_the_rule_on_the_whole_text(lines, newline, cuts):
+    """However the text is cut into chunks, the search says what the rule says of the whole."""
+    data = newline.join(lines).encode()
+    search = TableSearch()
+    said = False
+    at = 0
+    for size in [*cuts, len(data)]:
+        if search.feed(data[at : at + size]):
+            said = True
+            break
+        at += size
+    said = said or search.end()
+    assert said == mentions_runctx_table(data)

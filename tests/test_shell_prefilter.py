@@ -1,27 +1,88 @@
-"""The pre-filter finds the table's names as words, from a list that needs no table.
+"""The pre-filter (``shell/prefilter.py``): a cheap no for commands that name no runner.
 
-Short names (``R``, ``go``, ``ng``, ``tap``) must not make every command look
-like a test run: a name counts where a word can start and end.
+It finds the table's names as words, from a list that needs no table. Short
+names (``R``, ``go``, ``ng``, ``tap``) must not make every command look like a
+test run: a name counts where a word can start and end.
 """
 
 from __future__ import annotations
 
-import pytest
+import random
+import shlex
 
-from runctx.runners import BUILTIN_PATTERNS
-from runctx.runners.needles import generated_literal, names_of
+import pytest
+from shellcases import CASES, CWD
+
+from runctx.runners import RunnerPattern
 from runctx.shell.commands import test_invocations
-from runctx.shell.prefilter import BUILTIN_NAMES, is_probably_test_command
+from runctx.shell.prefilter import is_probably_test_command
 
 FILLER = "echo '" + "some text " * 900 + "'\n"
 
 
-def test_the_generated_names_are_the_tables():
-    """The literal the hook reads is the builtin table's names (regenerate it if this fails)."""
-    names = names_of(BUILTIN_PATTERNS)
-    assert names == BUILTIN_NAMES, (
-        "run `python -m runctx.runners.needles` to regenerate:\n" + generated_literal(names)
-    )
+class TestPrefilter:
+    """is_probably_test_command never says no to a command test_invocations finds a run in."""
+
+    def test_sound_on_the_case_corpus(self):
+        """Every command with an invocation in the corpus passes the pre-filter."""
+        for command, expected in CASES:
+            if expected:
+                assert is_probably_test_command(command), command
+
+    def test_sound_on_mangled_runner_words(self):
+        """Quotes, backslashes, $'' and line continuations inside runner words do not fool it."""
+        rng = random.Random(20240601)  # noqa: S311 - a reproducible corpus, not a secret
+        words = [
+            "pytest",
+            "py.test",
+            "run_tests.py",
+            "vitest",
+            "make test",
+            "cargo nextest run",
+            "npm run test:unit",
+            "python -m unittest",
+        ]
+        manglers = [
+            lambda s: f"'{s}'",
+            lambda s: f'"{s}"',
+            lambda s: f"$'{s}'",
+            lambda s: "\\" + s,
+            lambda s: "\\\n" + s,
+            lambda s: "''" + s,
+        ]
+        checked = 0
+        for _ in range(400):
+            word = rng.choice(words)
+            cut = rng.randrange(1, len(word))
+            head, tail = word[:cut], word[cut:]
+            mangled = rng.choice(manglers)(head) + rng.choice(manglers)(tail)
+            command = rng.choice(["{}", "cd x && {}", "bash -c {q}", "echo a; {} -x", "X=$({})"])
+            command = command.format(mangled, q=shlex.quote(mangled))
+            if test_invocations(command, CWD):
+                checked += 1
+                assert is_probably_test_command(command), command
+        assert checked > 50  # the corpus really exercises the property
+
+    def test_says_no_to_ordinary_commands(self):
+        """Commands without any runner name are rejected without parsing."""
+        for command in ["git status", "ls -la", "cat README.md | head", "echo hi > x.txt"]:
+            assert not is_probably_test_command(command)
+            assert test_invocations(command, CWD) == ()
+
+    def test_long_text_takes_the_same_decisions(self):
+        """Past the short-text size (searched by regex, not by substring loop) nothing changes."""
+        filler = "echo '" + "some text " * 900 + "'\n"
+        assert len(filler) > 8192
+        for tail, expected in [("py'test' -x", True), ("py\\\ntest", True), ("ls -la", False)]:
+            command = filler + tail
+            assert is_probably_test_command(command) is expected, tail
+            assert bool(test_invocations(command, CWD)) is expected, tail
+
+    def test_custom_table(self):
+        """The pre-filter follows the table it is given."""
+        table = (RunnerPattern("e2e", programs=("run-e2e",)),)
+        assert is_probably_test_command("./run-e2e", table)
+        assert not is_probably_test_command("pytest", table)
 
 
 @pytest.mark.parametrize(

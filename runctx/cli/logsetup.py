@@ -34,8 +34,16 @@ def configure_logging(verbosity: int, *, json_lines: bool) -> None:
     level = level_for(verbosity)
     logger = logging.getLogger(LOGGER_NAME)
     logger.setLevel(level)
+    from runctx.present.escape import visible_lines  # noqa: PLC0415
+
+    class VisibleFormatter(logging.Formatter):
+        """Log lines escaped like every other text on the terminal."""
+
+        def format(self, record: logging.LogRecord) -> str:
+            return visible_lines(super().format(record))
+
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler.setFormatter(VisibleFormatter("%(message)s"))
     logger.handlers[:] = [handler]
     logger.propagate = False
     import structlog  # noqa: PLC0415 - only when events will be shown

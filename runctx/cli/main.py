@@ -7,13 +7,19 @@ other subcommand lives in its own module of :mod:`runctx.cli` with
 ``add_parser(subparsers, summary)`` and ``run(args) -> int``; only the chosen
 one is imported. Each subcommand's one-line summary is defined once, in
 :data:`SUBCOMMANDS`.
+
+Output never ends in a traceback: a reader that went away (``runctx check
+--json | head -c1``) ends the command quietly with :data:`EXIT_BROKEN_PIPE`;
+an output that cannot be written (a full disk) is one line on stderr and
+exit 1; every message is escaped for the terminal
+(:mod:`runctx.present.output`).
 """
 
 from __future__ import annotations
 
 import sys
 
-from runctx.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
+from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,7 +75,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         """An argument parser whose usage errors are one line and exit 2."""
 
         def error(self, message: str) -> NoReturn:
-            sys.stderr.write(f"{self.prog}: error: {message}\n")
+            from runctx.present.output import say  # noqa: PLC0415
+
+            say(f"{self.prog}: error: {message}")
             raise SystemExit(EXIT_USAGE)
 
     parser = Parser(
@@ -99,18 +107,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from runctx.cli.logsetup import configure_logging  # noqa: PLC0415
     from runctx.exceptions import RunctxError  # noqa: PLC0415
+    from runctx.present.output import OutputClosedError, say  # noqa: PLC0415
 
     parser = build_parser(only=_chosen(args_list))
     args = parser.parse_args(args_list)
     configure_logging(args.verbose, json_lines=args.log_json)
     if args.command is None:
-        parser.print_help(sys.stderr)
+        say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE
     try:
         result: int = _module(SUBCOMMANDS[args.command][0]).run(args)
+    except OutputClosedError:
+        _drop_stdout()
+        return EXIT_BROKEN_PIPE
     except RunctxError as error:
-        sys.stderr.write(f"runctx: error: {error}\n")
+        say(f"runctx: error: {error}")
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     return result
+
+
+def _drop_stdout() -> None:
+    """Point stdout at ``/dev/null``, so that the exit's flush has nowhere to fail."""
+    import os  # noqa: PLC0415
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass

@@ -7,6 +7,11 @@ and never when it is the run the command belongs to. The run's processes get
 ``SIGTERM``, then ``SIGKILL`` after ``--grace``; each pid's identity is checked
 right before its signal. Nothing is ever stopped by name.
 
+``runctx stop --orphans`` stops, the same way, every orphaned run of this
+checkout known to be ours (its starter is gone: an xdist worker whose
+controller died, a run whose shell or agent session ended) and touches nothing
+else; with none, it says so and exits 0.
+
 The uid is always the caller's own: there is no ``--uid`` here, so a run of
 another user is always refused, even for root.
 
@@ -19,7 +24,6 @@ a member pid, or this run); 5 some process outlived ``SIGKILL``; 1 error,
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -30,9 +34,18 @@ from runctx.cli.common import (
     source_from,
     viewpoint_from,
 )
+from runctx.exits import EXIT_USAGE
+from runctx.present.escape import json_text, visible
 from runctx.present.json import run_json
+from runctx.present.output import say, write_json, write_text
 from runctx.present.words import describe_run
-from runctx.stopping import DEFAULT_GRACE_SECONDS, StopResult, StopStatus, stop_runs
+from runctx.stopping import (
+    DEFAULT_GRACE_SECONDS,
+    StopResult,
+    StopStatus,
+    stop_orphans,
+    stop_runs,
+)
 
 EXIT_STOPPED = 0
 EXIT_NOT_A_RUN = 3
@@ -64,13 +77,19 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         "stop",
         help=summary,
         description=(
-            "Stop live test runs of this checkout by their pid: SIGTERM to the run's "
-            "processes, SIGKILL after the grace period. Refuses any run not known to be "
-            "this checkout's and user's. Exit 0 stopped, 3 not a run, 4 refused, "
-            "5 survived SIGKILL."
+            "Stop live test runs of this checkout by their pid (or every orphaned one, "
+            "--orphans): SIGTERM to the run's processes, SIGKILL after the grace period. "
+            "Refuses any run not known to be this checkout's and user's. Exit 0 stopped, "
+            "3 not a run, 4 refused, 5 survived SIGKILL."
         ),
     )
-    parser.add_argument("pids", nargs="+", type=_pid, metavar="PID", help="a run's pid")
+    parser.add_argument("pids", nargs="*", type=_pid, metavar="PID", help="a run's pid")
+    parser.add_argument(
+        "--orphans",
+        action="store_true",
+        help="stop every orphaned run of this checkout (its runner or starter is gone), "
+        "instead of PIDs",
+    )
     parser.add_argument(
         "--grace",
         type=duration,
@@ -91,10 +110,10 @@ def result_json(result: StopResult) -> dict[str, Any]:
         "pid": result.pid,
         "status": result.status.value,
         "exit_status": STATUS_EXITS[result.status],
-        "reasons": list(result.reasons),
+        "reasons": [json_text(reason) for reason in result.reasons],
         "run": run_json(result.run) if result.run is not None else None,
         "signalled": [{"pid": pid, "signal": name} for pid, name in result.signalled],
-        "skipped": [{"pid": pid, "why": why} for pid, why in result.skipped],
+        "skipped": [{"pid": pid, "why": json_text(why)} for pid, why in result.skipped],
         "survivors": list(result.survivors),
         "seconds": round(result.seconds, 3),
     }
@@ -103,28 +122,38 @@ def result_json(result: StopResult) -> dict[str, Any]:
 def result_text(result: StopResult) -> str:
     """One pid's outcome in a line or two."""
     if result.status is StopStatus.NOT_A_RUN:
-        return f"runctx: not a run: {'; '.join(result.reasons)}"
+        return f"runctx: not a run: {'; '.join(visible(r) for r in result.reasons)}"
     run = describe_run(result.run) if result.run is not None else f"pid {result.pid}"
     if result.status is StopStatus.REFUSED:
-        return f"runctx: refused to stop {run}: " + "; ".join(result.reasons)
+        return f"runctx: refused to stop {run}: " + "; ".join(visible(r) for r in result.reasons)
     sent: dict[str, int] = {}
     for _pid_sent, name in result.signalled:
         sent[name] = sent.get(name, 0) + 1
     signals = ", ".join(f"{name} to {count}" for name, count in sent.items()) or "no signal"
-    skipped = "".join(f"; pid {pid} not signalled: {why}" for pid, why in result.skipped)
+    skipped = "".join(f"; pid {pid} not signalled: {visible(why)}" for pid, why in result.skipped)
     if result.status is StopStatus.SURVIVED:
-        return f"runctx: could not stop {run} ({signals}{skipped}): " + "; ".join(result.reasons)
+        why = "; ".join(visible(reason) for reason in result.reasons)
+        return f"runctx: could not stop {run} ({signals}{skipped}): {why}"
     return f"runctx: stopped {run} ({signals}{skipped}) in {result.seconds:.1f}s"
 
 
 def run(args: argparse.Namespace) -> int:
     """Stop what may be stopped; exit with the worst outcome."""
-    results = stop_runs(args.pids, viewpoint_from(args), grace=args.grace, source=source_from(args))
+    if bool(args.pids) == bool(args.orphans):
+        say("runctx stop: error: give the PID of a run, or --orphans (not both)")
+        return EXIT_USAGE
+    if args.orphans:
+        results = stop_orphans(viewpoint_from(args), grace=args.grace, source=source_from(args))
+    else:
+        results = stop_runs(
+            args.pids, viewpoint_from(args), grace=args.grace, source=source_from(args)
+        )
+    if not results and not args.json:
+        write_text("runctx: no orphaned run of this checkout is live; nothing stopped\n")
     if args.json:
-        json.dump([result_json(r) for r in results], sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        write_json([result_json(r) for r in results])
     else:
         for result in results:
             stream = sys.stdout if result.status is StopStatus.STOPPED else sys.stderr
-            stream.write(result_text(result) + "\n")
-    return max(STATUS_EXITS[r.status] for r in results)
+            write_text(result_text(result) + "\n", stream)
+    return max((STATUS_EXITS[r.status] for r in results), default=EXIT_STOPPED)

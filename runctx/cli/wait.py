@@ -23,6 +23,7 @@ from runctx.cli.common import (
     source_from,
     viewpoint_from,
 )
+from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
 from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
@@ -86,7 +87,7 @@ class Progress:
             self.waited = True
         if self.quiet or self.live or not blocking:
             return
-        self.stream.write(f"runctx: waiting for {_runs_text(blocking)}\n")
+        self.stream.write(visible_lines(f"runctx: waiting for {_runs_text(blocking)}") + "\n")
         self.stream.flush()
 
     def poll(self, blocking: tuple[JudgedRun, ...], waited: float) -> None:
@@ -97,7 +98,7 @@ class Progress:
         text = f"runctx: waiting {seconds_text(waited)} for {_runs_text(blocking)}"
         if len(text) >= width:
             text = text[: max(width - 2, 1)] + "…"
-        self.stream.write("\r\x1b[K" + text)
+        self.stream.write("\r\x1b[K" + visible_lines(text))
         self.stream.flush()
         self.drawn = True
 
@@ -106,7 +107,7 @@ class Progress:
         if self.drawn:
             self.stream.write("\r\x1b[K")
         if text is not None and not self.quiet:
-            self.stream.write(text + "\n")
+            self.stream.write(visible_lines(text) + "\n")
         self.stream.flush()
 
 

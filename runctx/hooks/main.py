@@ -20,14 +20,16 @@ of it, a malformed ``[tool.runctx]``, an internal error, no decision within
 the deadline), the hook exits 0 with nothing on stdout, which every supported
 agent reads as "no objection", and writes one line to stderr:
 ``runctx: hook failed open: WHAT``. The deadline is :data:`DEFAULT_DEADLINE_SECONDS`
-from the hook's start, or ``$RUNCTX_HOOK_DEADLINE`` seconds; it bounds the
-reading of stdin and the scan.
+from the hook's start, or ``$RUNCTX_HOOK_DEADLINE`` seconds; it bounds
+everything the hook does: reading stdin, finding the checkout (the walk up
+from ``cwd``), reading its settings, the scan. The exit status is 0 even when
+stdout is closed or its reader is gone: the reply is written straight to the
+descriptor, and a failure to write it is one line on stderr.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from runctx.checkout import checkout_root
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent, JSONObject
     from runctx.settings import Settings
     from runctx.shell.commands import TestInvocation
+    from runctx.started_by import AgentSession
 
     T = TypeVar("T")
 
@@ -78,22 +81,38 @@ def main(argv: Sequence[str]) -> int:
         return 0
     if reply:
         try:
-            sys.stdout.write(reply + "\n")
-            sys.stdout.flush()
-        except OSError as error:
-            _fail_open(error)
+            _emit(1, reply + "\n")
+        except (OSError, ValueError) as error:
+            _fail_open(HookError(f"cannot write the reply to stdout: {_why(error)}"))
     return 0
+
+
+def _why(error: BaseException) -> str:
+    return (error.strerror if isinstance(error, OSError) else None) or str(error)
+
+
+def _emit(fd: int, text: str) -> None:
+    """Write ``text`` (ASCII: a reply is) straight to ``fd``, past Python's buffers.
+
+    Nothing is left in a buffer for the interpreter to fail on at exit, which
+    would change the exit status.
+    """
+    data = text.encode("ascii", "backslashreplace")
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
 
 
 def _fail_open(error: BaseException) -> None:
     what = str(error) or type(error).__name__
     if not isinstance(error, (HookError, PayloadError)):
         what = f"{type(error).__name__}: {what}"
-    line = " ".join(what.split())[:500]
-    try:
-        sys.stderr.write(f"runctx: hook failed open: {line}\n")
-        sys.stderr.flush()
-    except OSError:
+    from runctx.present.escape import visible  # noqa: PLC0415 - loaded already by the agents
+
+    line = visible(" ".join(what.split())[:500])
+    try:  # noqa: SIM105 - contextlib is not loaded on the hook's path
+        _emit(2, f"runctx: hook failed open: {line}\n")
+    except (OSError, ValueError):
         pass
 
 
@@ -114,8 +133,7 @@ def _deadline_seconds() -> float:
 def _answer(argv: list[str], began: float) -> str | None:
     """The hook's stdout (None for none); raises on anything that must fail open."""
     if argv in (["-h"], ["--help"]):
-        sys.stdout.write(USAGE)
-        return None
+        return USAGE.rstrip("\n")
     found = face_of(argv[0]) if len(argv) == 1 else None
     if found is None:
         given = " ".join(argv) or "nothing"
@@ -123,22 +141,35 @@ def _answer(argv: list[str], began: float) -> str | None:
         raise HookError(msg)
     agent, kind = found
     deadline = began + _deadline_seconds()
-    payload = _payload(read_input(deadline))
+    payload = _payload(read_input(deadline))  # bounded by the same deadline on its own
+    return _within(deadline, lambda: _reply(agent, kind, payload))
+
+
+def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
+    """The reply of ``agent``'s hook of ``kind`` to ``payload``; runs under the deadline."""
     if kind == SESSION:
-        return _session(agent, payload, deadline)
+        return _session(agent, payload)
     if kind == AFTER_TOOL:
-        return _after_tool(agent, payload, deadline)
+        return _after_tool(agent, payload)
     read = agent.PRE_TOOL_FACE.read(payload)
     invocations = test_runs(*read) if read is not None else ()
     if not invocations:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
-    decision = _within(deadline, lambda: policy.decide(invocations))
+    session = _agent_session(agent, payload)
+    decision = policy.decide(invocations, session=session)
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
 
 
-def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | None:
+def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
+    """The agent session the payload comes from (its id None when the payload names none)."""
+    from runctx.started_by import AgentSession  # noqa: PLC0415 - a test run only
+
+    return AgentSession(agent.KIND, agent.read_session_id(payload))
+
+
+def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     read = face.read(payload)
@@ -147,7 +178,7 @@ def _after_tool(agent: Agent, payload: JSONObject, deadline: float) -> str | Non
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
-    context = _within(deadline, lambda: policy.after_context(invocations))
+    context = policy.after_context(invocations)
     return context_reply(face, context) if context else None
 
 
@@ -174,13 +205,14 @@ def _settings(cwd: str) -> Settings:
     return settings_for(checkout_root(cwd))
 
 
-def _session(agent: Agent, payload: JSONObject, deadline: float) -> str | None:
+def _session(agent: Agent, payload: JSONObject) -> str | None:
     face = agent.SESSION_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     cwd = face.read(payload)
     from runctx import policy  # noqa: PLC0415 - the scan's imports
 
-    context = _within(deadline, lambda: policy.session_context(cwd))
+    session = _agent_session(agent, payload)
+    context = policy.session_context(cwd, session=session)
     return context_reply(face, context) if context else None
 
 
@@ -192,8 +224,13 @@ def _payload(raw: bytes) -> dict[str, object]:
 
 
 def _within(deadline: float, work: Callable[[], T]) -> T:
-    """``work()``, or :class:`_DeadlineError` once ``deadline`` passes."""
-    import signal  # noqa: PLC0415 - a test run only
+    """``work()``, or :class:`_DeadlineError` once ``deadline`` passes.
+
+    An interval timer raises in the middle of whatever runs then (a walk up a
+    deep tree, a read, a scan). Off the main thread, where no signal can be
+    handled, the work runs unbounded but for its own bounded reads.
+    """
+    import signal  # noqa: PLC0415 - cheap, and only the hook needs it
 
     remaining = deadline - time.monotonic()
     if remaining <= 0:
@@ -204,7 +241,10 @@ def _within(deadline: float, work: Callable[[], T]) -> T:
         msg = f"no decision within the deadline ({remaining:.3g}s were left)"
         raise _DeadlineError(msg)
 
-    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        previous = signal.signal(signal.SIGALRM, expire)
+    except ValueError:  # not the main thread
+        return work()
     signal.setitimer(signal.ITIMER_REAL, remaining)
     try:
         return work()

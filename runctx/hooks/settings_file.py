@@ -2,18 +2,28 @@
 
 The rules, for every agent:
 
-- **Every existing key and hook is kept.** The file is parsed as strict JSON
-  and written back with the same values (key order kept, non-ASCII text kept,
-  the indentation of the original reused); only runctx's own entries are
-  added or removed.
+- **Every existing key and hook is kept, as it was written.** The file is
+  parsed as strict JSON; the text of every value runctx does not change is
+  copied as it was (``2.50`` stays ``2.50``, ``1e5`` stays ``1e5``, a compact
+  ``{"a":1}`` stays compact, ``"\u00e9"`` stays escaped,
+  :mod:`runctx.hooks.json_layout`); only runctx's own entries are added,
+  indented like their neighbours, or removed with their separators.
 - **Idempotent.** An entry counts as present when any handler of the same
   event already runs ``runctx hook FACE`` (with any prefix: ``runctx``, a path
   to it, ``uv run runctx``...). When nothing needs to change, the file is not
   written at all, so a second install leaves it byte for byte as it was.
-- **Atomic.** The new text goes to a temporary file in the same directory,
-  which is flushed, given the old file's mode (and owner, where allowed) and
-  renamed over the old one. A symlinked settings file is updated where it
-  points, and stays a symlink.
+- **Atomic.** The new text goes to a temporary file in the same directory
+  (``.NAME.runctx-tmp-XXXXXXXX``), which is flushed, given the old file's mode
+  (and owner, where allowed) and renamed over the old one. A temporary file
+  left by an install that was killed (``kill -9``) is removed by the next one,
+  under the lock; on every other path none is left behind.
+- **Refused, with the reason, and left as it was**: a settings file that is
+  not a regular file (a FIFO, a device, a socket: never opened), one made
+  read-only (no write bit for its owner: the user meant it to stay), one with
+  several hard links (replacing it would break them), one larger than
+  :data:`MAX_SETTINGS_BYTES`, and a symlink to nothing. A symlink to a
+  file is followed on purpose: the file it points to is updated, and the
+  link stays a link.
 - **Racing installs lose nothing.** The read-change-write runs under an
   exclusive ``flock`` on the settings file's directory (no lock file is left
   behind), and the file is re-read under the lock.
@@ -40,7 +50,14 @@ from collections.abc import Callable, Iterator
 import attrs
 
 from runctx.exceptions import RunctxError
+from runctx.hooks import json_layout
 from runctx.hooks.agents.base import HookEntry, InstallSpec
+from runctx.planted import NotRegularFileError, read_bounded
+
+MAX_SETTINGS_BYTES = 16 * 1024 * 1024
+"""The largest settings file runctx edits (16 MiB)."""
+TEMP_MARK = ".runctx-tmp-"
+"""What the name of runctx's temporary file holds: ``.settings.json.runctx-tmp-XXXXXXXX``."""
 
 JSONObject = dict[str, object]
 
@@ -179,10 +196,17 @@ def _indent(text: str) -> int | str:
     return 2
 
 
+def _unit(text: str) -> str:
+    indent = _indent(text)
+    return indent if isinstance(indent, str) else " " * indent
+
+
 def settings_text(document: JSONObject, original: str | None) -> str:
     """``document`` as JSON text, indented like ``original`` (2 spaces for a new file)."""
     indent = _indent(original) if original else 2
-    return json.dumps(document, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    text = json.dumps(document, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
+    # A lone surrogate (a "\ud800" in the file) is written back as the escape it was.
+    return re.sub("[\ud800-\udfff]", lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _events(document: JSONObject, path: str, *, create: bool) -> JSONObject | None:
@@ -317,11 +341,22 @@ def _locked(directory: str) -> Iterator[None]:
 
 
 def _read(path: str) -> str | None:
+    """The text of the settings file: regular files only, never blocking, bounded."""
     try:
-        with open(path, encoding="utf-8") as stream:
-            return stream.read()
+        data, whole = read_bounded(path, MAX_SETTINGS_BYTES)
+        if not whole:
+            size = MAX_SETTINGS_BYTES // 1024 // 1024
+            msg = f"{path} is larger than {size} MiB; runctx does not edit it"
+            raise SettingsFileError(msg)
+        return data.decode("utf-8")
     except FileNotFoundError:
         return None
+    except NotRegularFileError as error:
+        msg = (
+            f"{path} is {error.strerror}; runctx does not open it, and leaves it alone. "
+            "Put a JSON file there, or give another file with --file"
+        )
+        raise SettingsFileError(msg) from None
     except UnicodeDecodeError as error:
         msg = f"{path} is not UTF-8 text ({error}); runctx leaves it alone"
         raise SettingsFileError(msg) from None
@@ -330,13 +365,55 @@ def _read(path: str) -> str | None:
         raise SettingsFileError(msg) from None
 
 
+def _check_replaceable(path: str) -> None:
+    """Refuse to replace a file the user made read-only, or one with other hard links."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return
+    if not info.st_mode & stat.S_IWUSR:
+        msg = (
+            f"{path} is read-only (mode {stat.S_IMODE(info.st_mode):04o}); runctx does not "
+            "replace a file made read-only. Make it writable (chmod u+w) to let runctx "
+            "change it, or add the hooks by hand"
+        )
+        raise SettingsFileError(msg)
+    if info.st_nlink > 1:
+        msg = (
+            f"{path} has {info.st_nlink} hard links; writing it atomically would make it a new "
+            "file and break the others, so runctx leaves it alone. Add the hooks by hand, or "
+            "make it a single file first"
+        )
+        raise SettingsFileError(msg)
+
+
+def _remove_stale_temporaries(directory: str, name: str) -> None:
+    """Remove temporary files that an install killed before its rename left behind.
+
+    Called under the directory's lock: no other install is writing one now.
+    Only regular files named ``.NAME.runctx-tmp-*`` are removed.
+    """
+    prefix = f".{name}{TEMP_MARK}"
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for found in names:
+        if not found.startswith(prefix):
+            continue
+        path = os.path.join(directory, found)
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.unlink(path)
+
+
 def _write_atomically(path: str, text: str) -> None:
     directory = os.path.dirname(path)
     try:
         old = os.stat(path)
     except FileNotFoundError:
         old = None
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}{TEMP_MARK}", dir=directory)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as stream:
             stream.write(text)
@@ -359,7 +436,7 @@ def _write_atomically(path: str, text: str) -> None:
 
 
 def _sync_directory(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY)
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
         os.fsync(fd)
     except OSError:
@@ -383,6 +460,9 @@ def update(
     are created (not for a dry run).
     """
     target = os.path.realpath(path)
+    if os.path.islink(path) and not os.path.lexists(target):
+        msg = f"{path} is a symlink to {target}, which does not exist; runctx does not create it"
+        raise SettingsFileError(msg)
     directory = os.path.dirname(target)
     if dry_run and not os.path.isdir(directory):
         return _apply(target, None, change, remove_when)
@@ -393,8 +473,13 @@ def update(
         raise SettingsFileError(msg) from None
     try:
         with _locked(directory):
+            if not dry_run:
+                _remove_stale_temporaries(directory, os.path.basename(target))
             outcome = _apply(target, _read(target), change, remove_when)
-            if dry_run or not outcome.changed:
+            if not outcome.changed:
+                return outcome
+            _check_replaceable(target)
+            if dry_run:
                 return outcome
             if outcome.after is None:
                 os.unlink(target)
@@ -413,10 +498,25 @@ def _apply(
     change: Callable[[JSONObject, str], tuple[object, bool]],
     remove_when: Callable[[JSONObject], bool] | None,
 ) -> Update:
-    document = parse(before, path) if before is not None else {}
-    result, changed = change(document, path)
+    if before is None or not before.strip():
+        document = parse(before or "", path)
+        result, changed = change(document, path)
+        after = settings_text(document, before)
+    else:
+        parse(before, path)  # strict, with the error that says what is wrong
+        try:
+            document, after, (result, changed) = json_layout.edit(
+                before,
+                lambda found: change(found, path),
+                _unit(before),
+                lambda found: settings_text(found, before),
+            )
+        except (ValueError, RecursionError):  # the layout parser gave up: the values are kept
+            document = parse(before, path)
+            result, changed = change(document, path)
+            after = settings_text(document, before)
     if not changed:
         return Update(path=path, before=before, after=before, result=result)
     if remove_when is not None and remove_when(document):
         return Update(path=path, before=before, after=None, result=result)
-    return Update(path=path, before=before, after=settings_text(document, before), result=result)
+    return Update(path=path, before=before, after=after, result=result)

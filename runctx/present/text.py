@@ -1,15 +1,24 @@
-"""The report as a readable table for a terminal (``runctx status``)."""
+"""The report as a readable table for a terminal (``runctx status``).
+
+Every piece of foreign text (an argument, a path, a kind, a reason, a user
+name) goes through :func:`runctx.present.escape.visible` before it reaches a
+cell or a line, so nothing in it can move the cursor or forge a line.
+"""
 
 from __future__ import annotations
 
 import shlex
 
+from runctx.busy import box_pressure
 from runctx.identity import Verdict
-from runctx.present.escape import printable
-from runctx.present.words import human_age, owner_name
+from runctx.present.escape import visible
+from runctx.present.words import describe_starter, human_age, owner_name
 from runctx.report import JudgedRun, Report
+from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
 from runctx.unknown import Unknown
+
+_GIB = 1024**3
 
 _ARGV_WIDTH = 60
 
@@ -18,8 +27,8 @@ def command_line(judged: JudgedRun) -> str:
     """The argv of a run, shortened for a table cell."""
     argv = judged.run.argv
     if isinstance(argv, Unknown):
-        return str(argv)
-    text = shlex.join(printable(arg) for arg in argv)
+        return visible(str(argv))
+    text = shlex.join(visible(arg) for arg in argv)
     return text if len(text) <= _ARGV_WIDTH else text[: _ARGV_WIDTH - 1] + "…"
 
 
@@ -33,20 +42,23 @@ def _table(rows: list[list[str]]) -> list[str]:
 
 
 def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
-    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "OWNER", "ROOT", "COMMAND"]
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY", "ROOT"]
+    header.append("COMMAND")
     rows = [header]
     for judged in runs:
         run = judged.run
         marks = " (orphaned)" if run.orphaned else ""
-        root = str(run.root) if isinstance(run.root, Unknown) else printable(run.root)
+        root = visible(str(run.root) if isinstance(run.root, Unknown) else run.root.shown)
         rows.append(
             [
                 f"{run.pid}{marks}",
-                run.kind,
+                visible(run.kind),
                 human_age(run.age_seconds),
                 str(len(run.members)),
                 "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
+                "-" if isinstance(run.cpu_now, Unknown) else f"{run.cpu_now:.2f}",
                 owner_name(run.uid),
+                describe_starter(run.started_by) or "?",
                 root,
                 command_line(judged),
             ]
@@ -56,9 +68,26 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
         out = [lines[0]]
         for line, judged in zip(lines[1:], runs, strict=True):
             out.append(line)
-            out.append("      why: " + "; ".join(judged.judgement.reasons))
+            out.append("      why: " + "; ".join(visible(r) for r in judged.judgement.reasons))
+            if judged.shares_tree:
+                out.append(
+                    f"      shares this tree: {owner_name(judged.run.uid)}'s run in this very "
+                    "checkout writes its caches, coverage files and build dirs too"
+                )
         return out
     return lines
+
+
+def _memory_part(load: Load) -> str:
+    memory = load.memory
+    if isinstance(memory, Unknown):
+        return f"memory {memory}"
+    share = load.memory_available_percent
+    percent = "" if isinstance(share, Unknown) else f" ({share:.0f}%)"
+    return (
+        f"memory {memory.available_bytes / _GIB:.1f} GiB available{percent} "
+        f"of {memory.total_bytes / _GIB:.1f} GiB"
+    )
 
 
 def _load_line(load: Load) -> str:
@@ -80,20 +109,22 @@ def _load_line(load: Load) -> str:
             f"CPU pressure {pressure.avg10:.1f}% / {pressure.avg60:.1f}% / "
             f"{pressure.avg300:.1f}% (10s/60s/300s)"
         )
+    parts.append(_memory_part(load))
     return "Box: " + ", ".join(parts)
 
 
-def report_text(report: Report) -> str:
-    """The whole report as text."""
+def report_text(report: Report, busy: BusyRules = DEFAULT_BUSY) -> str:
+    """The whole report as text; ``busy`` says when the box counts as busy."""
     here = report.here
-    root = str(here.root) if isinstance(here.root, Unknown) else printable(here.root)
+    root = visible(str(here.root))
     lines = [f"Viewpoint: {root} as {owner_name(here.uid)} (uid {here.uid})"]
     self_run = report.self_run
     ours = report.ours
     foreign = report.foreign
     lines.append("")
     if self_run is not None:
-        lines.append(f"This run (the calling process {report.self_pid} belongs to it):")
+        caller = report.self_pid
+        lines.append(f"This run (the calling process {caller} belongs to it):")
         lines.extend(_run_rows((self_run,), with_reason=False))
         lines.append("")
     if ours:
@@ -101,7 +132,7 @@ def report_text(report: Report) -> str:
         lines.extend(_run_rows(ours, with_reason=False))
         lines.extend(
             f"  {judged.run.pid}: identity not fully known, counted as ours: "
-            + "; ".join(judged.judgement.reasons)
+            + "; ".join(visible(reason) for reason in judged.judgement.reasons)
             for judged in ours
             if judged.judgement.verdict is Verdict.UNKNOWN
         )
@@ -111,17 +142,33 @@ def report_text(report: Report) -> str:
     if foreign:
         lines.append(f"Foreign runs ({len(foreign)}; they share the CPUs, never counted as ours):")
         lines.extend(_run_rows(foreign, with_reason=True))
+        shared = report.shared_tree
+        if shared:
+            pids = ", ".join(str(judged.run.pid) for judged in shared)
+            lines.append(
+                f"Shared tree: {len(shared)} foreign run(s) of other users work in this very "
+                f"checkout (pid {pids}): not ours, but they share its files."
+            )
     else:
         lines.append("Foreign runs: none live.")
     lines.append("")
     lines.append(_load_line(report.load))
+    pressure = box_pressure(report.load, busy)
+    lines.append(
+        "Busy now: " + ", ".join(pressure.reasons)
+        if pressure.busy
+        else "Busy now: no (under every busy-box threshold)"
+    )
+    window = report.cpu_window
+    if not isinstance(window, Unknown):
+        lines.append(f"CPU NOW: CPUs each run kept busy over the last {window:.2f}s")
     visibility = report.visibility
     seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
     if visibility.hidepid != "unknown":
-        seen += f", /proc hidepid={visibility.hidepid}"
+        seen += f", /proc hidepid={visible(visibility.hidepid)}"
     lines.append(seen)
     if visibility.notes:
-        lines.extend(f"Not seen: {note}" for note in visibility.notes)
+        lines.extend(f"Not seen: {visible(note)}" for note in visibility.notes)
     else:
         lines.append("Not seen: nothing hidden from this scan.")
     return "\n".join(lines)

@@ -34,13 +34,19 @@ if TYPE_CHECKING:
         RunnerPattern,
     )
     from runctx.runners.table import BUILTIN_PATTERNS
-    from runctx.runners.walk import CommandResolution, detect_runner, resolve_command
+    from runctx.runners.walk import (
+        MAX_ARGV_WORDS,
+        CommandResolution,
+        detect_runner,
+        resolve_command,
+    )
 
     RUNNER_KINDS: tuple[str, ...]
 
 __all__ = [
     "BUILTIN_PATTERNS",
     "DEFAULT_NOT_WITH",
+    "MAX_ARGV_WORDS",
     "ROLES",
     "RUNNER_KINDS",
     "RUNNER_ROLE",
@@ -63,6 +69,7 @@ _HOMES = {
     "RunnerPattern": "runctx.runners.pattern",
     "BUILTIN_PATTERNS": "runctx.runners.table",
     "CommandResolution": "runctx.runners.walk",
+    "MAX_ARGV_WORDS": "runctx.runners.walk",
     "detect_runner": "runctx.runners.walk",
     "resolve_command": "runctx.runners.walk",
 }

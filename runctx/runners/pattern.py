@@ -49,6 +49,17 @@ def glob(word: str, pattern: str) -> bool:
     return True
 
 
+def _exact_and_globs(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The exact words of ``patterns`` as a set (one lookup per word), and the globs."""
+    globs = tuple(p for p in patterns if "*" in p)
+    return frozenset(patterns) - frozenset(globs), globs
+
+
+def _matches(word: str, exact: frozenset[str], globs: tuple[str, ...]) -> bool:
+    """Whether ``word`` is one of ``exact`` or matches one of ``globs``."""
+    return word in exact or any(glob(word, p) for p in globs)
+
+
 def strings(value: Iterable[str] | str, field: str) -> tuple[str, ...]:
     """``value`` as a tuple of non-empty strings, or a TypeError/ValueError naming ``field``."""
     items: tuple[str, ...] = (value,) if isinstance(value, str) else tuple(value)
@@ -190,6 +201,10 @@ class RunnerPattern(LightRecord):
     """
 
     __slots__ = (
+        "_any_arg_exact",
+        "_any_arg_globs",
+        "_not_with_exact",
+        "_not_with_globs",
         "_plain",
         "_program_order",
         "aggregates",
@@ -246,6 +261,10 @@ class RunnerPattern(LightRecord):
     task_names: str
     _plain: bool
     _program_order: tuple[str, ...]
+    _not_with_exact: frozenset[str]
+    _not_with_globs: tuple[str, ...]
+    _any_arg_exact: frozenset[str]
+    _any_arg_globs: tuple[str, ...]
 
     def __init__(  # noqa: PLR0913 - a table row is built by keyword, one argument per column
         self,
@@ -299,6 +318,10 @@ class RunnerPattern(LightRecord):
         files = frozenset(strings(file_options, "file_options"))
         args = frozenset(strings(arg_options, "arg_options"))
         excludes = frozenset(strings(exclude_options, "exclude_options"))
+        any_args = strings(any_arg, "any_arg")
+        not_withs = strings(not_with, "not_with")
+        any_arg_exact, any_arg_globs = _exact_and_globs(any_args)
+        not_with_exact, not_with_globs = _exact_and_globs(not_withs)
         self._hold(
             kind=kind,
             role=role,
@@ -307,11 +330,11 @@ class RunnerPattern(LightRecord):
             codes=texts,
             path_suffixes=strings(path_suffixes, "path_suffixes"),
             subcommand=strings(subcommand, "subcommand"),
-            any_arg=strings(any_arg, "any_arg"),
+            any_arg=any_args,
             except_args=strings(except_args, "except_args"),
             with_options=strings(with_options, "with_options"),
             leading_options=bool(leading_options),
-            not_with=strings(not_with, "not_with"),
+            not_with=not_withs,
             not_passed=frozenset(strings(not_passed, "not_passed")),
             program_globs=name_globs,
             not_subcommands=frozenset(strings(not_subcommands, "not_subcommands")),
@@ -331,6 +354,10 @@ class RunnerPattern(LightRecord):
             run_names=strings(run_names, "run_names"),
             task_names=_choice(task_names, TASK_NAMES, "task_names"),
             _program_order=in_order,
+            _any_arg_exact=any_arg_exact,
+            _any_arg_globs=any_arg_globs,
+            _not_with_exact=not_with_exact,
+            _not_with_globs=not_with_globs,
         )
         self._hold(
             _plain=not (
@@ -381,6 +408,10 @@ class RunnerPattern(LightRecord):
         by_name = any(glob(name, p) for name in rest for p in self.run_names)
         return ArgsRead(chdir, tuple(rest), scanned.file, by_name=by_name)
 
+    def refuses(self, option: str) -> bool:
+        """Whether ``option`` (or ``OPT=VALUE``) is one of ``not_with``: it makes no run."""
+        return _matches(option, self._not_with_exact, self._not_with_globs)
+
     def _positionals_run(self, scanned: _Scanned) -> bool:
         """Whether the positional words fit the subcommand and the argument rules."""
         positionals = scanned.positionals
@@ -403,7 +434,7 @@ class RunnerPattern(LightRecord):
         for word in positionals:
             if word in excluded or word.rpartition(":")[2] in everywhere:
                 continue
-            if not any(glob(word, p) for p in self.any_arg):
+            if not _matches(word, self._any_arg_exact, self._any_arg_globs):
                 continue
             if any(glob(word.rpartition(":")[2], p) for p in self.except_args):
                 continue
@@ -438,7 +469,7 @@ class _Scanned:
             if len(arg) < 2 or arg[0] not in "-+":  # noqa: PLR2004 - "-" alone is a word
                 self.positionals.append(arg)
                 continue
-            if any(glob(arg, p) for p in row.not_with):
+            if row.refuses(arg):
                 return False
             if not self.with_option and not (row.leading_options and self.positionals):
                 self.with_option = any(glob(arg, p) for p in row.with_options)
@@ -450,7 +481,7 @@ class _Scanned:
                     break
                 value = args[i]
                 i += 1
-                if any(glob(f"{name}={value}", p) for p in row.not_with):
+                if row.refuses(f"{name}={value}"):
                     return False  # ``behave -f help``, like ``--format=help``
             self._value(row, name, value)
         return True

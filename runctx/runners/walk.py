@@ -20,6 +20,14 @@ other than a worker's exact bootstrap, ``node -e``, ``ruby -e``.
 
 Each step of the walk returns either the index of the next word to read or an
 :class:`Outcome`, a small value that says how the walk ended.
+
+The work per argv is bounded, whatever its length: the walk reads only its
+first :data:`MAX_ARGV_WORDS` words (after a wrapper splits one, too) and
+takes at most :data:`MAX_STEPS` steps. What lies beyond those words is as if
+it were not there: it cannot make a process a run (``make`` with ``test`` as
+its 100,000th word is no run), and it cannot hide a run the first words show
+(``pytest`` followed by 100,000 options and a ``--version`` stays a run: an
+over-warning, the visible side of the error).
 """
 
 from __future__ import annotations
@@ -68,6 +76,8 @@ if TYPE_CHECKING:
 
 MAX_STEPS = 64
 """Unwrapping steps per argv; past them the argv names no runner."""
+MAX_ARGV_WORDS = 256
+"""The words of an argv the walk reads; the rest is as if it were not there."""
 
 
 class Outcome(LightRecord):
@@ -198,7 +208,7 @@ class _Walk:
     __slots__ = ("args", "chdir", "code_flag", "index", "task", "task_chdir")
 
     def __init__(self, argv: Sequence[str], index: Index) -> None:
-        self.args = argv
+        self.args = argv[:MAX_ARGV_WORDS]
         self.index = index
         self.chdir: str | None = None
         self.code_flag = False  # the wrapper being read saw a flag like ``entr -s``
@@ -482,7 +492,9 @@ class _Walk:
             elif name in wrapper.code:
                 return Outcome(SHELL, text=value)
             elif name in wrapper.split:
-                self.args = [*self.args[: j - (1 if eq else 2)], *value.split(), *self.args[j:]]
+                head = self.args[: j - (1 if eq else 2)]
+                words = value.split(maxsplit=MAX_ARGV_WORDS)[:MAX_ARGV_WORDS]
+                self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
 
@@ -602,6 +614,7 @@ def detect_runner(
     the shell parser; a task runner's task (``npm run unit``) gives its row's
     kind with the role :data:`~runctx.runners.pattern.TASK_ROLE`, since no
     project file is read here: folding decides whether a runner runs under it.
+    Only the first :data:`MAX_ARGV_WORDS` words are read (see the module).
     """
     argv = title_words(argv)
     if not argv or not worth_a_look(argv[0], patterns):
@@ -637,17 +650,18 @@ def title_words(argv: Sequence[str]) -> Sequence[str]:
     ``process.title`` or calls ``setproctitle``) writes one string over its
     argv area and pads the rest with NULs: ``/proc/PID/cmdline`` then reads
     ``npm test`` followed by empty strings, or one string with no NUL at all.
-    Such a cmdline is read as a title and split on whitespace. A real argv
-    whose first word holds a space is indistinguishable from a title only when
-    it has no other argument (or only empty ones), and then the split words
-    name the same program.
+    Such a cmdline is read as a title and split on whitespace, into at most
+    :data:`MAX_ARGV_WORDS` words; only that many words of the argv are looked
+    at to tell a title. A real argv whose first word holds a space is
+    indistinguishable from a title only when it has no other argument (or
+    only empty ones), and then the split words name the same program.
     """
     if not argv:
         return argv
     first = argv[0]
-    if " " not in first or any(argv[1:]):
+    if " " not in first or any(argv[1:MAX_ARGV_WORDS]):
         return argv
-    return first.split()
+    return first.split(maxsplit=MAX_ARGV_WORDS)[:MAX_ARGV_WORDS]
 
 
 def worth_a_look(first: str, patterns: Sequence[RunnerPattern]) -> bool:

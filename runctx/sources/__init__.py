@@ -11,11 +11,12 @@ can be picked on Linux, so that parity is tested on real processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from runctx.exceptions import ConfigError
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.sources.load import Load
 from runctx.sources.proctext import ProcMount
 from runctx.unknown import Unknown
@@ -42,17 +43,40 @@ class ProcessSource(Protocol):
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 
-    def with_owner(self, record: ProcRecord) -> ProcRecord:
-        """The record with its owner uid and cwd read (for processes of a run)."""
+    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+        """The record with its owner uid, cwd and checkout root read (for processes of a run).
+
+        The root's markers count when root, the owner or ``viewer_uid`` (default:
+        the caller's real uid) made them (:func:`runctx.checkout.rules_for`).
+        """
 
     def load(self) -> Load:
-        """Usable CPUs, load average and CPU pressure now."""
+        """Usable CPUs, load average, CPU pressure and memory now."""
+
+    def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
+        """The CPU seconds each process has used so far, read now; unknown for one gone."""
+
+    def inherited(
+        self,
+        process: ProcIdentity,
+        wanted: frozenset[str],
+        *,
+        skip_environ: Unknown | None = None,
+    ) -> Inherited:
+        """What ``process`` inherited at exec: the ``wanted`` variables, its cgroup, its terminal.
+
+        With ``skip_environ`` the environment is not read at all, and that
+        unknown stands for it.
+        """
 
     def proc_mount(self) -> ProcMount | Unknown:
         """The procfs mount options that limit what is seen (absent where no procfs is read)."""
 
     def own_pid_namespace(self) -> bool:
         """Whether the pids this source reports are of the caller's pid namespace."""
+
+    def caller_pid(self) -> int | Unknown:
+        """The calling process's pid as this source numbers pids, or why it has none."""
 
 
 def make_source(name: str) -> ProcessSource:
@@ -71,10 +95,14 @@ def make_source(name: str) -> ProcessSource:
 
 
 def default_source() -> ProcessSource:
-    """``$RUNCTX_SOURCE`` if set, else procfs where ``/proc`` exists, else psutil."""
+    """``$RUNCTX_SOURCE`` if set, else procfs on Linux or where ``/proc`` exists, else psutil.
+
+    On Linux without a procfs at ``/proc`` (psutil reads it there too) the
+    procfs source raises :class:`~runctx.exceptions.SourceError` saying so.
+    """
     chosen = os.environ.get(SOURCE_ENV, "")
     if chosen:
         return make_source(chosen)
-    if os.path.exists("/proc/self/stat"):
-        return make_source("procfs")
+    if os.path.exists("/proc/self/stat") or sys.platform.startswith("linux"):
+        return make_source("procfs")  # on Linux without /proc: a clear SourceError
     return make_source("psutil")

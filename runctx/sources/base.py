@@ -7,10 +7,12 @@ process's identity now; :class:`SourceBase` turns those into the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 
 from runctx._log import log_unreadable
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.checkout import Root, RootRules, rules_for
+from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import Reason, Unknown
 
 KERNEL_THREAD = Unknown(Reason.ABSENT, "kernel thread")
@@ -44,9 +46,73 @@ class SourceBase:
         """The real uid and the cwd of one process, each a value or why not."""
         raise NotImplementedError
 
+    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+        """The checkout root of the cwd of one process, or why it is not known."""
+        raise NotImplementedError
+
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
         raise NotImplementedError
+
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        """The identity of the process holding ``pid`` and its CPU seconds, in one reading."""
+        raise NotImplementedError
+
+    def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        """The ``wanted`` variables of the environment ``pid`` was started with."""
+        raise NotImplementedError
+
+    def _cgroup(self, pid: int) -> str | Unknown:
+        """The path systemd files ``pid`` under."""
+        raise NotImplementedError
+
+    def _tty(self, pid: int) -> bool | Unknown:
+        """Whether ``pid`` has a controlling terminal."""
+        raise NotImplementedError
+
+    def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
+        """The CPU seconds each process has used so far, read now.
+
+        A process whose pid is gone, or now names another process, is an
+        unknown (``gone``): its time is never taken from the newcomer.
+        """
+        found: dict[ProcIdentity, float | Unknown] = {}
+        for process in processes:
+            reading = self._cpu_now(process.pid)
+            if isinstance(reading, Unknown):
+                found[process] = reading
+            elif reading[0] != process:
+                found[process] = PID_REUSED
+            else:
+                found[process] = reading[1]
+        return found
+
+    def inherited(
+        self,
+        process: ProcIdentity,
+        wanted: frozenset[str],
+        *,
+        skip_environ: Unknown | None = None,
+    ) -> Inherited:
+        """What ``process`` inherited at exec: the ``wanted`` variables, its cgroup, its terminal.
+
+        The identity is read before and after: a pid that changed hands gives
+        nothing (every field ``gone``), so facts of one process are never told
+        about another.
+        """
+        pid = process.pid
+        before = self.current_identity(pid)
+        if before != process:
+            gone = before if isinstance(before, Unknown) else PID_REUSED
+            return Inherited(environ=gone, cgroup=gone, tty=gone)
+        environ = skip_environ if skip_environ is not None else self._environ(pid, wanted)
+        cgroup = self._cgroup(pid)
+        tty = self._tty(pid)
+        if self.current_identity(pid) != process:
+            return Inherited(environ=PID_REUSED, cgroup=PID_REUSED, tty=PID_REUSED)
+        pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))
+        log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
+        return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
 
     def read_process(self, pid: int) -> ProcRecord | Unknown:
         """The record of one live process, or why there is none.
@@ -80,17 +146,21 @@ class SourceBase:
             kernel_threads=kernel_threads,
         )
 
-    def with_owner(self, record: ProcRecord) -> ProcRecord:
-        """The record with its uid and cwd read; both unknown if it exited meanwhile.
+    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+        """The record with its uid, cwd and root read; unknown if it exited meanwhile.
 
-        The identity is read again after the owner: a process that turned
-        zombie keeps what could still be read of it (its cwd is then unknown),
-        one whose pid changed hands, or that is gone, has neither.
+        The root's markers count when root, the owner or ``viewer_uid`` (default:
+        the caller's real uid) made them. The identity is read again after the
+        owner: a process that turned zombie keeps what could still be read of
+        it (its cwd is then unknown), one whose pid changed hands, or that is
+        gone, has none of them.
         """
         uid, cwd = self._owner(record.pid)
+        viewer = os.getuid() if viewer_uid is None else viewer_uid
+        root = self._root(record.pid, cwd, rules_for([viewer, uid]))
         now = self.current_identity(record.pid)
         turned_zombie = isinstance(now, Unknown) and now.reason is Reason.ZOMBIE
         if not turned_zombie and now != record.identity:
-            uid = cwd = PID_REUSED
-        log_unreadable(record.pid, uid=uid, cwd=cwd)
-        return record._replace(uid=uid, cwd=cwd)
+            uid = cwd = root = PID_REUSED
+        log_unreadable(record.pid, uid=uid, cwd=cwd, root=root)
+        return record._replace(uid=uid, cwd=cwd, root=root)

@@ -11,6 +11,14 @@ import errno
 from runctx.unknown import Reason, Unknown
 
 
+def no_procfs_message(proc: str) -> str:
+    """What to say when no procfs is mounted where processes must be read from."""
+    return (
+        f"no procfs is mounted at {proc}, so no process can be seen: runctx reads "
+        f"processes from it on Linux (mount it: mount -t proc proc {proc})"
+    )
+
+
 def unknown_of(error: OSError) -> Unknown:
     """Why a read of a process failed, from its errno.
 

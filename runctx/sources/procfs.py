@@ -4,33 +4,54 @@ Every read returns its result or an :class:`~runctx.unknown.Unknown` with the
 reason (:func:`runctx.sources.errors.unknown_of`); the text is parsed by
 :mod:`runctx.sources.proctext`.
 
-A full pass reads ``stat`` of every process (parents, states and start times
-fold the runs) and ``cmdline`` only of the processes whose ``comm`` could
-start or be part of a run (:mod:`runctx.runners.comms`): that is all runner
-detection and folding need. The owner uid (``status``) and the cwd link are
-read by :meth:`~runctx.sources.base.SourceBase.with_owner`, only for the
-processes that belong to a run.
+A full pass reads ``stat`` of every process (parents, states, start times,
+names and CPU times fold the runs and place them) and ``cmdline`` only of
+the processes whose ``comm`` could start or be part of a run
+(:mod:`runctx.runners.comms`): that is all runner detection and folding
+need. The owner uid (``status``), the cwd link and the checkout root are read
+by :meth:`~runctx.sources.base.SourceBase.with_owner`, only for the processes
+that belong to a run.
+
+The checkout root is resolved through the process's own view: the walk
+starts at the directory ``/proc/PID/cwd`` leads to and climbs with ``..``
+inside that process's mount tree, up to its ``/proc/PID/root``
+(:func:`runctx.checkout.root_of_directory`). So a process in another mount
+namespace (a container, ``unshare -m``) gets the root its own tree shows, as
+a directory (device and inode) that compares with ours whatever path either
+side names it by; a removed cwd is still a directory that can be climbed from.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 
+from runctx import planted
+from runctx.checkout import Root, RootRules, root_of_directory
+from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
+from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
-from runctx.sources.errors import unknown_of
+from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import (
     ProcMount,
+    parse_cfs_quota,
+    parse_cgroup,
     parse_cmdline,
     parse_cpu_max,
+    parse_environ,
     parse_loadavg,
+    parse_meminfo,
     parse_pressure,
     parse_proc_mount,
     parse_stat,
+    parse_stat_tty,
     parse_status_uid,
     parse_uptime,
+    stays_under,
+    systemd_path,
 )
 from runctx.unknown import NOT_READ, Reason, Unknown
 
@@ -39,7 +60,15 @@ _CLK_TCK = os.sysconf("SC_CLK_TCK")
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 _DELETED_SUFFIX = " (deleted)"
 _READ_SIZE = 65536
+_OPEN_DIRECTORY = os.O_PATH | os.O_DIRECTORY
 _EXITED_STATES = ("Z", "X", "x")
+ENVIRON_READ_MAX = 256 * 1024
+"""The most of ``/proc/PID/environ`` read (256 KiB); a variable past it is not seen."""
+SMALL_READ_MAX = 64 * 1024
+"""The most of a cgroup file (``cpu.max``, ``/proc/PID/cgroup``) read: each holds a few lines."""
+CGROUP_ROOT = "/sys/fs/cgroup"
+_CGROUP_DEPTH_MAX = 64
+_V1_CPU_DIRS = ("cpu,cpuacct", "cpuacct,cpu", "cpu")
 
 
 def read_file(path: str) -> bytes | Unknown:
@@ -63,6 +92,30 @@ def read_file(path: str) -> bytes | Unknown:
         os.close(fd)
 
 
+def read_bounded(path: str, limit: int) -> tuple[bytes, bool] | Unknown:
+    """At most ``limit`` bytes of a file, and whether there was more; or why not.
+
+    Through :func:`runctx.planted.read_bounded`: never blocking, and only a
+    regular file (which every ``/proc`` and cgroup file is) is opened at all.
+    """
+    try:
+        data, whole = planted.read_bounded(path, limit)
+    except planted.NotRegularFileError as error:
+        return Unknown(Reason.ABSENT, error.strerror or "not a regular file")
+    except OSError as error:
+        return unknown_of(error)
+    return data, not whole
+
+
+def _read_small(path: str) -> bytes | Unknown:
+    """A file of a few lines (cgroup files): read whole, or unknown past the bound."""
+    read = read_bounded(path, SMALL_READ_MAX)
+    if isinstance(read, Unknown):
+        return read
+    data, more = read
+    return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes") if more else data
+
+
 def _readlink(path: str) -> str | Unknown:
     try:
         return os.readlink(path)
@@ -70,8 +123,54 @@ def _readlink(path: str) -> str | Unknown:
         return unknown_of(error)
 
 
+def _ancestors(path: str) -> list[str]:
+    """``/a/b/c``, ``/a/b``, ``/a``, ``""``: a cgroup path, each one above it, and the top.
+
+    The top is read too: inside a cgroup namespace (a container) it is the
+    container's own cgroup, which holds the container's quota; on the host
+    the root cgroup has none.
+    """
+    found: list[str] = []
+    path = path.rstrip("/")
+    while path and len(found) < _CGROUP_DEPTH_MAX:
+        found.append(path)
+        path = path.rpartition("/")[0]
+    found.append("")
+    return found
+
+
+def cgroup_cpu_quota(cgroup_text: bytes, root: str = CGROUP_ROOT) -> float | None:
+    """The smallest CPU quota of a process's cgroups, in CPUs; None when none limits it.
+
+    A quota at any level of the tree caps everything below it, so each
+    cgroup from the process's own up to the top is read: ``cpu.max`` in the
+    unified (v2) hierarchy, ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``
+    in a v1 ``cpu`` hierarchy. A file that cannot be read limits nothing.
+    """
+    quotas: list[float] = []
+    for names, path in parse_cgroup(cgroup_text):
+        if not stays_under(path):  # outside this cgroup namespace: /../x
+            continue
+        if not names:
+            for level in _ancestors(path):
+                raw = _read_small(f"{root}{level}/cpu.max")
+                granted = parse_cpu_max(raw) if isinstance(raw, bytes) else None
+                if granted is not None:
+                    quotas.append(granted)
+        elif "cpu" in names:
+            base = next((d for d in _V1_CPU_DIRS if os.path.isdir(f"{root}/{d}")), None)
+            for level in _ancestors(path) if base is not None else []:
+                quota = _read_small(f"{root}/{base}{level}/cpu.cfs_quota_us")
+                period = _read_small(f"{root}/{base}{level}/cpu.cfs_period_us")
+                if isinstance(quota, bytes) and isinstance(period, bytes):
+                    granted = parse_cfs_quota(quota, period)
+                    if granted is not None:
+                        quotas.append(granted)
+    return min(quotas) if quotas else None
+
+
 def usable_cpus(proc: str = "/proc") -> int | Unknown:
-    """CPUs this process may run on: its affinity, capped by a cgroup CPU quota."""
+    """CPUs this process may run on: its affinity, capped by its cgroups' CPU quotas."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -79,26 +178,28 @@ def usable_cpus(proc: str = "/proc") -> int | Unknown:
         if count is None:
             return Unknown(Reason.ABSENT, "cpu count")
         cpus = count
-    cgroup = read_file(f"{proc}/self/cgroup")
+    cgroup = _read_small(f"{proc}/self/cgroup")
     if isinstance(cgroup, bytes):
-        for line in cgroup.splitlines():
-            if line.startswith(b"0::"):
-                path = os.fsdecode(line[3:]).strip()
-                quota = read_file(f"/sys/fs/cgroup{path}/cpu.max")
-                if isinstance(quota, bytes):
-                    granted = parse_cpu_max(quota)
-                    if granted is not None:
-                        cpus = max(1, min(cpus, int(granted + 0.999)))
+        granted = cgroup_cpu_quota(cgroup)
+        if granted is not None:
+            cpus = max(1, min(cpus, math.ceil(granted)))
     return cpus
 
 
 def read_load(proc: str = "/proc") -> Load:
-    """Read usable CPUs, the load average and CPU pressure now."""
+    """Read usable CPUs, the load average, CPU pressure and memory now."""
     raw = read_file(f"{proc}/loadavg")
     average = raw if isinstance(raw, Unknown) else parse_loadavg(raw)
     raw = read_file(f"{proc}/pressure/cpu")
     pressure = raw if isinstance(raw, Unknown) else parse_pressure(raw)
-    return Load(usable_cpus=usable_cpus(proc), load_average=average, cpu_pressure=pressure)
+    raw = read_file(f"{proc}/meminfo")
+    memory = raw if isinstance(raw, Unknown) else parse_meminfo(raw)
+    return Load(
+        usable_cpus=usable_cpus(proc),
+        load_average=average,
+        cpu_pressure=pressure,
+        memory=memory,
+    )
 
 
 class ProcfsSource(SourceBase):
@@ -107,10 +208,10 @@ class ProcfsSource(SourceBase):
     name = "procfs"
 
     def __init__(self, proc: str = "/proc") -> None:
-        """Read from the procfs mounted at ``proc``."""
+        """Read from the procfs mounted at ``proc``; :class:`SourceError` when none is there."""
+        if not os.path.exists(f"{proc}/self/stat"):
+            raise SourceError(no_procfs_message(proc))
         self.proc = proc
-        own_ns = _readlink(f"{proc}/self/ns/mnt")
-        self._own_mount_ns = own_ns if isinstance(own_ns, str) else None
 
     def uptime(self) -> float | Unknown:
         """Seconds since boot, the clock that process start ticks count on."""
@@ -139,10 +240,11 @@ class ProcfsSource(SourceBase):
 
     def own_pid_namespace(self) -> bool:
         """Whether this procfs belongs to the caller's pid namespace."""
-        try:
-            return int(os.readlink(f"{self.proc}/self")) == os.getpid()
-        except (OSError, ValueError):
-            return False
+        return pidns.own_pid_namespace(self.proc)
+
+    def caller_pid(self) -> int | Unknown:
+        """The caller's pid as this procfs numbers it (``NSpid``), or why it has none."""
+        return pidns.caller_pid(self.proc)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""
@@ -203,6 +305,45 @@ class ProcfsSource(SourceBase):
             return Unknown(Reason.ZOMBIE)
         return ProcIdentity(pid, stat.start_ticks)
 
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        raw_stat = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw_stat, Unknown):
+            return raw_stat
+        stat_fields = parse_stat(raw_stat)
+        if isinstance(stat_fields, Unknown):
+            return stat_fields
+        if stat_fields.state in _EXITED_STATES:
+            return Unknown(Reason.ZOMBIE)
+        return ProcIdentity(pid, stat_fields.start_ticks), stat_fields.cpu_ticks / _CLK_TCK
+
+    def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        """The ``wanted`` variables of ``/proc/PID/environ``, read with a bound.
+
+        Readable by the owner (and root) only. When the file is longer than
+        :data:`ENVIRON_READ_MAX` its last, cut entry is dropped.
+        """
+        read = read_bounded(f"{self.proc}/{pid}/environ", ENVIRON_READ_MAX)
+        if isinstance(read, Unknown):
+            return read
+        data, more = read
+        if more:
+            data = data[: data.rfind(b"\0") + 1]
+        return parse_environ(data, wanted)
+
+    def _cgroup(self, pid: int) -> str | Unknown:
+        raw = _read_small(f"{self.proc}/{pid}/cgroup")
+        if isinstance(raw, Unknown):
+            return raw
+        path = systemd_path(parse_cgroup(raw))
+        return path if path is not None else Unknown(Reason.ABSENT, "no systemd cgroup")
+
+    def _tty(self, pid: int) -> bool | Unknown:
+        raw = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw, Unknown):
+            return raw
+        tty = parse_stat_tty(raw)
+        return tty if isinstance(tty, Unknown) else tty != 0
+
     def read_uid(self, pid: int) -> int | Unknown:
         """The real uid of a process, from the ``Uid:`` line of its status."""
         data = read_file(f"{self.proc}/{pid}/status")
@@ -211,12 +352,13 @@ class ProcfsSource(SourceBase):
         return parse_status_uid(data)
 
     def read_cwd(self, pid: int) -> str | Unknown:
-        """The cwd of a process, or why it cannot be known.
+        """The cwd of a process as its link text, or why it cannot be known.
 
         The link is readable only by the owner (and root). A removed directory
         reads as ``PATH (deleted)``; a real directory may carry that name too,
         so the suffix counts only when the directory really has no links left.
-        A process in another mount namespace names paths that are not ours.
+        The text is what the report shows; the process's checkout root is
+        :meth:`read_root`, compared as a directory.
         """
         text = _readlink(f"{self.proc}/{pid}/cwd")
         if isinstance(text, Unknown):
@@ -228,11 +370,31 @@ class ProcfsSource(SourceBase):
                 return unknown_of(error)
             if removed:
                 return Unknown(Reason.DELETED, text[: -len(_DELETED_SUFFIX)])
-        if self._own_mount_ns is not None:
-            namespace = _readlink(f"{self.proc}/{pid}/ns/mnt")
-            if isinstance(namespace, str) and namespace != self._own_mount_ns:
-                return Unknown(Reason.OTHER_NAMESPACE, f"{namespace}: {text}")
         return text
+
+    def read_root(self, pid: int, rules: RootRules) -> Root | Unknown:
+        """The checkout root of a process's cwd, found inside its own view, or why not.
+
+        A removed cwd has a root too: the removed directory, marked deleted,
+        with the checkout that held it.
+        """
+        try:
+            handle = os.open(f"{self.proc}/{pid}/cwd", _OPEN_DIRECTORY)
+        except OSError as error:
+            return unknown_of(error)
+        try:
+            text = os.readlink(f"{self.proc}/{pid}/cwd")
+            top = os.stat(f"{self.proc}/{pid}/root")
+            return root_of_directory(handle, text, top=(top.st_dev, top.st_ino), rules=rules)
+        except OSError as error:
+            return unknown_of(error)
+        finally:
+            os.close(handle)
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         return self.read_uid(pid), self.read_cwd(pid)
+
+    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+        if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:
+            return cwd
+        return self.read_root(pid, rules)

@@ -46,11 +46,31 @@ What differs from the procfs source:
   no longer being a directory; a directory created again at the same path hides
   the removal (procfs checks the link count of the directory itself). ``""``
   (undeterminable) is absent.
-- No mount-namespace check: the cwd of a process in a container is taken as a
-  path of ours. No ``hidepid=`` detection: :meth:`PsutilSource.proc_mount` is
-  absent, and processes hidden by the mount are simply not listed.
-- Load: the load average and the usable CPUs (affinity where the system has
-  it) through psutil; no CPU pressure (PSI is a procfs file).
+- Mount namespaces: psutil gives a cwd as path text only, so the checkout
+  root is resolved from that text in the caller's own view
+  (:func:`runctx.checkout.checkout_root`). For a process in another mount
+  namespace (a container, ``unshare -m``) that text names a path of *its*
+  tree, so this source cannot tell a bind-mounted twin of this checkout from
+  an impostor behind this checkout's path (procfs climbs from the directory
+  itself). On Linux such a process's root is an explicit unknown
+  (``other-namespace``), never a guess; elsewhere (macOS has no mount
+  namespaces) the text is taken as a path of ours. A removed cwd is known by
+  its former text alone: its root is the topmost removed directory on that
+  text, marked deleted, with the checkout of the nearest directory still there.
+- No ``hidepid=`` detection: :meth:`PsutilSource.proc_mount` is absent, and
+  processes hidden by the mount are simply not listed. On Linux, psutil reads
+  a procfs too: whether it is the caller's pid namespace's, and the caller's
+  pid in it, are read as the procfs source reads them.
+- Load: the load average, the usable CPUs (affinity where the system has
+  it) and the memory (``virtual_memory()``: total and available) through
+  psutil; no CPU pressure (PSI is a procfs file), and no cgroup CPU quota.
+- What a run inherited (who started it): the environment through
+  ``environ()`` (another user's is denied on macOS; runctx never asks for
+  another user's anyway) and the terminal through ``terminal()``; no cgroup
+  (psutil has no call for it), so a systemd unit is never named through it.
+  ``environ()`` reads the whole environment (the kernel bounds it: ``ARG_MAX``
+  on macOS, the stack limit on Linux), not the procfs source's 256 KiB; the
+  values kept are bounded alike (256 bytes).
 - Cost: several reads per process instead of two, and a ``psutil.Process`` per
   pid; procfs is the fast path on Linux.
 """
@@ -65,11 +85,14 @@ from typing import NamedTuple, ParamSpec, TypeVar
 
 import psutil
 
+from runctx.checkout import Root, RootRules, checkout_root, root_of_removed
+from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
+from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
-from runctx.sources.errors import unknown_of
+from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
-from runctx.sources.proctext import ProcMount
+from runctx.sources.proctext import MemInfo, ProcMount, kept_value
 from runctx.unknown import NOT_READ, Reason, Unknown
 
 _T = TypeVar("_T")
@@ -78,6 +101,7 @@ _P = ParamSpec("_P")
 KTHREADD_PID = 2
 KERNEL_PID = 0
 NO_PROCFS = Unknown(Reason.ABSENT, "psutil reads no procfs mount")
+NO_CGROUP = Unknown(Reason.ABSENT, "no cgroup through psutil")
 
 STATE_LETTERS = {
     "running": "R",
@@ -245,6 +269,26 @@ def cwd_value(path: str) -> str | Unknown:
     return path
 
 
+def other_mount_namespace(pid: int) -> Unknown | None:
+    """Why a Linux process's cwd text cannot be resolved here: another mount namespace.
+
+    None when it shares the caller's mount namespace, or when either cannot
+    be read (then the text is resolved as usual, and a denied cwd says so).
+    """
+    proc = psutil.PROCFS_PATH
+    try:
+        theirs = os.readlink(f"{proc}/{pid}/ns/mnt")
+        ours = os.readlink(f"{proc}/self/ns/mnt")
+    except OSError:
+        return None
+    if theirs == ours:
+        return None
+    return Unknown(
+        Reason.OTHER_NAMESPACE,
+        f"{theirs}: psutil gives the cwd as text, which names a path of that namespace",
+    )
+
+
 class PsutilSource(SourceBase):
     """Reads processes through psutil (macOS, other systems, and Linux on request)."""
 
@@ -255,8 +299,16 @@ class PsutilSource(SourceBase):
         return NO_PROCFS
 
     def own_pid_namespace(self) -> bool:
-        """The pids psutil reports are those of the caller's own view of the system."""
+        """Whether psutil's pids are the caller's: on Linux, whether its procfs is ours."""
+        if psutil.LINUX:
+            return pidns.own_pid_namespace(psutil.PROCFS_PATH)
         return True
+
+    def caller_pid(self) -> int | Unknown:
+        """The caller's pid as psutil numbers pids (on Linux, through its procfs)."""
+        if psutil.LINUX:
+            return pidns.caller_pid(psutil.PROCFS_PATH)
+        return os.getpid()
 
     def load(self) -> Load:
         """Usable CPUs and the load average through psutil; CPU pressure is procfs-only."""
@@ -266,17 +318,24 @@ class PsutilSource(SourceBase):
             count = psutil.cpu_count()
             cpus = count or Unknown(Reason.ABSENT, "cpu count")
         average = mapped(psutil.getloadavg)
+        memory = mapped(psutil.virtual_memory)
         return Load(
             usable_cpus=cpus,
             load_average=average if isinstance(average, Unknown) else tuple(average),  # type: ignore[arg-type]
             cpu_pressure=Unknown(Reason.ABSENT, "no CPU pressure through psutil"),
+            memory=memory
+            if isinstance(memory, Unknown)
+            else MemInfo(total_bytes=int(memory.total), available_bytes=int(memory.available)),
         )
 
     def _now(self) -> float:
         return time.time()
 
     def _pids(self) -> list[int]:
-        return psutil.pids()
+        try:
+            return psutil.pids()
+        except (IndexError, OSError) as error:  # psutil on Linux without /proc: an empty list
+            raise SourceError(no_procfs_message("/proc")) from error
 
     def _read(
         self, pid: int, now: float, argv_wanted: Callable[[str], bool] | None = None
@@ -326,6 +385,38 @@ class PsutilSource(SourceBase):
             return created
         return ProcIdentity(pid, start_token(created))
 
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        identity = self.current_identity(pid)
+        if isinstance(identity, Unknown):
+            return identity
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        cpu = mapped(_read_cpu, process)
+        if isinstance(cpu, Unknown):
+            return cpu
+        return identity, cpu
+
+    def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        environ = mapped(process.environ)
+        if isinstance(environ, Unknown):
+            return environ
+        return {key: value for key, value in environ.items() if key in wanted and kept_value(value)}
+
+    def _cgroup(self, pid: int) -> str | Unknown:
+        del pid
+        return NO_CGROUP
+
+    def _tty(self, pid: int) -> bool | Unknown:
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        terminal = mapped(process.terminal)
+        return terminal if isinstance(terminal, Unknown) else terminal is not None
+
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         process = mapped(psutil.Process, pid)
         if isinstance(process, Unknown):
@@ -334,3 +425,13 @@ class PsutilSource(SourceBase):
             uid = mapped(_real_uid, process)
             path = mapped(process.cwd)
         return uid, path if isinstance(path, Unknown) else cwd_value(path)
+
+    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+        other = other_mount_namespace(pid) if psutil.LINUX else None
+        if other is not None:
+            return other
+        if isinstance(cwd, Unknown):
+            if cwd.reason is Reason.DELETED and cwd.detail:
+                return root_of_removed(cwd.detail, rules)
+            return cwd
+        return checkout_root(cwd, rules)

@@ -15,7 +15,11 @@ def check_scan_and_report() -> None:
     """A scan from the current process's viewpoint, and what a report holds."""
     here = runctx.viewpoint()
     assert_type(here, runctx.Viewpoint)
-    assert_type(here.root, str | runctx.Unknown)
+    assert_type(here.root, runctx.Root | runctx.Unknown)
+    if isinstance(here.root, runctx.Root):
+        text: str = here.root  # a root is its path text
+        assert_type(here.root.directory_id, tuple[int, int] | None)
+        assert_type(runctx.same_directory(here.root, text), bool | None)
     assert_type(here.uid, int | runctx.Unknown)
     report = runctx.scan(here)
     assert_type(report, runctx.Report)
@@ -29,6 +33,7 @@ def check_scan_and_report() -> None:
     assert_type(report.visibility, runctx.Visibility)
     assert_type(report.visibility.notes, tuple[str, ...])
     assert_type(runctx.report_json(report), dict[str, Any])
+    assert_type(runctx.visible("a\x1b"), str)
     other = runctx.viewpoint(cwd="/", root="/", uid=0)
     assert_type(other, runctx.Viewpoint)
 
@@ -43,7 +48,15 @@ def check_runs(judged: runctx.JudgedRun) -> None:
     assert_type(run.is_self, bool)
     assert_type(run.orphaned, bool)
     assert_type(run.argv, tuple[str, ...] | runctx.Unknown)
+    assert_type(run.cpu_now, float | runctx.Unknown)
+    assert_type(run.started_by, runctx.StartedBy | runctx.Unknown)
+    if isinstance(run.started_by, runctx.StartedBy):
+        assert_type(run.started_by.kind, str)
+        assert_type(run.started_by.session, str | None)
+        assert_type(run.started_by.detail, str | None)
     assert_type(judged.foreign, bool)
+    assert_type(judged.shares_tree, bool)
+    assert_type(judged.judgement.shares_tree, bool)
     assert_type(judged.judgement, runctx.Judgement)
     assert_type(judged.judgement.verdict, runctx.Verdict)
     assert_type(judged.judgement.reasons, tuple[str, ...])
@@ -64,6 +77,10 @@ def check_load(load: runctx.Load) -> None:
     assert_type(load.usable_cpus, int | runctx.Unknown)
     assert_type(load.load_per_cpu, float | runctx.Unknown)
     assert_type(load.cpu_pressure, runctx.Pressure | runctx.Unknown)
+    assert_type(load.memory, runctx.MemInfo | runctx.Unknown)
+    assert_type(load.memory_available_percent, float | runctx.Unknown)
+    report = runctx.scan(cpu_window=0.1)
+    assert_type(report.cpu_window, float | runctx.Unknown)
 
 
 def check_waiting(here: runctx.Viewpoint) -> None:
@@ -95,13 +112,14 @@ def check_stopping(here: runctx.Viewpoint) -> None:
     assert_type(first.survivors, tuple[int, ...])
     stopped: bool = first.status is runctx.StopStatus.STOPPED
     del stopped
+    assert_type(runctx.stop_orphans(here, grace=2.0), tuple[runctx.StopResult, ...])
 
 
 def check_runners_and_roots(record: runctx.ProcRecord) -> None:
     """Runner detection, folding and checkout roots are public, pure functions."""
     match = runctx.detect_runner(("python", "-m", "pytest"))
     assert_type(match, runctx.RunnerMatch | None)
-    assert_type(runctx.checkout_root("/src/proj/tests"), str | runctx.Unknown)
+    assert_type(runctx.checkout_root("/src/proj/tests"), runctx.Root | runctx.Unknown)
     assert_type(record.identity, runctx.ProcIdentity)
     folded = runctx.fold_runs({record.pid: record}, runctx.detect_runner)
     assert_type(folded, list[runctx.FoldedRun])

@@ -6,14 +6,13 @@ payloads, its reply table, what ``runctx install`` writes into its settings
 file and where that file is, and what to tell the user after an install.
 
 Imported on the hook's hot path: :class:`~runctx._record.LightRecord`
-records and the standard library only.
+records, :mod:`runctx.present.escape` and the standard library only.
 """
 
 from __future__ import annotations
 
-import json
-
 from runctx._record import LightRecord
+from runctx.present.escape import hook_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -247,12 +246,17 @@ def reply_for(decision: Decision, replies: Replies, title: str) -> str | None:
         output = replies.note(message, decision.summary)
     else:
         return None
-    return json.dumps(output)
+    return hook_json(output)
 
 
 def context_reply(face: AfterToolFace | SessionFace, context: str) -> str:
-    """The hook's stdout that gives ``context`` to the model through ``face``."""
-    return json.dumps(face.reply(context))
+    """The hook's stdout that gives ``context`` to the model through ``face``.
+
+    Like :func:`reply_for`, the one place a reply becomes JSON: through
+    :func:`runctx.present.escape.hook_json`, ASCII with every string escaped
+    for display, so every strict JSON parser accepts it.
+    """
+    return hook_json(face.reply(context))
 
 
 if TYPE_CHECKING:
@@ -262,10 +266,13 @@ if TYPE_CHECKING:
 
         ``PRE_TOOL_FACE`` answers before the shell tool runs (every agent has
         it); ``AFTER_TOOL_FACE`` and ``SESSION_FACE`` are None for an agent
-        without those hooks.
+        without those hooks. ``KIND`` is the kind runctx gives a run this
+        agent's shell tool started (:mod:`runctx.started_by`), and
+        ``read_session_id`` the session a payload comes from.
         """
 
         NAME: str
+        KIND: str
         TITLE: str
         PRE_TOOL_FACE: ToolFace
         AFTER_TOOL_FACE: AfterToolFace | None
@@ -273,3 +280,6 @@ if TYPE_CHECKING:
         INSTALL: InstallSpec
         FILES: SettingsFiles
         AFTER_INSTALL: str
+
+        def read_session_id(self, payload: JSONObject) -> str | None:
+            """The session the payload comes from, None when it names none."""

@@ -6,17 +6,16 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 import pytest
 from hooktools import RUNCTX, hook_env
-from proctools import make_checkout
+from proctools import OTHER_UID, make_checkout, run_as
 
 from runctx.cli.main import main
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.settings_file import TEMP_MARK
 
 ROOT = Path(__file__).resolve().parents[1]
 READY_FILES = {
@@ -103,14 +102,6 @@ def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install
     written = (checkout / ".claude" / "settings.json").read_text()
     assert written == (ROOT / READY_FILES["claude"]).read_text()
     assert "PreToolUse (runctx hook claude)" in done.stdout
-
-
-@pytest.mark.parametrize("name", AGENT_NAMES)
-def test_the_ready_files_match_what_install_writes(name):
-    """hooks/ holds, for every agent, what an install into an empty file produces."""
-    document: dict[str, object] = {}
-    settings_file.install(agent(name).INSTALL, document, "runctx", "ready")
-    assert settings_file.settings_text(document, None) == (ROOT / READY_FILES[name]).read_text()
 
 
 def test_install_keeps_every_existing_key_and_hook(checkout, install):
@@ -339,33 +330,6 @@ def test_two_installs_racing_keep_both(checkout):
         assert json.loads(path.read_text()) == json.loads(USER_CONTENT)
 
 
-def test_the_lock_serialises_overlapping_updates(tmp_path):
-    """Updates that overlap in time are serialised: neither one's change is lost."""
-    path = tmp_path / "settings.json"
-    path.write_text("{}\n")
-    started = threading.Barrier(2)
-
-    def slow_change(key: str):
-        def change(document, _where):
-            document[key] = True
-            time.sleep(0.2)
-            return key, True
-
-        return change
-
-    def worker(key: str) -> None:
-        started.wait()
-        settings_file.update(str(path), slow_change(key))
-
-    threads = [threading.Thread(target=worker, args=(key,)) for key in ("first", "second")]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert json.loads(path.read_text()) == {"first": True, "second": True}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
-
-
 def test_runctx_install_help_lists_the_agents():
     """The subcommand is wired into the runctx command line."""
     done = subprocess.run(
@@ -387,3 +351,217 @@ def test_a_file_that_cannot_be_written_is_a_clear_error(tmp_path, install):
     assert done.returncode == 1
     assert done.stderr.startswith("runctx: error: cannot update /proc/runctx-settings.json")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.fixture
+def planted_link(shared_tmp):
+    """A checkout whose .claude/settings.json is a symlink another uid made to a file of ours.
+
+    Making a file as another uid needs root: every test using it is ``needs_root``.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    claude = checkout / ".claude"
+    claude.mkdir()
+    claude.chmod(0o777)
+    precious = shared_tmp / "precious.json"
+    precious.write_text('{"keep": true}\n')
+    run_as(OTHER_UID, os.symlink, str(precious), str(claude / "settings.json"))
+    return checkout, precious
+
+
+@pytest.mark.needs_root
+def test_install_refuses_a_symlink_another_user_planted(planted_link):
+    """The write never follows a link made by someone else; the file it points to is untouched."""
+    checkout, precious = planted_link
+    done = subprocess.run(
+        [*RUNCTX, "install", "claude"], cwd=checkout, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert "symbolic link made by uid" in done.stderr
+    assert precious.read_text() == '{"keep": true}\n'
+
+
+def test_install_follows_a_symlink_of_the_users_own(shared_tmp):
+    """A settings file the user linked into a dotfiles directory is updated where it points."""
+    checkout = make_checkout(shared_tmp, "proj")
+    dotfiles = shared_tmp / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "claude.json").write_text("{}\n")
+    (checkout / ".claude").mkdir()
+    (checkout / ".claude" / "settings.json").symlink_to(dotfiles / "claude.json")
+    done = subprocess.run(
+        [*RUNCTX, "install", "claude"], cwd=checkout, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "runctx hook claude" in (dotfiles / "claude.json").read_text()
+    assert (checkout / ".claude" / "settings.json").is_symlink()
+
+
+# -- install loses nothing: planted, read-only and linked files, kills, untouched values --
+
+PRETTY = """{
+  "x": 2.50,
+  "y": 1e5,
+  "z": {"a":1,"b":[1,2]},
+  "name": "\\u00e9t\\u00e9",
+  "odd": "\\ud800"
+}
+"""
+
+
+@pytest.fixture
+def claude_project(tmp_path):
+    """A checkout with an empty ``.claude`` directory."""
+    root = make_checkout(tmp_path)
+    (root / ".claude").mkdir()
+    return root
+
+
+def install_claude(project: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``runctx install claude ARGV`` as a process in ``project``."""
+    return install_process("claude", "--command", "runctx", *argv, cwd=project)
+
+
+def claude_settings(project: Path) -> Path:
+    """The project's Claude Code settings file."""
+    return project / ".claude" / "settings.json"
+
+
+def test_a_fifo_settings_file_is_refused_at_once(claude_project):
+    """A FIFO in place of the settings file is never opened: exit 1, and it says so."""
+    os.mkfifo(claude_settings(claude_project))
+    done = install_claude(claude_project)
+    assert done.returncode == 1
+    assert "is a FIFO, not a regular file" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+
+
+def test_values_not_touched_are_written_back_as_they_were(claude_project):
+    """Number spellings, a compact object and escapes stay byte for byte; hooks are added."""
+    claude_settings(claude_project).write_text(PRETTY)
+    done = install_claude(claude_project)
+    assert done.returncode == 0, done.stderr
+    text = claude_settings(claude_project).read_text()
+    for kept in ('"x": 2.50,', '"y": 1e5,', '"z": {"a":1,"b":[1,2]},', '"\\u00e9t\\u00e9"'):
+        assert kept in text
+    assert '"odd": "\\ud800"' in text
+    document = json.loads(text)
+    assert document["x"] == 2.5
+    assert document["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "runctx hook claude"
+
+
+def test_install_then_uninstall_gives_the_file_back_byte_for_byte(claude_project):
+    """What install adds, uninstall takes out with its separators: the original text returns."""
+    claude_settings(claude_project).write_text(PRETTY)
+    assert install_claude(claude_project).returncode == 0
+    assert claude_settings(claude_project).read_text() != PRETTY
+    assert install_claude(claude_project, "--uninstall").returncode == 0
+    assert claude_settings(claude_project).read_text() == PRETTY
+
+
+def test_a_one_line_file_stays_one_line(claude_project):
+    """A compact file gets its hooks on the same line, not a reformatted document."""
+    claude_settings(claude_project).write_text('{"x": 2.50, "y": 1e5}\n')
+    assert install_claude(claude_project).returncode == 0
+    text = claude_settings(claude_project).read_text()
+    assert text.startswith('{"x": 2.50, "y": 1e5, "hooks": {')
+    assert text.count("\n") == 1
+
+
+def test_a_lone_surrogate_in_the_file_is_no_traceback(claude_project):
+    r"""Valid JSON holding "\ud800" is installed into, the escape kept as written."""
+    claude_settings(claude_project).write_text('{"a": "\\ud800"}')
+    done = install_claude(claude_project)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert claude_settings(claude_project).read_text().startswith('{"a": "\\ud800", "hooks"')
+
+
+def test_a_read_only_file_is_refused_and_left_as_it_was(claude_project):
+    """A file the user made read-only (0444) is not replaced: exit 1, the same bytes and mode."""
+    path = claude_settings(claude_project)
+    path.write_text(PRETTY)
+    path.chmod(0o444)
+    done = install_claude(claude_project)
+    assert done.returncode == 1
+    assert "read-only (mode 0444)" in done.stderr
+    assert path.read_text() == PRETTY
+    assert oct(path.stat().st_mode & 0o777) == oct(0o444)
+
+
+def test_a_hard_linked_file_is_refused_and_the_links_kept(claude_project):
+    """Replacing a hard-linked file would break the link: refused, both names the same inode."""
+    path = claude_settings(claude_project)
+    path.write_text(PRETTY)
+    other = claude_project / "shared-settings.json"
+    os.link(path, other)
+    done = install_claude(claude_project)
+    assert done.returncode == 1
+    assert "2 hard links" in done.stderr
+    assert path.stat().st_ino == other.stat().st_ino
+    assert other.read_text() == PRETTY
+
+
+def test_a_symlinked_file_is_updated_where_it_points(claude_project, tmp_path):
+    """A symlink is followed on purpose: the target gets the hooks, the link stays a link."""
+    target = tmp_path / "dotfiles" / "claude.json"
+    target.parent.mkdir()
+    target.write_text(PRETTY)
+    claude_settings(claude_project).symlink_to(target)
+    done = install_claude(claude_project)
+    assert done.returncode == 0, done.stderr
+    assert claude_settings(claude_project).is_symlink()
+    assert "runctx hook claude" in target.read_text()
+
+
+def test_a_symlink_to_nothing_is_refused(claude_project, tmp_path):
+    """A dangling symlink is not followed into creating a file somewhere else."""
+    claude_settings(claude_project).symlink_to(tmp_path / "nowhere" / "settings.json")
+    done = install_claude(claude_project)
+    assert done.returncode == 1
+    assert "which does not exist" in done.stderr
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_normal_install_leaves_no_temporary_file(claude_project):
+    """Install and uninstall leave nothing in the directory but the settings file."""
+    claude_settings(claude_project).write_text(PRETTY)
+    assert install_claude(claude_project).returncode == 0
+    assert install_claude(claude_project, "--uninstall").returncode == 0
+    assert sorted(os.listdir(claude_project / ".claude")) == ["settings.json"]
+
+
+HELD_MID_WRITE = """
+import os, pathlib, sys, time
+
+def held(fd):
+    pathlib.Path(sys.argv[1]).touch()
+    time.sleep(600)
+
+os.fsync = held  # the temporary file is written, not yet renamed: held here until killed
+from runctx.cli.main import main
+sys.exit(main(["install", "claude", "--command", "runctx"]))
+"""
+
+
+def test_a_killed_install_leaves_a_temporary_file_the_next_one_removes(
+    claude_project, tmp_path, runs
+):
+    """A kill -9 during the write leaves one temporary file; the next install cleans it up."""
+    path = claude_settings(claude_project)
+    path.write_text(PRETTY)
+    ready = tmp_path / "writing"
+    process = runs.child(
+        [sys.executable, "-c", HELD_MID_WRITE, str(ready)],
+        ready=ready,
+        cwd=claude_project,
+        env=hook_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    runs.kill(process)
+    left = [name for name in os.listdir(claude_project / ".claude") if TEMP_MARK in name]
+    assert len(left) == 1
+    assert path.read_text() == PRETTY  # the file itself is intact
+    assert install_claude(claude_project).returncode == 0
+    assert sorted(os.listdir(claude_project / ".claude")) == ["settings.json"]

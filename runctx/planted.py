@@ -1,0 +1,110 @@
+"""Reading a file that another user could have put there: never blocking, never unbounded.
+
+A ``pyproject.toml`` in a shared parent, an agent's settings file: anyone who
+can write the directory can make it a FIFO (an ``open`` that never returns), a
+device (an ``open`` with side effects), a socket, or a file of any size. So
+such a file is looked at before it is opened (``stat``: only a regular file is
+opened at all), opened with ``O_NONBLOCK``, checked again on the open
+descriptor (``fstat``: still a regular file, still the same one), and read
+with a size bound.
+
+Standard library only, loaded on the hook's path.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 64 * 1024
+
+
+class NotRegularFileError(OSError):
+    """The path names something other than a regular file (a FIFO, a device, a socket)."""
+
+
+def kind_of(mode: int) -> str:
+    """A file type in words: ``a FIFO``, ``a socket``, ``a directory``..."""
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symbolic link"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def _refuse(path: str, mode: int) -> NotRegularFileError:
+    return NotRegularFileError(errno.EINVAL, f"{kind_of(mode)}, not a regular file", path)
+
+
+def _open_regular(path: str) -> int:
+    """A descriptor of the regular file at ``path``, opened without blocking.
+
+    Looked at first (``stat``: anything else is never opened), then checked
+    again on the descriptor (``fstat``: still a regular file, still the same one).
+    """
+    before = os.stat(path)
+    if not stat.S_ISREG(before.st_mode):
+        raise _refuse(path, before.st_mode)
+    fd = os.open(path, _FLAGS)
+    now = os.fstat(fd)
+    if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
+        os.close(fd)
+        raise _refuse(path, now.st_mode)
+    return fd
+
+
+def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of the regular file at ``path``, and whether that is all of it.
+
+    Never blocks. (A plain tuple: ``typing`` is not loaded on the hook's path.)
+
+    Raises :class:`NotRegularFileError` for anything but a regular file (which
+    is then never opened, or closed at once if it was swapped in between), and
+    ``OSError`` as ``open`` and ``read`` do (``FileNotFoundError`` and so on).
+    """
+    fd = _open_regular(path)
+    try:
+        chunks = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    return data[:limit], len(data) <= limit
+
+
+def feed_chunks(path: str, limit: int, consume: Callable[[bytes], bool]) -> bool | None:
+    """Give the regular file at ``path`` to ``consume`` in chunks, at most ``limit`` bytes of it.
+
+    Memory stays at one chunk. True as soon as ``consume`` returns True;
+    False when the file ended before (every byte was given); None when the
+    file goes on past ``limit``. Refuses what :func:`read_bounded` refuses.
+    """
+    fd = _open_regular(path)
+    try:
+        seen = 0
+        while seen < limit:
+            chunk = os.read(fd, min(_CHUNK, limit - seen))
+            if not chunk:
+                return False
+            seen += len(chunk)
+            if consume(chunk):
+                return True
+        return None if os.read(fd, 1) else False
+    finally:
+        os.close(fd)

@@ -1,0 +1,123 @@
+"""Writing a face's text to a stream, so that writing never fails in a way nobody reads.
+
+Every text a face writes goes through :mod:`runctx.present.escape` here:
+
+- :func:`write_text` escapes text for a terminal (:func:`~runctx.present.escape.visible`
+  line by line) and encodes it for the stream's encoding, with escapes for
+  what the encoding cannot hold: it never fails on any locale (``C``,
+  ``C.UTF-8``, ``en_US.UTF-8``, ASCII, ``PYTHONIOENCODING=utf-8:strict``).
+- :func:`write_json` writes JSON as UTF-8 bytes, whatever the locale
+  (RFC 8259: JSON is UTF-8); its strings were made exact by the JSON face.
+- A stream that is closed or whose reader went away (``EPIPE``) raises
+  :class:`OutputClosedError`; any other failure to write (``ENOSPC``, ``EIO``)
+  raises :class:`OutputError` with one line saying so. The command line turns
+  the first into a quiet exit and the second into that line on stderr.
+- :func:`say` writes a line to stderr, where a failure cannot be reported
+  anywhere else, so it is ignored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import sys
+
+from runctx.exceptions import RunctxError
+from runctx.present.escape import json_text, terminal_bytes
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+
+class OutputError(RunctxError):
+    """The output cannot be written (a full disk, an I/O error)."""
+
+
+class OutputClosedError(OutputError):
+    """The output's reader is gone (a closed pipe, a closed descriptor)."""
+
+
+def _put(stream: TextIO | None, data: bytes, what: str) -> None:
+    if stream is None:
+        msg = f"{what} is closed"
+        raise OutputClosedError(msg)
+    try:
+        stream.flush()
+        fd = _fileno(stream)
+        if fd is not None:  # straight to the descriptor: nothing left buffered to fail at exit
+            while data:
+                data = data[os.write(fd, data) :]
+            return
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            buffer.write(data)
+            buffer.flush()
+        else:  # a stream without bytes underneath (a test's StringIO)
+            stream.write(data.decode(getattr(stream, "encoding", None) or "utf-8", "replace"))
+            stream.flush()
+    except BrokenPipeError as error:
+        msg = f"{what} was closed by its reader"
+        raise OutputClosedError(msg) from error
+    except (OSError, ValueError) as error:
+        if isinstance(error, OSError) and error.errno == errno.EBADF:
+            msg = f"{what} is closed"
+            raise OutputClosedError(msg) from error
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        msg = f"cannot write to {what}: {reason}"
+        raise OutputError(msg) from error
+
+
+def _fileno(stream: TextIO) -> int | None:
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+
+
+def _name(stream: TextIO | None) -> str:
+    if stream is sys.stderr:
+        return "stderr"
+    return "stdout"
+
+
+def write_text(text: str, stream: TextIO | None = None) -> None:
+    """Write ``text`` for a person: escaped, encoded for the stream, flushed."""
+    stream = sys.stdout if stream is None else stream
+    encoding = getattr(stream, "encoding", None)
+    _put(stream, terminal_bytes(text, encoding), _name(stream))
+
+
+def json_dumps(value: object) -> str:
+    """The JSON text of a report (indented, UTF-8 kept; NaN refused)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def write_json(value: object, stream: TextIO | None = None) -> None:
+    """Write ``value`` as indented JSON in UTF-8, flushed."""
+    stream = sys.stdout if stream is None else stream
+    text = json_dumps(value) + "\n"
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a string that skipped the JSON face: made exact here
+        data = (json_dumps(_exact_strings(value)) + "\n").encode("utf-8")
+    _put(stream, data, _name(stream))
+
+
+def _exact_strings(value: object) -> object:
+    if isinstance(value, str):
+        return json_text(value)
+    if isinstance(value, dict):
+        return {json_text(str(key)): _exact_strings(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_exact_strings(item) for item in value]
+    return value
+
+
+def say(text: str, stream: TextIO | None = None) -> None:
+    """Write a line (or lines) to stderr for a person; a failure is ignored."""
+    stream = sys.stderr if stream is None else stream
+    with contextlib.suppress(OutputError):
+        write_text(text + "\n", stream)

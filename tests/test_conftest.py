@@ -1,0 +1,109 @@
+"""The suite's own machinery (``conftest.py``, ``runfactory.py``): root-only tests and reaping."""
+
+from __future__ import annotations
+
+import os
+
+import conftest
+import psutil
+import pytest
+from proctools import OTHER_UID, PYTHON, group_members, is_live, run_as
+from runfactory import RunFactory
+
+MARKED = """
+import pytest
+
+@pytest.mark.needs_root
+def test_marked():
+    pass
+
+def test_plain():
+    pass
+"""
+
+
+class Outcomes:
+    """Collects what happened to each test of a nested session: (name, phase, outcome)."""
+
+    def __init__(self) -> None:
+        """Nothing seen yet."""
+        self.seen: list[tuple[str, str, str]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the outcome of every phase that did not simply pass."""
+        name = report.nodeid.rsplit("::", 1)[-1]
+        if report.when == "call" or report.outcome != "passed":
+            self.seen.append((name, report.when, report.outcome))
+
+
+def session_with_the_marker(
+    directory: str, ci: str | None
+) -> tuple[int, list[tuple[str, str, str]]]:
+    """A session over ``directory`` with the suite's conftest as a plugin, ``CI`` set or not."""
+    if ci is None:
+        os.environ.pop("CI", None)
+    else:
+        os.environ["CI"] = ci
+    outcomes = Outcomes()
+    args = [directory, "-q", "--strict-markers", "-p", "no:cacheprovider", "-p", "no:runctx"]
+    status = pytest.main(
+        [*args, "-p", "no:xdist", "-p", "no:randomly"], plugins=[conftest, outcomes]
+    )
+    return int(status), outcomes.seen
+
+
+@pytest.fixture
+def marked_tests(shared_tmp):
+    """A directory, enterable by every uid, holding one ``needs_root`` test and one plain test."""
+    (shared_tmp / "test_marked.py").write_text(MARKED)
+    (shared_tmp / "test_marked.py").chmod(0o644)
+    return str(shared_tmp)
+
+
+@pytest.mark.needs_root  # to run the nested session as a user who is not
+def test_needs_root_fails_in_ci_without_root(marked_tests):
+    """Under CI, a needs_root test run by a user who is not root fails (an error), never skips."""
+    status, seen = run_as(OTHER_UID, session_with_the_marker, marked_tests, "true")
+    assert status == pytest.ExitCode.TESTS_FAILED
+    assert ("test_marked", "setup", "failed") in seen
+    assert ("test_plain", "call", "passed") in seen
+    assert not [entry for entry in seen if entry[2] == "skipped"]
+
+
+@pytest.mark.needs_root
+def test_needs_root_skips_locally_without_root(marked_tests):
+    """Without CI, a needs_root test run by a user who is not root is skipped."""
+    status, seen = run_as(OTHER_UID, session_with_the_marker, marked_tests, None)
+    assert status == pytest.ExitCode.OK
+    assert ("test_marked", "setup", "skipped") in seen
+    assert ("test_plain", "call", "passed") in seen
+
+
+@pytest.mark.needs_root
+def test_needs_root_runs_as_root_in_ci(marked_tests):
+    """As root, under CI, a needs_root test simply runs."""
+    status, seen = run_as(0, session_with_the_marker, marked_tests, "true")
+    assert status == pytest.ExitCode.OK
+    assert ("test_marked", "call", "passed") in seen
+
+
+def test_the_factory_reaps_every_process_of_every_group_it_started(shared_tmp, runs):
+    """Orphans with their children, plain children and zombies are gone after reap; no other."""
+    factory = RunFactory()
+    ready = shared_tmp / "ready"
+    grandchild = f"open({str(ready)!r}, 'w'); import time; time.sleep(300)"
+    spawner = "import subprocess, sys, time\nsubprocess.Popen(sys.argv[1:]); time.sleep(300)"
+    orphan = factory.orphan(
+        [PYTHON, "-c", spawner, PYTHON, "-c", grandchild], shared_tmp, ready=ready
+    )
+    child = factory.sleeper(shared_tmp / "child-ready")
+    zombie = factory.zombie()
+    bystander = runs.sleeper(shared_tmp / "bystander-ready")  # started by another factory
+    group = orphan.members()
+    assert len(group) == 2
+    factory.reap()
+    assert not [pid for pid in group if is_live(pid)]
+    assert not group_members(orphan.pid)
+    assert child.poll() is not None
+    assert not psutil.pid_exists(zombie)
+    assert is_live(bystander.pid)

@@ -1,0 +1,401 @@
+"""``runctx hook FACE``, the one hook dispatcher: it always exits 0 and never blocks the user.
+
+Whatever the agent sends (garbage, a wrong face, a payload too large, a stdin
+that never ends), the hook lets the command through and says on stderr what
+went wrong; for a command that is not a test run it stays cheap to start.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from hooktools import (
+    assert_failed_open,
+    claude_pre_tool_use,
+    hook_env,
+    run_hook,
+)
+from nstools import hook_in_own_pid_namespace, sandboxed_run, without_proc
+from proctools import make_checkout
+
+from runctx.present.words import NOTE_MAX_CHARS
+
+HANG_GUARD = 60
+"""Seconds after which a hook process that should have answered counts as hung."""
+
+FORBIDDEN_ON_THE_FAST_PATH = (
+    "attrs",
+    "structlog",
+    "psutil",
+    "runctx.scanning",
+    "runctx.sources.procfs",
+    "argparse",
+    "typing",
+    "runctx.policy",
+    "base64",
+    "threading",
+    "hypothesis",
+    "atheris",
+    "runctx.present.output",
+    "runctx.present.json",
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [
+        (b"this is not json", "input is not JSON"),
+        (b"", "no input"),
+        (b'["PreToolUse", "Bash"]', "input is a JSON list"),
+        (b'"pytest"', "input is a JSON str"),
+        (b"[" * 100000 + b"]" * 100000, "input is not JSON"),
+        (b"\xff\xfe\x00garbage", "input is not JSON"),
+    ],
+)
+def test_garbage_never_blocks(data, what):
+    """Input that is not a JSON object: exit 0, no stdout, one stderr line."""
+    assert_failed_open(run_hook("claude", data), what)
+
+
+def test_five_megabytes_of_input_never_block(world):
+    """A 5 MB payload is drained, not parsed: exit 0, no stdout, one stderr line."""
+    payload = claude_pre_tool_use("pytest " + "x" * 5_000_000, world.busy)
+    assert_failed_open(run_hook("claude", payload), "larger than 1048576 bytes")
+
+
+@pytest.mark.parametrize("face", ["codex", "gemini", "gemini-after", "cursor", "copilot"])
+def test_five_megabytes_never_block_any_agent(face):
+    """An oversized payload fails open the same way for every agent."""
+    data = json.dumps({"command": "x" * 5_000_000}).encode()
+    assert_failed_open(run_hook(face, data), "larger than")
+
+
+def test_a_stdin_that_never_ends_fails_open_at_the_deadline(world):
+    """An agent that never closes stdin cannot hang the hook: it fails open at the deadline."""
+    env = hook_env(RUNCTX_HOOK_DEADLINE="0.5")
+    with subprocess.Popen(
+        [sys.executable, "-m", "runctx", "hook", "claude"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+    ) as process:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps(claude_pre_tool_use("pytest", world.busy))[:50])
+        process.stdin.flush()
+        stdout, stderr = _wait_open(process)
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+    assert_failed_open(done, "did not end before the deadline")
+
+
+def _wait_open(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """Wait for the process while its stdin stays open; return stdout and stderr."""
+    assert process.stdout is not None
+    assert process.stderr is not None
+    process.wait(timeout=30)
+    return process.stdout.read(), process.stderr.read()
+
+
+def test_a_scan_past_the_deadline_fails_open(world):
+    """A decision that cannot be made in time lets the command through."""
+    env = hook_env(RUNCTX_HOOK_DEADLINE="0.001")
+    done = run_hook("claude", claude_pre_tool_use("pytest", world.busy), env=env)
+    assert_failed_open(done, "deadline")
+
+
+def test_an_unknown_face_fails_open(world):
+    """A typo in the hook's configuration never blocks: exit 0, one stderr line."""
+    assert_failed_open(run_hook("claud", claude_pre_tool_use("pytest", world.busy)), "claud")
+
+
+def test_the_non_test_path_imports_nothing_heavy(world):
+    """A non-test command loads neither attrs, structlog, psutil, the scan nor argparse."""
+    done = run_hook(
+        "claude", claude_pre_tool_use("git diff", world.busy), python_args=("-X", "importtime")
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert "runctx.shell.prefilter" in imported
+    assert "runctx.hooks.agents.claude" in imported
+    assert "runctx.shell.commands" not in imported, (
+        "the shell parser loaded for a command naming no runner"
+    )
+    for name in FORBIDDEN_ON_THE_FAST_PATH:
+        assert name not in imported, f"{name} is imported on the non-test path"
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        # a project that only names runctx: nothing to parse
+        (
+            '[project]\nname = "x"\ndependencies = ["runctx"]\n'
+            '[project.entry-points.pytest11]\nrunctx = "runctx.pytest_plugin"\n'
+        ),
+        # a project that configures runctx: its runners are read, still without records
+        '[tool.runctx]\nrunners = [{ kind = "e2e", program = "run-e2e" }]\n',
+        # a project that has nothing to do with runctx
+        '[project]\nname = "x"\n',
+    ],
+)
+def test_the_non_test_path_stays_light_in_a_checkout_that_names_runctx(shared_tmp, pyproject):
+    """A checkout's pyproject naming or configuring runctx adds no heavy import."""
+    checkout = make_checkout(shared_tmp, "configured")
+    (checkout / "pyproject.toml").write_text(pyproject)
+    done = run_hook(
+        "claude", claude_pre_tool_use("git diff", checkout), python_args=("-X", "importtime")
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    configured = "tool.runctx" in pyproject
+    assert ("tomllib" in imported) == configured
+    assert {"runctx.checkout", "runctx.planted"} <= imported  # the walk and the bounded read
+    # Parsing TOML brings typing along; the records, logging and psutil never come.
+    allowed = {"typing"} if configured else set()
+    for name in set(FORBIDDEN_ON_THE_FAST_PATH) - allowed:
+        assert name not in imported, f"{name} is imported on the non-test path"
+
+
+# -- what another user can plant, and a cwd no path can be -------------------------------
+
+
+@pytest.mark.parametrize("command", ["ls", "pytest -x"])
+def test_the_hook_answers_next_to_a_planted_fifo(planted_fifo, command):
+    """The hook neither hangs nor fails on a FIFO pyproject.toml above the cwd."""
+    done = run_hook("claude", claude_pre_tool_use(command, planted_fifo))
+    assert done.returncode == 0
+    assert "failed open" not in done.stderr, done.stderr
+    if done.stdout:
+        json.loads(done.stdout)
+
+
+def test_a_cwd_of_half_a_million_components_is_answered_at_once(shared_tmp, runs):
+    """A payload cwd far longer than PATH_MAX is unknown at once: the hook answers, exit 0."""
+    runs.run_tests_script(make_checkout(shared_tmp))  # a run of this user to speak of
+    done = run_hook("claude", claude_pre_tool_use("pytest -x", "/" + "a/" * 520_000))
+    assert done.returncode == 0
+    assert "failed open" not in done.stderr, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "PATH_MAX" in context
+
+
+def test_a_cwd_too_deep_for_a_non_test_command_is_silent():
+    """The same cwd with ``ls`` costs nothing and says nothing."""
+    done = run_hook("claude", claude_pre_tool_use("ls", "/" + "a/" * 520_000))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+SLOW_WALK = """
+import sys, time
+import runctx.hooks.main as hook
+
+def slow_walk(cwd):
+    time.sleep(600)  # a walk up a tree that never ends
+    return cwd
+
+hook.checkout_root = slow_walk
+sys.exit(hook.main(["claude"]))
+"""
+
+
+def test_the_deadline_covers_the_walk_to_the_checkout_root(tmp_path):
+    """A walk that never ends is cut by the hook's deadline: exit 0, failed open."""
+    done = subprocess.run(
+        [sys.executable, "-c", SLOW_WALK],
+        input=json.dumps(claude_pre_tool_use("ls", tmp_path)),
+        capture_output=True,
+        text=True,
+        env=hook_env(RUNCTX_HOOK_DEADLINE="0.5"),
+        timeout=HANG_GUARD,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert done.stderr.startswith("runctx: hook failed open: no decision within the deadline")
+
+
+@pytest.mark.needs_root
+def test_the_hook_without_procfs_fails_open_in_one_line(tmp_path):
+    """A hook with no /proc lets the command through and says why on stderr."""
+    payload = claude_pre_tool_use("pytest", tmp_path)
+    done = without_proc(sys.executable, "-m", "runctx", "hook", "claude", stdin=json.dumps(payload))
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert "hook failed open" in done.stderr
+    assert "no procfs is mounted at /proc" in done.stderr
+
+
+# -- a reply that cannot be written ------------------------------------------------------
+
+
+def _closed_pipe() -> int:
+    """The write end of a pipe whose reader is already gone."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    return write_end
+
+
+def _hook_writing_to(stdout, cwd, **kwargs) -> subprocess.CompletedProcess[bytes]:
+    """``runctx hook claude`` for a test command in ``cwd``, its stdout as given."""
+    return subprocess.run(
+        [sys.executable, "-m", "runctx", "hook", "claude"],
+        input=json.dumps(claude_pre_tool_use("python3 run_tests.py", cwd)).encode(),
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        env=hook_env(),
+        timeout=HANG_GUARD,
+        check=False,
+        **kwargs,
+    )
+
+
+def test_the_hook_exits_0_with_stdout_closed(world):
+    """With stdout closed the hook exits 0 and says in one line that its reply was lost."""
+    done = _hook_writing_to(subprocess.DEVNULL, world.idle, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 0
+    assert done.stderr.decode().splitlines() == [
+        "runctx: hook failed open: cannot write the reply to stdout: Bad file descriptor"
+    ]
+
+
+@pytest.mark.parametrize("target", ["/dev/full", "pipe"])
+def test_the_hook_exits_0_when_its_reply_cannot_be_written(world, target):
+    """A full stdout or a reader that went away still gives exit 0 and one line on stderr."""
+    if target == "pipe":
+        write_end = _closed_pipe()
+        try:
+            done = _hook_writing_to(write_end, world.idle)
+        finally:
+            os.close(write_end)
+    else:
+        with open(target, "wb") as full:
+            done = _hook_writing_to(full, world.idle)
+    assert done.returncode == 0
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("runctx: hook failed open: cannot write the reply to stdout: ")
+
+
+# -- busy now: what a test command next to foreign runs costs an agent -----------------
+
+QUIET_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+    "busy-box-memory-available = false\n"
+)
+"""Settings under which the box never counts as busy, whatever else runs on it."""
+
+ALWAYS_BUSY_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-memory-available = 100\n"  # less than all of it is always available
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+)
+"""Settings under which the box always counts as busy (memory), and only for that."""
+
+
+def with_settings(checkout, text: str):
+    """Append ``text`` (a ``[tool.runctx]`` table) to the checkout's pyproject.toml."""
+    with (checkout / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(text)
+    return checkout
+
+
+def context_of(answer: dict[str, object]) -> str:
+    """The additionalContext of a Claude Code answer the sandbox recorded."""
+    assert answer["code"] == 0, answer
+    return json.loads(answer["stdout"])["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.needs_root  # a pid namespace with its own /proc
+def test_an_idle_foreign_run_costs_an_agent_no_words_on_a_quiet_box(shared_tmp, runs):
+    """The hook's answer to a test command next to an idle foreign run is silence."""
+    here = with_settings(make_checkout(shared_tmp, "mine"), QUIET_BOX)
+    theirs = make_checkout(shared_tmp / "other", "mine")
+    found = hook_in_own_pid_namespace(
+        runs, [sandboxed_run(theirs)], claude_pre_tool_use("pytest -x", here), cwd=here
+    )
+    (answer,) = found["replies"]
+    assert (answer["code"], answer["stdout"], answer["stderr"]) == (0, "", "")
+
+
+@pytest.mark.needs_root
+def test_idle_foreign_runs_on_a_busy_box_are_only_counted(shared_tmp, runs):
+    """On a busy box the note says so, counts the idle foreign runs, and names none of them."""
+    here = with_settings(make_checkout(shared_tmp, "mine"), ALWAYS_BUSY_BOX)
+    started = [sandboxed_run(make_checkout(shared_tmp / f"o{n}", "mine")) for n in range(3)]
+    found = hook_in_own_pid_namespace(
+        runs, started, claude_pre_tool_use("pytest -x", here), cwd=here
+    )
+    context = context_of(found["replies"][0])
+    assert len(context) <= NOTE_MAX_CHARS
+    assert "Box busy: memory available" in context
+    assert "+3 idle foreign test runs." in context
+    assert not any(f"pid {pid} " in context for pid in found["pids"])
+
+
+@pytest.mark.needs_root
+def test_a_cpu_busy_foreign_run_is_named_with_its_cpu_use_now(shared_tmp, runs):
+    """Next to a spinning foreign run, the hook's note names it and the CPUs it keeps busy."""
+    here = with_settings(make_checkout(shared_tmp, "mine"), QUIET_BOX + "busy-run-cpu = 0.01\n")
+    theirs = make_checkout(shared_tmp / "other", "mine")
+    found = hook_in_own_pid_namespace(
+        runs,
+        [sandboxed_run(theirs, spinning=True)],
+        claude_pre_tool_use("pytest -x", here),
+        cwd=here,
+        until="pid {0} (",
+        tries=50,
+    )
+    (pid,) = found["pids"]
+    context = context_of(found["replies"][-1])
+    assert f"pid {pid} (run-tests-script, " in context
+    assert re.search(rf"pid {pid} \([^)]*\): \d+\.\d CPUs busy now", context), context
+    assert "not this checkout's" in context
+    assert len(context) <= NOTE_MAX_CHARS
+
+
+@pytest.mark.needs_root
+def test_a_busy_box_warns_only_when_set_to_and_is_silent_by_default(shared_tmp, runs):
+    """With no other run, a busy box is a note under on-busy-box = "warn", and nothing when off."""
+    warned = with_settings(make_checkout(shared_tmp, "warned"), ALWAYS_BUSY_BOX)
+    with_settings(warned, 'on-busy-box = "warn"\n')
+    found = hook_in_own_pid_namespace(
+        runs, [], claude_pre_tool_use("pytest -x", warned), cwd=warned
+    )
+    context = context_of(found["replies"][0])
+    assert context.startswith("runctx: Box busy: memory available ")
+    assert len(context) <= NOTE_MAX_CHARS
+    off = with_settings(make_checkout(shared_tmp, "off"), ALWAYS_BUSY_BOX)
+    found = hook_in_own_pid_namespace(runs, [], claude_pre_tool_use("pytest -x", off), cwd=off)
+    assert found["replies"][0]["stdout"] == ""
+
+
+def test_a_busy_box_that_waits_makes_the_hook_refuse_and_say_how_to_wait(shared_tmp):
+    """on-busy-box = "wait" on a busy box: the hook denies and points at runctx run --wait."""
+    here = with_settings(make_checkout(shared_tmp), ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    done = run_hook("claude", claude_pre_tool_use("pytest -x", here))
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"]
+    assert reason.startswith("runctx: refused to start this test run. The box is busy (memory")
+    assert "`runctx run --wait -- COMMAND`" in reason
+
+
+def test_a_note_next_to_foreign_runs_never_exceeds_its_cap(world):
+    """Whatever else the box runs, a note to an agent is at most NOTE_MAX_CHARS characters."""
+    done = run_hook("claude", claude_pre_tool_use("pytest -x", world.idle))
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "foreign test run" in context
+    assert len(context) <= NOTE_MAX_CHARS

@@ -1,0 +1,203 @@
+"""Which test runs a shell command string starts (``shell/commands.py``), and where."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from shellcases import CASES, CWD, found
+from strategies import PROPERTY
+
+from runctx.runners import BUILTIN_PATTERNS, RunnerPattern, detect_runner
+from runctx.shell.commands import (
+    MAX_COMMAND_CHARS,
+    MAX_DEPTH,
+    TestInvocation,
+    test_invocations,
+)
+from runctx.shell.prefilter import is_probably_test_command
+
+
+@pytest.mark.parametrize(("command", "expected"), CASES, ids=[repr(c) for c, _ in CASES])
+def test_invocations_of_command(command, expected):
+    """Each command string starts exactly these test runs, in these directories."""
+    assert found(command) == expected
+
+
+def test_invocation_argv_is_the_simple_command():
+    """The argv holds the simple command's words, without assignments, redirections, quotes."""
+    (invocation,) = test_invocations("cd a && A=1 py'test' -k \"x and y\" > log 2>&1", CWD)
+    assert invocation == TestInvocation("pytest", ("pytest", "-k", "x and y"), f"{CWD}/a")
+    (inner,) = test_invocations("bash -c 'timeout 9 make -j4 test'", CWD)
+    assert inner.argv == ("timeout", "9", "make", "-j4", "test")
+    assert inner.role == "runner"
+
+
+def test_cd_home_and_tilde(monkeypatch):
+    """``cd`` alone and ``cd ~/x`` go to $HOME."""
+    monkeypatch.setenv("HOME", "/home/u")
+    assert found("cd && pytest") == [("pytest", "/home/u", True)]
+    assert found("cd ~/src/p && pytest") == [("pytest", "/home/u/src/p", True)]
+
+
+def test_a_cd_target_holding_a_nul_is_unfollowable():
+    """A cd to a target holding a NUL (no path, no user name can) leaves the cwd unknown."""
+    assert found("cd ~a\x00b && pytest") == [("pytest", CWD, False)]
+    assert found("cd a\x00b && pytest") == [("pytest", CWD, False)]
+
+
+def test_cwd_is_normalised():
+    """The starting cwd and every cd target are normalised."""
+    assert found("cd ./a/../b/ && pytest", cwd="/w//repo/") == [("pytest", "/w/repo/b", True)]
+
+
+def test_shell_strings_are_read_to_a_bounded_depth():
+    """Nested shell strings are read up to MAX_DEPTH levels, and no deeper."""
+
+    def nest(levels):
+        command = "pytest"
+        for _ in range(levels):
+            command = "sh -c " + shlex.quote(command)
+        return command
+
+    assert found(nest(MAX_DEPTH)) == [("pytest", CWD, True)]
+    assert found(nest(MAX_DEPTH + 1)) == []
+
+
+def test_substitutions_are_read_to_a_bounded_depth():
+    """Nested command substitutions are read up to MAX_DEPTH levels, and no deeper."""
+
+    def nest(levels):
+        return "echo " + "$(echo " * (levels - 1) + "$(pytest)" + ")" * (levels - 1)
+
+    assert found(nest(MAX_DEPTH)) == [("pytest", CWD, True)]
+    assert found(nest(MAX_DEPTH + 1)) == []
+
+
+def test_text_past_the_char_bound_is_not_read():
+    """A test run placed after MAX_COMMAND_CHARS characters is not looked at (documented)."""
+    filler = "echo " + "x" * MAX_COMMAND_CHARS
+    assert found(f"{filler}\npytest") == []
+    assert found(f"pytest\n{filler}") == [("pytest", CWD, True)]
+
+
+def test_same_table_as_detect_runner():
+    """A custom table replaces the builtin one here too: there is no second list of runners."""
+    table = (RunnerPattern("e2e", programs=("run-e2e",)),)
+    assert found("cd web && run-e2e --all; pytest", patterns=table) == [("e2e", f"{CWD}/web", True)]
+    assert found("run-e2e") == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pytest", "-x"],
+        ["python3.11", "-u", "-X", "dev", "-m", "pytest"],
+        ["/abs/.venv/bin/python3", "/abs/.venv/bin/pytest", "-x"],
+        ["uv", "run", "--with", "x y", "pytest"],
+        ["env", "-i", "A=1", "timeout", "60", "cargo", "nextest", "run"],
+        ["npx", "jest", "--ci"],
+        ["yarn", "test:unit"],
+        ["make", "-C", "d", "check"],
+        ["./gradlew", ":app:test"],
+        ["bundle", "exec", "rspec"],
+        ["python", "-c", "import pytest"],
+        ["pytest", "--collect-only"],
+        ["echo", "pytest"],
+        ["make", "build"],
+    ],
+)
+def test_agrees_with_detect_runner(argv):
+    """A quoted argv as a command string gives what detect_runner gives for the argv."""
+    match = detect_runner(argv)
+    result = test_invocations(shlex.join(argv), CWD, resolve_tasks=False)
+    assert [(i.kind, i.role, i.argv) for i in result] == (
+        [] if match is None else [(match.kind, match.role, tuple(argv))]
+    )
+
+
+class TestTestInvocation:
+    """The invocation record."""
+
+    def test_value_semantics(self):
+        """Invocations compare and hash by value, refuse changes, and read like their call."""
+        a = TestInvocation("pytest", ["pytest", "-x"], "/w")
+        b = TestInvocation("pytest", ("pytest", "-x"), "/w")
+        assert a == b
+        assert hash(a) == hash(b)
+        assert a != TestInvocation("pytest", ("pytest", "-x"), "/w", cwd_known=False)
+        assert repr(a) == (
+            "TestInvocation(argv=('pytest', '-x'), cwd='/w', cwd_known=True, kind='pytest', "
+            "role='runner')"
+        )
+        with pytest.raises(AttributeError):
+            a.cwd = "/x"  # type: ignore[misc]
+
+
+# -- properties: any command string ------------------------------------------------
+
+SHELL_PIECES = st.sampled_from(
+    [
+        "pytest",
+        "python -m pytest",
+        "cd ",
+        "&&",
+        "||",
+        ";",
+        "|",
+        "$(",
+        ")",
+        "`",
+        "'",
+        '"',
+        "\\",
+        "\n",
+        "bash -c ",
+        "env X=1 ",
+        "timeout 5 ",
+        "uv run ",
+        "tox",
+        "make test",
+        "{",
+        "}",
+        "(",
+        "<<EOF\n",
+        "EOF",
+        "#",
+        " ",
+        "npm test",
+        "go test ./...",
+        "pushd /tmp",
+        "popd",
+        "cd -",
+        "..",
+        "/",
+        "$HOME",
+        "*",
+        "\x00",
+        "\x1b[2J",
+        "\udcff",
+    ]
+)
+commands = st.one_of(
+    st.text(max_size=300),
+    st.lists(st.one_of(SHELL_PIECES, st.text(max_size=8)), max_size=60).map("".join),
+)
+
+
+@PROPERTY
+@given(commands, st.sampled_from(["/", "/tmp/x", "/a b/c"]))
+@example("cd " * 5000 + "pytest", "/")
+@example("$(" * 3000 + "pytest", "/")
+@example("bash -c '" * 100 + "pytest", "/")
+def test_a_shell_command_string_of_any_text_gives_test_runs(command, cwd):
+    """Any command string gives a tuple of test invocations, never an exception."""
+    found = test_invocations(command, cwd, BUILTIN_PATTERNS)
+    assert isinstance(found, tuple)
+    assert all(isinstance(invocation, TestInvocation) for invocation in found)
+    assert all(os.path.isabs(invocation.cwd) for invocation in found)
+    if found:
+        assert is_probably_test_command(command, BUILTIN_PATTERNS)
