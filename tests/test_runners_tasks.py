@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from runctx.runners.tasks.files import MAX_FILES, MAX_PROJECT_FILE_BYTES, read_bounded
+from runctx.runners.tasks.files import MAX_FILES, MAX_PROJECT_FILE_BYTES, read_project_file
 from runctx.shell.commands import test_invocations
 
 
@@ -326,13 +326,18 @@ class TestBounds:
         (tmp_path / "Makefile").write_text("ci:\n\tpytest\n")
         assert runs("make ci", tmp_path) == [("make-target", str(tmp_path))]
 
-    def test_read_bounded_reads_regular_files_only(self, tmp_path):
-        """Directories, missing files and oversized files give None; a small file its bytes."""
+    def test_a_project_file_is_read_only_when_regular_and_within_the_bound(self, tmp_path):
+        """Directories, FIFOs, missing and oversized files give None; a small file its bytes."""
         (tmp_path / "f").write_bytes(b"abc")
-        assert read_bounded(str(tmp_path / "f")) == b"abc"
-        assert read_bounded(str(tmp_path / "f"), limit=2) is None
-        assert read_bounded(str(tmp_path)) is None
-        assert read_bounded(str(tmp_path / "missing")) is None
+        assert read_project_file(str(tmp_path / "f")) == b"abc"
+        (tmp_path / "big").write_bytes(b"x" * (MAX_PROJECT_FILE_BYTES + 1))
+        assert read_project_file(str(tmp_path / "big")) is None
+        (tmp_path / "edge").write_bytes(b"x" * MAX_PROJECT_FILE_BYTES)
+        assert read_project_file(str(tmp_path / "edge")) == b"x" * MAX_PROJECT_FILE_BYTES
+        os.mkfifo(tmp_path / "fifo")
+        assert read_project_file(str(tmp_path / "fifo")) is None
+        assert read_project_file(str(tmp_path)) is None
+        assert read_project_file(str(tmp_path / "missing")) is None
 
     def test_one_command_reads_a_bounded_number_of_files(self, tmp_path):
         """Past the file budget of one command, further makefiles are not read."""

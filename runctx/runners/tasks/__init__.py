@@ -9,8 +9,9 @@ whatever its name. Names that are runs by themselves (``npm test``,
 (no file, too large, not plain, a name it does not define) stays decided by
 the name. Only the hook reads these files: a scan sees what a live task runs.
 
-Files another user could plant are read with care (:mod:`.files`): opened
-without blocking, regular files only, at most
+Files another user could plant are read with care (:mod:`.files`, through
+:mod:`runctx.planted`, the one reader of such files): looked at before they
+are opened, regular files only, opened without blocking, at most
 :data:`~.files.MAX_PROJECT_FILE_BYTES`, at most :data:`~.files.MAX_FILES`
 files per command, and a file found by walking up from the directory (a
 justfile in a parent) only when it belongs to the caller or to root. Nothing

@@ -1,8 +1,8 @@
 """Reading project files another user could plant: bounded, non-blocking, regular files only.
 
-A small local helper: it opens with ``O_NONBLOCK`` (a FIFO in a file's place
-cannot block the reader), checks the open descriptor with ``fstat`` (regular
-files only, no larger than the bound) and reads at most the bound. Also here:
+Each file is read through :mod:`runctx.planted`, the one reader of planted
+files (a FIFO in a file's place cannot block it; regular files only; at most
+:data:`MAX_PROJECT_FILE_BYTES`, a larger file is not read at all). Also here:
 the per-command budget of files (:class:`ProjectFiles`), the walk up to a
 file in a parent directory, and the bounded expansion of a task into its
 prerequisites, which every reader shares.
@@ -11,7 +11,8 @@ prerequisites, which every reader shares.
 from __future__ import annotations
 
 import os
-import stat
+
+from runctx.planted import read_bounded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,30 +31,18 @@ Task = tuple[list[str], list[str]]
 """A task as a reader finds it: the tasks it runs first, and its command lines."""
 
 
-def read_bounded(path: str, limit: int = MAX_PROJECT_FILE_BYTES) -> bytes | None:
-    """The bytes of the regular file at ``path``, or None: missing, not regular, or too large."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+def read_project_file(path: str) -> bytes | None:
+    """The bytes of the project file at ``path``, or None: missing, not regular, or too large.
+
+    Read through :func:`runctx.planted.read_bounded`, the one reader of files
+    another user could plant: looked at before it is opened (regular files
+    only), opened without blocking, at most :data:`MAX_PROJECT_FILE_BYTES`.
+    """
     try:
-        fd = os.open(path, flags)
+        data, whole = read_bounded(path, MAX_PROJECT_FILE_BYTES)
     except OSError:
         return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        chunks: list[bytes] = []
-        size = 0
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return None if size > limit else b"".join(chunks)
+    return data if whole else None
 
 
 class ProjectFiles:
@@ -74,7 +63,7 @@ class ProjectFiles:
         if self.left <= 0:
             return None
         self.left -= 1
-        data = read_bounded(path)
+        data = read_project_file(path)
         result = None
         if data is not None:
             try:
