@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, RunnerPattern, detect_runner
+from runctx.runners.pattern import TASK_ROLE, directory_of_file, glob
 
 
 def test_pattern_globs_in_subcommand_and_any_arg():
@@ -70,3 +71,48 @@ class TestRunnerPattern:
         kwargs = {"programs": ("p",), **kwargs}
         with pytest.raises(error):
             RunnerPattern(**kwargs)
+
+
+@pytest.mark.parametrize(
+    ("word", "pattern", "expected"),
+    [
+        ("test", "test", True),
+        ("testx", "test", False),
+        ("test:unit", "test:*", True),
+        ("app:test", "*:test", True),
+        ("-M:dev:test:runner", "-M*:test*", True),
+        ("-M:dev", "-M*:test*", False),
+        ("x devtools::test() y", "*devtools::test(*", True),
+        ("ab", "a*b*c", False),
+        ("abc", "a*b*c", True),
+        ("aXbYc", "a*b*c", True),
+    ],
+)
+def test_glob_stars_stand_for_any_text(word, pattern, expected):
+    """A ``*`` anywhere in a row's word stands for any text."""
+    assert glob(word, pattern) is expected
+
+
+@pytest.mark.parametrize(
+    ("value", "directory"),
+    [
+        ("sub/pom.xml", "sub"),
+        ("pom.xml", "."),
+        ("sub", "sub"),
+        ("sub/", "sub"),
+        ("a/b/Cargo.toml", "a/b"),
+        ("/abs/tox.ini", "/abs"),
+        ("..", ".."),
+    ],
+)
+def test_a_file_option_names_its_directory(value, directory):
+    """``mvn -f sub/pom.xml`` and ``mvn -f sub`` both work in ``sub``."""
+    assert directory_of_file(value) == directory
+
+
+def test_a_task_row_needs_a_reader_and_a_runner_row_has_none():
+    """A malformed task row is refused when it is built."""
+    with pytest.raises(ValueError, match="reader"):
+        RunnerPattern("x", role=TASK_ROLE, programs=("x",))
+    with pytest.raises(ValueError, match="only a task row"):
+        RunnerPattern("x", programs=("x",), reader="make")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from proctools import argv_of, wait_for
-from test_runners_forms import FORMS, TASK_FORMS
+from runnercases import FORMS, TASK_FORMS
 
 from runctx.runners import (
     BUILTIN_PATTERNS,
@@ -23,7 +23,9 @@ from runctx.runners import (
     detect_runner,
     resolve_command,
 )
+from runctx.runners.walk import title_words
 from runctx.settings import settings_for
+from runctx.sources.proctext import parse_cmdline
 
 XDIST_BOOTSTRAP = "import sys;exec(eval(sys.stdin.readline()))"
 XDIST_BOOTSTRAP_JSON = "import sys;import json;exec(json.loads(sys.stdin.readline()))"
@@ -603,3 +605,56 @@ def test_a_split_string_is_bounded_too():
     many = " ".join(["-x"] * 100_000)
     assert detect_runner(["env", "-S", f"pytest {many} --version"]) == RunnerMatch("pytest")
     assert detect_runner(["env", "-S", f"{'A=1 ' * MAX_ARGV_WORDS}pytest"]) is None
+
+
+def test_a_title_is_read_up_to_the_bound():
+    """A title splits into at most MAX_ARGV_WORDS words; NUL padding past them is not looked at."""
+    assert len(title_words(["a " * 100_000])) == MAX_ARGV_WORDS
+    padded = _Bounded(["npm test", *[""] * 100_000])
+    assert detect_runner(padded) == RunnerMatch("npm-test")
+    assert detect_runner(["make " + "x " * MAX_ARGV_WORDS + "test"]) == RunnerMatch(
+        "make-target", "task"
+    )
+
+
+def test_a_live_shells_string_is_read_with_the_same_bound():
+    """``sh -c 'make x x ... test'``: the words past the bound of the one command make no run."""
+    inside = "make " + "x " * MAX_ARGV_WORDS + "test"
+    assert detect_runner(["sh", "-c", inside]) == RunnerMatch("make-target", "task")
+    assert detect_runner(["sh", "-c", "pytest " + "-x " * 100_000]) == RunnerMatch("pytest")
+
+
+# -- process titles ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        # npm writes its title over argv and pads the rest with NULs
+        (b"npm test" + b"\0" * 15, ["npm", "test"]),
+        (b"npm exec jest --ci" + b"\0" * 9, ["npm", "exec", "jest", "--ci"]),
+        # a title with no NUL at all
+        (b"npm run unit", ["npm", "run", "unit"]),
+        # a real argv stays as it is, even when a word holds a space
+        (b"python\0-m\0pytest\0-k\0a or b\0", ["python", "-m", "pytest", "-k", "a or b"]),
+        (b"/opt/my tools/pytest\0-x\0", ["/opt/my tools/pytest", "-x"]),
+        # a title without a space names one program
+        (b"npm" + b"\0" * 8, ["npm", *[""] * 7]),
+    ],
+)
+def test_a_title_is_split_into_words(raw, words):
+    """A NUL-padded single string becomes its words; a real argv is kept."""
+    assert list(title_words(parse_cmdline(raw))) == words
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        (b"npm test" + b"\0" * 15, "npm-test"),
+        (b"npm run test:unit" + b"\0" * 15, "npm-test"),
+        (b"npm exec jest" + b"\0" * 15, "jest"),
+    ],
+)
+def test_a_title_names_its_runner(raw, kind):
+    """A title such as npm's is detected as the runner its words name."""
+    assert detect_runner(parse_cmdline(raw)) == RunnerMatch(kind)
