@@ -1,0 +1,60 @@
+"""Makefiles (``runners/tasks/makefile.py``): what ``make NAME`` runs, read from the recipe."""
+
+from __future__ import annotations
+
+from tasktools import runs, write
+
+
+class TestMakefiles:
+    """make targets through their recipes."""
+
+    MAKEFILE = """\
+        PYTEST ?= python -m pytest
+        ARGS := -x
+
+        .PHONY: all ci lint unit build
+
+        all: build
+
+        ci: lint unit
+
+        lint:
+        \truff check .
+
+        unit:
+        \t@$(PYTEST) $(ARGS) tests
+
+        build: ; cc -o app main.c
+
+        nested:
+        \t$(MAKE) -C sub inner
+        """
+
+    def test_a_target_whose_prerequisite_runs_a_runner_is_a_run(self, tmp_path):
+        """``make ci`` depends on ``unit``, whose recipe runs pytest through a variable."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        assert runs("make ci", tmp_path) == [("make-target", str(tmp_path))]
+        assert runs("make unit", tmp_path) == [("make-target", str(tmp_path))]
+
+    def test_targets_that_run_no_runner_are_no_runs(self, tmp_path):
+        """``make lint``, ``make build`` and ``make`` (its first target, ``all``) run no tests."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        for command in ("make lint", "make build", "make", "make -n ci", "make V=1 lint"):
+            assert runs(command, tmp_path) == [], command
+
+    def test_recursive_make_is_followed_into_its_directory(self, tmp_path):
+        """``$(MAKE) -C sub inner`` reads sub/Makefile, where ``inner`` runs go test."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        write(tmp_path / "sub" / "Makefile", "inner:\n\tgo test ./...\n")
+        assert runs("make nested", tmp_path) == [("make-target", str(tmp_path))]
+
+    def test_the_directory_option_says_which_makefile(self, tmp_path):
+        """``make -C proj ci`` reads proj/Makefile and runs in proj."""
+        write(tmp_path / "proj" / "Makefile", self.MAKEFILE)
+        assert runs("make -C proj ci", tmp_path) == [("make-target", str(tmp_path / "proj"))]
+        assert runs("make -f proj/Makefile ci", tmp_path) == [("make-target", str(tmp_path))]
+
+    def test_the_first_target_is_the_default(self, tmp_path):
+        """``make`` alone runs the first target."""
+        write(tmp_path / "Makefile", "check-all: unit\nunit:\n\tcargo test\n")
+        assert runs("make", tmp_path) == [("make-target", str(tmp_path))]
