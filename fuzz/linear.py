@@ -21,6 +21,8 @@ from runctx.hooks import json_layout, settings_file
 from runctx.hooks.payload import PayloadError, json_object
 from runctx.present.escape import hook_json, json_text, visible
 from runctx.runners import BUILTIN_PATTERNS, detect_runner
+from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+from runctx.runners.tasks.files import expand_tasks
 from runctx.settings import TableSearch, mentions_runctx_table
 from runctx.shell.commands import test_invocations
 from runctx.sources import proctext
@@ -55,6 +57,32 @@ def _search_in_chunks(data: bytes) -> bool:
 
 def _no_change(document: dict[str, object]) -> None:
     del document
+
+
+def _make_default(data: bytes) -> object:
+    """A makefile parsed, and its first target expanded as ``make`` alone would run it."""
+    made = makefile.parse(data)
+    names = [made.default] if made.default is not None else []
+    return expand_tasks(
+        names,
+        made.rules.get,
+        lambda line: makefile.expand(makefile.recipe_line(line), made.variables),
+    )
+
+
+def _just_default(data: bytes) -> object:
+    just = justfile.parse(data)
+    return expand_tasks([just.first] if just.first else [], just.recipe, str.strip)
+
+
+def _task_default(data: bytes) -> object:
+    tasks = taskfile.parse(data)
+    return expand_tasks(list(tasks)[:1], tasks.get, str.strip)
+
+
+def _hatch_default(data: bytes) -> object:
+    envs = hatch.toml_document(data).get("envs")
+    return hatch.scripts(envs, "default") if isinstance(envs, dict) else {}
 
 
 CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
@@ -122,6 +150,59 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "escape: control characters": (
         lambda n: os.fsdecode(b"\x1b\xff" * (n // 2)),
         lambda text: (visible(text), json_text(text), hook_json(text)),  # type: ignore[arg-type]
+    ),
+    "package.json: many scripts": (
+        lambda n: b'{"scripts": {' + b", ".join(b'"s%d": "x"' % i for i in range(n // 12)) + b"}}",
+        package_json.scripts_of,  # type: ignore[dict-item]
+    ),
+    "makefile: many targets and prerequisites on one line": (
+        lambda n: b"all " + b"t " * (n // 4) + b": " + b"p " * (n // 4) + b"\n\tpytest\n",
+        _make_default,  # type: ignore[dict-item]
+    ),
+    "makefile: one prerequisite many times": (
+        lambda n: b"all: " + b"a " * (n // 2) + b"\na:\n\tpytest\n",
+        _make_default,  # type: ignore[dict-item]
+    ),
+    "makefile: many references in a recipe": (
+        lambda n: b"V := " + b"x" * 1000 + b"\nall:\n\tpytest " + b"$(V)" * (n // 4) + b"\n",
+        _make_default,  # type: ignore[dict-item]
+    ),
+    "makefile: variables that double": (
+        lambda n: (
+            b"".join(b"V%d := $(V%d)$(V%d)\n" % (i + 1, i, i) for i in range(8))
+            + b"V0 := "
+            + b"x" * n
+            + b"\nall:\n\tpytest $(V8)\n"
+        ),
+        _make_default,  # type: ignore[dict-item]
+    ),
+    "makefile: many rule lines": (
+        lambda n: b"".join(b"t%d: a b\n\techo\n" % i for i in range(n // 16)),
+        _make_default,  # type: ignore[dict-item]
+    ),
+    "justfile: a long dependency list": (
+        lambda n: b"default: " + b"(a 'x') " * (n // 8) + b"\n  echo\na:\n  pytest\n",
+        _just_default,  # type: ignore[dict-item]
+    ),
+    "justfile: many recipes": (
+        lambda n: b"".join(b"r%d: a\n  echo\n" % i for i in range(n // 14)),
+        _just_default,  # type: ignore[dict-item]
+    ),
+    "taskfile: many tasks": (
+        lambda n: (
+            b"tasks:\n" + b"".join(b"  t%d:\n    cmds:\n      - x\n" % i for i in range(n // 30))
+        ),
+        _task_default,  # type: ignore[dict-item]
+    ),
+    "taskfile: a long flow list of deps": (
+        lambda n: b"tasks:\n  default:\n    deps: [" + b"a, " * (n // 3) + b"]\n  a: pytest\n",
+        _task_default,  # type: ignore[dict-item]
+    ),
+    "hatch: many scripts": (
+        lambda n: (
+            b"[envs.default.scripts]\n" + b"".join(b"s%d = 'x'\n" % i for i in range(n // 10))
+        ),
+        _hatch_default,  # type: ignore[dict-item]
     ),
 }
 

@@ -48,6 +48,32 @@ SEEDS: dict[str, list[bytes]] = {
     ],
     "settings_json": [b'{"x": 2.50, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}'],
     "escape": [b"x\x1b[2Jy\nFAKE\xff\xfe\xe2\x80\xae"],
+    "package_json": [b'{"scripts": {"test": "jest", "pretest": "tsc", "unit": "npm run test"}}'],
+    "makefile": [
+        (
+            b"V := -x\nall: lint test\n\ntest: build ; @echo go\n\t$(MAKE) -C sub check\n"
+            b"\tpytest $(V) ${V}\nlint:\n\t-ruff check .\ndefine X\nfoo\nendef\n"
+        )
+    ],
+    "justfile": [
+        (
+            b"set shell := ['bash', '-c']\nalias t := test\n\ndefault: (build 'x') && test\n"
+            b"  echo hi\n\n@test *ARGS: build\n  pytest {{ARGS}}\n\nbuild:\n  cargo build\n"
+        )
+    ],
+    "taskfile": [
+        (
+            b"version: '3'\ntasks:\n  default:\n    deps: [lint, test]\n  test:\n    cmds:\n"
+            b"      - task: build\n      - cmd: go test ./...\n      - |\n        pytest -x\n"
+            b"  lint: golangci-lint run\n"
+        )
+    ],
+    "hatch": [
+        (
+            b"[envs.default.scripts]\ntest = 'pytest'\ncov = ['test', 'coverage report']\n"
+            b"[envs.ci]\ntemplate = 'default'\n"
+        )
+    ],
 }
 
 

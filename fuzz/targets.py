@@ -25,6 +25,8 @@ with atheris.instrument_imports():
     from runctx.hooks.payload import PayloadError, json_object
     from runctx.present.escape import hook_json, json_bytes, json_text, visible
     from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner, resolve_command
+    from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+    from runctx.runners.tasks.files import MAX_TASKS, expand_tasks
     from runctx.settings import TableSearch, mentions_runctx_table, settings_of_table
     from runctx.shell.commands import test_invocations
     from runctx.sources import proctext
@@ -206,6 +208,66 @@ def escape(data: bytes) -> None:
     assert hook_json({"t": text}).isascii()
 
 
+_TASK_REFUSALS = (ValueError, UnicodeDecodeError, RecursionError)
+"""What a task file's parser may raise: the file is then not read (``ProjectFiles.parsed``)."""
+
+
+def _tasks_expand(lookup: Callable[[str], object], names: list[str]) -> None:
+    """Expanding ``names`` through ``lookup`` ends, with text lines only."""
+    texts = expand_tasks(names, lookup, str.strip)  # type: ignore[arg-type]
+    assert texts is None or all(isinstance(text, str) for text in texts)
+
+
+def package_scripts(data: bytes) -> None:
+    """``package.json``: its scripts are strings by strings, or the file is not read."""
+    try:
+        scripts = package_json.scripts_of(data)
+    except _TASK_REFUSALS:
+        return
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in scripts.items())
+
+
+def makefile_rules(data: bytes) -> None:
+    """A makefile: its rules, variables and expanded recipes, each target's at most bounded."""
+    made = makefile.parse(data)
+    assert made.default is None or made.default in made.rules
+    for first, _lines in made.rules.values():
+        assert len(first) <= MAX_TASKS
+    names = [made.default] if made.default is not None else []
+    texts = expand_tasks(
+        names,
+        made.rules.get,
+        lambda line: makefile.expand(makefile.recipe_line(line), made.variables),
+    )
+    assert texts is None or all(len(text) <= makefile.MAX_EXPANDED_CHARS for text in texts)
+
+
+def justfile_recipes(data: bytes) -> None:
+    """A justfile: its recipes and aliases, expanded from the first."""
+    just = justfile.parse(data)
+    assert just.first is None or just.first in just.recipes
+    _tasks_expand(just.recipe, [just.first] if just.first else [])
+
+
+def taskfile_tasks(data: bytes) -> None:
+    """A Taskfile read line by line: its tasks, expanded from each."""
+    tasks = taskfile.parse(data)
+    _tasks_expand(tasks.get, list(tasks)[:4])
+
+
+def hatch_scripts(data: bytes) -> None:
+    """``hatch.toml``: the scripts of its environments, or the file is not read."""
+    try:
+        document = hatch.toml_document(data)
+    except _TASK_REFUSALS:
+        return
+    envs = document.get("envs")
+    if isinstance(envs, dict):
+        for env in list(envs)[:4]:
+            found = hatch.scripts(envs, env)
+            assert all(isinstance(v, list) for v in found.values())
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "stat": stat,
     "cmdline": cmdline,
@@ -222,6 +284,11 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "runctx_table": runctx_table,
     "settings_json": settings_json,
     "escape": escape,
+    "package_json": package_scripts,
+    "makefile": makefile_rules,
+    "justfile": justfile_recipes,
+    "taskfile": taskfile_tasks,
+    "hatch": hatch_scripts,
 }
 
 

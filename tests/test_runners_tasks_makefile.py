@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from tasktools import runs, write
 
+from runctx.runners.tasks import makefile
+from runctx.runners.tasks.files import MAX_TASKS
+
 
 class TestMakefiles:
     """make targets through their recipes."""
@@ -58,3 +61,32 @@ class TestMakefiles:
         """``make`` alone runs the first target."""
         write(tmp_path / "Makefile", "check-all: unit\nunit:\n\tcargo test\n")
         assert runs("make", tmp_path) == [("make-target", str(tmp_path))]
+
+
+def test_a_rule_of_many_targets_and_prerequisites_keeps_each_list_bounded(tmp_path):
+    """Each target keeps at most MAX_TASKS distinct prerequisites: a long line costs its length."""
+    line = "t0 t1 t2 " + "t " * 5_000 + ": " + "a " * 5_000 + "test\n"
+    made = makefile.parse(line.encode())
+    assert all(len(first) <= MAX_TASKS for first, _lines in made.rules.values())
+    assert made.rules["t0"][0] == ["a", "test"]
+    write(tmp_path / "Makefile", line + "a:\n\ttrue\ntest:\n\tpytest\n")
+    assert runs("make t0", tmp_path) == [("make-target", str(tmp_path))]
+
+
+def test_variables_that_double_expand_within_a_bound(tmp_path):
+    """Nested variables cannot make a recipe line longer than the shell parser reads."""
+    doubling = "".join(f"V{n + 1} := $(V{n})$(V{n})\n" for n in range(7))
+    text = f"V0 := {'x' * 10_000}\n{doubling}all:\n\tpytest $(V7)\n"
+    made = makefile.parse(text.encode())
+    line = made.rules["all"][1][0]
+    expanded = makefile.expand(makefile.recipe_line(line), made.variables)
+    assert expanded.startswith("pytest xxx")
+    assert len(expanded) == makefile.MAX_EXPANDED_CHARS
+    write(tmp_path / "Makefile", text)
+    assert runs("make all", tmp_path) == [("make-target", str(tmp_path))]
+
+
+def test_an_escaped_dollar_starts_no_reference():
+    """``$$`` is make's ``$``: ``$$(V)`` reaches the shell as ``$(V)``, not as V's value."""
+    variables = {"V": "pytest", "W": "$(V)"}
+    assert makefile.expand("echo $$(V) $(V) ${W}", variables) == "echo $(V) pytest pytest"

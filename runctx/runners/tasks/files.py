@@ -11,6 +11,7 @@ prerequisites, which every reader shares.
 from __future__ import annotations
 
 import os
+from collections import deque
 
 from runctx.planted import read_bounded
 
@@ -112,15 +113,17 @@ def expand_tasks(
 ) -> list[str] | None:
     """The command texts of ``names`` and of the tasks they run first, each task once, bounded.
 
-    None when one of ``names`` is not defined: what it runs is not known.
+    None when one of ``names`` is not defined: what it runs is not known. At
+    most :data:`MAX_TASKS` tasks are expanded; each name waiting its turn is
+    looked at once, so the work is linear in the prerequisites read.
     """
-    queue = list(names)
+    queue = deque(names)
     if not queue or any(lookup(name) is None for name in queue):
         return None
     texts: list[str] = []
     seen: set[str] = set()
     while queue and len(seen) < MAX_TASKS:
-        name = queue.pop(0)
+        name = queue.popleft()
         if name in seen:
             continue
         seen.add(name)
@@ -128,6 +131,6 @@ def expand_tasks(
         if found is None:
             continue
         first, lines = found
-        queue[:0] = first
+        queue.extendleft(reversed(first))
         texts.extend(t for t in (line_text(line) for line in lines) if t)
     return texts

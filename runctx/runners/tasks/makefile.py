@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-from runctx.runners.tasks.files import Task, expand_tasks, first_existing
+from runctx.runners.tasks.files import MAX_TASKS, Task, expand_tasks, first_existing
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,6 +27,9 @@ _DIRECTIVES = frozenset(
 )
 _OPERATORS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 _EXPANSION_PASSES = 8
+_CLOSING = {"(": ")", "{": "}"}
+MAX_EXPANDED_CHARS = 64 * 1024
+"""A recipe line is expanded up to this many characters: what the shell parser reads."""
 
 
 class Makefile:
@@ -50,14 +53,25 @@ class Makefile:
             self.variables[name] = value
 
     def rule(self, line: str) -> list[str]:
-        """Add the rule on ``line`` (``targets: prerequisites ; command``); its targets."""
+        """Add the rule on ``line`` (``targets: prerequisites ; command``); its targets.
+
+        Each target keeps at most :data:`~.files.MAX_TASKS` distinct
+        prerequisites (no more tasks are ever expanded), so that a line of many
+        targets and many prerequisites costs what its length costs.
+        """
         targets_text, _, rest = line.partition(":")
         prerequisites, _, inline = rest.removeprefix(":").partition(";")
         order_only = prerequisites.split("|")[0]
         targets = [t for t in targets_text.split() if "%" not in t]
+        distinct = list(dict.fromkeys(p for p in order_only.split() if "%" not in p))
+        distinct = distinct[:MAX_TASKS]
         for target in targets:
             first, lines = self.rules.setdefault(target, ([], []))
-            first.extend(p for p in order_only.split() if "%" not in p)
+            for name in distinct:
+                if len(first) >= MAX_TASKS:
+                    break
+                if name not in first:
+                    first.append(name)
             if inline.strip():
                 lines.append(inline.strip())
             if self.default is None and not target.startswith("."):
@@ -117,26 +131,47 @@ def parse(data: bytes) -> Makefile:
 
 
 def expand(text: str, variables: dict[str, str]) -> str:
-    """``$(NAME)`` and ``${NAME}`` replaced by plain variables, a few levels deep."""
+    """``$(NAME)`` and ``${NAME}`` replaced by plain variables, a few levels deep.
+
+    ``$$`` is make's escaped ``$`` (never the start of a reference). Each pass
+    is one scan of the text, and the result is cut at
+    :data:`MAX_EXPANDED_CHARS`: variables that double at each level cannot
+    make a recipe line grow past what the shell parser reads of a command.
+    """
     for _ in range(_EXPANSION_PASSES):
-        expanded = text
-        for opening, closing in (("$(", ")"), ("${", "}")):
-            start = expanded.find(opening)
-            while start >= 0:
-                end = expanded.find(closing, start + 2)
-                if end < 0:
-                    break
-                name = expanded[start + 2 : end]
-                value = "make" if name == "MAKE" else variables.get(name)
-                if value is None:
-                    start = expanded.find(opening, end)
-                    continue
-                expanded = expanded[:start] + value + expanded[end + 1 :]
-                start = expanded.find(opening, start + len(value))
+        expanded = _expand_once(text, variables)
         if expanded == text:
             break
         text = expanded
     return text.replace("$$", "$")
+
+
+def _expand_once(text: str, variables: dict[str, str]) -> str:
+    """One pass of :func:`expand`: each reference replaced once, the result bounded."""
+    parts: list[str] = []
+    size = 0
+    pos = 0
+    while size <= MAX_EXPANDED_CHARS:
+        dollar = text.find("$", pos)
+        if dollar < 0 or dollar + 1 >= len(text):
+            parts.append(text[pos:])
+            break
+        opening = text[dollar + 1]
+        closing = _CLOSING.get(opening)
+        end = text.find(closing, dollar + 2) if closing is not None else -1
+        if closing is not None and end < 0:
+            parts.append(text[pos:])
+            break
+        if closing is None:  # ``$$``, or ``$x``: kept as they are
+            piece, pos = text[pos : dollar + 2], dollar + 2
+        else:
+            name = text[dollar + 2 : end]
+            value = "make" if name == "MAKE" else variables.get(name)
+            piece = text[pos : end + 1] if value is None else text[pos:dollar] + value
+            pos = end + 1
+        parts.append(piece)
+        size += len(piece)
+    return "".join(parts)[:MAX_EXPANDED_CHARS]
 
 
 def recipe_line(line: str) -> str:
