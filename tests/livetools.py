@@ -1,20 +1,23 @@
 """Real runner processes for the live tests: npm, node, cargo and friends, started orphaned.
 
 Each helper writes a small project into a checkout whose tests hold until they
-are killed, starts the real tool orphaned (so that it does not fold into the
-suite's own run) and waits until the tests say they are up. A tool that is not
-on this machine skips the test that needs it (``need``).
+are killed, starts the real tool orphaned through the run factory (so that it
+does not fold into the suite's own run, and is reaped by process group) and
+waits until the tests say they are up: each holding test writes a file, the
+handshake. A tool that is not on this machine skips the test that needs it
+(``need``).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
-from proctools import Orphan, spawn_orphan, wait_for
-from runfixtures import clean_env, ready_dir
+from proctools import Orphan, wait_for
+from runfactory import RunFactory, clean_env, ready_dir
 
 # A node:test file that says it is up, then holds until killed.
 NODE_HOLDING_TEST = """\
@@ -23,6 +26,16 @@ const fs = require('node:fs');
 const path = require('node:path');
 test('holds', async () => {
   fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, %s), 'up');
+  await new Promise(() => setInterval(() => {}, 1000));
+});
+"""
+
+
+# The same, writing the file it is given by its path.
+NODE_HOLDING_FILE = """\
+const test = require('node:test');
+require('node:fs').writeFileSync(%s, 'up');
+test('holds', async () => {
   await new Promise(() => setInterval(() => {}, 1000));
 });
 """
@@ -52,29 +65,32 @@ def write_package_json(checkout: Path, scripts: dict[str, str]) -> None:
 
 
 def start_tool(
-    checkout: Path, argv: list[str], *, holders: int = 2, env: dict[str, str] | None = None
+    runs: RunFactory,
+    checkout: Path,
+    argv: list[str],
+    *,
+    holders: int = 2,
+    env: dict[str, str] | None = None,
 ) -> Orphan:
     """Start ``argv`` (a tool on PATH, or a path, first) orphaned in ``checkout``; wait for it.
 
-    Each holding test writes a file named ``up-*`` into the ready directory.
-    ``env`` adds to the environment.
+    Each holding test writes a file named ``up-*`` into the ready directory;
+    this returns once ``holders`` of them did. ``env`` adds to the environment.
     """
     executable = need(argv[0])
     ready = ready_dir(checkout)
     environment = clean_env(RUNCTX_READY_DIR=str(ready), **(env or {}))
-    run = spawn_orphan(argv, checkout, env=environment, executable=executable)
-    try:
-        wait_for(
-            lambda: len(list(ready.glob("up-*"))) >= holders,
-            what=f"{' '.join(argv)} to start its tests",
-        )
-    except BaseException:
-        run.kill()
-        raise
+    run = runs.orphan(argv, checkout, env=environment, executable=executable)
+    wait_for(
+        lambda: len(list(ready.glob("up-*"))) >= holders,
+        what=f"{' '.join(argv)} to start its tests",
+    )
     return run
 
 
-def start_npm_test(checkout: Path, script: str = "node --test", *, holders: int = 1) -> Orphan:
+def start_npm_test(
+    runs: RunFactory, checkout: Path, script: str = "node --test", *, holders: int = 1
+) -> Orphan:
     """An orphaned ``npm test`` whose script is ``script`` (by default ``node --test``).
 
     ``node --test`` runs one file per spare CPU at a time, so on a small box only
@@ -82,7 +98,22 @@ def start_npm_test(checkout: Path, script: str = "node --test", *, holders: int 
     """
     write_node_tests(checkout, holders)
     write_package_json(checkout, {"test": script})
-    return start_tool(checkout, ["npm", "test"], holders=holders)
+    return start_tool(runs, checkout, ["npm", "test"], holders=holders)
+
+
+def sandboxed_npm_test(checkout: Path) -> tuple[list[str], Path, Path]:
+    """An ``npm test`` running ``node --test`` for ``nstools.in_own_pid_namespace``.
+
+    (argv, cwd, ready file): its one holding test writes the ready file, named
+    in the test itself (the sandbox's environment carries no ``RUNCTX_*``).
+    """
+    need("npm")
+    ready = ready_dir(checkout) / f"up-npm-{uuid.uuid4().hex}"
+    tests = checkout / "test"
+    tests.mkdir(exist_ok=True)
+    (tests / "hold.test.js").write_text(NODE_HOLDING_FILE % json.dumps(str(ready)))
+    write_package_json(checkout, {"test": "node --test"})
+    return ["npm", "test"], checkout, ready
 
 
 NODE_PACKAGES = ("jest-worker@30", "mocha@11")

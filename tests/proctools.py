@@ -119,6 +119,16 @@ def kernel_threads() -> set[int]:
     return found
 
 
+def comm_of(pid: int) -> str:
+    """The kernel's name of ``pid`` (``comm``: at most 15 characters), exactly.
+
+    psutil's ``name()`` extends a 15-character name from the cmdline, so the
+    kernel's own one-line file is read as it is: nothing is parsed.
+    """
+    with open(f"/proc/{pid}/comm", encoding="utf-8", errors="surrogateescape") as comm:
+        return comm.read().removesuffix("\n")
+
+
 def argv_of(pid: int) -> list[str]:
     """The argv of ``pid`` as the kernel shows it (bytes that are not UTF-8 surrogate-escaped)."""
     return psutil.Process(pid).cmdline()

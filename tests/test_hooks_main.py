@@ -43,6 +43,9 @@ FORBIDDEN_ON_THE_FAST_PATH = (
     "atheris",
     "runctx.present.output",
     "runctx.present.json",
+    "runctx.runners.table",
+    "runctx.runners.tasks",
+    "runctx.modes",
 )
 
 
@@ -399,3 +402,85 @@ def test_a_note_next_to_foreign_runs_never_exceeds_its_cap(world):
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "foreign test run" in context
     assert len(context) <= NOTE_MAX_CHARS
+
+
+# -- the non-test path reads no task runner's file -----------------------------------------
+# Only the command string and the checkout's runctx settings decide it: no
+# package.json, makefile, justfile or Taskfile is opened, and the runner table is
+# not even built. A command that names a task runner reads the one file it needs,
+# without blocking. Checked with an audit hook in a real hook process.
+
+PROBE = """
+import json, sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+from runctx.hooks.main import main
+main(["claude"])
+sys.stderr.write("\\nAUDIT " + json.dumps({"opened": opened, "modules": sorted(sys.modules)}))
+"""
+PROJECT_FILES = ("package.json", "Makefile", "justfile", "Taskfile.yml", "hatch.toml")
+
+
+def _audited(command, cwd):
+    payload = json.dumps(claude_pre_tool_use(command, cwd)).encode()
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        input=payload,
+        capture_output=True,
+        env=hook_env(),
+        check=True,
+    )
+    report = json.loads(done.stderr.decode().rpartition("\nAUDIT ")[2])
+    return done.stdout.decode(), report["opened"], report["modules"]
+
+
+@pytest.fixture
+def project(shared_tmp):
+    """A checkout holding every kind of task runner's file, each naming a runner."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "package.json").write_text('{"scripts": {"unit": "jest"}}')
+    (checkout / "Makefile").write_text("ci:\n\tpytest\n")
+    (checkout / "justfile").write_text("ci:\n    pytest\n")
+    (checkout / "Taskfile.yml").write_text("tasks:\n  ci:\n    cmds:\n      - pytest\n")
+    (checkout / "hatch.toml").write_text('[envs.default.scripts]\nci = "pytest"\n')
+    return checkout
+
+
+@pytest.mark.parametrize(
+    "command", ["git status && ls -la", "cat package.json", "grep -rn ci Makefile"]
+)
+def test_a_command_that_is_no_test_run_opens_no_project_file(project, command):
+    """Not a test run: nothing printed, no project file opened, no runner table built."""
+    out, opened, modules = _audited(command, project)
+    assert out == ""
+    touched = [path for path in opened if path.rpartition("/")[2] in PROJECT_FILES]
+    assert touched == []
+    assert "runctx.runners.table" not in modules
+    assert "runctx.shell.commands" not in modules
+
+
+def test_a_task_runner_opens_only_the_file_it_needs(project):
+    """``npm run unit`` reads package.json, and no other task runner's file."""
+    _out, opened, modules = _audited("npm run unit", project)
+    touched = {path.rpartition("/")[2] for path in opened} & set(PROJECT_FILES)
+    assert touched == {"package.json"}
+    assert "runctx.runners.tasks.package_json" in modules
+
+
+@pytest.mark.parametrize("name", ["package.json", "Makefile", "justfile", "Taskfile.yml"])
+def test_a_fifo_in_place_of_a_task_file_never_holds_the_hook(shared_tmp, name):
+    """``npm run unit``, ``make ci``, ``just ci``, ``task ci`` next to a FIFO: answered, no hang."""
+    checkout = make_checkout(shared_tmp)
+    os.mkfifo(checkout / name)
+    command = {"package.json": "npm run unit", "Makefile": "make ci"}.get(name, "just ci")
+    command = "task ci" if name == "Taskfile.yml" else command
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "hook", "claude"],
+        input=json.dumps(claude_pre_tool_use(command, checkout)),
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        timeout=HANG_GUARD,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

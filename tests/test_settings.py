@@ -1,27 +1,37 @@
-"""One configuration: the cheap test for [tool.runctx], the table, and the settings value."""
+"""One configuration: the cheap test for [tool.runctx], the table, the user's file, the value."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
+from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from proctools import make_checkout
+from runfactory import clean_env
 from strategies import PROPERTY, json_values
 
 from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
 from runctx.settings import (
     BUSY_BOX_ENV,
+    CONFIG_ENV,
     DEFAULT_BUSY,
     DEFAULT_SHARED_TREE_MODE,
     MAX_LINE_BYTES,
     MAX_PYPROJECT_BYTES,
     MAX_SCANNED_BYTES,
+    MAX_USER_CONFIG_BYTES,
     MODE_ENV,
     SHARED_TREE_ENV,
     BoxMode,
+    BusyRules,
     Mode,
     Settings,
     TableSearch,
@@ -29,6 +39,7 @@ from runctx.settings import (
     runctx_table,
     settings_for,
     settings_of_table,
+    user_config_path,
 )
 
 
@@ -595,3 +606,149 @@ def test_the_search_in_chunks_agrees_with_the_rule_on_the_whole_text(lines, newl
         at += size
     said = said or search.end()
     assert said == mentions_runctx_table(data)
+
+
+# -- the user's own configuration file ---------------------------------------------------
+
+USER_RUNNER = '[[runners]]\nkind = "e2e"\nprogram = "run-e2e"\n'
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({CONFIG_ENV: "/etc/x.toml", "XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/etc/x.toml"),
+        ({"XDG_CONFIG_HOME": "/x", "HOME": "/h"}, "/x/runctx/config.toml"),
+        ({"XDG_CONFIG_HOME": "relative", "HOME": "/h"}, "/h/.config/runctx/config.toml"),
+        ({"HOME": "/h"}, "/h/.config/runctx/config.toml"),
+        ({}, None),
+    ],
+)
+def test_the_user_file_is_found_where_xdg_says(environ, expected):
+    """$RUNCTX_CONFIG, else an absolute $XDG_CONFIG_HOME, else ~/.config; no home, no file."""
+    assert user_config_path(environ) == expected
+
+
+def _user_file(tmp_path, text):
+    config = tmp_path / "xdg" / "runctx" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(text)
+    return {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+
+
+def test_user_runners_come_after_the_checkouts(tmp_path):
+    """The checkout's rows, then the user's, then the builtin table; both files are named."""
+    environ = _user_file(tmp_path, USER_RUNNER)
+    checkout = tmp_path / "proj"
+    checkout.mkdir()
+    (checkout / "pyproject.toml").write_text(
+        '[tool.runctx]\nrunners = [{ kind = "own", program = "run-e2e" }]\n'
+    )
+    settings = settings_for(str(checkout), environ)
+    assert [row.kind for row in settings.runners] == ["own", "e2e"]
+    assert settings.user_path == str(tmp_path / "xdg" / "runctx" / "config.toml")
+    assert detect_runner(["run-e2e"], settings.patterns) == RunnerMatch("own")
+    assert "run-e2e" in settings.names
+    elsewhere = settings_for(str(tmp_path), environ)
+    assert detect_runner(["run-e2e"], elsewhere.patterns) == RunnerMatch("e2e")
+    assert detect_runner(["run-e2e"], settings_for(str(tmp_path), {}).patterns) is None
+
+
+def test_the_checkout_mode_wins_over_the_users_and_the_environment_over_both(tmp_path):
+    """on-same-checkout: environment, then checkout, then user, then the default."""
+    environ = _user_file(tmp_path, 'on-same-checkout = "warn"\n')
+    assert settings_for(str(tmp_path), environ).mode is Mode.WARN
+    (tmp_path / "pyproject.toml").write_text('[tool.runctx]\non-same-checkout = "ask"\n')
+    assert settings_for(str(tmp_path), environ).mode is Mode.ASK
+    assert settings_for(str(tmp_path), {**environ, MODE_ENV: "wait"}).mode is Mode.WAIT
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("runners = [", "invalid TOML"),
+        ("runners = 3", "runners must be an array"),
+        ('runners = [{ kind = "x" }]', "runners[0]"),
+        ('on-same-checkout = "never"', "on-same-checkout must be one of"),
+    ],
+)
+def test_a_malformed_user_file_names_itself(tmp_path, text, what):
+    """A bad user file is a clear error naming the file and the key."""
+    environ = _user_file(tmp_path, text)
+    with pytest.raises(ConfigError, match=r"config\.toml") as raised:
+        settings_for(str(tmp_path), environ)
+    assert what in str(raised.value)
+
+
+def test_the_hook_recognises_a_user_runner_in_any_checkout(tmp_path, shared_tmp, runs):
+    """The hook reads the user's file: ``run-e2e`` is a test run in a checkout that sets nothing."""
+    environ = _user_file(tmp_path, USER_RUNNER)
+    checkout = make_checkout(shared_tmp)
+    script = checkout / "run-e2e"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys, time, pathlib\n"
+        "pathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
+    )
+    script.chmod(0o755)
+    ready = checkout / "ready"
+    run = runs.orphan([str(script), str(ready)], checkout, env=clean_env(), ready=ready)
+    env = hook_env(**environ)
+    answer = reply(run_hook("claude", claude_pre_tool_use("./run-e2e --all", checkout), env=env))
+    assert answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert f"pid {run.pid} (e2e" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+    done = run_hook("claude", claude_pre_tool_use("./run-e2e --all", checkout))
+    assert (done.returncode, done.stdout) == (0, "")  # without the user's file: no run
+
+
+def test_status_sees_a_user_runner_of_another_checkout_as_foreign(tmp_path, shared_tmp, runs):
+    """``runctx status`` from another checkout lists the custom runner's load as foreign."""
+    environ = _user_file(tmp_path, USER_RUNNER)
+    theirs = make_checkout(shared_tmp / "b")
+    mine = make_checkout(shared_tmp / "a")
+    script = theirs / "run-e2e"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys, time, pathlib\n"
+        "pathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
+    )
+    script.chmod(0o755)
+    ready = theirs / "ready"
+    run = runs.orphan([str(script), str(ready)], theirs, env=clean_env(), ready=ready)
+    command = [sys.executable, "-m", "runctx", "status", "--json"]
+    seen = {}
+    for name, env in (("with", hook_env(**environ)), ("without", hook_env())):
+        done = subprocess.run(command, capture_output=True, cwd=mine, env=env, check=True)
+        report = json.loads(done.stdout)
+        seen[name] = [r for r in report["runs"] if r["pid"] == run.pid]
+    assert [(r["kind"], r["verdict"]) for r in seen["with"]] == [("e2e", "foreign")]
+    assert seen["without"] == []
+
+
+def test_every_other_key_is_merged_key_by_key(tmp_path):
+    """Thresholds, on-busy-box, on-shared-tree: the checkout's key wins, the user's fills in."""
+    environ = _user_file(
+        tmp_path,
+        'busy-run-cpu = 1.5\non-busy-box = "warn"\non-shared-tree = "ask"\n'
+        "busy-box-load-per-cpu = false\n",
+    )
+    (tmp_path / "pyproject.toml").write_text('[tool.runctx]\non-busy-box = "wait"\n')
+    settings = settings_for(str(tmp_path), environ)
+    assert settings.busy == BusyRules(run_cpu=1.5, load_per_cpu=None, on_busy_box=BoxMode.WAIT)
+    assert settings.shared_tree_mode is Mode.ASK
+    overridden = settings_for(str(tmp_path), {**environ, BUSY_BOX_ENV: "off"})
+    assert overridden.busy.on_busy_box is BoxMode.OFF
+    assert overridden.busy.run_cpu == 1.5
+    assert settings_for(str(tmp_path / "none"), {}).busy == DEFAULT_BUSY
+
+
+def test_a_user_file_is_read_without_blocking_and_within_its_bound(tmp_path):
+    """A FIFO in the user file's place, or a file past 1 MiB, is an error naming it: no hang."""
+    config = tmp_path / "config.toml"
+    os.mkfifo(config)
+    with pytest.raises(ConfigError, match="a FIFO, not a regular file"):
+        settings_for(str(tmp_path / "none"), {CONFIG_ENV: str(config)})
+    config.unlink()
+    config.write_bytes(b"# " + b"x" * MAX_USER_CONFIG_BYTES + b"\n")
+    with pytest.raises(ConfigError, match=r"config\.toml is larger than 1 MiB"):
+        settings_for(str(tmp_path / "none"), {CONFIG_ENV: str(config)})
+    config.write_text(USER_RUNNER)
+    runners = settings_for(str(tmp_path / "none"), {CONFIG_ENV: str(config)}).runners
+    assert [row.kind for row in runners] == ["e2e"]

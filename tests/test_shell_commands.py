@@ -1,4 +1,8 @@
-"""Which test runs a shell command string starts (``shell/commands.py``), and where."""
+"""Which test runs a shell command string starts (``shell/commands.py``), and where.
+
+Also here: directory options judged from the directory they name, and shells
+that read their commands from stdin.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import os
 import shlex
 
 import pytest
+from hooktools import claude_pre_tool_use, reply, run_hook
 from hypothesis import example, given
 from hypothesis import strategies as st
 from shellcases import CASES, CWD, found
@@ -201,3 +206,135 @@ def test_a_shell_command_string_of_any_text_gives_test_runs(command, cwd):
     assert all(os.path.isabs(invocation.cwd) for invocation in found)
     if found:
         assert is_probably_test_command(command, BUILTIN_PATTERNS)
+
+
+# -- directory options, judged from the directory they name --------------------------------
+# ``make -C DIR``, ``--directory=DIR``, ``pnpm -C``, ``go -C``, ``yarn --cwd``,
+# ``npm --prefix`` and wrappers' own (``env -C``, ``git -C``): the run works in
+# DIR, so the hook judges it from DIR's checkout, like ``cd DIR &&``. Parsed from
+# text first, then answered by the real hook beside a real run.
+
+DIR_CWD = "/w/a/proj"
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ("make -C ../../b/proj test", "/w/b/proj"),
+        ("make --directory=../../b/proj test", "/w/b/proj"),
+        ("make --directory ../../b/proj check", "/w/b/proj"),
+        ("make -C /w/b/proj test", "/w/b/proj"),
+        ("pnpm -C ../web test", "/w/a/web"),
+        ("pnpm --dir=../web run test:unit", "/w/a/web"),
+        ("go -C ../svc test ./...", "/w/a/svc"),
+        ("yarn --cwd ../web test", "/w/a/web"),
+        ("npm --prefix ../web test", "/w/a/web"),
+        ("npm --prefix=../web run test", "/w/a/web"),
+        ("cd sub && make -C deeper test", "/w/a/proj/sub/deeper"),
+        ("git -C ../other bisect run pytest -x", "/w/a/other"),
+        ("env -C ../other pytest", "/w/a/other"),
+        ("./gradlew -p android test", "/w/a/proj/android"),
+        ("mvn -f ../api/pom.xml verify", "/w/a/api"),
+        ("cargo test --manifest-path ../core/Cargo.toml", "/w/a/core"),
+    ],
+)
+def test_a_directory_option_moves_the_run(command, cwd):
+    """The invocation's cwd is the directory the option names, relative to where it starts."""
+    found = test_invocations(command, DIR_CWD)
+    assert [i.cwd for i in found] == [cwd]
+    assert all(i.cwd_known for i in found)
+
+
+def test_a_directory_that_is_not_plain_text_is_a_guess():
+    """``make -C "$DIR" test``: the directory is not known, and the invocation says so."""
+    found = test_invocations('make -C "$DIR" test', DIR_CWD)
+    assert [(i.kind, i.cwd_known) for i in found] == [("make-test", False)]
+
+
+def test_make_in_another_checkout_is_judged_from_there(world):
+    """From the idle checkout, ``make -C BUSY test`` faces BUSY's live run: it is refused."""
+    command = f"make -C {world.busy} test"
+    answer = reply(run_hook("claude", claude_pre_tool_use(command, world.idle)))
+    output = answer["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert f"pid {world.run.pid}" in output["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("spelling", ["make -C {} test", "make --directory={} test"])
+def test_make_into_an_idle_checkout_goes_ahead(world, spelling):
+    """From the busy checkout, a run made in the idle one is judged there: a note, no refusal."""
+    command = spelling.format(world.idle)
+    answer = reply(run_hook("claude", claude_pre_tool_use(command, world.busy)))
+    output = answer["hookSpecificOutput"]
+    assert "permissionDecision" not in output
+    assert "foreign test run" in output["additionalContext"]
+    assert "not this checkout's" in output["additionalContext"]
+
+
+# -- shells that read their commands from stdin ---------------------------------------------
+# ``echo pytest | sh``, ``bash <<EOF``: the text a shell reads from a pipe (what
+# ``echo`` or ``printf`` writes), a here-document or a here-string is read as
+# commands; the same text fed to any other program is data.
+
+STDIN_CWD = "/w/proj"
+
+
+def kinds(command):
+    """The kinds of the test runs ``command`` starts."""
+    return [i.kind for i in test_invocations(command, STDIN_CWD)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo pytest | sh",
+        "echo 'pytest -x' | bash -s",
+        "printf 'cd sub\\npytest\\n' | sh -e",
+        "bash <<EOF\npytest -x\nEOF",
+        "sh -s <<'SCRIPT'\n  cd tests && python -m pytest\nSCRIPT\necho done",
+        "bash <<< 'pytest -q'",
+    ],
+)
+def test_a_shell_reading_commands_from_stdin_runs_them(command):
+    """What a shell reads on stdin is read as commands."""
+    assert kinds(command) == ["pytest"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo pytest | cat",
+        "echo pytest | sh script.sh",
+        "echo pytest | bash -c 'read x'",
+        "cat <<EOF > run.sh\npytest\nEOF",
+        "grep -c pytest <<< 'pytest'",
+        "echo pytest",
+    ],
+)
+def test_the_same_text_as_data_is_no_run(command):
+    """Text piped or redirected into anything but a shell reading stdin is data."""
+    assert kinds(command) == []
+
+
+def test_a_stdin_script_changes_directory_inside_its_shell_only():
+    """``cd`` in the piped text moves that text's commands, not the next command."""
+    found = test_invocations("printf 'cd sub\\npytest\\n' | sh; pytest", STDIN_CWD)
+    assert [i.cwd for i in found] == [f"{STDIN_CWD}/sub", STDIN_CWD]
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("echo 'requireNamespace(\"devtools\"); devtools::test()' | R --vanilla", "r-check"),
+        ("echo 'using Pkg; Pkg.test()' | julia --project", "julia-test"),
+        ("R --vanilla <<EOF\ndevtools::check()\nEOF", "r-check"),
+    ],
+)
+def test_an_interpreter_reading_code_from_stdin_runs_it(command, kind):
+    """R and julia read their code from stdin when given none: that code decides."""
+    assert kinds(command) == [kind]
+
+
+def test_the_same_code_into_another_program_is_data():
+    """The same R code piped into ``cat`` runs nothing."""
+    assert kinds("echo 'devtools::test()' | cat") == []

@@ -1,11 +1,15 @@
-"""Wrappers seen through on real processes: the wrapper is the run, what it runs a member.
+"""Wrappers (``runners/wrappers.py``) seen through on real processes.
 
-For each wrapper installed on this machine, a real orphaned process runs a
-``pytest`` (a holding script by that name) through it. Whether the wrapper
+For each wrapper installed on this machine, a real orphaned process (started
+by the run factory) runs a ``pytest`` (a holding script by that name, which
+writes a file once up: the handshake) through it. Whether the wrapper
 replaces itself with the command (``nice``, ``env``) or starts it as a child
 (``timeout``, ``flock``, ``script``, ``strace``, ``gdb``), the scan finds one
 run: its authoritative process is the one started, its kind pytest, and the
-holding script is a member. Wrappers not installed here are skipped.
+holding script is a member. Descendants a wrapper put in a session of their
+own (``script``) are adopted by the factory, so that every process is reaped.
+Wrappers not installed here are skipped. The argv forms of every wrapper are
+in ``test_runners_table.py``.
 """
 
 from __future__ import annotations
@@ -13,14 +17,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
-from proctools import make_checkout, spawn_orphan, wait_for
-from runfixtures import clean_env
+from proctools import make_checkout, wait_for
+from runfactory import clean_env
 
 from runctx.scanning import scan, viewpoint
 
@@ -56,7 +60,7 @@ WRAPPED = [
 
 
 @pytest.mark.parametrize(("tool", "template"), WRAPPED, ids=[" ".join(t) for _, t in WRAPPED])
-def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
+def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, runs, tool, template):
     """The process started through the wrapper is one pytest run, the holder a member."""
     if shutil.which(tool) is None:
         pytest.skip(f"{tool} is not installed on this machine")
@@ -71,23 +75,17 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, tool, template):
     argv = _filled(template, holder, ready, checkout)
     if template[:2] == ["git", "bisect"]:
         _bisecting(checkout)
-    run = spawn_orphan(argv, checkout, env=clean_env(), executable=shutil.which(argv[0]))
-    tree: set[int] = {run.pid}
-    try:
-        wait_for(ready.exists, what=f"the holder to start under {tool}")
-        tree = _tree(run.pid)  # a wrapper may start its command in a session of its own
-        report = scan(viewpoint(cwd=str(checkout)))
-        runs = [j for j in report.runs if set(j.run.members) & tree]
-        assert [(j.run.pid, j.run.kind) for j in runs] == [(run.pid, "pytest")], [
-            (j.run.pid, j.run.kind, j.run.argv) for j in runs
-        ]
-        assert set(runs[0].run.members) == tree
-    finally:
-        tree |= _tree(run.pid)
-        run.kill()
-        for pid in tree - {run.pid}:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+    run = runs.orphan(argv, checkout, env=clean_env(), executable=shutil.which(argv[0]))
+    wait_for(ready.exists, what=f"the holder to start under {tool}")
+    tree = _tree(run.pid)
+    for pid in tree - run.members():  # a wrapper may start its command in a session of its own
+        runs.adopt(pid)
+    report = scan(viewpoint(cwd=str(checkout)))
+    found = [j for j in report.runs if set(j.run.members) & tree]
+    assert [(j.run.pid, j.run.kind) for j in found] == [(run.pid, "pytest")], [
+        (j.run.pid, j.run.kind, j.run.argv) for j in found
+    ]
+    assert set(found[0].run.members) == tree
 
 
 def _bisecting(checkout: Path) -> None:
@@ -115,21 +113,10 @@ def _filled(template: list[str], holder: Path, ready: Path, checkout: Path) -> l
 
 
 def _tree(pid: int) -> set[int]:
-    """``pid`` and its live descendants, by the parent links of /proc."""
-    parents = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            with contextlib.suppress(OSError):
-                stat = Path(f"/proc/{name}/stat").read_bytes()
-                fields = stat[stat.rfind(b")") + 2 :].split()
-                if fields[0] not in (b"Z", b"X"):
-                    parents[int(name)] = int(fields[1])
-    tree = {pid}
-    grown = True
-    while grown:
-        grown = False
-        for child, parent in parents.items():
-            if parent in tree and child not in tree:
-                tree.add(child)
-                grown = True
-    return tree
+    """``pid`` and its live descendants (psutil, the oracle)."""
+    found = {pid}
+    for child in psutil.Process(pid).children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            if child.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
+                found.add(child.pid)
+    return found
