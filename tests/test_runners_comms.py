@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from livetools import start_npm_test
 from proctools import PYTHON, children_of, comm_of, is_live, make_checkout, wait_for
-from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
+from runfactory import RUN_TESTS_SCRIPT, ready_dir
 
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import COMM_LENGTH, argv_filter
@@ -127,7 +127,8 @@ def _under_cron(runs, checkout: Path) -> int:
     cron.symlink_to(os.path.realpath(PYTHON))
     ready = ready_dir(checkout) / "under-cron"
     argv = [str(cron), "cron_like.py", PYTHON, str(ready)]
-    parent = runs.orphan(argv, checkout, env=clean_env(), ready=ready)
+    bare = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}  # nothing it inherited names a starter
+    parent = runs.orphan(argv, checkout, env=bare, ready=ready)
     assert comm_of(parent.pid) == "cron"
     (child,) = children_of(parent.pid)
     return child
@@ -160,7 +161,8 @@ def test_a_scan_through_the_filter_gives_every_run_what_reading_every_cmdline_gi
     (worker,) = parent.members() - {parent.pid}
     os.kill(parent.pid, signal.SIGKILL)  # its worker is reparented: an orphaned run
     wait_for(lambda: not is_live(parent.pid), what="the worker's parent to die")
-    agent_env = clean_env(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="session-1")
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    agent_env = {"PATH": path, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "session-1"}
     agent = runs.run_tests_script(checkouts["a"], env=agent_env)
     under_cron = _under_cron(runs, checkouts["c"])
     started += [agent, runs.spinner(checkouts["s"])]
