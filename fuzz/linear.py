@@ -155,7 +155,7 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: b'{"scripts": {' + b", ".join(b'"s%d": "x"' % i for i in range(n // 12)) + b"}}",
         package_json.scripts_of,  # type: ignore[dict-item]
     ),
-    "makefile: many targets and prerequisites on one line": (
+    "makefile: targets times prerequisites": (
         lambda n: b"all " + b"t " * (n // 4) + b": " + b"p " * (n // 4) + b"\n\tpytest\n",
         _make_default,  # type: ignore[dict-item]
     ),
