@@ -15,12 +15,11 @@ from proctools import OTHER_UID, make_checkout, run_as
 from runctx.cli.main import main
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.ready import ready_file
 from runctx.hooks.settings_file import TEMP_MARK
 
 ROOT = Path(__file__).resolve().parents[1]
-READY_FILES = {
-    name: f"hooks/{name}/{os.path.basename(agent(name).FILES.project)}" for name in AGENT_NAMES
-}
+READY_FILES = {name: ready_file(name, agent(name).FILES.project) for name in AGENT_NAMES}
 """The ready file of each agent: what an install writes into a new project file."""
 
 USER_CONTENT = """{
@@ -46,6 +45,12 @@ USER_CONTENT = """{
     "statusLine": null
 }
 """
+
+
+def guarded(face: str, prefix: str = "runctx") -> str:
+    """The command runctx writes for ``face``: ``PREFIX hook FACE``, guarded for a missing runctx."""
+    name = face.split("-")[0]
+    return settings_file.hook_command(agent(name).INSTALL, face, prefix)
 
 
 def install_process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -96,7 +101,7 @@ def checkout(tmp_path):
 
 
 def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install):
-    """With no settings yet, the file written is exactly the ready file in hooks/."""
+    """With no settings yet, the file written is exactly the ready file shipped in runctx/ready/."""
     done = install("claude", cwd=checkout)
     assert done.returncode == 0, done.stderr
     written = (checkout / ".claude" / "settings.json").read_text()
@@ -116,7 +121,7 @@ def test_install_keeps_every_existing_key_and_hook(checkout, install):
     assert without_runctx(document) == json.loads(USER_CONTENT)
     assert list(document) == list(json.loads(USER_CONTENT))
     commands = [h["command"] for g in document["hooks"]["PreToolUse"] for h in g["hooks"]]
-    assert commands == ["./audit.sh", "npx prettier --write", "runctx hook claude"]
+    assert commands == ["./audit.sh", "npx prettier --write", guarded("claude")]
     assert "grüß dich ✓" in after
     assert '\n    "model"' in after  # the original four-space indentation is kept
 
@@ -144,7 +149,7 @@ def test_uninstall_removes_only_what_install_added(checkout, install):
     assert install("claude", cwd=checkout).returncode == 0
     done = install("claude", "--uninstall", cwd=checkout)
     assert done.returncode == 0, done.stderr
-    assert "removed 2 runctx hook(s)" in done.stdout
+    assert "removed 2 runctx hooks" in done.stdout
     restored = json.loads(path.read_text())
     assert restored == json.loads(USER_CONTENT)
     assert list(restored["hooks"]) == ["PreToolUse", "Stop"]
@@ -167,7 +172,7 @@ def test_uninstall_finds_hooks_installed_with_another_command(checkout, install)
     ("content", "what"),
     [
         ('{"model": "opus",}', "is not valid JSON"),
-        ('{\n  // my settings\n  "model": "opus"\n}', "comments included"),
+        ('{\n  // my settings\n  "model": "opus"\n}', "no comments"),
         ('{"hooks": {}, "hooks": {}}', "duplicate key 'hooks'"),
         ('["not", "an", "object"]', "holds a JSON list"),
         ('{"hooks": []}', "'hooks' is a JSON list"),
@@ -213,7 +218,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(checkout, install):
     """--dry-run shows the lines that would be added; no file or directory appears."""
     done = install("claude", "--dry-run", cwd=checkout)
     assert done.returncode == 0
-    assert '+            "command": "runctx hook claude",' in done.stdout
+    assert f'+            "command": {json.dumps(guarded("claude"))},' in done.stdout
     assert not (checkout / ".claude").exists()
 
 
@@ -261,7 +266,7 @@ def test_cursor_and_copilot_files(checkout, install):
     cursor.write_text('{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}')
     assert install("cursor", cwd=checkout).returncode == 0
     document = json.loads(cursor.read_text())
-    assert document["hooks"]["beforeShellExecution"] == [{"command": "runctx hook cursor"}]
+    assert document["hooks"]["beforeShellExecution"] == [{"command": guarded("cursor")}]
     assert document["hooks"]["afterFileEdit"] == [{"command": "./fmt.sh"}]
     assert install("cursor", "--uninstall", cwd=checkout).returncode == 0
     assert json.loads(cursor.read_text()) == {
@@ -272,7 +277,7 @@ def test_cursor_and_copilot_files(checkout, install):
     assert install("copilot", cwd=checkout).returncode == 0
     assert (
         json.loads(copilot.read_text())["hooks"]["preToolUse"][0]["bash"]
-        == "runctx hook copilot || true"  # Copilot blocks the tool when a hook exits non-zero
+        == guarded("copilot")  # it ends in || true: Copilot blocks the tool on a non-zero exit
     )
     done = install("copilot", "--uninstall", cwd=checkout)
     assert "was removed" in done.stdout
@@ -447,7 +452,7 @@ def test_values_not_touched_are_written_back_as_they_were(claude_project):
     assert '"odd": "\\ud800"' in text
     document = json.loads(text)
     assert document["x"] == 2.5
-    assert document["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "runctx hook claude"
+    assert document["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == guarded("claude")
 
 
 def test_install_then_uninstall_gives_the_file_back_byte_for_byte(claude_project):

@@ -348,7 +348,7 @@ def test_wait_from_the_hostile_checkout_writes_nothing_raw(hostile):
         timeout=60,
         check=False,
     )
-    assert done.returncode == 124, done.stderr
+    assert done.returncode == 75, done.stderr
     assert_nothing_raw(done.stderr)
     assert b"pid %d (run-tests-script" % hostile.pid in done.stderr
 

@@ -5,11 +5,14 @@ Exit statuses:
 - 0 ``clear``: no other run of this checkout is live, and no foreign run;
 - 3 ``ours``: another run of this checkout is live (known to be ours, or of
   unknown identity, which counts as ours); foreign runs may be live too;
-- 4 ``foreign``: only foreign runs are live: contention, not a conflict;
+- 4 ``foreign``: only foreign runs are live: contention, not a conflict
+  (0 with ``--ignore-foreign``, for scripts that only care about this
+  checkout: ``runctx check --ignore-foreign && pytest``);
 - 1 error, 2 usage error.
 
 ``--json`` prints the report in the shape of ``runctx status --json``, plus
-``"check"`` (the outcome's name) and ``"exit_status"``.
+``"check"`` (what was found: ``clear``, ``ours`` or ``foreign``) and
+``"exit_status"`` (what the command exits with).
 """
 
 from __future__ import annotations
@@ -45,6 +48,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing; exit status only"
     )
+    parser.add_argument(
+        "--ignore-foreign",
+        action="store_true",
+        help="exit 0, not 4, when only foreign runs are live: for scripts that only care "
+        "about this checkout (runctx check --ignore-foreign && pytest)",
+    )
     add_viewpoint_options(parser)
 
 
@@ -72,10 +81,11 @@ def check_text(report: Report) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
     report = scan(viewpoint_from(args), source=source_from(args))
-    status = outcome_of(report)
+    found = outcome_of(report)
+    status = EXIT_CLEAR if found == EXIT_FOREIGN and args.ignore_foreign else found
     if args.json:
         out = report_json(report)
-        out["check"] = OUTCOMES[status]
+        out["check"] = OUTCOMES[found]
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:
