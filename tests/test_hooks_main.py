@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
@@ -108,8 +109,46 @@ def test_a_scan_past_the_deadline_fails_open(world):
 
 
 def test_an_unknown_face_fails_open(world):
-    """A typo in the hook's configuration never blocks: exit 0, one stderr line."""
-    assert_failed_open(run_hook("claud", claude_pre_tool_use("pytest", world.busy)), "claud")
+    """A typo in the hook's configuration never blocks: exit 0, one stderr line naming it."""
+    done = run_hook("claud", claude_pre_tool_use("pytest", world.busy))
+    assert_failed_open(done, "unknown hook 'claud': this hook is misconfigured")
+
+
+def run_on_a_terminal(*argv: str) -> tuple[int, str]:
+    """``runctx hook ARGV`` with a terminal for stdin, as a person runs it: status, stderr."""
+    controller, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "runctx", "hook", *argv],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            env=hook_env(),
+            check=False,
+            timeout=HANG_GUARD,
+        )
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert done.stdout == ""
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("argv", [("claud",), ("claude", "extra"), ()])
+def test_a_misconfigured_hook_run_by_hand_exits_2(argv):
+    """On a terminal a hook that cannot work says so and exits 2, so a typo is seen at once."""
+    status, stderr = run_on_a_terminal(*argv)
+    assert status == 2
+    assert stderr.startswith("runctx hook: error: unknown hook")
+    assert "misconfigured" in stderr
+    assert "usage: runctx hook FACE" in stderr
+
+
+def test_a_hook_run_by_hand_without_a_payload_says_what_it_reads():
+    """On a terminal a known face does not wait for a payload: it says what it reads, exit 2."""
+    status, stderr = run_on_a_terminal("claude")
+    assert status == 2
+    assert "reads the JSON payload an agent sends on stdin" in stderr
 
 
 def test_the_non_test_path_imports_nothing_heavy(world):
