@@ -232,6 +232,20 @@ def _line_indent(text: str, at: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def _indent_of_last_line(text: str) -> str:
+    """The spaces and tabs that start the last line of ``text``."""
+    line = text.rsplit("\n", 1)[1]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _new_gap(gap: str, item_indent: str | None) -> str:
+    """What separates a new item from the one before: ``gap`` when it is only a comma and
+    whitespace; else (it holds a comment, which belongs to its neighbours) a plain one."""
+    if _SPACE.fullmatch(gap, 1) and gap.startswith(","):
+        return gap
+    return "," + ("\n" + item_indent if item_indent is not None else " ")
+
+
 class _Renderer:
     def __init__(self, text: str, unit: str, *, compact: bool) -> None:
         self.text = text
@@ -313,8 +327,13 @@ class _Renderer:
             lead = "" if self.compact else "\n" + outer + self.unit
             trail = "" if self.compact else "\n" + outer
             gaps = []
-        item_indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
-        default_gap = gaps[-1] if gaps else ("," + lead if item_indent is not None else ", ")
+        item_indent = _indent_of_last_line(lead) if "\n" in lead else None
+        if gaps:
+            default_gap = _new_gap(gaps[-1], item_indent)
+        elif item_indent is not None:
+            default_gap = _new_gap("," + lead, item_indent)
+        else:
+            default_gap = ", "
         colon = ": "
         if parts and parts[0][0] is not None:
             key_end = scanstring(text, parts[0][1] + 1, True)[1]  # noqa: FBT003
