@@ -48,8 +48,8 @@ USER_CONTENT = """{
 
 
 def guarded(face: str, prefix: str = "runctx") -> str:
-    """The command runctx writes for ``face``: ``PREFIX hook FACE``, guarded for a missing runctx."""
-    name = face.split("-")[0]
+    """The command runctx writes for ``face``: ``PREFIX hook FACE``, guarded."""
+    name = face.split("-", maxsplit=1)[0]
     return settings_file.hook_command(agent(name).INSTALL, face, prefix)
 
 

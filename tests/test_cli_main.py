@@ -42,7 +42,7 @@ def test_version_is_the_installed_distributions():
 
 
 def test_help_lists_every_subcommand_the_hook_and_every_exit_status():
-    """``runctx --help`` names each subcommand, ``hook`` and each status any subcommand exits with."""
+    """``runctx --help`` names each subcommand, ``hook`` and each status a subcommand exits with."""
     done = runctx("--help")
     assert done.returncode == 0
     listed = set(re.findall(r"^    (\w+) ", done.stdout, re.MULTILINE))
@@ -63,8 +63,11 @@ def test_help_lists_every_subcommand_the_hook_and_every_exit_status():
         *stop.STATUS_EXITS.values(),
     }
     epilog = done.stdout.split("exit statuses:", 1)[1]
-    shown = {int(code) for code in re.findall(r"^  (\d+(?:/\d+)?)", epilog, re.MULTILINE)
-             for code in code.split("/")}
+    shown = {
+        int(code)
+        for code in re.findall(r"^  (\d+(?:/\d+)?)", epilog, re.MULTILINE)
+        for code in code.split("/")
+    }
     assert statuses <= shown
 
 

@@ -125,8 +125,7 @@ def _change(spec, *, install: bool):
 
 
 def _with_comments(text: str) -> str:
-    """``text`` (indented JSON) with a line comment after each opening bracket and comma,
-    and a block comment before the first value."""
+    """``text`` (indented JSON) with comments: after each opening bracket and comma, at the top."""
     lines = [
         line + " // note" if line.rstrip().endswith(("{", "[", ",")) else line
         for line in text.split("\n")
@@ -137,8 +136,7 @@ def _with_comments(text: str) -> str:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(document=documents, indent=st.sampled_from([2, 4, "\t"]))
 def test_comments_survive_install_and_uninstall_in_a_gemini_file(document, indent):
-    """Gemini CLI reads comments: on any commented document install keeps them, uninstall
-    gives the text back byte for byte."""
+    """On any commented Gemini file install keeps the comments; uninstall gives the text back."""
     spec = agent("gemini").INSTALL
     if "hooks" in document:
         return  # a user's own hooks: covered by the example-based install tests

@@ -76,7 +76,8 @@ def installed(built, tmp_path_factory):
 def test_the_build_prints_no_warning(built):
     """Building the sdist and the wheel prints no warning (license, metadata, package data)."""
     _wheel, _sdist, log = built
-    warnings = [line for line in log.splitlines() if re.search(r"warn|deprecat", line, re.I)]
+    warning = re.compile(r"warn|deprecat", re.IGNORECASE)
+    warnings = [line for line in log.splitlines() if warning.search(line)]
     assert warnings == []
 
 
@@ -99,7 +100,7 @@ def test_the_metadata_names_license_urls_and_classifiers(built):
 
 
 def test_the_wheel_holds_the_hook_files_and_the_schemas(built):
-    """Every ready hook file, the pre-push hook (executable) and the JSON schemas are in the wheel."""
+    """Every ready hook file, the pre-push hook (executable) and the schemas are in the wheel."""
     wheel, _sdist, _log = built
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
@@ -112,7 +113,9 @@ def test_the_wheel_holds_the_hook_files_and_the_schemas(built):
         assert "runctx/py.typed" in names
 
 
-def run_installed(bin_dir: Path, *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_installed(
+    bin_dir: Path, *argv: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """A command of the installed environment."""
     env = quiet_env()
     env["PATH"] = f"{bin_dir}{os.pathsep}/usr/bin:/bin"
@@ -141,7 +144,7 @@ def test_the_installed_command_answers_what_people_type(installed, tmp_path):
 
 
 def test_the_installed_package_installs_its_hooks(installed, tmp_path):
-    """runctx install git and every agent's install work from the installed wheel alone."""
+    """Runctx install git and every agent's install work from the installed wheel alone."""
     checkout = tmp_path / "proj"
     checkout.mkdir()
     subprocess.run(["git", "init", "-q", str(checkout)], check=True)

@@ -32,7 +32,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         help=summary,
         description=(
             "Print the shell code that completes runctx's subcommands, options and "
-            "choices. bash: add `eval \"$(runctx completion bash)\"` to ~/.bashrc; "
+            'choices. bash: add `eval "$(runctx completion bash)"` to ~/.bashrc; '
             "zsh: the same in ~/.zshrc; fish: runctx completion fish > "
             "~/.config/fish/completions/runctx.fish"
         ),
@@ -42,9 +42,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
 
 def shell_code(shell: str) -> str:
     """The code that makes ``shell`` complete ``runctx``."""
-    import argcomplete  # noqa: PLC0415 - only this subcommand needs it
+    from argcomplete.shell_integration import shellcode  # noqa: PLC0415 - only this subcommand
 
-    return str(argcomplete.shellcode([PROGRAM], shell=shell))
+    return shellcode([PROGRAM], shell=shell)
 
 
 def run(args: argparse.Namespace) -> int:

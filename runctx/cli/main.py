@@ -79,8 +79,10 @@ EXIT_STATUSES = (
     ("5", "stop: a process outlived SIGKILL"),
     (
         str(EXIT_REFUSED),
-        "not started, or gave up waiting: run refused it or its --timeout passed; "
-        "wait --timeout passed; the pytest plugin's refuse or wait timeout",
+        (
+            "not started, or gave up waiting: run refused it or its --timeout passed; "
+            "wait --timeout passed; the pytest plugin's refuse or wait timeout"
+        ),
     ),
     ("126/127", "run: the command is not executable / not found"),
     ("130", "interrupted (Ctrl-C)"),
@@ -89,8 +91,7 @@ EXIT_STATUSES = (
 """Every exit status the command uses, as ``runctx --help`` lists them."""
 
 HOOK_EXIT_NOTE = (
-    "runctx hook exits 0 whatever happens inside an agent (it fails open, "
-    "with one line on stderr)."
+    "runctx hook exits 0 whatever happens inside an agent (it fails open, with one line on stderr)."
 )
 COMPLETE_ENV = "_ARGCOMPLETE"
 """Set by the shell code of ``runctx completion`` when the shell asks for completions."""
@@ -173,20 +174,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
             report_error(f"{self.prog}: error: {message}", EXIT_USAGE, json_errors=json_errors)
             raise SystemExit(EXIT_USAGE)
 
-        def add_subparsers(self, **kwargs: object) -> argparse._SubParsersAction[Parser]:  # type: ignore[override]
-            """Subparsers whose parsers take the global options after their name too."""
-            action: argparse._SubParsersAction[Parser] = super().add_subparsers(**kwargs)  # type: ignore[arg-type]
-            adding = action.add_parser
-
-            def add_parser(name: str, **options: object) -> Parser:
-                sub = adding(name, **options)  # type: ignore[arg-type]
-                if options.get("add_help", True):
-                    add_global_options(sub, after=True)
-                return sub
-
-            action.add_parser = add_parser  # type: ignore[method-assign]
-            return action
-
     parser = Parser(
         prog="runctx",
         description="Which test runs are live here, which are ours, which are foreign.",
@@ -201,6 +188,8 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
             _module(module).add_parser(subparsers, summary)
         else:
             subparsers.add_parser(name, help=summary)
+    for sub in subparsers.choices.values():
+        add_global_options(sub, after=True)
     subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
     return parser
 

@@ -90,9 +90,7 @@ def _current(path: str) -> str | None:
     return text
 
 
-def install(
-    path: str, prefix: str, *, uninstall: bool = False, dry_run: bool = False
-) -> Update:
+def install(path: str, prefix: str, *, uninstall: bool = False, dry_run: bool = False) -> Update:
     """Put runctx's pre-push hook at ``path`` (or take it out); what changed."""
     before = _current(path)
     after = None if uninstall else hook_text(prefix)

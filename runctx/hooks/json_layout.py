@@ -239,8 +239,12 @@ def _indent_of_last_line(text: str) -> str:
 
 
 def _new_gap(gap: str, item_indent: str | None) -> str:
-    """What separates a new item from the one before: ``gap`` when it is only a comma and
-    whitespace; else (it holds a comment, which belongs to its neighbours) a plain one."""
+    """What separates a new item from the one before.
+
+    ``gap`` (the last one in the container) when it is only a comma and
+    whitespace; else, since it holds a comment that belongs to its
+    neighbours, a plain comma and line break.
+    """
     if _SPACE.fullmatch(gap, 1) and gap.startswith(","):
         return gap
     return "," + ("\n" + item_indent if item_indent is not None else " ")

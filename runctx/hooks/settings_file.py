@@ -142,7 +142,7 @@ def hook_command(spec: InstallSpec, face: str, prefix: str) -> str:
     try:
         program = shlex.split(prefix)[0]
     except (ValueError, IndexError):
-        program = prefix.split()[0] if prefix.split() else prefix
+        program = prefix.split(maxsplit=1)[0] if prefix.split() else prefix
     command = (
         f"if command -v {shlex.quote(program)} >/dev/null 2>&1; "
         f"then {prefix} hook {face}; "
@@ -335,8 +335,8 @@ def install(
     A present entry's command becomes :func:`hook_command` with its own prefix
     (``keep_prefix``), or with ``prefix`` when the prefix was asked for.
     """
-    added = []
-    updated = []
+    added: list[HookEntry] = []
+    updated: list[HookEntry] = []
     if spec.version is not None and "version" not in document and not document:
         document["version"] = spec.version
     hooks = _events(document, path, create=True)
@@ -353,9 +353,11 @@ def install(
             items.append(hook_item(spec, entry, prefix))
             added.append(entry)
             continue
-        for found in present:
-            if _bring_up_to_date(spec, entry, found, prefix, keep_prefix=keep_prefix):
-                updated.append(entry)
+        updated.extend(
+            entry
+            for found in present
+            if _bring_up_to_date(spec, entry, found, prefix, keep_prefix=keep_prefix)
+        )
     if spec.version is not None:
         document.setdefault("version", spec.version)
     return Installed(added=tuple(added), updated=tuple(updated))
@@ -588,8 +590,12 @@ def _missing_directories(directory: str) -> list[str]:
 
 
 def _remove_empty_directories(directory: str, stop_at: str | None, created: list[str]) -> None:
-    """Remove ``directory`` and its parents while empty: those this update created, and,
-    up to ``stop_at`` (not included), those an uninstall left empty."""
+    """Remove ``directory`` and its parents while they are empty.
+
+    Those this update created, and, up to ``stop_at`` (not included), those
+    an uninstall left empty. ``os.rmdir`` never removes a directory that
+    holds anything.
+    """
     stop = os.path.realpath(stop_at) if stop_at else None
     current = directory
     while True:
