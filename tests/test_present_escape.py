@@ -25,6 +25,10 @@ from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from proctools import OTHER_UID, PYTHON, make_checkout
+from prometheus_client.openmetrics.parser import (
+    text_string_to_metric_families as openmetrics_families,
+)
+from prometheus_client.parser import text_string_to_metric_families as prometheus_families
 from runfactory import RunFactory, clean_env
 
 from runctx.present.escape import (
@@ -32,6 +36,7 @@ from runctx.present.escape import (
     is_exact,
     json_bytes,
     json_text,
+    metric_label,
     terminal_bytes,
     visible,
     visible_lines,
@@ -161,6 +166,17 @@ def test_terminal_bytes_hold_no_control_byte_in_any_encoding(text, encoding):
 
 
 @PROPERTY
+@given(any_text)
+def test_a_metric_label_of_any_text_parses_back_to_its_visible_text(text):
+    """Any text as an OpenMetrics label value: both Prometheus parsers read back visible(text)."""
+    document = f'm{{l="{metric_label(text)}"}} 1\n# EOF\n'
+    (family,) = openmetrics_families(document)
+    assert family.samples[0].labels["l"] == visible(text)
+    (family,) = prometheus_families(document)
+    assert family.samples[0].labels["l"] == visible(text)
+
+
+@PROPERTY
 @given(st.binary())
 def test_json_text_is_utf8_and_json_bytes_give_the_bytes_back(raw):
     """Any bytes read with surrogate escapes: valid UTF-8 text, and exact bytes when needed."""
@@ -286,6 +302,27 @@ def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
     assert done.returncode in (3, 4), done.stderr
     assert_nothing_raw(done.stdout + done.stderr)
     assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_openmetrics_labels_hold_the_hostile_root_escaped_and_parse(hostile, encoding):
+    """OpenMetrics names the hostile root printable and escaped; Prometheus's parsers read it."""
+    done = runctx(
+        hostile,
+        "status",
+        "--format",
+        "openmetrics",
+        "--root-label",
+        "path",
+        env=ENCODINGS[encoding],
+    )
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stdout)
+    text = done.stdout.decode("utf-8")
+    families = {family.name: family for family in openmetrics_families(text)}
+    assert set(families) == {family.name for family in prometheus_families(text)}
+    roots = {sample.labels["root"] for sample in families["runctx_runs"].samples}
+    assert visible(os.fsdecode(hostile.root)) in roots
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)

@@ -221,11 +221,14 @@ def report_error(message: str, status: int, *, json_errors: bool) -> None:
 
 
 def _wants_json(args: Sequence[str]) -> bool:
-    """Whether ``--json`` is among the options (before any ``--``)."""
-    for arg in args:
+    """Whether ``--json`` (or ``--format json``) is among the options (before any ``--``)."""
+    for index, arg in enumerate(args):
         if arg == "--":
             return False
-        if arg == "--json":
+        if arg in ("--json", "--format=json") or (arg, args[index + 1 : index + 2]) == (
+            "--format",
+            ["json"],
+        ):
             return True
     return False
 
