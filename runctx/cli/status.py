@@ -11,14 +11,24 @@ collector reads. ``--watch`` redraws the table every ``--interval``
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from runctx.cli.common import add_viewpoint_options, positive_duration, source_from, viewpoint_from
 from runctx.exceptions import RunctxError
 from runctx.present.json import report_json
 from runctx.present.openmetrics import RootLabel, report_metrics
-from runctx.present.output import json_dumps, write_file_atomically, write_json, write_text
-from runctx.present.text import report_text
+from runctx.present.output import (
+    json_dumps,
+    write_file_atomically,
+    write_json,
+    write_lines,
+    write_text,
+)
+from runctx.present.style import COLOR_CHOICES, use_color
+from runctx.present.text import TextOptions, home_directory, report_lines, report_text
 from runctx.report import Report
 from runctx.scanning import scan
 
@@ -70,6 +80,31 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         help="openmetrics: label each run's checkout root by a short hash of its path "
         "(default), by the path, or not at all",
     )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="redraw the table every --interval, in place on a terminal (q or Ctrl-C to quit); "
+        "a plain report every interval otherwise",
+    )
+    parser.add_argument(
+        "--interval",
+        type=positive_duration,
+        default=DEFAULT_INTERVAL_SECONDS,
+        metavar="DURATION",
+        help=f"with --watch: time between refreshes (default {DEFAULT_INTERVAL_SECONDS:g}s)",
+    )
+    parser.add_argument(
+        "--count", type=_count, metavar="N", help="with --watch: stop after N refreshes"
+    )
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the table: auto (a terminal, unless NO_COLOR is set), always, never",
+    )
+    parser.add_argument(
+        "--wide", action="store_true", help="whole commands, however long (no cut to the width)"
+    )
     add_viewpoint_options(parser)
 
 
@@ -81,19 +116,52 @@ def output_format(args: argparse.Namespace) -> str:
     return "json" if args.json else args.format or "text"
 
 
+def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int | None:
+    """The width the table fits: ``$COLUMNS``, else the terminal's; None (no limit) for a pipe."""
+    environ = os.environ if environ is None else environ
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if os.isatty(stream.fileno()):
+            return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return os.isatty(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def text_options(args: argparse.Namespace, stream: TextIO) -> TextOptions:
+    """How the table is laid out for ``stream``."""
+    return TextOptions(width=table_width(stream), wide=args.wide, home=home_directory())
+
+
 def render(report: Report, chosen: str, args: argparse.Namespace) -> str:
-    """The report in the format ``chosen``, as text to write."""
+    """The report in the format ``chosen``, as text to write to a file."""
     if chosen == "json":
         return json_dumps(report_json(report)) + "\n"
     if chosen == "openmetrics":
         return report_metrics(report, root_label=RootLabel(args.root_label))
-    return report_text(report) + "\n"
+    return report_text(report, TextOptions(wide=True, home=home_directory())) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print (or write) the report; exit 0."""
+    """Print (or write) the report, once or (``--watch``) every interval."""
     chosen = output_format(args)
-    report = scan(viewpoint_from(args), source=source_from(args))
+    here = viewpoint_from(args)
+    source = source_from(args)
+    if args.watch:
+        return _watch(args, chosen, lambda: scan(here, source=source))
+    if args.count is not None:
+        msg = "--count goes with --watch"
+        raise RunctxError(msg)
+    report = scan(here, source=source)
     if args.output:
         write_file_atomically(args.output, render(report, chosen, args))
     elif chosen == "json":
@@ -101,8 +169,24 @@ def run(args: argparse.Namespace) -> int:
     elif chosen == "openmetrics":
         write_text(report_metrics(report, root_label=RootLabel(args.root_label)), utf8=True)
     else:
-        write_text(report_text(report) + "\n")
+        out = sys.stdout
+        color = use_color(args.color, is_terminal=_is_terminal(out))
+        write_lines(report_lines(report, text_options(args, out)), out, color=color)
     return 0
 
 
-__all__ = ["DEFAULT_INTERVAL_SECONDS", "FORMATS", "add_parser", "positive_duration", "run"]
+def _watch(args: argparse.Namespace, chosen: str, take: Callable[[], Report]) -> int:
+    from runctx.cli.watch import WatchSettings, watch  # noqa: PLC0415 - only for --watch
+
+    if chosen != "text" or args.output:
+        msg = "--watch shows the table on stdout; it takes no --format, --json or --output"
+        raise RunctxError(msg)
+    out = sys.stdout
+    settings = WatchSettings(
+        interval=args.interval,
+        count=args.count,
+        wide=args.wide,
+        color=use_color(args.color, is_terminal=_is_terminal(out)),
+        width=table_width(out),
+    )
+    return watch(take, settings, out)

@@ -14,6 +14,9 @@ Every text a face writes goes through :mod:`runctx.present.escape` here:
   the first into a quiet exit and the second into that line on stderr.
 - :func:`say` writes a line to stderr, where a failure cannot be reported
   anywhere else, so it is ignored.
+- :func:`write_lines` writes lines of styled spans (:mod:`runctx.present.style`):
+  each span escaped like any text, then, on a terminal that wants it,
+  coloured with runctx's own sequences around the escaped text.
 - :func:`write_file_atomically` replaces a file as a whole (a temporary file
   beside it, flushed, renamed over it), so a reader (node_exporter's textfile
   collector) sees the old text or the new, never half of one.
@@ -29,10 +32,12 @@ import sys
 import tempfile
 
 from runctx.exceptions import RunctxError
-from runctx.present.escape import json_text, terminal_bytes
+from runctx.present.escape import json_text, terminal_bytes, visible
+from runctx.present.style import RESET, Line, sgr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import TextIO
 
 
@@ -165,3 +170,37 @@ def write_file_atomically(path: str, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def styled_bytes(lines: Sequence[Line], encoding: str | None, *, color: bool) -> bytes:
+    """The lines as bytes for a stream: each span escaped, then coloured by its role if asked.
+
+    Each span's text goes through :func:`~runctx.present.escape.terminal_bytes`
+    (the one escaping step, then the stream's encoding); the colour sequences
+    are runctx's own, added around the escaped text, so no text of a
+    process's can carry one.
+    """
+    out = bytearray()
+    for number, spans in enumerate(lines):
+        if number:
+            out += b"\n"
+        for span in spans:
+            data = terminal_bytes(visible(span.text), encoding)  # a span is one line
+            start = sgr(span.role) if color else ""
+            if start:
+                out += start.encode("ascii") + data + RESET.encode("ascii")
+            else:
+                out += data
+    return bytes(out)
+
+
+def write_lines(lines: Sequence[Line], stream: TextIO | None = None, *, color: bool) -> None:
+    """Write styled lines (and a final newline) for a person: escaped, coloured if asked."""
+    stream = sys.stdout if stream is None else stream
+    encoding = getattr(stream, "encoding", None)
+    _put(stream, styled_bytes(lines, encoding, color=color) + b"\n", _name(stream))
+
+
+def write_raw(data: bytes, stream: TextIO | None = None) -> None:
+    """Write bytes a face built from escaped text and its own control sequences (a screen)."""
+    _put(sys.stdout if stream is None else stream, data, "stdout")
