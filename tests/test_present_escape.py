@@ -296,6 +296,16 @@ def test_status_shows_the_hostile_run_escaped(hostile, encoding):
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_coloured_table_carries_only_runctxs_own_sequences(hostile, encoding):
+    """With --color=always the only escape sequences are runctx's colours; the run is escaped."""
+    done = runctx(hostile, "status", "--color=always", "--wide", env=ENCODINGS[encoding])
+    assert done.returncode == 0, done.stderr
+    assert re.search(rb"\x1b\[[0-9;]*m", done.stdout)
+    assert_nothing_raw(re.sub(rb"\x1b\[[0-9;]*m", b"", done.stdout))
+    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
 def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
     """The sentences of check name the run's root escaped, on one line."""
     done = runctx(hostile, "check", env=ENCODINGS[encoding])
