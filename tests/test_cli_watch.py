@@ -247,7 +247,7 @@ def test_cpu_now_is_measured_between_refreshes(checkout, runs, shared_tmp):
     assert float(cpu_now(second, spinner.pid)) > float(cpu_now(second, idle.pid))
 
 
-def test_a_plain_watch_writes_reports_without_control_sequences(checkout, runs):
+def test_a_plain_watch_writes_reports_without_control_sequences(checkout):
     """Not on a terminal: --count N plain reports under a timed header, no escape sequence."""
     done = subprocess.run(
         [*RUNCTX, "status", "--watch", "--interval", "0.1", "--count", "2"],
