@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -36,12 +37,33 @@ def quiet_env() -> dict[str, str]:
     return env
 
 
+def source_copy(target: Path) -> Path:
+    """The checkout's files (tracked and new, not ignored) copied to ``target``.
+
+    The build runs there: it writes ``build/`` and ``*.egg-info`` beside the
+    sources, which must not touch the checkout or race another worker's build.
+    """
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The sdist and the wheel, built from this checkout, and what the build printed."""
+    """The sdist and the wheel, built from a copy of this checkout, and what the build printed."""
     out = tmp_path_factory.mktemp("dist")
+    source = source_copy(tmp_path_factory.mktemp("source"))
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(source)],
         capture_output=True,
         text=True,
         env=quiet_env(),

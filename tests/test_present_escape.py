@@ -30,6 +30,7 @@ from prometheus_client.openmetrics.parser import (
 )
 from prometheus_client.parser import text_string_to_metric_families as prometheus_families
 from runfactory import RunFactory, clean_env
+from schematools import validate
 
 from runctx.present.escape import (
     hook_json,
@@ -341,6 +342,7 @@ def test_json_is_strict_and_gives_the_exact_bytes_back(hostile, encoding):
     done = runctx(hostile, "status", "--json", env=ENCODINGS[encoding])
     assert done.returncode == 0, done.stderr
     report = strict_json(done.stdout)
+    validate(report)  # root_bytes, cwd_bytes and argv_bytes are in the schema
     run = next(r for r in report["runs"] if r["pid"] == hostile.pid)
     assert base64.b64decode(run["root_bytes"]) == hostile.root
     assert run["root"] == os.fsdecode(hostile.root).encode("utf-8", "surrogateescape").decode(
@@ -441,6 +443,7 @@ def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs
         row = next(line for line in lines if line.startswith(b"  %d " % run.pid))
         assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe (deleted)" in row
     done = runctx(hostile, "status", "--json", env=ENCODINGS["ascii"])
+    validate(strict_json(done.stdout))  # detail_bytes too
     entry = next(r for r in strict_json(done.stdout)["runs"] if r["pid"] == run.pid)
     assert entry["deleted"] is True
     assert base64.b64decode(entry["root_bytes"]) == gone

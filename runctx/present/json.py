@@ -34,6 +34,7 @@ import attrs
 
 from runctx.checkout import Root
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
+from runctx.present.schema import SCHEMA_VERSION
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
@@ -161,8 +162,9 @@ def visibility_json(visibility: Visibility) -> dict[str, Any]:
 
 
 def report_json(report: Report) -> dict[str, Any]:
-    """A whole report as JSON."""
+    """A whole report as JSON (``runctx/schemas/report.schema.json`` describes it)."""
     return {
+        "schema_version": SCHEMA_VERSION,
         "here": viewpoint_json(report.here),
         "runs": [run_json(judged) for judged in report.runs],
         "load": load_json(report.load),
