@@ -191,6 +191,38 @@ def test_the_pytest_plugin_is_registered(installed):
     assert done.stdout.strip() == "['runctx.pytest_entry']"
 
 
+def test_pipx_install_gives_the_command_and_its_hooks(built, tmp_path):
+    """``pipx install`` of the wheel: runctx on the PATH pipx made, with its hooks and completion."""
+    wheel, _sdist, _log = built
+    pipx = Path(sys.executable).parent / "pipx"
+    if not pipx.exists():
+        pytest.skip("pipx is not installed (the test extra has it)")
+    env = {
+        **quiet_env(),
+        "PIPX_HOME": str(tmp_path / "pipx"),
+        "PIPX_BIN_DIR": str(tmp_path / "bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "man"),
+    }
+    done = subprocess.run(
+        [str(pipx), "install", str(wheel)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    bin_dir = tmp_path / "bin"
+    assert run_installed(bin_dir, "runctx", "--version").stdout.startswith("runctx ")
+    assert run_installed(bin_dir, "runctx", "completion", "fish").returncode == 0
+    checkout = tmp_path / "proj"
+    checkout.mkdir()
+    subprocess.run(["git", "init", "-q", str(checkout)], check=True)
+    hooked = run_installed(bin_dir, "runctx", "install", "git", cwd=checkout)
+    assert hooked.returncode == 0, hooked.stderr
+    assert (checkout / ".git" / "hooks" / "pre-push").exists()
+
+
 def test_make_run_installs_no_test_or_lint_tool():
     """``make run`` (dry run) installs runctx alone: no test or lint extra, no ruff or mypy."""
     done = subprocess.run(
