@@ -192,7 +192,7 @@ def test_the_pytest_plugin_is_registered(installed):
 
 
 def test_pipx_install_gives_the_command_and_its_hooks(built, tmp_path):
-    """``pipx install`` of the wheel: runctx on the PATH pipx made, with its hooks and completion."""
+    """``pipx install`` of the wheel: runctx on the PATH pipx made, with hooks and completion."""
     wheel, _sdist, _log = built
     pipx = Path(sys.executable).parent / "pipx"
     if not pipx.exists():
