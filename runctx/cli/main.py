@@ -180,7 +180,18 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=version_text())
+    class Version(argparse.Action):
+        """``--version``: the version is looked up only when asked for (metadata is slow)."""
+
+        def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> NoReturn:
+            from runctx.present.output import write_text  # noqa: PLC0415
+
+            write_text(version_text() + "\n")
+            parser.exit()
+
+    parser.add_argument(
+        "--version", action=Version, nargs=0, help="print runctx's version and exit"
+    )
     add_global_options(parser, after=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, summary) in SUBCOMMANDS.items():
