@@ -72,6 +72,22 @@ def test_real_runs_are_counted_by_kind_verdict_and_root(ours_and_foreign):
     assert value(found, "runctx_viewpoint_info", **viewpoint_labels) == 1
 
 
+def test_cpu_use_now_and_memory_are_the_scans_own(ours_and_foreign):
+    """With the scan's CPU window, each run's CPUs busy now and the box's memory are there."""
+    mine, theirs, _ours, foreign = ours_and_foreign
+    report = scan(viewpoint(cwd=str(mine)), cpu_window=0.1)
+    found = samples(report_metrics(report))
+    judged = next(j for j in report.runs if j.run.pid == foreign.pid)
+    assert not isinstance(judged.run.cpu_now, Unknown)
+    labels = {"verdict": "foreign", "root": root_hash(str(theirs))}
+    assert value(found, "runctx_run_cpus_busy", **labels) == pytest.approx(judged.run.cpu_now)
+    memory = report.load.memory
+    assert not isinstance(memory, Unknown)
+    assert value(found, "runctx_memory_total_bytes") == memory.total_bytes
+    assert value(found, "runctx_memory_available_bytes") == memory.available_bytes
+    assert value(found, "runctx_box_busy") in (0, 1)
+
+
 def test_roots_are_hashes_unless_paths_are_asked_for(ours_and_foreign):
     """By default no path leaves the machine; --root-label path shows it, none drops it."""
     mine, theirs, _ours, _foreign = ours_and_foreign
@@ -117,12 +133,17 @@ def test_an_unknown_fact_is_named_never_a_silent_zero(shared_tmp):
     quiet = make_checkout(shared_tmp, "quiet")
     report = scan(viewpoint(cwd=str(quiet)))
     hidden = Unknown(Reason.DENIED, "subset=pid")
-    blind = attrs.evolve(report, load=Load(usable_cpus=2, load_average=hidden, cpu_pressure=hidden))
+    blind = attrs.evolve(
+        report,
+        load=Load(usable_cpus=2, load_average=hidden, cpu_pressure=hidden, memory=hidden),
+    )
     found = samples(report_metrics(blind))
     assert found["runctx_load_average"] == []
     assert found["runctx_cpu_pressure_ratio"] == []
     assert value(found, "runctx_unknown", fact="load_average") == 1
     assert value(found, "runctx_unknown", fact="cpu_pressure", reason="denied") == 1
+    assert value(found, "runctx_unknown", fact="memory", reason="denied") == 1
+    assert found["runctx_memory_available_bytes"] == []
 
 
 def test_the_command_writes_the_file_atomically_for_the_textfile_collector(ours_and_foreign):

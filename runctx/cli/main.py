@@ -180,6 +180,7 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         epilog=_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
     class Version(argparse.Action):
         """``--version``: the version is looked up only when asked for (metadata is slow)."""
 

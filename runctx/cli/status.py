@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from runctx.cli.common import add_viewpoint_options, positive_duration, source_from, viewpoint_from
+from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import RunctxError
 from runctx.present.json import report_json
 from runctx.present.openmetrics import RootLabel, report_metrics
@@ -31,6 +32,7 @@ from runctx.present.style import COLOR_CHOICES, use_color
 from runctx.present.text import TextOptions, home_directory, report_lines, report_text
 from runctx.report import Report
 from runctx.scanning import scan
+from runctx.settings import BusyRules, settings_for
 
 FORMATS = ("text", "json", "openmetrics")
 DEFAULT_INTERVAL_SECONDS = 2.0
@@ -142,40 +144,55 @@ def text_options(args: argparse.Namespace, stream: TextIO) -> TextOptions:
     return TextOptions(width=table_width(stream), wide=args.wide, home=home_directory())
 
 
-def render(report: Report, chosen: str, args: argparse.Namespace) -> str:
+def render(report: Report, chosen: str, args: argparse.Namespace, busy: BusyRules) -> str:
     """The report in the format ``chosen``, as text to write to a file."""
     if chosen == "json":
-        return json_dumps(report_json(report)) + "\n"
+        return json_dumps(report_json(report, busy)) + "\n"
     if chosen == "openmetrics":
-        return report_metrics(report, root_label=RootLabel(args.root_label))
-    return report_text(report, TextOptions(wide=True, home=home_directory())) + "\n"
+        return report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
+    return report_text(report, busy, TextOptions(wide=True, home=home_directory())) + "\n"
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print (or write) the report, once or (``--watch``) every interval."""
+    """Print (or write) the report, once or (``--watch``) every interval.
+
+    A single report samples each run's CPU use now over a short window; a
+    watch samples its first frame so, and measures the rest between refreshes.
+    """
     chosen = output_format(args)
     here = viewpoint_from(args)
     source = source_from(args)
+    busy = settings_for(here.root).busy
     if args.watch:
-        return _watch(args, chosen, lambda: scan(here, source=source))
+        taken: list[Report] = []
+
+        def take() -> Report:
+            window = DEFAULT_WINDOW_SECONDS if not taken else None
+            taken[:] = [scan(here, source=source, cpu_window=window)]
+            return taken[0]
+
+        return _watch(args, chosen, take, busy)
     if args.count is not None:
         msg = "--count goes with --watch"
         raise RunctxError(msg)
-    report = scan(here, source=source)
+    report = scan(here, source=source, cpu_window=DEFAULT_WINDOW_SECONDS)
     if args.output:
-        write_file_atomically(args.output, render(report, chosen, args))
+        write_file_atomically(args.output, render(report, chosen, args, busy))
     elif chosen == "json":
-        write_json(report_json(report))
+        write_json(report_json(report, busy))
     elif chosen == "openmetrics":
-        write_text(report_metrics(report, root_label=RootLabel(args.root_label)), utf8=True)
+        metrics = report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
+        write_text(metrics, utf8=True)
     else:
         out = sys.stdout
         color = use_color(args.color, is_terminal=_is_terminal(out))
-        write_lines(report_lines(report, text_options(args, out)), out, color=color)
+        write_lines(report_lines(report, text_options(args, out), busy), out, color=color)
     return 0
 
 
-def _watch(args: argparse.Namespace, chosen: str, take: Callable[[], Report]) -> int:
+def _watch(
+    args: argparse.Namespace, chosen: str, take: Callable[[], Report], busy: BusyRules
+) -> int:
     from runctx.cli.watch import WatchSettings, watch  # noqa: PLC0415 - only for --watch
 
     if chosen != "text" or args.output:
@@ -188,5 +205,6 @@ def _watch(args: argparse.Namespace, chosen: str, take: Callable[[], Report]) ->
         wide=args.wide,
         color=use_color(args.color, is_terminal=_is_terminal(out)),
         width=table_width(out),
+        busy=busy,
     )
     return watch(take, settings, out)

@@ -42,6 +42,7 @@ from runctx.present.text import ELLIPSIS, TextOptions, home_directory, report_li
 from runctx.present.words import human_age
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
+from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.unknown import Unknown
 
 MARK_REFRESHES = 3
@@ -81,6 +82,7 @@ class Tracker:
         self.new: dict[ProcIdentity, int] = {}
         self.ended: list[Ended] = []
         self.cpu_now: dict[ProcIdentity, float] = {}
+        self.cpu_now_seconds: float | None = None
 
     def update(self, report: Report) -> None:
         """Take the next refresh's report."""
@@ -93,9 +95,11 @@ class Tracker:
             if gone.refreshes_left > 1
         ]
         previous = self.previous
+        self.cpu_now_seconds = None
         if previous is not None:
             before = {judged.run.identity: judged for judged in previous.runs}
             elapsed = report.taken_at - previous.taken_at
+            self.cpu_now_seconds = elapsed if elapsed > 0 else None
             for key, judged in current.items():
                 if key not in before:
                     self.new[key] = MARK_REFRESHES
@@ -114,7 +118,12 @@ class Tracker:
         """How to lay out the next frame."""
         marks = dict.fromkeys(self.new, "+")
         return TextOptions(
-            width=width, wide=wide, home=home_directory(), marks=marks, cpu_now=self.cpu_now
+            width=width,
+            wide=wide,
+            home=home_directory(),
+            marks=marks,
+            cpu_now=self.cpu_now,
+            cpu_now_seconds=self.cpu_now_seconds,
         )
 
 
@@ -127,11 +136,17 @@ def _cpu_used(before: JudgedRun, after: JudgedRun) -> float | None:
 
 
 def frame_lines(
-    report: Report, tracker: Tracker, *, width: int | None, wide: bool, header: str
+    report: Report,
+    tracker: Tracker,
+    settings: WatchSettings,
+    *,
+    width: int | None,
+    header: str,
 ) -> list[Line]:
     """One frame: the header, the report's lines, and the runs that ended lately."""
     lines = [line(Span(header, "dim")), line()]
-    lines.extend(report_lines(report, tracker.options(width, wide=wide)))
+    options = tracker.options(width, wide=settings.wide)
+    lines.extend(report_lines(report, options, settings.busy))
     if tracker.ended:
         lines.append(line())
         lines.append(
@@ -327,6 +342,7 @@ class WatchSettings:
     wide: bool
     color: bool
     width: int | None
+    busy: BusyRules = DEFAULT_BUSY
 
 
 def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextIO) -> int:
@@ -344,8 +360,8 @@ def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextI
                     lines = frame_lines(
                         report,
                         tracker,
+                        settings,
                         width=screen.size().columns,
-                        wide=settings.wide,
                         header=header_text(settings.interval, terminal=True),
                     )
                     screen.draw(lines, color=settings.color, wrap=settings.wide)
@@ -376,8 +392,8 @@ def watch_plain(scan: Callable[[], Report], settings: WatchSettings, out: TextIO
             lines = frame_lines(
                 report,
                 tracker,
+                settings,
                 width=settings.width,
-                wide=settings.wide,
                 header=header_text(settings.interval, terminal=False),
             )
             if shown > 1:

@@ -16,12 +16,15 @@ The names and labels are stable (a name may be added, none renamed):
   use the same path (``--root-label path`` gives the path, ``none`` drops the
   label); ``unknown`` when the root could not be read.
 - ``runctx_run_processes``, ``runctx_run_cpu_seconds``,
-  ``runctx_run_rss_bytes`` with the same labels: sums over those runs.
+  ``runctx_run_rss_bytes``, ``runctx_run_cpus_busy`` (CPU use now: the CPUs
+  the runs kept busy over the scan's window, where it was measured) with the
+  same labels: sums over those runs.
 - ``runctx_verdict_runs{verdict}``: live runs per verdict, every verdict
   always present (0 when none), so a graph never has a gap.
 - The box: ``runctx_usable_cpus``, ``runctx_load_average{window}``,
   ``runctx_load_per_cpu``, ``runctx_cpu_pressure_ratio{window}`` (PSI "some",
-  0 to 1).
+  0 to 1), ``runctx_memory_total_bytes``, ``runctx_memory_available_bytes``,
+  and ``runctx_box_busy`` (1 when busy under the checkout's thresholds).
 - What could not be seen: ``runctx_processes_listed``,
   ``runctx_processes_unreadable``, ``runctx_zombies``,
   ``runctx_run_fields_unreadable{field}``, ``runctx_visibility_notes`` (how many
@@ -43,8 +46,10 @@ import hashlib
 import math
 from collections.abc import Iterable, Mapping
 
+from runctx.busy import box_pressure
 from runctx.present.escape import exact_bytes, metric_label
 from runctx.report import JudgedRun, Report
+from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.unknown import Unknown
 
 CONTENT_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -117,11 +122,13 @@ def verdict_of(judged: JudgedRun) -> str:
     return "self" if judged.run.is_self else judged.judgement.verdict.value
 
 
-def report_metrics(report: Report, *, root_label: RootLabel = RootLabel.HASH) -> str:
+def report_metrics(
+    report: Report, *, root_label: RootLabel = RootLabel.HASH, busy: BusyRules = DEFAULT_BUSY
+) -> str:
     """The whole report as OpenMetrics text, ending in ``# EOF``."""
     families = [
         *_run_families(report, root_label),
-        *_load_families(report),
+        *_load_families(report, busy),
         *_visibility_families(report),
         *_scan_families(report, root_label),
     ]
@@ -143,6 +150,10 @@ def _run_families(report: Report, root_label: RootLabel) -> list[_Family]:
     rss = _Family(
         "runctx_run_rss_bytes", "Resident memory of the live test runs' processes.", "bytes"
     )
+    busy = _Family(
+        "runctx_run_cpus_busy",
+        "CPUs the live test runs kept busy over the scan's window (1 is one CPU), where measured.",
+    )
     by_verdict = _Family("runctx_verdict_runs", "Live test runs by verdict (0 when none).")
     for verdict in VERDICTS:
         by_verdict.add(0, {"verdict": verdict})
@@ -157,20 +168,35 @@ def _run_families(report: Report, root_label: RootLabel) -> list[_Family]:
             cpu.add(run.cpu_seconds, labels)
         if not isinstance(run.rss_bytes, Unknown):
             rss.add(run.rss_bytes, labels)
+        if not isinstance(run.cpu_now, Unknown):
+            busy.add(run.cpu_now, labels)
         by_verdict.add(1, {"verdict": verdict_of(judged)})
-    return [runs, by_verdict, processes, cpu, rss]
+    return [runs, by_verdict, processes, cpu, rss, busy]
 
 
-def _load_families(report: Report) -> list[_Family]:
-    load = report.load
-    families = []
+def _load_families(report: Report, rules: BusyRules) -> list[_Family]:
+    """The box's facts; each unknown one is a ``runctx_unknown`` sample instead."""
     unknown = _Family("runctx_unknown", "A fact runctx could not read (1), and why.")
+    families = [*_cpu_families(report, unknown), *_memory_families(report, unknown, rules)]
+    here = report.here
+    facts: tuple[tuple[str, object], ...] = (
+        ("viewpoint_root", here.root),
+        ("viewpoint_uid", here.uid),
+    )
+    for fact, known in facts:
+        if isinstance(known, Unknown):
+            unknown.add(1, {"fact": fact, "reason": known.reason.value})
+    families.append(unknown)
+    return families
+
+
+def _cpu_families(report: Report, unknown: _Family) -> list[_Family]:
+    load = report.load
     cpus = _Family("runctx_usable_cpus", "CPUs this machine lets its processes use.")
     if isinstance(load.usable_cpus, Unknown):
         unknown.add(1, {"fact": "usable_cpus", "reason": load.usable_cpus.reason.value})
     else:
         cpus.add(load.usable_cpus)
-    families.append(cpus)
     average = _Family("runctx_load_average", "The load average over 1, 5 and 15 minutes.")
     per_cpu = _Family("runctx_load_per_cpu", "The 1-minute load average per usable CPU.")
     if isinstance(load.load_average, Unknown):
@@ -180,7 +206,6 @@ def _load_families(report: Report) -> list[_Family]:
             average.add(value, {"window": window})
         if not isinstance(load.load_per_cpu, Unknown):
             per_cpu.add(load.load_per_cpu)
-    families.extend((average, per_cpu))
     pressure = _Family(
         "runctx_cpu_pressure_ratio",
         "Share of time some runnable task waited for a CPU (PSI some avg10/60/300).",
@@ -195,17 +220,28 @@ def _load_families(report: Report) -> list[_Family]:
             ("300s", load.cpu_pressure.avg300),
         ):
             pressure.add(value / 100, {"window": window})
-    families.append(pressure)
-    here = report.here
-    facts: tuple[tuple[str, object], ...] = (
-        ("viewpoint_root", here.root),
-        ("viewpoint_uid", here.uid),
+    return [cpus, average, per_cpu, pressure]
+
+
+def _memory_families(report: Report, unknown: _Family, rules: BusyRules) -> list[_Family]:
+    load = report.load
+    total = _Family("runctx_memory_total_bytes", "The machine's memory (MemTotal).", "bytes")
+    available = _Family(
+        "runctx_memory_available_bytes",
+        "Memory new processes can have without swapping (MemAvailable).",
+        "bytes",
     )
-    for fact, known in facts:
-        if isinstance(known, Unknown):
-            unknown.add(1, {"fact": fact, "reason": known.reason.value})
-    families.append(unknown)
-    return families
+    if isinstance(load.memory, Unknown):
+        unknown.add(1, {"fact": "memory", "reason": load.memory.reason.value})
+    else:
+        total.add(load.memory.total_bytes)
+        available.add(load.memory.available_bytes)
+    box = _Family(
+        "runctx_box_busy",
+        "1 when the box is busy now under the checkout's busy-box thresholds, else 0.",
+    )
+    box.add(int(box_pressure(load, rules).busy))
+    return [total, available, box]
 
 
 def _visibility_families(report: Report) -> list[_Family]:

@@ -22,14 +22,18 @@ from collections.abc import Mapping
 
 import attrs
 
+from runctx.busy import box_pressure
 from runctx.identity import Verdict
 from runctx.present.escape import visible
 from runctx.present.style import Line, Span, line, plain_text
-from runctx.present.words import human_age, owner_name
+from runctx.present.words import describe_starter, human_age, owner_name
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
+from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
 from runctx.unknown import Unknown
+
+_GIB = 1024**3
 
 ELLIPSIS = "…"
 MIN_COMMAND = 12
@@ -47,9 +51,9 @@ class TextOptions:
     whole commands, however long. ``home``: the directory shown as ``~``.
     ``marks``: a mark before a run's pid (``+`` for a run that appeared, in
     ``--watch``), by identity; None for no mark column at all. ``cpu_now``:
-    the CPUs each run kept busy since the last refresh, by identity, where the
-    report has no such value; with it (or with a report that has one) the
-    table has a CPU NOW column.
+    the CPUs each run kept busy since the last refresh (``--watch``), by
+    identity, shown where the scan did not measure a run's CPU NOW itself;
+    ``cpu_now_seconds`` the time since that refresh.
     """
 
     width: int | None = None
@@ -57,6 +61,7 @@ class TextOptions:
     home: str | None = None
     marks: Mapping[ProcIdentity, str] | None = None
     cpu_now: Mapping[ProcIdentity, float] | None = None
+    cpu_now_seconds: float | None = None
 
 
 def home_directory() -> str | None:
@@ -123,35 +128,48 @@ def cut_start(text: str, width: int) -> str:
 
 
 def _cpu_now(judged: JudgedRun, options: TextOptions) -> str:
+    """The CPUs the run kept busy: measured by the scan, else since the last refresh, else -."""
     run = judged.run
-    own = getattr(run, "cpu_now", None)
-    if isinstance(own, (int, float)):
-        return f"{own:.2f}"
+    if not isinstance(run.cpu_now, Unknown):
+        return f"{run.cpu_now:.2f}"
     if options.cpu_now is not None and run.identity in options.cpu_now:
         return f"{options.cpu_now[run.identity]:.2f}"
     return "-"
 
 
-def _has_cpu_now(runs: tuple[JudgedRun, ...], options: TextOptions) -> bool:
-    if options.cpu_now is not None:
-        return True
-    return any(isinstance(getattr(j.run, "cpu_now", None), (int, float)) for j in runs)
+DROPPED_FIRST = ("STARTED BY", "MEMBERS", "CPU", "AGE", "OWNER")
+"""The columns a narrow terminal loses, first to last, before the command is cut too short."""
 
 
-def _fit(rows: list[list[str]], width: int | None, *, wide: bool, root: int, command: int) -> None:
-    """Cut the root and command columns (indexes) of ``rows`` so each line fits ``width``."""
-    if width is None or wide:
-        return
+def _room(rows: list[list[str]]) -> int:
+    """What is left for the root and the command (the last two columns) beside the others."""
     natural = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    fixed = sum(natural) - natural[root] - natural[command]
-    room = width - len(INDENT) - len(GAP) * (len(natural) - 1) - fixed
-    root_width = min(natural[root], max(MIN_ROOT, room * 2 // 5))
+    return -len(INDENT) - len(GAP) * (len(natural) - 1) - sum(natural[:-2])
+
+
+def _fit(rows: list[list[str]], width: int | None, *, wide: bool) -> list[list[str]]:
+    """``rows`` fitted to ``width``.
+
+    The root (next to last) and the command (last) are cut; on a terminal too
+    narrow for both, the least useful columns are left out first.
+    """
+    if width is None or wide:
+        return rows
+    for name in DROPPED_FIRST:
+        if width + _room(rows) >= MIN_ROOT + MIN_COMMAND or name not in rows[0]:
+            continue
+        index = rows[0].index(name)
+        rows = [row[:index] + row[index + 1 :] for row in rows]
+    room = max(width + _room(rows), len("ROOT") + MIN_COMMAND)
+    natural_root = max(len(row[-2]) for row in rows)
+    root_width = min(natural_root, max(MIN_ROOT, room * 2 // 5))
     command_width = max(MIN_COMMAND, room - root_width)
     if root_width + command_width > room:
         root_width = max(len("ROOT"), room - command_width)
     for row in rows[1:]:
-        row[root] = cut_start(row[root], root_width)
-        row[command] = cut_end(row[command], command_width)
+        row[-2] = cut_start(row[-2], root_width)
+        row[-1] = cut_end(row[-1], command_width)
+    return rows
 
 
 def _table(rows: list[list[str]]) -> list[str]:
@@ -166,11 +184,8 @@ def _table(rows: list[list[str]]) -> list[str]:
 def _run_rows(
     runs: tuple[JudgedRun, ...], options: TextOptions, role: str, *, with_reason: bool
 ) -> list[Line]:
-    with_cpu_now = _has_cpu_now(runs, options)
-    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU"]
-    if with_cpu_now:
-        header.append("CPU NOW")
-    header.extend(["OWNER", "ROOT", "COMMAND"])
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY"]
+    header.extend(["ROOT", "COMMAND"])
     marks = options.marks
     marked = marks is not None
     rows = [header]
@@ -183,14 +198,16 @@ def _run_rows(
             human_age(run.age_seconds),
             str(len(run.members)),
             "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
+            _cpu_now(judged, options),
+            owner_name(run.uid),
+            describe_starter(run.started_by) or "?",
+            root_text(judged, options),
+            command_line(judged, options),
         ]
-        if with_cpu_now:
-            row.append(_cpu_now(judged, options))
-        row.extend([owner_name(run.uid), root_text(judged, options), command_line(judged, options)])
         rows.append(row)
     mark_width = 2 if marked else 0
     width = None if options.width is None else options.width - mark_width
-    _fit(rows, width, wide=options.wide, root=len(header) - 2, command=len(header) - 1)
+    rows = _fit(rows, width, wide=options.wide)
     texts = _table(rows)
     lines: list[Line] = [line(Span(" " * mark_width + texts[0], "heading"))]
     for text, judged in zip(texts[1:], runs, strict=True):
@@ -222,8 +239,20 @@ def _reasons(judged: JudgedRun) -> str:
     return "; ".join(visible(reason) for reason in judged.judgement.reasons)
 
 
+def _memory_part(load: Load) -> str:
+    memory = load.memory
+    if isinstance(memory, Unknown):
+        return f"memory {memory}"
+    share = load.memory_available_percent
+    percent = "" if isinstance(share, Unknown) else f" ({share:.0f}%)"
+    return (
+        f"memory {memory.available_bytes / _GIB:.1f} GiB available{percent} "
+        f"of {memory.total_bytes / _GIB:.1f} GiB"
+    )
+
+
 def load_line(load: Load) -> str:
-    """The box's load in one line: usable CPUs, load average, CPU pressure."""
+    """The box's load in one line: usable CPUs, load average, CPU pressure, memory."""
     parts = []
     cpus = load.usable_cpus
     parts.append(f"{cpus} usable CPUs" if not isinstance(cpus, Unknown) else f"usable CPUs {cpus}")
@@ -242,6 +271,7 @@ def load_line(load: Load) -> str:
             f"CPU pressure {pressure.avg10:.1f}% / {pressure.avg60:.1f}% / "
             f"{pressure.avg300:.1f}% (10s/60s/300s)"
         )
+    parts.append(_memory_part(load))
     return "Box: " + ", ".join(parts)
 
 
@@ -249,8 +279,10 @@ def _plural(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def report_lines(report: Report, options: TextOptions | None = None) -> list[Line]:
-    """The whole report as styled lines (see the module docstring)."""
+def report_lines(
+    report: Report, options: TextOptions | None = None, busy: BusyRules = DEFAULT_BUSY
+) -> list[Line]:
+    """The whole report as styled lines; ``busy`` says when the box counts as busy."""
     options = options or TextOptions()
     here = report.here
     root = visible(str(here.root))
@@ -309,12 +341,25 @@ def report_lines(report: Report, options: TextOptions | None = None) -> list[Lin
     else:
         lines.append(line(Span("Foreign runs: none live.", "heading")))
     lines.append(line())
-    lines.extend(_box_lines(report))
+    lines.extend(_box_lines(report, busy, options))
     return lines
 
 
-def _box_lines(report: Report) -> list[Line]:
+def _box_lines(report: Report, busy: BusyRules, options: TextOptions) -> list[Line]:
     lines = [line(load_line(report.load))]
+    pressure = box_pressure(report.load, busy)
+    if pressure.busy:
+        lines.append(line(Span("Busy now: " + ", ".join(pressure.reasons), "warning")))
+    else:
+        lines.append(line("Busy now: no (under every busy-box threshold)"))
+    window = report.cpu_window
+    if not isinstance(window, Unknown):
+        lines.append(line(f"CPU NOW: CPUs each run kept busy over the last {window:.2f}s"))
+    elif options.cpu_now_seconds is not None:
+        since = options.cpu_now_seconds
+        lines.append(
+            line(f"CPU NOW: CPUs each run kept busy since the last refresh, {since:.1f}s ago")
+        )
     visibility = report.visibility
     seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
     if visibility.hidepid != "unknown":
@@ -329,6 +374,8 @@ def _box_lines(report: Report) -> list[Line]:
     return lines
 
 
-def report_text(report: Report, options: TextOptions | None = None) -> str:
+def report_text(
+    report: Report, busy: BusyRules = DEFAULT_BUSY, options: TextOptions | None = None
+) -> str:
     """The whole report as plain text (no colour), lines joined."""
-    return plain_text(report_lines(report, options))
+    return plain_text(report_lines(report, options, busy))
