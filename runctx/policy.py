@@ -55,6 +55,7 @@ from runctx.present.words import (
     NOTE_MAX_CHARS,
     cap,
     foreign_lines,
+    plural,
     same_checkout_lines,
     shared_tree_message,
 )
@@ -478,10 +479,14 @@ def _context(
     if report.ours:
         if finished:
             pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
+            live = plural(
+                len(report.ours),
+                "other test run of this checkout was live",
+                "other test runs of this checkout were live",
+            )
             parts.append(
-                f"{len(report.ours)} other test run(s) of this checkout were live when this "
-                f"command finished: {pids}. Runs of one checkout share caches and lock files, "
-                "so they may have disturbed each other."
+                f"{live} when this command finished: {pids}. Runs of one checkout share "
+                "caches and lock files, so they may have disturbed each other."
             )
         else:
             parts.extend(same_checkout_lines(report.ours, session))

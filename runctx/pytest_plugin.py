@@ -504,7 +504,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
             if idle:
                 lines.append(
                     f"no busy test run was seen during this session ({taken}; "
-                    f"{len(idle)} idle foreign test run(s))"
+                    f"{_idle_runs(len(idle))})"
                 )
             else:
                 lines.append(f"no other test run was seen during this session ({taken})")
@@ -521,7 +521,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
         for judged, seen in busy.values()
     )
     if idle:
-        lines.append(f"  +{len(idle)} idle foreign test run(s)")
+        lines.append(f"  +{_idle_runs(len(idle))}")
     if pressed:
         lines.append(f"  box busy ({pressed[0].label}): {', '.join(pressed[0].pressure)}")
     lines.append(
@@ -957,3 +957,8 @@ def _auto_workers(config: pytest.Config) -> int | None:
         + "; ".join(reasons)
     )
     return workers
+
+
+def _idle_runs(count: int) -> str:
+    """``1 idle foreign test run``, ``3 idle foreign test runs``."""
+    return f"{count} idle foreign test run" + ("" if count == 1 else "s")

@@ -564,7 +564,8 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
     unknown = sorted(set(entry) - _RUNNER_KEYS)
     if unknown:
         known = ", ".join(sorted(_RUNNER_KEYS))
-        msg = f"{where} {entry!r}: unknown key(s) {', '.join(unknown)} (known: {known})"
+        keys = "key" if len(unknown) == 1 else "keys"
+        msg = f"{where} {entry!r}: unknown {keys} {', '.join(unknown)} (known: {known})"
         raise ConfigError(msg)
     if "program" not in entry and "module" not in entry:
         msg = f"{where} {entry!r}: needs 'program' or 'module'"

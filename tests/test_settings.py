@@ -236,7 +236,7 @@ class TestRunnersSetting:
                 "[tool.runctx]\nrunners = [{kind='a', program='a'}, {kind='e', progam='x'}]\n",
                 "runners[1]",
             ),
-            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key(s) progam"),
+            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key progam"),
             ("[tool.runctx]\nrunners = [{kind='e'}]\n", "needs 'program' or 'module'"),
             ("[tool.runctx]\nrunners = [{kind=1, program='x'}]\n", "'kind' must be a string"),
             ("[tool.runctx]\nrunners = [{program='x'}]\n", "kind must be a non-empty string"),

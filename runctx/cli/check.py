@@ -25,7 +25,7 @@ from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.present.json import report_json
 from runctx.present.output import write_json, write_text
-from runctx.present.words import box_line, describe_foreign, same_checkout_message
+from runctx.present.words import box_line, describe_foreign, plural, same_checkout_message
 from runctx.report import Report
 from runctx.scanning import scan
 from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
@@ -80,8 +80,8 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
     if report.ours:
         parts.append(same_checkout_message(report))
     if report.foreign:
-        count = len(report.foreign)
-        parts.append(f"{count} foreign test run(s) share this machine (not this checkout's):")
+        share = plural(len(report.foreign), "foreign test run shares", "foreign test runs share")
+        parts.append(f"{share} this machine (not this checkout's):")
         parts.extend(f"  {describe_foreign(judged)}" for judged in report.foreign)
     pressure = box_pressure(report.load, rules)
     if pressure.busy and parts:

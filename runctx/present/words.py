@@ -61,6 +61,11 @@ def human_age(seconds: float) -> str:
     return f"{whole // 86400}d{whole % 86400 // 3600:02d}h"
 
 
+def plural(count: int, one: str, many: str) -> str:
+    """``1 run``, ``2 runs``: the count and the noun (or phrase) that goes with it."""
+    return f"{count} {one if count == 1 else many}"
+
+
 def owner_name(uid: int | Unknown) -> str:
     """The user name of a uid, the number when it has none, ``?`` when unknown."""
     if isinstance(uid, Unknown):
@@ -266,7 +271,13 @@ def same_checkout_lines(
 ) -> list[str]:
     """Why a new test run should not start now: each run of this checkout, and what to do."""
     count = len(runs)
-    lines = [f"{count} other test run(s) of this checkout are live:"]
+    lines = [
+        plural(
+            count,
+            "other test run of this checkout is live:",
+            "other test runs of this checkout are live:",
+        )
+    ]
     generic: list[JudgedRun] = []
     for judged in runs[:_OURS_NAMED_MAX]:
         line, advice = _ours_line(judged, session)
@@ -293,8 +304,13 @@ def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
     described = "; ".join(
         f"{describe_run(judged)} owned by {owner_name(judged.run.uid)}" for judged in runs
     )
+    live = plural(
+        len(runs),
+        "test run of another user is live in this very checkout",
+        "test runs of another user are live in this very checkout",
+    )
     return (
-        f"{len(runs)} test run(s) of another user are live in this very checkout: {described}. "
+        f"{live}: {described}. "
         "They write its caches and build dirs and leave files you may not own. Wait for them "
         'or ask their owner; to start anyway set on-shared-tree = "warn" in [tool.runctx].'
     )
