@@ -86,7 +86,7 @@ def test_who_started_a_run_is_said_escaped_and_short():
 
 
 def test_one_run_is_said_in_the_singular_and_two_in_the_plural(shared_tmp, runs):
-    """ "1 other test run of this checkout is live", "2 other test runs ... are live": no run(s)."""
+    """One run of this checkout is said in the singular, two in the plural: never run(s)."""
     checkout = make_checkout(shared_tmp, "proj")
     runs.run_tests_script(checkout)
     one = scan(viewpoint(cwd=str(checkout)))
