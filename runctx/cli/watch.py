@@ -10,11 +10,12 @@ size; lines never wrap (cut at the width, or wrapped into screen lines with
 ``--wide``), and a frame taller than the screen ends with how many lines
 were left out.
 
-Each refresh is one scan. A run's CPU NOW is the CPUs its processes kept
-busy since the last refresh (its CPU time then and now, over the time
-between), unless the scan measured it itself; a run that appeared since the
-last refresh is marked ``+`` for a few refreshes, and a run that ended is
-listed under "Ended" for as many.
+Each refresh is one scan. The first samples each run's CPU use now over
+the scan's short window (:mod:`runctx.cpu_window`); from then on a run's CPU
+NOW is the CPUs its processes kept busy since the last refresh (its CPU time
+then and now, over the time between), which costs the scans nothing. A run
+that appeared since the last refresh is marked ``+`` for a few refreshes,
+and a run that ended is listed under "Ended" for as many.
 
 When stdout is not a terminal (a file, a pipe, ``| tee``) the watch prints
 the plain report every interval, each under a line with the time, with no
