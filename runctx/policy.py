@@ -31,14 +31,22 @@ the pytest plugin) translates the :class:`Decision`, none decides on its own.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.checkout import Root, same_directory
+from runctx.environment import Environment, command_environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
-from runctx.present.words import foreign_message, same_checkout_message, shared_tree_message
+from runctx.present.words import (
+    environment_change_message,
+    foreign_message,
+    same_checkout_message,
+    shared_environment_message,
+    shared_tree_message,
+)
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
 from runctx.settings import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, Mode, settings_for
@@ -94,6 +102,10 @@ class Decision:
     reports: tuple[Report, ...] = ()
     shared: tuple[JudgedRun, ...] = ()
     shared_action: Action = Action.SILENT
+    environment: tuple[JudgedRun, ...] = ()
+    """Live runs that import from the environment the command uses (of other checkouts)
+    or changes (any), see :func:`shared_environment_decision` and
+    :func:`environment_change_decision`."""
 
     @property
     def summary(self) -> str:
@@ -292,6 +304,7 @@ def combine(decisions: Sequence[Decision]) -> Decision:
         reports=tuple(r for d in decisions for r in d.reports),
         shared=_unique([j for d in decisions for j in d.shared]),
         shared_action=_firmest(*(d.shared_action for d in decisions)),
+        environment=_unique([j for d in decisions for j in d.environment]),
     )
 
 
@@ -311,6 +324,7 @@ def _viewpoints(
 def decide(  # noqa: PLR0913 - each knob is independent
     invocations: Sequence[TestInvocation],
     *,
+    changes: Sequence[TestInvocation] = (),
     own_run: bool = False,
     mode: Mode | None = None,
     source: ProcessSource | None = None,
@@ -322,11 +336,17 @@ def decide(  # noqa: PLR0913 - each knob is independent
     ``mode`` overrides each checkout's ``on-same-checkout`` setting
     (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree`` is always the
     checkout's (:attr:`runctx.settings.Settings.shared_tree_mode`). Invocations
-    that go through ``runctx run`` are left to it.
+    that go through ``runctx run`` are left to it. ``changes`` are the
+    commands that change an environment (:mod:`runctx.runners.installers`),
+    each judged by :func:`environment_change_decision`; a test invocation
+    whose environment a run of another checkout uses gets
+    :func:`shared_environment_decision` besides.
     """
     decisions = []
+    reports: dict[Viewpoint, Report] = {}
     for here, cwd_known in _viewpoints(invocations, uid):
         report = scan(here, source=source, self_pid=self_pid)
+        reports[here] = report
         settings = settings_for(here.root)
         chosen = mode if mode is not None else settings.mode
         decisions.append(
@@ -338,6 +358,15 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 shared_mode=settings.shared_tree_mode,
             )
         )
+    decisions.extend(
+        _environment_decisions(
+            invocations,
+            changes,
+            reports,
+            lambda here: scan(here, source=source, self_pid=self_pid),
+            uid,
+        )
+    )
     decision = combine(decisions)
     log_event(
         "runctx.policy_decided",
@@ -348,6 +377,108 @@ def decide(  # noqa: PLR0913 - each knob is independent
         foreign=[j.run.pid for j in decision.foreign],
     )
     return decision
+
+
+def _other_checkout_than(judged: JudgedRun, here: Root | Unknown) -> bool:
+    """Whether a run's root is known to be another directory than ``here``."""
+    root = judged.run.root
+    if not isinstance(root, Root) or not isinstance(here, Root):
+        return False
+    return same_directory(root, here) is False
+
+
+def shared_environment_decision(report: Report, environment: Environment | None) -> Decision:
+    """A test run about to start in ``environment``: a warning when runs of other checkouts use it.
+
+    Sharing an environment is no ground of identity (the runs are foreign,
+    and stay so): the run goes ahead, and the warning names the others.
+    """
+    if environment is None or not environment.shareable:
+        return SILENT
+    here = report.here.root
+    runs = tuple(j for j in report.using(environment) if _other_checkout_than(j, here))
+    if not runs:
+        return SILENT
+    message = "runctx: warning only, starting anyway: " + shared_environment_message(
+        environment, runs
+    )
+    return Decision(Action.WARN, message=_cut(message), environment=runs, reports=(report,))
+
+
+def _change_head(action: Action) -> str:
+    if action is Action.STOP:
+        return (
+            "runctx: refused to run this command: it changes an environment a live test run "
+            "imports from."
+        )
+    if action is Action.ASK:
+        return (
+            "runctx: asking before this command runs: it changes an environment a live test "
+            "run imports from."
+        )
+    return (
+        "runctx: warning only, running anyway: this command changes an environment a live "
+        "test run imports from."
+    )
+
+
+def environment_change_decision(
+    report: Report, change: TestInvocation, environment: Environment | None, mode: Mode
+) -> Decision:
+    """A command that changes ``environment``: ``mode`` (warn, ask or stop) when a live run uses it.
+
+    Every live run that imports from it counts, of this checkout or another,
+    of this user or another: the change reaches each of them. The action is
+    the checkout's ``on-environment-change`` (``warn`` by default); the
+    environment is compared as a directory, so a command whose environment
+    cannot be told says nothing.
+    """
+    if environment is None or not environment.shareable:
+        return SILENT
+    runs = report.using(environment)
+    if not runs:
+        return SILENT
+    action = _ACTION_OF_MODE[mode]
+    body = environment_change_message(" ".join(change.argv), environment, runs)
+    return Decision(
+        action,
+        message=_cut(f"{_change_head(action)}\n{body}"),
+        mode=mode,
+        environment=runs,
+        reports=(report,),
+    )
+
+
+def _environment_decisions(
+    invocations: Sequence[TestInvocation],
+    changes: Sequence[TestInvocation],
+    reports: dict[Viewpoint, Report],
+    take_scan: Callable[[Viewpoint], Report],
+    uid: int | None,
+) -> list[Decision]:
+    """The environment warnings of a command: for its test runs, and for its changes."""
+
+    def report_for(cwd: str) -> tuple[Viewpoint, Report]:
+        here = viewpoint(cwd=cwd, uid=uid)
+        if here not in reports:
+            reports[here] = take_scan(here)
+        return here, reports[here]
+
+    found = []
+    for invocation in invocations:
+        if delegated(invocation):
+            continue
+        environment = command_environment(invocation.kind, invocation.argv, invocation.cwd)
+        if environment is not None and environment.shareable:
+            found.append(shared_environment_decision(report_for(invocation.cwd)[1], environment))
+    for change in changes:
+        environment = command_environment(change.kind, change.argv, change.cwd)
+        if environment is None or not environment.shareable:
+            continue
+        here, report = report_for(change.cwd)
+        mode = settings_for(here.root).environment_change_mode
+        found.append(environment_change_decision(report, change, environment, mode))
+    return found
 
 
 def _context(report: Report, *, finished: bool) -> str | None:

@@ -531,10 +531,10 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
     config = session.config
     state = config.stash.get(STATE, None)
     code = config.stash.get(CODE, None)
-    if code is not None and state is not None:
-        _start_code(config, code)
     if state is not None:
         _first_scan(state)
+        if code is not None:
+            _start_code(config, code, said=bool(state.errors))
         if state.mode == "wait":
             _act(config, state)
     yield
@@ -1087,13 +1087,19 @@ def _configure_code(config: pytest.Config) -> None:
         config.stash[CODE] = state
 
 
-def _start_code(config: pytest.Config, state: CodeState) -> None:
-    """At session start: the code under test, and the bytecode mode, into the header."""
+def _start_code(config: pytest.Config, state: CodeState, *, said: bool) -> None:
+    """At session start: the code under test, and the bytecode mode, into the header.
+
+    ``said``: a failure inside runctx is in the header already; one line is enough.
+    """
     try:
         _check_code_at_start(config, state)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
-        state.header.append(f"{PREFIX}could not check the code under test ({_error_text(error)})")
+        if not said:
+            state.header.append(
+                f"{PREFIX}could not check the code under test ({_error_text(error)})"
+            )
     state.header.extend(_bytecode_header(state))
 
 

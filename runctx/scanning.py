@@ -6,8 +6,11 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+import attrs
+
 from runctx._log import INFO, log_event
-from runctx.checkout import Root, checkout_root, root_at, rules_for
+from runctx.checkout import Root, checkout_root, root_at, rules_for, same_directory
+from runctx.environment import Environment, same_environment
 from runctx.folding import WORKER_ROLE, FoldedRun, descends_from, fold_runs, live_parent
 from runctx.identity import judge
 from runctx.records import ProcessTable, ProcRecord
@@ -66,9 +69,11 @@ def _run_of(
     found: FoldedRun,
     records: Mapping[int, ProcRecord],
     self_pid: int | Unknown,
+    environment: Environment | Unknown,
 ) -> Run:
     members = tuple(pid for pid in found.members if pid in records)
     return Run(
+        environment=environment,
         pid=authority.pid,
         start=authority.start,
         kind=found.kind,
@@ -89,6 +94,54 @@ def _run_of(
         is_self=isinstance(self_pid, int)
         and (self_pid in members or descends_from(authority, self_pid, records)),
     )
+
+
+def _environment_of(
+    source: ProcessSource,
+    authority: ProcRecord,
+    found: FoldedRun,
+    records: Mapping[int, ProcRecord],
+) -> Environment | Unknown:
+    """The environment the run imports from: its authoritative process first, then its members."""
+    members = [authority, *(records[pid] for pid in found.members[1:] if pid in records)]
+    return source.environment(members)
+
+
+def flag_shared_environments(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:
+    """Each run with the pids of the runs of *other* checkouts that share its environment.
+
+    An environment counts when it can be shared at all (a venv, a conda env,
+    ``node_modules``: not a system prefix) and is known as a directory; two
+    runs are of other checkouts when their roots are known to be different
+    directories.
+    """
+    flagged = []
+    for judged in runs:
+        run = judged.run
+        environment = run.environment
+        sharing: tuple[int, ...] = ()
+        if isinstance(environment, Environment) and environment.shareable:
+            sharing = tuple(
+                other.run.pid
+                for other in runs
+                if other is not judged
+                and same_environment(other.run.environment, environment)
+                and _other_checkout(other.run.root, run.root)
+            )
+        if sharing == run.shares_environment_with:
+            flagged.append(judged)
+        else:
+            flagged.append(
+                attrs.evolve(judged, run=attrs.evolve(run, shares_environment_with=sharing))
+            )
+    return tuple(flagged)
+
+
+def _other_checkout(one: Root | Unknown, other: Root | Unknown) -> bool:
+    """Whether two roots are known to be different directories."""
+    if not isinstance(one, Root) or not isinstance(other, Root):
+        return False
+    return same_directory(one, other) is False
 
 
 _VANISHED = (Reason.GONE, Reason.ZOMBIE)
@@ -161,7 +214,8 @@ def scan(
     for found, authority in owned:
         unreadable["uid"] += isinstance(authority.uid, Unknown)
         unreadable["cwd"] += isinstance(authority.root, Unknown)
-        run = _run_of(authority, found, table.records, caller)
+        environment = _environment_of(source, authority, found, table.records)
+        run = _run_of(authority, found, table.records, caller, environment)
         judgement = judge(run, here.root, here.uid)
         log_event(
             "runctx.verdict",
@@ -185,7 +239,7 @@ def scan(
     )
     report = Report(
         here=here,
-        runs=tuple(judged_runs),
+        runs=flag_shared_environments(judged_runs),
         load=source.load(),
         visibility=visibility,
         self_pid=caller,

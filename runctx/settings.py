@@ -254,6 +254,8 @@ MODE_KEY = "on-same-checkout"
 MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
 SHARED_TREE_KEY = "on-shared-tree"
 SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
+ENVIRONMENT_CHANGE_KEY = "on-environment-change"
+ENVIRONMENT_CHANGE_ENV = "RUNCTX_ON_ENVIRONMENT_CHANGE"
 RUNNERS_KEY = "runners"
 
 
@@ -283,6 +285,13 @@ evidence is exact (one directory by device and inode, a known other uid), so a
 stop is never a guess. A checkout that expects it (a root CI job in a
 developer's tree) sets ``warn``."""
 
+ENVIRONMENT_CHANGE_MODES = (Mode.STOP, Mode.ASK, Mode.WARN)
+"""What ``on-environment-change`` may say: a command that changes nothing is not waited for."""
+DEFAULT_ENVIRONMENT_CHANGE_MODE = Mode.WARN
+"""``pip install -e .`` next to a live run that imports from the same environment is a
+hazard to that run, not necessarily a mistake (reinstalling a shared venv on purpose):
+warn by default, and let a checkout that shares one venv across worktrees stop or ask."""
+
 _RUNNER_KEYS = frozenset(
     {"kind", "role", "program", "module", "args", "any_args", "not_with", "value_options"}
 )
@@ -296,15 +305,26 @@ class Settings(LightRecord):
     the builtin table); ``on_same_checkout`` the mode set by the checkout or
     ``$RUNCTX_ON_SAME_CHECKOUT``, or None when neither sets it (``mode`` then
     gives the default); ``on_shared_tree`` likewise for another user's run in
-    this very checkout (``$RUNCTX_ON_SHARED_TREE``; ``shared_tree_mode``).
+    this very checkout (``$RUNCTX_ON_SHARED_TREE``; ``shared_tree_mode``);
+    ``on_environment_change`` for a command that changes an environment a
+    live run imports from (``$RUNCTX_ON_ENVIRONMENT_CHANGE``;
+    ``environment_change_mode``).
     """
 
-    __slots__ = ("_patterns", "on_same_checkout", "on_shared_tree", "path", "runners")
+    __slots__ = (
+        "_patterns",
+        "on_environment_change",
+        "on_same_checkout",
+        "on_shared_tree",
+        "path",
+        "runners",
+    )
 
     path: str
     runners: tuple[RunnerPattern, ...]
     on_same_checkout: Mode | None
     on_shared_tree: Mode | None
+    on_environment_change: Mode | None
     _patterns: tuple[RunnerPattern, ...]
 
     def __init__(
@@ -313,6 +333,7 @@ class Settings(LightRecord):
         runners: tuple[RunnerPattern, ...] = (),
         on_same_checkout: Mode | None = None,
         on_shared_tree: Mode | None = None,
+        on_environment_change: Mode | None = None,
     ) -> None:
         """Hold validated values."""
         patterns = (*runners, *BUILTIN_PATTERNS) if runners else BUILTIN_PATTERNS
@@ -321,6 +342,7 @@ class Settings(LightRecord):
             runners=runners,
             on_same_checkout=on_same_checkout,
             on_shared_tree=on_shared_tree,
+            on_environment_change=on_environment_change,
             _patterns=patterns,
         )
 
@@ -339,6 +361,11 @@ class Settings(LightRecord):
         """``on_shared_tree``, or the default (``stop``) when nothing sets it."""
         return self.on_shared_tree or DEFAULT_SHARED_TREE_MODE
 
+    @property
+    def environment_change_mode(self) -> Mode:
+        """``on_environment_change``, or the default (``warn``) when nothing sets it."""
+        return self.on_environment_change or DEFAULT_ENVIRONMENT_CHANGE_MODE
+
 
 DEFAULTS = Settings()
 """The settings of a checkout that sets nothing (and of an unidentified one)."""
@@ -349,8 +376,9 @@ _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
     """The settings of the checkout at ``root``: ``ROOT/pyproject.toml``, then the environment.
 
-    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout`` and
-    ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree``. A checkout that
+    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``,
+    ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree`` and
+    ``$RUNCTX_ON_ENVIRONMENT_CHANGE`` overrides ``on-environment-change``. A checkout that
     cannot be identified has the defaults. The file is read and validated once
     per root while it stays unchanged. A malformed file, table or value raises
     :class:`~runctx.exceptions.ConfigError` naming the file and the key.
@@ -359,7 +387,8 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
     found = _file_settings(root) if isinstance(root, str) else DEFAULTS
     same = environ.get(MODE_ENV, "")
     shared = environ.get(SHARED_TREE_ENV, "")
-    if not same and not shared:
+    change = environ.get(ENVIRONMENT_CHANGE_ENV, "")
+    if not same and not shared and not change:
         return found
     return Settings(
         found.path,
@@ -368,6 +397,9 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
         parse_mode(shared, f"${SHARED_TREE_ENV}", SHARED_TREE_MODES)
         if shared
         else found.on_shared_tree,
+        parse_mode(change, f"${ENVIRONMENT_CHANGE_ENV}", ENVIRONMENT_CHANGE_MODES)
+        if change
+        else found.on_environment_change,
     )
 
 
@@ -388,12 +420,15 @@ def _file_settings(root: str) -> Settings:
 
 def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
     """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`."""
-    mode = shared = None
+    mode = shared = change = None
     if MODE_KEY in table:
         mode = parse_mode(table[MODE_KEY], f"{path}: [tool.runctx] {MODE_KEY}")
     if SHARED_TREE_KEY in table:
         where = f"{path}: [tool.runctx] {SHARED_TREE_KEY}"
         shared = parse_mode(table[SHARED_TREE_KEY], where, SHARED_TREE_MODES)
+    if ENVIRONMENT_CHANGE_KEY in table:
+        where = f"{path}: [tool.runctx] {ENVIRONMENT_CHANGE_KEY}"
+        change = parse_mode(table[ENVIRONMENT_CHANGE_KEY], where, ENVIRONMENT_CHANGE_MODES)
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{path}: [tool.runctx] {RUNNERS_KEY} must be an array of tables"
@@ -402,7 +437,7 @@ def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
         runner_of_entry(entry, f"{path}: [tool.runctx] runners[{n}]")
         for n, entry in enumerate(entries)
     )
-    return Settings(path, runners, mode, shared)
+    return Settings(path, runners, mode, shared, change)
 
 
 def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] = tuple(Mode)) -> Mode:

@@ -14,9 +14,11 @@ import os
 import subprocess
 import sys
 import sysconfig
+import uuid
 from pathlib import Path
 
-from proctools import make_checkout, make_worktree
+from proctools import Orphan, make_checkout, make_worktree
+from runfactory import HOLD_TESTS, RunFactory, clean_env, ready_dir
 
 import runctx
 
@@ -126,7 +128,7 @@ def worktree_of(checkout: Path, path: Path) -> Path:
 
 
 def make_venv(path: Path) -> Path:
-    """A venv at ``path`` that sees the suite's pytest and runctx (no pip of its own)."""
+    """A venv at ``path`` that sees the suite's pytest, pip and runctx, with a ``bin/pip``."""
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, capture_output=True
     )
@@ -140,6 +142,11 @@ def make_venv(path: Path) -> Path:
     suite = sysconfig.get_paths()["purelib"]
     source = str(Path(runctx.__file__).resolve().parent.parent)
     Path(purelib, "runctx-suite.pth").write_text(f"{suite}\n{source}\n")
+    pip = path / "bin" / "pip"
+    pip.write_text(
+        f"#!{python}\nimport sys\nfrom pip._internal.cli.main import main\nsys.exit(main())\n"
+    )
+    pip.chmod(0o755)
     return path
 
 
@@ -168,3 +175,49 @@ def pip_install(venv: Path, *args: str, cwd: Path | None = None) -> None:
         check=True,
         capture_output=True,
     )
+
+
+class SharedWorktrees:
+    """Worktrees ``a`` and ``b`` of one repository, one venv, ``a`` installed into it editable."""
+
+    def __init__(self, base: Path, a: Path, b: Path, venv: Path) -> None:
+        """Hold the paths."""
+        self.base = base
+        self.a = a
+        self.b = b
+        self.venv = venv
+
+
+def shared_worktrees(base: Path, *, layout: str = "src", editable: bool = True) -> SharedWorktrees:
+    """Two worktrees of one project and one venv, ``a`` installed into it (``pip install``)."""
+    a = make_project(base, "a", layout=layout)
+    b = worktree_of(a, base / "b")
+    venv = make_venv(base / "venv")
+    pip_install(venv, *(["-e"] if editable else []), str(a))
+    return SharedWorktrees(base, a, b, venv)
+
+
+def live_run(runs: RunFactory, checkout: Path, venv: Path) -> Orphan:
+    """An orphaned pytest of ``checkout`` on ``venv``'s python, held in its test until killed."""
+    hold = checkout / "hold"
+    hold.mkdir(exist_ok=True)
+    (hold / "test_hold.py").write_text(HOLD_TESTS)
+    ready = ready_dir(checkout) / uuid.uuid4().hex
+    ready.mkdir()
+    ready.chmod(0o777)
+    argv = [
+        str(venv_python(venv)),
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:runctx",
+        "-k",
+        "test_a",
+        str(hold),
+    ]
+    env = clean_env(RUNCTX_READY_DIR=str(ready))
+    env.pop("VIRTUAL_ENV", None)
+    return runs.orphan(argv, checkout, env=env, ready=ready / "a-main")

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from envtools import make_project, make_venv, pip_install, venv_python, worktree_of
+from envtools import SharedWorktrees, shared_worktrees, venv_python
 from proctools import make_checkout
 from runfactory import RunFactory, clean_env
 
@@ -22,30 +22,10 @@ from runctx import code_origin
 EXIT_REFUSED = 75
 
 
-class Shared:
-    """Worktrees ``a`` and ``b`` of one repository, and a venv with ``a`` installed editable."""
-
-    def __init__(self, base: Path, a: Path, b: Path, venv: Path) -> None:
-        """Hold the paths."""
-        self.base = base
-        self.a = a
-        self.b = b
-        self.venv = venv
-
-
-def make_shared(base: Path, *, layout: str = "src", editable: bool = True) -> Shared:
-    """Two worktrees of one project, one venv, ``a`` installed into it."""
-    a = make_project(base, "a", layout=layout)
-    b = worktree_of(a, base / "b")
-    venv = make_venv(base / "venv")
-    pip_install(venv, *(["-e"] if editable else []), str(a))
-    return Shared(base, a, b, venv)
-
-
 @pytest.fixture(scope="module")
-def shared(tmp_path_factory) -> Shared:
+def shared(tmp_path_factory) -> SharedWorktrees:
     """A src-layout project: worktrees ``a`` and ``b``, ``a`` installed editable in one venv."""
-    return make_shared(tmp_path_factory.mktemp("code-origin"))
+    return shared_worktrees(tmp_path_factory.mktemp("code-origin"))
 
 
 def run_session(
@@ -164,7 +144,7 @@ def test_a_tests_package_in_a_flat_layout_is_foreseen(tmp_path, runs):
     And without ``tests/__init__.py`` pytest puts only ``tests/`` first: ``a``'s
     code runs, and the header says so. The prediction follows pytest's rule.
     """
-    flat = make_shared(tmp_path, layout="flat")
+    flat = shared_worktrees(tmp_path, layout="flat")
     python = venv_python(flat.venv)
     status, output = run_session(runs, python, flat.b, "tests")
     assert status == 0, output
@@ -179,7 +159,7 @@ def test_a_tests_package_in_a_flat_layout_is_foreseen(tmp_path, runs):
 
 def test_a_copy_installed_from_a_is_named_as_such(tmp_path, runs):
     """A non-editable install from ``a``: the session in ``b`` runs the copy, and says whose."""
-    copied = make_shared(tmp_path, editable=False)
+    copied = shared_worktrees(tmp_path, editable=False)
     status, output = run_session(runs, venv_python(copied.venv), copied.b, "tests")
     assert status == 0, output
     ran = imported_from(output)

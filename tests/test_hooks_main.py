@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from envtools import live_run, make_venv, shared_worktrees
 from hooktools import (
     assert_failed_open,
     claude_pre_tool_use,
@@ -280,3 +281,129 @@ def test_the_hook_exits_0_when_its_reply_cannot_be_written(world, target):
     lines = done.stderr.decode().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("runctx: hook failed open: cannot write the reply to stdout: ")
+
+
+# -- environments: a run's environment, and commands that change one ----------------------
+
+
+@pytest.fixture(scope="module")
+def worktrees(tmp_path_factory):
+    """Worktrees ``a`` and ``b`` of one repository, one venv, ``a`` installed into it editable."""
+    base = tmp_path_factory.mktemp("hook-envs")
+    base.chmod(0o755)
+    return shared_worktrees(base)
+
+
+def venv_env(venv, **extra: str) -> dict[str, str]:
+    """The hook's environment as an agent's shell with the venv first on ``PATH`` has it."""
+    return hook_env(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", **extra)
+
+
+def context_of(done: subprocess.CompletedProcess[str]) -> str:
+    """The context a Claude Code reply gives the model."""
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_hook_warns_before_pip_install_e_repoints_a_live_runs_environment(worktrees, runs):
+    """``pip install -e .`` in ``b`` while ``a``'s run imports from the venv: a warning names it."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("pip install -e .", worktrees.b),
+        env=venv_env(worktrees.venv),
+    )
+    context = context_of(done)
+    assert context.startswith("runctx: warning only, running anyway: this command changes")
+    assert f"changes {worktrees.venv} (a venv), which 1 live test run(s) import from" in context
+    assert f"pid {run.pid} (pytest" in context
+    assert f"in {worktrees.a}" in context
+
+
+@pytest.mark.parametrize(
+    ("setting", "decision"), [("stop", "deny"), ("ask", "ask"), ("warn", None)]
+)
+def test_on_environment_change_decides_what_the_hook_does(worktrees, runs, setting, decision):
+    """``on-environment-change`` in ``b``'s ``[tool.runctx]``: deny, ask or a warning."""
+    live_run(runs, worktrees.a, worktrees.venv)
+    pyproject = worktrees.b / "pyproject.toml"
+    before = pyproject.read_text()
+    pyproject.write_text(f'{before}\n[tool.runctx]\non-environment-change = "{setting}"\n')
+    try:
+        done = run_hook(
+            "claude",
+            claude_pre_tool_use("python -m pip install -e .", worktrees.b),
+            env=venv_env(worktrees.venv),
+        )
+    finally:
+        pyproject.write_text(before)
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output.get("permissionDecision") == decision
+    text = output.get("permissionDecisionReason") or output["additionalContext"]
+    assert f"changes {worktrees.venv}" in text
+
+
+def test_the_environment_setting_overrides_the_file(worktrees, runs):
+    """``RUNCTX_ON_ENVIRONMENT_CHANGE=stop`` denies ``uv pip install`` into the active venv."""
+    live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("uv pip install -e .", worktrees.b),
+        env=venv_env(
+            worktrees.venv,
+            VIRTUAL_ENV=str(worktrees.venv),
+            RUNCTX_ON_ENVIRONMENT_CHANGE="stop",
+        ),
+    )
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert "refused to run this command" in output["permissionDecisionReason"]
+
+
+def test_an_install_into_an_environment_no_run_uses_is_silent(worktrees, runs, tmp_path):
+    """``pip install -e .`` into a venv of its own, next to the live run: nothing to say."""
+    live_run(runs, worktrees.a, worktrees.venv)
+    own = make_venv(tmp_path / "own")
+    done = run_hook(
+        "claude", claude_pre_tool_use("pip install -e .", worktrees.b), env=venv_env(own)
+    )
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
+def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees, runs):
+    """``python -m pytest`` in ``b`` on the venv ``a``'s run imports from: warned, it goes ahead."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("python -m pytest -x tests", worktrees.b),
+        env=venv_env(worktrees.venv),
+    )
+    context = context_of(done)
+    assert f"this test run imports from {worktrees.venv} (a venv)" in context
+    assert f"pid {run.pid} (pytest" in context
+    assert "permissionDecision" not in done.stdout
+
+
+def test_a_command_that_names_a_tool_but_changes_nothing_stays_off_the_scan(worktrees):
+    """``pip list`` reads the command with the shell parser, but never scans or reads a file."""
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("pip list && uv lock", worktrees.b),
+        python_args=("-X", "importtime"),
+        env=venv_env(worktrees.venv),
+    )
+    assert (done.returncode, done.stdout) == (0, "")
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert "runctx.runners.installers" in imported
+    for name in (*FORBIDDEN_ON_THE_FAST_PATH, "runctx.environment"):
+        assert name not in imported, f"{name} is imported for a command that changes nothing"
+
+
+def test_a_command_that_names_no_tool_loads_no_installer_table(world):
+    """``git diff`` never loads the table of commands that change an environment."""
+    done = run_hook(
+        "claude", claude_pre_tool_use("git diff", world.busy), python_args=("-X", "importtime")
+    )
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert "runctx.runners.installers" not in imported
+    assert "runctx.environment" not in imported

@@ -15,7 +15,11 @@ A value that could not be known is ``null`` and its reason stands beside it in
 ``root_id`` the directory it is (``{"device": ..., "inode": ...}``, ``null``
 when only the text is known); ``deleted`` says a run's root was removed (a
 deleted worktree); ``shares_tree`` that a foreign run is another user's in
-this very checkout.
+this very checkout. ``environment`` is where a run imports from (``kind``:
+``venv``, ``conda``, ``system`` or ``node_modules``; ``prefix`` and its
+``prefix_id``; ``found_by``; ``interpreter``), ``null`` when not known;
+``shares_environment_with`` the pids of runs of other checkouts that import
+from the same one.
 
 Every string is valid UTF-8 (:mod:`runctx.present.escape`). Text read from
 ``/proc`` or the file system that is valid UTF-8 is given exactly; text that is
@@ -33,6 +37,7 @@ from typing import Any
 import attrs
 
 from runctx.checkout import Root
+from runctx.environment import Environment
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.sources.load import Load
@@ -77,6 +82,22 @@ def root_id_json(root: object) -> dict[str, int] | None:
     return {"device": directory[0], "inode": directory[1]}
 
 
+def environment_json(environment: Environment | Unknown) -> dict[str, Any] | None:
+    """Where a run imports from, as JSON; None when it is not known."""
+    if isinstance(environment, Unknown):
+        return None
+    directory = environment.directory_id
+    out: dict[str, Any] = {
+        "kind": environment.kind,
+        "prefix": json_text(environment.prefix),
+        "prefix_id": None if directory is None else {"device": directory[0], "inode": directory[1]},
+        "found_by": environment.found_by,
+        "interpreter": json_text(environment.interpreter),
+    }
+    _add_bytes(out, prefix=environment.prefix, interpreter=environment.interpreter)
+    return out
+
+
 def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
     """The viewpoint as JSON."""
     out: dict[str, Any] = {
@@ -116,6 +137,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "age_seconds": round(run.age_seconds, 3),
         "cpu_seconds": None if isinstance(run.cpu_seconds, Unknown) else round(run.cpu_seconds, 3),
         "rss_bytes": _known(run.rss_bytes),
+        "environment": environment_json(run.environment),
+        "shares_environment_with": list(run.shares_environment_with),
     }
     _add_bytes(out, root=run.root, cwd=run.cwd)
     if not isinstance(run.argv, Unknown) and not all(is_exact(arg) for arg in run.argv):
@@ -127,6 +150,7 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         root=run.root,
         cpu_seconds=run.cpu_seconds,
         rss_bytes=run.rss_bytes,
+        environment=run.environment,
     )
     if unknown:
         out["unknown"] = unknown

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import shlex
 
+from runctx.environment import Environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
 from runctx.present.words import human_age, owner_name
 from runctx.report import JudgedRun, Report
 from runctx.sources.load import Load
-from runctx.unknown import Unknown
+from runctx.unknown import Reason, Unknown
 
 _ARGV_WIDTH = 60
 
@@ -37,8 +38,27 @@ def _table(rows: list[list[str]]) -> list[str]:
     ]
 
 
+def environment_cell(environment: Environment | Unknown) -> str:
+    """A run's environment for a table cell: its prefix, ``-`` for none, ``?`` when unreadable."""
+    if isinstance(environment, Environment):
+        return visible(environment.prefix)
+    return "-" if environment.reason in (Reason.ABSENT, Reason.NOT_READ) else "?"
+
+
+def sharing_line(judged: JudgedRun) -> str | None:
+    """The line under a run that shares its environment with runs of other checkouts."""
+    run = judged.run
+    if not run.shares_environment_with or not isinstance(run.environment, Environment):
+        return None
+    pids = ", ".join(str(pid) for pid in run.shares_environment_with)
+    return (
+        f"      shares its environment {visible(run.environment.prefix)} with pid {pids} of "
+        "other checkouts: an install into it by either changes what the other imports"
+    )
+
+
 def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
-    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "OWNER", "ROOT", "COMMAND"]
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "OWNER", "ROOT", "ENV", "COMMAND"]
     rows = [header]
     for judged in runs:
         run = judged.run
@@ -53,22 +73,25 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
                 "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
                 owner_name(run.uid),
                 root,
+                environment_cell(run.environment),
                 command_line(judged),
             ]
         )
     lines = _table(rows)
-    if with_reason:
-        out = [lines[0]]
-        for line, judged in zip(lines[1:], runs, strict=True):
-            out.append(line)
+    out = [lines[0]]
+    for line, judged in zip(lines[1:], runs, strict=True):
+        out.append(line)
+        if with_reason:
             out.append("      why: " + "; ".join(visible(r) for r in judged.judgement.reasons))
-            if judged.shares_tree:
-                out.append(
-                    f"      shares this tree: {owner_name(judged.run.uid)}'s run in this very "
-                    "checkout writes its caches, coverage files and build dirs too"
-                )
-        return out
-    return lines
+        if with_reason and judged.shares_tree:
+            out.append(
+                f"      shares this tree: {owner_name(judged.run.uid)}'s run in this very "
+                "checkout writes its caches, coverage files and build dirs too"
+            )
+        sharing = sharing_line(judged)
+        if sharing is not None:
+            out.append(sharing)
+    return out
 
 
 def _load_line(load: Load) -> str:

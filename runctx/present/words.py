@@ -28,6 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.bytecode import StaleModule
     from runctx.code_origin import CodeCheck, Origin
+    from runctx.environment import Environment
 
 _SECONDS_PER_MINUTE = 60
 _SECONDS_PER_HOUR = 3600
@@ -199,3 +200,52 @@ def stale_reason(stale: StaleModule) -> str:
             f"told{detail}"
         )
     return f"not checked: {visible(stale.detail)}"
+
+
+# --------------------------------------------------------------------------- shared environments
+
+
+def describe_environment(environment: Environment) -> str:
+    """``/srv/venv (a venv)``."""
+    kinds = {
+        "venv": "a venv",
+        "conda": "a conda env",
+        "system": "a system Python",
+        "node_modules": "node_modules",
+    }
+    return (
+        f"{visible(environment.prefix)} ({kinds.get(environment.kind, visible(environment.kind))})"
+    )
+
+
+def _in_checkout(judged: JudgedRun) -> str:
+    root = judged.run.root
+    where = visible(str(root)) if not isinstance(root, Unknown) else "an unknown checkout"
+    return f"{describe_run(judged)} in {where}, owned by {owner_name(judged.run.uid)}"
+
+
+def shared_environment_message(environment: Environment, runs: tuple[JudgedRun, ...]) -> str:
+    """Why a test run about to start shares its environment with runs of other checkouts."""
+    described = "; ".join(_in_checkout(judged) for judged in runs)
+    return (
+        f"this test run imports from {describe_environment(environment)}, as {len(runs)} live "
+        f"test run(s) of other checkouts do: {described}. Checkouts that share one environment "
+        "share what is installed in it: an install by either (`pip install -e .`, `uv sync`) "
+        "changes the code the other imports, in the middle of its run. Give each checkout an "
+        "environment of its own to keep their results apart."
+    )
+
+
+def environment_change_message(
+    command: str, environment: Environment, runs: tuple[JudgedRun, ...]
+) -> str:
+    """Why a command that changes an environment matters to the live runs that import from it."""
+    described = "; ".join(_in_checkout(judged) for judged in runs)
+    return (
+        f"`{visible(command)}` changes {describe_environment(environment)}, which "
+        f"{len(runs)} live test run(s) import from: {described}. Their remaining imports would "
+        "find what this command installs (an editable install repoints them at this "
+        "checkout's code), so their results would mix two versions. Wait for them to end, or "
+        "give each checkout an environment of its own; on-environment-change in [tool.runctx] "
+        '(or RUNCTX_ON_ENVIRONMENT_CHANGE) sets "warn", "ask" or "stop".'
+    )
