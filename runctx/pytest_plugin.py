@@ -29,7 +29,16 @@ to say:
   (sampled at the start, at the first test report, every ``--runctx-sample``
   seconds, and at the end), so a flaky failure can be read against it;
 - with ``-n auto`` (pytest-xdist) the worker count leaves room for the CPUs
-  other runs keep busy.
+  other runs keep busy;
+- the code under test: at session start the header names each of the
+  project's packages that is (or will be) imported from outside this checkout,
+  and why (:mod:`runctx.code_origin`), checked again after collection;
+  ``--runctx-code=refuse`` exits with status 75 on it;
+- stale bytecode (:mod:`runctx.bytecode`): ``--runctx-bytecode=check`` names,
+  after the session, every module of the checkout whose code is not what its
+  source on disk compiles to (xdist workers hand theirs to the controller),
+  and fails a session that passed on it; ``fresh`` compiles the session into
+  a cache of its own.
 
 With pytest-xdist only the controller acts: workers never scan, report or
 wait, and the run's own processes (controller, workers) are this run, never
