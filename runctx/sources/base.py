@@ -12,7 +12,13 @@ from collections.abc import Callable, Sequence
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
-from runctx.environment import Environment, View, is_python_name, process_environment
+from runctx.environment import (
+    MAX_WORDS,
+    Environment,
+    View,
+    is_python_name,
+    process_environment,
+)
 from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import Reason, Unknown
 
@@ -22,6 +28,17 @@ PID_REUSED = Unknown(Reason.GONE, "pid reused or exited during the scan")
 MAX_ENVIRONMENT_PROCESSES = 16
 """The processes of a run looked at for its environment, the authoritative one first."""
 NO_ENVIRONMENT = Unknown(Reason.ABSENT, "no Python or node process shows one")
+
+
+def _may_show_one(comm: str, argv: Sequence[str]) -> bool:
+    """Whether a process can show an environment: a Python, or a command naming node_modules.
+
+    Decided from what the table read already (the kernel's name of the
+    program, the argv), so that the other processes of a run cost no read.
+    """
+    if is_python_name(comm) or is_python_name(argv[0].rpartition("/")[2]):
+        return True
+    return any("node_modules" in word for word in argv[:MAX_WORDS])
 
 
 class SourceBase:
@@ -76,12 +93,10 @@ class SourceBase:
         first_unknown: Unknown | None = None
         for record in records[:MAX_ENVIRONMENT_PROCESSES]:
             argv = record.argv
-            if isinstance(argv, Unknown) or not argv:
+            if isinstance(argv, Unknown) or not argv or not _may_show_one(record.comm, argv):
                 continue
             executable = self._executable(record.pid)
             if isinstance(executable, Unknown):
-                if not is_python_name(argv[0].rpartition("/")[2]):
-                    continue
                 first_unknown = first_unknown or executable
                 continue
             view = self._view(record.pid)
