@@ -505,10 +505,12 @@ def test_a_hostile_environment_is_shown_escaped(hostile_environment, encoding):
     assert done.returncode == 0, done.stderr
     assert_nothing_raw(done.stdout)
     shown = b"env\\x1b[2Jy\\nFAKE line\\xff\\xfe"
-    row = next(line for line in done.stdout.splitlines() if line.startswith(b"  %d " % two))
-    assert shown in row
-    assert b"shares its environment " in done.stdout
-    sharing = next(line for line in done.stdout.splitlines() if b"shares its environment" in line)
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(b"  %d " % two))
+    assert shown in lines[at]
+    below = lines[at + 1 : at + 3]  # its why: line, then what it shares
+    sharing = next(line for line in below if b"shares its environment" in line)
+    assert sharing.startswith(b"      shares its environment /")
     assert shown in sharing
 
 
