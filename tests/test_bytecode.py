@@ -11,6 +11,7 @@ session still runs ``"AAAA"`` and passes: green on code that is not on disk.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import py_compile
 import subprocess
@@ -18,6 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from proctools import PYTHON, make_checkout
 from runfactory import RunFactory, clean_env
 
@@ -235,3 +238,11 @@ def test_headers_of_real_caches_are_read(shared_tmp):
     assert bytecode.header_matches(stamped_header, source.stat(), edited)  # the trap
     assert not bytecode.header_matches(hashed_header, source.stat(), edited)
     assert bytecode.parse_header(b"not a cache at all") is None
+
+
+@given(st.binary(max_size=64))
+def test_any_bytes_are_a_header_or_none(data):
+    """A cache file of any content gives a header or None, never an exception."""
+    header = bytecode.parse_header(importlib.util.MAGIC_NUMBER + data)
+    assert header is None or isinstance(header, bytecode.CacheHeader)
+    assert bytecode.parse_header(data) is None or data[:4] == importlib.util.MAGIC_NUMBER
