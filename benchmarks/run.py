@@ -15,7 +15,9 @@ Measured:
 - ``runctx status --json`` as a whole process against ``ps -eo pid,ppid,uid,args``,
   ``pgrep -af pytest`` and a psutil ``process_iter`` script reading the same fields;
 - the hook (``runctx hook claude``) on a non-test and on a test command, against a
-  bare interpreter start and a script that only parses the hook's JSON;
+  bare interpreter start and a script that only parses the hook's JSON; the test
+  command once alone and once next to a live foreign run, where the hook samples
+  the foreign runs' CPU use over its 0.1 s window (the answer an agent waits for);
 - the peak resident memory of each whole process (``ru_maxrss`` from ``wait4``);
 - parsing in-process: ``detect_runner`` on argvs that name no runner, on long
   wrapper chains and on huge argvs, and ``test_invocations`` on worst-case
@@ -319,6 +321,42 @@ def json_only_console_script(directory: Path) -> Path:
     return script
 
 
+class ForeignRun:
+    """A live, idle test run in a checkout of its own: foreign to this one, killed by its group."""
+
+    def __init__(self, directory: Path) -> None:
+        """Prepare the run in ``directory`` (a checkout of its own)."""
+        self.directory = directory
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Self:
+        """Start ``python run_tests.py`` and wait until it runs."""
+        (self.directory / ".git").mkdir()
+        (self.directory / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        (self.directory / "run_tests.py").write_text(
+            "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(900)\n"
+        )
+        ready = self.directory / "up"
+        self.process = subprocess.Popen(
+            [sys.executable, "run_tests.py", str(ready)],
+            cwd=self.directory,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 30
+        while not ready.exists():
+            if time.monotonic() > deadline:
+                msg = "the foreign run did not start"
+                raise RuntimeError(msg)
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        """Kill exactly the run's process group."""
+        if self.process is not None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+
 def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
     """Whole-process costs of the hook and of its baselines."""
     runctx = str(BIN / "runctx")
@@ -328,6 +366,8 @@ def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
     with tempfile.TemporaryDirectory(prefix="runctx-bench-") as scratch:
         script = str(json_only_console_script(Path(scratch)))
         console = measure_process([script], repeats, quiet)
+        with ForeignRun(Path(scratch)):
+            sampled = measure_process([runctx, "hook", "claude"], repeats, test)
     return {
         "python -c pass": measure_process([python, "-c", "pass"], repeats),
         "python: parse the hook JSON only": measure_process(
@@ -340,6 +380,7 @@ def hook_rows(repeats: int) -> dict[str, tuple[float, int]]:
         "runctx hook claude (a test run)": measure_process(
             [runctx, "hook", "claude"], repeats, test
         ),
+        "runctx hook claude (a test run next to a foreign run: CPU sampled)": sampled,
     }
 
 

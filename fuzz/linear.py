@@ -78,6 +78,22 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         proctext.parse_pressure,  # type: ignore[dict-item]
     ),
     "cgroup: many lines": (lambda n: b"1:cpu:/a\n" * (n // 9), proctext.parse_cgroup_v2_path),  # type: ignore[dict-item]
+    "cgroup: many hierarchies": (
+        lambda n: b"1:a,b,c:/x/y\n" * (n // 13),
+        lambda data: proctext.systemd_path(proctext.parse_cgroup(data)),  # type: ignore[arg-type]
+    ),
+    "meminfo: many lines": (
+        lambda n: b"Other:  1 kB\n" * (n // 13) + b"MemTotal: 1 kB\nMemAvailable: 1 kB\n",
+        proctext.parse_meminfo,  # type: ignore[dict-item]
+    ),
+    "environ: many variables": (
+        lambda n: b"CI=1\0" * (n // 5),
+        lambda data: proctext.parse_environ(data, frozenset({"CI", "TMUX"})),  # type: ignore[arg-type]
+    ),
+    "stat tty: parentheses in the name": (
+        lambda n: b"1 (" + b")" * n + b" R 1 2 3 4",
+        proctext.parse_stat_tty,  # type: ignore[dict-item]
+    ),
     "mountinfo: many /proc lines": (
         lambda n: b"1 2 0:3 / /proc rw - - - proc proc rw,hidepid=2\n" * (n // 47),
         proctext.parse_proc_mount,  # type: ignore[dict-item]

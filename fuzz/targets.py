@@ -36,9 +36,10 @@ def _finite(*values: float) -> None:
 
 
 def stat(data: bytes) -> None:
-    """``/proc/PID/stat`` with any command name."""
+    """``/proc/PID/stat`` with any command name; its terminal too."""
     parsed = proctext.parse_stat(data)
     assert isinstance(parsed, (proctext.StatFields, Unknown))
+    assert isinstance(proctext.parse_stat_tty(data), (int, Unknown))
 
 
 def cmdline(data: bytes) -> None:
@@ -82,11 +83,38 @@ def pressure(data: bytes) -> None:
 
 
 def cgroup(data: bytes) -> None:
-    """``/proc/self/cgroup`` and ``cpu.max``: a path that stays put, a positive share."""
+    """``/proc/PID/cgroup``, ``cpu.max``, ``cpu.cfs_*``: paths that stay put, a positive share."""
     path = proctext.parse_cgroup_v2_path(data)
     assert path is None or (path.startswith("/") and ".." not in path.split("/"))
     granted = proctext.parse_cpu_max(data)
     assert granted is None or (granted > 0 and math.isfinite(granted))
+    lines = proctext.parse_cgroup(data)
+    assert all(path.startswith("/") for _names, path in lines)
+    for _names, path in lines:
+        if proctext.stays_under(path):
+            assert ".." not in path.split("/")
+    middle = len(data) // 2
+    quota = proctext.parse_cfs_quota(data[:middle], data[middle:])
+    assert quota is None or (quota > 0 and math.isfinite(quota))
+
+
+def meminfo(data: bytes) -> None:
+    """``/proc/meminfo``: byte counts that are not negative, or unknown."""
+    found = proctext.parse_meminfo(data)
+    assert isinstance(found, Unknown) or (found.total_bytes >= 0 and found.available_bytes >= 0)
+
+
+_WANTED = frozenset({"CLAUDE_CODE_SESSION_ID", "CI", "TERM_PROGRAM"})
+
+
+def environ(data: bytes) -> None:
+    """``/proc/PID/environ``: wanted names only, each value bounded and its bytes kept."""
+    found = proctext.parse_environ(data, _WANTED)
+    assert set(found) <= _WANTED
+    for name, value in found.items():
+        raw = os.fsencode(value)
+        assert len(raw) <= proctext.ENVIRON_VALUE_MAX
+        assert name.encode() + b"=" + raw in data
 
 
 def mountinfo(data: bytes) -> None:
@@ -186,6 +214,8 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "loadavg": loadavg,
     "pressure": pressure,
     "cgroup": cgroup,
+    "meminfo": meminfo,
+    "environ": environ,
     "mountinfo": mountinfo,
     "shell": shell,
     "payload": payload,

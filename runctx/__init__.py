@@ -2,9 +2,11 @@
 
 Take a scan (:func:`scan`) from the viewpoint of the current process
 (:func:`viewpoint`) and read the :class:`Report`: its runs, each judged ours or
-foreign with its reasons (:func:`is_foreign`, :func:`judge`), the box's load and
-what could not be seen. :func:`wait_for_turn` waits for this checkout's other
-runs; :func:`stop_runs` stops runs known to be ours.
+foreign with its reasons (:func:`is_foreign`, :func:`judge`), who started it
+(:class:`StartedBy`), its CPU use now (``scan(cpu_window=...)``), the box's
+load and memory, and what could not be seen. :func:`wait_for_turn` waits for
+this checkout's other runs; :func:`stop_runs` stops runs known to be ours,
+:func:`stop_orphans` this checkout's orphaned ones.
 
 The names below are loaded on first use, so that ``import runctx`` stays cheap
 for the hook that runs before every shell command.
@@ -24,13 +26,13 @@ if TYPE_CHECKING:
     from runctx.present.escape import visible
     from runctx.present.json import report_json
     from runctx.records import ProcIdentity, ProcRecord
-    from runctx.report import JudgedRun, Report, Run, Viewpoint
+    from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
     from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
     from runctx.scanning import scan, viewpoint
     from runctx.sources import ProcessSource
-    from runctx.sources.load import Load, Pressure
+    from runctx.sources.load import Load, MemInfo, Pressure
     from runctx.sources.visibility import Visibility
-    from runctx.stopping import StopResult, StopStatus, stop_runs
+    from runctx.stopping import StopResult, StopStatus, stop_orphans, stop_runs
     from runctx.unknown import Reason, Unknown
     from runctx.waiting import WaitOutcome, blocking_runs, wait_for_turn
 
@@ -42,6 +44,7 @@ __all__ = [
     "JudgedRun",
     "Judgement",
     "Load",
+    "MemInfo",
     "Pressure",
     "ProcIdentity",
     "ProcRecord",
@@ -53,6 +56,7 @@ __all__ = [
     "RunctxError",
     "RunnerMatch",
     "RunnerPattern",
+    "StartedBy",
     "StopResult",
     "StopStatus",
     "Unknown",
@@ -73,6 +77,7 @@ __all__ = [
     "same_directory",
     "same_environment",
     "scan",
+    "stop_orphans",
     "stop_runs",
     "viewpoint",
     "visible",
@@ -98,6 +103,7 @@ _HOMES = {
     "visible": "runctx.present.escape",
     "Load": "runctx.sources.load",
     "Pressure": "runctx.sources.load",
+    "MemInfo": "runctx.sources.load",
     "ProcIdentity": "runctx.records",
     "ProcRecord": "runctx.records",
     "Report": "runctx.report",
@@ -108,6 +114,7 @@ _HOMES = {
     "FoldedRun": "runctx.folding",
     "JudgedRun": "runctx.report",
     "Run": "runctx.report",
+    "StartedBy": "runctx.report",
     "fold_runs": "runctx.folding",
     "scan": "runctx.scanning",
     "viewpoint": "runctx.scanning",
@@ -115,6 +122,7 @@ _HOMES = {
     "StopResult": "runctx.stopping",
     "StopStatus": "runctx.stopping",
     "stop_runs": "runctx.stopping",
+    "stop_orphans": "runctx.stopping",
     "Reason": "runctx.unknown",
     "Unknown": "runctx.unknown",
     "Visibility": "runctx.sources.visibility",

@@ -21,7 +21,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.runners.pattern import RunnerMatch
 
-__all__ = ["WORKER_ROLE", "FoldedRun", "descends_from", "fold_runs", "live_parent", "parent_map"]
+__all__ = [
+    "WORKER_ROLE",
+    "FoldedRun",
+    "ancestor_names",
+    "descends_from",
+    "fold_runs",
+    "live_parent",
+    "parent_map",
+    "reparented",
+]
 
 
 @attrs.frozen
@@ -55,6 +64,43 @@ def live_parent(record: ProcRecord, records: Mapping[int, ProcRecord]) -> ProcRe
     if parent is None or parent.pid in (0, 1) or parent.start > record.start:
         return None
     return parent
+
+
+_ANCESTORS_MAX = 64
+
+
+def reparented(record: ProcRecord, records: Mapping[int, ProcRecord], *, worker: bool) -> bool:
+    """Whether ``record`` is known to have lost the parent that started it.
+
+    A child starts in its parent's session, and only its own ``setsid`` moves
+    it to another. So a process that did not start a session of its own
+    (its sid is not its pid) and whose parent now is in another session was
+    reparented: the parent that forked it is gone, and init or a subreaper
+    took it. A process that started its own session (``setsid``) cannot be
+    told from one whose parent simply lives elsewhere, so it is not called
+    reparented; nor is one whose parent was not seen.
+
+    A ``worker`` (an xdist worker) is started by its runner, never by init:
+    under init, or under no parent seen at all, it was reparented too.
+    """
+    if worker and live_parent(record, records) is None:
+        return True
+    parent = records.get(record.ppid)
+    if parent is None or parent.pid == record.pid or parent.start > record.start:
+        return False
+    return record.sid not in (record.pid, parent.sid)
+
+
+def ancestor_names(record: ProcRecord, records: Mapping[int, ProcRecord]) -> tuple[str, ...]:
+    """The process names (``comm``) of ``record``'s live ancestors, the nearest first."""
+    names: list[str] = []
+    seen = {record.pid}
+    parent = live_parent(record, records)
+    while parent is not None and parent.pid not in seen and len(names) < _ANCESTORS_MAX:
+        names.append(parent.comm)
+        seen.add(parent.pid)
+        parent = live_parent(parent, records)
+    return tuple(names)
 
 
 def descends_from(record: ProcRecord, ancestor: int, records: Mapping[int, ProcRecord]) -> bool:

@@ -12,10 +12,20 @@ the directory it runs in), one scan per checkout they run in decides:
   setting says what happens: ``stop`` (the default), ``ask`` or ``warn``.
   runctx never waits for or stops another user's run, so ``runctx run
   --wait`` does not wait for it either;
-- only foreign runs: go ahead with a note on who they are, why they are
-  foreign and how loaded the box is, so that slowness is not read as a
-  regression;
+- only foreign runs: go ahead, with a short note when one of them is busy
+  now or the box is under pressure (:mod:`runctx.busy`), so that slowness is
+  not read as a regression; idle foreign runs on a quiet box are not worth
+  a word, and a note on busy ones only counts the idle ones;
+- the box is under pressure, whoever's runs make it so: the checkout's
+  ``on-busy-box`` setting says what happens: ``off`` (the default: nothing
+  beyond the note on busy foreign runs), ``warn`` (a note), or ``wait``
+  (``runctx run`` and the plugin wait for room; a hook cannot wait, so it
+  stops and says how to wait);
 - nothing else live: silent.
+
+A hook knows the agent session it answers (:class:`~runctx.started_by.AgentSession`);
+a refusal then says whether the run in the way is that session's own, another
+session's, or an orphan (``runctx stop --orphans``).
 
 Runs of unknown identity count as this checkout's (the visible answer; see
 :mod:`runctx.identity`). When the checkout a command runs in cannot itself be
@@ -36,22 +46,36 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.busy import BoxPressure, box_pressure
 from runctx.checkout import Root, same_directory
+from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.environment import Environment, command_environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
 from runctx.present.words import (
+    MESSAGE_MAX_CHARS,
+    NOTE_MAX_CHARS,
+    cap,
     environment_change_message,
-    foreign_message,
-    same_checkout_message,
+    foreign_lines,
+    same_checkout_lines,
     shared_environment_message,
     shared_tree_message,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
-from runctx.settings import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, Mode, settings_for
+from runctx.settings import (
+    DEFAULT_BUSY,
+    DEFAULT_MODE,
+    DEFAULT_SHARED_TREE_MODE,
+    BoxMode,
+    BusyRules,
+    Mode,
+    settings_for,
+)
 from runctx.shell.commands import TestInvocation
 from runctx.sources import ProcessSource
+from runctx.started_by import AgentSession
 from runctx.unknown import Unknown
 from runctx.waiting import blocking_runs, sharing_runs
 
@@ -60,9 +84,9 @@ class Action(enum.StrEnum):
     """What a face does with a command, from the quietest to the firmest."""
 
     SILENT = "silent"
-    """Nothing else is live: say nothing, let it run."""
+    """Nothing worth a word is live: say nothing, let it run."""
     NOTE = "note"
-    """Only foreign runs are live: let it run, with a note on the contention."""
+    """Only foreign runs, busy now (or a busy box): let it run, with a note on the contention."""
     WARN = "warn"
     """Another run of this checkout is live, but the checkout only warns: let it run."""
     ASK = "ask"
@@ -74,8 +98,9 @@ class Action(enum.StrEnum):
 _SEVERITY = {action: rank for rank, action in enumerate(Action)}
 
 
-MAX_MESSAGE_CHARS = 9000
-"""Agents cap hook strings (Claude Code at 10,000 characters); longer messages are cut."""
+MAX_MESSAGE_CHARS = MESSAGE_MAX_CHARS
+"""The longest refusal, question or warning; a note is shorter (:data:`NOTE_MAX_CHARS`)."""
+NO_PRESSURE = BoxPressure(())
 
 _ACTION_OF_MODE = {
     Mode.STOP: Action.STOP,
@@ -91,7 +116,11 @@ class Decision:
 
     ``shared`` are other users' runs in this very checkout, and
     ``shared_action`` what the ``on-shared-tree`` rule alone asks for them
-    (``SILENT`` when there are none); ``action`` is the firmest of both rules.
+    (``SILENT`` when there are none); ``same_action`` what ``on-same-checkout``
+    alone asks for this checkout's runs; ``box`` the box's pressure and
+    ``box_action`` what ``on-busy-box`` alone asks for it (``STOP``: wait for
+    room). ``action`` is the firmest of the three. ``foreign`` are every
+    foreign run, named in the message or not.
     """
 
     action: Action
@@ -106,6 +135,9 @@ class Decision:
     """Live runs that import from the environment the command uses (of other checkouts)
     or changes (any), see :func:`shared_environment_decision` and
     :func:`environment_change_decision`."""
+    same_action: Action = Action.SILENT
+    box: BoxPressure = NO_PRESSURE
+    box_action: Action = Action.SILENT
 
     @property
     def summary(self) -> str:
@@ -121,8 +153,24 @@ class Decision:
     def waits(self) -> bool:
         """Whether waiting for this checkout's earlier runs is what the decision asks for."""
         return (
-            self.action is Action.STOP and self.mode is Mode.WAIT and not self.held_by_shared_tree
+            self.same_action is Action.STOP
+            and self.mode is Mode.WAIT
+            and not self.held_by_shared_tree
         )
+
+    @property
+    def waits_for_room(self) -> bool:
+        """Whether waiting for the box to be less busy is what the decision asks for."""
+        return self.box_action is Action.STOP and not self.held_by_shared_tree
+
+    @property
+    def refuses(self) -> bool:
+        """Whether the command must not start, and no waiting can change that."""
+        if self.action is not Action.STOP:
+            return False
+        if self.held_by_shared_tree:
+            return True
+        return self.same_action is Action.STOP and self.mode is not Mode.WAIT
 
     @property
     def goes_ahead(self) -> bool:
@@ -131,14 +179,6 @@ class Decision:
 
 
 SILENT = Decision(Action.SILENT)
-
-
-def _only(report: Report, ours: tuple[JudgedRun, ...]) -> Report:
-    """``report`` whose runs counted as ours are only ``ours`` (for the shared wording)."""
-    if ours == report.ours:
-        return report
-    dropped = set(report.ours) - set(ours)
-    return attrs.evolve(report, runs=tuple(j for j in report.runs if j not in dropped))
 
 
 def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
@@ -201,13 +241,50 @@ def _same_checkout_action(
     return action, uncertain
 
 
-def decision_for(
+def _box_action(busy: BusyRules, pressure: BoxPressure) -> Action:
+    """What ``on-busy-box`` alone asks for: wait (a stop in a hook), a note, or nothing."""
+    if not pressure.busy:
+        return Action.SILENT
+    if busy.on_busy_box is BoxMode.WAIT:
+        return Action.STOP
+    if busy.on_busy_box is BoxMode.WARN:
+        return Action.NOTE
+    return Action.SILENT
+
+
+def _box_line(pressure: BoxPressure) -> str:
+    return (
+        "The box is busy ("
+        + ", ".join(pressure.reasons)
+        + ') and this checkout waits for room (on-busy-box = "wait"). A hook cannot '
+        "wait: start it as `runctx run --wait -- COMMAND`."
+    )
+
+
+def _box_head(pressure: BoxPressure) -> str:
+    return "runctx: refused to start this test run. " + _box_line(pressure)
+
+
+def _contention_only(
+    pressure: BoxPressure, contention: list[str], *, waits_for_room: bool
+) -> tuple[Action, str]:
+    """The action and words when no run of this checkout (nor in it) is in the way."""
+    if waits_for_room:
+        return Action.STOP, cap(_box_head(pressure), MESSAGE_MAX_CHARS)
+    if not contention:
+        return Action.SILENT, ""
+    return Action.NOTE, cap("runctx: " + "\n".join(contention), NOTE_MAX_CHARS)
+
+
+def decision_for(  # noqa: PLR0913 - each knob is independent
     report: Report,
     mode: Mode,
     *,
     own_run: bool = False,
     cwd_known: bool = True,
     shared_mode: Mode = DEFAULT_SHARED_TREE_MODE,
+    busy: BusyRules = DEFAULT_BUSY,
+    session: AgentSession | None = None,
 ) -> Decision:
     """The decision for a test run about to start from ``report``'s viewpoint.
 
@@ -218,22 +295,39 @@ def decision_for(
     stop or ask; runs of unknown identity are named in a warning. ``cwd_known``
     False says the command's directory is a guess. ``shared_mode`` (the
     checkout's ``on-shared-tree``: stop, ask or warn) says what another user's
-    run in this very checkout does, in the same order.
+    run in this very checkout does, in the same order. ``busy`` holds the
+    thresholds of "busy now" and ``on-busy-box``; ``session`` the agent
+    session asking, so that a refusal can say whose run is in the way.
     """
     ours = blocking_runs(report) if own_run else report.ours_known
     unsure = tuple(judged for judged in report.ours if judged.judgement.verdict is Verdict.UNKNOWN)
     shared = sharing_runs(report) if own_run else report.shared_tree
-    foreign = report.foreign
-    if not ours and not unsure and not shared and not foreign:
-        return Decision(Action.SILENT, mode=mode, reports=(report,))
-    if not ours and not unsure and not shared:
+    pressure = box_pressure(report.load, busy)
+    box_action = _box_action(busy, pressure)
+    waits_for_room = box_action is Action.STOP
+    contention = foreign_lines(
+        report,
+        busy,
+        pressure,
+        box_note=box_action is not Action.SILENT,
+        show_box=not waits_for_room,  # the refusal says it already
+    )
+
+    def decided(action: Action, message: str, **more: object) -> Decision:
         return Decision(
-            Action.NOTE,
-            message=_cut("runctx: " + foreign_message(report)),
+            action,
+            message=message,
             mode=mode,
-            foreign=foreign,
+            foreign=report.foreign,
             reports=(report,),
+            box=pressure,
+            box_action=box_action,
+            **more,  # type: ignore[arg-type]
         )
+
+    if not ours and not unsure and not shared:
+        action, message = _contention_only(pressure, contention, waits_for_room=waits_for_room)
+        return decided(action, message)
     uncertain = _uncertain(report, cwd_known=cwd_known)
     same_action, same_uncertain = (
         _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
@@ -241,33 +335,30 @@ def decision_for(
     shared_action = _ACTION_OF_MODE[shared_mode] if shared else Action.SILENT
     if uncertain is not None and shared_action in {Action.STOP, Action.ASK}:
         shared_action = Action.WARN
-    action = _firmest(same_action, shared_action)
-    if _SEVERITY[shared_action] > _SEVERITY[same_action]:
+    action = _firmest(same_action, shared_action, box_action)
+    box_first = _SEVERITY[box_action] > max(_SEVERITY[same_action], _SEVERITY[shared_action])
+    if box_first:
+        parts = [_box_head(pressure)]
+    elif _SEVERITY[shared_action] > _SEVERITY[same_action]:
         parts = [_shared_head(action, uncertain)]
     else:
         parts = [_head(action, mode, same_uncertain)]
     if ours or unsure:
-        parts.append(same_checkout_message(_only(report, ours + unsure)))
+        parts.extend(same_checkout_lines(ours + unsure, session))
     if shared:
         parts.append(shared_tree_message(shared))
-    if foreign:
-        parts.append(foreign_message(report))
-    return Decision(
+    if waits_for_room and not box_first:
+        parts.append(_box_line(pressure))
+    if action not in {Action.STOP, Action.ASK}:
+        parts.extend(contention)  # slowness matters only to a command that starts
+    return decided(
         action,
-        message=_cut("\n".join(parts)),
-        mode=mode,
+        cap("\n".join(parts), MESSAGE_MAX_CHARS),
         ours=ours + unsure,
-        foreign=foreign,
-        reports=(report,),
         shared=shared,
         shared_action=shared_action,
+        same_action=same_action,
     )
-
-
-def _cut(text: str) -> str:
-    if len(text) <= MAX_MESSAGE_CHARS:
-        return text
-    return text[: MAX_MESSAGE_CHARS - 60].rstrip() + " … (cut; `runctx status` shows all runs)"
 
 
 def delegated(invocation: TestInvocation) -> bool:
@@ -278,6 +369,11 @@ def delegated(invocation: TestInvocation) -> bool:
             operands = [w for w in words[index + 1 :] if not w.startswith("-")]
             return bool(operands) and operands[0] == "run"
     return False
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to :data:`MAX_MESSAGE_CHARS`, saying where to see the rest."""
+    return cap(text, MAX_MESSAGE_CHARS)
 
 
 def _unique(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:
@@ -295,9 +391,10 @@ def combine(decisions: Sequence[Decision]) -> Decision:
     if len(decisions) == 1:
         return firmest
     messages = list(dict.fromkeys(d.message for d in decisions if d.message))
+    limit = NOTE_MAX_CHARS if firmest.action is Action.NOTE else MESSAGE_MAX_CHARS
     return Decision(
         firmest.action,
-        message=_cut("\n\n".join(messages)),
+        message=cap("\n\n".join(messages), limit),
         mode=firmest.mode,
         ours=_unique([j for d in decisions for j in d.ours]),
         foreign=_unique([j for d in decisions for j in d.foreign]),
@@ -305,6 +402,9 @@ def combine(decisions: Sequence[Decision]) -> Decision:
         shared=_unique([j for d in decisions for j in d.shared]),
         shared_action=_firmest(*(d.shared_action for d in decisions)),
         environment=_unique([j for d in decisions for j in d.environment]),
+        same_action=_firmest(*(d.same_action for d in decisions)),
+        box=max((d.box for d in decisions), key=lambda box: len(box.reasons)),
+        box_action=_firmest(*(d.box_action for d in decisions)),
     )
 
 
@@ -321,31 +421,45 @@ def _viewpoints(
     return list(found.items())
 
 
+def measures_cpu(judged: JudgedRun) -> bool:
+    """Whether a run's CPU use now matters to the words: only a foreign run's does."""
+    return judged.foreign
+
+
 def decide(  # noqa: PLR0913 - each knob is independent
     invocations: Sequence[TestInvocation],
     *,
     changes: Sequence[TestInvocation] = (),
+    environments: bool = False,
     own_run: bool = False,
     mode: Mode | None = None,
     source: ProcessSource | None = None,
     uid: int | None = None,
     self_pid: int | None = None,
+    session: AgentSession | None = None,
+    cpu_window: float = DEFAULT_WINDOW_SECONDS,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
 
     ``mode`` overrides each checkout's ``on-same-checkout`` setting
-    (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree`` is always the
-    checkout's (:attr:`runctx.settings.Settings.shared_tree_mode`). Invocations
-    that go through ``runctx run`` are left to it. ``changes`` are the
-    commands that change an environment (:mod:`runctx.runners.installers`),
-    each judged by :func:`environment_change_decision`; a test invocation
-    whose environment a run of another checkout uses gets
+    (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree``, the
+    thresholds of "busy now" and ``on-busy-box`` are always the checkout's.
+    Each scan samples the CPU use of the foreign runs over ``cpu_window``
+    seconds, only when one is live: a refusal for a run of this checkout
+    does not wait for it. Invocations that go through ``runctx run`` are
+    left to it. ``changes`` are the commands that change an environment
+    (:mod:`runctx.runners.installers`), each judged by
+    :func:`environment_change_decision` (with the checkout's
+    ``on-environment-change``); with ``environments`` (the hooks), a test
+    invocation whose environment a run of another checkout uses gets
     :func:`shared_environment_decision` besides.
     """
     decisions = []
     reports: dict[Viewpoint, Report] = {}
     for here, cwd_known in _viewpoints(invocations, uid):
-        report = scan(here, source=source, self_pid=self_pid)
+        report = scan(
+            here, source=source, self_pid=self_pid, cpu_window=cpu_window, cpu_of=measures_cpu
+        )
         reports[here] = report
         settings = settings_for(here.root)
         chosen = mode if mode is not None else settings.mode
@@ -356,11 +470,13 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 own_run=own_run,
                 cwd_known=cwd_known,
                 shared_mode=settings.shared_tree_mode,
+                busy=settings.busy,
+                session=session,
             )
         )
     decisions.extend(
         _environment_decisions(
-            invocations,
+            invocations if environments else (),
             changes,
             reports,
             lambda here: scan(here, source=source, self_pid=self_pid),
@@ -375,6 +491,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
         mode=decision.mode.value,
         ours=[j.run.pid for j in decision.ours],
         foreign=[j.run.pid for j in decision.foreign],
+        box=list(decision.box.reasons),
     )
     return decision
 
@@ -481,32 +598,49 @@ def _environment_decisions(
     return found
 
 
-def _context(report: Report, *, finished: bool) -> str | None:
-    """What an agent should know about the runs live from ``report``'s viewpoint."""
+def _context(
+    report: Report, busy: BusyRules, session: AgentSession | None, *, finished: bool
+) -> str | None:
+    """What an agent should know about the runs live from ``report``'s viewpoint, briefly."""
     parts = []
+    limit = NOTE_MAX_CHARS
     if report.ours:
         if finished:
             pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
             parts.append(
                 f"{len(report.ours)} other test run(s) of this checkout were live when this "
-                f"command finished: {pids}. Runs of one checkout share caches, build dirs "
-                "and lock files, so the two may have disturbed each other."
+                f"command finished: {pids}. Runs of one checkout share caches and lock files, "
+                "so they may have disturbed each other."
             )
         else:
-            parts.append(same_checkout_message(report))
+            parts.extend(same_checkout_lines(report.ours, session))
+            limit = MESSAGE_MAX_CHARS
     if report.shared_tree and not finished:
         parts.append(shared_tree_message(report.shared_tree))
-    if report.foreign:
-        parts.append(foreign_message(report))
-    return _cut("runctx: " + "\n".join(parts)) if parts else None
+        limit = MESSAGE_MAX_CHARS
+    pressure = box_pressure(report.load, busy)
+    box_note = busy.on_busy_box is not BoxMode.OFF
+    parts.extend(foreign_lines(report, busy, pressure, box_note=box_note))
+    return cap("runctx: " + "\n".join(parts), limit) if parts else None
 
 
 def session_context(
-    cwd: str, *, source: ProcessSource | None = None, uid: int | None = None
+    cwd: str,
+    *,
+    source: ProcessSource | None = None,
+    uid: int | None = None,
+    session: AgentSession | None = None,
+    cpu_window: float = DEFAULT_WINDOW_SECONDS,
 ) -> str | None:
-    """The live runs an agent starting a session in ``cwd`` should know about, or None."""
-    report = scan(viewpoint(cwd=cwd, uid=uid), source=source)
-    return _context(report, finished=False)
+    """The live runs an agent starting a session in ``cwd`` should know about, or None.
+
+    Runs of this checkout are named, each with whose it is (``session``'s
+    own, another session's, an orphan); foreign runs only when busy now or
+    when the box is under pressure.
+    """
+    here = viewpoint(cwd=cwd, uid=uid)
+    report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
+    return _context(report, settings_for(here.root).busy, session, finished=False)
 
 
 def after_context(
@@ -514,11 +648,13 @@ def after_context(
     *,
     source: ProcessSource | None = None,
     uid: int | None = None,
+    cpu_window: float = DEFAULT_WINDOW_SECONDS,
 ) -> str | None:
     """What was live when a test command finished (for hooks that run after the tool)."""
     texts = []
     for here, _ in _viewpoints(invocations, uid):
-        text = _context(scan(here, source=source), finished=True)
+        report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
+        text = _context(report, settings_for(here.root).busy, None, finished=True)
         if text is not None:
             texts.append(text)
-    return _cut("\n\n".join(dict.fromkeys(texts))) if texts else None
+    return cap("\n".join(dict.fromkeys(texts)), MESSAGE_MAX_CHARS) if texts else None

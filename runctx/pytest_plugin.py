@@ -5,8 +5,11 @@ is installed (``-p no:runctx`` turns it off). It is quiet when there is nothing
 to say:
 
 - the report header names the other live runs of this checkout (pid, age,
-  members) and the foreign runs that share the CPUs (how many, how loaded the
-  box is);
+  members, who started them), foreign runs that are busy now (with their CPU
+  use) and a busy box; idle foreign runs on a quiet box are only counted.
+  Started by ``runctx run``, which said all that already, the header leaves
+  it out and the summary speaks only when tests failed; under ``runctx run
+  -q`` the plugin says nothing but a refusal (:mod:`runctx.handoff`);
 - what happens next to an earlier live run of this checkout is the policy's
   decision (:mod:`runctx.policy`) for the mode the session runs in:
   ``--runctx`` (ini ``runctx``), else the checkout's ``on-same-checkout``
@@ -28,8 +31,13 @@ to say:
 - the terminal summary says whether contention was seen during the session
   (sampled at the start, at the first test report, every ``--runctx-sample``
   seconds, and at the end), so a flaky failure can be read against it;
+- the checkout's ``on-busy-box = "wait"`` makes the session start wait
+  while the box is over a pressure or memory threshold (``--runctx-timeout``
+  bounds it), whoever's runs cause it; ``warn`` puts a line in the header;
 - with ``-n auto`` (pytest-xdist) the worker count leaves room for the CPUs
-  other runs keep busy;
+  other runs keep busy now, and for memory: no more workers than the
+  memory available above the checkout's ``busy-box-memory-available`` share
+  holds, at the controller's own size each (``--runctx-worker-memory``);
 - the code under test: at session start the header names each of the
   project's packages that is (or will be) imported from outside this checkout,
   and why (:mod:`runctx.code_origin`), checked again after collection;
@@ -73,26 +81,29 @@ from runctx.exits import EXIT_REFUSED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from runctx.busy import BoxPressure
     from runctx.bytecode import StaleModule
     from runctx.code_origin import CodeCheck
     from runctx.policy import Decision
     from runctx.records import ProcIdentity
     from runctx.report import JudgedRun, Report, Viewpoint
-    from runctx.settings import Settings
+    from runctx.settings import BusyRules, Settings
     from runctx.sources import ProcessSource
     from runctx.sources.load import Load
     from runctx.waiting import WaitOutcome
 
 MODES = ("warn", "wait", "refuse", "stop", "ask")
+"""The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
+POLICY_MODES = {"warn": "warn", "wait": "wait", "refuse": "stop", "stop": "stop", "ask": "ask"}
 CODE_MODES = ("warn", "refuse")
 """``--runctx-code``: what a session does when the code under test is another checkout's."""
 BYTECODE_MODES = ("off", "check", "fresh")
 """``--runctx-bytecode``: nothing, check the bytecode after the session, or a fresh cache."""
-"""The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
-POLICY_MODES = {"warn": "warn", "wait": "wait", "refuse": "stop", "stop": "stop", "ask": "ask"}
 DEFAULT_SAMPLE_SECONDS = 30.0
 AUTO_WINDOW_SECONDS = 0.3
 """How long the CPU use of other runs is measured for ``-n auto``."""
+MIN_WORKER_BYTES = 64 * 1024 * 1024
+"""The least memory a worker is taken to need when none is given (64 MiB)."""
 
 PREFIX = "runctx: "
 
@@ -105,6 +116,8 @@ class Sample:
     ours: tuple[JudgedRun, ...]
     foreign: tuple[JudgedRun, ...]
     load: Load
+    busy_foreign: tuple[JudgedRun, ...] = ()
+    pressure: tuple[str, ...] = ()
 
 
 @attrs.define
@@ -123,6 +136,10 @@ class PluginState:
     """The policy's mode for another user's run in this checkout: ``stop``, ``ask`` or ``warn``."""
     shared_from: str = ""
     """Where ``shared_mode`` came from (the checkout's setting), empty for the default."""
+    busy: BusyRules | None = None
+    """The checkout's thresholds of "busy now" and its ``on-busy-box``."""
+    handoff: str = ""
+    """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
     header: list[str] = attrs.Factory(list)
     samples: list[Sample] = attrs.Factory(list)
     errors: list[str] = attrs.Factory(list)
@@ -150,10 +167,15 @@ def _error_text(error: BaseException) -> str:
 
 
 def _visible(text: str) -> str:
-    """``text`` escaped for the terminal, line by line."""
-    from runctx.present.escape import visible_lines  # noqa: PLC0415 - see the module docstring
+    """``text`` escaped for the terminal, line by line, in what its encoding can hold.
 
-    return visible_lines(text)
+    pytest's terminal writer escapes a whole line again (backslashes too)
+    when one character does not fit the terminal's encoding (``…`` on an
+    ASCII terminal); written as its escape here, nothing is escaped twice.
+    """
+    from runctx.present.escape import terminal_text  # noqa: PLC0415 - see the module docstring
+
+    return terminal_text(text, getattr(sys.__stdout__, "encoding", None))
 
 
 # -- options ------------------------------------------------------------------------
@@ -198,6 +220,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_SAMPLE_SECONDS:g}s). ini: runctx_sample",
     )
     group.addoption(
+        "--runctx-worker-memory",
+        dest="runctx_worker_memory",
+        default=None,
+        metavar="MIB",
+        help="with -n auto, the memory one worker is taken to need, in MiB (default: the "
+        "controller's own resident size). ini: runctx_worker_memory",
+    )
+    group.addoption(
         "--runctx-share-cpus",
         dest="runctx_share_cpus",
         choices=("yes", "no"),
@@ -237,6 +267,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "runctx_share_cpus", "runctx: -n auto leaves room for other runs", type="bool", default=True
     )
+    parser.addini("runctx_worker_memory", "runctx: MiB one worker needs, for -n auto", default="")
 
 
 def _setting(config: pytest.Config, name: str) -> str:
@@ -331,6 +362,7 @@ def _state_from(config: pytest.Config) -> PluginState:
         sample_seconds=DEFAULT_SAMPLE_SECONDS if sample is None else sample,
         shared_mode=shared_mode,
         shared_from=shared_from,
+        busy=settings.busy,
     )
 
 
@@ -340,6 +372,9 @@ def pytest_configure(config: pytest.Config) -> None:
     _configure_code(config)
     if _is_worker(config):
         return
+    from runctx.handoff import take_handoff  # noqa: PLC0415 - see the module docstring
+
+    handoff = take_handoff()
     try:
         state = _state_from(config)
     except pytest.UsageError:
@@ -353,6 +388,7 @@ def pytest_configure(config: pytest.Config) -> None:
             sample_seconds=DEFAULT_SAMPLE_SECONDS,
         )
         _broken(state, error)
+    state.handoff = handoff
     state.rootdir = str(config.rootpath)
     config.stash[STATE] = state
     config.pluginmanager.register(Sampler(state), "runctx-sampler")
@@ -361,57 +397,93 @@ def pytest_configure(config: pytest.Config) -> None:
 # -- what a report says -------------------------------------------------------------
 
 
-def session_decision(report: Report, mode: str, shared_mode: str = "warn") -> Decision:
+def session_decision(
+    report: Report, mode: str, shared_mode: str = "warn", busy: BusyRules | None = None
+) -> Decision:
     """The policy's decision for this session about to start, in the plugin's ``mode``.
 
-    ``shared_mode`` is the policy's mode for another user's run in this checkout.
+    ``shared_mode`` is the policy's mode for another user's run in this
+    checkout; ``busy`` the checkout's thresholds and ``on-busy-box``.
     """
     from runctx import policy  # noqa: PLC0415 - see the module docstring
-    from runctx.settings import Mode  # noqa: PLC0415
+    from runctx.settings import DEFAULT_BUSY, Mode  # noqa: PLC0415
 
     return policy.decision_for(
         report,
         Mode(POLICY_MODES[mode]),
         own_run=True,
         shared_mode=Mode(POLICY_MODES[shared_mode]),
+        busy=busy if busy is not None else DEFAULT_BUSY,
     )
 
 
-def header_lines(
+def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
+    """What the scan at session start saw besides this run, briefly (no prefix).
+
+    Runs of this checkout and other users' runs in it are named; foreign runs
+    only when busy now or when the box is under pressure, else counted.
+    """
+    from runctx.busy import box_pressure  # noqa: PLC0415 - see the module docstring
+    from runctx.present.words import (  # noqa: PLC0415
+        foreign_count,
+        foreign_lines,
+        same_checkout_lines,
+        shared_tree_message,
+    )
+    from runctx.settings import DEFAULT_BUSY, BoxMode  # noqa: PLC0415
+
+    rules = busy if busy is not None else DEFAULT_BUSY
+    lines: list[str] = []
+    if report.ours:
+        lines.extend(same_checkout_lines(report.ours))
+    if report.shared_tree:
+        lines.append(shared_tree_message(report.shared_tree))
+    pressure = box_pressure(report.load, rules)
+    noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
+    if noted:
+        lines.extend(noted)
+    elif report.foreign:
+        lines.append(f"{foreign_count(report)} on this box.")
+    return lines
+
+
+def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
     report: Report,
     decision: Decision,
     mode_from: str,
     timeout: float | None,
     shared_from: str = "",
+    *,
+    busy: BusyRules | None = None,
+    said: bool = False,
 ) -> list[str]:
-    """The header lines for the scan at session start (none when nothing is live)."""
+    """The header lines for the scan at session start (none when nothing is live).
+
+    ``said``: ``runctx run`` said what the scan found already, so only what
+    the plugin decides is added.
+    """
     from runctx.policy import Action  # noqa: PLC0415
-    from runctx.present.words import (  # noqa: PLC0415
-        foreign_message,
-        same_checkout_message,
-        shared_tree_message,
-    )
     from runctx.settings import Mode  # noqa: PLC0415
     from runctx.waiting import blocking_runs  # noqa: PLC0415
 
-    lines: list[str] = []
-    if report.ours:
-        lines.extend(PREFIX + line for line in same_checkout_message(report).splitlines())
-    if report.shared_tree:
-        lines.append(PREFIX + shared_tree_message(report.shared_tree))
-    if report.foreign:
-        lines.append(PREFIX + foreign_message(report))
+    lines: list[str] = [] if said else [PREFIX + line for line in contention_lines(report, busy)]
     if decision.held_by_shared_tree:
         lines.append(
             f"{PREFIX}{shared_from or 'on-shared-tree'}: not starting next to another user's "
             f"run in this checkout (exit {EXIT_REFUSED})"
         )
         return lines
+    if decision.waits_for_room:
+        until = "no timeout" if timeout is None else f"timeout {timeout:g}s"
+        lines.append(
+            f'{PREFIX}on-busy-box = "wait": waiting until the box is less busy '
+            f"({', '.join(decision.box.reasons)}; {until})"
+        )
     if decision.mode is Mode.WARN:
         return lines
     count = len(blocking_runs(report))
     runs = "run" if count == 1 else "runs"
-    if decision.action not in {Action.STOP, Action.ASK}:
+    if decision.same_action not in {Action.STOP, Action.ASK}:
         limits = report.visibility.notes
         seen = f" (not seen: {'; '.join(limits)})" if limits else ""
         lines.append(
@@ -431,29 +503,54 @@ def header_lines(
     return lines
 
 
-def _sample_of(label: str, report: Report) -> Sample:
-    return Sample(label=label, ours=report.ours, foreign=report.foreign, load=report.load)
+def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sample:
+    from runctx.busy import box_pressure, split_by_cpu  # noqa: PLC0415
+    from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+
+    rules = busy if busy is not None else DEFAULT_BUSY
+    busy_runs, _idle = split_by_cpu(report.foreign, rules)
+    return Sample(
+        label=label,
+        ours=report.ours,
+        foreign=report.foreign,
+        load=report.load,
+        busy_foreign=busy_runs,
+        pressure=box_pressure(report.load, rules).reasons,
+    )
 
 
 def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> list[str]:
-    """The terminal summary: what the samples saw; empty when nothing and not ``always``."""
+    """The terminal summary: what the samples saw; empty when nothing and not ``always``.
+
+    Runs of this checkout and foreign runs that were busy in a sample are
+    named; foreign runs only ever seen idle, on a box never under pressure,
+    are counted.
+    """
     labels = ", ".join(sample.label for sample in samples)
     count = len(samples)
     taken = f"{count} sample{'s' if count != 1 else ''}: {labels}"
     lines = [f"runctx could not check for other runs: {error}" for error in errors]
     ours: dict[ProcIdentity, tuple[JudgedRun, list[str]]] = {}
-    foreign: dict[ProcIdentity, tuple[JudgedRun, list[str]]] = {}
+    busy: dict[ProcIdentity, tuple[JudgedRun, list[str]]] = {}
     for sample in samples:
-        for bucket, runs in ((ours, sample.ours), (foreign, sample.foreign)):
+        for bucket, runs in ((ours, sample.ours), (busy, sample.busy_foreign)):
             for judged in runs:
                 _, seen_in = bucket.get(judged.run.identity, (judged, []))
                 seen_in.append(sample.label)
                 bucket[judged.run.identity] = (judged, seen_in)  # described as last seen
-    if not ours and not foreign:
+    idle = {j.run.identity for sample in samples for j in sample.foreign} - set(busy)
+    pressed = [sample for sample in samples if sample.pressure]
+    if not ours and not busy and not pressed:
         if samples and (always or errors):
-            lines.append(f"no other test run was seen during this session ({taken})")
+            if idle:
+                lines.append(
+                    f"no busy test run was seen during this session ({taken}; "
+                    f"{len(idle)} idle foreign test run(s))"
+                )
+            else:
+                lines.append(f"no other test run was seen during this session ({taken})")
         return lines
-    from runctx.present.words import describe_foreign, describe_load, describe_ours  # noqa: PLC0415
+    from runctx.present.words import describe_foreign, describe_ours  # noqa: PLC0415
 
     lines.append(f"contention was seen during this session ({taken}):")
     lines.extend(
@@ -461,23 +558,18 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
         for judged, seen in ours.values()
     )
     lines.extend(
-        f"  foreign run: {describe_foreign(judged)} [seen at {', '.join(seen)}]"
-        for judged, seen in foreign.values()
+        f"  busy foreign run: {describe_foreign(judged)} [seen at {', '.join(seen)}]"
+        for judged, seen in busy.values()
     )
-    busiest = max(samples, key=_load_key)
-    lines.append(f"  box at its busiest ({busiest.label}): {describe_load(busiest.load)}")
+    if idle:
+        lines.append(f"  +{len(idle)} idle foreign test run(s)")
+    if pressed:
+        lines.append(f"  box busy ({pressed[0].label}): {', '.join(pressed[0].pressure)}")
     lines.append(
         "Slowness, timeouts and flaky failures in this session may come from that "
         "contention rather than from a regression."
     )
     return lines
-
-
-def _load_key(sample: Sample) -> float:
-    from runctx.unknown import Unknown  # noqa: PLC0415
-
-    per_cpu = sample.load.load_per_cpu
-    return -1.0 if isinstance(per_cpu, Unknown) else per_cpu
 
 
 # -- writing ------------------------------------------------------------------------
@@ -505,27 +597,60 @@ def _broken(state: PluginState, error: Exception) -> None:
     state.header.append(f"{PREFIX}could not check for other runs ({_error_text(error)})")
 
 
+def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
+    """A scan from the session's checkout, with the CPU use now of the foreign runs."""
+    from runctx.policy import measures_cpu  # noqa: PLC0415 - see the module docstring
+    from runctx.scanning import scan  # noqa: PLC0415
+
+    return scan(state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu)
+
+
 def _first_scan(state: PluginState) -> None:
     if not state.sampling:
         return
     try:
-        from runctx.scanning import scan, viewpoint  # noqa: PLC0415
+        from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
+        from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415
+        from runctx.scanning import viewpoint  # noqa: PLC0415
         from runctx.sources import default_source  # noqa: PLC0415
 
         # Chosen once: a test that changes RUNCTX_SOURCE must not change ours.
         state.source = default_source()
         # The session's checkout is its rootdir's, wherever it was started from.
         state.here = viewpoint(cwd=state.rootdir)
-        report = scan(state.here, source=state.source)
+        report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
         state.start = report
-        state.decision = session_decision(report, state.mode, state.shared_mode)
-        state.samples.append(_sample_of("start", report))
-        state.header.extend(
-            header_lines(report, state.decision, state.mode_from, state.timeout, state.shared_from)
-        )
+        state.decision = session_decision(report, state.mode, state.shared_mode, state.busy)
+        state.samples.append(_sample_of("start", report, state.busy))
+        if state.handoff != QUIET:
+            state.header.extend(
+                header_lines(
+                    report,
+                    state.decision,
+                    state.mode_from,
+                    state.timeout,
+                    state.shared_from,
+                    busy=state.busy,
+                    said=state.handoff == CHECKED,
+                )
+            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         _broken(state, error)
     state.last_sample = time.monotonic()
+
+
+def _refuses(state: PluginState) -> bool:
+    """Whether the session's decision refuses it outright (no wait can change it)."""
+    decision = state.decision
+    if decision is None:
+        return False  # no scan: a failure inside runctx, already in the header
+    from runctx.policy import Action  # noqa: PLC0415
+
+    if decision.action not in {Action.STOP, Action.ASK}:
+        return False
+    if decision.held_by_shared_tree:
+        return True
+    return decision.same_action in {Action.STOP, Action.ASK} and state.mode != "wait"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -534,8 +659,8 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
 
     xdist starts its workers in its own ``pytest_sessionstart``, which runs
     inside this wrapper: waiting before ``yield`` keeps them, and their
-    collection in the checkout, from starting next to the run waited for. A
-    refusal comes after, so that the header says why first.
+    collection in the checkout, from starting next to the run waited for (or
+    on a busy box). A refusal comes after, so that the header says why first.
     """
     config = session.config
     state = config.stash.get(STATE, None)
@@ -544,10 +669,10 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
         _first_scan(state)
         if code is not None:
             _start_code(config, code, said=bool(state.errors))
-        if state.mode == "wait":
+        if not _refuses(state):
             _act(config, state)
     yield
-    if state is not None and state.mode != "wait":
+    if state is not None and _refuses(state):
         _act(config, state)
     if code is not None and state is not None:
         _refuse_code_now(code)
@@ -573,8 +698,8 @@ def _act(config: pytest.Config, state: PluginState) -> None:
             f"{shared_tree_message(decision.shared)}\nrunctx refused to start this session "
             f"({setting}, exit status {EXIT_REFUSED})."
         )
-        pytest.exit(msg, returncode=EXIT_REFUSED)
-    if state.mode != "wait":
+        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
+    if _refuses(state):
         asks = " (it asks first, and a test session cannot ask)" if state.mode == "ask" else ""
         msg = (
             f"{same_checkout_message(report)}\nrunctx refused to start this session "
@@ -582,11 +707,27 @@ def _act(config: pytest.Config, state: PluginState) -> None:
             "for it instead."
         )
         pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
+    if decision.same_action is Action.STOP:
+        _wait_for_turn(config, state, describe_ours)
+    if decision.waits_for_room:
+        _wait_for_room(config, state)
 
+
+def _say(config: pytest.Config, state: PluginState, text: str) -> None:
+    """A progress line, unless ``runctx run -q`` asked for silence."""
+    from runctx.handoff import QUIET  # noqa: PLC0415
+
+    if state.handoff != QUIET:
+        _write(config, text)
+
+
+def _wait_for_turn(
+    config: pytest.Config, state: PluginState, describe: Callable[[JudgedRun], str]
+) -> None:
     def show(blocking: tuple[JudgedRun, ...]) -> None:
         if blocking:
-            runs = "; ".join(describe_ours(judged) for judged in blocking)
-            _write(config, f"{PREFIX}waiting for {runs}")
+            runs = "; ".join(describe(judged) for judged in blocking)
+            _say(config, state, f"{PREFIX}waiting for {runs}")
 
     outcome = _wait(config, state, show)
     if outcome is None:
@@ -594,15 +735,48 @@ def _act(config: pytest.Config, state: PluginState) -> None:
     state.waited = outcome
     seconds = f"{outcome.waited_seconds:.1f}s"
     if not outcome.ready:
-        runs = "; ".join(describe_ours(judged) for judged in outcome.blocking)
+        runs = "; ".join(describe(judged) for judged in outcome.blocking)
         msg = (
             f"runctx: timed out after {seconds} waiting for another run of this checkout "
             f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
         )
         pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
-    state.samples.append(_sample_of("after wait", outcome.report))
+    state.samples.append(_sample_of("after wait", outcome.report, state.busy))
     pids = ", ".join(str(judged.run.pid) for judged in outcome.waited_for)
-    _write(config, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")
+    if pids:
+        _say(config, state, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")
+
+
+def _wait_for_room(config: pytest.Config, state: PluginState) -> None:
+    """Wait while the box is over a threshold (``on-busy-box = "wait"``), bounded by the timeout."""
+    from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+    from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_room  # noqa: PLC0415
+
+    def show(pressure: BoxPressure) -> None:
+        if pressure.busy:
+            _say(config, state, f"{PREFIX}waiting for room: {', '.join(pressure.reasons)}")
+
+    try:
+        outcome = wait_for_room(
+            state.busy if state.busy is not None else DEFAULT_BUSY,
+            timeout=state.timeout,
+            poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
+            on_change=show,
+            source=state.source,
+        )
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        _write(config, f"{PREFIX}could not wait for room ({_error_text(error)}); going ahead")
+        return
+    seconds = f"{outcome.waited_seconds:.1f}s"
+    if not outcome.ready:
+        msg = (
+            f"runctx: timed out after {seconds} waiting for the box to be less busy "
+            f"({', '.join(outcome.pressure.reasons)}; --runctx-timeout; exit status "
+            f"{EXIT_REFUSED})."
+        )
+        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
+    _say(config, state, f"{PREFIX}waited {seconds} for room; going ahead")
 
 
 def _wait(
@@ -634,9 +808,10 @@ def _sample(state: PluginState, label: str) -> None:
     if not state.sampling or state.here is None:
         return
     try:
-        from runctx.scanning import scan  # noqa: PLC0415
+        from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
 
-        state.samples.append(_sample_of(label, scan(state.here, source=state.source)))
+        report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
+        state.samples.append(_sample_of(label, report, state.busy))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         state.sampling = False
@@ -679,12 +854,14 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     state = config.stash.get(STATE, None)
     if state is None:
         return []
+    from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
+
     lines = list(state.header)
     code = config.stash.get(CODE, None)
     if code is not None:
         lines.extend(code.header)
     note = config.stash.get(AUTO_WORKERS_NOTE, None)
-    if note is not None:
+    if note is not None and state.handoff != QUIET:
         lines.append(PREFIX + note)
     return [_visible(line) for line in lines]
 
@@ -696,9 +873,15 @@ def pytest_terminal_summary(
     state = config.stash.get(STATE, None)
     if state is None:
         return
-    always = exitstatus == pytest.ExitCode.TESTS_FAILED or config.get_verbosity() > 0
+    from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
+
+    failed = exitstatus == pytest.ExitCode.TESTS_FAILED
+    always = failed or config.get_verbosity() > 0
+    # Under runctx run, which said what it saw, the summary speaks only when tests failed.
+    said = state.handoff == QUIET or (state.handoff == CHECKED and not failed)
+    samples = [] if said else state.samples
     try:
-        lines = summary_lines(state.samples, state.errors, always=always)
+        lines = summary_lines(samples, state.errors, always=always)
         code = config.stash.get(CODE, None)
         if code is not None:
             lines.extend(bytecode_summary(code))
@@ -714,32 +897,22 @@ def pytest_terminal_summary(
 # -- -n auto ------------------------------------------------------------------------
 
 
-def busy_cpus(first: Report, second: Report) -> tuple[float, int]:
-    """CPUs kept busy by other runs between two scans, and how many runs did so.
+def busy_cpus(report: Report) -> tuple[float, int]:
+    """CPUs kept busy now by other runs (not this one), and how many runs did so.
 
-    A run is followed by its identity; the CPU time its members used between
-    the scans, over the wall time between them, is what it keeps busy.
+    Each run's ``cpu_now`` is what its processes used over the report's CPU
+    window; a run whose use was not measured counts for none.
     """
     from runctx.unknown import Unknown  # noqa: PLC0415
 
-    before = {
-        j.run.identity: j.run.cpu_seconds
-        for j in first.runs
-        if not j.run.is_self and not isinstance(j.run.cpu_seconds, Unknown)
-    }
-    elapsed = second.taken_at - first.taken_at
-    if elapsed <= 0:
-        return 0.0, 0
     busy = 0.0
     runs = 0
-    for judged in second.runs:
-        now = judged.run.cpu_seconds
-        if judged.run.is_self or isinstance(now, Unknown):
-            continue  # a run whose CPU time is unreadable cannot be measured
-        used = now - before.get(judged.run.identity, now)
-        if used > 0:
-            busy += used / elapsed
-            runs += 1
+    for judged in report.runs:
+        now = judged.run.cpu_now
+        if judged.run.is_self or isinstance(now, Unknown) or now <= 0:
+            continue
+        busy += now
+        runs += 1
     return busy, runs
 
 
@@ -749,9 +922,24 @@ def shared_worker_count(base: int, usable_cpus: int, busy: float) -> int:
     return max(1, min(base, math.floor(base * free + 0.5)))
 
 
+def memory_worker_count(
+    base: int, available_bytes: int, total_bytes: int, reserve_percent: float, worker_bytes: int
+) -> int:
+    """At most ``base`` workers, as many as fit in the memory above the reserve (at least 1).
+
+    The reserve is the checkout's ``busy-box-memory-available`` share of the
+    total: the workers leave the box at least that much, so that they do not
+    make it the busy box other runs wait for.
+    """
+    room = available_bytes - total_bytes * reserve_percent / 100
+    if worker_bytes <= 0:
+        return base
+    return max(1, min(base, int(room // worker_bytes)))
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """With ``-n auto``, leave room for the CPUs other live runs keep busy."""
+    """With ``-n auto``, leave room for the CPUs other live runs keep busy, and for memory."""
     if _is_worker(config) or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     try:
@@ -763,6 +951,24 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         return None
 
 
+def _worker_bytes(config: pytest.Config) -> int:
+    """The memory one worker is taken to need: the option, else the controller's own RSS."""
+    text = _setting(config, "runctx_worker_memory")
+    if text:
+        try:
+            mib = float(text)
+        except ValueError:
+            mib = -1.0
+        if not 0 < mib < float("inf"):
+            msg = f"--runctx-worker-memory / runctx_worker_memory: not a number of MiB: {text!r}"
+            raise pytest.UsageError(msg)
+        return int(mib * 1024 * 1024)
+    import resource  # noqa: PLC0415 - only for -n auto
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    return max(MIN_WORKER_BYTES, peak)
+
+
 def _auto_workers(config: pytest.Config) -> int | None:
     import importlib  # noqa: PLC0415
 
@@ -771,19 +977,37 @@ def _auto_workers(config: pytest.Config) -> int | None:
 
     xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
     base = int(xdist_count(config))
-    first = scan()
-    time.sleep(AUTO_WINDOW_SECONDS)
-    second = scan()
-    usable = second.load.usable_cpus
+    report = scan(cpu_window=AUTO_WINDOW_SECONDS)
+    usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or usable < 1:
         return None
-    busy, runs = busy_cpus(first, second)
+    busy, runs = busy_cpus(report)
     workers = shared_worker_count(base, usable, busy)
+    reasons = []
+    if workers < base:
+        reasons.append(f"other runs ({runs}) keep ~{busy:.1f} of {usable} usable CPUs busy")
+    memory = report.load.memory
+    if not isinstance(memory, Unknown):
+        rules = _checkout_settings(config).busy
+        per_worker = _worker_bytes(config)
+        fits = memory_worker_count(
+            base,
+            memory.available_bytes,
+            memory.total_bytes,
+            rules.memory_available or 0.0,
+            per_worker,
+        )
+        if fits < base:
+            workers = min(workers, fits)
+            reasons.append(
+                f"{memory.available_bytes / 2**30:.1f} GiB available holds {fits} at "
+                f"{per_worker / 2**20:.0f} MiB each"
+            )
     if workers >= base:
         return None
     config.stash[AUTO_WORKERS_NOTE] = (
         f"-n auto: {workers} worker{'s' if workers != 1 else ''} instead of {base}: "
-        f"other runs ({runs}) keep ~{busy:.1f} of {usable} usable CPUs busy"
+        + "; ".join(reasons)
     )
     return workers
 

@@ -73,3 +73,25 @@ class ProcessTable:
     unreadable: int
     zombies: int
     kernel_threads: int
+
+
+@attrs.frozen
+class Inherited:
+    """What a process inherited at exec that can say who started it.
+
+    ``environ`` holds only the variables asked for, as ``(name, value)`` pairs
+    (``/proc/PID/environ`` is the environment at exec: later changes are not
+    in it); it is an unknown when it could not be read, or was not read on
+    purpose (another user's). ``cgroup`` is the path systemd files the process
+    under; ``tty`` whether it has a controlling terminal.
+    """
+
+    environ: tuple[tuple[str, str], ...] | Unknown
+    cgroup: str | Unknown
+    tty: bool | Unknown
+
+    def variable(self, name: str) -> str | None:
+        """The value of one variable, None when it is not set (or not known)."""
+        if isinstance(self.environ, Unknown):
+            return None
+        return next((value for key, value in self.environ if key == name), None)

@@ -26,6 +26,22 @@ class Viewpoint:
 
 
 @attrs.frozen
+class StartedBy:
+    """Who started a run (:mod:`runctx.started_by`): a kind, and what identifies it.
+
+    ``kind`` is ``claude-code``, ``codex``, ``github-actions``, ``cron``,
+    ``terminal``, ...; ``session`` the agent session, CI job or unit
+    invocation that started it, None when the starter has none or it was not
+    known; ``detail`` a few words more (the CI workflow and job, the systemd
+    unit, the terminal program), None when there is nothing more to say.
+    """
+
+    kind: str
+    session: str | None
+    detail: str | None
+
+
+@attrs.frozen
 class Run:
     """One live test run, with the owner and checkout of its authoritative process.
 
@@ -34,6 +50,13 @@ class Run:
     ``members`` are their pids. ``root`` is the checkout root of the
     authoritative process's cwd, found through its own view of the file
     system: a path as that process names it, and the directory it is.
+
+    ``orphaned``: the run's authoritative process lost the parent that
+    started it (its runner, or the shell or agent that ran it) and was
+    reparented to init or a subreaper (:func:`runctx.folding.reparented`).
+    ``started_by``: who started it, from what it inherited at exec, or why
+    that is not known. ``cpu_now``: the CPUs its processes kept busy over
+    the report's CPU window (1.0 is one CPU), or why that was not measured.
     """
 
     pid: int
@@ -50,6 +73,8 @@ class Run:
     rss_bytes: int | Unknown
     orphaned: bool
     is_self: bool
+    started_by: StartedBy | Unknown = NOT_READ
+    cpu_now: float | Unknown = NOT_READ
     environment: Environment | Unknown = NOT_READ
     """Where the run imports from (:mod:`runctx.environment`), or why that is not known."""
     shares_environment_with: tuple[int, ...] = ()
@@ -86,7 +111,13 @@ class JudgedRun:
 
 @attrs.frozen
 class Report:
-    """Everything one scan found, judged from one viewpoint."""
+    """Everything one scan found, judged from one viewpoint.
+
+    ``cpu_window`` is the time, in seconds, between the two readings each
+    run's ``cpu_now`` comes from (:mod:`runctx.cpu_window`), or why none was
+    taken (a scan samples only when asked to, and only when a run besides
+    the caller's own is live).
+    """
 
     here: Viewpoint
     runs: tuple[JudgedRun, ...]
@@ -95,6 +126,7 @@ class Report:
     self_pid: int | Unknown
     taken_at: float
     duration_seconds: float
+    cpu_window: float | Unknown = NOT_READ
 
     @property
     def self_run(self) -> JudgedRun | None:

@@ -10,16 +10,25 @@ import attrs
 
 from runctx._log import INFO, log_event
 from runctx.checkout import Root, checkout_root, root_at, rules_for, same_directory
+from runctx.cpu_window import cpu_now, read_cpu, second_reading
 from runctx.environment import Environment, same_environment
-from runctx.folding import WORKER_ROLE, FoldedRun, descends_from, fold_runs, live_parent
+from runctx.folding import (
+    WORKER_ROLE,
+    FoldedRun,
+    ancestor_names,
+    descends_from,
+    fold_runs,
+    reparented,
+)
 from runctx.identity import judge
-from runctx.records import ProcessTable, ProcRecord
-from runctx.report import JudgedRun, Report, Run, Viewpoint
+from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.settings import settings_for
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.visibility import describe_limits
-from runctx.unknown import Reason, Unknown
+from runctx.started_by import WANTED, started_by
+from runctx.unknown import NOT_READ, Reason, Unknown
 
 
 def viewpoint(
@@ -86,9 +95,9 @@ def _run_of(
         started=time.time() - authority.age_seconds,
         cpu_seconds=total([records[pid].cpu_seconds for pid in members]),
         rss_bytes=_whole(total([records[pid].rss_bytes for pid in members])),
-        # A worker is orphaned only when its runner is gone: a worker under a live
-        # process that is no runner (pytest.main() in a script) is not.
-        orphaned=found.role == WORKER_ROLE and live_parent(authority, records) is None,
+        # Orphaned: reparented after the process that started it exited. A worker
+        # under a live process that is no runner (pytest.main() in a script) is not.
+        orphaned=reparented(authority, records, worker=found.role == WORKER_ROLE),
         # The caller's run: it contains the caller, or the caller started it (a
         # pytest.main() controller that is no runner itself, and its workers).
         is_self=isinstance(self_pid, int)
@@ -96,15 +105,30 @@ def _run_of(
     )
 
 
+VIRTUAL_ENV = frozenset({"VIRTUAL_ENV"})
+
+
 def _environment_of(
     source: ProcessSource,
     authority: ProcRecord,
     found: FoldedRun,
     records: Mapping[int, ProcRecord],
+    reader_uid: int,
 ) -> Environment | Unknown:
-    """The environment the run imports from: its authoritative process first, then its members."""
+    """The environment the run imports from: its authoritative process first, then its members.
+
+    ``$VIRTUAL_ENV`` (for a Python started by a bare name) is read only for a
+    run of ``reader_uid``, the user runctx runs as, as for who started it:
+    another user's environment is never read, not even by root.
+    """
     members = [authority, *(records[pid] for pid in found.members[1:] if pid in records)]
-    return source.environment(members)
+    if authority.uid != reader_uid:
+        return source.environment(members)
+
+    def virtual_env(process: ProcIdentity) -> str | None:
+        return source.inherited(process, VIRTUAL_ENV).variable("VIRTUAL_ENV")
+
+    return source.environment(members, virtual_env)
 
 
 def flag_shared_environments(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:
@@ -146,6 +170,41 @@ def _other_checkout(one: Root | Unknown, other: Root | Unknown) -> bool:
 
 _VANISHED = (Reason.GONE, Reason.ZOMBIE)
 
+OTHER_USERS_ENVIRONMENT = Unknown(
+    Reason.DENIED, "another user's run: its environment is never read"
+)
+UNKNOWN_OWNERS_ENVIRONMENT = Unknown(
+    Reason.DENIED, "its owner is not known: its environment is not read"
+)
+
+
+def _who_started(
+    source: ProcessSource,
+    run: Run,
+    authority: ProcRecord,
+    records: Mapping[int, ProcRecord],
+    reader_uid: int,
+) -> StartedBy | Unknown:
+    """Who started ``run``, from what its authoritative process inherited, or why not known.
+
+    The environment is read only when the run's owner is ``reader_uid``, the
+    user runctx runs as: another user's never is, not even by root, so that
+    nothing of it can reach a reply. What is left for such a run is what
+    every user may see: the process tree, the cgroup, the terminal.
+    """
+    skip: Unknown | None = None
+    if isinstance(run.uid, Unknown):
+        skip = UNKNOWN_OWNERS_ENVIRONMENT
+    elif run.uid != reader_uid:
+        skip = OTHER_USERS_ENVIRONMENT
+    inherited = source.inherited(run.identity, WANTED, skip_environ=skip)
+    found = started_by(inherited, ancestor_names(authority, records))
+    if found is not None:
+        return found
+    if isinstance(inherited.environ, Unknown):
+        return inherited.environ
+    return Unknown(Reason.ABSENT, "nothing it inherited names who started it")
+
 
 def _vanished(record: ProcRecord) -> bool:
     """Whether a process exited between the table and the reading of its owner."""
@@ -179,12 +238,29 @@ def _table_and_owners(
     return table, [(found, authority) for found, authority in owned if not _vanished(authority)]
 
 
-def scan(
+def _judged(run: Run, here: Viewpoint) -> JudgedRun:
+    """``run`` with its verdict from ``here``, logged."""
+    judgement = judge(run, here.root, here.uid)
+    log_event(
+        "runctx.verdict",
+        level=INFO,
+        pid=run.pid,
+        kind=run.kind,
+        verdict=judgement.verdict.value,
+        reasons=list(judgement.reasons),
+        is_self=run.is_self,
+    )
+    return JudgedRun(run=run, judgement=judgement)
+
+
+def scan(  # noqa: PLR0913 - each knob is independent
     here: Viewpoint | None = None,
     *,
     source: ProcessSource | None = None,
     patterns: Sequence[RunnerPattern] | None = None,
     self_pid: int | None = None,
+    cpu_window: float | None = None,
+    cpu_of: Callable[[JudgedRun], bool] | None = None,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
@@ -192,7 +268,11 @@ def scan(
     to the runner table of the checkout's settings (:func:`runctx.settings.settings_for`);
     ``self_pid`` to the calling process as the source numbers it (its pid in
     the procfs's pid namespace, through ``NSpid``): the run containing it is
-    this run.
+    this run. With ``cpu_window`` (seconds), each run besides this one (or
+    only those ``cpu_of`` picks: a hook measures foreign runs alone, the only
+    ones whose words depend on it) gets its CPU use now
+    (:mod:`runctx.cpu_window`), when there is such a run: the scan then takes
+    at least that long.
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
@@ -209,25 +289,41 @@ def scan(
         return detected[argv]
 
     table, owned = _table_and_owners(source, detect, here.uid)
-    unreadable = {"uid": 0, "cwd": 0}
-    judged_runs = []
-    for found, authority in owned:
-        unreadable["uid"] += isinstance(authority.uid, Unknown)
-        unreadable["cwd"] += isinstance(authority.root, Unknown)
-        environment = _environment_of(source, authority, found, table.records)
-        run = _run_of(authority, found, table.records, caller, environment)
-        judgement = judge(run, here.root, here.uid)
-        log_event(
-            "runctx.verdict",
-            level=INFO,
-            pid=run.pid,
-            kind=run.kind,
-            verdict=judgement.verdict.value,
-            reasons=list(judgement.reasons),
-            is_self=run.is_self,
+    unreadable = {
+        "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
+        "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
+    }
+    reader = os.getuid()
+    judged_runs = [
+        _judged(
+            _run_of(
+                authority,
+                found,
+                table.records,
+                caller,
+                _environment_of(source, authority, found, table.records, reader),
+            ),
+            here,
         )
-        judged_runs.append(JudgedRun(run=run, judgement=judgement))
-
+        for found, authority in owned
+    ]
+    measured = [
+        judged.run
+        for judged in judged_runs
+        if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
+    ]
+    first = read_cpu(source, measured) if cpu_window is not None and measured else None
+    judged_runs = [
+        attrs.evolve(
+            judged,
+            run=attrs.evolve(
+                judged.run,
+                started_by=_who_started(source, judged.run, authority, table.records, reader),
+            ),
+        )
+        for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
+    ]
+    load = source.load()
     visibility = describe_limits(
         source=source.name,
         mount=source.proc_mount(),
@@ -237,14 +333,29 @@ def scan(
         zombies=table.zombies,
         run_fields_unreadable=unreadable,
     )
+    window: float | Unknown = NOT_READ
+    if first is not None and cpu_window is not None:
+        second = second_reading(source, first, cpu_window)
+        window = second.at - first.at
+        sampled = {run.identity for run in measured}
+        judged_runs = [
+            attrs.evolve(
+                judged, run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second))
+            )
+            if judged.run.identity in sampled
+            else judged
+            for judged in judged_runs
+        ]
+
     report = Report(
         here=here,
         runs=flag_shared_environments(judged_runs),
-        load=source.load(),
+        load=load,
         visibility=visibility,
         self_pid=caller,
         taken_at=time.time(),
         duration_seconds=time.perf_counter() - began,
+        cpu_window=window,
     )
     log_event(
         "runctx.scan_finished",

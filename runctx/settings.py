@@ -257,6 +257,12 @@ SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
 ENVIRONMENT_CHANGE_KEY = "on-environment-change"
 ENVIRONMENT_CHANGE_ENV = "RUNCTX_ON_ENVIRONMENT_CHANGE"
 RUNNERS_KEY = "runners"
+BUSY_RUN_CPU_KEY = "busy-run-cpu"
+BOX_CPU_PRESSURE_KEY = "busy-box-cpu-pressure"
+BOX_LOAD_KEY = "busy-box-load-per-cpu"
+BOX_MEMORY_KEY = "busy-box-memory-available"
+BUSY_BOX_KEY = "on-busy-box"
+BUSY_BOX_ENV = "RUNCTX_ON_BUSY_BOX"
 
 
 class Mode(enum.StrEnum):
@@ -285,12 +291,82 @@ evidence is exact (one directory by device and inode, a known other uid), so a
 stop is never a guess. A checkout that expects it (a root CI job in a
 developer's tree) sets ``warn``."""
 
+
+class BoxMode(enum.StrEnum):
+    """What a test run does while the box is busy, whoever's runs make it so (``on-busy-box``)."""
+
+    OFF = "off"
+    """Nothing beyond the usual note on busy foreign runs."""
+    WARN = "warn"
+    """Say that the box is busy (one line), and start."""
+    WAIT = "wait"
+    """Wait until it is not (``runctx run``, the plugin); a hook stops and says how to wait."""
+
+
+DEFAULT_BOX_MODE = BoxMode.OFF
+
+
+class BusyRules(LightRecord):
+    """When a run is busy now, when the box is, and what a busy box does (``on-busy-box``).
+
+    ``run_cpu``: a run is busy when its processes keep at least this many
+    CPUs busy over the sampling window (0.5: half a CPU). The box is busy
+    when its CPU pressure (PSI ``some avg10``, percent) reaches
+    ``cpu_pressure``, its load per usable CPU reaches ``load_per_cpu``, or
+    its available memory falls below ``memory_available`` percent of the
+    total. Each threshold counts only when its fact is known; a box threshold
+    that is None (``false`` in the file) is not checked at all.
+    """
+
+    __slots__ = ("cpu_pressure", "load_per_cpu", "memory_available", "on_busy_box", "run_cpu")
+
+    run_cpu: float
+    cpu_pressure: float | None
+    load_per_cpu: float | None
+    memory_available: float | None
+    on_busy_box: BoxMode
+
+    def __init__(
+        self,
+        run_cpu: float = 0.5,
+        cpu_pressure: float | None = 40.0,
+        load_per_cpu: float | None = 1.5,
+        memory_available: float | None = 10.0,
+        on_busy_box: BoxMode = DEFAULT_BOX_MODE,
+    ) -> None:
+        """Hold validated values."""
+        self._hold(
+            run_cpu=run_cpu,
+            cpu_pressure=cpu_pressure,
+            load_per_cpu=load_per_cpu,
+            memory_available=memory_available,
+            on_busy_box=on_busy_box,
+        )
+
+    def with_mode(self, on_busy_box: BoxMode) -> BusyRules:
+        """The same thresholds with another ``on-busy-box``."""
+        return BusyRules(
+            self.run_cpu, self.cpu_pressure, self.load_per_cpu, self.memory_available, on_busy_box
+        )
+
+
+DEFAULT_BUSY = BusyRules()
+
 ENVIRONMENT_CHANGE_MODES = (Mode.STOP, Mode.ASK, Mode.WARN)
 """What ``on-environment-change`` may say: a command that changes nothing is not waited for."""
 DEFAULT_ENVIRONMENT_CHANGE_MODE = Mode.WARN
 """``pip install -e .`` next to a live run that imports from the same environment is a
 hazard to that run, not necessarily a mistake (reinstalling a shared venv on purpose):
 warn by default, and let a checkout that shares one venv across worktrees stop or ask."""
+
+_THRESHOLDS = (
+    # key, BusyRules field, the largest value that makes sense, whether false turns it off
+    (BUSY_RUN_CPU_KEY, "run_cpu", 4096.0, False),
+    (BOX_CPU_PRESSURE_KEY, "cpu_pressure", 100.0, True),
+    (BOX_LOAD_KEY, "load_per_cpu", 4096.0, True),
+    (BOX_MEMORY_KEY, "memory_available", 100.0, True),
+)
+
 
 _RUNNER_KEYS = frozenset(
     {"kind", "role", "program", "module", "args", "any_args", "not_with", "value_options"}
@@ -306,13 +382,15 @@ class Settings(LightRecord):
     ``$RUNCTX_ON_SAME_CHECKOUT``, or None when neither sets it (``mode`` then
     gives the default); ``on_shared_tree`` likewise for another user's run in
     this very checkout (``$RUNCTX_ON_SHARED_TREE``; ``shared_tree_mode``);
-    ``on_environment_change`` for a command that changes an environment a
-    live run imports from (``$RUNCTX_ON_ENVIRONMENT_CHANGE``;
-    ``environment_change_mode``).
+    ``busy`` the thresholds of "busy now" and the ``on-busy-box`` mode
+    (``$RUNCTX_ON_BUSY_BOX``); ``on_environment_change`` for a command that
+    changes an environment a live run imports from
+    (``$RUNCTX_ON_ENVIRONMENT_CHANGE``; ``environment_change_mode``).
     """
 
     __slots__ = (
         "_patterns",
+        "busy",
         "on_environment_change",
         "on_same_checkout",
         "on_shared_tree",
@@ -324,15 +402,18 @@ class Settings(LightRecord):
     runners: tuple[RunnerPattern, ...]
     on_same_checkout: Mode | None
     on_shared_tree: Mode | None
+    busy: BusyRules
     on_environment_change: Mode | None
     _patterns: tuple[RunnerPattern, ...]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one argument per setting
         self,
         path: str = "",
         runners: tuple[RunnerPattern, ...] = (),
         on_same_checkout: Mode | None = None,
         on_shared_tree: Mode | None = None,
+        busy: BusyRules = DEFAULT_BUSY,
+        *,
         on_environment_change: Mode | None = None,
     ) -> None:
         """Hold validated values."""
@@ -342,6 +423,7 @@ class Settings(LightRecord):
             runners=runners,
             on_same_checkout=on_same_checkout,
             on_shared_tree=on_shared_tree,
+            busy=busy,
             on_environment_change=on_environment_change,
             _patterns=patterns,
         )
@@ -378,17 +460,19 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
 
     ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``,
     ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree`` and
-    ``$RUNCTX_ON_ENVIRONMENT_CHANGE`` overrides ``on-environment-change``. A checkout that
-    cannot be identified has the defaults. The file is read and validated once
-    per root while it stays unchanged. A malformed file, table or value raises
+    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box`` and
+    ``$RUNCTX_ON_ENVIRONMENT_CHANGE`` ``on-environment-change``. A checkout that cannot
+    be identified has the defaults. The file is read and validated once per
+    root while it stays unchanged. A malformed file, table or value raises
     :class:`~runctx.exceptions.ConfigError` naming the file and the key.
     """
     environ = os.environ if environ is None else environ
     found = _file_settings(root) if isinstance(root, str) else DEFAULTS
     same = environ.get(MODE_ENV, "")
     shared = environ.get(SHARED_TREE_ENV, "")
+    box = environ.get(BUSY_BOX_ENV, "")
     change = environ.get(ENVIRONMENT_CHANGE_ENV, "")
-    if not same and not shared and not change:
+    if not same and not shared and not box and not change:
         return found
     return Settings(
         found.path,
@@ -397,7 +481,10 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
         parse_mode(shared, f"${SHARED_TREE_ENV}", SHARED_TREE_MODES)
         if shared
         else found.on_shared_tree,
-        parse_mode(change, f"${ENVIRONMENT_CHANGE_ENV}", ENVIRONMENT_CHANGE_MODES)
+        found.busy.with_mode(parse_box_mode(box, f"${BUSY_BOX_ENV}")) if box else found.busy,
+        on_environment_change=parse_mode(
+            change, f"${ENVIRONMENT_CHANGE_ENV}", ENVIRONMENT_CHANGE_MODES
+        )
         if change
         else found.on_environment_change,
     )
@@ -437,7 +524,60 @@ def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
         runner_of_entry(entry, f"{path}: [tool.runctx] runners[{n}]")
         for n, entry in enumerate(entries)
     )
-    return Settings(path, runners, mode, shared, change)
+    busy = busy_rules_of_table(table, path)
+    return Settings(path, runners, mode, shared, busy, on_environment_change=change)
+
+
+def busy_rules_of_table(table: Mapping[str, object], path: str) -> BusyRules:
+    """The thresholds and ``on-busy-box`` of a ``[tool.runctx]`` table, validated."""
+    values: dict[str, float | None] = {}
+    for key, name, largest, can_be_off in _THRESHOLDS:
+        if key in table:
+            where = f"{path}: [tool.runctx] {key}"
+            values[name] = parse_threshold(table[key], where, largest, can_be_off=can_be_off)
+    box = DEFAULT_BOX_MODE
+    if BUSY_BOX_KEY in table:
+        box = parse_box_mode(table[BUSY_BOX_KEY], f"{path}: [tool.runctx] {BUSY_BOX_KEY}")
+    if not values and box is DEFAULT_BOX_MODE:
+        return DEFAULT_BUSY
+    run_cpu = values.get("run_cpu", DEFAULT_BUSY.run_cpu)
+    return BusyRules(
+        run_cpu=DEFAULT_BUSY.run_cpu if run_cpu is None else run_cpu,
+        cpu_pressure=values.get("cpu_pressure", DEFAULT_BUSY.cpu_pressure),
+        load_per_cpu=values.get("load_per_cpu", DEFAULT_BUSY.load_per_cpu),
+        memory_available=values.get("memory_available", DEFAULT_BUSY.memory_available),
+        on_busy_box=box,
+    )
+
+
+def parse_threshold(
+    value: object, where: str, largest: float, *, can_be_off: bool = False
+) -> float | None:
+    """``value`` as a number from 0 to ``largest`` (``false``: None, where allowed).
+
+    Anything else is a :class:`ConfigError` saying ``where``.
+    """
+    if value is False and can_be_off:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        number = float(value)
+        if 0 <= number <= largest:
+            return number
+    off = " (or false to turn it off)" if can_be_off else ""
+    msg = f"{where} must be a number from 0 to {largest:g}{off}, got {value!r}"
+    raise ConfigError(msg)
+
+
+def parse_box_mode(value: object, where: str) -> BoxMode:
+    """``value`` as an ``on-busy-box`` mode, or a :class:`ConfigError` saying ``where``."""
+    if isinstance(value, str):
+        try:
+            return BoxMode(value)
+        except ValueError:
+            pass
+    choices = ", ".join(f'"{mode.value}"' for mode in BoxMode)
+    msg = f"{where} must be one of {choices}, got {value!r}"
+    raise ConfigError(msg)
 
 
 def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] = tuple(Mode)) -> Mode:

@@ -20,6 +20,12 @@ source reads a ``/proc`` of another pid namespace (``unshare -pf`` without
 ``--mount-proc``), its pids may name unrelated processes of the caller's
 namespace, so every stop is refused and nothing is signalled.
 
+``stop --orphans`` (:func:`stop_orphans`) stops, the same way, every run of
+this checkout that is orphaned (:attr:`~runctx.report.Run.orphaned`: the
+process that started it is gone, and init or a subreaper took it; an xdist
+worker whose controller died is one), and nothing else: a foreign orphan is
+not this checkout's, and an orphan of unknown identity is refused.
+
 A checkout root is never a home directory by its markers
 (:mod:`runctx.checkout`): the rule that keeps a dotfiles ``.git`` from merging
 every project below it is the same for the report, the hooks and this stop.
@@ -140,6 +146,16 @@ def plan_stop(report: Report, pids: Iterable[int]) -> tuple[StopPlan, ...]:
             continue
         plans.append(StopPlan(pid, judged, judged.run.processes, None, ()))
     return tuple(plans)
+
+
+def plan_orphans(report: Report) -> tuple[StopPlan, ...]:
+    """A plan for each orphaned run counted as this checkout's (pure).
+
+    Foreign orphans get no plan at all (they are not this checkout's); an
+    orphan of unknown identity gets a refusal, as ``stop PID`` would give it.
+    """
+    pids = [judged.run.pid for judged in report.ours if judged.run.orphaned]
+    return plan_stop(report, pids)
 
 
 def _send(identity: ProcIdentity, signum: signal.Signals, source: ProcessSource) -> str | None:
@@ -271,8 +287,29 @@ def stop_runs(
     """
     source = source if source is not None else default_source()
     report = scan(here if here is not None else viewpoint(), source=source)
+    return _carry_out_all(plan_stop(report, pids), grace, source)
+
+
+def stop_orphans(
+    here: Viewpoint | None = None,
+    *,
+    grace: float = DEFAULT_GRACE_SECONDS,
+    source: ProcessSource | None = None,
+) -> tuple[StopResult, ...]:
+    """Stop every orphaned run of this checkout known to be ours, exactly as :func:`stop_runs`.
+
+    One fresh scan finds them; an empty result means there was none.
+    """
+    source = source if source is not None else default_source()
+    report = scan(here if here is not None else viewpoint(), source=source)
+    return _carry_out_all(plan_orphans(report), grace, source)
+
+
+def _carry_out_all(
+    plans: Iterable[StopPlan], grace: float, source: ProcessSource
+) -> tuple[StopResult, ...]:
     results = []
-    for plan in plan_stop(report, pids):
+    for plan in plans:
         result = carry_out(plan, grace=grace, source=source)
         log_event(
             "runctx.stop",

@@ -29,10 +29,12 @@ from collections.abc import Callable
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.busy import BoxPressure, box_pressure
 from runctx.exceptions import PidNamespaceError
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan
+from runctx.settings import BusyRules
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
 
@@ -176,5 +178,54 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
                 blocking=blocking,
                 waited_for=tuple(waited_for.values()),
             )
+        pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
+        sleep(max(pause, 0.0))
+
+
+@attrs.frozen
+class RoomOutcome:
+    """How a wait for room ended: the box is no longer busy, or the wait timed out.
+
+    ``pressure`` is what the last look at the box found (no reasons when ready).
+    """
+
+    ready: bool
+    waited_seconds: float
+    pressure: BoxPressure
+
+
+def wait_for_room(  # noqa: PLR0913 - each knob is independent
+    rules: BusyRules,
+    *,
+    timeout: float | None,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+    on_change: Callable[[BoxPressure], None] | None = None,
+    source: ProcessSource | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> RoomOutcome:
+    """Block until the box is under every threshold of ``rules``, or ``timeout`` passes.
+
+    Whoever's runs make the box busy, this waits (``on-busy-box = "wait"``):
+    each poll reads the box's load and memory again (no process scan).
+    ``on_change`` is called whenever the crossed thresholds change (first
+    call included). ``timeout=None`` waits for ever; ``timeout=0`` looks once.
+    """
+    source = source if source is not None else default_source()
+    began = clock()
+    shown: tuple[str, ...] | None = None
+    while True:
+        pressure = box_pressure(source.load(), rules)
+        crossed = tuple(reason.partition(" ")[0] for reason in pressure.reasons)
+        if crossed != shown:
+            log_event("runctx.wait_room", level=INFO, reasons=list(pressure.reasons))
+            if on_change is not None:
+                on_change(pressure)
+        shown = crossed
+        waited = clock() - began
+        if not pressure.busy:
+            return RoomOutcome(ready=True, waited_seconds=waited, pressure=pressure)
+        if timeout is not None and waited >= timeout:
+            return RoomOutcome(ready=False, waited_seconds=waited, pressure=pressure)
         pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
         sleep(max(pause, 0.0))

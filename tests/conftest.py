@@ -2,7 +2,8 @@
 
 - ``runs``: the run factory (:class:`runfactory.RunFactory`); every process a
   test starts through it is reaped by process group at teardown.
-- ``world``: two same-named checkouts and one live run, shared by a module.
+- ``world``: two same-named checkouts and one live run, shared by a module; from
+  the ``idle`` one every foreign run is worth a note (``busy-run-cpu = 0``).
 - ``shared_tree``: a checkout of the suite's uid with a live run of another
   uid in it (tests using it are ``needs_root``).
 - ``shared_tmp``: a temporary directory every uid may enter.
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from proctools import OTHER_UID, Orphan, make_checkout
+from proctools import OTHER_UID, Orphan, make_checkout, name_every_foreign_run
 from runfactory import RunFactory
 
 # Git identity for the checkouts tests create, independent of the machine's config.
@@ -119,15 +120,17 @@ def world() -> Iterator[World]:
     """One live, orphaned ``run_tests.py`` run in ``busy``; ``idle`` has its name and no run.
 
     Seen from ``busy`` the run is this checkout's; seen from ``idle`` it is
-    foreign (same user, another root). One per module: starting it is the
-    slow part, and the tests only read it.
+    foreign (same user, another root). ``idle`` sets ``busy-run-cpu = 0``, so
+    that the foreign run is worth a note there on a quiet box or a loaded one
+    alike (an idle foreign run is only counted by default: ``tests/test_policy.py``).
+    One per module: starting it is the slow part, and the tests only read it.
     """
     base = Path(tempfile.mkdtemp(prefix="runctx-world-")).resolve()
     base.chmod(0o755)
     factory = RunFactory()
     try:
         busy = make_checkout(base / "a", "proj")
-        idle = make_checkout(base / "b", "proj")
+        idle = name_every_foreign_run(make_checkout(base / "b", "proj"))
         yield World(base, busy, idle, factory.run_tests_script(busy))
     finally:
         factory.reap()

@@ -127,10 +127,10 @@ def worktree_of(checkout: Path, path: Path) -> Path:
     return make_worktree(checkout, path)
 
 
-def make_venv(path: Path) -> Path:
+def make_venv(path: Path, python: str = sys.executable) -> Path:
     """A venv at ``path`` that sees the suite's pytest, pip and runctx, with a ``bin/pip``."""
     subprocess.run(
-        [sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, capture_output=True
+        [python, "-m", "venv", "--without-pip", str(path)], check=True, capture_output=True
     )
     python = venv_python(path)
     purelib = subprocess.run(

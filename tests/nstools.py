@@ -3,23 +3,27 @@
 Every helper starts real processes with util-linux (``unshare``, ``mount``)
 through the run factory (the ``runs`` fixture), which reaps them by process
 group: a run in its own mount namespace with a bind mount only it sees, a
-command in a child pid namespace that still sees this ``/proc``. The tests
-that use them are marked ``needs_root``; a missing tool skips them, except in
-CI (``CI`` set), where it fails them.
+command in a child pid namespace that still sees this ``/proc``, a hook asked
+in a pid namespace of its own (with its own ``/proc``) next to the runs a
+test starts there and nothing else. The tests that use them are marked
+``needs_root``; a missing tool skips them, except in CI (``CI`` set), where
+it fails them.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from hooktools import hook_env
 from proctools import PYTHON, Orphan
-from runfactory import RUN_TESTS_SCRIPT, RunFactory, clean_env
+from runfactory import RUN_TESTS_SCRIPT, SPIN_SCRIPT, RunFactory, clean_env, ready_dir
 
 
 def require_tools(*names: str) -> dict[str, str]:
@@ -112,4 +116,107 @@ def without_proc(*command: str, stdin: str = "") -> subprocess.CompletedProcess[
         env=hook_env(),
         timeout=60,
         check=False,
+    )
+
+
+SANDBOX = r"""
+import json, os, pathlib, signal, subprocess, sys, time
+spec = json.loads(sys.argv[1])
+children = []
+try:
+    for argv, cwd, ready in spec["runs"]:
+        children.append(subprocess.Popen(
+            argv, cwd=cwd, start_new_session=True, stdin=subprocess.DEVNULL, env=spec["env"]))
+    deadline = time.monotonic() + 60
+    while not all(pathlib.Path(ready).exists() for _, _, ready in spec["runs"]):
+        if time.monotonic() > deadline:
+            raise SystemExit("the runs did not start")
+        time.sleep(0.02)
+    until = spec["until"].format(*(child.pid for child in children)) if spec["until"] else ""
+    replies = []
+    for _ in range(spec["tries"]):
+        done = subprocess.run(spec["hook"], input=spec["payload"].encode(), capture_output=True,
+                              env=spec["env"], cwd=spec["cwd"], timeout=60)
+        replies.append({"code": done.returncode, "stdout": done.stdout.decode(),
+                        "stderr": done.stderr.decode()})
+        if not until or until in done.stdout.decode():
+            break
+    print(json.dumps({"pids": [child.pid for child in children], "replies": replies}))
+finally:
+    for child in children:
+        os.killpg(child.pid, signal.SIGKILL)
+"""
+"""Pid 1 of the namespace: starts the runs, waits for each to say it is up, runs the command."""
+
+
+def sandboxed_run(checkout: Path, *, spinning: bool = False) -> tuple[list[str], Path, Path]:
+    """A ``run_tests.py`` for :func:`in_own_pid_namespace`: (argv, cwd, ready file).
+
+    It sleeps once up, or keeps a CPU busy with ``spinning``.
+    """
+    (checkout / "run_tests.py").write_text(SPIN_SCRIPT if spinning else RUN_TESTS_SCRIPT)
+    ready = ready_dir(checkout) / ("spinning" if spinning else "sleeping")
+    return [PYTHON, "run_tests.py", str(ready)], checkout, ready
+
+
+def in_own_pid_namespace(  # noqa: PLR0913 - each is a knob of the sandbox
+    runs: RunFactory,
+    started: Sequence[tuple[list[str], Path, Path]],
+    command: list[str],
+    stdin: str,
+    *,
+    cwd: Path,
+    until: str = "",
+    tries: int = 1,
+) -> dict[str, list]:
+    """Start ``started``, then run ``command`` in a pid namespace of their own.
+
+    ``started`` are (argv, cwd, ready file); the namespace (``unshare --pid
+    --fork --mount-proc``) holds nothing but them, the sandbox that starts
+    them and ``command`` (given ``stdin``): other runs on a shared box never
+    decide what it finds. Everything in it dies with the sandbox, which the
+    run factory reaps. ``command`` runs up to ``tries`` times, until its
+    output holds ``until`` (formatted with the runs' pids). Returns the pids
+    (as the namespace numbers them) and each run's ``code``, ``stdout`` and
+    ``stderr``.
+    """
+    tools = require_tools("unshare")
+    env = {k: v for k, v in clean_env().items() if not k.startswith("RUNCTX_")}
+    spec = {
+        "runs": [[list(argv), str(where), str(ready)] for argv, where, ready in started],
+        "hook": command,
+        "payload": stdin,
+        "cwd": str(cwd),
+        "env": env,
+        "until": until,
+        "tries": tries,
+    }
+    argv = [tools["unshare"], "--pid", "--fork", "--mount-proc", PYTHON, "-c", SANDBOX]
+    process = runs.child(
+        [*argv, json.dumps(spec)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+        errors="replace",
+    )
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode == 0, stderr
+    found: dict[str, list] = json.loads(stdout)
+    return found
+
+
+def hook_in_own_pid_namespace(  # noqa: PLR0913 - each is a knob of the sandbox
+    runs: RunFactory,
+    started: Sequence[tuple[list[str], Path, Path]],
+    payload: dict[str, object],
+    *,
+    cwd: Path,
+    until: str = "",
+    tries: int = 1,
+) -> dict[str, list]:
+    """Ask ``runctx hook claude`` with ``payload`` next to ``started`` and nothing else."""
+    command = [PYTHON, "-m", "runctx", "hook", "claude"]
+    return in_own_pid_namespace(
+        runs, started, command, json.dumps(payload), cwd=cwd, until=until, tries=tries
     )

@@ -141,6 +141,18 @@ def make_checkout(parent: Path, name: str = "proj") -> Path:
     return root
 
 
+NAME_EVERY_FOREIGN_RUN = "\n[tool.runctx]\nbusy-run-cpu = 0\n"
+"""Settings under which every foreign run is busy enough to be named in a note (an idle
+foreign run is only counted by default), whatever the box's load."""
+
+
+def name_every_foreign_run(checkout: Path) -> Path:
+    """Append :data:`NAME_EVERY_FOREIGN_RUN` to the checkout's ``pyproject.toml``."""
+    with (checkout / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(NAME_EVERY_FOREIGN_RUN)
+    return checkout
+
+
 def make_worktree(main: Path, path: Path) -> Path:
     """A real ``git worktree`` of the checkout ``main`` at ``path`` (after a first commit)."""
     subprocess.run(["git", "-C", str(main), "add", "-A"], check=True)

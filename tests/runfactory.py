@@ -63,6 +63,13 @@ time.sleep(300)
 
 SLEEPER = "import sys, time; open(sys.argv[1], 'w').close(); time.sleep(300)"
 
+SPIN_SCRIPT = """
+import pathlib, sys
+pathlib.Path(sys.argv[1]).touch()
+while True:
+    pass
+"""
+
 
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment for a nested run: without the suite's own pytest settings."""
@@ -146,6 +153,12 @@ class RunFactory:
         wait_for(lambda: status(pid) == "zombie", what=f"pid {pid} to become a zombie")
         return pid
 
+    def adopt(self, pid: int) -> Orphan:
+        """A process a started one put in a session of its own (``pty.fork``): reaped too."""
+        adopted = Orphan(pid)
+        self._orphans.append((adopted, os.getpgid(pid) == pid))
+        return adopted
+
     def kill(self, process: subprocess.Popen | Orphan) -> None:
         """Kill one started process's group now, and wait until no member is left."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -184,23 +197,47 @@ class RunFactory:
         """A child python that writes ``ready`` once up, then sleeps (``extra``: more argv)."""
         return self.child([PYTHON, "-c", SLEEPER, str(ready), *extra], ready=ready, cwd=cwd)
 
-    def run_tests_script(self, checkout: Path, *, uid: int | None = None) -> Orphan:
-        """An orphaned ``python run_tests.py`` that holds until killed, optionally as ``uid``."""
+    def run_tests_script(
+        self, checkout: Path, *, uid: int | None = None, env: dict[str, str] | None = None
+    ) -> Orphan:
+        """An orphaned ``python run_tests.py`` that holds until killed.
+
+        Optionally as ``uid``, and with ``env`` as its whole environment
+        (what it inherited: who started it).
+        """
         (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
         (checkout / "run_tests.py").chmod(0o644)
         python = PYTHON if uid is None else interpreter_for(uid)
         ready = ready_dir(checkout) / f"run-tests-{uuid.uuid4().hex}"
         argv = [python, "run_tests.py", str(ready)]
-        return self.orphan(argv, checkout, uid=uid, env=clean_env(), ready=ready)
+        environment = clean_env() if env is None else env
+        return self.orphan(argv, checkout, uid=uid, env=environment, ready=ready)
 
-    def xdist(self, checkout: Path, workers: int = 2) -> Orphan:
-        """An orphaned ``python -m pytest -n N`` whose tests hold until killed."""
+    def spinner(self, checkout: Path) -> Orphan:
+        """An orphaned ``python run_tests.py`` that keeps one CPU busy until killed."""
+        (checkout / "run_tests.py").write_text(SPIN_SCRIPT)
+        ready = ready_dir(checkout) / f"spinning-{uuid.uuid4().hex}"
+        argv = [PYTHON, "run_tests.py", str(ready)]
+        return self.orphan(argv, checkout, env=clean_env(), ready=ready)
+
+    def xdist(self, checkout: Path, workers: int = 2, *, name: str = "") -> Orphan:
+        """An orphaned ``python -m pytest -n N`` whose tests hold until killed.
+
+        With ``name``, its workers say they are up in a directory of their own
+        and the runctx plugin is off, so that several such runs can share one
+        checkout.
+        """
         tests = checkout / "tests"
         tests.mkdir(exist_ok=True)
         (tests / "test_hold.py").write_text(HOLD_TESTS)
         ready = ready_dir(checkout)
-        argv = [PYTHON, "-m", "pytest", "-n", str(workers), "-q", "-p", "no:cacheprovider", "tests"]
-        run = self.orphan(argv, checkout, env=clean_env(RUNCTX_READY_DIR=str(ready)))
+        argv = [PYTHON, "-m", "pytest", "-n", str(workers), "-q", "-p", "no:cacheprovider"]
+        if name:
+            ready = ready / name
+            ready.mkdir()
+            argv += ["-p", "no:runctx"]
+        env = clean_env(RUNCTX_READY_DIR=str(ready))
+        run = self.orphan([*argv, "tests"], checkout, env=env)
         wait_for(
             lambda: len(list(ready.glob("[ab]-gw*"))) >= min(workers, 2),
             what="the xdist workers to start their tests",
@@ -227,9 +264,11 @@ class RunFactory:
         wait_for((ready / "a-main").exists, what="make test to reach its test")
         return run
 
-    def worker_parent(self, checkout: Path) -> Orphan:
-        """An orphaned ``run_tests.py`` that starts one xdist-style worker child."""
+    def worker_parent(self, checkout: Path, *, uid: int | None = None) -> Orphan:
+        """An orphaned ``run_tests.py`` that starts one xdist-style worker child (as ``uid``)."""
         (checkout / "run_tests.py").write_text(WORKER_PARENT_SCRIPT)
+        (checkout / "run_tests.py").chmod(0o644)
+        python = PYTHON if uid is None else interpreter_for(uid)
         ready = ready_dir(checkout) / f"worker-{uuid.uuid4().hex}"
-        argv = [PYTHON, "run_tests.py", str(ready)]
-        return self.orphan(argv, checkout, env=clean_env(), ready=ready)
+        argv = [python, "run_tests.py", str(ready)]
+        return self.orphan(argv, checkout, uid=uid, env=clean_env(), ready=ready)

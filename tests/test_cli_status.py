@@ -14,8 +14,10 @@ from envtools import live_run, make_venv, shared_worktrees
 from hooktools import hook_env
 from nstools import without_proc
 from proctools import make_checkout
+from runfactory import clean_env
 
 from runctx.cli.main import main
+from runctx.started_by import WANTED
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
@@ -98,6 +100,40 @@ def test_the_table_groups_ours_and_foreign_with_reasons(foreign_run):
     assert "usable CPUs" in text
     assert "Not seen:" in text
     assert "This run (the calling process" in text
+
+
+def test_status_says_which_claude_code_session_started_a_run(shared_tmp, runs):
+    """A run started from Claude Code's shell tool: its session in --json, short in the table."""
+    checkout = make_checkout(shared_tmp)
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="a1b2c3d4-session")
+    run = runs.run_tests_script(checkout, env=env)
+    report = json.loads(runctx("status", "--json", cwd=checkout).stdout)
+    entry = next(e for e in report["runs"] if e["pid"] == run.pid)
+    assert entry["started_by"] == {
+        "kind": "claude-code",
+        "session": "a1b2c3d4-session",
+        "detail": None,
+    }
+    assert "session_bytes" not in entry["started_by"]  # the text is exact
+    table = runctx("status", cwd=checkout).stdout
+    assert "STARTED BY" in table
+    (row,) = (line for line in table.splitlines() if line.startswith(f"  {run.pid} "))
+    assert "claude-code session a1b2c3d4…" in row
+
+
+def test_status_json_says_how_busy_each_run_and_the_box_are(foreign_run):
+    """--json: each run's CPU use now over the window, busy_now, the box's memory and verdict."""
+    mine, _theirs, run = foreign_run
+    report = json.loads(runctx("status", "--json", cwd=mine).stdout)
+    assert isinstance(report["cpu_window_seconds"], float)
+    entry = next(e for e in report["runs"] if e["pid"] == run.pid)
+    assert entry["cpu_now"] == 0.0
+    assert entry["busy_now"] is False
+    memory = report["load"]["memory"]
+    assert 0 < memory["available_bytes"] <= memory["total_bytes"]
+    assert set(report["box"]) == {"busy", "reasons"}
+    assert report["box"]["busy"] is bool(report["box"]["reasons"])
 
 
 def test_root_and_uid_options_set_the_viewpoint(foreign_run):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 
@@ -166,3 +168,50 @@ def test_stop_from_a_child_pid_namespace_signals_nothing(shared_tmp, runs):
         assert "another pid namespace" in outcome["stderr"]
         assert outcome["innocent_lived"]
         assert is_live(run.pid)
+
+
+# -- --orphans ------------------------------------------------------------------------------
+
+
+def test_stop_orphans_ends_this_checkouts_orphaned_workers_and_nothing_else(shared_tmp, runs):
+    """Orphaned xdist workers of this checkout are stopped; a live run and foreign orphans stay."""
+    mine = make_checkout(shared_tmp, "proj")
+    theirs = make_checkout(shared_tmp / "other", "proj")
+    lost = runs.xdist(mine, workers=2, name="lost")
+    intact = runs.xdist(mine, workers=2, name="intact")
+    foreign = runs.xdist(theirs, workers=2, name="foreign")
+    lost_workers = lost.members() - {lost.pid}
+    foreign_workers = foreign.members() - {foreign.pid}
+    intact_members = intact.members()
+    for controller in (lost, foreign):
+        os.kill(controller.pid, signal.SIGKILL)
+        wait_for(lambda pid=controller.pid: not is_live(pid), what="the controller to die")
+    assert all(is_live(pid) for pid in lost_workers | foreign_workers)
+
+    done = stop("--orphans", "--grace", "5", cwd=mine)
+
+    assert done.returncode == 0, done.stderr
+    for pid in lost_workers:
+        wait_for(lambda pid=pid: not is_live(pid), what=f"worker {pid} to be gone")
+        assert f"stopped pid {pid} (pytest-xdist-worker" in done.stdout
+    assert done.stdout.count("runctx: stopped pid ") == len(lost_workers), done.stdout
+    assert all(is_live(pid) for pid in intact_members | foreign_workers)
+
+
+def test_with_no_orphan_it_says_so_and_exits_0(shared_tmp, runs):
+    """A checkout without orphaned runs (a setsid runner is none): nothing signalled, exit 0."""
+    mine = make_checkout(shared_tmp)
+    run = runs.run_tests_script(mine)
+    done = stop("--orphans", cwd=mine)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "no orphaned run of this checkout is live; nothing stopped" in done.stdout
+    assert json.loads(stop("--orphans", "--json", cwd=mine).stdout) == []
+    assert is_live(run.pid)
+
+
+@pytest.mark.parametrize("args", [(), ("--orphans", "123")])
+def test_stop_needs_pids_or_orphans_but_not_both(shared_tmp, args):
+    """``runctx stop`` alone, or with PIDs and --orphans, is a usage error (exit 2)."""
+    done = stop(*args, cwd=make_checkout(shared_tmp))
+    assert done.returncode == 2
+    assert "give the PID of a run, or --orphans" in done.stderr

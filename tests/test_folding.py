@@ -6,7 +6,7 @@ import os
 import signal
 
 from proctools import PYTHON, is_live, make_checkout, wait_for
-from runfactory import RUN_TESTS_SCRIPT, ready_dir
+from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.scanning import scan, viewpoint
 from runctx.sources.procfs import ProcfsSource
@@ -166,3 +166,61 @@ def test_workers_of_a_controller_that_is_no_runner_belong_to_its_run(shared_tmp,
     as_a_stranger = scan(here)
     assert not any(j.run.is_self for j in as_a_stranger.runs if j.run.pid in workers)
     assert not any(j.run.orphaned for j in as_a_stranger.runs if j.run.pid in workers)
+
+
+# -- orphaned: reparented after the process that started it exited ------------------------
+
+ORPHANING_PARENT = """
+import subprocess, sys, time, pathlib
+child = subprocess.Popen([sys.executable, "run_tests.py", sys.argv[1]])
+while not pathlib.Path(sys.argv[1]).exists():
+    time.sleep(0.02)
+if sys.argv[2] == "exit":
+    sys.exit(0)
+time.sleep(300)
+"""
+
+
+def started_by_a_parent(runs, checkout, *, parent_exits: bool):
+    """A runner started by a parent in the parent's session; the parent exits or stays."""
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    (checkout / "start.py").write_text(ORPHANING_PARENT)
+    ready = ready_dir(checkout) / "runner"
+    mode = "exit" if parent_exits else "stay"
+    starter = runs.orphan([PYTHON, "start.py", str(ready), mode], checkout, env=clean_env())
+    wait_for(ready.exists, what="the runner to start")
+    (runner,) = (pid for pid in starter.members() if pid != starter.pid)
+    if parent_exits:
+        wait_for(lambda: not is_live(starter.pid), what="the starter to exit")
+    return runner
+
+
+def test_a_runner_is_orphaned_exactly_when_the_process_that_started_it_is_gone(shared_tmp, runs):
+    """A runner whose starter exited (it kept the starter's session) is orphaned; else not."""
+    lost = started_by_a_parent(runs, make_checkout(shared_tmp, "lost"), parent_exits=True)
+    kept = started_by_a_parent(runs, make_checkout(shared_tmp, "kept"), parent_exits=False)
+    report = scan(viewpoint(cwd=str(shared_tmp)))
+    assert run_with_pid(report, lost).run.orphaned
+    assert not run_with_pid(report, kept).run.orphaned
+
+
+def test_a_run_that_started_its_own_session_is_not_called_an_orphan(shared_tmp, runs):
+    """A setsid runner under init may have meant to be there: it is not called orphaned."""
+    checkout = make_checkout(shared_tmp)
+    run = runs.run_tests_script(checkout)
+    assert not run_with_pid(scan(viewpoint(cwd=str(checkout))), run.pid).run.orphaned
+
+
+def test_orphaned_xdist_workers_are_each_an_orphaned_run(shared_tmp, runs):
+    """Pytest -n 2 whose controller is killed: each worker is a run of its own, orphaned."""
+    checkout = make_checkout(shared_tmp)
+    run = runs.xdist(checkout, workers=2, name="lost")
+    workers = run.members() - {run.pid}
+    os.kill(run.pid, signal.SIGKILL)
+    wait_for(lambda: not is_live(run.pid), what="the controller to die")
+    report = scan(viewpoint(cwd=str(checkout)))
+    for worker in workers:
+        judged = run_with_pid(report, worker)
+        assert judged is not None
+        assert judged.run.orphaned
+        assert judged.run.kind == "pytest-xdist-worker"

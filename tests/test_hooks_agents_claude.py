@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 
 import pytest
 from hooktools import (
@@ -14,7 +16,10 @@ from hooktools import (
     reply,
     run_hook,
 )
-from proctools import make_checkout, make_worktree
+from proctools import is_live, make_checkout, make_worktree, name_every_foreign_run, wait_for
+from runfactory import clean_env
+
+from runctx.started_by import WANTED
 
 NOT_TEST_COMMANDS = [
     "ls",
@@ -56,11 +61,8 @@ def test_a_run_in_another_checkout_with_the_same_name_gets_a_note_only(world):
     assert "permissionDecision" not in output
     assert "permissionDecisionReason" not in output
     context = output["additionalContext"]
-    assert f"pid {world.run.pid} (run-tests-script" in context
-    assert "foreign" in context
-    assert f"root {world.busy} != {world.idle}" in context
-    assert "usable CPU" in context
-    assert "never counted as ours" in context
+    assert "foreign test run" in context
+    assert "not this checkout's" in context
 
 
 @pytest.mark.parametrize("command", NOT_TEST_COMMANDS)
@@ -90,7 +92,7 @@ def test_cd_away_from_the_busy_checkout_gets_only_a_note(world):
     command = f"cd {world.idle} && pytest"
     output = decision_of(reply(run_hook("claude", claude_pre_tool_use(command, world.busy))))
     assert "permissionDecision" not in output
-    assert f"pid {world.run.pid}" in output["additionalContext"]
+    assert "foreign test run" in output["additionalContext"]
 
 
 def test_the_payload_cwd_is_the_viewpoint_not_the_process_cwd_nor_the_project_dir(world):
@@ -209,9 +211,8 @@ def test_session_start_elsewhere_names_the_run_as_foreign(world):
     answer = reply(run_hook("claude-session-start", claude_session_start(world.idle)))
     context = answer["hookSpecificOutput"]["additionalContext"]
     # Runs elsewhere on the box whose identity is unknown are named as this checkout's;
-    # the run started here must be in the foreign part only.
-    foreign_part = context.index("foreign test run(s) share this machine")
-    assert f"pid {world.run.pid} (" in context[foreign_part:]
+    # the run started here may only be in the foreign part (named when among the busiest).
+    foreign_part = context.index("foreign test run")
     assert f"pid {world.run.pid} (" not in context[:foreign_part]
 
 
@@ -220,13 +221,14 @@ def test_the_hook_lets_a_run_start_next_to_a_removed_worktrees_leftover(shared_t
     main = make_checkout(shared_tmp, "proj")
     worktree = make_worktree(main, shared_tmp / "proj-wt")
     run = runs.run_tests_script(worktree)
+    name_every_foreign_run(main)  # an idle foreign run is worth a note too
     shutil.rmtree(worktree)
     answer = reply(run_hook("claude", claude_pre_tool_use("pytest -x", main), env=hook_env()))
     output = answer["hookSpecificOutput"]
     assert "permissionDecision" not in output
-    assert f"pid {run.pid}" in output["additionalContext"]
-    assert "foreign" in output["additionalContext"]
-    assert "removed, and not inside" in output["additionalContext"]
+    context = output["additionalContext"]
+    assert "foreign test run" in context
+    assert f"pid {run.pid} (" not in context[: context.index("foreign test run")]
 
 
 @pytest.mark.needs_root
@@ -246,3 +248,81 @@ def test_the_hook_stops_a_run_by_default_and_follows_on_shared_tree(shared_tree)
     env = hook_env(RUNCTX_ON_SHARED_TREE="stop")
     output = reply(run_hook("claude", payload, env=env))["hookSpecificOutput"]
     assert output["permissionDecision"] == "deny"
+
+
+# -- whose run is in the way: this session's, another session's, a leftover, an orphan ----
+
+
+def started_from_claude_code(session: str) -> dict[str, str]:
+    """The environment Claude Code's shell tool gives a command in session ``session``."""
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=session)
+    return env
+
+
+def deny_reason(checkout, session: str) -> str:
+    """Why Claude Code session ``session`` may not start ``pytest -x`` in ``checkout``."""
+    payload = claude_pre_tool_use("pytest -x", checkout)
+    payload["session_id"] = session
+    output = reply(run_hook("claude", payload))["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    return output["permissionDecisionReason"]
+
+
+def test_a_session_is_told_when_the_run_in_its_way_is_its_own(shared_tmp, runs):
+    """The deny for a run this very session started says so, and how to wait for it."""
+    checkout = make_checkout(shared_tmp)
+    run = runs.run_tests_script(checkout, env=started_from_claude_code("sess-A"))
+    reason = deny_reason(checkout, "sess-A")
+    assert f"pid {run.pid} (run-tests-script, running " in reason
+    assert "is your own run, started " in reason
+    assert " ago in this session: wait for it with `runctx wait`" in reason
+    assert f"runctx stop {run.pid}" not in reason
+
+
+def test_a_run_of_another_session_is_said_to_be_that_sessions(shared_tmp, runs):
+    """The deny for another session's run says whose it is and never suggests stopping it."""
+    checkout = make_checkout(shared_tmp)
+    run = runs.run_tests_script(checkout, env=started_from_claude_code("sess-B"))
+    reason = deny_reason(checkout, "sess-A")
+    assert f"pid {run.pid} (run-tests-script, running " in reason
+    assert "was started by another session (claude-code session sess-B)" in reason
+    assert "leave it to that session" in reason
+    assert "your own run" not in reason
+    assert f"runctx stop {run.pid}" not in reason
+
+
+def test_a_run_of_unknown_origin_keeps_the_leftover_advice(shared_tmp, runs):
+    """A run nothing says who started: the deny names it and how to wait, or stop a leftover."""
+    checkout = make_checkout(shared_tmp)
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    run = runs.run_tests_script(checkout, env=env)
+    reason = deny_reason(checkout, "sess-A")
+    assert "your own run" not in reason
+    assert f"a leftover: `runctx stop {run.pid}`" in reason
+
+
+def test_session_start_tells_a_resumed_session_its_own_run(shared_tmp, runs):
+    """SessionStart in a checkout with this session's live run says it is the session's own."""
+    checkout = make_checkout(shared_tmp)
+    run = runs.run_tests_script(checkout, env=started_from_claude_code("sess-R"))
+    payload = claude_session_start(checkout)
+    payload["session_id"] = "sess-R"
+    payload["source"] = "resume"
+    answer = reply(run_hook("claude-session-start", payload, env=hook_env()))
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert f"pid {run.pid} (run-tests-script" in context
+    assert "is your own run" in context
+
+
+def test_the_hook_names_stop_orphans_when_an_orphan_is_in_the_way(shared_tmp, runs):
+    """A deny next to orphaned workers of this checkout names `runctx stop --orphans`."""
+    checkout = make_checkout(shared_tmp, "proj")
+    lost = runs.xdist(checkout, workers=2, name="lost")
+    workers = lost.members() - {lost.pid}
+    os.kill(lost.pid, signal.SIGKILL)  # the controller only: its workers live on, reparented
+    wait_for(lambda: not is_live(lost.pid), what="the controller to die")
+    reason = deny_reason(checkout, "sess-A")
+    assert "runctx stop --orphans" in reason
+    assert all(f"pid {pid} (pytest-xdist-worker, running " in reason for pid in workers)
+    assert "an orphan" in reason

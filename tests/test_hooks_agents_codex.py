@@ -11,6 +11,10 @@ from hooktools import (
     reply,
     run_hook,
 )
+from proctools import make_checkout
+from runfactory import clean_env
+
+from runctx.started_by import WANTED
 
 CODEX_KEYS = {
     "hookEventName",
@@ -42,7 +46,7 @@ def test_codex_gets_a_note_for_foreign_runs(world):
     """From the idle checkout, Codex gets additionalContext alone."""
     output = codex_output(reply(run_hook("codex", codex_pre_tool_use("pytest", world.idle))))
     assert "permissionDecision" not in output
-    assert f"pid {world.run.pid}" in output["additionalContext"]
+    assert "foreign test run" in output["additionalContext"]
 
 
 def test_codex_turns_ask_into_deny(world):
@@ -74,3 +78,23 @@ def test_codex_session_start_names_the_live_run(world):
     assert set(output) == {"hookEventName", "additionalContext"}
     assert output["hookEventName"] == "SessionStart"
     assert f"pid {world.run.pid}" in output["additionalContext"]
+
+
+def test_codex_knows_its_own_thread(shared_tmp, runs):
+    """A run started from Codex's shell (CODEX_THREAD_ID) is that Codex session's own."""
+    checkout = make_checkout(shared_tmp)
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    env["CODEX_THREAD_ID"] = "0199a5b1-thread"
+    run = runs.run_tests_script(checkout, env=env)
+    payload = codex_pre_tool_use("pytest", checkout)
+    payload["session_id"] = "0199a5b1-thread"
+    output = codex_output(reply(run_hook("codex", payload)))
+    assert output["permissionDecision"] == "deny"
+    assert "is your own run" in output["permissionDecisionReason"]
+    assert f"pid {run.pid}" in output["permissionDecisionReason"]
+    payload["session_id"] = "another-thread"
+    output = codex_output(reply(run_hook("codex", payload)))
+    assert (
+        "was started by another session (codex session 0199a5b1…)"
+        in output["permissionDecisionReason"]
+    )

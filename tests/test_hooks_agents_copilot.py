@@ -34,7 +34,7 @@ def test_copilot_note_is_additional_context_only(world):
     """From the idle checkout, Copilot gets additionalContext and no decision."""
     answer = reply(run_hook("copilot", copilot_pre_tool_use("pytest", world.idle)))
     assert set(answer) == {"additionalContext"}
-    assert f"pid {world.run.pid}" in answer["additionalContext"]
+    assert "foreign test run" in answer["additionalContext"]
 
 
 def test_copilot_fails_open_with_exit_zero(world):

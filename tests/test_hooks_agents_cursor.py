@@ -24,7 +24,7 @@ def test_cursor_note_carries_no_permission(world):
     """A foreign-only note never answers allow: messages only."""
     answer = reply(run_hook("cursor", cursor_before_shell("pytest", world.idle)))
     assert "permission" not in answer
-    assert f"pid {world.run.pid}" in answer["agent_message"]
+    assert "foreign test run" in answer["agent_message"]
 
 
 def test_cursor_ask(world):

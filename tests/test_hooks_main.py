@@ -21,8 +21,10 @@ from hooktools import (
     hook_env,
     run_hook,
 )
-from nstools import without_proc
+from nstools import hook_in_own_pid_namespace, sandboxed_run, without_proc
 from proctools import make_checkout
+
+from runctx.present.words import NOTE_MAX_CHARS
 
 HANG_GUARD = 60
 """Seconds after which a hook process that should have answered counts as hung."""
@@ -299,7 +301,7 @@ def venv_env(venv, **extra: str) -> dict[str, str]:
     return hook_env(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", **extra)
 
 
-def context_of(done: subprocess.CompletedProcess[str]) -> str:
+def reply_context(done: subprocess.CompletedProcess[str]) -> str:
     """The context a Claude Code reply gives the model."""
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
@@ -313,11 +315,11 @@ def test_the_hook_warns_before_pip_install_e_repoints_a_live_runs_environment(wo
         claude_pre_tool_use("pip install -e .", worktrees.b),
         env=venv_env(worktrees.venv),
     )
-    context = context_of(done)
+    context = reply_context(done)
     assert context.startswith("runctx: warning only, running anyway: this command changes")
-    assert f"changes {worktrees.venv} (a venv), which 1 live test run(s) import from" in context
-    assert f"pid {run.pid} (pytest" in context
-    assert f"in {worktrees.a}" in context
+    assert f"changes {worktrees.venv} (a venv), which the live test run imports from" in context
+    assert f"pid {run.pid} (pytest, " in context
+    assert f"in {worktrees.a})" in context
 
 
 @pytest.mark.parametrize(
@@ -378,8 +380,8 @@ def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees,
         claude_pre_tool_use("python -m pytest -x tests", worktrees.b),
         env=venv_env(worktrees.venv),
     )
-    context = context_of(done)
-    assert f"this test run imports from {worktrees.venv} (a venv)" in context
+    context = reply_context(done)
+    assert f"its environment {worktrees.venv} (a venv) is also used by the live test run" in context
     assert f"pid {run.pid} (pytest" in context
     assert "permissionDecision" not in done.stdout
 
@@ -407,3 +409,120 @@ def test_a_command_that_names_no_tool_loads_no_installer_table(world):
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
     assert "runctx.runners.installers" not in imported
     assert "runctx.environment" not in imported
+
+
+# -- busy now: what a test command next to foreign runs costs an agent -----------------
+
+QUIET_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+    "busy-box-memory-available = false\n"
+)
+"""Settings under which the box never counts as busy, whatever else runs on it."""
+
+ALWAYS_BUSY_BOX = (
+    "\n[tool.runctx]\n"
+    "busy-box-memory-available = 100\n"  # less than all of it is always available
+    "busy-box-cpu-pressure = false\n"
+    "busy-box-load-per-cpu = false\n"
+)
+"""Settings under which the box always counts as busy (memory), and only for that."""
+
+
+def with_settings(checkout, text: str):
+    """Append ``text`` (a ``[tool.runctx]`` table) to the checkout's pyproject.toml."""
+    with (checkout / "pyproject.toml").open("a") as pyproject:
+        pyproject.write(text)
+    return checkout
+
+
+def context_of(answer: dict[str, object]) -> str:
+    """The additionalContext of a Claude Code answer the sandbox recorded."""
+    assert answer["code"] == 0, answer
+    return json.loads(answer["stdout"])["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.needs_root  # a pid namespace with its own /proc
+def test_an_idle_foreign_run_costs_an_agent_no_words_on_a_quiet_box(shared_tmp, runs):
+    """The hook's answer to a test command next to an idle foreign run is silence."""
+    here = with_settings(make_checkout(shared_tmp, "mine"), QUIET_BOX)
+    theirs = make_checkout(shared_tmp / "other", "mine")
+    found = hook_in_own_pid_namespace(
+        runs, [sandboxed_run(theirs)], claude_pre_tool_use("pytest -x", here), cwd=here
+    )
+    (answer,) = found["replies"]
+    assert (answer["code"], answer["stdout"], answer["stderr"]) == (0, "", "")
+
+
+@pytest.mark.needs_root
+def test_idle_foreign_runs_on_a_busy_box_are_only_counted(shared_tmp, runs):
+    """On a busy box the note says so, counts the idle foreign runs, and names none of them."""
+    here = with_settings(make_checkout(shared_tmp, "mine"), ALWAYS_BUSY_BOX)
+    started = [sandboxed_run(make_checkout(shared_tmp / f"o{n}", "mine")) for n in range(3)]
+    found = hook_in_own_pid_namespace(
+        runs, started, claude_pre_tool_use("pytest -x", here), cwd=here
+    )
+    context = context_of(found["replies"][0])
+    assert len(context) <= NOTE_MAX_CHARS
+    assert "Box busy: memory available" in context
+    assert "+3 idle foreign test runs." in context
+    assert not any(f"pid {pid} " in context for pid in found["pids"])
+
+
+@pytest.mark.needs_root
+def test_a_cpu_busy_foreign_run_is_named_with_its_cpu_use_now(shared_tmp, runs):
+    """Next to a spinning foreign run, the hook's note names it and the CPUs it keeps busy."""
+    here = with_settings(make_checkout(shared_tmp, "mine"), QUIET_BOX + "busy-run-cpu = 0.01\n")
+    theirs = make_checkout(shared_tmp / "other", "mine")
+    found = hook_in_own_pid_namespace(
+        runs,
+        [sandboxed_run(theirs, spinning=True)],
+        claude_pre_tool_use("pytest -x", here),
+        cwd=here,
+        until="pid {0} (",
+        tries=50,
+    )
+    (pid,) = found["pids"]
+    context = context_of(found["replies"][-1])
+    assert f"pid {pid} (run-tests-script, " in context
+    assert re.search(rf"pid {pid} \([^)]*\): \d+\.\d CPUs busy now", context), context
+    assert "not this checkout's" in context
+    assert len(context) <= NOTE_MAX_CHARS
+
+
+@pytest.mark.needs_root
+def test_a_busy_box_warns_only_when_set_to_and_is_silent_by_default(shared_tmp, runs):
+    """With no other run, a busy box is a note under on-busy-box = "warn", and nothing when off."""
+    warned = with_settings(make_checkout(shared_tmp, "warned"), ALWAYS_BUSY_BOX)
+    with_settings(warned, 'on-busy-box = "warn"\n')
+    found = hook_in_own_pid_namespace(
+        runs, [], claude_pre_tool_use("pytest -x", warned), cwd=warned
+    )
+    context = context_of(found["replies"][0])
+    assert context.startswith("runctx: Box busy: memory available ")
+    assert len(context) <= NOTE_MAX_CHARS
+    off = with_settings(make_checkout(shared_tmp, "off"), ALWAYS_BUSY_BOX)
+    found = hook_in_own_pid_namespace(runs, [], claude_pre_tool_use("pytest -x", off), cwd=off)
+    assert found["replies"][0]["stdout"] == ""
+
+
+def test_a_busy_box_that_waits_makes_the_hook_refuse_and_say_how_to_wait(shared_tmp):
+    """on-busy-box = "wait" on a busy box: the hook denies and points at runctx run --wait."""
+    here = with_settings(make_checkout(shared_tmp), ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    done = run_hook("claude", claude_pre_tool_use("pytest -x", here))
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"]
+    assert reason.startswith("runctx: refused to start this test run. The box is busy (memory")
+    assert "`runctx run --wait -- COMMAND`" in reason
+
+
+def test_a_note_next_to_foreign_runs_never_exceeds_its_cap(world):
+    """Whatever else the box runs, a note to an agent is at most NOTE_MAX_CHARS characters."""
+    done = run_hook("claude", claude_pre_tool_use("pytest -x", world.idle))
+    assert done.returncode == 0, done.stderr
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "foreign test run" in context
+    assert len(context) <= NOTE_MAX_CHARS

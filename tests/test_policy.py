@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -9,14 +10,18 @@ from pathlib import Path
 import attrs
 import pytest
 from envtools import live_run, shared_worktrees
-from proctools import OTHER_UID, make_checkout, run_as
+from nstools import in_own_pid_namespace, sandboxed_run
+from proctools import OTHER_UID, PYTHON, make_checkout, run_as
 
 from runctx import policy
 from runctx.environment import command_environment
 from runctx.policy import Action, Decision, Mode
+from runctx.present.words import NOTE_MAX_CHARS
 from runctx.runners.installers import INSTALLER_PATTERNS
 from runctx.scanning import scan, viewpoint
+from runctx.settings import BoxMode, BusyRules
 from runctx.shell.commands import TestInvocation, test_invocations
+from runctx.sources.load import Load, MemInfo, Pressure
 from runctx.waiting import blocking_runs
 
 
@@ -77,8 +82,8 @@ def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
     assert decision.goes_ahead
     assert world.run.pid in pids(decision.foreign)
     assert world.run.pid not in pids(decision.ours)
-    assert f"root {world.busy} != {world.idle}" in decision.message
-    assert "usable CPU" in decision.message
+    assert f"pid {world.run.pid} (run-tests-script" in decision.message  # not measured: named
+    assert "not this checkout's" in decision.message
 
 
 def test_nothing_live_is_silent(world):
@@ -120,6 +125,105 @@ def test_a_run_waits_only_for_older_runs_of_its_checkout(world, runs):
     assert pids(as_younger.ours) == {world.run.pid}
     assert younger.pid not in pids(as_older.ours)
     assert as_older.action is not Action.STOP
+
+
+# --------------------------------------------------------------------------- busy now
+
+QUIET_BOX = {"cpu_pressure": None, "load_per_cpu": None, "memory_available": None}
+"""Box thresholds off: the box's own load never decides these tests."""
+
+
+def test_an_idle_foreign_run_is_not_worth_a_word_and_a_busy_one_is(world):
+    """Measured idle on a quiet box: silent; the same run over busy-run-cpu: a note naming it."""
+    report = only(scan_from(world.idle, cpu_window=0.05), world.run.pid)
+    (judged,) = (j for j in report.runs if j.run.pid == world.run.pid)
+    assert judged.run.cpu_now == 0.0
+    idle = policy.decision_for(report, Mode.STOP, busy=BusyRules(**QUIET_BOX))
+    assert (idle.action, idle.message) == (Action.SILENT, "")
+    assert world.run.pid in pids(idle.foreign)
+    busy = policy.decision_for(report, Mode.STOP, busy=BusyRules(run_cpu=0, **QUIET_BOX))
+    assert busy.action is Action.NOTE
+    assert f"pid {world.run.pid} (run-tests-script" in busy.message
+    assert "idle now" in busy.message
+    assert len(busy.message) <= NOTE_MAX_CHARS
+
+
+def test_a_refusal_leaves_contention_out_and_a_warning_keeps_it(shared_tmp, runs):
+    """Next to a run of this checkout, the deny says nothing of foreign load; a warning does."""
+    mine = make_checkout(shared_tmp, "mine")
+    ours = runs.run_tests_script(mine)
+    theirs = runs.run_tests_script(make_checkout(shared_tmp, "theirs"))
+    report = only(scan_from(mine, cpu_window=0.05), ours.pid, theirs.pid)
+    every_run_busy = BusyRules(run_cpu=0)
+    refused = policy.decision_for(report, Mode.STOP, busy=every_run_busy)
+    assert refused.action is Action.STOP
+    assert f"pid {ours.pid}" in refused.message
+    assert "foreign test run" not in refused.message
+    warned = policy.decision_for(report, Mode.WARN, busy=every_run_busy)
+    assert warned.action is Action.WARN
+    assert f"pid {theirs.pid} (run-tests-script" in warned.message
+
+
+BUSY_BOX = Load(
+    usable_cpus=2,
+    load_average=(0.1, 0.1, 0.1),
+    cpu_pressure=Pressure(avg10=0.0, avg60=0.0, avg300=0.0),
+    memory=MemInfo(total_bytes=1000, available_bytes=50),
+)
+"""A box with 5% of its memory available: busy under the default thresholds."""
+
+
+@pytest.mark.parametrize(
+    ("box", "action", "words"),
+    [
+        (BoxMode.OFF, Action.SILENT, ""),
+        (BoxMode.WARN, Action.NOTE, "runctx: Box busy: memory available 5% < 10%."),
+        (BoxMode.WAIT, Action.STOP, "`runctx run --wait -- COMMAND`"),
+    ],
+)
+def test_on_busy_box_decides_what_a_busy_box_does(world, box, action, words):
+    """With nothing else live, a busy box is silent, a note, or a refusal that says how to wait."""
+    report = attrs.evolve(only(scan_from(world.busy)), load=BUSY_BOX)
+    decision = policy.decision_for(report, Mode.STOP, busy=BusyRules(on_busy_box=box))
+    assert decision.action is action
+    assert words in decision.message
+    assert decision.waits_for_room is (box is BoxMode.WAIT)
+    assert not decision.refuses  # waiting for room can change it
+    assert decision.box.reasons == ("memory available 5% < 10%",)
+
+
+DECIDE = """
+import json, sys
+from runctx import policy
+from runctx.shell.commands import test_invocations
+from runctx.unknown import Unknown
+cwd = sys.stdin.read()
+decision = policy.decide(test_invocations("pytest -x", cwd))
+windows = [None if isinstance(r.cpu_window, Unknown) else r.cpu_window for r in decision.reports]
+print(json.dumps({"action": decision.action.value, "windows": windows}))
+"""
+
+
+@pytest.mark.needs_root  # a pid namespace with its own /proc: no other run on the box counts
+@pytest.mark.parametrize(
+    ("where", "action", "sampled"),
+    [("nowhere", "silent", False), ("mine", "stop", False), ("theirs", "note", True)],
+)
+def test_a_hook_samples_cpu_use_only_when_a_foreign_run_is_live(
+    shared_tmp, runs, where, action, sampled
+):
+    """A window next to a foreign run only: none next to nothing or this checkout's run."""
+    mine = make_checkout(shared_tmp, "mine")
+    (mine / "pyproject.toml").write_text("[tool.runctx]\nbusy-run-cpu = 0\n")
+    theirs = make_checkout(shared_tmp / "other", "mine")
+    started = {"nowhere": [], "mine": [sandboxed_run(mine)], "theirs": [sandboxed_run(theirs)]}
+    found = in_own_pid_namespace(runs, started[where], [PYTHON, "-c", DECIDE], str(mine), cwd=mine)
+    (answer,) = found["replies"]
+    assert answer["code"] == 0, answer["stderr"]
+    decided = json.loads(answer["stdout"])
+    assert decided["action"] == action
+    (window,) = decided["windows"]
+    assert (window is not None) is sampled
 
 
 # --------------------------------------------------------------------------- decide
@@ -278,8 +382,8 @@ def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, mon
     invocations = test_invocations(command, str(worktrees.b))
     changes = test_invocations(command, str(worktrees.b), INSTALLER_PATTERNS)
     monkeypatch.setenv("RUNCTX_ON_ENVIRONMENT_CHANGE", "ask")
-    decision = policy.decide(invocations, changes=changes)
+    decision = policy.decide(invocations, changes=changes, environments=True)
     assert decision.action is Action.ASK
     assert run.pid in pids(decision.environment)
     assert "changes" in decision.message
-    assert "this test run imports from" in decision.message
+    assert f"its environment {worktrees.venv} (a venv) is also used" in decision.message

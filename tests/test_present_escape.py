@@ -24,7 +24,7 @@ from hooktools import claude_pre_tool_use, hook_env
 from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from proctools import OTHER_UID, PYTHON, make_checkout
+from proctools import OTHER_UID, PYTHON, make_checkout, name_every_foreign_run
 from runfactory import RunFactory, clean_env
 
 from runctx.present.escape import (
@@ -33,6 +33,7 @@ from runctx.present.escape import (
     json_bytes,
     json_text,
     terminal_bytes,
+    terminal_text,
     visible,
     visible_lines,
 )
@@ -129,6 +130,13 @@ def test_terminal_bytes_never_fail_on_any_encoding(encoding):
     assert b"\xff" not in data or encoding == "latin-1"
 
 
+def test_terminal_text_holds_only_what_the_encoding_can():
+    """For a writer that encodes on its own, what it cannot encode is escaped once, here."""
+    assert terminal_text("… \x1b ok", "ascii") == "\\u2026 \\x1b ok"
+    assert terminal_text("… \x1b ok", "utf-8") == "… \\x1b ok"
+    assert terminal_text("…", "bogus-encoding") == "…"
+
+
 # -- properties: any text, any bytes ---------------------------------------------------
 
 PROPERTY = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -198,6 +206,10 @@ def test_hook_json_is_ascii_and_strict_for_any_strings(value):
 DIRECTORY = b"x\x1b[2Jy\nFAKE: line\xff\xfe"
 TITLE_ARG = b"\x1b]0;pwned\x07\x1b[2J\x1b[31m"
 BAD_ARG = b"\xff\xfe"
+SESSION = b"\xff\xfe\x1b[2J\nFAKE: session"
+"""The run's ``CLAUDE_CODE_SESSION_ID``: who started it is foreign text too."""
+STARTER = b"claude-code session \\xff\\xfe\\x1b[2J\\nF"
+"""How every terminal face shows that starter: its first characters, escaped."""
 RAW = (b"\x1b", b"\x07", b"\xff\xfe", b"\nFAKE")
 """What must never reach a terminal: ESC, BEL, the bad bytes, a forged line."""
 
@@ -211,18 +223,25 @@ HOLD = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep
 
 
 class Hostile:
-    """The hostile run and a checkout to look at it from."""
+    """The hostile run, a checkout to look at it from, and a directory inside its checkout."""
 
     def __init__(self, root: bytes, pid: int, viewer: Path) -> None:
         """Hold what the tests need."""
         self.root = root
         self.pid = pid
         self.viewer = viewer
+        self.inside = Path(os.fsdecode(root)) / "sub"
 
 
 @pytest.fixture(scope="module")
 def hostile():
-    """The hostile run, live for the module, seen from a plain checkout ``viewer``."""
+    """The hostile run, live for the module, seen from a plain checkout ``viewer``.
+
+    Its directory, its argv and the session id it inherited are hostile. The
+    viewer names every foreign run in its notes (``busy-run-cpu = 0``);
+    ``inside`` is a directory of the hostile checkout, whose notes name the
+    run as this checkout's, with who started it.
+    """
     base = Path(tempfile.mkdtemp(prefix="runctx-hostile-")).resolve()
     base.chmod(0o755)
     root = os.fsencode(base) + b"/" + DIRECTORY
@@ -230,13 +249,17 @@ def hostile():
     subprocess.run(["git", "init", "-q", root], check=True)
     with open(root + b"/run_tests.py", "w", encoding="utf-8") as script:
         script.write(HOLD)
+    os.mkdir(root + b"/sub")
+    with open(root + b"/sub/run_tests.py", "w", encoding="utf-8") as script:
+        script.write("pass\n")
     ready = base / "ready"
     argv = [PYTHON, "run_tests.py", str(ready), os.fsdecode(TITLE_ARG), os.fsdecode(BAD_ARG)]
-    viewer = make_checkout(base, "viewer")
+    viewer = name_every_foreign_run(make_checkout(base, "viewer"))
     (viewer / "run_tests.py").write_text("pass\n")
+    env = clean_env(CLAUDE_CODE_SESSION_ID=os.fsdecode(SESSION))
     factory = RunFactory()
     try:
-        run = factory.orphan(argv, Path(os.fsdecode(root)), env=clean_env(), ready=ready)
+        run = factory.orphan(argv, Path(os.fsdecode(root)), env=env, ready=ready)
         yield Hostile(root, run.pid, viewer)
     finally:
         factory.reap()
@@ -273,6 +296,7 @@ def test_status_shows_the_hostile_run_escaped(hostile, encoding):
     assert_nothing_raw(done.stdout)
     row = next(line for line in done.stdout.splitlines() if line.startswith(b"  %d " % hostile.pid))
     assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in row
+    assert STARTER in row
     assert b"\\x1b]0;pwned\\x07" in row or row.endswith((b"\\u2026", "…".encode()))
     why = done.stdout.split(row, 1)[1].splitlines()[1]
     assert why.startswith(b"      why: ")
@@ -303,29 +327,63 @@ def test_json_is_strict_and_gives_the_exact_bytes_back(hostile, encoding):
     assert argv[-2:] == [TITLE_ARG, BAD_ARG]
     assert run["argv"][-2] == TITLE_ARG.decode()
     assert run["argv"][-1] == "\ufffd\ufffd"
+    started = run["started_by"]
+    assert started["kind"] == "claude-code"
+    assert base64.b64decode(started["session_bytes"]) == SESSION
+    assert started["session"] == SESSION.decode("utf-8", "replace")
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_the_hook_reply_is_strict_ascii_json_with_the_run_escaped(hostile, encoding):
-    """The hook's note is ASCII JSON a strict parser takes, its text escaped for display."""
+    """The hook's note and its deny are ASCII JSON a strict parser takes, foreign text escaped.
+
+    The note (from the viewer) may name only the busiest foreign runs of the
+    box; the deny (from inside the hostile checkout) names the run and who
+    started it: another session, whose id is hostile.
+    """
     payload = json.dumps(claude_pre_tool_use("python3 run_tests.py", hostile.viewer))
     done = runctx(hostile, "hook", "claude", env=ENCODINGS[encoding], stdin=payload)
     assert done.returncode == 0
     assert done.stdout.isascii()
-    reply = strict_json(done.stdout)
-    context = reply["hookSpecificOutput"]["additionalContext"]
-    assert "x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in context
+    context = strict_json(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "foreign test run" in context
     assert "\x1b" not in context
     assert "\nFAKE" not in context
+    payload = json.dumps(claude_pre_tool_use("python3 run_tests.py", os.fsdecode(hostile.inside)))
+    done = runctx(hostile, "hook", "claude", env=ENCODINGS[encoding], stdin=payload)
+    assert done.returncode == 0
+    assert done.stdout.isascii()
+    output = strict_json(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"]
+    assert f"pid {hostile.pid} (run-tests-script" in reason
+    assert f"was started by another session ({STARTER.decode()}" in reason
+    assert "\x1b" not in reason
+    assert "\nFAKE" not in reason
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_run_says_its_note_escaped(hostile, encoding):
-    """The note runctx run writes before it starts the command names the run escaped."""
+    """What runctx run writes before it starts the command holds the run's text escaped."""
     done = runctx(hostile, "run", "--", PYTHON, "run_tests.py", env=ENCODINGS[encoding])
     assert done.returncode == 0, done.stderr
     assert_nothing_raw(done.stderr)
-    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stderr
+    assert b"foreign test run" in done.stderr
+    done = runctx(
+        hostile,
+        "run",
+        "--mode",
+        "warn",
+        "--",
+        PYTHON,
+        "run_tests.py",
+        env=ENCODINGS[encoding],
+        cwd=hostile.inside,
+    )
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stderr)
+    assert b"pid %d (run-tests-script" % hostile.pid in done.stderr
+    assert b"started by " + STARTER in done.stderr
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
@@ -355,22 +413,36 @@ def test_wait_from_the_hostile_checkout_writes_nothing_raw(hostile):
 
 @pytest.mark.parametrize("encoding", ["strict-utf8", "ascii"])
 def test_the_pytest_plugin_header_and_summary_are_escaped(hostile, encoding):
-    """A pytest session next to the run names it in header and summary, escaped."""
-    (hostile.viewer / "test_one.py").write_text("def test_one():\n    pass\n")
+    """A pytest session names the run escaped: in the summary next to it, in the header inside it.
+
+    From the viewer the run is a foreign one, named in the summary with its
+    root (the header names only the busiest foreign runs of the box); inside
+    the hostile checkout it is this checkout's, named in the header with who
+    started it.
+    """
     environment = {**clean_env(), **ENCODINGS[encoding]}
-    done = subprocess.run(
-        [PYTHON, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_one.py"],
-        cwd=hostile.viewer,
-        capture_output=True,
-        env=environment,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert_nothing_raw(done.stdout + done.stderr)
-    lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
-    assert len(lines) == 2, done.stdout  # the header and the summary
-    assert all(b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in line for line in lines)
+    for where in (hostile.viewer, hostile.inside):
+        (where / "test_one.py").write_text("def test_one():\n    pass\n")
+        done = subprocess.run(
+            [PYTHON, "-m", "pytest", "-vp", "no:cacheprovider", "--runctx=warn", "test_one.py"],
+            cwd=where,
+            capture_output=True,
+            env=environment,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert_nothing_raw(done.stdout + done.stderr)
+        lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
+        if where == hostile.viewer:
+            summary = [line for line in lines if line.startswith(b"  busy foreign run: ")]
+            assert len(summary) == 1, done.stdout
+            assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in summary[0]
+            assert STARTER in summary[0]
+        else:
+            header = [line for line in lines if line.startswith(b"runctx: ")]
+            assert header, done.stdout
+            assert STARTER in header[0]
 
 
 def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs):

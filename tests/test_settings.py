@@ -13,6 +13,8 @@ from strategies import PROPERTY, json_values
 from runctx.exceptions import ConfigError, RunctxError
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
 from runctx.settings import (
+    BUSY_BOX_ENV,
+    DEFAULT_BUSY,
     DEFAULT_ENVIRONMENT_CHANGE_MODE,
     DEFAULT_SHARED_TREE_MODE,
     ENVIRONMENT_CHANGE_ENV,
@@ -21,6 +23,7 @@ from runctx.settings import (
     MAX_SCANNED_BYTES,
     MODE_ENV,
     SHARED_TREE_ENV,
+    BoxMode,
     Mode,
     Settings,
     TableSearch,
@@ -337,13 +340,75 @@ def test_an_environment_change_mode_that_cannot_apply_is_an_error(tmp_path, valu
         settings_for(tmp_path, environ={ENVIRONMENT_CHANGE_ENV: "wait"})
 
 
+# -- busy now: thresholds and on-busy-box ----------------------------------------------
+
+
+def test_the_thresholds_and_on_busy_box_are_read_from_the_checkout(tmp_path):
+    """[tool.runctx] sets each threshold and on-busy-box; false turns a box threshold off."""
+    root = write(
+        tmp_path,
+        "[tool.runctx]\nbusy-run-cpu = 0.25\nbusy-box-cpu-pressure = 60\n"
+        'busy-box-load-per-cpu = false\nbusy-box-memory-available = 5\non-busy-box = "warn"\n',
+    )
+    busy = settings_for(root, environ={}).busy
+    assert (busy.run_cpu, busy.cpu_pressure, busy.load_per_cpu, busy.memory_available) == (
+        0.25,
+        60.0,
+        None,
+        5.0,
+    )
+    assert busy.on_busy_box is BoxMode.WARN
+    overridden = settings_for(root, environ={BUSY_BOX_ENV: "wait"}).busy
+    assert overridden.on_busy_box is BoxMode.WAIT
+    assert overridden.cpu_pressure == 60.0
+    (tmp_path / "plain").mkdir()
+    assert settings_for(write(tmp_path / "plain", ""), environ={}).busy == DEFAULT_BUSY
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("busy-run-cpu = -1", "busy-run-cpu must be a number from 0"),
+        ("busy-run-cpu = false", "busy-run-cpu must be a number from 0"),
+        ('busy-box-cpu-pressure = "high"', "busy-box-cpu-pressure must be a number"),
+        ("busy-box-memory-available = 101", "busy-box-memory-available must be a number"),
+        ("busy-box-load-per-cpu = nan", "busy-box-load-per-cpu must be a number"),
+        ('on-busy-box = "sometimes"', 'on-busy-box must be one of "off", "warn", "wait"'),
+    ],
+)
+def test_a_bad_threshold_is_an_error_naming_the_key(tmp_path, line, words):
+    """A threshold out of range, or an unknown on-busy-box, names the file and the key."""
+    root = write(tmp_path, f"[tool.runctx]\n{line}\n")
+    with pytest.raises(ConfigError, match=words) as raised:
+        settings_for(root, environ={})
+    assert root in str(raised.value)
+
+
+def test_a_bad_on_busy_box_in_the_environment_names_the_variable(tmp_path):
+    """$RUNCTX_ON_BUSY_BOX is validated like the file's setting, and says where it came from."""
+    with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_BUSY_BOX must be one of"):
+        settings_for(write(tmp_path, ""), environ={BUSY_BOX_ENV: "later"})
+
+
 # -- properties: any table, any bytes, any text -------------------------------------
 
 toml_tables = st.dictionaries(
-    st.sampled_from(["on-same-checkout", "runners", "other"]),
+    st.sampled_from(
+        [
+            "on-same-checkout",
+            "runners",
+            "other",
+            "busy-run-cpu",
+            "busy-box-cpu-pressure",
+            "busy-box-load-per-cpu",
+            "busy-box-memory-available",
+            "on-busy-box",
+        ]
+    ),
     st.one_of(
         json_values,
-        st.sampled_from(["stop", "ask", "warn", "wait"]),
+        st.sampled_from(["stop", "ask", "warn", "wait", "off"]),
+        st.floats(allow_nan=True),
         st.lists(
             st.dictionaries(
                 st.sampled_from(

@@ -43,6 +43,12 @@ def test_cd_home_and_tilde(monkeypatch):
     assert found("cd ~/src/p && pytest") == [("pytest", "/home/u/src/p", True)]
 
 
+def test_a_cd_target_holding_a_nul_is_unfollowable():
+    """A cd to a target holding a NUL (no path, no user name can) leaves the cwd unknown."""
+    assert found("cd ~a\x00b && pytest") == [("pytest", CWD, False)]
+    assert found("cd a\x00b && pytest") == [("pytest", CWD, False)]
+
+
 def test_cwd_is_normalised():
     """The starting cwd and every cd target are normalised."""
     assert found("cd ./a/../b/ && pytest", cwd="/w//repo/") == [("pytest", "/w/repo/b", True)]

@@ -24,9 +24,17 @@ from proctools import (
 from runfactory import clean_env
 
 from runctx.exceptions import SourceError
-from runctx.records import ProcRecord
+from runctx.records import ProcIdentity, ProcRecord
+from runctx.report import StartedBy
 from runctx.scanning import scan, viewpoint
-from runctx.sources.procfs import ProcfsSource
+from runctx.sources.procfs import (
+    ENVIRON_READ_MAX,
+    SMALL_READ_MAX,
+    ProcfsSource,
+    cgroup_cpu_quota,
+)
+from runctx.sources.proctext import MemInfo
+from runctx.started_by import WANTED
 from runctx.unknown import Reason, Unknown
 
 HERE = Path(__file__).resolve().parent
@@ -198,3 +206,152 @@ def test_scans_under_churn_and_pid_wrap_stay_sound(shared_tmp):
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert summary["problem_count"] == 0, summary["problems"]
     assert summary["complete"], summary
+
+
+# -- the box: memory, usable CPUs, cgroup quotas --------------------------------------
+
+
+def test_the_box_is_read_with_memory_and_usable_cpus():
+    """A real read of the box: memory known, usable CPUs no more than the affinity allows."""
+    load = ProcfsSource().load()
+    assert isinstance(load.memory, MemInfo)
+    assert 0 < load.memory.available_bytes <= load.memory.total_bytes
+    assert isinstance(load.usable_cpus, int)
+    assert 1 <= load.usable_cpus <= len(os.sched_getaffinity(0))
+
+
+def cgroup_tree(root: Path, quotas: dict[str, bytes]) -> None:
+    """``cpu.max`` files at each level of a cgroup tree under ``root`` (level "" is the top)."""
+    for level, quota in quotas.items():
+        path = root / level.lstrip("/")
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "cpu.max").write_bytes(quota)
+
+
+def test_the_smallest_quota_of_every_cgroup_above_counts(tmp_path):
+    """cpu.max at each level from the process's cgroup to the top: the smallest one caps it."""
+    cgroup_tree(tmp_path, {"": b"max 100000", "/a": b"300000 100000", "/a/b": b"max 100000"})
+    assert cgroup_cpu_quota(b"0::/a/b\n", str(tmp_path)) == 3.0
+    (tmp_path / "cpu.max").write_bytes(b"150000 100000")
+    assert cgroup_cpu_quota(b"0::/a/b\n", str(tmp_path)) == 1.5
+    assert cgroup_cpu_quota(b"0::/elsewhere\n", str(tmp_path / "a" / "b")) is None
+
+
+def test_a_cgroup_path_that_climbs_out_is_never_read(tmp_path):
+    """``0::/../x`` (outside this cgroup namespace) reads nothing above the cgroup root."""
+    cgroup_tree(tmp_path, {"/x": b"100000 100000"})
+    inner = tmp_path / "root"
+    cgroup_tree(inner, {"": b"max 100000"})
+    assert cgroup_cpu_quota(b"0::/../x\n", str(inner)) is None
+    assert cgroup_cpu_quota(b"0::/x\n", str(tmp_path)) == 1.0
+
+
+def test_a_v1_cpu_quota_counts_too(tmp_path):
+    """A v1 cpu hierarchy: cfs_quota_us over cfs_period_us, at each level up to the top."""
+    level = tmp_path / "cpu,cpuacct" / "docker" / "ab"
+    level.mkdir(parents=True)
+    (level / "cpu.cfs_quota_us").write_bytes(b"50000\n")
+    (level / "cpu.cfs_period_us").write_bytes(b"100000\n")
+    (tmp_path / "cpu,cpuacct" / "cpu.cfs_quota_us").write_bytes(b"-1\n")
+    (tmp_path / "cpu,cpuacct" / "cpu.cfs_period_us").write_bytes(b"100000\n")
+    assert cgroup_cpu_quota(b"4:cpu,cpuacct:/docker/ab\n", str(tmp_path)) == 0.5
+
+
+def test_cgroup_files_are_read_with_a_bound_and_never_block(tmp_path):
+    """A FIFO as cpu.max limits nothing and holds nothing up; one past the bound is not read."""
+    cgroup_tree(tmp_path, {"": b"200000 100000", "/a/b": b"max 100000"})
+    os.mkfifo(tmp_path / "a" / "cpu.max")
+    assert cgroup_cpu_quota(b"0::/a/b\n", str(tmp_path)) == 2.0
+    (tmp_path / "a" / "b" / "cpu.max").write_bytes(b"50000 100000" + b" " * SMALL_READ_MAX)
+    assert cgroup_cpu_quota(b"0::/a/b\n", str(tmp_path)) == 2.0
+
+
+# -- CPU times, by identity ----------------------------------------------------------------
+
+
+def test_cpu_times_grow_for_a_spinning_process_and_not_for_a_sleeping_one(shared_tmp, runs):
+    """Two readings of real processes: a spinner's CPU time grows, a sleeper's stays."""
+    sleeper = runs.run_tests_script(make_checkout(shared_tmp, "other"))
+    spinner = runs.spinner(make_checkout(shared_tmp))
+    source = ProcfsSource()
+    identities = [source.current_identity(pid) for pid in (spinner.pid, sleeper.pid)]
+    assert all(isinstance(identity, ProcIdentity) for identity in identities)
+    first = source.cpu_times(identities)
+    wait_for(
+        lambda: source.cpu_times(identities)[identities[0]] > first[identities[0]],
+        what="the spinner to use CPU",
+    )
+    assert source.cpu_times(identities)[identities[1]] == first[identities[1]]
+
+
+def test_a_gone_or_reused_pid_gives_no_cpu_time(shared_tmp, runs):
+    """A process that exited, or an identity whose start does not match, reads as unknown."""
+    run = runs.run_tests_script(make_checkout(shared_tmp))
+    source = ProcfsSource()
+    identity = source.current_identity(run.pid)
+    assert isinstance(identity, ProcIdentity)
+    wrong = ProcIdentity(run.pid, identity.start + 1)
+    found = source.cpu_times([identity, wrong])
+    assert isinstance(found[identity], float)
+    assert isinstance(found[wrong], Unknown)
+    runs.kill(run)
+    gone = source.cpu_times([identity])[identity]
+    assert isinstance(gone, Unknown)
+    assert gone.reason in (Reason.GONE, Reason.ZOMBIE)
+
+
+# -- what a run inherited: /proc/PID/environ, read with a bound -------------------------
+
+
+def bare_env(**extra: str) -> dict[str, str]:
+    """The suite's environment without any variable a starter sets, plus ``extra``."""
+    env = {key: value for key, value in clean_env().items() if key not in WANTED}
+    env = {key: value for key, value in env.items() if not key.startswith("RUNCTX_")}
+    env.update(extra)
+    return env
+
+
+def started_by_of(checkout: Path, pid: int):
+    """Who a scan from ``checkout`` says started the run led by ``pid``."""
+    report = scan(viewpoint(cwd=str(checkout)))
+    return next(j.run.started_by for j in report.runs if j.run.pid == pid)
+
+
+def test_a_variable_past_the_read_bound_is_not_seen(shared_tmp, runs):
+    """An environment longer than the bound: what comes before it is read, what is past it not."""
+    checkout = make_checkout(shared_tmp)
+    filler = "x" * (100 * 1024)  # one string may hold at most 128 KiB (MAX_ARG_STRLEN)
+    env = bare_env(AAA_FILLER1=filler, AAA_FILLER2=filler, AAA_FILLER3=filler)
+    env = {"CODEX_THREAD_ID": "early", **env, "CLAUDE_CODE_SESSION_ID": "late"}
+    run = runs.run_tests_script(checkout, env=env)
+    raw = Path(f"/proc/{run.pid}/environ").read_bytes()
+    assert raw.index(b"CLAUDE_CODE_SESSION_ID=late") > ENVIRON_READ_MAX
+    assert started_by_of(checkout, run.pid) == StartedBy("codex", "early", None)
+
+
+def test_a_variable_cut_by_the_read_bound_is_not_taken_in_part(shared_tmp, runs):
+    """A session id the bound cuts in two is dropped, never read as a shorter, wrong id."""
+    checkout = make_checkout(shared_tmp)
+    fillers = {"AAA_FILLER1": "x" * (100 * 1024), "AAA_FILLER2": "x" * (100 * 1024)}
+    before = sum(len(name) + 1 + len(value) + 1 for name, value in fillers.items())
+    # one string may hold at most 128 KiB (MAX_ARG_STRLEN); the id starts 30 bytes before the bound
+    fillers["AAA_FILLER3"] = "x" * (ENVIRON_READ_MAX - 30 - before - len("AAA_FILLER3=") - 1)
+    env = {**fillers, "CLAUDE_CODE_SESSION_ID": "0123456789abcdef"}
+    env.update(bare_env())
+    run = runs.run_tests_script(checkout, env=env)
+    raw = Path(f"/proc/{run.pid}/environ").read_bytes()
+    at = raw.index(b"CLAUDE_CODE_SESSION_ID=")
+    assert at < ENVIRON_READ_MAX < at + len("CLAUDE_CODE_SESSION_ID=0123456789abcdef")
+    found = started_by_of(checkout, run.pid)
+    assert isinstance(found, Unknown), found
+
+
+def test_inherited_variables_keep_their_bytes(shared_tmp, runs):
+    """A session id with an escape sequence and bytes that are not UTF-8 is read exactly."""
+    checkout = make_checkout(shared_tmp)
+    session = os.fsdecode(b"\x1b[2J\xff-session")
+    run = runs.run_tests_script(checkout, env=bare_env(CLAUDE_CODE_SESSION_ID=session))
+    source = ProcfsSource()
+    inherited = source.inherited(source.current_identity(run.pid), WANTED)
+    assert inherited.variable("CLAUDE_CODE_SESSION_ID") == session
+    assert started_by_of(checkout, run.pid) == StartedBy("claude-code", session, None)

@@ -17,19 +17,28 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from runctx.sources.proctext import (
+    ENVIRON_VALUE_MAX,
+    MemInfo,
     Pressure,
     ProcMount,
     StatFields,
+    parse_cfs_quota,
+    parse_cgroup,
     parse_cgroup_v2_path,
     parse_cmdline,
     parse_cpu_max,
+    parse_environ,
     parse_loadavg,
+    parse_meminfo,
     parse_pressure,
     parse_proc_mount,
     parse_stat,
+    parse_stat_tty,
     parse_status_nspid,
     parse_status_uid,
     parse_uptime,
+    stays_under,
+    systemd_path,
 )
 from runctx.unknown import Reason, Unknown
 
@@ -144,6 +153,77 @@ def test_the_last_procfs_at_a_mount_point_is_the_one_in_effect():
     mount = parse_proc_mount(STACKED)
     assert mount is not None
     assert mount.hidepid == "invisible"
+
+
+def test_meminfo_gives_total_and_available_in_bytes():
+    """MemTotal and MemAvailable are read in kB and given in bytes."""
+    text = b"MemTotal:       16000 kB\nMemFree:  100 kB\nMemAvailable:    4000 kB\n"
+    assert parse_meminfo(text) == MemInfo(total_bytes=16000 * 1024, available_bytes=4000 * 1024)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (b"MemTotal: 16000 kB\nMemFree: 100 kB\n", Reason.ABSENT),  # a kernel before 3.14
+        (b"MemTotal: lots kB\nMemAvailable: 1 kB\n", Reason.UNPARSABLE),
+        (b"MemTotal: -5 kB\nMemAvailable: 1 kB\n", Reason.UNPARSABLE),
+        (b"MemAvailable: 1 kB\n", Reason.UNPARSABLE),
+    ],
+)
+def test_meminfo_without_available_is_absent_and_garbage_unparsable(text, reason):
+    """No MemAvailable line is absent; a bad or negative number, or no MemTotal, unparsable."""
+    found = parse_meminfo(text)
+    assert isinstance(found, Unknown)
+    assert found.reason is reason
+
+
+def test_cgroup_lines_name_their_hierarchy_and_systemd_path():
+    """Lines of /proc/PID/cgroup (v1, v2); systemd files a process under name=systemd or v2."""
+    hybrid = b"12:cpu,cpuacct:/docker/ab\n1:name=systemd:/system.slice/x.service\n0::/\n"
+    assert parse_cgroup(hybrid) == (
+        (("cpu", "cpuacct"), "/docker/ab"),
+        (("name=systemd",), "/system.slice/x.service"),
+        ((), "/"),
+    )
+    assert systemd_path(parse_cgroup(hybrid)) == "/system.slice/x.service"
+    assert systemd_path(parse_cgroup(b"0::/user.slice/a.scope\n")) == "/user.slice/a.scope"
+    assert parse_cgroup(b"garbage\n0:cpu\n") == ()
+
+
+def test_a_cgroup_path_outside_this_namespace_does_not_stay_under_the_root():
+    """``/../x`` (a process outside this cgroup namespace), NUL, relative: not joinable."""
+    assert stays_under("/user.slice/a.service")
+    assert not stays_under("/../../etc")
+    assert not stays_under("relative")
+    assert not stays_under("/a\0b")
+
+
+def test_cfs_quota_and_tty_fields():
+    """A v1 quota is quota over period (-1: none); tty_nr is the field after the session."""
+    assert parse_cfs_quota(b"150000\n", b"100000\n") == 1.5
+    assert parse_cfs_quota(b"-1\n", b"100000\n") is None
+    assert parse_cfs_quota(b"1" * 400 + b"\n", b"1\n") is None  # past a float: no limit known
+    assert parse_stat_tty(b"42 (a b) S 1 42 42 34816 42 4194304 0") == 34816
+    assert isinstance(parse_stat_tty(b"42 (x) S 1"), Unknown)
+
+
+WANTED = frozenset({"CLAUDE_CODE_SESSION_ID", "CI"})
+
+
+def test_environ_keeps_only_the_wanted_variables_first_value_and_every_byte():
+    """Wanted names only; the first of two values; bytes that are not UTF-8 kept, escaped later."""
+    data = b"HOME=/root\0CI=1\0CI=0\0CLAUDE_CODE_SESSION_ID=a\x1b[2J\xff\0JUNK\0=x\0"
+    found = parse_environ(data, WANTED)
+    assert found == {"CI": "1", "CLAUDE_CODE_SESSION_ID": os.fsdecode(b"a\x1b[2J\xff")}
+    assert os.fsencode(found["CLAUDE_CODE_SESSION_ID"]) == b"a\x1b[2J\xff"
+
+
+def test_a_value_past_the_bound_is_dropped_not_cut():
+    """A value longer than ENVIRON_VALUE_MAX bytes is not kept at all: a cut id would lie."""
+    long = b"x" * (ENVIRON_VALUE_MAX + 1)
+    assert parse_environ(b"CI=" + long + b"\0", WANTED) == {}
+    exact = b"x" * ENVIRON_VALUE_MAX
+    assert parse_environ(b"CI=" + exact + b"\0", WANTED) == {"CI": exact.decode()}
 
 
 # -- properties ---------------------------------------------------------------------------
@@ -359,6 +439,93 @@ def test_cgroup_path_is_read_from_the_v2_line(parts):
     path = "/" + "/".join(part for part in parts if part != "..")
     text = b"12:cpu,cpuacct:/v1\n0::" + path.encode() + b"\n"
     assert parse_cgroup_v2_path(text) == path
+
+
+@PROPERTY
+@given(anything)
+@example(b"4:cpu:/../x\n0::/a\n")
+def test_cgroup_lines_of_any_bytes_are_hierarchies_with_absolute_paths(data):
+    """Any bytes give (controllers, path) pairs, each path absolute; systemd's is one of them."""
+    found = parse_cgroup(data)
+    assert all(isinstance(names, tuple) and path.startswith("/") for names, path in found)
+    chosen = systemd_path(found)
+    assert chosen is None or chosen in {path for _, path in found}
+
+
+@PROPERTY
+@given(st.lists(st.from_regex(r"[a-z0-9_.@-]{1,12}", fullmatch=True), max_size=6))
+def test_cgroup_lines_give_each_path_back(parts):
+    """A unified line's path is given back exactly, after a v1 line."""
+    path = "/" + "/".join(parts)
+    found = parse_cgroup(b"12:cpu,cpuacct:/v1\n0::" + path.encode() + b"\n")
+    assert found == ((("cpu", "cpuacct"), "/v1"), ((), path))
+
+
+@PROPERTY
+@given(anything, anything)
+@example(b"9" * 400, b"1")
+def test_cfs_quota_of_any_bytes_is_a_positive_share_or_none(quota, period):
+    """Any bytes give a positive, finite CPU share or None (no limit, or unreadable)."""
+    granted = parse_cfs_quota(quota, period)
+    assert granted is None or (granted > 0 and math.isfinite(granted))
+
+
+@PROPERTY
+@given(anything)
+def test_meminfo_of_any_bytes_is_memory_or_an_unknown(data):
+    """Any bytes give non-negative byte counts or an explicit unknown."""
+    found = parse_meminfo(data)
+    assert isinstance(found, Unknown) or (found.total_bytes >= 0 and found.available_bytes >= 0)
+
+
+@PROPERTY
+@given(st.integers(min_value=0, max_value=2**50), st.integers(min_value=0, max_value=2**50))
+def test_meminfo_gives_its_two_numbers_back(total, available):
+    """``MemTotal`` and ``MemAvailable`` in kB, among other lines, come back in bytes."""
+    text = b"MemTotal: %d kB\nMemFree: 1 kB\nMemAvailable: %d kB\n" % (total, available)
+    assert parse_meminfo(text) == MemInfo(total * 1024, available * 1024)
+
+
+@PROPERTY
+@given(anything)
+def test_stat_tty_of_any_bytes_is_a_number_or_unparsable(data):
+    """Any bytes give the tty number or an explicit unparsable unknown."""
+    found = parse_stat_tty(data)
+    assert isinstance(found, int) or is_unparsable(found)
+
+
+@PROPERTY
+@given(anything)
+@example(b"CI=" + b"x" * 300 + b"\0CI=1\0")
+def test_environ_of_any_bytes_keeps_wanted_names_with_bounded_values(data):
+    """Any bytes give only wanted names, each value at most the bound and its bytes intact."""
+    found = parse_environ(data, WANTED)
+    assert set(found) <= WANTED
+    for name, value in found.items():
+        raw = os.fsencode(value)
+        assert len(raw) <= ENVIRON_VALUE_MAX
+        assert name.encode() + b"=" + raw in data
+
+
+@PROPERTY
+@given(
+    st.dictionaries(
+        st.sampled_from(sorted(WANTED)),
+        st.binary(max_size=ENVIRON_VALUE_MAX).filter(lambda value: b"\0" not in value),
+    ),
+    st.lists(st.from_regex(r"[A-Z_]{1,10}=[a-z]{0,5}", fullmatch=True), max_size=5),
+)
+def test_environ_gives_every_wanted_value_back(values, others):
+    """Wanted variables among others come back with exactly their bytes."""
+    entries = [*(other.encode() for other in others)]
+    entries += [name.encode() + b"=" + value for name, value in values.items()]
+    found = parse_environ(b"\0".join(entries) + b"\0", WANTED)
+    expected = {
+        name: value
+        for name, value in values.items()
+        if not any(other.startswith(name + "=") for other in others)
+    }
+    assert {name: os.fsencode(found[name]) for name in expected} == expected
 
 
 # -- mountinfo ------------------------------------------------------------------------

@@ -22,11 +22,12 @@ from proctools import (
 )
 
 from runctx.identity import Verdict
-from runctx.records import ProcRecord
+from runctx.records import ProcIdentity, ProcRecord
 from runctx.scanning import scan, viewpoint
 from runctx.sources import SOURCE_ENV, default_source
 from runctx.sources.base import PID_REUSED
 from runctx.sources.procfs import ProcfsSource
+from runctx.sources.proctext import MemInfo
 from runctx.sources.psutil import (
     Basics,
     Memory,
@@ -36,6 +37,7 @@ from runctx.sources.psutil import (
     mapped,
     state_letter,
 )
+from runctx.started_by import WANTED
 from runctx.unknown import Reason, Unknown
 
 pytestmark = pytest.mark.skipif(not psutil.LINUX, reason="parity is tested against Linux /proc")
@@ -353,3 +355,40 @@ def test_the_psutil_source_says_it_cannot_see_into_another_mount_namespace(share
     assert judged.run.root.reason is Reason.OTHER_NAMESPACE
     assert judged.judgement.verdict is Verdict.UNKNOWN  # never foreign on a guess
     assert the_run(scan(viewpoint(cwd=str(mine))), run.pid).judgement.verdict is Verdict.OURS
+
+
+# -- busy now, who started -------------------------------------------------------------
+
+
+def test_the_psutil_source_reads_cpu_times_and_memory_like_procfs(shared_tmp, runs):
+    """Psutil gives the same CPU times (by identity) and the box's memory, through its own calls."""
+    run = runs.run_tests_script(make_checkout(shared_tmp))
+    source = PsutilSource()
+    identity = source.current_identity(run.pid)
+    assert isinstance(identity, ProcIdentity)
+    wrong = ProcIdentity(run.pid, identity.start + 1)
+    found = source.cpu_times([identity, wrong])
+    procfs = ProcfsSource().cpu_times([ProcfsSource().current_identity(run.pid)])
+    assert found[identity] == next(iter(procfs.values()))
+    assert isinstance(found[wrong], Unknown)
+    memory = source.load().memory
+    assert isinstance(memory, MemInfo)
+    assert 0 < memory.available_bytes <= memory.total_bytes
+
+
+def test_the_psutil_source_reads_what_a_run_inherited_like_procfs(shared_tmp, runs):
+    """Psutil reads the same variables (bytes kept) and terminal; its cgroup is an unknown."""
+    env = {k: v for k, v in os.environ.items() if k not in WANTED and not k.startswith("PYTEST_")}
+    env.update(CODEX_THREAD_ID=os.fsdecode(b"t-1\x1b\xff"), CI="true")
+    run = runs.run_tests_script(make_checkout(shared_tmp), env=env)
+    procfs, portable = ProcfsSource(), PsutilSource()
+    by_procfs = procfs.inherited(procfs.current_identity(run.pid), WANTED)
+    by_psutil = portable.inherited(portable.current_identity(run.pid), WANTED)
+    assert by_psutil.environ == by_procfs.environ
+    assert by_psutil.variable("CODEX_THREAD_ID") == os.fsdecode(b"t-1\x1b\xff")
+    assert by_psutil.tty == by_procfs.tty
+    assert isinstance(by_psutil.cgroup, Unknown)
+    skipped = portable.inherited(
+        portable.current_identity(run.pid), WANTED, skip_environ=Unknown(Reason.DENIED)
+    )
+    assert skipped.environ == Unknown(Reason.DENIED)

@@ -23,7 +23,7 @@ from runfactory import clean_env, ready_dir
 from runctx.cli.check import EXIT_OURS, outcome_of
 from runctx.records import ProcIdentity
 from runctx.scanning import scan, viewpoint
-from runctx.stopping import StopStatus, carry_out, plan_stop, stop_runs
+from runctx.stopping import StopStatus, carry_out, plan_orphans, plan_stop, stop_orphans, stop_runs
 
 
 def _stop_as_viewer(pid: int, checkout: str) -> tuple[str, tuple[str, ...]]:
@@ -107,3 +107,38 @@ def test_identities_come_from_the_scan(shared_tmp, runs):
     report = scan(viewpoint(cwd=str(checkout)))
     (plan,) = plan_stop(report, [run.pid])
     assert plan.targets == (ProcIdentity(run.pid, start_ticks(run.pid)),)
+
+
+# -- orphans --------------------------------------------------------------------------------
+
+
+def test_the_orphans_plan_holds_this_checkouts_orphans_and_no_other_run(shared_tmp, runs):
+    """Orphaned workers of this checkout are planned; its live run and a foreign orphan are not."""
+    mine = make_checkout(shared_tmp, "proj")
+    theirs = make_checkout(shared_tmp / "other", "proj")
+    lost = runs.xdist(mine, workers=2, name="lost")
+    intact = runs.xdist(mine, workers=2, name="intact")
+    foreign = runs.xdist(theirs, workers=2, name="foreign")
+    lost_workers = lost.members() - {lost.pid}
+    foreign_workers = foreign.members() - {foreign.pid}
+    for controller in (lost, foreign):
+        os.kill(controller.pid, signal.SIGKILL)
+        wait_for(lambda pid=controller.pid: not is_live(pid), what="the controller to die")
+    plans = plan_orphans(scan(viewpoint(cwd=str(mine))))
+    planned = {plan.pid for plan in plans if plan.refusal is None}
+    assert lost_workers <= planned
+    assert not planned & (foreign_workers | intact.members())
+
+
+@pytest.mark.needs_root
+def test_an_orphan_of_another_user_in_this_checkout_is_never_stopped(shared_tmp, runs):
+    """As root, an orphaned worker of another user in this very checkout is left alone."""
+    mine = make_checkout(shared_tmp, "proj")
+    parent = runs.worker_parent(mine, uid=OTHER_UID)
+    workers = parent.members() - {parent.pid}
+    os.kill(parent.pid, signal.SIGKILL)
+    wait_for(lambda: not is_live(parent.pid), what="the other user's runner to die")
+    report = scan(viewpoint(cwd=str(mine)))
+    assert workers <= {j.run.pid for j in report.runs if j.run.orphaned}
+    assert stop_orphans(viewpoint(cwd=str(mine)), grace=0) == ()
+    assert all(is_live(pid) for pid in workers)

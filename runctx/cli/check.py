@@ -17,12 +17,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from runctx.busy import box_pressure
 from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
+from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.present.json import report_json
 from runctx.present.output import write_json, write_text
-from runctx.present.words import foreign_message, same_checkout_message
+from runctx.present.words import box_line, describe_foreign, same_checkout_message
 from runctx.report import Report
 from runctx.scanning import scan
+from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
 
 EXIT_CLEAR = 0
 EXIT_OURS = 3
@@ -57,13 +60,23 @@ def outcome_of(report: Report) -> int:
     return EXIT_CLEAR
 
 
-def check_text(report: Report) -> str:
-    """What a person reads: the same words as the hooks and the pytest plugin."""
+def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
+    """What a person asked for: the same words as the hooks, and every foreign run named.
+
+    Unlike a note injected into an agent's context, ``runctx check`` is asked
+    for, so each foreign run gets a line (who, whose, its CPU use now, why
+    foreign), busy or idle.
+    """
     parts = []
     if report.ours:
         parts.append(same_checkout_message(report))
     if report.foreign:
-        parts.append(foreign_message(report))
+        count = len(report.foreign)
+        parts.append(f"{count} foreign test run(s) share this machine (not this checkout's):")
+        parts.extend(f"  {describe_foreign(judged)}" for judged in report.foreign)
+    pressure = box_pressure(report.load, rules)
+    if pressure.busy and parts:
+        parts.append(box_line(pressure))
     if not parts:
         parts.append("No other test run of this checkout is live, and no foreign run either.")
     return "\n".join(parts)
@@ -71,13 +84,15 @@ def check_text(report: Report) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
-    report = scan(viewpoint_from(args), source=source_from(args))
+    here = viewpoint_from(args)
+    report = scan(here, source=source_from(args), cpu_window=DEFAULT_WINDOW_SECONDS)
     status = outcome_of(report)
+    busy = settings_for(here.root).busy
     if args.json:
-        out = report_json(report)
+        out = report_json(report, busy)
         out["check"] = OUTCOMES[status]
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:
-        write_text(check_text(report) + "\n")
+        write_text(check_text(report, busy) + "\n")
     return status

@@ -30,6 +30,15 @@ between to forward or translate them.
      on-shared-tree`` (or ``$RUNCTX_ON_SHARED_TREE``), else ``stop``: ``stop``,
      ``ask`` and ``warn`` as above; ``--wait`` does not wait for it (runctx
      never waits for another user's run).
+   - a busy box (over a pressure or memory threshold, whoever's runs cause
+     it), by ``[tool.runctx] on-busy-box`` (or ``$RUNCTX_ON_BUSY_BOX``), else
+     ``off``: ``warn`` says so, ``wait`` waits until it is not (``--timeout``
+     bounds it; exit 75 when it passes).
+
+3. The command gets ``RUNCTX_RUN=checked`` in its environment (``quiet`` with
+   ``-q``), so that the pytest plugin of a session it starts does not say
+   again what was said here (:mod:`runctx.handoff`). ``-q`` silences the
+   notes and progress of both.
 
 Exit statuses: the command's own; 75 not started because another run of this
 checkout is live; 127 command not found; 126 not executable; 1 a malformed
@@ -48,18 +57,20 @@ import sys
 from typing import Any, NoReturn
 
 from runctx import policy
+from runctx.busy import BoxPressure
 from runctx.checkout import checkout_root
 from runctx.cli.common import duration
 from runctx.cli.wait import Progress, seconds_text
 from runctx.exceptions import ConfigError, PidNamespaceError
 from runctx.exits import EXIT_REFUSED, EXIT_USAGE
+from runctx.handoff import CHECKED, HANDOFF_ENV, QUIET
 from runctx.policy import Action, Decision
 from runctx.present.escape import visible
 from runctx.present.output import say
 from runctx.present.words import describe_ours
 from runctx.settings import Mode, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
-from runctx.waiting import wait_for_turn
+from runctx.waiting import wait_for_room, wait_for_turn
 
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
@@ -92,7 +103,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         metavar="DURATION",
         help="with --wait: give up after DURATION (30, 90s, 10m, 1h) and exit 75",
     )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no notes or progress")
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no notes or progress (the pytest plugin of the command's session is quiet too)",
+    )
     parser.add_argument(
         "argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARG...]"
     )
@@ -107,9 +123,11 @@ def run(args: argparse.Namespace) -> int:
         _say("runctx run: error: give the command to run: runctx run -- COMMAND")
         return EXIT_USAGE
     mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
+    checked = False
     try:
         invocations = _invocations(command, os.getcwd())
         status = _check(invocations, mode, args) if invocations else None
+        checked = bool(invocations)
     except ConfigError:
         raise
     except Exception as error:  # noqa: BLE001 - runctx failing must not stop the run
@@ -117,6 +135,10 @@ def run(args: argparse.Namespace) -> int:
         status = None
     if status is not None:
         return status
+    if args.quiet:
+        os.environ[HANDOFF_ENV] = QUIET
+    elif checked:
+        os.environ[HANDOFF_ENV] = CHECKED
     return _exec(command)
 
 
@@ -139,10 +161,23 @@ def _check(
         return None
     if decision.action is Action.ASK:
         return _ask(decision)
+    if decision.refuses:
+        _say(decision.message)
+        return EXIT_REFUSED
+    return _wait_then_go(decision, args)
+
+
+def _wait_then_go(decision: Decision, args: argparse.Namespace) -> int | None:
+    """Wait for this checkout's earlier runs, then for room, as the decision asks."""
+    waited = 0.0
     if decision.waits:
-        return _wait(decision, args)
-    _say(decision.message)
-    return EXIT_REFUSED
+        outcome = _wait(decision, args)
+        if isinstance(outcome, int):
+            return outcome
+        waited = outcome
+    if decision.waits_for_room:
+        return _wait_for_room(decision, args, waited)
+    return None
 
 
 def _ask(decision: Decision) -> int | None:
@@ -163,8 +198,11 @@ def _ask(decision: Decision) -> int | None:
     return EXIT_REFUSED
 
 
-def _wait(decision: Decision, args: argparse.Namespace) -> int | None:
-    """Wait, checkout by checkout, for the runs that started before this one."""
+def _wait(decision: Decision, args: argparse.Namespace) -> int | float:
+    """Wait, checkout by checkout, for the runs that started before this one.
+
+    The exit status when the command is not to run, else the seconds waited.
+    """
     progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
     waited = 0.0
     for report in decision.reports:
@@ -191,6 +229,35 @@ def _wait(decision: Decision, args: argparse.Namespace) -> int | None:
             return EXIT_REFUSED
     done = f"runctx: waited {seconds_text(waited)}; starting now"
     progress.end(done if progress.waited else None)
+    return waited
+
+
+def _wait_for_room(decision: Decision, args: argparse.Namespace, waited: float) -> int | None:
+    """Wait while the box is over a threshold (``on-busy-box = "wait"``), within the timeout."""
+    quiet = args.quiet
+    rules = settings_for(decision.reports[0].here.root).busy if decision.reports else None
+    if rules is None:
+        return None
+    remaining = None if args.timeout is None else max(args.timeout - waited, 0.0)
+
+    def show(pressure: BoxPressure) -> None:
+        if pressure.busy and not quiet:
+            _say("runctx: waiting for room: " + ", ".join(pressure.reasons))
+
+    try:
+        outcome = wait_for_room(rules, timeout=remaining, on_change=show)
+    except KeyboardInterrupt:
+        _say("runctx: interrupted while waiting; not started")
+        raise
+    total = waited + outcome.waited_seconds
+    if not outcome.ready:
+        _say(
+            f"runctx: not started: timed out after {seconds_text(total)}; the box is still "
+            "busy: " + ", ".join(outcome.pressure.reasons)
+        )
+        return EXIT_REFUSED
+    if not quiet:
+        _say(f"runctx: waited {seconds_text(outcome.waited_seconds)} for room; starting now")
     return None
 
 

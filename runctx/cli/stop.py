@@ -7,6 +7,11 @@ and never when it is the run the command belongs to. The run's processes get
 ``SIGTERM``, then ``SIGKILL`` after ``--grace``; each pid's identity is checked
 right before its signal. Nothing is ever stopped by name.
 
+``runctx stop --orphans`` stops, the same way, every orphaned run of this
+checkout known to be ours (its starter is gone: an xdist worker whose
+controller died, a run whose shell or agent session ended) and touches nothing
+else; with none, it says so and exits 0.
+
 The uid is always the caller's own: there is no ``--uid`` here, so a run of
 another user is always refused, even for root.
 
@@ -29,11 +34,18 @@ from runctx.cli.common import (
     source_from,
     viewpoint_from,
 )
+from runctx.exits import EXIT_USAGE
 from runctx.present.escape import json_text, visible
 from runctx.present.json import run_json
-from runctx.present.output import write_json, write_text
+from runctx.present.output import say, write_json, write_text
 from runctx.present.words import describe_run
-from runctx.stopping import DEFAULT_GRACE_SECONDS, StopResult, StopStatus, stop_runs
+from runctx.stopping import (
+    DEFAULT_GRACE_SECONDS,
+    StopResult,
+    StopStatus,
+    stop_orphans,
+    stop_runs,
+)
 
 EXIT_STOPPED = 0
 EXIT_NOT_A_RUN = 3
@@ -65,13 +77,19 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         "stop",
         help=summary,
         description=(
-            "Stop live test runs of this checkout by their pid: SIGTERM to the run's "
-            "processes, SIGKILL after the grace period. Refuses any run not known to be "
-            "this checkout's and user's. Exit 0 stopped, 3 not a run, 4 refused, "
-            "5 survived SIGKILL."
+            "Stop live test runs of this checkout by their pid (or every orphaned one, "
+            "--orphans): SIGTERM to the run's processes, SIGKILL after the grace period. "
+            "Refuses any run not known to be this checkout's and user's. Exit 0 stopped, "
+            "3 not a run, 4 refused, 5 survived SIGKILL."
         ),
     )
-    parser.add_argument("pids", nargs="+", type=_pid, metavar="PID", help="a run's pid")
+    parser.add_argument("pids", nargs="*", type=_pid, metavar="PID", help="a run's pid")
+    parser.add_argument(
+        "--orphans",
+        action="store_true",
+        help="stop every orphaned run of this checkout (its runner or starter is gone), "
+        "instead of PIDs",
+    )
     parser.add_argument(
         "--grace",
         type=duration,
@@ -121,11 +139,21 @@ def result_text(result: StopResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Stop what may be stopped; exit with the worst outcome."""
-    results = stop_runs(args.pids, viewpoint_from(args), grace=args.grace, source=source_from(args))
+    if bool(args.pids) == bool(args.orphans):
+        say("runctx stop: error: give the PID of a run, or --orphans (not both)")
+        return EXIT_USAGE
+    if args.orphans:
+        results = stop_orphans(viewpoint_from(args), grace=args.grace, source=source_from(args))
+    else:
+        results = stop_runs(
+            args.pids, viewpoint_from(args), grace=args.grace, source=source_from(args)
+        )
+    if not results and not args.json:
+        write_text("runctx: no orphaned run of this checkout is live; nothing stopped\n")
     if args.json:
         write_json([result_json(r) for r in results])
     else:
         for result in results:
             stream = sys.stdout if result.status is StopStatus.STOPPED else sys.stderr
             write_text(result_text(result) + "\n", stream)
-    return max(STATUS_EXITS[r.status] for r in results)
+    return max((STATUS_EXITS[r.status] for r in results), default=EXIT_STOPPED)

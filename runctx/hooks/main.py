@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent, JSONObject
     from runctx.runners.pattern import RunnerPattern
     from runctx.shell.commands import TestInvocation
+    from runctx.started_by import AgentSession
 
     T = TypeVar("T")
 
@@ -160,8 +161,16 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
-    decision = policy.decide(invocations, changes=changes)
+    session = _agent_session(agent, payload)
+    decision = policy.decide(invocations, changes=changes, environments=True, session=session)
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
+    """The agent session the payload comes from (its id None when the payload names none)."""
+    from runctx.started_by import AgentSession  # noqa: PLC0415 - a test run only
+
+    return AgentSession(agent.KIND, agent.read_session_id(payload))
 
 
 def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
@@ -213,7 +222,8 @@ def _session(agent: Agent, payload: JSONObject) -> str | None:
     cwd = face.read(payload)
     from runctx import policy  # noqa: PLC0415 - the scan's imports
 
-    context = policy.session_context(cwd)
+    session = _agent_session(agent, payload)
+    context = policy.session_context(cwd, session=session)
     return context_reply(face, context) if context else None
 
 

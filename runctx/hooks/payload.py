@@ -75,6 +75,23 @@ def text(payload: dict[str, object], name: str, *, where: str = "") -> str | Non
     return value if isinstance(value, str) else None
 
 
+SESSION_ID_MAX = 256
+"""A session id longer than this is not taken (no agent sends one that long)."""
+
+
+def session_id(payload: dict[str, object], *names: str) -> str | None:
+    """The first of ``names`` that holds a session id; None when none does.
+
+    Lenient on purpose: a missing or malformed id only means that "your own
+    run" cannot be told, never that the hook fails.
+    """
+    for name in names:
+        value = payload.get(name)
+        if isinstance(value, str) and 0 < len(value) <= SESSION_ID_MAX and value.isprintable():
+            return value
+    return None
+
+
 def required_text(payload: dict[str, object], name: str, *, where: str = "") -> str:
     """``payload[name]`` as a string; PayloadError if absent or of another type."""
     value = text(payload, name, where=where)

@@ -143,3 +143,17 @@ def terminal_bytes(text: str, encoding: str | None) -> bytes:
         return safe.encode(encoding or "utf-8", "backslashreplace")
     except LookupError:
         return safe.encode("utf-8", "backslashreplace")
+
+
+def terminal_text(text: str, encoding: str | None) -> str:
+    r"""``text`` escaped line by line, holding only what ``encoding`` can encode.
+
+    For a writer that encodes on its own (pytest's terminal, which escapes a
+    whole line again, backslashes included, when one character of it does
+    not fit): a character the encoding cannot hold is written as its ``\u``
+    escape here, so the writer has nothing left to escape.
+    """
+    try:
+        return terminal_bytes(text, encoding).decode(encoding or "utf-8")
+    except LookupError:
+        return terminal_bytes(text, None).decode("utf-8")

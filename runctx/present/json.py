@@ -11,6 +11,11 @@ Required fields (more are welcome)::
 A value that could not be known is ``null`` and its reason stands beside it in
 ``unknown`` (``{"root": {"unknown": "denied", "detail": ""}}``).
 
+``started_by`` is ``{"kind", "session", "detail"}`` or ``null`` when who
+started the run is not known (its reason in ``unknown``); ``cpu_now`` the
+CPUs the run kept busy over the scan's ``cpu_window_seconds`` (``null`` when
+not sampled); ``load.memory`` the box's ``MemTotal`` and ``MemAvailable``.
+
 ``root`` is the path text as shown (for a run, as its own process names it);
 ``root_id`` the directory it is (``{"device": ..., "inode": ...}``, ``null``
 when only the text is known); ``deleted`` says a run's root was removed (a
@@ -26,8 +31,10 @@ Every string is valid UTF-8 (:mod:`runctx.present.escape`). Text read from
 not (a directory name, an argument) is given with U+FFFD for each byte that is
 not UTF-8, and its exact bytes stand beside it in base64: ``root_bytes``
 (a removed root's too), ``cwd_bytes``, ``argv_bytes`` (every argument, when
-any is not UTF-8), and ``detail_bytes`` beside an unknown's ``detail`` (a
-removed cwd's path). A ``*_bytes`` field is absent when its text is exact.
+any is not UTF-8), ``detail_bytes`` beside an unknown's ``detail`` (a
+removed cwd's path), and ``session_bytes`` and ``detail_bytes`` in
+``started_by`` (an environment variable, a cgroup name). A ``*_bytes`` field
+is absent when its text is exact.
 """
 
 from __future__ import annotations
@@ -36,10 +43,12 @@ from typing import Any
 
 import attrs
 
+from runctx.busy import box_pressure, busy_now
 from runctx.checkout import Root
 from runctx.environment import Environment
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
-from runctx.report import JudgedRun, Report, Viewpoint
+from runctx.report import JudgedRun, Report, StartedBy, Viewpoint
+from runctx.settings import BusyRules
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
 from runctx.unknown import Unknown
@@ -112,6 +121,27 @@ def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
     return out
 
 
+def started_by_json(started: StartedBy | Unknown) -> dict[str, str | None] | None:
+    """Who started a run as ``{"kind", "session", "detail"}``, None when not known.
+
+    ``session`` and ``detail`` come from what the run inherited (its
+    environment, its cgroup): exact when valid UTF-8, else with U+FFFD and
+    their exact bytes in ``session_bytes`` and ``detail_bytes``.
+    """
+    if isinstance(started, Unknown):
+        return None
+    out: dict[str, str | None] = {
+        "kind": json_text(started.kind),
+        "session": None if started.session is None else json_text(started.session),
+        "detail": None if started.detail is None else json_text(started.detail),
+    }
+    for name, value in (("session", started.session), ("detail", started.detail)):
+        raw = None if value is None else json_bytes(value)
+        if raw is not None:
+            out[f"{name}_bytes"] = raw
+    return out
+
+
 def run_json(judged: JudgedRun) -> dict[str, Any]:
     """One judged run as JSON."""
     run = judged.run
@@ -139,6 +169,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "rss_bytes": _known(run.rss_bytes),
         "environment": environment_json(run.environment),
         "shares_environment_with": list(run.shares_environment_with),
+        "cpu_now": None if isinstance(run.cpu_now, Unknown) else round(run.cpu_now, 3),
+        "started_by": started_by_json(run.started_by),
     }
     _add_bytes(out, root=run.root, cwd=run.cwd)
     if not isinstance(run.argv, Unknown) and not all(is_exact(arg) for arg in run.argv):
@@ -151,6 +183,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         cpu_seconds=run.cpu_seconds,
         rss_bytes=run.rss_bytes,
         environment=run.environment,
+        cpu_now=run.cpu_now,
+        started_by=run.started_by,
     )
     if unknown:
         out["unknown"] = unknown
@@ -167,9 +201,23 @@ def load_json(load: Load) -> dict[str, Any]:
         if isinstance(load.load_per_cpu, Unknown)
         else round(load.load_per_cpu, 3),
         "cpu_pressure": None if isinstance(pressure, Unknown) else attrs.asdict(pressure),
+        "memory": None
+        if isinstance(load.memory, Unknown)
+        else {
+            "total_bytes": load.memory.total_bytes,
+            "available_bytes": load.memory.available_bytes,
+            "available_percent": round(
+                load.memory.available_bytes * 100 / load.memory.total_bytes, 2
+            )
+            if load.memory.total_bytes > 0
+            else None,
+        },
     }
     unknown = _unknowns(
-        usable_cpus=load.usable_cpus, load_average=load.load_average, cpu_pressure=pressure
+        usable_cpus=load.usable_cpus,
+        load_average=load.load_average,
+        cpu_pressure=pressure,
+        memory=load.memory,
     )
     if unknown:
         out["unknown"] = unknown
@@ -184,14 +232,30 @@ def visibility_json(visibility: Visibility) -> dict[str, Any]:
     return out
 
 
-def report_json(report: Report) -> dict[str, Any]:
-    """A whole report as JSON."""
-    return {
+def report_json(report: Report, busy: BusyRules | None = None) -> dict[str, Any]:
+    """A whole report as JSON.
+
+    With ``busy`` (the checkout's thresholds) it also says whether each run
+    is busy now (``runs[].busy_now``, ``null`` when not measured) and whether
+    the box is (``box``: ``{"busy", "reasons"}``).
+    """
+    runs = [run_json(judged) for judged in report.runs]
+    out: dict[str, Any] = {
         "here": viewpoint_json(report.here),
-        "runs": [run_json(judged) for judged in report.runs],
+        "runs": runs,
         "load": load_json(report.load),
         "visibility": visibility_json(report.visibility),
         "self_pid": _known(report.self_pid),
         "taken_at": round(report.taken_at, 3),
         "scan_seconds": round(report.duration_seconds, 6),
+        "cpu_window_seconds": None
+        if isinstance(report.cpu_window, Unknown)
+        else round(report.cpu_window, 3),
     }
+    if busy is not None:
+        for judged, shown in zip(report.runs, runs, strict=True):
+            measured = not isinstance(judged.run.cpu_now, Unknown)
+            shown["busy_now"] = busy_now(judged.run, busy) if measured else None
+        pressure = box_pressure(report.load, busy)
+        out["box"] = {"busy": pressure.busy, "reasons": list(pressure.reasons)}
+    return out

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import shlex
 
+from runctx.busy import box_pressure
 from runctx.environment import Environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
-from runctx.present.words import human_age, owner_name
+from runctx.present.words import describe_starter, human_age, owner_name
 from runctx.report import JudgedRun, Report
+from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
 from runctx.unknown import Reason, Unknown
+
+_GIB = 1024**3
 
 _ARGV_WIDTH = 60
 
@@ -58,7 +62,8 @@ def sharing_line(judged: JudgedRun) -> str | None:
 
 
 def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
-    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "OWNER", "ROOT", "ENV", "COMMAND"]
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY", "ROOT"]
+    header.extend(["ENV", "COMMAND"])
     rows = [header]
     for judged in runs:
         run = judged.run
@@ -71,7 +76,9 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
                 human_age(run.age_seconds),
                 str(len(run.members)),
                 "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
+                "-" if isinstance(run.cpu_now, Unknown) else f"{run.cpu_now:.2f}",
                 owner_name(run.uid),
+                describe_starter(run.started_by) or "?",
                 root,
                 environment_cell(run.environment),
                 command_line(judged),
@@ -94,6 +101,18 @@ def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
     return out
 
 
+def _memory_part(load: Load) -> str:
+    memory = load.memory
+    if isinstance(memory, Unknown):
+        return f"memory {memory}"
+    share = load.memory_available_percent
+    percent = "" if isinstance(share, Unknown) else f" ({share:.0f}%)"
+    return (
+        f"memory {memory.available_bytes / _GIB:.1f} GiB available{percent} "
+        f"of {memory.total_bytes / _GIB:.1f} GiB"
+    )
+
+
 def _load_line(load: Load) -> str:
     parts = []
     cpus = load.usable_cpus
@@ -113,11 +132,12 @@ def _load_line(load: Load) -> str:
             f"CPU pressure {pressure.avg10:.1f}% / {pressure.avg60:.1f}% / "
             f"{pressure.avg300:.1f}% (10s/60s/300s)"
         )
+    parts.append(_memory_part(load))
     return "Box: " + ", ".join(parts)
 
 
-def report_text(report: Report) -> str:
-    """The whole report as text."""
+def report_text(report: Report, busy: BusyRules = DEFAULT_BUSY) -> str:
+    """The whole report as text; ``busy`` says when the box counts as busy."""
     here = report.here
     root = visible(str(here.root))
     lines = [f"Viewpoint: {root} as {owner_name(here.uid)} (uid {here.uid})"]
@@ -156,6 +176,15 @@ def report_text(report: Report) -> str:
         lines.append("Foreign runs: none live.")
     lines.append("")
     lines.append(_load_line(report.load))
+    pressure = box_pressure(report.load, busy)
+    lines.append(
+        "Busy now: " + ", ".join(pressure.reasons)
+        if pressure.busy
+        else "Busy now: no (under every busy-box threshold)"
+    )
+    window = report.cpu_window
+    if not isinstance(window, Unknown):
+        lines.append(f"CPU NOW: CPUs each run kept busy over the last {window:.2f}s")
     visibility = report.visibility
     seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
     if visibility.hidepid != "unknown":

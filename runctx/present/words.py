@@ -1,27 +1,35 @@
-"""What a report means for someone about to start a test run, in plain words.
+"""What a report means for someone about to start a test run, in plain, short words.
 
 Shared by every face that speaks to a person or an agent (hooks, ``runctx run``,
 ``runctx check``, ``runctx wait``, the pytest plugin), so they all say the same
-thing the same way.
+thing the same way. What goes into an agent's context costs it on every test
+command, so it is short: one line per fact, a note at most
+:data:`NOTE_MAX_CHARS` characters, everything else behind ``runctx status``.
 
 Runs counted as *ours* are the report's ``ours``: known to be this checkout's
 and user's, or of unknown identity (the visible answer). Only ``Report.ours_known``
 is safe to act on (stop); waiting for or refusing next to an unknown one only
-costs time.
+costs time. Foreign runs are named only when they are busy now, or when the
+box is under pressure (:mod:`runctx.busy`); idle ones are counted in a few
+words.
 
 Every piece of foreign text in these sentences (a kind, a reason, a path, a
-user name) is escaped by :func:`runctx.present.escape.visible` as it is put
-in, so a sentence's only line breaks are its own.
+user name, who started a run: its session id, CI job or unit) is escaped by
+:func:`runctx.present.escape.visible` as it is put in, so a sentence's only
+line breaks are its own.
 """
 
 from __future__ import annotations
 
 import pwd
+from collections.abc import Sequence
 
+from runctx.busy import BoxPressure, split_by_cpu
 from runctx.identity import Verdict
 from runctx.present.escape import visible
-from runctx.report import JudgedRun, Report
-from runctx.sources.load import Load
+from runctx.report import JudgedRun, Report, StartedBy
+from runctx.settings import BusyRules
+from runctx.started_by import AgentSession, Relation, relation
 from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
@@ -33,6 +41,18 @@ if TYPE_CHECKING:
 _SECONDS_PER_MINUTE = 60
 _SECONDS_PER_HOUR = 3600
 _SECONDS_PER_DAY = 86400
+
+NOTE_MAX_CHARS = 300
+"""The most a note (contention that lets the command through) may cost an agent's context."""
+MESSAGE_MAX_CHARS = 900
+"""The most a refusal, a question or a warning may cost (it also says what to do)."""
+_NAMED_MAX = 2
+"""Foreign runs named in a note; the others are counted."""
+_OURS_NAMED_MAX = 3
+"""Runs of this checkout named in a refusal; the others are counted."""
+_SESSION_SHOWN = 8
+"""Characters of a session id shown in words (the JSON has all of it)."""
+MORE = " … (cut; `runctx status` shows all runs)"
 
 
 def human_age(seconds: float) -> str:
@@ -57,12 +77,56 @@ def owner_name(uid: int | Unknown) -> str:
         return str(uid)
 
 
+def cap(text: str, limit: int) -> str:
+    """``text``, cut to at most ``limit`` characters with a pointer to ``runctx status``."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - len(MORE)].rstrip() + MORE
+
+
+def short_session(session: str) -> str:
+    """The first characters of a session id, enough to tell sessions apart, escaped."""
+    if len(session) <= _SESSION_SHOWN + 1:
+        return visible(session)
+    return visible(session[:_SESSION_SHOWN]) + "…"
+
+
+def describe_starter(started: StartedBy | Unknown, *, detail: bool = True) -> str | None:
+    """``claude-code session 5f3a2b1c…``, ``github-actions run 42 (org/app: CI / test)``; None.
+
+    What a run inherited is foreign text: the session and the detail are
+    escaped (:func:`~runctx.present.escape.visible`). ``detail`` False leaves
+    the detail out.
+    """
+    if isinstance(started, Unknown):
+        return None
+    text = visible(started.kind)
+    if started.session is not None:
+        noun = {"github-actions": "run", "systemd": "invocation"}.get(started.kind, "session")
+        if started.kind in {"gitlab-ci", "buildkite", "jenkins", "circleci"}:
+            noun = "job"
+        text += f" {noun} {short_session(started.session)}"
+    if detail and started.detail is not None:
+        text += f" ({visible(started.detail)})"
+    return text
+
+
+def describe_cpu(judged: JudgedRun) -> str:
+    """``1.9 CPUs busy now``, ``idle now``, or ``CPU use now not known``."""
+    cpu = judged.run.cpu_now
+    if isinstance(cpu, Unknown):
+        return "CPU use now not known"
+    if cpu < 0.05:  # noqa: PLR2004 - below what a 0.1 s window resolves
+        return "idle now"
+    return f"{cpu:.1f} CPUs busy now"
+
+
 def describe_run(judged: JudgedRun) -> str:
     """``pid 4121 (pytest, running 3m12s, 5 processes)``."""
     run = judged.run
     count = len(run.members)
     noun = "process" if count == 1 else "processes"
-    orphaned = ", orphaned worker" if run.orphaned else ""
+    orphaned = ", orphaned" if run.orphaned else ""
     age = human_age(run.age_seconds)
     return f"pid {run.pid} ({visible(run.kind)}, running {age}, {count} {noun}{orphaned})"
 
@@ -77,37 +141,157 @@ def describe_ours(judged: JudgedRun) -> str:
 
 
 def describe_foreign(judged: JudgedRun) -> str:
-    """A foreign run with its owner and why it is foreign."""
+    """A foreign run with its owner, who started it, its CPU use now, and why it is foreign."""
     run = judged.run
     why = "; ".join(visible(reason) for reason in judged.judgement.reasons if "==" not in reason)
-    return f"{describe_run(judged)} owned by {owner_name(run.uid)}: {why}"
-
-
-def describe_load(load: Load) -> str:
-    """``2 usable CPUs, load 3.10 (1.55 per CPU), CPU pressure 41.0% (avg10)``."""
-    parts = []
-    if not isinstance(load.usable_cpus, Unknown):
-        parts.append(f"{load.usable_cpus} usable CPUs")
-    if not isinstance(load.load_average, Unknown):
-        per_cpu = load.load_per_cpu
-        per = "" if isinstance(per_cpu, Unknown) else f" ({per_cpu:.2f} per CPU)"
-        parts.append(f"load {load.load_average[0]:.2f}{per}")
-    if not isinstance(load.cpu_pressure, Unknown):
-        parts.append(f"CPU pressure {load.cpu_pressure.avg10:.1f}% (avg10)")
-    return ", ".join(parts) if parts else "load unknown"
-
-
-def same_checkout_message(report: Report) -> str:
-    """Why a new test run should not start now, and what to do."""
-    ours = report.ours
-    runs = "; ".join(describe_ours(judged) for judged in ours)
-    advice = (
-        "Two runs of one checkout share caches, build dirs and lock files and can fail "
-        "each other. Wait for it (`runctx wait`, or start the command as "
-        "`runctx run --wait -- COMMAND`), or, if it is a leftover, stop it "
-        "(`runctx stop PID`)."
+    starter = describe_starter(run.started_by)
+    by = f", started by {starter}" if starter else ""
+    return (
+        f"{describe_run(judged)} owned by {owner_name(run.uid)}{by}, {describe_cpu(judged)}: {why}"
     )
-    return f"{len(ours)} other test run(s) of this checkout are live: {runs}.\n{advice}"
+
+
+def box_line(pressure: BoxPressure) -> str:
+    """The box's pressure in one line: ``Box busy: CPU pressure 62% >= 40%.``."""
+    return "Box busy: " + ", ".join(pressure.reasons) + "."
+
+
+# --------------------------------------------------------------------------- foreign runs
+
+
+def _foreign_brief(judged: JudgedRun) -> str:
+    """``pid 41210 (pytest, ana, by github-actions run 42): 1.9 CPUs busy now``."""
+    run = judged.run
+    parts = [visible(run.kind), owner_name(run.uid)]
+    starter = describe_starter(run.started_by, detail=False)
+    if starter is not None:
+        parts.append(f"by {starter}")
+    return f"pid {run.pid} ({', '.join(parts)}): {describe_cpu(judged)}"
+
+
+def idle_count(count: int) -> str:
+    """``1 idle foreign test run``, ``3 idle foreign test runs``."""
+    return f"{count} idle foreign test run{'' if count == 1 else 's'}"
+
+
+def foreign_lines(
+    report: Report,
+    rules: BusyRules,
+    pressure: BoxPressure,
+    *,
+    box_note: bool = False,
+    show_box: bool = True,
+) -> list[str]:
+    """The lines a note on contention has, or none when nothing is worth a note.
+
+    Busy foreign runs are named (the busiest first, at most two); idle ones
+    are counted. With ``box_note`` a busy box is worth a line even with no
+    foreign run at all (``on-busy-box``); ``show_box`` False leaves the line on
+    the box's pressure out (a refusal that says it already).
+    """
+    busy, idle = split_by_cpu(report.foreign, rules)
+    if not busy and not pressure.busy:
+        return []
+    if not busy and not idle and not box_note:
+        return []
+    lines = []
+    if busy:
+        named = "; ".join(_foreign_brief(judged) for judged in busy[:_NAMED_MAX])
+        more = len(busy) - _NAMED_MAX
+        extra = f"; {more} more busy" if more > 0 else ""
+        noun = "run" if len(busy) == 1 else "runs"
+        lines.append(f"Busy foreign test {noun} (not this checkout's): {named}{extra}.")
+    if pressure.busy and show_box:
+        lines.append(box_line(pressure))
+    tail = []
+    if idle:
+        tail.append(f"+{idle_count(len(idle))}.")
+    tail.append("Slowness may come from this load, not a regression.")
+    lines.append(" ".join(tail))
+    return lines
+
+
+def foreign_note(
+    report: Report, rules: BusyRules, pressure: BoxPressure, *, box_note: bool = False
+) -> str | None:
+    """The note on contention, at most :data:`NOTE_MAX_CHARS`, or None when there is none."""
+    lines = foreign_lines(report, rules, pressure, box_note=box_note)
+    if not lines:
+        return None
+    return cap("runctx: " + "\n".join(lines), NOTE_MAX_CHARS)
+
+
+def foreign_count(report: Report) -> str | None:
+    """A few words on foreign runs not worth a note: ``2 idle foreign test runs``."""
+    count = len(report.foreign)
+    return idle_count(count) if count else None
+
+
+# --------------------------------------------------------------------------- this checkout
+
+
+_ADVICE = (
+    "Runs of one checkout share caches and lock files. Wait: `runctx wait`, or start it as "
+    "`runctx run --wait -- COMMAND`"
+)
+
+
+def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bool]:
+    """One line on a run of this checkout, and whether the generic advice applies to it."""
+    run = judged.run
+    text = describe_ours(judged)
+    starter = describe_starter(run.started_by)
+    age = human_age(run.age_seconds)
+    if run.orphaned:
+        line = (
+            f"{text} lost the process that started it (an orphan): wait with `runctx wait`, "
+            "or if it is a leftover, end it with `runctx stop --orphans`."
+        )
+        return line, False
+    related = relation(run.started_by, session)
+    if related is Relation.OWN:
+        line = (
+            f"{text} is your own run, started {age} ago in this session: wait for it with "
+            "`runctx wait` (or `runctx run --wait -- COMMAND`)."
+        )
+        return line, False
+    if related is Relation.OTHER_SESSION:
+        assert isinstance(run.started_by, StartedBy)  # noqa: S101 - relation says so
+        who = describe_starter(run.started_by) or run.started_by.kind
+        line = (
+            f"{text} was started by another session ({who}): leave it to that session; "
+            "wait with `runctx wait`."
+        )
+        return line, False
+    by = f", started by {starter}" if starter else ""
+    return f"{text}{by}.", True
+
+
+def same_checkout_lines(
+    runs: Sequence[JudgedRun], session: AgentSession | None = None
+) -> list[str]:
+    """Why a new test run should not start now: each run of this checkout, and what to do."""
+    count = len(runs)
+    lines = [f"{count} other test run(s) of this checkout are live:"]
+    generic: list[JudgedRun] = []
+    for judged in runs[:_OURS_NAMED_MAX]:
+        line, advice = _ours_line(judged, session)
+        lines.append(line)
+        if advice:
+            generic.append(judged)
+    if count == 1:  # one run: one line says it
+        lines[:2] = [f"{lines[0]} {lines[1]}"]
+    if count > _OURS_NAMED_MAX:
+        lines.append(f"{count - _OURS_NAMED_MAX} more (runctx status).")
+    if generic:
+        pids = " ".join(str(judged.run.pid) for judged in generic)
+        lines.append(f"{_ADVICE}; a leftover: `runctx stop {pids}`.")
+    return lines
+
+
+def same_checkout_message(report: Report, session: AgentSession | None = None) -> str:
+    """Why a new test run should not start now, and what to do (every run counted as ours)."""
+    return "\n".join(same_checkout_lines(report.ours, session))
 
 
 def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
@@ -117,22 +301,8 @@ def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
     )
     return (
         f"{len(runs)} test run(s) of another user are live in this very checkout: {described}. "
-        "They are not this user's runs (never counted as ours), but they write this "
-        "checkout's caches, coverage files and build dirs, and the files they leave belong "
-        "to their owner. Wait for them to end or ask their owner; to start beside them, "
-        'set on-shared-tree = "warn" in [tool.runctx] (or RUNCTX_ON_SHARED_TREE=warn).'
-    )
-
-
-def foreign_message(report: Report) -> str:
-    """A plain note on foreign contention: who, why foreign, how loaded the box is."""
-    foreign = report.foreign
-    return (
-        f"{len(foreign)} foreign test run(s) share this machine (not this checkout's, "
-        "never counted as ours): "
-        + "; ".join(describe_foreign(judged) for judged in foreign)
-        + f". Box: {describe_load(report.load)}. Slowness and timeouts in this run may "
-        "come from that load rather than from a regression."
+        "They write its caches and build dirs and leave files you may not own. Wait for them "
+        'or ask their owner; to start anyway set on-shared-tree = "warn" in [tool.runctx].'
     )
 
 
@@ -218,21 +388,30 @@ def describe_environment(environment: Environment) -> str:
     )
 
 
+_ENVIRONMENT_RUNS_NAMED = 3
+"""Runs named in a word on an environment; the others are counted."""
+
+
 def _in_checkout(judged: JudgedRun) -> str:
-    root = judged.run.root
-    where = visible(str(root)) if not isinstance(root, Unknown) else "an unknown checkout"
-    return f"{describe_run(judged)} in {where}, owned by {owner_name(judged.run.uid)}"
+    """``pid 4121 (pytest, ana, in /src/proj-a)``."""
+    run = judged.run
+    where = visible(str(run.root)) if not isinstance(run.root, Unknown) else "an unknown checkout"
+    return f"pid {run.pid} ({visible(run.kind)}, {owner_name(run.uid)}, in {where})"
+
+
+def _named_runs(runs: tuple[JudgedRun, ...]) -> str:
+    named = "; ".join(_in_checkout(judged) for judged in runs[:_ENVIRONMENT_RUNS_NAMED])
+    more = len(runs) - _ENVIRONMENT_RUNS_NAMED
+    return f"{named}; {more} more" if more > 0 else named
 
 
 def shared_environment_message(environment: Environment, runs: tuple[JudgedRun, ...]) -> str:
     """Why a test run about to start shares its environment with runs of other checkouts."""
-    described = "; ".join(_in_checkout(judged) for judged in runs)
+    noun = "run" if len(runs) == 1 else "runs"
     return (
-        f"this test run imports from {describe_environment(environment)}, as {len(runs)} live "
-        f"test run(s) of other checkouts do: {described}. Checkouts that share one environment "
-        "share what is installed in it: an install by either (`pip install -e .`, `uv sync`) "
-        "changes the code the other imports, in the middle of its run. Give each checkout an "
-        "environment of its own to keep their results apart."
+        f"its environment {describe_environment(environment)} is also used by the live test "
+        f"{noun} of another checkout: {_named_runs(runs)}. An install into it by either "
+        "(`pip install -e .`, `uv sync`) changes what the other imports."
     )
 
 
@@ -240,12 +419,11 @@ def environment_change_message(
     command: str, environment: Environment, runs: tuple[JudgedRun, ...]
 ) -> str:
     """Why a command that changes an environment matters to the live runs that import from it."""
-    described = "; ".join(_in_checkout(judged) for judged in runs)
+    noun = "run imports" if len(runs) == 1 else "runs import"
+    shown = command if len(command) <= 80 else command[:79] + "…"  # noqa: PLR2004 - a glance
     return (
-        f"`{visible(command)}` changes {describe_environment(environment)}, which "
-        f"{len(runs)} live test run(s) import from: {described}. Their remaining imports would "
-        "find what this command installs (an editable install repoints them at this "
-        "checkout's code), so their results would mix two versions. Wait for them to end, or "
-        "give each checkout an environment of its own; on-environment-change in [tool.runctx] "
-        '(or RUNCTX_ON_ENVIRONMENT_CHANGE) sets "warn", "ask" or "stop".'
+        f"`{visible(shown)}` changes {describe_environment(environment)}, which the live test "
+        f"{noun} from: {_named_runs(runs)}. Their next imports would get what this installs "
+        "(an editable install repoints them at this checkout's code). Wait for them to end, "
+        "or give each checkout its own environment (on-environment-change: warn, ask or stop)."
     )

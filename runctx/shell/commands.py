@@ -117,7 +117,8 @@ _SKIPPED_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi"
 _SKIPPED_RESERVED |= {"while", "until", "esac"}
 _NOT_A_COMMAND = frozenset({"for", "select", "case", "function"})
 _DIR_COMMANDS = frozenset({"cd", "pushd", "popd"})
-_UNFOLLOWABLE = frozenset("$`*?[{")
+_UNFOLLOWABLE = frozenset("$`*?[{\0")
+"""What makes a ``cd`` target one no shell could follow to a known place (a NUL: no path)."""
 
 
 class _Dirs:

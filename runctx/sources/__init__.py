@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from runctx.environment import Environment
 from runctx.exceptions import ConfigError
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.sources.load import Load
 from runctx.sources.proctext import ProcMount
 from runctx.unknown import Unknown
@@ -55,7 +55,23 @@ class ProcessSource(Protocol):
         """The environment a run's processes import from (the authoritative one first)."""
 
     def load(self) -> Load:
-        """Usable CPUs, load average and CPU pressure now."""
+        """Usable CPUs, load average, CPU pressure and memory now."""
+
+    def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
+        """The CPU seconds each process has used so far, read now; unknown for one gone."""
+
+    def inherited(
+        self,
+        process: ProcIdentity,
+        wanted: frozenset[str],
+        *,
+        skip_environ: Unknown | None = None,
+    ) -> Inherited:
+        """What ``process`` inherited at exec: the ``wanted`` variables, its cgroup, its terminal.
+
+        With ``skip_environ`` the environment is not read at all, and that
+        unknown stands for it.
+        """
 
     def proc_mount(self) -> ProcMount | Unknown:
         """The procfs mount options that limit what is seen (absent where no procfs is read)."""

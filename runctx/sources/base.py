@@ -8,7 +8,7 @@ process's identity now; :class:`SourceBase` turns those into the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
@@ -19,7 +19,7 @@ from runctx.environment import (
     is_python_name,
     process_environment,
 )
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import Reason, Unknown
 
 KERNEL_THREAD = Unknown(Reason.ABSENT, "kernel thread")
@@ -116,6 +116,66 @@ class SourceBase:
             if found is not None:
                 return found
         return first_unknown or NO_ENVIRONMENT
+
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        """The identity of the process holding ``pid`` and its CPU seconds, in one reading."""
+        raise NotImplementedError
+
+    def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        """The ``wanted`` variables of the environment ``pid`` was started with."""
+        raise NotImplementedError
+
+    def _cgroup(self, pid: int) -> str | Unknown:
+        """The path systemd files ``pid`` under."""
+        raise NotImplementedError
+
+    def _tty(self, pid: int) -> bool | Unknown:
+        """Whether ``pid`` has a controlling terminal."""
+        raise NotImplementedError
+
+    def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
+        """The CPU seconds each process has used so far, read now.
+
+        A process whose pid is gone, or now names another process, is an
+        unknown (``gone``): its time is never taken from the newcomer.
+        """
+        found: dict[ProcIdentity, float | Unknown] = {}
+        for process in processes:
+            reading = self._cpu_now(process.pid)
+            if isinstance(reading, Unknown):
+                found[process] = reading
+            elif reading[0] != process:
+                found[process] = PID_REUSED
+            else:
+                found[process] = reading[1]
+        return found
+
+    def inherited(
+        self,
+        process: ProcIdentity,
+        wanted: frozenset[str],
+        *,
+        skip_environ: Unknown | None = None,
+    ) -> Inherited:
+        """What ``process`` inherited at exec: the ``wanted`` variables, its cgroup, its terminal.
+
+        The identity is read before and after: a pid that changed hands gives
+        nothing (every field ``gone``), so facts of one process are never told
+        about another.
+        """
+        pid = process.pid
+        before = self.current_identity(pid)
+        if before != process:
+            gone = before if isinstance(before, Unknown) else PID_REUSED
+            return Inherited(environ=gone, cgroup=gone, tty=gone)
+        environ = skip_environ if skip_environ is not None else self._environ(pid, wanted)
+        cgroup = self._cgroup(pid)
+        tty = self._tty(pid)
+        if self.current_identity(pid) != process:
+            return Inherited(environ=PID_REUSED, cgroup=PID_REUSED, tty=PID_REUSED)
+        pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))
+        log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
+        return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
 
     def read_process(self, pid: int) -> ProcRecord | Unknown:
         """The record of one live process, or why there is none.

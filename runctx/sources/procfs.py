@@ -21,8 +21,10 @@ side names it by; a removed cwd is still a directory that can be climbed from.
 
 from __future__ import annotations
 
+import math
 import os
 
+from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
 from runctx.environment import View
 from runctx.exceptions import SourceError
@@ -33,15 +35,21 @@ from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import (
     ProcMount,
-    parse_cgroup_v2_path,
+    parse_cfs_quota,
+    parse_cgroup,
     parse_cmdline,
     parse_cpu_max,
+    parse_environ,
     parse_loadavg,
+    parse_meminfo,
     parse_pressure,
     parse_proc_mount,
     parse_stat,
+    parse_stat_tty,
     parse_status_uid,
     parse_uptime,
+    stays_under,
+    systemd_path,
 )
 from runctx.unknown import NOT_READ, Reason, Unknown
 
@@ -52,6 +60,13 @@ _DELETED_SUFFIX = " (deleted)"
 _READ_SIZE = 65536
 _OPEN_DIRECTORY = os.O_PATH | os.O_DIRECTORY
 _EXITED_STATES = ("Z", "X", "x")
+ENVIRON_READ_MAX = 256 * 1024
+"""The most of ``/proc/PID/environ`` read (256 KiB); a variable past it is not seen."""
+SMALL_READ_MAX = 64 * 1024
+"""The most of a cgroup file (``cpu.max``, ``/proc/PID/cgroup``) read: each holds a few lines."""
+CGROUP_ROOT = "/sys/fs/cgroup"
+_CGROUP_DEPTH_MAX = 64
+_V1_CPU_DIRS = ("cpu,cpuacct", "cpuacct,cpu", "cpu")
 
 
 def read_file(path: str) -> bytes | Unknown:
@@ -75,6 +90,30 @@ def read_file(path: str) -> bytes | Unknown:
         os.close(fd)
 
 
+def read_bounded(path: str, limit: int) -> tuple[bytes, bool] | Unknown:
+    """At most ``limit`` bytes of a file, and whether there was more; or why not.
+
+    Through :func:`runctx.planted.read_bounded`: never blocking, and only a
+    regular file (which every ``/proc`` and cgroup file is) is opened at all.
+    """
+    try:
+        data, whole = planted.read_bounded(path, limit)
+    except planted.NotRegularFileError as error:
+        return Unknown(Reason.ABSENT, error.strerror or "not a regular file")
+    except OSError as error:
+        return unknown_of(error)
+    return data, not whole
+
+
+def _read_small(path: str) -> bytes | Unknown:
+    """A file of a few lines (cgroup files): read whole, or unknown past the bound."""
+    read = read_bounded(path, SMALL_READ_MAX)
+    if isinstance(read, Unknown):
+        return read
+    data, more = read
+    return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes") if more else data
+
+
 def _readlink(path: str) -> str | Unknown:
     try:
         return os.readlink(path)
@@ -82,8 +121,54 @@ def _readlink(path: str) -> str | Unknown:
         return unknown_of(error)
 
 
+def _ancestors(path: str) -> list[str]:
+    """``/a/b/c``, ``/a/b``, ``/a``, ``""``: a cgroup path, each one above it, and the top.
+
+    The top is read too: inside a cgroup namespace (a container) it is the
+    container's own cgroup, which holds the container's quota; on the host
+    the root cgroup has none.
+    """
+    found: list[str] = []
+    path = path.rstrip("/")
+    while path and len(found) < _CGROUP_DEPTH_MAX:
+        found.append(path)
+        path = path.rpartition("/")[0]
+    found.append("")
+    return found
+
+
+def cgroup_cpu_quota(cgroup_text: bytes, root: str = CGROUP_ROOT) -> float | None:
+    """The smallest CPU quota of a process's cgroups, in CPUs; None when none limits it.
+
+    A quota at any level of the tree caps everything below it, so each
+    cgroup from the process's own up to the top is read: ``cpu.max`` in the
+    unified (v2) hierarchy, ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``
+    in a v1 ``cpu`` hierarchy. A file that cannot be read limits nothing.
+    """
+    quotas: list[float] = []
+    for names, path in parse_cgroup(cgroup_text):
+        if not stays_under(path):  # outside this cgroup namespace: /../x
+            continue
+        if not names:
+            for level in _ancestors(path):
+                raw = _read_small(f"{root}{level}/cpu.max")
+                granted = parse_cpu_max(raw) if isinstance(raw, bytes) else None
+                if granted is not None:
+                    quotas.append(granted)
+        elif "cpu" in names:
+            base = next((d for d in _V1_CPU_DIRS if os.path.isdir(f"{root}/{d}")), None)
+            for level in _ancestors(path) if base is not None else []:
+                quota = _read_small(f"{root}/{base}{level}/cpu.cfs_quota_us")
+                period = _read_small(f"{root}/{base}{level}/cpu.cfs_period_us")
+                if isinstance(quota, bytes) and isinstance(period, bytes):
+                    granted = parse_cfs_quota(quota, period)
+                    if granted is not None:
+                        quotas.append(granted)
+    return min(quotas) if quotas else None
+
+
 def usable_cpus(proc: str = "/proc") -> int | Unknown:
-    """CPUs this process may run on: its affinity, capped by a cgroup CPU quota."""
+    """CPUs this process may run on: its affinity, capped by its cgroups' CPU quotas."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -91,24 +176,28 @@ def usable_cpus(proc: str = "/proc") -> int | Unknown:
         if count is None:
             return Unknown(Reason.ABSENT, "cpu count")
         cpus = count
-    cgroup = read_file(f"{proc}/self/cgroup")
-    path = parse_cgroup_v2_path(cgroup) if isinstance(cgroup, bytes) else None
-    if path is not None:
-        quota = read_file(f"/sys/fs/cgroup{path.rstrip('/')}/cpu.max")
-        if isinstance(quota, bytes):
-            granted = parse_cpu_max(quota)
-            if granted is not None:
-                cpus = max(1, min(cpus, int(granted + 0.999)))
+    cgroup = _read_small(f"{proc}/self/cgroup")
+    if isinstance(cgroup, bytes):
+        granted = cgroup_cpu_quota(cgroup)
+        if granted is not None:
+            cpus = max(1, min(cpus, math.ceil(granted)))
     return cpus
 
 
 def read_load(proc: str = "/proc") -> Load:
-    """Read usable CPUs, the load average and CPU pressure now."""
+    """Read usable CPUs, the load average, CPU pressure and memory now."""
     raw = read_file(f"{proc}/loadavg")
     average = raw if isinstance(raw, Unknown) else parse_loadavg(raw)
     raw = read_file(f"{proc}/pressure/cpu")
     pressure = raw if isinstance(raw, Unknown) else parse_pressure(raw)
-    return Load(usable_cpus=usable_cpus(proc), load_average=average, cpu_pressure=pressure)
+    raw = read_file(f"{proc}/meminfo")
+    memory = raw if isinstance(raw, Unknown) else parse_meminfo(raw)
+    return Load(
+        usable_cpus=usable_cpus(proc),
+        load_average=average,
+        cpu_pressure=pressure,
+        memory=memory,
+    )
 
 
 class ProcfsSource(SourceBase):
@@ -207,6 +296,45 @@ class ProcfsSource(SourceBase):
         if stat.state in _EXITED_STATES:
             return Unknown(Reason.ZOMBIE)
         return ProcIdentity(pid, stat.start_ticks)
+
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        raw_stat = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw_stat, Unknown):
+            return raw_stat
+        stat_fields = parse_stat(raw_stat)
+        if isinstance(stat_fields, Unknown):
+            return stat_fields
+        if stat_fields.state in _EXITED_STATES:
+            return Unknown(Reason.ZOMBIE)
+        return ProcIdentity(pid, stat_fields.start_ticks), stat_fields.cpu_ticks / _CLK_TCK
+
+    def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        """The ``wanted`` variables of ``/proc/PID/environ``, read with a bound.
+
+        Readable by the owner (and root) only. When the file is longer than
+        :data:`ENVIRON_READ_MAX` its last, cut entry is dropped.
+        """
+        read = read_bounded(f"{self.proc}/{pid}/environ", ENVIRON_READ_MAX)
+        if isinstance(read, Unknown):
+            return read
+        data, more = read
+        if more:
+            data = data[: data.rfind(b"\0") + 1]
+        return parse_environ(data, wanted)
+
+    def _cgroup(self, pid: int) -> str | Unknown:
+        raw = _read_small(f"{self.proc}/{pid}/cgroup")
+        if isinstance(raw, Unknown):
+            return raw
+        path = systemd_path(parse_cgroup(raw))
+        return path if path is not None else Unknown(Reason.ABSENT, "no systemd cgroup")
+
+    def _tty(self, pid: int) -> bool | Unknown:
+        raw = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw, Unknown):
+            return raw
+        tty = parse_stat_tty(raw)
+        return tty if isinstance(tty, Unknown) else tty != 0
 
     def read_uid(self, pid: int) -> int | Unknown:
         """The real uid of a process, from the ``Uid:`` line of its status."""

@@ -190,10 +190,17 @@ def parse_cgroup_v2_path(text: bytes) -> str | None:
     for line in text.splitlines():
         if line.startswith(b"0::"):
             path = os.fsdecode(line[3:]).strip()
-            if path.startswith("/") and ".." not in path.split("/") and "\0" not in path:
-                return path
-            return None
+            return path if stays_under(path) else None
     return None
+
+
+def stays_under(path: str) -> bool:
+    """Whether a cgroup path can be joined under ``/sys/fs/cgroup`` and stay there.
+
+    Absolute, without a ``..`` part and without NUL: a process outside this
+    cgroup namespace shows as ``/../x``, and that path must not climb out.
+    """
+    return path.startswith("/") and ".." not in path.split("/") and "\0" not in path
 
 
 @attrs.frozen
@@ -233,4 +240,127 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
             elif key == b"subset" and value == b"pid":
                 subset_pid = True
         found = ProcMount(hidepid=hidepid, subset_pid=subset_pid)
+    return found
+
+
+# --------------------------------------------------------------------------- busy now, who started
+
+MEMINFO_FIELDS = (b"MemTotal:", b"MemAvailable:")
+
+
+@attrs.frozen
+class MemInfo:
+    """What ``/proc/meminfo`` says about memory a new process could use, in bytes."""
+
+    total_bytes: int
+    available_bytes: int
+
+
+def parse_meminfo(text: bytes) -> MemInfo | Unknown:
+    """``MemTotal`` and ``MemAvailable`` from ``/proc/meminfo`` (the latter since Linux 3.14)."""
+    found: dict[bytes, int] = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition(b" ")
+        if name in MEMINFO_FIELDS:
+            words = rest.split()
+            try:
+                number = int(words[0])
+            except (IndexError, ValueError):
+                number = -1
+            if number < 0:
+                return Unknown(Reason.UNPARSABLE, f"meminfo: {name.decode()} without a number")
+            found[name] = number * (1024 if words[1:2] == [b"kB"] else 1)
+    if b"MemTotal:" not in found:
+        return Unknown(Reason.UNPARSABLE, "meminfo: no MemTotal line")
+    if b"MemAvailable:" not in found:
+        return Unknown(Reason.ABSENT, "meminfo: no MemAvailable line (kernel before 3.14)")
+    return MemInfo(total_bytes=found[b"MemTotal:"], available_bytes=found[b"MemAvailable:"])
+
+
+def parse_cfs_quota(quota: bytes, period: bytes) -> float | None:
+    """CPUs granted by a cgroup v1 ``cpu.cfs_quota_us`` and ``cpu.cfs_period_us`` (-1: no limit)."""
+    try:
+        granted, every = int(quota.strip()), int(period.strip())
+        if granted <= 0 or every <= 0:
+            return None
+        return granted / every
+    except (ValueError, OverflowError):
+        return None
+
+
+def parse_cgroup(text: bytes) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """The lines of ``/proc/PID/cgroup``: each hierarchy's controllers and the path in it.
+
+    ``0::/user.slice/x.service`` is the unified (v2) hierarchy, with no
+    controllers; ``4:cpu,cpuacct:/docker/ab`` a v1 one. A line of another
+    shape is skipped.
+    """
+    found = []
+    for line in text.splitlines():
+        parts = line.split(b":", 2)
+        if len(parts) != 3 or not parts[2].startswith(b"/"):  # noqa: PLR2004 - id, controllers, path
+            continue
+        names = tuple(name for name in os.fsdecode(parts[1]).split(",") if name)
+        found.append((names, os.fsdecode(parts[2])))
+    return tuple(found)
+
+
+def systemd_path(hierarchies: tuple[tuple[tuple[str, ...], str], ...]) -> str | None:
+    """The path systemd files a process under: the unified hierarchy's, or ``name=systemd``'s."""
+    for names, path in hierarchies:
+        if names == ("name=systemd",):
+            return path
+    for names, path in hierarchies:
+        if not names:
+            return path
+    return None
+
+
+def parse_stat_tty(text: bytes) -> int | Unknown:
+    """The ``tty_nr`` field of ``/proc/PID/stat``: the controlling terminal, 0 for none."""
+    close_paren = text.rfind(b")")
+    fields = text[close_paren + 2 :].split() if close_paren >= 0 else []
+    try:
+        return int(fields[4])
+    except (IndexError, ValueError):
+        return Unknown(Reason.UNPARSABLE, "stat: no tty_nr field")
+
+
+ENVIRON_VALUE_MAX = 256
+"""The longest value of an environment variable kept, in bytes (longer ones are dropped, not cut:
+a cut session id would name another session)."""
+
+
+def kept_value(value: str) -> bool:
+    """Whether an environment value (read as ``os.fsdecode`` reads) is at most the bound long."""
+    if len(value) > ENVIRON_VALUE_MAX:
+        return False
+    try:
+        size = len(os.fsencode(value))
+    except UnicodeEncodeError:  # a lone surrogate no byte stands for
+        size = len(value.encode("utf-8", "surrogatepass"))
+    return size <= ENVIRON_VALUE_MAX
+
+
+def parse_environ(data: bytes, wanted: frozenset[str]) -> dict[str, str]:
+    """The variables named in ``wanted`` from ``/proc/PID/environ`` text, and no others.
+
+    Entries are ``NAME=value`` separated by NUL. A value keeps every byte
+    (bytes that are not UTF-8 as surrogate escapes, as ``os.fsdecode`` reads
+    them): it is foreign text, which each face escapes its own way
+    (:mod:`runctx.present.escape`). A value longer than
+    :data:`ENVIRON_VALUE_MAX` bytes is not kept at all. A name given twice
+    keeps its first value (what ``getenv`` finds).
+    """
+    found: dict[str, str] = {}
+    for entry in data.split(b"\0"):
+        name, sep, raw = entry.partition(b"=")
+        if not sep or not name or len(raw) > ENVIRON_VALUE_MAX:
+            continue
+        try:
+            key = name.decode("ascii")
+        except UnicodeDecodeError:
+            continue
+        if key in wanted and key not in found:
+            found[key] = os.fsdecode(raw)
     return found

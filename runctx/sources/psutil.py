@@ -61,8 +61,16 @@ What differs from the procfs source:
   processes hidden by the mount are simply not listed. On Linux, psutil reads
   a procfs too: whether it is the caller's pid namespace's, and the caller's
   pid in it, are read as the procfs source reads them.
-- Load: the load average and the usable CPUs (affinity where the system has
-  it) through psutil; no CPU pressure (PSI is a procfs file).
+- Load: the load average, the usable CPUs (affinity where the system has
+  it) and the memory (``virtual_memory()``: total and available) through
+  psutil; no CPU pressure (PSI is a procfs file), and no cgroup CPU quota.
+- What a run inherited (who started it): the environment through
+  ``environ()`` (another user's is denied on macOS; runctx never asks for
+  another user's anyway) and the terminal through ``terminal()``; no cgroup
+  (psutil has no call for it), so a systemd unit is never named through it.
+  ``environ()`` reads the whole environment (the kernel bounds it: ``ARG_MAX``
+  on macOS, the stack limit on Linux), not the procfs source's 256 KiB; the
+  values kept are bounded alike (256 bytes).
 - Cost: several reads per process instead of two, and a ``psutil.Process`` per
   pid; procfs is the fast path on Linux.
 """
@@ -85,7 +93,7 @@ from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
-from runctx.sources.proctext import ProcMount
+from runctx.sources.proctext import MemInfo, ProcMount, kept_value
 from runctx.unknown import NOT_READ, Reason, Unknown
 
 _T = TypeVar("_T")
@@ -94,6 +102,7 @@ _P = ParamSpec("_P")
 KTHREADD_PID = 2
 KERNEL_PID = 0
 NO_PROCFS = Unknown(Reason.ABSENT, "psutil reads no procfs mount")
+NO_CGROUP = Unknown(Reason.ABSENT, "no cgroup through psutil")
 
 STATE_LETTERS = {
     "running": "R",
@@ -310,10 +319,14 @@ class PsutilSource(SourceBase):
             count = psutil.cpu_count()
             cpus = count or Unknown(Reason.ABSENT, "cpu count")
         average = mapped(psutil.getloadavg)
+        memory = mapped(psutil.virtual_memory)
         return Load(
             usable_cpus=cpus,
             load_average=average if isinstance(average, Unknown) else tuple(average),  # type: ignore[arg-type]
             cpu_pressure=Unknown(Reason.ABSENT, "no CPU pressure through psutil"),
+            memory=memory
+            if isinstance(memory, Unknown)
+            else MemInfo(total_bytes=int(memory.total), available_bytes=int(memory.available)),
         )
 
     def _now(self) -> float:
@@ -366,6 +379,38 @@ class PsutilSource(SourceBase):
         if isinstance(created, Unknown):
             return created
         return ProcIdentity(pid, start_token(created))
+
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        identity = self.current_identity(pid)
+        if isinstance(identity, Unknown):
+            return identity
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        cpu = mapped(_read_cpu, process)
+        if isinstance(cpu, Unknown):
+            return cpu
+        return identity, cpu
+
+    def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        environ = mapped(process.environ)
+        if isinstance(environ, Unknown):
+            return environ
+        return {key: value for key, value in environ.items() if key in wanted and kept_value(value)}
+
+    def _cgroup(self, pid: int) -> str | Unknown:
+        del pid
+        return NO_CGROUP
+
+    def _tty(self, pid: int) -> bool | Unknown:
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        terminal = mapped(process.terminal)
+        return terminal if isinstance(terminal, Unknown) else terminal is not None
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         process = mapped(psutil.Process, pid)

@@ -48,6 +48,12 @@ def check_runs(judged: runctx.JudgedRun) -> None:
     assert_type(run.is_self, bool)
     assert_type(run.orphaned, bool)
     assert_type(run.argv, tuple[str, ...] | runctx.Unknown)
+    assert_type(run.cpu_now, float | runctx.Unknown)
+    assert_type(run.started_by, runctx.StartedBy | runctx.Unknown)
+    if isinstance(run.started_by, runctx.StartedBy):
+        assert_type(run.started_by.kind, str)
+        assert_type(run.started_by.session, str | None)
+        assert_type(run.started_by.detail, str | None)
     assert_type(judged.foreign, bool)
     assert_type(judged.shares_tree, bool)
     assert_type(judged.judgement.shares_tree, bool)
@@ -79,6 +85,10 @@ def check_load(load: runctx.Load) -> None:
     assert_type(load.usable_cpus, int | runctx.Unknown)
     assert_type(load.load_per_cpu, float | runctx.Unknown)
     assert_type(load.cpu_pressure, runctx.Pressure | runctx.Unknown)
+    assert_type(load.memory, runctx.MemInfo | runctx.Unknown)
+    assert_type(load.memory_available_percent, float | runctx.Unknown)
+    report = runctx.scan(cpu_window=0.1)
+    assert_type(report.cpu_window, float | runctx.Unknown)
 
 
 def check_waiting(here: runctx.Viewpoint) -> None:
@@ -110,6 +120,7 @@ def check_stopping(here: runctx.Viewpoint) -> None:
     assert_type(first.survivors, tuple[int, ...])
     stopped: bool = first.status is runctx.StopStatus.STOPPED
     del stopped
+    assert_type(runctx.stop_orphans(here, grace=2.0), tuple[runctx.StopResult, ...])
 
 
 def check_runners_and_roots(record: runctx.ProcRecord) -> None:

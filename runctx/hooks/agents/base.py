@@ -266,10 +266,13 @@ if TYPE_CHECKING:
 
         ``PRE_TOOL_FACE`` answers before the shell tool runs (every agent has
         it); ``AFTER_TOOL_FACE`` and ``SESSION_FACE`` are None for an agent
-        without those hooks.
+        without those hooks. ``KIND`` is the kind runctx gives a run this
+        agent's shell tool started (:mod:`runctx.started_by`), and
+        ``read_session_id`` the session a payload comes from.
         """
 
         NAME: str
+        KIND: str
         TITLE: str
         PRE_TOOL_FACE: ToolFace
         AFTER_TOOL_FACE: AfterToolFace | None
@@ -277,3 +280,6 @@ if TYPE_CHECKING:
         INSTALL: InstallSpec
         FILES: SettingsFiles
         AFTER_INSTALL: str
+
+        def read_session_id(self, payload: JSONObject) -> str | None:
+            """The session the payload comes from, None when it names none."""

@@ -27,13 +27,21 @@ from runctx.hooks.agents.base import (
     SettingsFiles,
     ToolFace,
 )
-from runctx.hooks.payload import directory, expect_event, required_text, shell_tool_input
+from runctx.hooks.payload import (
+    directory,
+    expect_event,
+    required_text,
+    session_id,
+    shell_tool_input,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import JSONObject
 
 NAME = "claude"
+KIND = "claude-code"
+"""The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "Claude Code"
 SHELL_TOOL = "Bash"
 HOOK_TIMEOUT_SECONDS = 10
@@ -75,6 +83,11 @@ def read_session(payload: JSONObject, face: str = f"{NAME}-session-start") -> st
 def session_reply(context: str) -> JSONObject:
     """The SessionStart answer that adds ``context`` for the model."""
     return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}}
+
+
+def read_session_id(payload: JSONObject) -> str | None:
+    """The session the payload comes from, None when it names none."""
+    return session_id(payload, "session_id")
 
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)

@@ -32,12 +32,15 @@ from runctx.hooks.agents.base import (
     SettingsFiles,
     ToolFace,
 )
+from runctx.hooks.payload import session_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import JSONObject
 
 NAME = "codex"
+KIND = "codex"
+"""The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "Codex"
 
 
@@ -49,6 +52,11 @@ def read_pre_tool(payload: JSONObject) -> tuple[str, str] | None:
 def read_session(payload: JSONObject) -> str:
     """The directory the session starts in."""
     return claude.read_session(payload, f"{NAME}-session-start")
+
+
+def read_session_id(payload: JSONObject) -> str | None:
+    """The session the payload comes from, None when it names none."""
+    return session_id(payload, "session_id")
 
 
 PRE_TOOL_FACE = ToolFace(

@@ -32,13 +32,22 @@ from runctx.hooks.agents.base import (
     SettingsFiles,
     ToolFace,
 )
-from runctx.hooks.payload import PayloadError, directory, json_object, required_text, text
+from runctx.hooks.payload import (
+    PayloadError,
+    directory,
+    json_object,
+    required_text,
+    session_id,
+    text,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import JSONObject
 
 NAME = "copilot"
+KIND = "copilot"
+"""The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "GitHub Copilot"
 SHELL_TOOLS = frozenset({"bash"})
 
@@ -83,6 +92,12 @@ REPLIES = Replies(
     },
     note=lambda message, _summary: {"additionalContext": message},
 )
+
+
+def read_session_id(payload: JSONObject) -> str | None:
+    """The session the payload comes from, None when it names none."""
+    return session_id(payload, "sessionId", "session_id")
+
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)
 AFTER_TOOL_FACE = None

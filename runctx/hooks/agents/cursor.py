@@ -21,13 +21,23 @@ When ``cwd`` is empty, the first workspace root stands in for it. Settings:
 from __future__ import annotations
 
 from runctx.hooks.agents.base import HookEntry, InstallSpec, Replies, SettingsFiles, ToolFace
-from runctx.hooks.payload import PayloadError, directory, expect_event, field, required_text, text
+from runctx.hooks.payload import (
+    PayloadError,
+    directory,
+    expect_event,
+    field,
+    required_text,
+    session_id,
+    text,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import JSONObject
 
 NAME = "cursor"
+KIND = "cursor"
+"""The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "Cursor"
 EVENT = "beforeShellExecution"
 
@@ -60,6 +70,12 @@ REPLIES = Replies(
     },
     note=lambda message, summary: {"user_message": summary, "agent_message": message},
 )
+
+
+def read_session_id(payload: JSONObject) -> str | None:
+    """The session the payload comes from, None when it names none."""
+    return session_id(payload, "conversation_id")
+
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)
 AFTER_TOOL_FACE = None

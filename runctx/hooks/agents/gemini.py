@@ -36,13 +36,22 @@ from runctx.hooks.agents.base import (
     SettingsFiles,
     ToolFace,
 )
-from runctx.hooks.payload import directory, expect_event, required_text, shell_tool_input, text
+from runctx.hooks.payload import (
+    directory,
+    expect_event,
+    required_text,
+    session_id,
+    shell_tool_input,
+    text,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import JSONObject
 
 NAME = "gemini"
+KIND = "gemini-cli"
+"""The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "Gemini CLI"
 SHELL_TOOL = "run_shell_command"
 
@@ -85,6 +94,12 @@ REPLIES = Replies(
     ask=None,
     note=lambda message, _summary: {"systemMessage": message},
 )
+
+
+def read_session_id(payload: JSONObject) -> str | None:
+    """The session the payload comes from, None when it names none."""
+    return session_id(payload, "session_id")
+
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)
 AFTER_TOOL_FACE = AfterToolFace(

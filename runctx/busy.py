@@ -1,0 +1,87 @@
+"""Busy now, not just present: which runs keep CPUs busy, and whether the box is under pressure.
+
+Pure, over a :class:`~runctx.report.Report` and the checkout's
+:class:`~runctx.settings.BusyRules`:
+
+- a run is *busy now* when the CPUs its processes kept busy over the scan's
+  CPU window (``Run.cpu_now``) reach ``busy-run-cpu``; a run whose CPU use
+  was not measured is not known to be idle, so it counts as busy (the
+  visible answer);
+- the box is *under pressure* when its CPU pressure (PSI ``some avg10``)
+  reaches ``busy-box-cpu-pressure``, its one-minute load per usable CPU
+  reaches ``busy-box-load-per-cpu``, or its available memory is below
+  ``busy-box-memory-available`` percent of the total. A fact that is not
+  known (no PSI on this kernel) adds no pressure, and the others still count.
+
+A foreign run is worth a note only when it is busy now or the box is under
+pressure (:mod:`runctx.policy`); idle foreign runs are only counted.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from runctx.report import JudgedRun, Run
+from runctx.settings import BusyRules
+from runctx.sources.load import Load
+from runctx.unknown import Reason, Unknown
+
+
+def busy_now(run: Run, rules: BusyRules) -> bool:
+    """Whether ``run`` keeps at least ``rules.run_cpu`` CPUs busy now.
+
+    Not measured counts as busy (the visible answer); a run none of whose
+    processes lived through the window has ended, and is not.
+    """
+    if isinstance(run.cpu_now, Unknown):
+        return run.cpu_now.reason is not Reason.GONE
+    return run.cpu_now >= rules.run_cpu
+
+
+def idle_now(run: Run, rules: BusyRules) -> bool:
+    """Whether ``run`` is known to be idle now: measured, and under ``rules.run_cpu``."""
+    return not busy_now(run, rules)
+
+
+@attrs.frozen
+class BoxPressure:
+    """Whether the box is under pressure, and each threshold it crossed, in words."""
+
+    reasons: tuple[str, ...]
+
+    @property
+    def busy(self) -> bool:
+        """Whether any threshold was crossed."""
+        return bool(self.reasons)
+
+
+def box_pressure(load: Load, rules: BusyRules) -> BoxPressure:
+    """Which of the box's facts cross the rules' thresholds (``CPU pressure 62% >= 40%``)."""
+    reasons = []
+    pressure = load.cpu_pressure
+    limit = rules.cpu_pressure
+    if limit is not None and not isinstance(pressure, Unknown) and pressure.avg10 >= limit:
+        reasons.append(f"CPU pressure {pressure.avg10:.0f}% >= {limit:g}%")
+    per_cpu = load.load_per_cpu
+    limit = rules.load_per_cpu
+    if limit is not None and not isinstance(per_cpu, Unknown) and per_cpu >= limit:
+        reasons.append(f"load {per_cpu:.2f} per CPU >= {limit:g}")
+    available = load.memory_available_percent
+    limit = rules.memory_available
+    if limit is not None and not isinstance(available, Unknown) and available < limit:
+        reasons.append(f"memory available {available:.0f}% < {limit:g}%")
+    return BoxPressure(tuple(reasons))
+
+
+def split_by_cpu(
+    runs: tuple[JudgedRun, ...], rules: BusyRules
+) -> tuple[tuple[JudgedRun, ...], tuple[JudgedRun, ...]]:
+    """``runs`` as (busy now, idle now), busiest first."""
+    busy = tuple(judged for judged in runs if busy_now(judged.run, rules))
+    idle = tuple(judged for judged in runs if not busy_now(judged.run, rules))
+
+    def cpu(judged: JudgedRun) -> float:
+        value = judged.run.cpu_now
+        return float("inf") if isinstance(value, Unknown) else value
+
+    return tuple(sorted(busy, key=cpu, reverse=True)), idle
