@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from envtools import live_run, make_venv, shared_worktrees
+from envtools import live_run, make_venv, pip_install, shared_worktrees
 from hooktools import (
     assert_failed_open,
     claude_pre_tool_use,
@@ -22,7 +22,7 @@ from hooktools import (
     run_hook,
 )
 from nstools import hook_in_own_pid_namespace, sandboxed_run, without_proc
-from proctools import make_checkout
+from proctools import make_checkout, wait_for
 
 from runctx.present.words import NOTE_MAX_CHARS
 
@@ -526,3 +526,46 @@ def test_a_note_next_to_foreign_runs_never_exceeds_its_cap(world):
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "foreign test run" in context
     assert len(context) <= NOTE_MAX_CHARS
+
+
+MID_RUN = """
+import os, pathlib, subprocess, sys, time
+
+def test_1_holds_until_told():
+    pathlib.Path(os.environ["RUNCTX_HELD"]).touch()
+    while not pathlib.Path(os.environ["RUNCTX_GO"]).exists():
+        time.sleep(0.05)
+
+def test_2_a_fresh_interpreter_imports_the_package():
+    code = "import pkg; print(pkg.where())"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    pathlib.Path(os.environ["RUNCTX_DONE"]).write_text(found.stdout + found.stderr)
+"""
+
+
+def test_the_install_the_hook_warned_of_repoints_the_live_runs_imports(tmp_path, runs):
+    """The field case: the hook warns of ``pip install -e .`` in ``b`` next to ``a``'s run.
+
+    Once the install runs anyway, ``a``'s live session imports ``b``'s code in
+    its next interpreter (a CLI test, a worker started late): the warning
+    was about a real change.
+    """
+    tmp_path.chmod(0o755)
+    shared = shared_worktrees(tmp_path)
+    (shared.a / "tests" / "test_mid_run.py").write_text(MID_RUN)
+    held, go, done_file = tmp_path / "held", tmp_path / "go", tmp_path / "done"
+    env = {k: v for k, v in hook_env().items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(RUNCTX_HELD=str(held), RUNCTX_GO=str(go), RUNCTX_DONE=str(done_file))
+    python = str(shared.venv / "bin" / "python")
+    argv = [python, "-m", "pytest", "-q", "-p", "no:runctx", "-p", "no:cacheprovider"]
+    session = runs.orphan([*argv, "tests/test_mid_run.py"], shared.a, env=env, ready=held)
+    done = run_hook(
+        "claude", claude_pre_tool_use("pip install -e .", shared.b), env=venv_env(shared.venv)
+    )
+    context = reply_context(done)
+    assert f"pid {session.pid} (pytest, " in context
+    assert f"in {shared.a})" in context
+    pip_install(shared.venv, "-e", str(shared.b))  # what the agent would have run anyway
+    go.touch()
+    wait_for(done_file.exists, what="the held session to import the package again")
+    assert done_file.read_text().strip() == str(shared.b / "src" / "pkg" / "__init__.py")
