@@ -254,6 +254,8 @@ MODE_KEY = "on-same-checkout"
 MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
 SHARED_TREE_KEY = "on-shared-tree"
 SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
+ENVIRONMENT_CHANGE_KEY = "on-environment-change"
+ENVIRONMENT_CHANGE_ENV = "RUNCTX_ON_ENVIRONMENT_CHANGE"
 RUNNERS_KEY = "runners"
 BUSY_RUN_CPU_KEY = "busy-run-cpu"
 BOX_CPU_PRESSURE_KEY = "busy-box-cpu-pressure"
@@ -350,6 +352,13 @@ class BusyRules(LightRecord):
 
 DEFAULT_BUSY = BusyRules()
 
+ENVIRONMENT_CHANGE_MODES = (Mode.STOP, Mode.ASK, Mode.WARN)
+"""What ``on-environment-change`` may say: a command that changes nothing is not waited for."""
+DEFAULT_ENVIRONMENT_CHANGE_MODE = Mode.WARN
+"""``pip install -e .`` next to a live run that imports from the same environment is a
+hazard to that run, not necessarily a mistake (reinstalling a shared venv on purpose):
+warn by default, and let a checkout that shares one venv across worktrees stop or ask."""
+
 _THRESHOLDS = (
     # key, BusyRules field, the largest value that makes sense, whether false turns it off
     (BUSY_RUN_CPU_KEY, "run_cpu", 4096.0, False),
@@ -374,25 +383,38 @@ class Settings(LightRecord):
     gives the default); ``on_shared_tree`` likewise for another user's run in
     this very checkout (``$RUNCTX_ON_SHARED_TREE``; ``shared_tree_mode``);
     ``busy`` the thresholds of "busy now" and the ``on-busy-box`` mode
-    (``$RUNCTX_ON_BUSY_BOX``).
+    (``$RUNCTX_ON_BUSY_BOX``); ``on_environment_change`` for a command that
+    changes an environment a live run imports from
+    (``$RUNCTX_ON_ENVIRONMENT_CHANGE``; ``environment_change_mode``).
     """
 
-    __slots__ = ("_patterns", "busy", "on_same_checkout", "on_shared_tree", "path", "runners")
+    __slots__ = (
+        "_patterns",
+        "busy",
+        "on_environment_change",
+        "on_same_checkout",
+        "on_shared_tree",
+        "path",
+        "runners",
+    )
 
     path: str
     runners: tuple[RunnerPattern, ...]
     on_same_checkout: Mode | None
     on_shared_tree: Mode | None
     busy: BusyRules
+    on_environment_change: Mode | None
     _patterns: tuple[RunnerPattern, ...]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one argument per setting
         self,
         path: str = "",
         runners: tuple[RunnerPattern, ...] = (),
         on_same_checkout: Mode | None = None,
         on_shared_tree: Mode | None = None,
         busy: BusyRules = DEFAULT_BUSY,
+        *,
+        on_environment_change: Mode | None = None,
     ) -> None:
         """Hold validated values."""
         patterns = (*runners, *BUILTIN_PATTERNS) if runners else BUILTIN_PATTERNS
@@ -402,6 +424,7 @@ class Settings(LightRecord):
             on_same_checkout=on_same_checkout,
             on_shared_tree=on_shared_tree,
             busy=busy,
+            on_environment_change=on_environment_change,
             _patterns=patterns,
         )
 
@@ -420,6 +443,11 @@ class Settings(LightRecord):
         """``on_shared_tree``, or the default (``stop``) when nothing sets it."""
         return self.on_shared_tree or DEFAULT_SHARED_TREE_MODE
 
+    @property
+    def environment_change_mode(self) -> Mode:
+        """``on_environment_change``, or the default (``warn``) when nothing sets it."""
+        return self.on_environment_change or DEFAULT_ENVIRONMENT_CHANGE_MODE
+
 
 DEFAULTS = Settings()
 """The settings of a checkout that sets nothing (and of an unidentified one)."""
@@ -432,7 +460,8 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
 
     ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``,
     ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree`` and
-    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box``. A checkout that cannot
+    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box`` and
+    ``$RUNCTX_ON_ENVIRONMENT_CHANGE`` ``on-environment-change``. A checkout that cannot
     be identified has the defaults. The file is read and validated once per
     root while it stays unchanged. A malformed file, table or value raises
     :class:`~runctx.exceptions.ConfigError` naming the file and the key.
@@ -442,7 +471,8 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
     same = environ.get(MODE_ENV, "")
     shared = environ.get(SHARED_TREE_ENV, "")
     box = environ.get(BUSY_BOX_ENV, "")
-    if not same and not shared and not box:
+    change = environ.get(ENVIRONMENT_CHANGE_ENV, "")
+    if not same and not shared and not box and not change:
         return found
     return Settings(
         found.path,
@@ -452,6 +482,11 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
         if shared
         else found.on_shared_tree,
         found.busy.with_mode(parse_box_mode(box, f"${BUSY_BOX_ENV}")) if box else found.busy,
+        on_environment_change=parse_mode(
+            change, f"${ENVIRONMENT_CHANGE_ENV}", ENVIRONMENT_CHANGE_MODES
+        )
+        if change
+        else found.on_environment_change,
     )
 
 
@@ -472,12 +507,15 @@ def _file_settings(root: str) -> Settings:
 
 def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
     """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`."""
-    mode = shared = None
+    mode = shared = change = None
     if MODE_KEY in table:
         mode = parse_mode(table[MODE_KEY], f"{path}: [tool.runctx] {MODE_KEY}")
     if SHARED_TREE_KEY in table:
         where = f"{path}: [tool.runctx] {SHARED_TREE_KEY}"
         shared = parse_mode(table[SHARED_TREE_KEY], where, SHARED_TREE_MODES)
+    if ENVIRONMENT_CHANGE_KEY in table:
+        where = f"{path}: [tool.runctx] {ENVIRONMENT_CHANGE_KEY}"
+        change = parse_mode(table[ENVIRONMENT_CHANGE_KEY], where, ENVIRONMENT_CHANGE_MODES)
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{path}: [tool.runctx] {RUNNERS_KEY} must be an array of tables"
@@ -486,7 +524,8 @@ def settings_of_table(table: Mapping[str, object], path: str) -> Settings:
         runner_of_entry(entry, f"{path}: [tool.runctx] runners[{n}]")
         for n, entry in enumerate(entries)
     )
-    return Settings(path, runners, mode, shared, busy_rules_of_table(table, path))
+    busy = busy_rules_of_table(table, path)
+    return Settings(path, runners, mode, shared, busy, on_environment_change=change)
 
 
 def busy_rules_of_table(table: Mapping[str, object], path: str) -> BusyRules:

@@ -237,7 +237,11 @@ def test_cpu_now_is_measured_between_refreshes(checkout, runs, shared_tmp):
 
     def cpu_now(frame: str, pid: int) -> str:
         lines = frame.splitlines()
-        at = next(number for number, line in enumerate(lines) if f" {pid} " in line)
+        at = next(
+            number
+            for number, line in enumerate(lines)
+            if line.lstrip(" +").split(" ", 1)[0] == str(pid)
+        )
         header = next(line for line in reversed(lines[:at]) if "CPU NOW" in line)
         return lines[at][header.index("CPU NOW") :].split()[0]
 

@@ -574,3 +574,82 @@ def test_the_documented_api_examples_print_the_hostile_run_on_a_strict_stdout(ho
         assert done.returncode == 0, done.stderr
         assert_nothing_raw(done.stdout)
         assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
+
+
+# -- a hostile environment: its prefix is foreign text too -----------------------------
+
+ENVIRONMENT = b"env\x1b[2Jy\nFAKE line\xff\xfe"
+
+
+@pytest.fixture(scope="module")
+def hostile_environment():
+    """Runs of two checkouts on one venv whose path holds controls and bad bytes: (prefix, pids).
+
+    The venv is made by hand, as ``python -m venv`` makes one (a ``pyvenv.cfg``
+    and a ``bin/python`` link to the base interpreter): ``venv`` itself refuses
+    a path with ``:`` in it, a user with a shell does not.
+    """
+    base = Path(tempfile.mkdtemp(prefix="runctx-hostile-env-")).resolve()
+    base.chmod(0o755)
+    prefix = os.fsencode(base) + b"/" + ENVIRONMENT
+    os.makedirs(prefix + b"/bin")
+    home = os.path.dirname(os.path.realpath(sys._base_executable))
+    with open(prefix + b"/pyvenv.cfg", "w", encoding="utf-8") as config:
+        config.write(f"home = {home}\ninclude-system-site-packages = false\n")
+    os.symlink(os.path.realpath(sys._base_executable), prefix + b"/bin/python")
+    factory = RunFactory()
+    try:
+        pids = []
+        for name in ("one", "two"):
+            checkout = make_checkout(base, name)
+            (checkout / "run_tests.py").write_text(HOLD)
+            ready = base / f"ready-{name}"
+            argv = [os.fsdecode(prefix + b"/bin/python"), "run_tests.py", str(ready)]
+            pids.append(factory.orphan(argv, checkout, env=clean_env(), ready=ready).pid)
+        yield prefix, pids, base
+    finally:
+        factory.reap()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_hostile_environment_is_shown_escaped(hostile_environment, encoding):
+    """The ENV cell and the sharing line show the venv's path escaped, never raw."""
+    _prefix, (_one, two), base = hostile_environment
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status"],
+        cwd=base / "one",
+        capture_output=True,
+        env={k: v for k, v in {**hook_env(), **ENCODINGS[encoding]}.items() if v},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stdout)
+    shown = b"env\\x1b[2Jy\\nFAKE line\\xff\\xfe"
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(b"  %d " % two))
+    assert shown in lines[at]
+    below = lines[at + 1 : at + 3]  # its why: line, then what it shares
+    sharing = next(line for line in below if b"shares its environment" in line)
+    assert sharing.startswith(b"      shares its environment /")
+    assert shown in sharing
+
+
+def test_a_hostile_environment_is_given_exactly_in_json(hostile_environment):
+    """``environment.prefix`` is valid UTF-8; ``prefix_bytes`` gives the exact path back."""
+    prefix, (one, two), base = hostile_environment
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--json"],
+        cwd=base / "one",
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    report = strict_json(done.stdout)
+    runs = {run["pid"]: run for run in report["runs"]}
+    environment = runs[one]["environment"]
+    assert base64.b64decode(environment["prefix_bytes"]) == prefix
+    assert environment["prefix"].endswith("FAKE line\ufffd\ufffd")
+    assert runs[one]["shares_environment_with"] == [two]

@@ -15,7 +15,8 @@ The path for a command that is not a test run decides from the command string
 alone: it reads the payload, asks :mod:`runctx.shell.prefilter`, prints
 nothing and exits 0. It imports only ``json``, ``select``, the agent's module,
 :mod:`runctx.settings` and :mod:`runctx.runners`; the shell parser
-(:mod:`runctx.shell.commands`) only when the command names a runner at all,
+(:mod:`runctx.shell.commands`) only when the command names a runner, or a
+tool that changes an environment (``pip``, ``uv``, ``npm``...), at all,
 the checkout's ``pyproject.toml`` is parsed only when it holds a
 ``[tool.runctx]`` table, and the scan and everything behind it load only for a
 test run.
@@ -43,7 +44,7 @@ from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import DEFAULTS, settings_for
-from runctx.shell.prefilter import is_probably_test_command
+from runctx.shell.prefilter import is_probably_test_command, may_change_environment
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -197,13 +198,16 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
     if kind == AFTER_TOOL:
         return _after_tool(agent, payload)
     read = agent.PRE_TOOL_FACE.read(payload)
-    invocations = _test_runs(*read) if read is not None else ()
-    if not invocations:
+    if read is None:
+        return None
+    invocations = _test_runs(*read)
+    changes = _environment_changes(*read)
+    if not invocations and not changes:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
     session = _agent_session(agent, payload)
-    decision = policy.decide(invocations, session=session)
+    decision = policy.decide(invocations, changes=changes, environments=True, session=session)
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
 
 
@@ -235,6 +239,20 @@ def _test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
 
     return test_invocations(command, cwd, patterns)
+
+
+def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
+
+    Plain substring tests first (:func:`may_change_environment`): a command
+    that names no such tool imports and reads nothing more.
+    """
+    if not may_change_environment(command):
+        return ()
+    from runctx.runners.installers import INSTALLER_PATTERNS  # noqa: PLC0415 - a tool is named
+    from runctx.shell.commands import test_invocations  # noqa: PLC0415
+
+    return test_invocations(command, cwd, INSTALLER_PATTERNS)
 
 
 def _patterns(cwd: str) -> Sequence[RunnerPattern]:

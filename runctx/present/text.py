@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import attrs
 
 from runctx.busy import box_pressure
+from runctx.environment import Environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
 from runctx.present.style import Line, Span, line, plain_text
@@ -31,7 +32,7 @@ from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
-from runctx.unknown import Unknown
+from runctx.unknown import Reason, Unknown
 
 _GIB = 1024**3
 
@@ -137,7 +138,7 @@ def _cpu_now(judged: JudgedRun, options: TextOptions) -> str:
     return "-"
 
 
-DROPPED_FIRST = ("STARTED BY", "MEMBERS", "CPU", "AGE", "OWNER")
+DROPPED_FIRST = ("ENV", "STARTED BY", "MEMBERS", "CPU", "AGE", "OWNER")
 """The columns a narrow terminal loses, first to last, before the command is cut too short."""
 
 
@@ -181,10 +182,29 @@ def _table(rows: list[list[str]]) -> list[str]:
     ]
 
 
+def environment_cell(environment: Environment | Unknown) -> str:
+    """A run's environment for a table cell: its prefix, ``-`` for none, ``?`` when unreadable."""
+    if isinstance(environment, Environment):
+        return visible(environment.prefix)
+    return "-" if environment.reason in (Reason.ABSENT, Reason.NOT_READ) else "?"
+
+
+def sharing_line(judged: JudgedRun) -> str | None:
+    """The line under a run that shares its environment with runs of other checkouts."""
+    run = judged.run
+    if not run.shares_environment_with or not isinstance(run.environment, Environment):
+        return None
+    pids = ", ".join(str(pid) for pid in run.shares_environment_with)
+    return (
+        f"      shares its environment {visible(run.environment.prefix)} with pid {pids} of "
+        "other checkouts: an install into it by either changes what the other imports"
+    )
+
+
 def _run_rows(
     runs: tuple[JudgedRun, ...], options: TextOptions, role: str, *, with_reason: bool
 ) -> list[Line]:
-    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY"]
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY", "ENV"]
     header.extend(["ROOT", "COMMAND"])
     marks = options.marks
     marked = marks is not None
@@ -201,6 +221,7 @@ def _run_rows(
             _cpu_now(judged, options),
             owner_name(run.uid),
             describe_starter(run.started_by) or "?",
+            environment_cell(run.environment),
             root_text(judged, options),
             command_line(judged, options),
         ]
@@ -232,6 +253,9 @@ def _run_rows(
                         )
                     )
                 )
+        sharing = sharing_line(judged)
+        if sharing is not None:
+            lines.append(line(Span(" " * mark_width + sharing, "dim")))
     return lines
 
 
