@@ -216,8 +216,16 @@ def test_runs_that_appear_and_end_are_marked(checkout, runs):
     watch = PlainWatch(runs, checkout, "--interval", "0.2")
     watch.next_frame()
     started = runs.run_tests_script(checkout)
-    appeared = watch.frame_where(lambda frame: f" {started.pid} " in frame)
-    row = next(line for line in appeared.splitlines() if f" {started.pid} " in line)
+
+    def row_of(frame: str) -> str | None:
+        """The table row of the started run (a note under another run may name its pid too)."""
+        rows = (line for line in frame.splitlines() if line.lstrip(" +").startswith(f"{pid} "))
+        return next(rows, None)
+
+    pid = started.pid
+    appeared = watch.frame_where(lambda frame: row_of(frame) is not None)
+    row = row_of(appeared)
+    assert row is not None
     assert row.startswith("+ "), row
     runs.kill(started)
     gone = f"- pid {started.pid} (run-tests-script, ours) ended"
