@@ -2,31 +2,38 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.runctx-installed
+# One stamp per set of extras: `make run` installs what running needs and nothing more.
+RUN_STAMP  := $(VENV)/.runctx-run-installed
+TEST_STAMP := $(VENV)/.runctx-test-installed
+LINT_STAMP := $(VENV)/.runctx-lint-installed
 FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test lint bench fuzz clean
+.PHONY: run test lint bench fuzz dist-check clean
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/runctx status
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(LINT_STAMP)
 	$(BIN)/ruff check runctx tests fuzz
 	$(BIN)/ruff format --check runctx tests fuzz
 	$(BIN)/mypy --strict runctx tests/typing
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 # Every fuzz target for FUZZ_SECONDS each (atheris), then the linear-time check of every parser.
 fuzz: $(FUZZ_STAMP)
 	$(BIN)/python -m fuzz.run --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(FUZZ_STAMP): pyproject.toml $(STAMP)
+# Build the sdist and wheel, install the wheel into a fresh venv, check it is complete.
+dist-check: $(TEST_STAMP)
+	$(BIN)/python -m pytest -p no:cacheprovider tests/test_packaging.py $(PYTEST_ARGS)
+
+$(FUZZ_STAMP): pyproject.toml $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[fuzz]' --config-settings editable_mode=compat
 	@touch $@
 
@@ -37,7 +44,15 @@ $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "runctx needs Python 3.11 or newer; set PYTHON=python3.X")'
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml $(BIN)/python
+$(RUN_STAMP): pyproject.toml $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e . --config-settings editable_mode=compat
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+	@touch $@
+
+$(LINT_STAMP): pyproject.toml $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,lint]' --config-settings editable_mode=compat
 	@touch $@

@@ -147,6 +147,14 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: '{"a": [' + ", ".join(["1.50"] * (n // 6)) + "]}",
         _settings,  # type: ignore[dict-item]
     ),
+    "settings file: comments and trailing commas": (
+        lambda n: '{"a": [' + ", // c\n".join(["1"] * (n // 9)) + ",]}",
+        lambda text: json_layout.to_strict(text, comments=True, trailing_commas=True),  # type: ignore[arg-type]
+    ),
+    "settings file: commas before long space": (
+        lambda n: "[1," + " " * n + "2]",
+        lambda text: json_layout.to_strict(text, comments=True, trailing_commas=True),  # type: ignore[arg-type]
+    ),
     "escape: control characters": (
         lambda n: os.fsdecode(b"\x1b\xff" * (n // 2)),
         lambda text: (visible(text), json_text(text), hook_json(text)),  # type: ignore[arg-type]

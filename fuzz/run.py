@@ -47,6 +47,7 @@ SEEDS: dict[str, list[bytes]] = {
         b'[tool.runctx]\non-same-checkout = "warn"\nrunners = [{ kind = "e2e", program = "x" }]\n'
     ],
     "settings_json": [b'{"x": 2.50, "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": []}]}}'],
+    "settings_jsonc": [b'{\n  // mine\n  "x": [1, 2,], /* c */\n  "hooks": {},\n}\n'],
     "escape": [b"x\x1b[2Jy\nFAKE\xff\xfe\xe2\x80\xae"],
     "package_json": [b'{"scripts": {"test": "jest", "pretest": "tsc", "unit": "npm run test"}}'],
     "makefile": [

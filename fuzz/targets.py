@@ -195,6 +195,32 @@ def settings_json(data: bytes) -> None:
     assert json.loads(after) == document
 
 
+def settings_jsonc(data: bytes) -> None:
+    """A settings file with comments and trailing commas: blanked in place, edited keeping them."""
+    text = data.decode("utf-8", "replace")
+    try:
+        strict = json_layout.to_strict(text, comments=True, trailing_commas=True)
+    except ValueError:
+        return
+    assert len(strict) == len(text)
+    spec = agent("gemini").INSTALL
+
+    def change(document: dict[str, object]) -> object:
+        try:
+            return settings_file.install(spec, document, "runctx", "/p/settings.json")
+        except settings_file.SettingsFileError:
+            return None
+
+    try:
+        document, after, _ = json_layout.edit(
+            text, change, "  ", json.dumps, comments=True, trailing_commas=True
+        )
+    except (ValueError, RecursionError):
+        return
+    kept = json_layout.to_strict(after, comments=True, trailing_commas=True)
+    assert json.loads(kept) == document
+
+
 def escape(data: bytes) -> None:
     """The faces' escapes: printable, UTF-8, ASCII replies, bytes given back."""
     text = os.fsdecode(data)
@@ -283,6 +309,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "payload": payload,
     "runctx_table": runctx_table,
     "settings_json": settings_json,
+    "settings_jsonc": settings_jsonc,
     "escape": escape,
     "package_json": package_scripts,
     "makefile": makefile_rules,

@@ -19,6 +19,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.checkout import Root, checkout_root, same_directory
+    from runctx.environment import Environment, command_environment, same_environment
     from runctx.exceptions import ConfigError, RunctxError
     from runctx.folding import FoldedRun, fold_runs
     from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigError",
+    "Environment",
     "FoldedRun",
     "HasOwner",
     "JudgedRun",
@@ -65,6 +67,7 @@ __all__ = [
     "__version__",
     "blocking_runs",
     "checkout_root",
+    "command_environment",
     "detect_runner",
     "fold_runs",
     "foreign_reasons",
@@ -72,6 +75,7 @@ __all__ = [
     "judge",
     "report_json",
     "same_directory",
+    "same_environment",
     "scan",
     "stop_orphans",
     "stop_runs",
@@ -85,6 +89,9 @@ _HOMES = {
     "Root": "runctx.checkout",
     "same_directory": "runctx.checkout",
     "ConfigError": "runctx.exceptions",
+    "Environment": "runctx.environment",
+    "command_environment": "runctx.environment",
+    "same_environment": "runctx.environment",
     "RunctxError": "runctx.exceptions",
     "HasOwner": "runctx.identity",
     "Judgement": "runctx.identity",

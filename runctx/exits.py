@@ -2,8 +2,9 @@
 
 Standard library only, and nothing else: the pytest plugin imports this module
 when pytest loads it, where a broken install must not stop pytest.
-Statuses that belong to one subcommand (``check``'s 3 and 4, ``stop``'s 3 to 5,
-``wait``'s 124) live in that subcommand's module.
+Statuses that belong to one subcommand (``check``'s 3 and 4, ``stop``'s 3 to 5)
+live in that subcommand's module; ``runctx --help`` lists them all
+(:data:`runctx.cli.main.EXIT_STATUSES`).
 """
 
 EXIT_ERROR = 1
@@ -12,8 +13,12 @@ EXIT_USAGE = 2
 """The command line was wrong."""
 EXIT_REFUSED = 75
 """EX_TEMPFAIL, "try again later": a test run was not started because another run of
-its checkout is live (refused, or a wait that timed out). ``runctx run`` and the
-pytest plugin exit with it."""
+its checkout is live, or a wait for such runs gave up. ``runctx run`` (refused, or its
+``--timeout`` passed), ``runctx wait --timeout``, the pytest plugin (``refuse``, or
+``wait`` past ``--runctx-timeout``) and the pre-push hook all exit with it: one status
+for "not now" wherever runctx waits or refuses."""
+EXIT_GAVE_UP_WAITING = EXIT_REFUSED
+"""A wait that passed its timeout: the same "try again later" (see :data:`EXIT_REFUSED`)."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C."""
 EXIT_BROKEN_PIPE = 141

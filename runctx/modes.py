@@ -1,6 +1,7 @@
 """What a test run does next to other runs: the modes a setting names.
 
-``on-same-checkout``, ``on-shared-tree`` and ``on-busy-box``, each an enum.
+``on-same-checkout``, ``on-shared-tree``, ``on-environment-change`` and
+``on-busy-box``, each an enum.
 They have their own module so that reading the settings (on the hook's path
 for every command) creates the enums only when a file or the environment
 sets a mode, or a face asks for one.
@@ -37,6 +38,13 @@ runctx cannot undo (it never stops or waits for another user's run). The
 evidence is exact (one directory by device and inode, a known other uid), so a
 stop is never a guess. A checkout that expects it (a root CI job in a
 developer's tree) sets ``warn``."""
+
+ENVIRONMENT_CHANGE_MODES = (Mode.STOP, Mode.ASK, Mode.WARN)
+"""What ``on-environment-change`` may say: a command that changes nothing is not waited for."""
+DEFAULT_ENVIRONMENT_CHANGE_MODE = Mode.WARN
+"""``pip install -e .`` next to a live run that imports from the same environment is a
+hazard to that run, not necessarily a mistake (reinstalling a shared venv on purpose):
+warn by default, and let a checkout that shares one venv across worktrees stop or ask."""
 
 
 class BoxMode(enum.StrEnum):

@@ -41,13 +41,15 @@ the pytest plugin) translates the :class:`Decision`, none decides on its own.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from runctx._log import INFO, log_event
 from runctx.busy import BoxPressure, box_pressure
+from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
+from runctx.environment import Environment, command_environment
 from runctx.identity import Verdict
 from runctx.modes import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, BoxMode, Mode
 from runctx.present.escape import visible
@@ -55,8 +57,12 @@ from runctx.present.words import (
     MESSAGE_MAX_CHARS,
     NOTE_MAX_CHARS,
     cap,
+    environment_change_message,
     foreign_lines,
+    merged_notes,
+    plural,
     same_checkout_lines,
+    shared_environment_message,
     shared_tree_message,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
@@ -120,6 +126,10 @@ class Decision:
     reports: tuple[Report, ...] = ()
     shared: tuple[JudgedRun, ...] = ()
     shared_action: Action = Action.SILENT
+    environment: tuple[JudgedRun, ...] = ()
+    """Live runs that import from the environment the command uses (of other checkouts)
+    or changes (any), see :func:`shared_environment_decision` and
+    :func:`environment_change_decision`."""
     same_action: Action = Action.SILENT
     box: BoxPressure = NO_PRESSURE
     box_action: Action = Action.SILENT
@@ -375,17 +385,22 @@ def combine(decisions: Sequence[Decision]) -> Decision:
     firmest = max(decisions, key=lambda decision: _SEVERITY[decision.action])
     if len(decisions) == 1:
         return firmest
-    messages = list(dict.fromkeys(d.message for d in decisions if d.message))
-    limit = NOTE_MAX_CHARS if firmest.action is Action.NOTE else MESSAGE_MAX_CHARS
+    ordered = sorted(decisions, key=lambda decision: -_SEVERITY[decision.action])
+    messages = list(dict.fromkeys(d.message for d in ordered if d.message))
+    if firmest.action is Action.NOTE:
+        message = merged_notes(messages, NOTE_MAX_CHARS)
+    else:
+        message = cap("\n\n".join(messages), MESSAGE_MAX_CHARS)
     return Decision(
         firmest.action,
-        message=cap("\n\n".join(messages), limit),
+        message=message,
         mode=firmest.mode,
         ours=_unique([j for d in decisions for j in d.ours]),
         foreign=_unique([j for d in decisions for j in d.foreign]),
         reports=tuple(r for d in decisions for r in d.reports),
         shared=_unique([j for d in decisions for j in d.shared]),
         shared_action=_firmest(*(d.shared_action for d in decisions)),
+        environment=_unique([j for d in decisions for j in d.environment]),
         same_action=_firmest(*(d.same_action for d in decisions)),
         box=max((d.box for d in decisions), key=lambda box: len(box.reasons)),
         box_action=_firmest(*(d.box_action for d in decisions)),
@@ -413,6 +428,8 @@ def measures_cpu(judged: JudgedRun) -> bool:
 def decide(  # noqa: PLR0913 - each knob is independent
     invocations: Sequence[TestInvocation],
     *,
+    changes: Sequence[TestInvocation] = (),
+    environments: bool = False,
     own_run: bool = False,
     mode: Mode | None = None,
     source: ProcessSource | None = None,
@@ -429,13 +446,20 @@ def decide(  # noqa: PLR0913 - each knob is independent
     Each scan samples the CPU use of the foreign runs over ``cpu_window``
     seconds, only when one is live: a refusal for a run of this checkout
     does not wait for it. Invocations that go through ``runctx run`` are
-    left to it.
+    left to it. ``changes`` are the commands that change an environment
+    (:mod:`runctx.runners.installers`), each judged by
+    :func:`environment_change_decision` (with the checkout's
+    ``on-environment-change``); with ``environments`` (the hooks), a test
+    invocation whose environment a run of another checkout uses gets
+    :func:`shared_environment_decision` besides.
     """
     decisions = []
+    reports: dict[Viewpoint, Report] = {}
     for here, cwd_known in _viewpoints(invocations, uid):
         report = scan(
             here, source=source, self_pid=self_pid, cpu_window=cpu_window, cpu_of=measures_cpu
         )
+        reports[here] = report
         settings = settings_for(here.root)
         chosen = mode if mode is not None else settings.mode
         decisions.append(
@@ -449,7 +473,14 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 session=session,
             )
         )
-    decision = combine(decisions)
+    environment_decisions = _environment_decisions(
+        invocations if environments else (),
+        changes,
+        reports,
+        lambda here: scan(here, source=source, self_pid=self_pid),
+        uid,
+    )
+    decision = combine([*decisions, *environment_decisions])
     log_event(
         "runctx.policy_decided",
         level=INFO,
@@ -462,6 +493,108 @@ def decide(  # noqa: PLR0913 - each knob is independent
     return decision
 
 
+def _other_checkout_than(judged: JudgedRun, here: Root | Unknown) -> bool:
+    """Whether a run's root is known to be another directory than ``here``."""
+    root = judged.run.root
+    if not isinstance(root, Root) or not isinstance(here, Root):
+        return False
+    return same_directory(root, here) is False
+
+
+def shared_environment_decision(report: Report, environment: Environment | None) -> Decision:
+    """A test run about to start in ``environment``: a note when runs of other checkouts use it.
+
+    Sharing an environment is no ground of identity (the runs are foreign,
+    and stay so): the run goes ahead, and a note names the others. A note,
+    like the one on foreign contention, it is held to :data:`NOTE_MAX_CHARS`
+    together with whatever else the agent is told.
+    """
+    if environment is None or not environment.shareable:
+        return SILENT
+    here = report.here.root
+    runs = tuple(j for j in report.using(environment) if _other_checkout_than(j, here))
+    if not runs:
+        return SILENT
+    message = cap("runctx: " + shared_environment_message(environment, runs), NOTE_MAX_CHARS)
+    return Decision(Action.NOTE, message=message, environment=runs, reports=(report,))
+
+
+def _change_head(action: Action) -> str:
+    if action is Action.STOP:
+        return (
+            "runctx: refused to run this command: it changes an environment a live test run "
+            "imports from."
+        )
+    if action is Action.ASK:
+        return (
+            "runctx: asking before this command runs: it changes an environment a live test "
+            "run imports from."
+        )
+    return (
+        "runctx: warning only, running anyway: this command changes an environment a live "
+        "test run imports from."
+    )
+
+
+def environment_change_decision(
+    report: Report, change: TestInvocation, environment: Environment | None, mode: Mode
+) -> Decision:
+    """A command that changes ``environment``: ``mode`` (warn, ask or stop) when a live run uses it.
+
+    Every live run that imports from it counts, of this checkout or another,
+    of this user or another: the change reaches each of them. The action is
+    the checkout's ``on-environment-change`` (``warn`` by default); the
+    environment is compared as a directory, so a command whose environment
+    cannot be told says nothing.
+    """
+    if environment is None or not environment.shareable:
+        return SILENT
+    runs = report.using(environment)
+    if not runs:
+        return SILENT
+    action = _ACTION_OF_MODE[mode]
+    body = environment_change_message(" ".join(change.argv), environment, runs)
+    return Decision(
+        action,
+        message=_cut(f"{_change_head(action)}\n{body}"),
+        mode=mode,
+        environment=runs,
+        reports=(report,),
+    )
+
+
+def _environment_decisions(
+    invocations: Sequence[TestInvocation],
+    changes: Sequence[TestInvocation],
+    reports: dict[Viewpoint, Report],
+    take_scan: Callable[[Viewpoint], Report],
+    uid: int | None,
+) -> list[Decision]:
+    """The environment warnings of a command: for its test runs, and for its changes."""
+
+    def report_for(cwd: str) -> tuple[Viewpoint, Report]:
+        here = viewpoint(cwd=cwd, uid=uid)
+        if here not in reports:
+            reports[here] = take_scan(here)
+        return here, reports[here]
+
+    found = []
+    for invocation in invocations:
+        if delegated(invocation):
+            continue
+        environment = command_environment(invocation.kind, invocation.argv, invocation.cwd)
+        if environment is not None and environment.shareable:
+            found.append(shared_environment_decision(report_for(invocation.cwd)[1], environment))
+    for change in changes:
+        environment = command_environment(change.kind, change.argv, change.cwd)
+        if environment is None or not environment.shareable:
+            continue
+        here, report = report_for(change.cwd)
+        mode = settings_for(here.root).environment_change_mode
+        found.append(environment_change_decision(report, change, environment, mode))
+    return found
+
+
 def _context(
     report: Report, busy: BusyRules, session: AgentSession | None, *, finished: bool
 ) -> str | None:
@@ -471,10 +604,14 @@ def _context(
     if report.ours:
         if finished:
             pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
+            live = plural(
+                len(report.ours),
+                "other test run of this checkout was live",
+                "other test runs of this checkout were live",
+            )
             parts.append(
-                f"{len(report.ours)} other test run(s) of this checkout were live when this "
-                f"command finished: {pids}. Runs of one checkout share caches and lock files, "
-                "so they may have disturbed each other."
+                f"{live} when this command finished: {pids}. Runs of one checkout share "
+                "caches and lock files, so they may have disturbed each other."
             )
         else:
             parts.extend(same_checkout_lines(report.ours, session))

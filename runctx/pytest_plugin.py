@@ -37,7 +37,16 @@ to say:
 - with ``-n auto`` (pytest-xdist) the worker count leaves room for the CPUs
   other runs keep busy now, and for memory: no more workers than the
   memory available above the checkout's ``busy-box-memory-available`` share
-  holds, at the controller's own size each (``--runctx-worker-memory``).
+  holds, at the controller's own size each (``--runctx-worker-memory``);
+- the code under test: at session start the header names each of the
+  project's packages that is (or will be) imported from outside this checkout,
+  and why (:mod:`runctx.code_origin`), checked again after collection;
+  ``--runctx-code=refuse`` exits with status 75 on it;
+- stale bytecode (:mod:`runctx.bytecode`): ``--runctx-bytecode=check`` names,
+  after the session, every module of the checkout whose code is not what its
+  source on disk compiles to (xdist workers hand theirs to the controller),
+  and fails a session that passed on it; ``fresh`` compiles the session into
+  a cache of its own.
 
 With pytest-xdist only the controller acts: workers never scan, report or
 wait, and the run's own processes (controller, workers) are this run, never
@@ -73,6 +82,8 @@ from runctx.exits import EXIT_REFUSED
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.busy import BoxPressure
+    from runctx.bytecode import StaleModule
+    from runctx.code_origin import CodeCheck
     from runctx.policy import Decision
     from runctx.records import ProcIdentity
     from runctx.report import JudgedRun, Report, Viewpoint
@@ -84,6 +95,10 @@ if TYPE_CHECKING:
 MODES = ("warn", "wait", "refuse", "stop", "ask")
 """The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
 POLICY_MODES = {"warn": "warn", "wait": "wait", "refuse": "stop", "stop": "stop", "ask": "ask"}
+CODE_MODES = ("warn", "refuse")
+"""``--runctx-code``: what a session does when the code under test is another checkout's."""
+BYTECODE_MODES = ("off", "check", "fresh")
+"""``--runctx-bytecode``: nothing, check the bytecode after the session, or a fresh cache."""
 DEFAULT_SAMPLE_SECONDS = 30.0
 AUTO_WINDOW_SECONDS = 0.3
 """How long the CPU use of other runs is measured for ``-n auto``."""
@@ -220,6 +235,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="with -n auto, leave room for the CPUs other runs keep busy (default yes). "
         "ini: runctx_share_cpus",
     )
+    group.addoption(
+        "--runctx-code",
+        dest="runctx_code",
+        choices=CODE_MODES,
+        default=None,
+        help=(
+            "when the project's packages are imported from outside this checkout (an editable "
+            "install pointing at another worktree): warn (say so in the header) or refuse "
+            "(exit 75). Default warn. ini: runctx_code"
+        ),
+    )
+    group.addoption(
+        "--runctx-bytecode",
+        dest="runctx_bytecode",
+        choices=BYTECODE_MODES,
+        default=None,
+        help=(
+            "stale bytecode: check (after the session, name every module of this checkout "
+            "whose code is not what its source on disk compiles to) or fresh (compile into a "
+            "cache of the session's own, so no earlier cache can serve it). Default off. "
+            "ini: runctx_bytecode"
+        ),
+    )
+    parser.addini("runctx_code", "runctx: warn or refuse when the code is another's", default="")
+    parser.addini("runctx_bytecode", "runctx: off, check or fresh", default="")
     parser.addini("runctx", "runctx mode: warn, wait or refuse", default="")
     parser.addini("runctx_timeout", "runctx: longest wait with --runctx=wait", default="")
     parser.addini("runctx_poll", "runctx: scan interval while waiting", default="")
@@ -329,6 +369,7 @@ def _state_from(config: pytest.Config) -> PluginState:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Set up the controller's state; workers get none and never act."""
+    _configure_code(config)
     if _is_worker(config):
         return
     from runctx.handoff import take_handoff  # noqa: PLC0415 - see the module docstring
@@ -506,7 +547,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
             if idle:
                 lines.append(
                     f"no busy test run was seen during this session ({taken}; "
-                    f"{len(idle)} idle foreign test run(s))"
+                    f"{_idle_runs(len(idle))})"
                 )
             else:
                 lines.append(f"no other test run was seen during this session ({taken})")
@@ -523,7 +564,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
         for judged, seen in busy.values()
     )
     if idle:
-        lines.append(f"  +{len(idle)} idle foreign test run(s)")
+        lines.append(f"  +{_idle_runs(len(idle))}")
     if pressed:
         lines.append(f"  box busy ({pressed[0].label}): {', '.join(pressed[0].pressure)}")
     lines.append(
@@ -625,13 +666,18 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
     """
     config = session.config
     state = config.stash.get(STATE, None)
+    code = config.stash.get(CODE, None)
     if state is not None:
         _first_scan(state)
+        if code is not None:
+            _start_code(config, code, said=bool(state.errors))
         if not _refuses(state):
             _act(config, state)
     yield
     if state is not None and _refuses(state):
         _act(config, state)
+    if code is not None and state is not None:
+        _refuse_code_now(code)
 
 
 def _act(config: pytest.Config, state: PluginState) -> None:
@@ -798,7 +844,8 @@ class Sampler:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Sample once more at the end, before the summary is written."""
+    """Sample once more at the end, before the summary is written; check the bytecode."""
+    _finish_code(session)
     state = session.config.stash.get(STATE, None)
     if state is not None and state.start is not None:
         _sample(state, "end")
@@ -812,6 +859,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
 
     lines = list(state.header)
+    code = config.stash.get(CODE, None)
+    if code is not None:
+        lines.extend(code.header)
     note = config.stash.get(AUTO_WORKERS_NOTE, None)
     if note is not None and state.handoff != QUIET:
         lines.append(PREFIX + note)
@@ -834,6 +884,9 @@ def pytest_terminal_summary(
     samples = [] if said else state.samples
     try:
         lines = summary_lines(samples, state.errors, always=always)
+        code = config.stash.get(CODE, None)
+        if code is not None:
+            lines.extend(bytecode_summary(code))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         lines = [f"runctx could not summarise ({_error_text(error)})"]
     if not lines:
@@ -959,3 +1012,358 @@ def _auto_workers(config: pytest.Config) -> int | None:
         + "; ".join(reasons)
     )
     return workers
+
+
+def _idle_runs(count: int) -> str:
+    """``1 idle foreign test run``, ``3 idle foreign test runs``."""
+    return f"{count} idle foreign test run" + ("" if count == 1 else "s")
+
+
+# -- the code under test, and its bytecode --------------------------------------------
+
+FRESH_ENV = "RUNCTX_FRESH_PYCACHE"
+"""Set by a ``fresh`` session for the processes it starts (xdist workers): its cache prefix."""
+STALE_OUTPUT = "runctx_stale"
+"""The key under which an xdist worker hands its stale modules to the controller."""
+
+
+@attrs.define
+class CodeState:
+    """What the session knows about its code under test and its bytecode (``config.stash``)."""
+
+    code_mode: str
+    bytecode: str
+    checkout: str | None = None
+    header: list[str] = attrs.Factory(list)
+    check: CodeCheck | None = None
+    refuse_after_collection: bool = False
+    prefix: str | None = None
+    owns_prefix: bool = False
+    env_before: str | None = None
+    prefix_before: str | None = None
+    since_ns: int | None = None
+    early: tuple[str, ...] = ()
+    stale: list[StaleModule] = attrs.Factory(list)
+    checked: int = 0
+    errors: list[str] = attrs.Factory(list)
+
+
+CODE = pytest.StashKey[CodeState]()
+FRESH = pytest.StashKey[CodeState]()
+
+
+def _choice(config: pytest.Config, name: str, choices: tuple[str, ...], default: str) -> str:
+    """An option's value, else its ini value, else ``default``; a bad ini value is an error."""
+    value = getattr(config.known_args_namespace, name, None) or config.getoption(name, None)
+    if value:
+        return str(value)
+    ini = str(config.getini(name)).strip()
+    if not ini:
+        return default
+    if ini not in choices:
+        msg = f"{name} = {ini!r}: choose one of {', '.join(choices)}"
+        raise pytest.UsageError(msg)
+    return ini
+
+
+def _checkout_of(config: pytest.Config) -> str:
+    """The checkout root of the session's rootdir (the rootdir itself when none is found)."""
+    from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
+
+    root = checkout_root(str(config.rootpath))
+    return str(root) if isinstance(root, str) else str(config.rootpath)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """``--runctx-bytecode=fresh``: a cache of the session's own, before any conftest loads."""
+    if _choice(early_config, "runctx_bytecode", BYTECODE_MODES, "off") != "fresh":
+        return
+    from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+
+    state = CodeState(code_mode="warn", bytecode="fresh")
+    try:
+        state.checkout = _checkout_of(early_config)
+        inherited = os.environ.get(FRESH_ENV)
+        state.prefix_before = sys.pycache_prefix
+        if inherited and sys.pycache_prefix == inherited:
+            state.prefix = inherited  # a worker of a fresh session: its cache is the session's
+        else:
+            state.early = tuple(name for name, _ in bytecode.checkout_modules(state.checkout))
+            state.prefix = bytecode.fresh_prefix()
+            state.owns_prefix = True
+            state.env_before = bytecode.use_prefix(state.prefix)
+            os.environ[FRESH_ENV] = state.prefix
+        state.since_ns = bytecode.filesystem_now()
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+    early_config.stash[FRESH] = state
+
+
+def _code_state(config: pytest.Config) -> CodeState:
+    """The session's code state: options read, the fresh cache (if any) taken over."""
+    code_mode = _choice(config, "runctx_code", CODE_MODES, "warn")
+    mode = _choice(config, "runctx_bytecode", BYTECODE_MODES, "off")
+    state = config.stash.get(FRESH, None) or CodeState(code_mode=code_mode, bytecode=mode)
+    state.code_mode, state.bytecode = code_mode, mode
+    if mode == "check" and state.since_ns is None:
+        from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+
+        state.since_ns = bytecode.filesystem_now()
+    if state.checkout is None:
+        state.checkout = _checkout_of(config)
+    return state
+
+
+def _bytecode_header(state: CodeState) -> list[str]:
+    if state.bytecode == "fresh" and state.prefix is not None:
+        lines = [
+            (
+                f"{PREFIX}--runctx-bytecode=fresh: this session compiles into a cache of its own "
+                f"({state.prefix}), so no earlier cache can serve it"
+            ),
+        ]
+        if state.early:
+            lines.append(
+                f"{PREFIX}imported before that cache was in place, checked after the session: "
+                + ", ".join(state.early)
+            )
+        return lines
+    if state.bytecode == "check":
+        return [
+            (
+                f"{PREFIX}--runctx-bytecode=check: every module imported from this checkout is "
+                "checked against its source on disk after the session"
+            ),
+        ]
+    return []
+
+
+def _prediction_paths(config: pytest.Config) -> tuple[list[str], list[str]]:
+    """The directories pytest will put before and after ``sys.path`` to import the tests."""
+    from runctx.code_origin import pytest_import_dirs  # noqa: PLC0415 - see the module docstring
+
+    mode = str(config.getoption("importmode", "prepend"))
+    if mode == "importlib":
+        return [], []
+    patterns = [str(p) for p in config.getini("python_files")]
+    found = pytest_import_dirs([str(arg) for arg in config.args], patterns)
+    return (found, []) if mode == "prepend" else ([], found)
+
+
+def _check_code_at_start(config: pytest.Config, state: CodeState) -> None:
+    """Where the project's packages come from, into the header (controller only)."""
+    from runctx.code_origin import check_code  # noqa: PLC0415 - see the module docstring
+    from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
+
+    assert state.checkout is not None  # noqa: S101 - set by _code_state
+    front, back = _prediction_paths(config)
+    state.check = check_code(state.checkout, str(config.rootpath), front=front, back=back)
+    lines = code_elsewhere_lines(state.check)
+    state.header.extend(PREFIX + line for line in lines)
+    # Collecting here tells what was really imported; xdist's controller never collects.
+    in_process = not _distributed(config)
+    state.refuse_after_collection = state.code_mode == "refuse" and in_process
+    if lines and state.code_mode == "refuse":
+        verdict = "after collection, if they still do" if in_process else "now"
+        state.header.append(
+            f"{PREFIX}--runctx-code=refuse: not running these tests ({verdict}; "
+            f"exit {EXIT_REFUSED})"
+        )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """After collection: what was really imported, said when it differs from the header."""
+    config = session.config
+    state = config.stash.get(CODE, None)
+    if state is None or state.check is None or _is_worker(config):
+        return
+    try:
+        from runctx.code_origin import check_code  # noqa: PLC0415 - see the module docstring
+        from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
+
+        assert state.checkout is not None  # noqa: S101 - set with the check
+        now = check_code(state.checkout, str(config.rootpath))
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        return
+    before = {origin.package for origin in state.check.elsewhere}
+    imported = {o.package for o in now.elsewhere if o.imported}
+    cleared = sorted(before - {o.package for o in now.elsewhere})
+    if cleared:
+        _write(
+            config,
+            f"{PREFIX}after collection, imported from this checkout after all: "
+            + ", ".join(cleared),
+        )
+    new = [o for o in now.elsewhere if o.imported and o.package not in before]
+    if new:
+        for line in code_elsewhere_lines(
+            attrs.evolve(now, elsewhere=tuple(new)), after_collection=True
+        ):
+            _write(config, PREFIX + line)
+    if state.refuse_after_collection and imported:
+        msg = (
+            "\n".join(code_elsewhere_lines(now, after_collection=True))
+            + f"\nrunctx refused to run these tests (--runctx-code=refuse, exit status "
+            f"{EXIT_REFUSED})."
+        )
+        pytest.exit(_visible("runctx: " + msg), returncode=EXIT_REFUSED)
+
+
+def _refuse_code_now(state: CodeState) -> None:
+    """``--runctx-code=refuse`` where no collection happens here (xdist's controller)."""
+    if state.code_mode != "refuse" or state.refuse_after_collection or state.check is None:
+        return
+    if not state.check.elsewhere:
+        return
+    from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
+
+    msg = (
+        "\n".join(code_elsewhere_lines(state.check))
+        + f"\nrunctx refused to run these tests (--runctx-code=refuse, exit status {EXIT_REFUSED})."
+    )
+    pytest.exit(_visible("runctx: " + msg), returncode=EXIT_REFUSED)
+
+
+def _check_bytecode(config: pytest.Config, state: CodeState) -> None:
+    """After the session: the modules of this checkout that did not run the code on disk."""
+    if state.bytecode == "off" or state.since_ns is None or state.checkout is None:
+        return
+    try:
+        from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+
+        modules = bytecode.checkout_modules(state.checkout)
+        if state.bytecode == "fresh":
+            modules = [(name, module) for name, module in modules if name in state.early]
+        state.checked += len(modules)
+        for name, module in modules:
+            found = bytecode.check_module(name, module, state.since_ns, config)
+            if found is not None:
+                state.stale.append(found)
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+    if _is_worker(config):
+        output = getattr(config, "workeroutput", None)
+        if isinstance(output, dict):
+            output[STALE_OUTPUT] = {
+                "checked": state.checked,
+                "stale": [attrs.asdict(stale) for stale in state.stale],
+                "errors": state.errors,
+            }
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """An xdist worker's stale modules, gathered on the controller."""
+    del error
+    config = getattr(node, "config", None)
+    output = getattr(node, "workeroutput", None)
+    if config is None or not isinstance(output, dict) or STALE_OUTPUT not in output:
+        return
+    state = config.stash.get(CODE, None)
+    if state is None:
+        return
+    from runctx.bytecode import StaleModule  # noqa: PLC0415 - see the module docstring
+
+    found = output[STALE_OUTPUT]
+    state.checked += int(found.get("checked", 0))
+    state.errors.extend(str(error) for error in found.get("errors", ()))
+    for item in found.get("stale", ()):
+        stale = StaleModule(**item)
+        if stale not in state.stale:
+            state.stale.append(stale)
+
+
+FAILING_STALENESS = ("served", "changed")
+"""What turns a passing ``check`` session's exit status to 1: code that is known not on disk."""
+
+
+def bytecode_summary(state: CodeState) -> list[str]:
+    """The terminal summary of ``--runctx-bytecode``."""
+    if state.bytecode == "off":
+        return []
+    from runctx.present.words import stale_reason  # noqa: PLC0415 - see the module docstring
+
+    lines = [f"runctx could not check the bytecode: {error}" for error in state.errors]
+    if not state.stale:
+        if state.bytecode == "check" or state.early:
+            lines.append(
+                f"--runctx-bytecode={state.bytecode}: all {state.checked} module(s) checked "
+                "ran the code of their source on disk"
+            )
+        return lines
+    failing = [s for s in state.stale if s.how in FAILING_STALENESS]
+    lines.append(
+        f"stale bytecode: {len(state.stale)} module(s) imported from this checkout did not "
+        "(or may not) run the code of their source on disk:"
+    )
+    lines.extend(f"  {stale.name} ({stale.source}): {stale_reason(stale)}" for stale in state.stale)
+    if failing:
+        lines.append(
+            "This session's results describe code that is not on disk. Rerun with "
+            "--runctx-bytecode=fresh (a cache of the session's own), or remove the stale cache "
+            f"(exit status {int(pytest.ExitCode.TESTS_FAILED)} when the session had passed)."
+        )
+    return lines
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """Whether this is the controller of an xdist session (its workers collect and run)."""
+    return not _is_worker(config) and config.pluginmanager.has_plugin("dsession")
+
+
+def _configure_code(config: pytest.Config) -> None:
+    """The code state, for the controller and every worker (each checks its own imports)."""
+    try:
+        config.stash[CODE] = _code_state(config)
+    except pytest.UsageError:
+        raise
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state = CodeState(code_mode="warn", bytecode="off")
+        state.errors.append(_error_text(error))
+        state.header.append(f"{PREFIX}could not check the code under test ({_error_text(error)})")
+        config.stash[CODE] = state
+
+
+def _start_code(config: pytest.Config, state: CodeState, *, said: bool) -> None:
+    """At session start: the code under test, and the bytecode mode, into the header.
+
+    ``said``: a failure inside runctx is in the header already; one line is enough.
+    """
+    try:
+        _check_code_at_start(config, state)
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        if not said:
+            state.header.append(
+                f"{PREFIX}could not check the code under test ({_error_text(error)})"
+            )
+    state.header.extend(_bytecode_header(state))
+
+
+def _finish_code(session: pytest.Session) -> None:
+    """Check the bytecode, and fail a passing session that ran code not on disk."""
+    config = session.config
+    state = config.stash.get(CODE, None)
+    if state is None:
+        return
+    if state.bytecode == "fresh" or not _distributed(config):
+        _check_bytecode(config, state)
+    if _is_worker(config):
+        return
+    if any(s.how in FAILING_STALENESS for s in state.stale) and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Put the cache prefix back, and remove the session's own cache."""
+    state = config.stash.get(CODE, None) or config.stash.get(FRESH, None)
+    if state is None or not state.owns_prefix or state.prefix is None:
+        return
+    from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+
+    bytecode.drop_prefix(state.prefix, state.env_before, state.prefix_before)
+    if os.environ.get(FRESH_ENV) == state.prefix:
+        del os.environ[FRESH_ENV]

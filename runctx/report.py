@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from runctx.checkout import Root
+from runctx.environment import Environment
 from runctx.identity import Judgement, Verdict
 from runctx.records import ProcIdentity
 from runctx.sources.load import Load
@@ -74,6 +75,10 @@ class Run:
     is_self: bool
     started_by: StartedBy | Unknown = NOT_READ
     cpu_now: float | Unknown = NOT_READ
+    environment: Environment | Unknown = NOT_READ
+    """Where the run imports from (:mod:`runctx.environment`), or why that is not known."""
+    shares_environment_with: tuple[int, ...] = ()
+    """Runs of other checkouts that import from the same environment (their pids)."""
 
     @property
     def identity(self) -> ProcIdentity:
@@ -147,3 +152,13 @@ class Report:
     def shared_tree(self) -> tuple[JudgedRun, ...]:
         """Foreign runs of other users in this very checkout: they share its files."""
         return tuple(j for j in self.foreign if j.shares_tree)
+
+    def using(self, environment: Environment) -> tuple[JudgedRun, ...]:
+        """The runs (this run aside) that import from ``environment``."""
+        from runctx.environment import same_environment  # noqa: PLC0415 - loaded with Environment
+
+        return tuple(
+            j
+            for j in self.runs
+            if not j.run.is_self and same_environment(j.run.environment, environment)
+        )

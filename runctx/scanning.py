@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from runctx._log import INFO, log_event
-from runctx.checkout import Root, checkout_root, root_at, rules_for
+from runctx.checkout import Root, checkout_root, root_at, rules_for, same_directory
 from runctx.cpu_window import cpu_now, read_cpu, second_reading
+from runctx.environment import Environment, same_environment
 from runctx.folding import (
     WORKER_ROLE,
     FoldedRun,
@@ -20,7 +21,7 @@ from runctx.folding import (
     reparented,
 )
 from runctx.identity import judge
-from runctx.records import ProcessTable, ProcRecord
+from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
@@ -78,9 +79,11 @@ def _run_of(
     found: FoldedRun,
     records: Mapping[int, ProcRecord],
     self_pid: int | Unknown,
+    environment: Environment | Unknown,
 ) -> Run:
     members = tuple(pid for pid in found.members if pid in records)
     return Run(
+        environment=environment,
         pid=authority.pid,
         start=authority.start,
         kind=found.kind,
@@ -101,6 +104,69 @@ def _run_of(
         is_self=isinstance(self_pid, int)
         and (self_pid in members or descends_from(authority, self_pid, records)),
     )
+
+
+VIRTUAL_ENV = frozenset({"VIRTUAL_ENV"})
+
+
+def _environment_of(
+    source: ProcessSource,
+    authority: ProcRecord,
+    found: FoldedRun,
+    records: Mapping[int, ProcRecord],
+    reader_uid: int,
+) -> Environment | Unknown:
+    """The environment the run imports from: its authoritative process first, then its members.
+
+    ``$VIRTUAL_ENV`` (for a Python started by a bare name) is read only for a
+    run of ``reader_uid``, the user runctx runs as, as for who started it:
+    another user's environment is never read, not even by root.
+    """
+    members = [authority, *(records[pid] for pid in found.members[1:] if pid in records)]
+    if authority.uid != reader_uid:
+        return source.environment(members)
+
+    def virtual_env(process: ProcIdentity) -> str | None:
+        return source.inherited(process, VIRTUAL_ENV).variable("VIRTUAL_ENV")
+
+    return source.environment(members, virtual_env)
+
+
+def flag_shared_environments(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:
+    """Each run with the pids of the runs of *other* checkouts that share its environment.
+
+    An environment counts when it can be shared at all (a venv, a conda env,
+    ``node_modules``: not a system prefix) and is known as a directory; two
+    runs are of other checkouts when their roots are known to be different
+    directories.
+    """
+    flagged = []
+    for judged in runs:
+        run = judged.run
+        environment = run.environment
+        sharing: tuple[int, ...] = ()
+        if isinstance(environment, Environment) and environment.shareable:
+            sharing = tuple(
+                other.run.pid
+                for other in runs
+                if other is not judged
+                and same_environment(other.run.environment, environment)
+                and _other_checkout(other.run.root, run.root)
+            )
+        if sharing == run.shares_environment_with:
+            flagged.append(judged)
+        else:
+            flagged.append(
+                attrs.evolve(judged, run=attrs.evolve(run, shares_environment_with=sharing))
+            )
+    return tuple(flagged)
+
+
+def _other_checkout(one: Root | Unknown, other: Root | Unknown) -> bool:
+    """Whether two roots are known to be different directories."""
+    if not isinstance(one, Root) or not isinstance(other, Root):
+        return False
+    return same_directory(one, other) is False
 
 
 _VANISHED = (Reason.GONE, Reason.ZOMBIE)
@@ -233,8 +299,18 @@ def scan(  # noqa: PLR0913 - each knob is independent
         "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
         "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
     }
+    reader = os.getuid()
     judged_runs = [
-        _judged(_run_of(authority, found, table.records, caller), here)
+        _judged(
+            _run_of(
+                authority,
+                found,
+                table.records,
+                caller,
+                _environment_of(source, authority, found, table.records, reader),
+            ),
+            here,
+        )
         for found, authority in owned
     ]
     measured = [
@@ -243,7 +319,6 @@ def scan(  # noqa: PLR0913 - each knob is independent
         if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
     ]
     first = read_cpu(source, measured) if cpu_window is not None and measured else None
-    reader = os.getuid()
     judged_runs = [
         attrs.evolve(
             judged,
@@ -280,7 +355,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
 
     report = Report(
         here=here,
-        runs=tuple(judged_runs),
+        runs=flag_shared_environments(judged_runs),
         load=load,
         visibility=visibility,
         self_pid=caller,

@@ -3,8 +3,8 @@
 Every face (the hooks, ``runctx run``, ``wait``, ``status``, the pytest plugin)
 asks :func:`settings_for` with the checkout root and gets one
 :class:`Settings` value: the runner table (the checkout's rows, then the
-user's, then the builtin ones), the ``on-same-checkout`` and
-``on-shared-tree`` modes, and the thresholds of "busy now" with the
+user's, then the builtin ones), the ``on-same-checkout``, ``on-shared-tree``
+and ``on-environment-change`` modes, and the thresholds of "busy now" with the
 ``on-busy-box`` mode. Two files feed it, one rule for every face:
 
 - ``ROOT/pyproject.toml``'s ``[tool.runctx]``, where ROOT is the checkout root
@@ -17,8 +17,8 @@ user's, then the builtin ones), the ``on-same-checkout`` and
 
 A key the checkout sets wins over the user's; the environment
 (``$RUNCTX_ON_SAME_CHECKOUT``, ``$RUNCTX_ON_SHARED_TREE``,
-``$RUNCTX_ON_BUSY_BOX``) over both. Both files are read without blocking and
-with a bound (:mod:`runctx.planted`). The keys are documented in
+``$RUNCTX_ON_BUSY_BOX``, ``$RUNCTX_ON_ENVIRONMENT_CHANGE``) over both. Both
+files are read without blocking and with a bound (:mod:`runctx.planted`). The keys are documented in
 ``docs/configuration.md``.
 
 Imported on the hook's hot path: standard library only (``os``); ``tomllib``
@@ -339,6 +339,8 @@ MODE_KEY = "on-same-checkout"
 MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
 SHARED_TREE_KEY = "on-shared-tree"
 SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
+ENVIRONMENT_CHANGE_KEY = "on-environment-change"
+ENVIRONMENT_CHANGE_ENV = "RUNCTX_ON_ENVIRONMENT_CHANGE"
 RUNNERS_KEY = "runners"
 BUSY_RUN_CPU_KEY = "busy-run-cpu"
 BOX_CPU_PRESSURE_KEY = "busy-box-cpu-pressure"
@@ -427,7 +429,9 @@ class Settings(LightRecord):
     then gives the default); ``on_shared_tree`` likewise for another user's
     run in this very checkout (``shared_tree_mode``); ``busy_given`` the
     thresholds of "busy now" and the ``on-busy-box`` mode that are set
-    (``busy`` gives them all, defaults filled in).
+    (``busy`` gives them all, defaults filled in); ``on_environment_change``
+    the mode for a command that changes an environment a live run imports
+    from, or None (``environment_change_mode``).
     """
 
     __slots__ = (
@@ -435,6 +439,7 @@ class Settings(LightRecord):
         "_names",
         "_patterns",
         "busy_given",
+        "on_environment_change",
         "on_same_checkout",
         "on_shared_tree",
         "path",
@@ -448,6 +453,7 @@ class Settings(LightRecord):
     on_shared_tree: Mode | None
     busy_given: BusyGiven
     user_path: str
+    on_environment_change: Mode | None
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
     _busy: list[BusyRules]
@@ -461,6 +467,7 @@ class Settings(LightRecord):
         busy_given: BusyGiven = (),
         *,
         user_path: str = "",
+        on_environment_change: Mode | None = None,
     ) -> None:
         """Hold validated values."""
         self._hold(
@@ -470,6 +477,7 @@ class Settings(LightRecord):
             on_shared_tree=on_shared_tree,
             busy_given=busy_given,
             user_path=user_path,
+            on_environment_change=on_environment_change,
             _patterns=[],
             _names=[],
             _busy=[],
@@ -516,6 +524,13 @@ class Settings(LightRecord):
             self._busy.append(_busy_rules(self.busy_given))
         return self._busy[0]
 
+    @property
+    def environment_change_mode(self) -> Mode:
+        """``on_environment_change``, or the default (``warn``) when nothing sets it."""
+        from runctx.modes import DEFAULT_ENVIRONMENT_CHANGE_MODE  # noqa: PLC0415 - see the module docstring
+
+        return self.on_environment_change or DEFAULT_ENVIRONMENT_CHANGE_MODE
+
 
 def _busy_rules(given: BusyGiven) -> BusyRules:
     """The rules with the fields ``given``, the defaults elsewhere (one value for none given)."""
@@ -547,10 +562,12 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
     Each key the checkout sets wins over the user's file;
     ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``,
     ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree`` and
-    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box``. A checkout that cannot
-    be identified has the user's settings alone. Each file is read and
-    validated once while it stays unchanged. A malformed file, table or value
-    raises :class:`~runctx.exceptions.ConfigError` naming the file and the key.
+    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box`` and
+    ``$RUNCTX_ON_ENVIRONMENT_CHANGE`` ``on-environment-change``. A checkout
+    that cannot be identified has the user's settings alone. Each file is read
+    and validated once while it stays unchanged. A malformed file, table or
+    value raises :class:`~runctx.exceptions.ConfigError` naming the file and
+    the key.
     """
     environ = os.environ if environ is None else environ
     found = _file_settings(root) if isinstance(root, str) else DEFAULTS
@@ -564,13 +581,18 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
             found.on_shared_tree or user.on_shared_tree,
             _merged(user.busy_given, found.busy_given),
             user_path=user.user_path,
+            on_environment_change=found.on_environment_change or user.on_environment_change,
         )
     same = environ.get(MODE_ENV, "")
     shared = environ.get(SHARED_TREE_ENV, "")
     box = environ.get(BUSY_BOX_ENV, "")
-    if not same and not shared and not box:
+    change = environ.get(ENVIRONMENT_CHANGE_ENV, "")
+    if not same and not shared and not box and not change:
         return found
-    from runctx.modes import SHARED_TREE_MODES  # noqa: PLC0415 - a variable sets a mode
+    from runctx.modes import (  # noqa: PLC0415 - a variable sets a mode
+        ENVIRONMENT_CHANGE_MODES,
+        SHARED_TREE_MODES,
+    )
 
     return Settings(
         found.path,
@@ -583,6 +605,11 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
         if box
         else found.busy_given,
         user_path=found.user_path,
+        on_environment_change=parse_mode(
+            change, f"${ENVIRONMENT_CHANGE_ENV}", ENVIRONMENT_CHANGE_MODES
+        )
+        if change
+        else found.on_environment_change,
     )
 
 
@@ -629,6 +656,7 @@ def _user_settings(path: str) -> Settings:
         found.on_shared_tree,
         found.busy_given,
         user_path=path,
+        on_environment_change=found.on_environment_change,
     )
 
 
@@ -640,13 +668,18 @@ def settings_of_table(
     ``where`` names the table in errors (``PATH: [tool.runctx]`` by default).
     """
     where = where if where is not None else f"{path}: [tool.runctx]"
-    mode = shared = None
+    mode = shared = change = None
     if MODE_KEY in table:
         mode = parse_mode(table[MODE_KEY], f"{where} {MODE_KEY}")
     if SHARED_TREE_KEY in table:
         from runctx.modes import SHARED_TREE_MODES  # noqa: PLC0415 - see the module docstring
 
         shared = parse_mode(table[SHARED_TREE_KEY], f"{where} {SHARED_TREE_KEY}", SHARED_TREE_MODES)
+    if ENVIRONMENT_CHANGE_KEY in table:
+        from runctx.modes import ENVIRONMENT_CHANGE_MODES  # noqa: PLC0415 - see the module docstring
+
+        where_change = f"{where} {ENVIRONMENT_CHANGE_KEY}"
+        change = parse_mode(table[ENVIRONMENT_CHANGE_KEY], where_change, ENVIRONMENT_CHANGE_MODES)
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{where} {RUNNERS_KEY} must be an array of tables"
@@ -654,7 +687,8 @@ def settings_of_table(
     runners = tuple(
         runner_of_entry(entry, f"{where} runners[{n}]") for n, entry in enumerate(entries)
     )
-    return Settings(path, runners, mode, shared, busy_given_of_table(table, where))
+    busy = busy_given_of_table(table, where)
+    return Settings(path, runners, mode, shared, busy, on_environment_change=change)
 
 
 def busy_given_of_table(table: Mapping[str, object], where: str) -> BusyGiven:
@@ -727,7 +761,8 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
     unknown = sorted(set(entry) - _RUNNER_KEYS)
     if unknown:
         known = ", ".join(sorted(_RUNNER_KEYS))
-        msg = f"{where} {entry!r}: unknown key(s) {', '.join(unknown)} (known: {known})"
+        keys = "key" if len(unknown) == 1 else "keys"
+        msg = f"{where} {entry!r}: unknown {keys} {', '.join(unknown)} (known: {known})"
         raise _error(msg)
     if "program" not in entry and "module" not in entry:
         msg = f"{where} {entry!r}: needs 'program' or 'module'"
@@ -765,7 +800,7 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
 
 _LAZY = frozenset(
     {"Mode", "DEFAULT_MODE", "SHARED_TREE_MODES", "DEFAULT_SHARED_TREE_MODE", "BoxMode"}
-    | {"DEFAULT_BOX_MODE"}
+    | {"DEFAULT_BOX_MODE", "ENVIRONMENT_CHANGE_MODES", "DEFAULT_ENVIRONMENT_CHANGE_MODE"}
 )
 
 if TYPE_CHECKING:

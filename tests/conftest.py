@@ -35,6 +35,15 @@ for _name, _value in {
 }.items():
     os.environ.setdefault(_name, _value)
 
+# pytest-xdist's workers carry a terminal size (COLUMNS=80, LINES=24) that no test asked
+# for, and pytest imports readline before any conftest, which puts COLUMNS and LINES into the
+# process's C environment (which every child inherits) but not into os.environ. runctx status
+# fits its table to $COLUMNS, so a test gives a width explicitly or none: both are dropped
+# from both.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+    os.unsetenv(_name)
+
 NEEDS_ROOT = (
     "needs_root: starts processes as other uids or does what only root may; "
     "skipped without root, a failure in CI (CI set)"

@@ -22,9 +22,15 @@ which must not turn into a fail-open because a loaded box took longer than 5 s."
 def hook_env(**extra: str) -> dict[str, str]:
     """The environment for a hook process: the suite's, without its RUNCTX_ settings.
 
-    The hook's deadline is set out of reach unless ``extra`` sets it.
+    The hook's deadline is set out of reach unless ``extra`` sets it. The
+    terminal size pytest-xdist's workers carry (``COLUMNS=80``) is dropped:
+    a table printed to a pipe has no width unless a test gives one.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RUNCTX_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("RUNCTX_") and k not in ("COLUMNS", "LINES")
+    }
     env["RUNCTX_HOOK_DEADLINE"] = NO_DEADLINE
     env.update(extra)
     return env

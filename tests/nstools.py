@@ -150,14 +150,18 @@ finally:
 """Pid 1 of the namespace: starts the runs, waits for each to say it is up, runs the command."""
 
 
-def sandboxed_run(checkout: Path, *, spinning: bool = False) -> tuple[list[str], Path, Path]:
+def sandboxed_run(
+    checkout: Path, *, spinning: bool = False, python: str = PYTHON
+) -> tuple[list[str], Path, Path]:
     """A ``run_tests.py`` for :func:`in_own_pid_namespace`: (argv, cwd, ready file).
 
-    It sleeps once up, or keeps a CPU busy with ``spinning``.
+    It sleeps once up, or keeps a CPU busy with ``spinning``; ``python`` runs
+    it (the suite's own by default, whose environment the hook's test command
+    shares).
     """
     (checkout / "run_tests.py").write_text(SPIN_SCRIPT if spinning else RUN_TESTS_SCRIPT)
     ready = ready_dir(checkout) / ("spinning" if spinning else "sleeping")
-    return [PYTHON, "run_tests.py", str(ready)], checkout, ready
+    return [python, "run_tests.py", str(ready)], checkout, ready
 
 
 def in_own_pid_namespace(  # noqa: PLR0913 - each is a knob of the sandbox

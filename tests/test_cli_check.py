@@ -59,6 +59,28 @@ def test_only_foreign_contention_exits_4(two_checkouts, runs):
     assert f"root {theirs} != {mine}" in result.stdout
 
 
+@pytest.mark.needs_root  # to run and judge as a uid of its own (as above)
+def test_ignore_foreign_exits_0_when_only_foreign_runs_are_live(two_checkouts, runs):
+    """--ignore-foreign: only foreign contention exits 0, and --json says what was found."""
+    mine, theirs = two_checkouts
+    runs.run_tests_script(theirs, uid=VIEWER_UID)
+    plain = check("--uid", str(VIEWER_UID), "--ignore-foreign", cwd=mine)
+    assert plain.returncode == 0, plain.stdout
+    as_json = check("--uid", str(VIEWER_UID), "--ignore-foreign", "--json", cwd=mine)
+    report = json.loads(as_json.stdout)
+    assert (as_json.returncode, report["check"], report["exit_status"]) == (0, "foreign", 0)
+
+
+def test_ignore_foreign_still_exits_3_for_a_run_of_this_checkout(two_checkouts, runs):
+    """--ignore-foreign changes nothing when another run of this very checkout is live."""
+    mine, theirs = two_checkouts
+    ours = runs.run_tests_script(mine)
+    runs.run_tests_script(theirs)
+    result = check("--ignore-foreign", cwd=mine)
+    assert result.returncode == 3
+    assert f"pid {ours.pid} " in result.stdout
+
+
 def test_ours_wins_over_foreign(two_checkouts, runs):
     """With both ours and foreign live, the outcome is 3 and both are named."""
     mine, theirs = two_checkouts

@@ -15,12 +15,11 @@ from proctools import OTHER_UID, make_checkout, run_as
 from runctx.cli.main import main
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.ready import ready_file
 from runctx.hooks.settings_file import TEMP_MARK
 
 ROOT = Path(__file__).resolve().parents[1]
-READY_FILES = {
-    name: f"hooks/{name}/{os.path.basename(agent(name).FILES.project)}" for name in AGENT_NAMES
-}
+READY_FILES = {name: ready_file(name, agent(name).FILES.project) for name in AGENT_NAMES}
 """The ready file of each agent: what an install writes into a new project file."""
 
 USER_CONTENT = """{
@@ -46,6 +45,12 @@ USER_CONTENT = """{
     "statusLine": null
 }
 """
+
+
+def guarded(face: str, prefix: str = "runctx") -> str:
+    """The command runctx writes for ``face``: ``PREFIX hook FACE``, guarded."""
+    name = face.split("-", maxsplit=1)[0]
+    return settings_file.hook_command(agent(name).INSTALL, face, prefix)
 
 
 def install_process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -96,7 +101,7 @@ def checkout(tmp_path):
 
 
 def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install):
-    """With no settings yet, the file written is exactly the ready file in hooks/."""
+    """With no settings yet, the file written is exactly the ready file shipped in runctx/ready/."""
     done = install("claude", cwd=checkout)
     assert done.returncode == 0, done.stderr
     written = (checkout / ".claude" / "settings.json").read_text()
@@ -116,7 +121,7 @@ def test_install_keeps_every_existing_key_and_hook(checkout, install):
     assert without_runctx(document) == json.loads(USER_CONTENT)
     assert list(document) == list(json.loads(USER_CONTENT))
     commands = [h["command"] for g in document["hooks"]["PreToolUse"] for h in g["hooks"]]
-    assert commands == ["./audit.sh", "npx prettier --write", "runctx hook claude"]
+    assert commands == ["./audit.sh", "npx prettier --write", guarded("claude")]
     assert "grüß dich ✓" in after
     assert '\n    "model"' in after  # the original four-space indentation is kept
 
@@ -144,7 +149,7 @@ def test_uninstall_removes_only_what_install_added(checkout, install):
     assert install("claude", cwd=checkout).returncode == 0
     done = install("claude", "--uninstall", cwd=checkout)
     assert done.returncode == 0, done.stderr
-    assert "removed 2 runctx hook(s)" in done.stdout
+    assert "removed 2 runctx hooks" in done.stdout
     restored = json.loads(path.read_text())
     assert restored == json.loads(USER_CONTENT)
     assert list(restored["hooks"]) == ["PreToolUse", "Stop"]
@@ -167,7 +172,7 @@ def test_uninstall_finds_hooks_installed_with_another_command(checkout, install)
     ("content", "what"),
     [
         ('{"model": "opus",}', "is not valid JSON"),
-        ('{\n  // my settings\n  "model": "opus"\n}', "comments included"),
+        ('{\n  // my settings\n  "model": "opus"\n}', "no comments"),
         ('{"hooks": {}, "hooks": {}}', "duplicate key 'hooks'"),
         ('["not", "an", "object"]', "holds a JSON list"),
         ('{"hooks": []}', "'hooks' is a JSON list"),
@@ -213,7 +218,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(checkout, install):
     """--dry-run shows the lines that would be added; no file or directory appears."""
     done = install("claude", "--dry-run", cwd=checkout)
     assert done.returncode == 0
-    assert '+            "command": "runctx hook claude",' in done.stdout
+    assert f'+            "command": {json.dumps(guarded("claude"))},' in done.stdout
     assert not (checkout / ".claude").exists()
 
 
@@ -261,7 +266,7 @@ def test_cursor_and_copilot_files(checkout, install):
     cursor.write_text('{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}')
     assert install("cursor", cwd=checkout).returncode == 0
     document = json.loads(cursor.read_text())
-    assert document["hooks"]["beforeShellExecution"] == [{"command": "runctx hook cursor"}]
+    assert document["hooks"]["beforeShellExecution"] == [{"command": guarded("cursor")}]
     assert document["hooks"]["afterFileEdit"] == [{"command": "./fmt.sh"}]
     assert install("cursor", "--uninstall", cwd=checkout).returncode == 0
     assert json.loads(cursor.read_text()) == {
@@ -272,7 +277,7 @@ def test_cursor_and_copilot_files(checkout, install):
     assert install("copilot", cwd=checkout).returncode == 0
     assert (
         json.loads(copilot.read_text())["hooks"]["preToolUse"][0]["bash"]
-        == "runctx hook copilot || true"  # Copilot blocks the tool when a hook exits non-zero
+        == guarded("copilot")  # it ends in || true: Copilot blocks the tool on a non-zero exit
     )
     done = install("copilot", "--uninstall", cwd=checkout)
     assert "was removed" in done.stdout
@@ -447,7 +452,7 @@ def test_values_not_touched_are_written_back_as_they_were(claude_project):
     assert '"odd": "\\ud800"' in text
     document = json.loads(text)
     assert document["x"] == 2.5
-    assert document["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "runctx hook claude"
+    assert document["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == guarded("claude")
 
 
 def test_install_then_uninstall_gives_the_file_back_byte_for_byte(claude_project):
@@ -565,3 +570,210 @@ def test_a_killed_install_leaves_a_temporary_file_the_next_one_removes(
     assert path.read_text() == PRETTY  # the file itself is intact
     assert install_claude(claude_project).returncode == 0
     assert sorted(os.listdir(claude_project / ".claude")) == ["settings.json"]
+
+
+# -- install that fits a team: a teammate without runctx, updates, JSONC, home, uninstall --
+
+
+def handler_commands(name: str, document: object) -> list[tuple[str, str]]:
+    """Every runctx handler's (face, command) in an agent's settings document."""
+    spec = agent(name).INSTALL
+    found = []
+    assert isinstance(document, dict)
+    for items in document["hooks"].values():
+        for item in items if isinstance(items, list) else ():
+            if not isinstance(item, dict):
+                continue  # Gemini's "disabled": a list of names
+            handlers = [item] if spec.layout == "flat" else item.get("hooks", [])
+            for entry in handlers:
+                face = settings_file.face_of(entry.get(spec.command_key))
+                if face is not None:
+                    found.append((face, entry[spec.command_key]))
+    return found
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+@pytest.mark.parametrize("sh", ["sh", "bash"])
+def test_a_teammate_without_runctx_gets_one_line_and_exit_0(checkout, install, name, sh):
+    """Each installed command, run by a shell where runctx is missing, exits 0 with one line."""
+    assert install(name, cwd=checkout).returncode == 0
+    document = json.loads((checkout / agent(name).FILES.project).read_text())
+    commands = handler_commands(name, document)
+    assert len(commands) == len(agent(name).INSTALL.entries)
+    for face, command in commands:
+        done = subprocess.run(
+            [sh, "-c", command],
+            input="{}",
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(checkout)},
+            cwd=checkout,
+            check=False,
+            timeout=60,
+        )
+        assert (done.returncode, done.stdout) == (0, "")
+        assert done.stderr == settings_file.missing_message(face) + "\n"
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_where_runctx_is_found_the_guard_runs_the_hook(checkout, install, name):
+    """With runctx on PATH the guarded command runs ``runctx hook FACE`` itself."""
+    assert install(name, cwd=checkout).returncode == 0
+    document = json.loads((checkout / agent(name).FILES.project).read_text())
+    for _face, command in handler_commands(name, document):
+        done = subprocess.run(
+            ["sh", "-c", command],
+            input="this is not json",
+            capture_output=True,
+            text=True,
+            env={**hook_env(), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"},
+            cwd=checkout,
+            check=False,
+            timeout=60,
+        )
+        assert done.returncode == 0
+        assert done.stderr.startswith("runctx: hook failed open: input is not JSON")
+
+
+def test_command_on_an_existing_install_updates_it(checkout, install):
+    """--command after a plain install rewrites runctx's commands; a plain install keeps it."""
+    assert install("claude", cwd=checkout).returncode == 0
+    path = checkout / ".claude" / "settings.json"
+    done = install("claude", "--command", "/opt/tools/bin/runctx", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    assert "updated the Claude Code hooks" in done.stdout
+    commands = dict(handler_commands("claude", json.loads(path.read_text())))
+    assert commands == {
+        "claude": guarded("claude", "/opt/tools/bin/runctx"),
+        "claude-session-start": guarded("claude-session-start", "/opt/tools/bin/runctx"),
+    }
+    again = install("claude", cwd=checkout)
+    assert "already in" in again.stdout
+    assert dict(handler_commands("claude", json.loads(path.read_text()))) == commands
+    back = install("claude", "--command", "runctx", cwd=checkout)
+    assert "updated" in back.stdout
+    assert path.read_text() == (ROOT / READY_FILES["claude"]).read_text()
+
+
+def test_an_unguarded_entry_is_brought_up_to_date_and_nothing_else_changes(checkout, install):
+    """A hand-written ``runctx hook claude`` gets the guard; every other byte stays."""
+    path = checkout / ".claude" / "settings.json"
+    path.parent.mkdir()
+    old = USER_CONTENT.replace(
+        '"command": "./audit.sh", "timeout": 5}',
+        '"command": "./audit.sh", "timeout": 5}, {"type": "command", '
+        '"command": "~/venv/bin/runctx hook claude"}',
+    )
+    path.write_text(old)
+    done = install("claude", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    assert "updated the Claude Code hooks in" in done.stdout
+    new_command = guarded("claude", "~/venv/bin/runctx")
+    expected = old.replace('"~/venv/bin/runctx hook claude"', json.dumps(new_command))
+    after = path.read_text()
+    # the SessionStart entry is added; apart from it, only the command changed
+    session = json.loads(after)["hooks"].pop("SessionStart")
+    assert len(session) == 1
+    assert json.loads(after)["hooks"]["PreToolUse"] == json.loads(expected)["hooks"]["PreToolUse"]
+    assert after.startswith(expected.split('"Stop"')[0])
+
+
+GEMINI_JSONC = """{
+  // my Gemini settings
+  "model": {"name": "gemini-2.5-pro"}, /* the model I use */
+  "hooks": {
+    // keep the scanner off for now
+    "disabled": ["secret-scanner"]
+  }
+}
+"""
+
+
+def test_gemini_settings_with_comments_are_kept(checkout, install):
+    """Gemini CLI reads comments: install keeps every one, uninstall gives the file back."""
+    path = checkout / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(GEMINI_JSONC)
+    done = install("gemini", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    after = path.read_text()
+    for comment in ("// my Gemini settings", "/* the model I use */", "// keep the scanner"):
+        assert comment in after
+    document = settings_file.parse(after, str(path), agent("gemini").INSTALL)
+    assert {face for face, _ in handler_commands("gemini", document)} == {
+        "gemini",
+        "gemini-after",
+        "gemini-session-start",
+    }
+    assert install("gemini", cwd=checkout).stdout.count("already in") == 1
+    assert install("gemini", "--uninstall", cwd=checkout).returncode == 0
+    assert path.read_text() == GEMINI_JSONC
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "what"),
+    [
+        ("gemini", '{\n  "model": "x",\n}', "no trailing commas"),
+        ("claude", '{\n  // mine\n  "model": "x"\n}', "no comments"),
+        ("codex", '{"hooks": {} /* mine */}', "no comments"),
+    ],
+)
+def test_what_an_agent_does_not_read_is_refused(checkout, install, name, content, what):
+    """Comments or trailing commas the agent itself would not read: exit 1, file untouched."""
+    path = checkout / agent(name).FILES.project
+    path.parent.mkdir(parents=True)
+    path.write_text(content)
+    done = install(name, cwd=checkout)
+    assert done.returncode == 1
+    assert what in done.stderr
+    assert path.read_text() == content
+
+
+@pytest.mark.parametrize("dotfiles", [False, True])
+def test_project_scope_in_a_home_directory_is_refused_with_the_reason(tmp_path, install, dotfiles):
+    """In $HOME (a dotfiles repository or not) the project scope is refused; user scope works."""
+    home = tmp_path / "home"
+    home.mkdir()
+    if dotfiles:
+        subprocess.run(["git", "init", "-q", str(home)], check=True)
+    env = {"HOME": str(home)}
+    for name in ("claude", "gemini"):
+        done = install(name, cwd=home, env=env)
+        assert done.returncode == 1
+        assert "home directory" in done.stderr
+        assert "--scope user" in done.stderr
+    assert sorted(p.name for p in home.iterdir()) == ([".git"] if dotfiles else [])
+    assert install("claude", "--scope", "user", cwd=home, env=env).returncode == 0
+    assert (home / ".claude" / "settings.json").exists()
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_uninstall_removes_what_install_created(checkout, install, name):
+    """Install into a bare checkout, then uninstall: no file and no directory is left behind."""
+    before = sorted(p.relative_to(checkout) for p in checkout.rglob("*") if ".git" not in p.parts)
+    assert install(name, cwd=checkout).returncode == 0
+    assert (checkout / agent(name).FILES.project).exists()
+    done = install(name, "--uninstall", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    if name == "cursor":  # Cursor's file keeps its version key: it is the user's file
+        (checkout / agent(name).FILES.project).unlink()
+        install(name, "--uninstall", cwd=checkout)
+        return
+    after = sorted(p.relative_to(checkout) for p in checkout.rglob("*") if ".git" not in p.parts)
+    assert after == before
+
+
+def test_uninstall_keeps_a_directory_that_holds_something_else(checkout, install):
+    """The agent's directory stays when the user keeps other files in it."""
+    (checkout / ".claude").mkdir()
+    (checkout / ".claude" / "commands.md").write_text("mine\n")
+    assert install("claude", cwd=checkout).returncode == 0
+    assert install("claude", "--uninstall", cwd=checkout).returncode == 0
+    assert sorted(p.name for p in (checkout / ".claude").iterdir()) == ["commands.md"]
+
+
+def test_an_uninstall_with_nothing_installed_creates_nothing(checkout, install):
+    """Uninstalling where runctx never was leaves no empty directory behind."""
+    done = install("copilot", "--uninstall", cwd=checkout)
+    assert "nothing changed" in done.stdout
+    assert not (checkout / ".github").exists()

@@ -13,8 +13,10 @@ import pytest
 from hooktools import RUNCTX, hook_env
 from proctools import argv_of, make_checkout
 
+from runctx.hooks import ready
+
 ROOT = Path(__file__).resolve().parents[1]
-PRE_PUSH = ROOT / "hooks" / "git" / "pre-push"
+PRE_PUSH = Path(ready.PRE_PUSH)
 EXIT_REFUSED = 75
 
 # A test script (its name makes it a run-tests-script run) that leaves a mark and exits 7.

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from envtools import live_run, make_venv, shared_worktrees
 from hooktools import hook_env
 from nstools import without_proc
 from proctools import make_checkout
@@ -225,3 +227,77 @@ def test_status_without_procfs_says_so_in_one_line(source):
     assert done.stdout == ""
     assert done.stderr.startswith("runctx: error: no procfs is mounted at /proc"), done.stderr
     assert len(done.stderr.splitlines()) == 1, done.stderr
+
+
+# -- environments ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def two_worktrees_on_one_venv(tmp_path, runs):
+    """Live runs in worktrees ``a`` and ``b`` on one venv, and one in ``c`` on its own venv."""
+    tmp_path.chmod(0o755)
+    shared = shared_worktrees(tmp_path)
+    own = make_venv(tmp_path / "own")
+    third = make_checkout(tmp_path, "c")
+    return (
+        shared,
+        own,
+        live_run(runs, shared.a, shared.venv),
+        live_run(runs, shared.b, shared.venv),
+        live_run(runs, third, own),
+    )
+
+
+@pytest.mark.parametrize("source", ["procfs", "psutil"])
+def test_status_json_names_each_runs_environment_and_who_shares_it(
+    two_worktrees_on_one_venv, source, monkeypatch
+):
+    """``environment`` of each Python run; runs of two checkouts on one venv name each other."""
+    shared, own, in_a, in_b, in_c = two_worktrees_on_one_venv
+    monkeypatch.setenv("RUNCTX_SOURCE", source)
+    result = runctx("status", "--json", cwd=shared.b)
+    assert result.returncode == 0, result.stderr
+    runs = {entry["pid"]: entry for entry in json.loads(result.stdout)["runs"]}
+    for run, venv in ((in_a, shared.venv), (in_b, shared.venv), (in_c, own)):
+        environment = runs[run.pid]["environment"]
+        assert environment["kind"] == "venv"
+        assert environment["prefix"] == str(venv)
+        found = venv.stat()
+        assert environment["prefix_id"] == {"device": found.st_dev, "inode": found.st_ino}
+        assert environment["found_by"] == "argv[0]"
+    assert runs[in_a.pid]["shares_environment_with"] == [in_b.pid]
+    assert runs[in_b.pid]["shares_environment_with"] == [in_a.pid]
+    assert runs[in_c.pid]["shares_environment_with"] == []
+
+
+def test_status_shows_the_environment_and_flags_the_sharing(two_worktrees_on_one_venv):
+    """The table has an ENV column, and a line under each run that shares its environment."""
+    shared, own, in_a, in_b, in_c = two_worktrees_on_one_venv
+    result = runctx("status", cwd=shared.b)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert any(line.split()[:1] == ["PID"] and "ENV" in line.split() for line in lines)
+    row_a = next(line for line in lines if line.strip().startswith(f"{in_a.pid} "))
+    assert str(shared.venv) in row_a
+    row_c = next(line for line in lines if line.strip().startswith(f"{in_c.pid} "))
+    assert str(own) in row_c
+    assert (
+        f"      shares its environment {shared.venv} with pid {in_b.pid} of other checkouts"
+        in result.stdout
+    )
+    assert f"with pid {in_c.pid}" not in result.stdout
+
+
+def test_a_run_without_python_or_node_has_no_environment(shared_tmp, runs):
+    """``make test`` whose recipe runs no Python: ``environment`` null, and the reason beside it."""
+    checkout = make_checkout(shared_tmp)
+    ready = shared_tmp / "made"
+    (checkout / "Makefile").write_text(f"test:\n\ttouch {ready}; sleep 300\n")
+    make = shutil.which("make")
+    assert make is not None, "make is needed for this test"
+    run = runs.orphan(["make", "test"], checkout, executable=make, ready=ready)
+    result = runctx("status", "--json", cwd=checkout)
+    entry = next(e for e in json.loads(result.stdout)["runs"] if e["pid"] == run.pid)
+    assert entry["environment"] is None
+    assert entry["unknown"]["environment"]["unknown"] == "absent"
+    assert entry["shares_environment_with"] == []

@@ -108,7 +108,7 @@ def test_returns_when_the_other_run_is_killed(checkout, runs):
 
 
 def test_times_out_while_the_other_run_lives(checkout, runs):
-    """With the run still live, wait exits 124 after --timeout and names what is left."""
+    """With the run still live, wait gives up with 75 after --timeout and names what is left."""
     other = start_hold(runs, checkout, "other")
     result = subprocess.run(
         [*RUNCTX, "wait", "--timeout", "0.6", "--poll", "0.1"],
@@ -118,7 +118,7 @@ def test_times_out_while_the_other_run_lives(checkout, runs):
         errors="backslashreplace",
         check=False,
     )
-    assert result.returncode == 124
+    assert result.returncode == 75
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("runctx: timed out after")
     assert f"still live: 1 run of this checkout: pid {other.pid}" in last

@@ -203,7 +203,7 @@ def test_session_start_tells_claude_about_the_checkouts_live_run(world):
     output = answer["hookSpecificOutput"]
     assert output["hookEventName"] == "SessionStart"
     assert f"pid {world.run.pid} (run-tests-script" in output["additionalContext"]
-    assert "of this checkout are live" in output["additionalContext"]
+    assert "of this checkout is live" in output["additionalContext"]
 
 
 def test_session_start_elsewhere_names_the_run_as_foreign(world):

@@ -45,7 +45,7 @@ def test_gemini_after_in_the_busy_checkout_says_the_runs_may_have_interfered(wor
     after = reply(run_hook("gemini-after", gemini_tool("AfterTool", "pytest", world.busy)))
     context = after["hookSpecificOutput"]["additionalContext"]
     assert f"pid {world.run.pid} (run-tests-script)" in context
-    assert "were live when this command finished" in context
+    assert "live when this command finished" in context
 
 
 def test_gemini_ask_is_a_deny(world):

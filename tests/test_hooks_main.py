@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
 
 import pytest
+from envtools import live_run, make_venv, pip_install, shared_worktrees
 from hooktools import (
     assert_failed_open,
     claude_pre_tool_use,
@@ -21,7 +23,7 @@ from hooktools import (
     run_hook,
 )
 from nstools import hook_in_own_pid_namespace, sandboxed_run, without_proc
-from proctools import make_checkout
+from proctools import make_checkout, wait_for
 
 from runctx.present.words import NOTE_MAX_CHARS
 
@@ -113,8 +115,46 @@ def test_a_scan_past_the_deadline_fails_open(world):
 
 
 def test_an_unknown_face_fails_open(world):
-    """A typo in the hook's configuration never blocks: exit 0, one stderr line."""
-    assert_failed_open(run_hook("claud", claude_pre_tool_use("pytest", world.busy)), "claud")
+    """A typo in the hook's configuration never blocks: exit 0, one stderr line naming it."""
+    done = run_hook("claud", claude_pre_tool_use("pytest", world.busy))
+    assert_failed_open(done, "unknown hook 'claud': this hook is misconfigured")
+
+
+def run_on_a_terminal(*argv: str) -> tuple[int, str]:
+    """``runctx hook ARGV`` with a terminal for stdin, as a person runs it: status, stderr."""
+    controller, terminal = pty.openpty()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "runctx", "hook", *argv],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            env=hook_env(),
+            check=False,
+            timeout=HANG_GUARD,
+        )
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert done.stdout == ""
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("argv", [("claud",), ("claude", "extra"), ()])
+def test_a_misconfigured_hook_run_by_hand_exits_2(argv):
+    """On a terminal a hook that cannot work says so and exits 2, so a typo is seen at once."""
+    status, stderr = run_on_a_terminal(*argv)
+    assert status == 2
+    assert stderr.startswith("runctx hook: error: unknown hook")
+    assert "misconfigured" in stderr
+    assert "usage: runctx hook FACE" in stderr
+
+
+def test_a_hook_run_by_hand_without_a_payload_says_what_it_reads():
+    """On a terminal a known face does not wait for a payload: it says what it reads, exit 2."""
+    status, stderr = run_on_a_terminal("claude")
+    assert status == 2
+    assert "reads the JSON payload an agent sends on stdin" in stderr
 
 
 def test_the_non_test_path_imports_nothing_heavy(world):
@@ -287,6 +327,132 @@ def test_the_hook_exits_0_when_its_reply_cannot_be_written(world, target):
     assert lines[0].startswith("runctx: hook failed open: cannot write the reply to stdout: ")
 
 
+# -- environments: a run's environment, and commands that change one ----------------------
+
+
+@pytest.fixture(scope="module")
+def worktrees(tmp_path_factory):
+    """Worktrees ``a`` and ``b`` of one repository, one venv, ``a`` installed into it editable."""
+    base = tmp_path_factory.mktemp("hook-envs")
+    base.chmod(0o755)
+    return shared_worktrees(base)
+
+
+def venv_env(venv, **extra: str) -> dict[str, str]:
+    """The hook's environment as an agent's shell with the venv first on ``PATH`` has it."""
+    return hook_env(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}", **extra)
+
+
+def reply_context(done: subprocess.CompletedProcess[str]) -> str:
+    """The context a Claude Code reply gives the model."""
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_the_hook_warns_before_pip_install_e_repoints_a_live_runs_environment(worktrees, runs):
+    """``pip install -e .`` in ``b`` while ``a``'s run imports from the venv: a warning names it."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("pip install -e .", worktrees.b),
+        env=venv_env(worktrees.venv),
+    )
+    context = reply_context(done)
+    assert context.startswith("runctx: warning only, running anyway: this command changes")
+    assert f"changes {worktrees.venv} (a venv), which the live test run imports from" in context
+    assert f"pid {run.pid} (pytest, " in context
+    assert f"in {worktrees.a})" in context
+
+
+@pytest.mark.parametrize(
+    ("setting", "decision"), [("stop", "deny"), ("ask", "ask"), ("warn", None)]
+)
+def test_on_environment_change_decides_what_the_hook_does(worktrees, runs, setting, decision):
+    """``on-environment-change`` in ``b``'s ``[tool.runctx]``: deny, ask or a warning."""
+    live_run(runs, worktrees.a, worktrees.venv)
+    pyproject = worktrees.b / "pyproject.toml"
+    before = pyproject.read_text()
+    pyproject.write_text(f'{before}\n[tool.runctx]\non-environment-change = "{setting}"\n')
+    try:
+        done = run_hook(
+            "claude",
+            claude_pre_tool_use("python -m pip install -e .", worktrees.b),
+            env=venv_env(worktrees.venv),
+        )
+    finally:
+        pyproject.write_text(before)
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output.get("permissionDecision") == decision
+    text = output.get("permissionDecisionReason") or output["additionalContext"]
+    assert f"changes {worktrees.venv}" in text
+
+
+def test_the_environment_setting_overrides_the_file(worktrees, runs):
+    """``RUNCTX_ON_ENVIRONMENT_CHANGE=stop`` denies ``uv pip install`` into the active venv."""
+    live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("uv pip install -e .", worktrees.b),
+        env=venv_env(
+            worktrees.venv,
+            VIRTUAL_ENV=str(worktrees.venv),
+            RUNCTX_ON_ENVIRONMENT_CHANGE="stop",
+        ),
+    )
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    assert "refused to run this command" in output["permissionDecisionReason"]
+
+
+def test_an_install_into_an_environment_no_run_uses_is_silent(worktrees, runs, tmp_path):
+    """``pip install -e .`` into a venv of its own, next to the live run: nothing to say."""
+    live_run(runs, worktrees.a, worktrees.venv)
+    own = make_venv(tmp_path / "own")
+    done = run_hook(
+        "claude", claude_pre_tool_use("pip install -e .", worktrees.b), env=venv_env(own)
+    )
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
+def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees, runs):
+    """``python -m pytest`` in ``b`` on the venv ``a``'s run imports from: warned, it goes ahead."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("python -m pytest -x tests", worktrees.b),
+        env=venv_env(worktrees.venv),
+    )
+    context = reply_context(done)
+    assert f"its environment {worktrees.venv} (a venv) is also used by the live test run" in context
+    assert f"(pid {run.pid})" in context
+    assert "permissionDecision" not in done.stdout
+
+
+def test_a_command_that_names_a_tool_but_changes_nothing_stays_off_the_scan(worktrees):
+    """``pip list`` reads the command with the shell parser, but never scans or reads a file."""
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("pip list && uv lock", worktrees.b),
+        python_args=("-X", "importtime"),
+        env=venv_env(worktrees.venv),
+    )
+    assert (done.returncode, done.stdout) == (0, "")
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert "runctx.runners.installers" in imported
+    for name in (*FORBIDDEN_ON_THE_FAST_PATH, "runctx.environment"):
+        assert name not in imported, f"{name} is imported for a command that changes nothing"
+
+
+def test_a_command_that_names_no_tool_loads_no_installer_table(world):
+    """``git diff`` never loads the table of commands that change an environment."""
+    done = run_hook(
+        "claude", claude_pre_tool_use("git diff", world.busy), python_args=("-X", "importtime")
+    )
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert "runctx.runners.installers" not in imported
+    assert "runctx.environment" not in imported
+
+
 # -- busy now: what a test command next to foreign runs costs an agent -----------------
 
 QUIET_BOX = (
@@ -321,11 +487,18 @@ def context_of(answer: dict[str, object]) -> str:
 
 @pytest.mark.needs_root  # a pid namespace with its own /proc
 def test_an_idle_foreign_run_costs_an_agent_no_words_on_a_quiet_box(shared_tmp, runs):
-    """The hook's answer to a test command next to an idle foreign run is silence."""
+    """The hook's answer to a test command next to an idle foreign run is silence.
+
+    The foreign run uses the base interpreter, not the suite's environment: a
+    run of another checkout on the test command's own environment is worth a
+    warning of its own (tests/test_policy.py), idle or not.
+    """
     here = with_settings(make_checkout(shared_tmp, "mine"), QUIET_BOX)
     theirs = make_checkout(shared_tmp / "other", "mine")
+    base = os.path.join(sys.base_prefix, "bin", "python3")
+    started = [sandboxed_run(theirs, python=base)]
     found = hook_in_own_pid_namespace(
-        runs, [sandboxed_run(theirs)], claude_pre_tool_use("pytest -x", here), cwd=here
+        runs, started, claude_pre_tool_use("pytest -x", here), cwd=here
     )
     (answer,) = found["replies"]
     assert (answer["code"], answer["stdout"], answer["stderr"]) == (0, "", "")
@@ -335,7 +508,10 @@ def test_an_idle_foreign_run_costs_an_agent_no_words_on_a_quiet_box(shared_tmp, 
 def test_idle_foreign_runs_on_a_busy_box_are_only_counted(shared_tmp, runs):
     """On a busy box the note says so, counts the idle foreign runs, and names none of them."""
     here = with_settings(make_checkout(shared_tmp, "mine"), ALWAYS_BUSY_BOX)
-    started = [sandboxed_run(make_checkout(shared_tmp / f"o{n}", "mine")) for n in range(3)]
+    base = os.path.join(sys.base_prefix, "bin", "python3")  # not the command's environment
+    started = [
+        sandboxed_run(make_checkout(shared_tmp / f"o{n}", "mine"), python=base) for n in range(3)
+    ]
     found = hook_in_own_pid_namespace(
         runs, started, claude_pre_tool_use("pytest -x", here), cwd=here
     )
@@ -484,3 +660,46 @@ def test_a_fifo_in_place_of_a_task_file_never_holds_the_hook(shared_tmp, name):
         check=False,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+MID_RUN = """
+import os, pathlib, subprocess, sys, time
+
+def test_1_holds_until_told():
+    pathlib.Path(os.environ["RUNCTX_HELD"]).touch()
+    while not pathlib.Path(os.environ["RUNCTX_GO"]).exists():
+        time.sleep(0.05)
+
+def test_2_a_fresh_interpreter_imports_the_package():
+    code = "import pkg; print(pkg.where())"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    pathlib.Path(os.environ["RUNCTX_DONE"]).write_text(found.stdout + found.stderr)
+"""
+
+
+def test_the_install_the_hook_warned_of_repoints_the_live_runs_imports(tmp_path, runs):
+    """The field case: the hook warns of ``pip install -e .`` in ``b`` next to ``a``'s run.
+
+    Once the install runs anyway, ``a``'s live session imports ``b``'s code in
+    its next interpreter (a CLI test, a worker started late): the warning
+    was about a real change.
+    """
+    tmp_path.chmod(0o755)
+    shared = shared_worktrees(tmp_path)
+    (shared.a / "tests" / "test_mid_run.py").write_text(MID_RUN)
+    held, go, done_file = tmp_path / "held", tmp_path / "go", tmp_path / "done"
+    env = {k: v for k, v in hook_env().items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(RUNCTX_HELD=str(held), RUNCTX_GO=str(go), RUNCTX_DONE=str(done_file))
+    python = str(shared.venv / "bin" / "python")
+    argv = [python, "-m", "pytest", "-q", "-p", "no:runctx", "-p", "no:cacheprovider"]
+    session = runs.orphan([*argv, "tests/test_mid_run.py"], shared.a, env=env, ready=held)
+    done = run_hook(
+        "claude", claude_pre_tool_use("pip install -e .", shared.b), env=venv_env(shared.venv)
+    )
+    context = reply_context(done)
+    assert f"pid {session.pid} (pytest, " in context
+    assert f"in {shared.a})" in context
+    pip_install(shared.venv, "-e", str(shared.b))  # what the agent would have run anyway
+    go.touch()
+    wait_for(done_file.exists, what="the held session to import the package again")
+    assert done_file.read_text().strip() == str(shared.b / "src" / "pkg" / "__init__.py")

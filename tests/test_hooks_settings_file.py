@@ -14,13 +14,12 @@ from hypothesis import strategies as st
 from proctools import wait_for
 from strategies import PROPERTY, json_values
 
-from runctx.hooks import settings_file
+from runctx.hooks import json_layout, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.ready import ready_file
 
 ROOT = Path(__file__).resolve().parents[1]
-READY_FILES = {
-    name: f"hooks/{name}/{os.path.basename(agent(name).FILES.project)}" for name in AGENT_NAMES
-}
+READY_FILES = {name: ready_file(name, agent(name).FILES.project) for name in AGENT_NAMES}
 """The ready file of each agent: what an install writes into a new project file."""
 
 
@@ -117,9 +116,51 @@ def test_install_then_uninstall_of_any_document_loses_nothing(name, document, in
 def _change(spec, *, install: bool):
     def change(document, path):
         if install:
-            added = settings_file.install(spec, document, "runctx", path)
-            return added, bool(added)
+            installed = settings_file.install(spec, document, "runctx", path)
+            return installed, installed.changed
         gone = settings_file.uninstall(spec, document, path)
         return gone, gone > 0
 
     return change
+
+
+def _with_comments(text: str) -> str:
+    """``text`` (indented JSON) with comments: after each opening bracket and comma, at the top."""
+    lines = [
+        line + " // note" if line.rstrip().endswith(("{", "[", ",")) else line
+        for line in text.split("\n")
+    ]
+    return "/* settings */ " + "\n".join(lines)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=documents, indent=st.sampled_from([2, 4, "\t"]))
+def test_comments_survive_install_and_uninstall_in_a_gemini_file(document, indent):
+    """On any commented Gemini file install keeps the comments; uninstall gives the text back."""
+    spec = agent("gemini").INSTALL
+    if "hooks" in document:
+        return  # a user's own hooks: covered by the example-based install tests
+    text = _with_comments(json.dumps(document, indent=indent)) + "\n"
+    installed = settings_file._apply("/p/s.json", text, _change(spec, install=True), None, spec)
+    assert installed.after is not None
+    assert installed.after.count("// note") >= text.count("// note")
+    assert "/* settings */" in installed.after
+    strict = json_layout.to_strict(installed.after, comments=True, trailing_commas=False)
+    assert {k: v for k, v in json.loads(strict).items() if k != "hooks"} == document
+    removed = settings_file._apply(
+        "/p/s.json", installed.after, _change(spec, install=False), None, spec
+    )
+    assert removed.after == text
+
+
+@PROPERTY
+@given(st.text(alphabet='{}[],:"/*\n ab1', max_size=200))
+def test_blanking_comments_keeps_every_other_character_in_place(text):
+    """to_strict only ever turns a comment or a trailing comma into spaces (or refuses)."""
+    with contextlib.suppress(ValueError):
+        strict = json_layout.to_strict(text, comments=True, trailing_commas=True)
+        assert len(strict) == len(text)
+        for before, after in zip(text, strict, strict=True):
+            assert after in (before, " ")
+            if before == "\n":
+                assert after == "\n"

@@ -261,7 +261,7 @@ def test_another_users_run_here_is_foreign_and_shares_the_tree(shared_tree):
     text = runctx("status", cwd=checkout).stdout
     assert "shares this tree" in text
     assert (
-        f"Shared tree: 1 foreign run(s) of other users work in this very checkout (pid {run.pid})"
+        f"Shared tree: 1 foreign run of other users works in this very checkout (pid {run.pid})"
         in text
     )
 

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import attrs
 import pytest
+from envtools import live_run, shared_worktrees
 from nstools import in_own_pid_namespace, sandboxed_run
 from proctools import OTHER_UID, PYTHON, make_checkout, run_as
 
 from runctx import policy
+from runctx.environment import command_environment
 from runctx.policy import Action, Decision, Mode
 from runctx.present.words import NOTE_MAX_CHARS
+from runctx.runners.installers import INSTALLER_PATTERNS
 from runctx.scanning import scan, viewpoint
 from runctx.settings import BoxMode, BusyRules
 from runctx.shell.commands import TestInvocation, test_invocations
@@ -254,13 +258,29 @@ def test_decide_uses_the_mode_given_over_the_setting(world):
 
 
 def test_combine_keeps_the_firmest():
-    """Several decisions combine to the firmest action, with every message once."""
+    """Several decisions combine to the firmest action, its message first, every message once."""
     note = Decision(Action.NOTE, message="a")
     stop = Decision(Action.STOP, message="b")
     combined = policy.combine([note, stop, note])
     assert combined.action is Action.STOP
-    assert combined.message == "a\n\nb"
+    assert combined.message == "b\n\na"
     assert policy.combine([]) == policy.SILENT
+
+
+def test_combined_notes_keep_every_fact_within_the_cap():
+    """Notes combined: each note's first line is kept, long ones share the room, under the cap."""
+    short = Decision(Action.NOTE, message="runctx: short fact.\nsome detail")
+    long = Decision(Action.NOTE, message="runctx: " + "long fact " * 60)
+    combined = policy.combine([short, long])
+    assert combined.action is Action.NOTE
+    assert len(combined.message) <= NOTE_MAX_CHARS
+    first, second = combined.message.split("\n")
+    assert first == "runctx: short fact."
+    assert second.startswith("runctx: long fact long fact")
+    roomy = policy.combine([short, Decision(Action.NOTE, message="runctx: other fact.")])
+    assert roomy.message == "runctx: short fact.\nruntx: other fact.\nsome detail".replace(
+        "runtx", "runctx"
+    )
 
 
 def test_long_messages_are_cut_below_the_agents_limit():
@@ -307,3 +327,80 @@ def test_a_run_of_unknown_identity_is_named_but_never_refused_for(shared_tmp, ru
     assert "identity is not fully known" in seen["message"]
     assert not seen["blocks"]
     assert seen["decide"] == Action.WARN.value
+
+
+# --------------------------------------------------------------------------- environments
+
+
+@pytest.fixture(scope="module")
+def worktrees(tmp_path_factory):
+    """Worktrees ``a`` and ``b`` of one repository on one venv (``a`` installed editable)."""
+    return shared_worktrees(tmp_path_factory.mktemp("policy-envs"))
+
+
+def venv_of(worktrees):
+    """The shared venv as a command in ``b`` finds it (``b/.venv/bin/python``: a link to it)."""
+    link = worktrees.b / ".venv"
+    if not link.exists():
+        link.symlink_to(worktrees.venv)
+    return command_environment("pip:install", [".venv/bin/python", "-m", "pip"], str(worktrees.b))
+
+
+@pytest.mark.parametrize(
+    ("mode", "action"), [(Mode.STOP, Action.STOP), (Mode.ASK, Action.ASK), (Mode.WARN, Action.WARN)]
+)
+def test_a_change_to_a_live_runs_environment_takes_the_checkouts_mode(
+    worktrees, runs, mode, action
+):
+    """``pip install -e .`` in ``b`` beside ``a``'s run on the venv: stop, ask or warn, named."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    report = only(scan_from(worktrees.b), run.pid)
+    change = TestInvocation("pip:install", ["pip", "install", "-e", "."], str(worktrees.b))
+    decision = policy.environment_change_decision(report, change, venv_of(worktrees), mode)
+    assert decision.action is action
+    assert pids(decision.environment) == {run.pid}
+    assert f"pid {run.pid} (pytest" in decision.message
+    assert f"in {worktrees.a}" in decision.message
+
+
+def test_a_change_nobody_imports_from_or_that_cannot_be_told_is_silent(worktrees, runs):
+    """No run on the environment, an unknown environment, a system prefix: silent."""
+    report = only(scan_from(worktrees.b))
+    change = TestInvocation("pip:install", ["pip", "install", "-e", "."], str(worktrees.b))
+    environment = venv_of(worktrees)
+    assert policy.environment_change_decision(report, change, environment, Mode.STOP).action is (
+        Action.SILENT
+    )
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    report = only(scan_from(worktrees.b), run.pid)
+    assert policy.environment_change_decision(report, change, None, Mode.STOP) == policy.SILENT
+    system = attrs.evolve(environment, kind="system")
+    assert policy.environment_change_decision(report, change, system, Mode.STOP) == policy.SILENT
+
+
+def test_a_test_run_is_warned_only_of_runs_of_other_checkouts_on_its_environment(worktrees, runs):
+    """From ``b``, ``a``'s run on the venv is named (a note, going ahead); from ``a``, not."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    environment = venv_of(worktrees)
+    from_b = policy.shared_environment_decision(only(scan_from(worktrees.b), run.pid), environment)
+    assert from_b.action is Action.NOTE
+    assert from_b.goes_ahead
+    assert len(from_b.message) <= NOTE_MAX_CHARS
+    assert pids(from_b.environment) == {run.pid}
+    from_a = policy.shared_environment_decision(only(scan_from(worktrees.a), run.pid), environment)
+    assert from_a == policy.SILENT
+
+
+def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, monkeypatch):
+    """``pip install -e . && python -m pytest`` in ``b``: the firmest of both, both words said."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    monkeypatch.setenv("PATH", f"{worktrees.venv / 'bin'}:{os.environ['PATH']}")
+    command = "pip install -e . && python -m pytest -x"
+    invocations = test_invocations(command, str(worktrees.b))
+    changes = test_invocations(command, str(worktrees.b), INSTALLER_PATTERNS)
+    monkeypatch.setenv("RUNCTX_ON_ENVIRONMENT_CHANGE", "ask")
+    decision = policy.decide(invocations, changes=changes, environments=True)
+    assert decision.action is Action.ASK
+    assert run.pid in pids(decision.environment)
+    assert "changes" in decision.message
+    assert f"its environment {worktrees.venv} (a venv) is also used" in decision.message

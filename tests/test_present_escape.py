@@ -25,13 +25,19 @@ from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from proctools import OTHER_UID, PYTHON, make_checkout, name_every_foreign_run
+from prometheus_client.openmetrics.parser import (
+    text_string_to_metric_families as openmetrics_families,
+)
+from prometheus_client.parser import text_string_to_metric_families as prometheus_families
 from runfactory import RunFactory, clean_env
+from schematools import validate
 
 from runctx.present.escape import (
     hook_json,
     is_exact,
     json_bytes,
     json_text,
+    metric_label,
     terminal_bytes,
     terminal_text,
     visible,
@@ -166,6 +172,17 @@ def test_terminal_bytes_hold_no_control_byte_in_any_encoding(text, encoding):
     data = terminal_bytes(text, encoding)
     assert not any(byte < 0x20 and byte != 0x0A for byte in data)
     assert 0x7F not in data
+
+
+@PROPERTY
+@given(any_text)
+def test_a_metric_label_of_any_text_parses_back_to_its_visible_text(text):
+    """Any text as an OpenMetrics label value: both Prometheus parsers read back visible(text)."""
+    document = f'm{{l="{metric_label(text)}"}} 1\n# EOF\n'
+    (family,) = openmetrics_families(document)
+    assert family.samples[0].labels["l"] == visible(text)
+    (family,) = prometheus_families(document)
+    assert family.samples[0].labels["l"] == visible(text)
 
 
 @PROPERTY
@@ -304,6 +321,16 @@ def test_status_shows_the_hostile_run_escaped(hostile, encoding):
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_coloured_table_carries_only_runctxs_own_sequences(hostile, encoding):
+    """With --color=always the only escape sequences are runctx's colours; the run is escaped."""
+    done = runctx(hostile, "status", "--color=always", "--wide", env=ENCODINGS[encoding])
+    assert done.returncode == 0, done.stderr
+    assert re.search(rb"\x1b\[[0-9;]*m", done.stdout)
+    assert_nothing_raw(re.sub(rb"\x1b\[[0-9;]*m", b"", done.stdout))
+    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
 def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
     """The sentences of check name the run's root escaped, on one line."""
     done = runctx(hostile, "check", env=ENCODINGS[encoding])
@@ -313,11 +340,33 @@ def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
 
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
+def test_openmetrics_labels_hold_the_hostile_root_escaped_and_parse(hostile, encoding):
+    """OpenMetrics names the hostile root printable and escaped; Prometheus's parsers read it."""
+    done = runctx(
+        hostile,
+        "status",
+        "--format",
+        "openmetrics",
+        "--root-label",
+        "path",
+        env=ENCODINGS[encoding],
+    )
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stdout)
+    text = done.stdout.decode("utf-8")
+    families = {family.name: family for family in openmetrics_families(text)}
+    assert set(families) == {family.name for family in prometheus_families(text)}
+    roots = {sample.labels["root"] for sample in families["runctx_runs"].samples}
+    assert visible(os.fsdecode(hostile.root)) in roots
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
 def test_json_is_strict_and_gives_the_exact_bytes_back(hostile, encoding):
     """The status JSON is strict UTF-8 JSON; root_bytes and argv_bytes decode to the real bytes."""
     done = runctx(hostile, "status", "--json", env=ENCODINGS[encoding])
     assert done.returncode == 0, done.stderr
     report = strict_json(done.stdout)
+    validate(report)  # root_bytes, cwd_bytes and argv_bytes are in the schema
     run = next(r for r in report["runs"] if r["pid"] == hostile.pid)
     assert base64.b64decode(run["root_bytes"]) == hostile.root
     assert run["root"] == os.fsdecode(hostile.root).encode("utf-8", "surrogateescape").decode(
@@ -406,7 +455,7 @@ def test_wait_from_the_hostile_checkout_writes_nothing_raw(hostile):
         timeout=60,
         check=False,
     )
-    assert done.returncode == 124, done.stderr
+    assert done.returncode == 75, done.stderr
     assert_nothing_raw(done.stderr)
     assert b"pid %d (run-tests-script" % hostile.pid in done.stderr
 
@@ -466,6 +515,7 @@ def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs
         row = next(line for line in lines if line.startswith(b"  %d " % run.pid))
         assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe (deleted)" in row
     done = runctx(hostile, "status", "--json", env=ENCODINGS["ascii"])
+    validate(strict_json(done.stdout))  # detail_bytes too
     entry = next(r for r in strict_json(done.stdout)["runs"] if r["pid"] == run.pid)
     assert entry["deleted"] is True
     assert base64.b64decode(entry["root_bytes"]) == gone
@@ -524,3 +574,82 @@ def test_the_documented_api_examples_print_the_hostile_run_on_a_strict_stdout(ho
         assert done.returncode == 0, done.stderr
         assert_nothing_raw(done.stdout)
         assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout
+
+
+# -- a hostile environment: its prefix is foreign text too -----------------------------
+
+ENVIRONMENT = b"env\x1b[2Jy\nFAKE line\xff\xfe"
+
+
+@pytest.fixture(scope="module")
+def hostile_environment():
+    """Runs of two checkouts on one venv whose path holds controls and bad bytes: (prefix, pids).
+
+    The venv is made by hand, as ``python -m venv`` makes one (a ``pyvenv.cfg``
+    and a ``bin/python`` link to the base interpreter): ``venv`` itself refuses
+    a path with ``:`` in it, a user with a shell does not.
+    """
+    base = Path(tempfile.mkdtemp(prefix="runctx-hostile-env-")).resolve()
+    base.chmod(0o755)
+    prefix = os.fsencode(base) + b"/" + ENVIRONMENT
+    os.makedirs(prefix + b"/bin")
+    home = os.path.dirname(os.path.realpath(sys._base_executable))
+    with open(prefix + b"/pyvenv.cfg", "w", encoding="utf-8") as config:
+        config.write(f"home = {home}\ninclude-system-site-packages = false\n")
+    os.symlink(os.path.realpath(sys._base_executable), prefix + b"/bin/python")
+    factory = RunFactory()
+    try:
+        pids = []
+        for name in ("one", "two"):
+            checkout = make_checkout(base, name)
+            (checkout / "run_tests.py").write_text(HOLD)
+            ready = base / f"ready-{name}"
+            argv = [os.fsdecode(prefix + b"/bin/python"), "run_tests.py", str(ready)]
+            pids.append(factory.orphan(argv, checkout, env=clean_env(), ready=ready).pid)
+        yield prefix, pids, base
+    finally:
+        factory.reap()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+def test_a_hostile_environment_is_shown_escaped(hostile_environment, encoding):
+    """The ENV cell and the sharing line show the venv's path escaped, never raw."""
+    _prefix, (_one, two), base = hostile_environment
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status"],
+        cwd=base / "one",
+        capture_output=True,
+        env={k: v for k, v in {**hook_env(), **ENCODINGS[encoding]}.items() if v},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert_nothing_raw(done.stdout)
+    shown = b"env\\x1b[2Jy\\nFAKE line\\xff\\xfe"
+    lines = done.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(b"  %d " % two))
+    assert shown in lines[at]
+    below = lines[at + 1 : at + 3]  # its why: line, then what it shares
+    sharing = next(line for line in below if b"shares its environment" in line)
+    assert sharing.startswith(b"      shares its environment /")
+    assert shown in sharing
+
+
+def test_a_hostile_environment_is_given_exactly_in_json(hostile_environment):
+    """``environment.prefix`` is valid UTF-8; ``prefix_bytes`` gives the exact path back."""
+    prefix, (one, two), base = hostile_environment
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--json"],
+        cwd=base / "one",
+        capture_output=True,
+        env=hook_env(),
+        timeout=60,
+        check=False,
+    )
+    report = strict_json(done.stdout)
+    runs = {run["pid"]: run for run in report["runs"]}
+    environment = runs[one]["environment"]
+    assert base64.b64decode(environment["prefix_bytes"]) == prefix
+    assert environment["prefix"].endswith("FAKE line\ufffd\ufffd")
+    assert runs[one]["shares_environment_with"] == [two]

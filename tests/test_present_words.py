@@ -14,7 +14,13 @@ import attrs
 from proctools import make_checkout, wait_for
 
 from runctx.busy import box_pressure
-from runctx.present.words import NOTE_MAX_CHARS, describe_starter, foreign_note
+from runctx.present.words import (
+    NOTE_MAX_CHARS,
+    describe_starter,
+    foreign_note,
+    plural,
+    same_checkout_lines,
+)
 from runctx.report import StartedBy
 from runctx.scanning import scan, viewpoint
 from runctx.settings import BusyRules
@@ -77,3 +83,24 @@ def test_who_started_a_run_is_said_escaped_and_short():
     assert describe_starter(job, detail=False) == "github-actions run 42"
     assert describe_starter(StartedBy("gitlab-ci", "7", None)) == "gitlab-ci job 7"
     assert describe_starter(Unknown(Reason.ABSENT)) is None
+
+
+def test_one_run_is_said_in_the_singular_and_two_in_the_plural(shared_tmp, runs):
+    """One run of this checkout is said in the singular, two in the plural: never run(s)."""
+    checkout = make_checkout(shared_tmp, "proj")
+    runs.run_tests_script(checkout)
+    one = scan(viewpoint(cwd=str(checkout)))
+    assert same_checkout_lines(one.ours)[0].startswith(
+        "1 other test run of this checkout is live: pid "
+    )
+    runs.run_tests_script(checkout)
+    two = scan(viewpoint(cwd=str(checkout)))
+    assert same_checkout_lines(two.ours)[0] == "2 other test runs of this checkout are live:"
+    assert "(s)" not in "\n".join(same_checkout_lines(two.ours))
+
+
+def test_plural_takes_the_noun_the_count_needs():
+    """plural(1, ...) is singular; 0 and 2 are plural."""
+    assert plural(1, "run", "runs") == "1 run"
+    assert plural(0, "run", "runs") == "0 runs"
+    assert plural(2, "process is", "processes are") == "2 processes are"

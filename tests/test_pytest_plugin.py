@@ -679,7 +679,7 @@ def test_the_plugin_reports_by_default_and_refuses_when_the_checkout_says_stop(s
 
     warned = session()
     assert warned.returncode == 0, warned.stdout
-    assert "test run(s) of another user are live in this very checkout" in warned.stdout
+    assert "test run of another user is live in this very checkout" in warned.stdout
     (checkout / "pyproject.toml").write_text('[tool.runctx]\non-shared-tree = "stop"\n')
     refused = session()
     assert refused.returncode == EXIT_REFUSED, refused.stdout

@@ -23,7 +23,9 @@ from runctx.settings import (
     BUSY_BOX_ENV,
     CONFIG_ENV,
     DEFAULT_BUSY,
+    DEFAULT_ENVIRONMENT_CHANGE_MODE,
     DEFAULT_SHARED_TREE_MODE,
+    ENVIRONMENT_CHANGE_ENV,
     MAX_LINE_BYTES,
     MAX_PYPROJECT_BYTES,
     MAX_SCANNED_BYTES,
@@ -250,7 +252,7 @@ class TestRunnersSetting:
                 "[tool.runctx]\nrunners = [{kind='a', program='a'}, {kind='e', progam='x'}]\n",
                 "runners[1]",
             ),
-            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key(s) progam"),
+            ("[tool.runctx]\nrunners = [{kind='e', progam='x'}]\n", "unknown key progam"),
             ("[tool.runctx]\nrunners = [{kind='e'}]\n", "needs 'program' or 'module'"),
             ("[tool.runctx]\nrunners = [{kind=1, program='x'}]\n", "'kind' must be a string"),
             ("[tool.runctx]\nrunners = [{program='x'}]\n", "kind must be a non-empty string"),
@@ -322,6 +324,34 @@ def test_the_environment_overrides_the_file_and_is_validated(tmp_path):
     assert settings.mode is Mode.WARN  # the other setting is kept
     with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_SHARED_TREE must be one of"):
         settings_for(root, environ={SHARED_TREE_ENV: "wait"})
+
+
+# -- on-environment-change ------------------------------------------------------------
+
+
+def test_an_environment_change_warns_unless_the_checkout_says(tmp_path):
+    """Nothing set: warn; the file's ``on-environment-change`` and the variable decide else."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    plain = settings_for(write(tmp_path / "a", "[project]\nname = 'x'\n"), environ={})
+    assert plain.on_environment_change is None
+    assert plain.environment_change_mode is DEFAULT_ENVIRONMENT_CHANGE_MODE is Mode.WARN
+    root = write(tmp_path / "b", '[tool.runctx]\non-environment-change = "stop"\n')
+    assert settings_for(root, environ={}).environment_change_mode is Mode.STOP
+    overridden = settings_for(root, environ={ENVIRONMENT_CHANGE_ENV: "ask"})
+    assert overridden.environment_change_mode is Mode.ASK
+    assert overridden.shared_tree_mode is DEFAULT_SHARED_TREE_MODE  # the others are kept
+
+
+@pytest.mark.parametrize("value", ['"wait"', '"never"', "true"])
+def test_an_environment_change_mode_that_cannot_apply_is_an_error(tmp_path, value):
+    """``wait`` (an install is no run to wait for) and nonsense name the file and the key."""
+    root = write(tmp_path, f"[tool.runctx]\non-environment-change = {value}\n")
+    with pytest.raises(ConfigError) as raised:
+        settings_for(root, environ={})
+    assert "[tool.runctx] on-environment-change must be one of" in str(raised.value)
+    with pytest.raises(ConfigError, match=r"\$RUNCTX_ON_ENVIRONMENT_CHANGE must be one of"):
+        settings_for(tmp_path, environ={ENVIRONMENT_CHANGE_ENV: "wait"})
 
 
 # -- busy now: thresholds and on-busy-box ----------------------------------------------

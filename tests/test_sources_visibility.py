@@ -34,7 +34,7 @@ def test_limits_are_said_in_words():
     text = " | ".join(limits.notes)
     assert "hidepid=invisible" in text
     assert "2 of 10 processes could not be read" in text
-    assert "the cwd of 1 run process(es) could not be read" in text
+    assert "the cwd of 1 run process could not be read" in text
     assert "uid of" not in text
 
 

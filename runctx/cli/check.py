@@ -5,11 +5,14 @@ Exit statuses:
 - 0 ``clear``: no other run of this checkout is live, and no foreign run;
 - 3 ``ours``: another run of this checkout is live (known to be ours, or of
   unknown identity, which counts as ours); foreign runs may be live too;
-- 4 ``foreign``: only foreign runs are live: contention, not a conflict;
+- 4 ``foreign``: only foreign runs are live: contention, not a conflict
+  (0 with ``--ignore-foreign``, for scripts that only care about this
+  checkout: ``runctx check --ignore-foreign && pytest``);
 - 1 error, 2 usage error.
 
 ``--json`` prints the report in the shape of ``runctx status --json``, plus
-``"check"`` (the outcome's name) and ``"exit_status"``.
+``"check"`` (what was found: ``clear``, ``ours`` or ``foreign``) and
+``"exit_status"`` (what the command exits with).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.present.json import report_json
 from runctx.present.output import write_json, write_text
-from runctx.present.words import box_line, describe_foreign, same_checkout_message
+from runctx.present.words import box_line, describe_foreign, plural, same_checkout_message
 from runctx.report import Report
 from runctx.scanning import scan
 from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
@@ -48,6 +51,12 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing; exit status only"
     )
+    parser.add_argument(
+        "--ignore-foreign",
+        action="store_true",
+        help="exit 0, not 4, when only foreign runs are live: for scripts that only care "
+        "about this checkout (runctx check --ignore-foreign && pytest)",
+    )
     add_viewpoint_options(parser)
 
 
@@ -71,8 +80,8 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
     if report.ours:
         parts.append(same_checkout_message(report))
     if report.foreign:
-        count = len(report.foreign)
-        parts.append(f"{count} foreign test run(s) share this machine (not this checkout's):")
+        share = plural(len(report.foreign), "foreign test run shares", "foreign test runs share")
+        parts.append(f"{share} this machine (not this checkout's):")
         parts.extend(f"  {describe_foreign(judged)}" for judged in report.foreign)
     pressure = box_pressure(report.load, rules)
     if pressure.busy and parts:
@@ -86,11 +95,12 @@ def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
     here = viewpoint_from(args)
     report = scan(here, source=source_from(args), cpu_window=DEFAULT_WINDOW_SECONDS)
-    status = outcome_of(report)
+    found = outcome_of(report)
+    status = EXIT_CLEAR if found == EXIT_FOREIGN and args.ignore_foreign else found
     busy = settings_for(here.root).busy
     if args.json:
         out = report_json(report, busy)
-        out["check"] = OUTCOMES[status]
+        out["check"] = OUTCOMES[found]
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:

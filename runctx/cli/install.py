@@ -1,13 +1,21 @@
-"""``runctx install AGENT``: merge runctx's hooks into an agent's settings file.
+"""``runctx install AGENT``: merge runctx's hooks into an agent's settings file, or git's.
 
-``AGENT`` is ``claude``, ``codex``, ``gemini``, ``cursor`` or ``copilot``.
+``AGENT`` is ``claude``, ``codex``, ``gemini``, ``cursor`` or ``copilot``, or
+``git`` for the ``pre-push`` hook (:mod:`runctx.hooks.git_hook`).
 ``--scope project`` (the default) writes into the checkout of the current
 directory, ``--scope user`` into the user's own settings, ``--scope local``
 (Claude Code only) into ``.claude/settings.local.json``; ``--file PATH`` names
-the file outright. ``--uninstall`` removes exactly what runctx added,
-``--dry-run`` prints the change as a diff and writes nothing, ``--command``
-sets how the agent calls runctx (default ``runctx``, found on the agent's
-``PATH``). See :mod:`runctx.hooks.settings_file` for the merge rules.
+the file outright. ``--uninstall`` removes exactly what runctx added (and the
+directories that this leaves empty, up to the checkout or the home
+directory), ``--dry-run`` prints the change as a diff and writes nothing,
+``--command`` sets how the agent calls runctx (default ``runctx``, found on
+the agent's ``PATH``); given on an existing install, it updates it. See
+:mod:`runctx.hooks.settings_file` for the merge rules.
+
+The project scope is refused in a home directory: there the project's
+settings file would be the user's own (``~/.claude/settings.json``), which
+the agent reads for every project, and Gemini CLI does not read a project
+file in the home directory at all.
 
 A scope's file is found below a directory the user trusts (the checkout
 root, whose markers only the user or root can make, or the home directory);
@@ -29,9 +37,9 @@ import stat
 from collections.abc import Mapping
 from typing import Any
 
-from runctx.checkout import checkout_root, rules_for
+from runctx.checkout import Root, checkout_root, rules_for
 from runctx.exceptions import RunctxError
-from runctx.hooks import settings_file
+from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
@@ -54,7 +62,9 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         ),
     )
     parser.add_argument(
-        "agent", choices=sorted(AGENT_NAMES), help="the agent whose settings to change"
+        "agent",
+        choices=[*sorted(AGENT_NAMES), GIT],
+        help="the agent whose settings to change, or git (the pre-push hook)",
     )
     parser.add_argument(
         "--scope",
@@ -75,10 +85,15 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
     parser.add_argument(
         "--command",
         dest="prefix",
-        default="runctx",
+        default=None,
         metavar="PREFIX",
-        help="how the agent runs runctx (default: runctx, from its PATH; e.g. a full path)",
+        help="how the agent runs runctx (default: runctx, from its PATH; e.g. a full path); "
+        "on an existing install, updates it",
     )
+
+
+GIT = "git"
+DEFAULT_PREFIX = "runctx"
 
 
 def settings_path(
@@ -97,9 +112,18 @@ def settings_path(
     if not relative:
         msg = f"--scope {scope} is for Claude Code only (.claude/settings.local.json)"
         raise RunctxError(msg)
-    root = checkout_root(cwd, rules_for([os.geteuid()], environ))
+    rules = rules_for([os.geteuid()], environ)
+    root = checkout_root(cwd, rules)
     if isinstance(root, Unknown):
         msg = f"cannot find the checkout of {cwd}: {root}"
+        raise RunctxError(msg)
+    if isinstance(root, Root) and root.directory_id in rules.homes:
+        msg = (
+            f"{cwd} is in no project: its checkout would be your home directory {root}, "
+            f"where {relative} is not a project's file but your own settings for every "
+            "project (or one the agent does not read). Run this in a project's checkout, "
+            "or install for yourself with --scope user"
+        )
         raise RunctxError(msg)
     return os.path.join(root, relative)
 
@@ -168,10 +192,14 @@ def _check_prefix(prefix: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Install (or uninstall) one agent's hooks; say what changed."""
+    prefix = args.prefix or DEFAULT_PREFIX
+    _check_prefix(prefix)
+    if args.agent == GIT:
+        return _run_git(args, prefix)
     chosen = agent(args.agent)
     spec = chosen.INSTALL
-    _check_prefix(args.prefix)
     path = args.file or settings_path(chosen, args.scope, os.getcwd())
+    base = None
     if not args.file:
         base = _scope_base(chosen, args.scope, path, os.environ)
         refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
@@ -180,23 +208,36 @@ def run(args: argparse.Namespace) -> int:
         if args.uninstall:
             removed = settings_file.uninstall(spec, document, where)
             return removed, removed > 0
-        added = settings_file.install(spec, document, args.prefix, where)
-        return added, bool(added)
+        installed = settings_file.install(
+            spec, document, prefix, where, keep_prefix=args.prefix is None
+        )
+        return installed, installed.changed
 
     def remove_when(document: JSONObject) -> bool:
         if not args.uninstall:
             return False
         return not document or (spec.owns_file and settings_file.is_empty(spec, document))
 
-    outcome = settings_file.update(path, change, dry_run=args.dry_run, remove_when=remove_when)
+    outcome = settings_file.update(
+        path,
+        change,
+        dry_run=args.dry_run,
+        remove_when=remove_when,
+        spec=spec,
+        prune_up_to=base,
+    )
     if args.dry_run:
         write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0
     write_text(_summary(chosen, outcome, uninstall=args.uninstall) + "\n")
     if not args.uninstall and outcome.changed:
-        _warn_if_unreachable(args.prefix)
+        _warn_if_unreachable(prefix)
         say(f"runctx: {chosen.AFTER_INSTALL}")
     return 0
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _summary(chosen: Agent, outcome: settings_file.Update, *, uninstall: bool) -> str:
@@ -204,12 +245,48 @@ def _summary(chosen: Agent, outcome: settings_file.Update, *, uninstall: bool) -
         if not outcome.changed:
             return f"runctx: no runctx hooks in {outcome.path}; nothing changed"
         gone = " (the file held nothing else and was removed)" if outcome.after is None else ""
-        return f"runctx: removed {outcome.result} runctx hook(s) from {outcome.path}{gone}"
+        removed = outcome.result if isinstance(outcome.result, int) else 0
+        return f"runctx: removed {_plural(removed, 'runctx hook')} from {outcome.path}{gone}"
     if not outcome.changed:
         return f"runctx: the {chosen.TITLE} hooks are already in {outcome.path}; nothing changed"
-    added = outcome.result if isinstance(outcome.result, list) else []
-    events = ", ".join(f"{entry.event} (runctx hook {entry.face})" for entry in added)
-    return f"runctx: added the {chosen.TITLE} hooks to {outcome.path}: {events}"
+    installed = outcome.result
+    assert isinstance(installed, settings_file.Installed)  # noqa: S101 - what install returns
+    parts = []
+    if installed.added:
+        events = ", ".join(f"{e.event} (runctx hook {e.face})" for e in installed.added)
+        parts.append(f"added the {chosen.TITLE} hooks to {outcome.path}: {events}")
+    if installed.updated:
+        events = ", ".join(f"{e.event} (runctx hook {e.face})" for e in installed.updated)
+        parts.append(f"updated the {chosen.TITLE} hooks in {outcome.path}: {events}")
+    return "runctx: " + "; ".join(parts)
+
+
+def _run_git(args: argparse.Namespace, prefix: str) -> int:
+    """``runctx install git``: the pre-push hook in this checkout's hooks directory."""
+    if args.scope != "project":
+        msg = "git hooks belong to one checkout: runctx install git has no --scope user or local"
+        raise RunctxError(msg)
+    path = args.file or os.path.join(git_hook.hooks_directory(os.getcwd()), git_hook.HOOK_NAME)
+    outcome = git_hook.install(path, prefix, uninstall=args.uninstall, dry_run=args.dry_run)
+    if args.dry_run:
+        write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
+        return 0
+    if args.uninstall:
+        done = "removed" if outcome.changed else "no runctx pre-push hook in"
+        write_text(f"runctx: {done} {outcome.path}\n")
+        return 0
+    if not outcome.changed:
+        write_text(f"runctx: the pre-push hook is already {outcome.path}; nothing changed\n")
+        return 0
+    verb = "updated" if outcome.before is not None else "installed"
+    write_text(f"runctx: {verb} the pre-push hook: {outcome.path}\n")
+    _warn_if_unreachable(prefix)
+    if not git_hook.test_command_set(os.getcwd()):
+        say(
+            "runctx: set the tests it runs before each push (until then a push is refused "
+            "with this advice): git config runctx.prePushCommand 'pytest -q'"
+        )
+    return 0
 
 
 def _warn_if_unreachable(prefix: str) -> None:

@@ -6,20 +6,31 @@ path for a command that is not a test run must cost next to nothing. Every
 other subcommand lives in its own module of :mod:`runctx.cli` with
 ``add_parser(subparsers, summary)`` and ``run(args) -> int``; only the chosen
 one is imported. Each subcommand's one-line summary is defined once, in
-:data:`SUBCOMMANDS`.
+:data:`SUBCOMMANDS`, and every exit status once, in :data:`EXIT_STATUSES`.
+
+The global options (``-v``, ``--log-json``) are accepted before and after the
+subcommand (``runctx status -v``). Shell completion is argcomplete's, driven by
+this very parser (``runctx completion bash|zsh|fish`` prints the shell's part).
 
 Output never ends in a traceback: a reader that went away (``runctx check
 --json | head -c1``) ends the command quietly with :data:`EXIT_BROKEN_PIPE`;
 an output that cannot be written (a full disk) is one line on stderr and
 exit 1; every message is escaped for the terminal
-(:mod:`runctx.present.output`).
+(:mod:`runctx.present.output`). Under ``--json`` an error is JSON on stdout
+too (:func:`error_json`), with the same exit status.
 """
 
 from __future__ import annotations
 
 import sys
 
-from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
+from runctx.exits import (
+    EXIT_BROKEN_PIPE,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_REFUSED,
+    EXIT_USAGE,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,10 +61,40 @@ SUBCOMMANDS = {
     ),
     "install": (
         "runctx.cli.install",
-        "merge runctx's hooks into an agent's settings file (or --uninstall them)",
+        "add runctx's hooks to an agent's settings or to git (or --uninstall them)",
+    ),
+    "completion": (
+        "runctx.cli.completion",
+        "print the shell code that completes runctx (bash, zsh, fish)",
     ),
 }
 """Subcommand -> (module holding ``add_parser`` and ``run``, one-line summary), in help order."""
+
+EXIT_STATUSES = (
+    ("0", "done; check: clear; wait: ready"),
+    ("1", "error: one line on stderr (JSON on stdout under --json)"),
+    ("2", "usage error (runctx hook: a misconfigured hook run by hand on a terminal)"),
+    ("3", "check: another run of this checkout is live; stop: not a run"),
+    ("4", "check: only foreign runs are live; stop: refused"),
+    ("5", "stop: a process outlived SIGKILL"),
+    (
+        str(EXIT_REFUSED),
+        (
+            "not started, or gave up waiting: run refused it or its --timeout passed; "
+            "wait --timeout passed; the pytest plugin's refuse or wait timeout"
+        ),
+    ),
+    ("126/127", "run: the command is not executable / not found"),
+    ("130", "interrupted (Ctrl-C)"),
+    (str(EXIT_BROKEN_PIPE), "the reader of stdout went away"),
+)
+"""Every exit status the command uses, as ``runctx --help`` lists them."""
+
+HOOK_EXIT_NOTE = (
+    "runctx hook exits 0 whatever happens inside an agent (it fails open, with one line on stderr)."
+)
+COMPLETE_ENV = "_ARGCOMPLETE"
+"""Set by the shell code of ``runctx completion`` when the shell asks for completions."""
 
 
 def _module(name: str) -> ModuleType:
@@ -67,35 +108,150 @@ def _chosen(args: Sequence[str]) -> str | None:
     return next((arg for arg in args if arg in SUBCOMMANDS), None)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; with ``only``, just that subcommand's options are built."""
+def _epilog() -> str:
+    import textwrap  # noqa: PLC0415
+
+    width = max(len(code) for code, _ in EXIT_STATUSES)
+    indent = " " * (width + 4)
+    lines = ["exit statuses:"]
+    for code, meaning in EXIT_STATUSES:
+        lines.extend(
+            textwrap.wrap(
+                meaning, 78, initial_indent=f"  {code.ljust(width)}  ", subsequent_indent=indent
+            )
+        )
+    lines.extend(textwrap.wrap(HOOK_EXIT_NOTE, 78))
+    return "\n".join(lines)
+
+
+def version_text() -> str:
+    """``runctx 0.1.0``: the installed distribution's version."""
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+    try:
+        return f"runctx {version('runctx')}"
+    except PackageNotFoundError:
+        return "runctx (version unknown: not installed as a distribution)"
+
+
+def add_global_options(parser: argparse.ArgumentParser, *, after: bool) -> None:
+    """``-v`` and ``--log-json``; ``after``: the copies a subcommand accepts after its name.
+
+    The copies after the subcommand count into their own destinations, which
+    :func:`main` adds up, so ``runctx -v status -v`` is ``-vv``.
+    """
+    import argparse  # noqa: PLC0415 - see the module docstring
+
+    group = parser.add_argument_group("global options") if after else parser
+    group.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbose_after" if after else "verbose",
+        action="count",
+        default=0 if not after else argparse.SUPPRESS,
+        help="say why each run got its verdict on stderr (repeat for more)",
+    )
+    group.add_argument(
+        "--log-json",
+        dest="log_json_after" if after else "log_json",
+        action="store_true",
+        default=False if not after else argparse.SUPPRESS,
+        help="write log events as JSON lines on stderr",
+    )
+
+
+def build_parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
+    """The argument parser; with ``only``, just that subcommand's options are built.
+
+    ``json_errors``: a usage error is written as JSON on stdout (``--json`` was given).
+    """
     import argparse  # noqa: PLC0415 - see the module docstring
 
     class Parser(argparse.ArgumentParser):
         """An argument parser whose usage errors are one line and exit 2."""
 
         def error(self, message: str) -> NoReturn:
-            from runctx.present.output import say  # noqa: PLC0415
-
-            say(f"{self.prog}: error: {message}")
+            report_error(f"{self.prog}: error: {message}", EXIT_USAGE, json_errors=json_errors)
             raise SystemExit(EXIT_USAGE)
 
     parser = Parser(
         prog="runctx",
         description="Which test runs are live here, which are ours, which are foreign.",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+
+    class Version(argparse.Action):
+        """``--version``: the version is looked up only when asked for (metadata is slow)."""
+
+        def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> NoReturn:
+            from runctx.present.output import write_text  # noqa: PLC0415
+
+            write_text(version_text() + "\n")
+            parser.exit()
+
     parser.add_argument(
-        "-v", "--verbose", action="count", default=0, help="say why (repeat for more)"
+        "--version", action=Version, nargs=0, help="print runctx's version and exit"
     )
-    parser.add_argument("--log-json", action="store_true", help="write log events as JSON")
+    add_global_options(parser, after=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, summary) in SUBCOMMANDS.items():
         if only is None or name == only:
             _module(module).add_parser(subparsers, summary)
         else:
             subparsers.add_parser(name, help=summary)
+    for sub in subparsers.choices.values():
+        add_global_options(sub, after=True)
     subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
     return parser
+
+
+def error_json(message: str, status: int) -> dict[str, object]:
+    """An error as JSON: ``{"schema_version": ..., "error": {...}}``."""
+    from runctx.present.schema import SCHEMA_VERSION  # noqa: PLC0415
+
+    kind = "usage" if status == EXIT_USAGE else "error"
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "error": {"kind": kind, "message": message, "exit_status": status},
+    }
+
+
+def report_error(message: str, status: int, *, json_errors: bool) -> None:
+    """Say an error: one line on stderr, or JSON on stdout under ``--json``."""
+    from runctx.present.escape import json_text  # noqa: PLC0415
+    from runctx.present.output import OutputError, say, write_json  # noqa: PLC0415
+
+    if json_errors:
+        try:
+            write_json(error_json(json_text(message), status))
+        except OutputError:
+            pass
+        else:
+            return
+    say(message)
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    """Whether ``--json`` (or ``--format json``) is among the options (before any ``--``)."""
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return False
+        if arg in ("--json", "--format=json") or (arg, args[index + 1 : index + 2]) == (
+            "--format",
+            ["json"],
+        ):
+            return True
+    return False
+
+
+def _complete() -> None:
+    """Answer the shell's completion request (argcomplete exits the process)."""
+    try:
+        import argcomplete  # noqa: PLC0415 - only when a shell asks for completions
+    except ImportError:  # nothing to offer: end quietly rather than run a command
+        raise SystemExit(0) from None
+    argcomplete.autocomplete(build_parser())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -105,13 +261,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = _module(HOOK_MODULE).main(args_list[1:])
         return status
 
+    import os  # noqa: PLC0415
+
+    if argv is None and COMPLETE_ENV in os.environ:
+        _complete()
+
     from runctx.cli.logsetup import configure_logging  # noqa: PLC0415
     from runctx.exceptions import RunctxError  # noqa: PLC0415
     from runctx.present.output import OutputClosedError, say  # noqa: PLC0415
 
-    parser = build_parser(only=_chosen(args_list))
+    json_errors = _wants_json(args_list)
+    parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
     args = parser.parse_args(args_list)
-    configure_logging(args.verbose, json_lines=args.log_json)
+    verbose = args.verbose + getattr(args, "verbose_after", 0)
+    configure_logging(verbose, json_lines=args.log_json or getattr(args, "log_json_after", False))
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE
@@ -121,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _drop_stdout()
         return EXIT_BROKEN_PIPE
     except RunctxError as error:
-        say(f"runctx: error: {error}")
+        report_error(f"runctx: error: {error}", EXIT_ERROR, json_errors=json_errors)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

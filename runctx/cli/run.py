@@ -121,7 +121,12 @@ def run(args: argparse.Namespace) -> int:
     if command and command[0] == "--":
         command = command[1:]
     if not command:
-        _say("runctx run: error: give the command to run: runctx run -- COMMAND")
+        hint = (
+            " (from pre-commit: give it as the hook's args, e.g. args: [pytest, -q])"
+            if os.environ.get("PRE_COMMIT")
+            else ""
+        )
+        _say(f"runctx run: error: give the command to run: runctx run -- COMMAND{hint}")
         return EXIT_USAGE
     mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
     checked = False

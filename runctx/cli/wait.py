@@ -1,7 +1,8 @@
 """``runctx wait``: block until no other run of this checkout is live.
 
-Exit statuses: 0 ready, 124 timed out (another run of this checkout is still
-live), 130 interrupted, 1 error, 2 usage error.
+Exit statuses: 0 ready, 75 gave up waiting (``--timeout`` passed while another run of
+this checkout is still live: the same "try again later" as ``runctx run`` and the
+pytest plugin), 130 interrupted, 1 error, 2 usage error.
 
 Called from a shell it waits for every other run of this checkout; called from
 inside a run of this checkout (a ``make test`` recipe) it waits only for the
@@ -23,13 +24,14 @@ from runctx.cli.common import (
     source_from,
     viewpoint_from,
 )
+from runctx.exits import EXIT_GAVE_UP_WAITING
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
 from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
 
 EXIT_READY = 0
-EXIT_TIMED_OUT = 124
+EXIT_TIMED_OUT = EXIT_GAVE_UP_WAITING
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
@@ -39,14 +41,17 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         help=summary,
         description=(
             "Block until no other test run of this checkout is live. Exit 0 when ready, "
-            "124 when --timeout passed first, 130 when interrupted."
+            f"{EXIT_GAVE_UP_WAITING} when --timeout passed first, 130 when interrupted."
         ),
     )
     parser.add_argument(
         "--timeout",
         type=duration,
         metavar="DURATION",
-        help="give up after DURATION (seconds, or 30s, 10m, 1h) and exit 124 (default: never)",
+        help=(
+            "give up after DURATION (seconds, or 30s, 10m, 1h) and exit "
+            f"{EXIT_GAVE_UP_WAITING} (default: never)"
+        ),
     )
     parser.add_argument(
         "--poll",
@@ -112,7 +117,7 @@ class Progress:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Wait; exit 0 when ready, 124 on timeout (KeyboardInterrupt goes up as 130)."""
+    """Wait; exit 0 when ready, 75 on timeout (KeyboardInterrupt goes up as 130)."""
     source = source_from(args)
     here = viewpoint_from(args)
     progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)

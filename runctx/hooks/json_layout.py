@@ -25,6 +25,9 @@ Result = TypeVar("Result")
 JSONObject = dict[str, object]
 
 _SPACE = re.compile(r"[ \t\n\r]*")
+# Possessive quantifiers (``*+``): a comment is taken whole or not at all, so no
+# backtracking can end one early and read its text (a "}" in "// foo }") as JSON.
+_SPACE_AND_COMMENTS = re.compile(r"(?:[ \t\n\r]|//[^\n]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _CONSTANTS = {"true": True, "false": False, "null": None}
@@ -55,11 +58,6 @@ class Node:
 Part = tuple[str | None, int, Node]
 
 
-def _space(text: str, at: int) -> int:
-    match = _SPACE.match(text, at)
-    return match.end() if match else at
-
-
 def _number(literal: str) -> object:
     if any(mark in literal for mark in ".eE"):
         value = float(literal)
@@ -70,87 +68,148 @@ def _number(literal: str) -> object:
     return int(literal)
 
 
-def parse(text: str) -> Node:
-    """The span tree of the one JSON value in ``text`` (strict JSON; ValueError otherwise)."""
-    at = _space(text, 0)
-    node, at = _value(text, at)
-    if _space(text, at) != len(text):
-        msg = f"extra data at {at}"
+def parse(text: str, *, comments: bool = False, trailing_commas: bool = False) -> Node:
+    """The span tree of the one JSON value in ``text`` (ValueError when it is not one).
+
+    Strict JSON, but for ``comments`` (``//`` to the end of the line, ``/* */``)
+    wherever whitespace may stand, and ``trailing_commas`` (one ``,`` before a
+    closing ``}`` or ``]``), each only when asked for. Both stay in the text:
+    comments are in the spans between values, which rendering copies.
+    """
+    return _Parser(text, comments=comments, trailing_commas=trailing_commas).document()
+
+
+class _Parser:
+    def __init__(self, text: str, *, comments: bool, trailing_commas: bool) -> None:
+        self.text = text
+        self.space = _SPACE_AND_COMMENTS if comments else _SPACE
+        self.trailing_commas = trailing_commas
+
+    def document(self) -> Node:
+        text = self.text
+        node, at = self.value(self.skip(0))
+        if self.skip(at) != len(text):
+            msg = f"extra data at {at}"
+            raise ValueError(msg)
+        return node
+
+    def skip(self, at: int) -> int:
+        match = self.space.match(self.text, at)
+        return match.end() if match else at
+
+    def value(self, at: int) -> tuple[Node, int]:
+        text = self.text
+        if at >= len(text):
+            msg = "unexpected end of text"
+            raise ValueError(msg)
+        char = text[at]
+        if char == "{":
+            return self.object(at)
+        if char == "[":
+            return self.array(at)
+        if char == '"':
+            value, end = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
+            return Node(at, end, value, []), end
+        for literal, constant in _CONSTANTS.items():
+            if text.startswith(literal, at):
+                end = at + len(literal)
+                return Node(at, end, constant, []), end
+        match = _NUMBER.match(text, at)
+        if match and match.end() > at:
+            return Node(at, match.end(), _number(match.group()), []), match.end()
+        msg = f"unexpected character at {at}"
         raise ValueError(msg)
-    return node
 
-
-def _value(text: str, at: int) -> tuple[Node, int]:
-    if at >= len(text):
-        msg = "unexpected end of text"
-        raise ValueError(msg)
-    char = text[at]
-    if char == "{":
-        return _object(text, at)
-    if char == "[":
-        return _array(text, at)
-    if char == '"':
-        value, end = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
-        return Node(at, end, value, []), end
-    for literal, constant in _CONSTANTS.items():
-        if text.startswith(literal, at):
-            end = at + len(literal)
-            return Node(at, end, constant, []), end
-    match = _NUMBER.match(text, at)
-    if match and match.end() > at:
-        return Node(at, match.end(), _number(match.group()), []), match.end()
-    msg = f"unexpected character at {at}"
-    raise ValueError(msg)
-
-
-def _object(text: str, start: int) -> tuple[Node, int]:
-    document: dict[str, object] = {}
-    parts: list[Part] = []
-    at = _space(text, start + 1)
-    if text.startswith("}", at):
-        return Node(start, at + 1, document, parts), at + 1
-    while True:
-        if not text.startswith('"', at):
-            msg = f"expected a key at {at}"
-            raise ValueError(msg)
-        key_start = at
-        key, at = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
-        at = _space(text, at)
-        if not text.startswith(":", at):
-            msg = f"expected ':' at {at}"
-            raise ValueError(msg)
-        child, at = _value(text, _space(text, at + 1))
-        if key in document:
-            msg = f"duplicate key {key!r}"
-            raise ValueError(msg)
-        document[key] = child.value
-        parts.append((key, key_start, child))
-        at = _space(text, at)
+    def object(self, start: int) -> tuple[Node, int]:
+        text = self.text
+        document: dict[str, object] = {}
+        parts: list[Part] = []
+        at = self.skip(start + 1)
         if text.startswith("}", at):
             return Node(start, at + 1, document, parts), at + 1
-        if not text.startswith(",", at):
-            msg = f"expected ',' or '}}' at {at}"
-            raise ValueError(msg)
-        at = _space(text, at + 1)
+        while True:
+            if not text.startswith('"', at):
+                msg = f"expected a key at {at}"
+                raise ValueError(msg)
+            key_start = at
+            key, at = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
+            at = self.skip(at)
+            if not text.startswith(":", at):
+                msg = f"expected ':' at {at}"
+                raise ValueError(msg)
+            child, at = self.value(self.skip(at + 1))
+            if key in document:
+                msg = f"duplicate key {key!r}"
+                raise ValueError(msg)
+            document[key] = child.value
+            parts.append((key, key_start, child))
+            at = self.skip(at)
+            if text.startswith("}", at):
+                return Node(start, at + 1, document, parts), at + 1
+            if not text.startswith(",", at):
+                msg = f"expected ',' or '}}' at {at}"
+                raise ValueError(msg)
+            at = self.skip(at + 1)
+            if self.trailing_commas and text.startswith("}", at):
+                return Node(start, at + 1, document, parts), at + 1
 
-
-def _array(text: str, start: int) -> tuple[Node, int]:
-    items: list[object] = []
-    parts: list[Part] = []
-    at = _space(text, start + 1)
-    if text.startswith("]", at):
-        return Node(start, at + 1, items, parts), at + 1
-    while True:
-        child, at = _value(text, at)
-        items.append(child.value)
-        parts.append((None, child.start, child))
-        at = _space(text, at)
+    def array(self, start: int) -> tuple[Node, int]:
+        text = self.text
+        items: list[object] = []
+        parts: list[Part] = []
+        at = self.skip(start + 1)
         if text.startswith("]", at):
             return Node(start, at + 1, items, parts), at + 1
-        if not text.startswith(",", at):
-            msg = f"expected ',' or ']' at {at}"
-            raise ValueError(msg)
-        at = _space(text, at + 1)
+        while True:
+            child, at = self.value(at)
+            items.append(child.value)
+            parts.append((None, child.start, child))
+            at = self.skip(at)
+            if text.startswith("]", at):
+                return Node(start, at + 1, items, parts), at + 1
+            if not text.startswith(",", at):
+                msg = f"expected ',' or ']' at {at}"
+                raise ValueError(msg)
+            at = self.skip(at + 1)
+            if self.trailing_commas and text.startswith("]", at):
+                return Node(start, at + 1, items, parts), at + 1
+
+
+_EXTRAS = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"'  # a string: copied as it is
+    r"|(?P<comment>//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)"
+    r"|(?P<comma>,)(?=(?:[ \t\n\r]|//[^\n]*+|/\*(?:[^*]|\*(?!/))*+\*/)*+[}\]])"
+)
+
+
+def to_strict(text: str, *, comments: bool, trailing_commas: bool) -> str:
+    """``text`` with its comments and trailing commas (where allowed) blanked out.
+
+    Each is replaced by spaces (a comment's newlines kept), so positions in an
+    error message still point into the file. What is not allowed stays, for
+    the strict parser to refuse. ValueError for a comment that never ends.
+    """
+
+    def blank(found: re.Match[str]) -> str:
+        if found.group("comment") is not None and comments:
+            return re.sub(r"[^\n]", " ", found.group())
+        if found.group("comma") is not None and trailing_commas:
+            return " "
+        return found.group()
+
+    strict = _EXTRAS.sub(blank, text)
+    if comments and "/*" in _EXTRAS.sub("", strict):
+        position = strict.find("/*")
+        msg = f"a comment that never ends at {position}"
+        raise ValueError(msg)
+    return strict
+
+
+def has_extras(text: str, *, comments: bool, trailing_commas: bool) -> bool:
+    """Whether ``text`` holds a comment or a trailing comma that it may hold."""
+    if not (comments or trailing_commas):
+        return False
+    return to_strict(text, comments=comments, trailing_commas=trailing_commas) != text
 
 
 # --------------------------------------------------------------------------- rendering
@@ -171,6 +230,24 @@ def _line_indent(text: str, at: int) -> str:
     line_start = text.rfind("\n", 0, at) + 1
     line = text[line_start:at]
     return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _indent_of_last_line(text: str) -> str:
+    """The spaces and tabs that start the last line of ``text``."""
+    line = text.rsplit("\n", 1)[1]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _new_gap(gap: str, item_indent: str | None) -> str:
+    """What separates a new item from the one before.
+
+    ``gap`` (the last one in the container) when it is only a comma and
+    whitespace; else, since it holds a comment that belongs to its
+    neighbours, a plain comma and line break.
+    """
+    if _SPACE.fullmatch(gap, 1) and gap.startswith(","):
+        return gap
+    return "," + ("\n" + item_indent if item_indent is not None else " ")
 
 
 class _Renderer:
@@ -254,8 +331,13 @@ class _Renderer:
             lead = "" if self.compact else "\n" + outer + self.unit
             trail = "" if self.compact else "\n" + outer
             gaps = []
-        item_indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
-        default_gap = gaps[-1] if gaps else ("," + lead if item_indent is not None else ", ")
+        item_indent = _indent_of_last_line(lead) if "\n" in lead else None
+        if gaps:
+            default_gap = _new_gap(gaps[-1], item_indent)
+        elif item_indent is not None:
+            default_gap = _new_gap("," + lead, item_indent)
+        else:
+            default_gap = ", "
         colon = ": "
         if parts and parts[0][0] is not None:
             key_end = scanstring(text, parts[0][1] + 1, True)[1]  # noqa: FBT003
@@ -276,20 +358,30 @@ class _Renderer:
         return opening + lead + "".join(pieces) + trail + closing
 
 
-def edit(
+class LayoutLostError(ValueError):
+    """The change cannot be written keeping the text's comments or trailing commas."""
+
+
+def edit(  # noqa: PLR0913 - the two extras are the format's, not the edit's
     text: str,
     change: Callable[[JSONObject], Result],
     unit: str,
     whole: Callable[[JSONObject], str],
+    *,
+    comments: bool = False,
+    trailing_commas: bool = False,
 ) -> tuple[JSONObject, str, Result]:
     """Apply ``change`` to the JSON object in ``text``; the new text keeps what was not changed.
 
     ``change(document)`` edits the document in place and returns a result.
     Returns the document, its new text, and that result. When the new text
     would not parse back to exactly the changed document, ``whole(document)``
-    writes it anew instead. ValueError when ``text`` is not one JSON object.
+    writes it anew instead, unless ``text`` holds comments or trailing commas
+    (allowed by ``comments``, ``trailing_commas``), which writing it anew would
+    lose: then :class:`LayoutLostError`. ValueError when ``text`` is not one
+    JSON object.
     """
-    root = parse(text)
+    root = parse(text, comments=comments, trailing_commas=trailing_commas)
     document = root.value
     if not isinstance(document, dict):
         msg = "not a JSON object"
@@ -299,8 +391,12 @@ def edit(
     try:
         body = _Renderer(text, unit, compact=compact).render(root, document)
         rendered = text[: root.start] + body + text[root.end :]
-        if json.loads(rendered) == document:
+        strict = to_strict(rendered, comments=comments, trailing_commas=trailing_commas)
+        if json.loads(strict) == document:
             return document, rendered, result
     except (ValueError, RecursionError):
         pass
+    if has_extras(text, comments=comments, trailing_commas=trailing_commas):
+        msg = "the change cannot keep the text's comments or trailing commas"
+        raise LayoutLostError(msg)
     return document, whole(document), result

@@ -5,11 +5,18 @@ is an agent's name (``claude``, ``codex``, ``gemini``, ``cursor``,
 ``copilot``), optionally with the suffix of another hook of that agent
 (``claude-session-start``, ``gemini-after``): see :mod:`runctx.hooks.agents`.
 
+Run by hand on a terminal (stdin is a terminal, so no agent is sending a
+payload), a hook that cannot work says so and exits 2 (:data:`EXIT_BY_HAND`):
+a mistyped face (``runctx hook claud``) is seen the moment someone tries it,
+instead of protecting nothing in silence. Inside an agent the same mistake
+fails open like everything else, with one line on stderr that names it.
+
 The path for a command that is not a test run decides from the command string
 alone: it reads the payload, asks :mod:`runctx.shell.prefilter`, prints
 nothing and exits 0. It imports only ``json``, ``select``, the agent's module,
 :mod:`runctx.settings` and :mod:`runctx.runners`; the shell parser
-(:mod:`runctx.shell.commands`) only when the command names a runner at all,
+(:mod:`runctx.shell.commands`) only when the command names a runner, or a
+tool that changes an environment (``pip``, ``uv``, ``npm``...), at all,
 the checkout's ``pyproject.toml`` is parsed only when it holds a
 ``[tool.runctx]`` table, and the scan and everything behind it load only for a
 test run.
@@ -37,7 +44,7 @@ from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
-from runctx.shell.prefilter import names_found
+from runctx.shell.prefilter import may_change_environment, names_found
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +67,11 @@ USAGE = (
     "usage: runctx hook FACE < payload.json\n"
     "FACE: an agent (" + ", ".join(AGENT_NAMES) + "), or one of its other hooks\n"
     "Reads an agent's hook payload on stdin and answers in that agent's protocol.\n"
+    "Exit status: 0 in an agent, whatever happens (it fails open, with one line on stderr);\n"
+    "2 when run by hand on a terminal with a face that does not exist or no payload.\n"
 )
+EXIT_BY_HAND = 2
+"""A hook run by hand on a terminal that cannot work (a usage error): exit 2, not 0."""
 
 
 class HookError(Exception):
@@ -72,8 +83,10 @@ class _DeadlineError(HookError):
 
 
 def main(argv: Sequence[str]) -> int:
-    """Run one hook; always exit 0 (see the module docstring)."""
+    """Run one hook; exit 0, or 2 when a person ran it on a terminal (module docstring)."""
     began = time.monotonic()
+    if list(argv) not in (["-h"], ["--help"]) and _on_a_terminal():
+        return _by_hand(list(argv))
     try:
         reply = _answer(list(argv), began)
     except BaseException as error:  # noqa: BLE001 - failing open is the contract
@@ -85,6 +98,41 @@ def main(argv: Sequence[str]) -> int:
         except (OSError, ValueError) as error:
             _fail_open(HookError(f"cannot write the reply to stdout: {_why(error)}"))
     return 0
+
+
+def _on_a_terminal() -> bool:
+    """Whether stdin is a terminal: a person typed the command, no agent is piping a payload."""
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def _by_hand(argv: list[str]) -> int:
+    """What a person who runs ``runctx hook ...`` on a terminal is told; exit 2."""
+    found = face_of(argv[0]) if len(argv) == 1 else None
+    if found is None:
+        problem = _unknown_face(argv)
+    else:
+        problem = (
+            f"runctx hook {argv[0]} reads the JSON payload an agent sends on stdin, and "
+            "stdin is a terminal. Pipe a payload in to try it (see docs/hooks.md)"
+        )
+    from runctx.present.escape import visible  # noqa: PLC0415 - loaded already by the agents
+
+    try:  # noqa: SIM105 - contextlib is not loaded on the hook's path
+        _emit(2, f"runctx hook: error: {visible(problem)}\n{USAGE}")
+    except (OSError, ValueError):
+        pass
+    return EXIT_BY_HAND
+
+
+def _unknown_face(argv: list[str]) -> str:
+    given = " ".join(argv) or "nothing"
+    return (
+        f"unknown hook {given!r}: this hook is misconfigured and checks nothing "
+        f"(known: {', '.join(all_faces())})"
+    )
 
 
 def _why(error: BaseException) -> str:
@@ -136,9 +184,7 @@ def _answer(argv: list[str], began: float) -> str | None:
         return USAGE.rstrip("\n")
     found = face_of(argv[0]) if len(argv) == 1 else None
     if found is None:
-        given = " ".join(argv) or "nothing"
-        msg = f"unknown hook {given!r}; known: {', '.join(all_faces())}"
-        raise HookError(msg)
+        raise HookError(_unknown_face(argv))
     agent, kind = found
     deadline = began + _deadline_seconds()
     payload = _payload(read_input(deadline))  # bounded by the same deadline on its own
@@ -152,13 +198,16 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
     if kind == AFTER_TOOL:
         return _after_tool(agent, payload)
     read = agent.PRE_TOOL_FACE.read(payload)
-    invocations = test_runs(*read) if read is not None else ()
-    if not invocations:
+    if read is None:
+        return None
+    invocations = test_runs(*read)
+    changes = _environment_changes(*read)
+    if not invocations and not changes:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
     session = _agent_session(agent, payload)
-    decision = policy.decide(invocations, session=session)
+    decision = policy.decide(invocations, changes=changes, environments=True, session=session)
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
 
 
@@ -203,6 +252,20 @@ test_runs.__test__ = False  # type: ignore[attr-defined]  # not a pytest test fu
 def _settings(cwd: str) -> Settings:
     """The settings of the checkout ``cwd`` is in (the one rule), with the user's own."""
     return settings_for(checkout_root(cwd))
+
+
+def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
+
+    Plain substring tests first (:func:`may_change_environment`): a command
+    that names no such tool imports and reads nothing more.
+    """
+    if not may_change_environment(command):
+        return ()
+    from runctx.runners.installers import INSTALLER_PATTERNS  # noqa: PLC0415 - a tool is named
+    from runctx.shell.commands import test_invocations  # noqa: PLC0415
+
+    return test_invocations(command, cwd, INSTALLER_PATTERNS)
 
 
 def _session(agent: Agent, payload: JSONObject) -> str | None:

@@ -8,10 +8,17 @@ The rules, for every agent:
   ``{"a":1}`` stays compact, ``"\u00e9"`` stays escaped,
   :mod:`runctx.hooks.json_layout`); only runctx's own entries are added,
   indented like their neighbours, or removed with their separators.
-- **Idempotent.** An entry counts as present when any handler of the same
-  event already runs ``runctx hook FACE`` (with any prefix: ``runctx``, a path
-  to it, ``uv run runctx``...). When nothing needs to change, the file is not
-  written at all, so a second install leaves it byte for byte as it was.
+- **A teammate without runctx is not hurt.** The command written is
+  guarded (:func:`hook_command`): where the program it starts cannot be
+  found, the hook does nothing but write one line on stderr, and exits 0,
+  so a committed settings file never breaks a teammate's agent.
+- **Idempotent, and up to date.** An entry counts as present when any handler
+  of the same event already runs ``runctx hook FACE`` (with any prefix:
+  ``runctx``, a path to it, ``uv run runctx``..., guarded or not). Its command
+  is brought to the form runctx writes now, keeping its prefix, or taking the
+  one given (``runctx install --command PATH`` on an existing install updates
+  it). When nothing needs to change, the file is not written at all, so a
+  second install leaves it byte for byte as it was.
 - **Atomic.** The new text goes to a temporary file in the same directory
   (``.NAME.runctx-tmp-XXXXXXXX``), which is flushed, given the old file's mode
   (and owner, where allowed) and renamed over the old one. A temporary file
@@ -27,9 +34,13 @@ The rules, for every agent:
 - **Racing installs lose nothing.** The read-change-write runs under an
   exclusive ``flock`` on the settings file's directory (no lock file is left
   behind), and the file is re-read under the lock.
-- **A malformed file is never touched.** Invalid JSON (comments included),
-  duplicate keys, or a ``hooks`` of the wrong shape stop with
-  :class:`SettingsFileError`, which says what is wrong and what to add by hand.
+- **A malformed file is never touched.** Invalid JSON, duplicate keys, or a
+  ``hooks`` of the wrong shape stop with :class:`SettingsFileError`, which
+  says what is wrong and what to add by hand. Comments and trailing commas
+  are invalid too, except in the files of an agent that reads them
+  (:attr:`InstallSpec.comments`, :attr:`InstallSpec.trailing_commas`): there
+  they are kept where they were, and a change that cannot keep them is
+  refused rather than made.
 - **Uninstall removes exactly what runctx added**: the handlers that run
   ``runctx hook FACE`` for the agent's faces, then the groups, event lists and
   ``hooks`` object that this removal left empty.
@@ -43,6 +54,7 @@ import fcntl
 import json
 import os
 import re
+import shlex
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
@@ -70,25 +82,75 @@ _OURS = re.compile(
     r"\s*(?P<prefix>[^;&|<>`$()\n]*?)\s+hook\s+(?P<face>[a-z][a-z-]*)"
     r"(?:\s*\|\|\s*true)?\s*"
 )
+_GUARDED = re.compile(
+    r"\s*if command -v (?P<program>[^;&|<>`$()\n]+?) >/dev/null 2>&1; "
+    r"then (?P<inner>[^;&|<>`$()\n]+?); else echo (?P<message>'[^'\n]*') >&2; fi"
+    r"(?:\s*\|\|\s*true)?\s*"
+)
 _RUNCTX = re.compile(r"(?:^|[\s/\"'])runctx(?:\.exe)?[\"']?$")
 FAIL_OPEN_SUFFIX = " || true"
 """Appended where an agent blocks the tool when a hook exits non-zero (Copilot)."""
+
+
+def _parts(command: object) -> tuple[str, str] | None:
+    """The prefix and face of a command that is runctx's own, else None."""
+    if not isinstance(command, str):
+        return None
+    guarded = _GUARDED.fullmatch(command)
+    inner = guarded.group("inner") if guarded is not None else command
+    found = _OURS.fullmatch(inner)
+    if found is None or not _RUNCTX.search(found.group("prefix")):
+        return None
+    return found.group("prefix").strip(), found.group("face")
 
 
 def face_of(command: object) -> str | None:
     """The hook face a handler's command runs, or None when it is not runctx's own.
 
     Only a command that is exactly ``PREFIX hook FACE`` (optionally followed by
-    ``|| true``), whose prefix ends in the ``runctx`` program, is runctx's: a
-    user's own command that merely contains one (``audit.sh && runctx hook
-    claude``) is theirs, never replaced or removed.
+    ``|| true``), whose prefix ends in the ``runctx`` program, or that command
+    in the guard :func:`hook_command` writes, is runctx's: a user's own command
+    that merely contains one (``audit.sh && runctx hook claude``) is theirs,
+    never replaced or removed.
     """
-    if not isinstance(command, str):
-        return None
-    found = _OURS.fullmatch(command)
-    if found is None or not _RUNCTX.search(found.group("prefix")):
-        return None
-    return found.group("face")
+    parts = _parts(command)
+    return None if parts is None else parts[1]
+
+
+def prefix_of(command: object) -> str | None:
+    """How a command of runctx's own starts runctx (``runctx``, ``/opt/venv/bin/runctx``)."""
+    parts = _parts(command)
+    return None if parts is None else parts[0]
+
+
+def missing_message(face: str) -> str:
+    """The one stderr line of a hook whose program cannot be found on this machine."""
+    return (
+        f"runctx hook {face}: runctx is not installed here; test runs are not checked "
+        "(pip install runctx)"
+    )
+
+
+def hook_command(spec: InstallSpec, face: str, prefix: str) -> str:
+    """The shell command a handler runs for ``face``: ``PREFIX hook FACE``, guarded.
+
+    Where the prefix's program cannot be found (a teammate without runctx,
+    a removed environment), the command writes :func:`missing_message` to
+    stderr and exits 0: the agent goes on as without the hook. An agent that
+    blocks the tool on a non-zero exit (Copilot) gets ``|| true`` as well.
+    """
+    try:
+        program = shlex.split(prefix)[0]
+    except (ValueError, IndexError):
+        program = prefix.split(maxsplit=1)[0] if prefix.split() else prefix
+    command = (
+        f"if command -v {shlex.quote(program)} >/dev/null 2>&1; "
+        f"then {prefix} hook {face}; "
+        f"else echo {shlex.quote(missing_message(face))} >&2; fi"
+    )
+    if spec.blocks_on_failure:
+        command += FAIL_OPEN_SUFFIX
+    return command
 
 
 def handler(spec: InstallSpec, entry: HookEntry, prefix: str) -> JSONObject:
@@ -98,10 +160,7 @@ def handler(spec: InstallSpec, entry: HookEntry, prefix: str) -> JSONObject:
         made["type"] = "command"
     if entry.name is not None:
         made["name"] = entry.name
-    command = f"{prefix} hook {entry.face}"
-    if spec.blocks_on_failure:
-        command += FAIL_OPEN_SUFFIX
-    made[spec.command_key] = command
+    made[spec.command_key] = hook_command(spec, entry.face, prefix)
     if spec.timeout_key is not None and spec.timeout is not None:
         made[spec.timeout_key] = spec.timeout
     return made
@@ -157,12 +216,21 @@ def _no_constant(name: str) -> object:
     raise ValueError(msg)
 
 
-def parse(text: str, path: str) -> JSONObject:
+def parse(text: str, path: str, spec: InstallSpec | None = None) -> JSONObject:
     """The settings object in ``text``; an empty file is ``{}``.
 
     Strict JSON only: duplicate keys, ``NaN``/``Infinity`` and numbers that do
     not fit a float are refused, since writing the file back could not keep them.
+    Comments and trailing commas only where ``spec``'s agent reads them.
     """
+    comments = spec is not None and spec.comments
+    trailing_commas = spec is not None and spec.trailing_commas
+    if comments or trailing_commas:
+        try:
+            text = json_layout.to_strict(text, comments=comments, trailing_commas=trailing_commas)
+        except ValueError as error:
+            msg = f"{path} is not valid JSON ({error}); runctx leaves it alone"
+            raise SettingsFileError(msg) from None
     if not text.strip():
         return {}
     try:
@@ -173,10 +241,11 @@ def parse(text: str, path: str) -> JSONObject:
             parse_constant=_no_constant,
         )
     except (ValueError, RecursionError) as error:
+        allowed = _allowed_extras(spec)
         msg = (
             f"{path} is not valid JSON ({error}); runctx does not rewrite it, so that "
-            "nothing in it is lost (comments included). Fix it, or add the hooks by hand "
-            "(see the ready files in runctx's hooks/ directory)"
+            f"nothing in it is lost. {allowed}Fix it, or add the hooks by hand "
+            "(runctx install AGENT --dry-run prints them)"
         )
         raise SettingsFileError(msg) from None
     if not isinstance(document, dict):
@@ -185,6 +254,17 @@ def parse(text: str, path: str) -> JSONObject:
         )
         raise SettingsFileError(msg)
     return document
+
+
+def _allowed_extras(spec: InstallSpec | None) -> str:
+    """What the agent's files may hold beyond strict JSON, said in the refusal."""
+    if spec is None or not (spec.comments or spec.trailing_commas):
+        return "Its agent reads strict JSON only: no comments, no trailing commas. "
+    if spec.comments and not spec.trailing_commas:
+        return "Its agent reads comments (// and /* */) but no trailing commas. "
+    if spec.trailing_commas and not spec.comments:
+        return "Its agent reads trailing commas but no comments. "
+    return ""
 
 
 def _indent(text: str) -> int | str:
@@ -229,9 +309,34 @@ def _handlers(spec: InstallSpec, items: list[object]) -> Iterator[object]:
             yield from item["hooks"]
 
 
-def install(spec: InstallSpec, document: JSONObject, prefix: str, path: str) -> list[HookEntry]:
-    """Add the entries of ``spec`` that are missing; return those added."""
-    added = []
+@attrs.frozen
+class Installed:
+    """What an install did to a document: the entries added, and those brought up to date."""
+
+    added: tuple[HookEntry, ...]
+    updated: tuple[HookEntry, ...]
+
+    @property
+    def changed(self) -> bool:
+        """Whether the install changed anything."""
+        return bool(self.added or self.updated)
+
+
+def install(
+    spec: InstallSpec,
+    document: JSONObject,
+    prefix: str,
+    path: str,
+    *,
+    keep_prefix: bool = True,
+) -> Installed:
+    """Add the entries of ``spec`` that are missing, bring present ones up to date.
+
+    A present entry's command becomes :func:`hook_command` with its own prefix
+    (``keep_prefix``), or with ``prefix`` when the prefix was asked for.
+    """
+    added: list[HookEntry] = []
+    updated: list[HookEntry] = []
     if spec.version is not None and "version" not in document and not document:
         document["version"] = spec.version
     hooks = _events(document, path, create=True)
@@ -243,13 +348,40 @@ def install(spec: InstallSpec, document: JSONObject, prefix: str, path: str) -> 
                 f"{path}: 'hooks.{entry.event}' is a JSON {type(items).__name__}, expected an array"
             )
             raise SettingsFileError(msg)
-        if any(handler_face(spec, h) == entry.face for h in _handlers(spec, items)):
+        present = [h for h in _handlers(spec, items) if handler_face(spec, h) == entry.face]
+        if not present:
+            items.append(hook_item(spec, entry, prefix))
+            added.append(entry)
             continue
-        items.append(hook_item(spec, entry, prefix))
-        added.append(entry)
+        updated.extend(
+            entry
+            for found in present
+            if _bring_up_to_date(spec, entry, found, prefix, keep_prefix=keep_prefix)
+        )
     if spec.version is not None:
         document.setdefault("version", spec.version)
-    return added
+    return Installed(added=tuple(added), updated=tuple(updated))
+
+
+def _bring_up_to_date(
+    spec: InstallSpec, entry: HookEntry, found: object, prefix: str, *, keep_prefix: bool
+) -> bool:
+    """Give a present handler the command runctx writes now; whether it changed.
+
+    Only the agent's own command key is rewritten (a ``powershell`` command,
+    say, is left as it was: the guard is shell code).
+    """
+    if not isinstance(found, dict):
+        return False
+    command = found.get(spec.command_key)
+    if face_of(command) != entry.face:
+        return False
+    own = prefix_of(command) if keep_prefix else None
+    wanted = hook_command(spec, entry.face, own or prefix)
+    if command == wanted:
+        return False
+    found[spec.command_key] = wanted
+    return True
 
 
 def uninstall(spec: InstallSpec, document: JSONObject, path: str) -> int:
@@ -445,19 +577,62 @@ def _sync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def update(
+def _missing_directories(directory: str) -> list[str]:
+    """The directories ``os.makedirs(directory)`` would create, deepest first."""
+    missing = []
+    while directory and not os.path.lexists(directory):
+        missing.append(directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return missing
+
+
+def _remove_empty_directories(directory: str, stop_at: str | None, created: list[str]) -> None:
+    """Remove ``directory`` and its parents while they are empty.
+
+    Those this update created, and, up to ``stop_at`` (not included), those
+    an uninstall left empty. ``os.rmdir`` never removes a directory that
+    holds anything.
+    """
+    stop = os.path.realpath(stop_at) if stop_at else None
+    current = directory
+    while True:
+        if current not in created and (stop is None or not _is_below(current, stop)):
+            return
+        try:
+            os.rmdir(current)  # only ever removes an empty directory
+        except OSError:
+            return
+        parent = os.path.dirname(current)
+        if parent == current:
+            return
+        current = parent
+
+
+def _is_below(path: str, top: str) -> bool:
+    return path != top and path.startswith(top.rstrip("/") + "/")
+
+
+def update(  # noqa: PLR0913 - each keyword is its own choice
     path: str,
     change: Callable[[JSONObject, str], tuple[object, bool]],
     *,
     dry_run: bool = False,
     remove_when: Callable[[JSONObject], bool] | None = None,
+    spec: InstallSpec | None = None,
+    prune_up_to: str | None = None,
 ) -> Update:
     """Apply ``change`` to the settings object in ``path``, atomically and under a lock.
 
     ``change(document, path)`` edits the document in place and returns a result
     and whether it changed anything. ``remove_when(document)`` True after a
-    change removes the file instead of writing it. Missing parent directories
-    are created (not for a dry run).
+    change removes the file instead of writing it, and then its directories
+    that this left empty, up to ``prune_up_to`` (not included). Missing parent
+    directories are created for a write, and removed again when nothing was
+    written (not even created for a dry run). ``spec``: the agent's file
+    format (comments, trailing commas).
     """
     target = os.path.realpath(path)
     if os.path.islink(path) and not os.path.lexists(target):
@@ -465,17 +640,39 @@ def update(
         raise SettingsFileError(msg)
     directory = os.path.dirname(target)
     if dry_run and not os.path.isdir(directory):
-        return _apply(target, None, change, remove_when)
+        return _apply(target, None, change, remove_when, spec)
+    created = _missing_directories(directory)
     try:
         os.makedirs(directory, exist_ok=True)
     except OSError as error:
         msg = f"cannot create {directory}: {error.strerror or error}"
         raise SettingsFileError(msg) from None
     try:
+        outcome = _update_locked(target, change, remove_when, spec, dry_run=dry_run)
+    except BaseException:
+        if not os.path.lexists(target):
+            _remove_empty_directories(directory, None, created)
+        raise
+    if not os.path.lexists(target):
+        removed_file = outcome.changed and outcome.after is None and not dry_run
+        _remove_empty_directories(directory, prune_up_to if removed_file else None, created)
+    return outcome
+
+
+def _update_locked(
+    target: str,
+    change: Callable[[JSONObject, str], tuple[object, bool]],
+    remove_when: Callable[[JSONObject], bool] | None,
+    spec: InstallSpec | None,
+    *,
+    dry_run: bool,
+) -> Update:
+    directory = os.path.dirname(target)
+    try:
         with _locked(directory):
             if not dry_run:
                 _remove_stale_temporaries(directory, os.path.basename(target))
-            outcome = _apply(target, _read(target), change, remove_when)
+            outcome = _apply(target, _read(target), change, remove_when, spec)
             if not outcome.changed:
                 return outcome
             _check_replaceable(target)
@@ -497,22 +694,40 @@ def _apply(
     before: str | None,
     change: Callable[[JSONObject, str], tuple[object, bool]],
     remove_when: Callable[[JSONObject], bool] | None,
+    spec: InstallSpec | None = None,
 ) -> Update:
+    comments = spec is not None and spec.comments
+    trailing_commas = spec is not None and spec.trailing_commas
     if before is None or not before.strip():
-        document = parse(before or "", path)
+        document = parse(before or "", path, spec)
         result, changed = change(document, path)
         after = settings_text(document, before)
     else:
-        parse(before, path)  # strict, with the error that says what is wrong
+        parse(before, path, spec)  # strict, with the error that says what is wrong
         try:
             document, after, (result, changed) = json_layout.edit(
                 before,
                 lambda found: change(found, path),
                 _unit(before),
                 lambda found: settings_text(found, before),
+                comments=comments,
+                trailing_commas=trailing_commas,
             )
+        except json_layout.LayoutLostError:
+            msg = (
+                f"{path}: runctx cannot make this change and keep the file's comments "
+                "where they are, so it leaves the file as it was. Add the hooks by hand "
+                "(runctx install AGENT --dry-run on an empty file shows them)"
+            )
+            raise SettingsFileError(msg) from None
         except (ValueError, RecursionError):  # the layout parser gave up: the values are kept
-            document = parse(before, path)
+            if json_layout.has_extras(before, comments=comments, trailing_commas=trailing_commas):
+                msg = (
+                    f"{path}: runctx cannot edit this file and keep its comments, so it "
+                    "leaves it as it was. Add the hooks by hand"
+                )
+                raise SettingsFileError(msg) from None
+            document = parse(before, path, spec)
             result, changed = change(document, path)
             after = settings_text(document, before)
     if not changed:

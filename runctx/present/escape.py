@@ -24,6 +24,11 @@ a reader only through one of these functions, one per face:
 - :func:`hook_json`: a hook's reply: JSON whose strings went through
   :func:`visible_lines`, written in ASCII, so that it holds neither a control
   character nor a lone surrogate, and every strict JSON parser accepts it.
+- :func:`metric_label`: a label value in OpenMetrics (and Prometheus) text:
+  escaped by :func:`visible` (the format has no escape for a control
+  character, and a person may read the text on a terminal), then with the
+  format's own escapes (``\\`` and ``\"``), so that no value can end its
+  quotes or its line.
 
 Imported on the hook's hot path: the standard library's ``json`` only
 (``base64`` is imported by the JSON face when a value needs it).
@@ -130,6 +135,16 @@ def _visible_strings(value: object) -> object:
 def hook_json(value: object) -> str:
     """A hook reply as JSON text: every string escaped for display, ASCII only."""
     return json.dumps(_visible_strings(value), ensure_ascii=True)
+
+
+def metric_label(text: str) -> str:
+    r"""``text`` as the inside of an OpenMetrics label value (``kind="..."``).
+
+    Printable, as :func:`visible` makes it (``\x1b``, ``\n``, ``\xff`` for a
+    byte that is not UTF-8), then ``\`` and ``"`` escaped as the format says.
+    A parser gives back the visible text; the exact bytes are in the JSON.
+    """
+    return visible(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
 def terminal_bytes(text: str, encoding: str | None) -> bytes:

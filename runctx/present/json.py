@@ -20,7 +20,11 @@ not sampled); ``load.memory`` the box's ``MemTotal`` and ``MemAvailable``.
 ``root_id`` the directory it is (``{"device": ..., "inode": ...}``, ``null``
 when only the text is known); ``deleted`` says a run's root was removed (a
 deleted worktree); ``shares_tree`` that a foreign run is another user's in
-this very checkout.
+this very checkout. ``environment`` is where a run imports from (``kind``:
+``venv``, ``conda``, ``system`` or ``node_modules``; ``prefix`` and its
+``prefix_id``; ``found_by``; ``interpreter``), ``null`` when not known;
+``shares_environment_with`` the pids of runs of other checkouts that import
+from the same one.
 
 Every string is valid UTF-8 (:mod:`runctx.present.escape`). Text read from
 ``/proc`` or the file system that is valid UTF-8 is given exactly; text that is
@@ -41,7 +45,9 @@ import attrs
 
 from runctx.busy import box_pressure, busy_now
 from runctx.checkout import Root
+from runctx.environment import Environment
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
+from runctx.present.schema import SCHEMA_VERSION
 from runctx.report import JudgedRun, Report, StartedBy, Viewpoint
 from runctx.settings import BusyRules
 from runctx.sources.load import Load
@@ -84,6 +90,22 @@ def root_id_json(root: object) -> dict[str, int] | None:
     if directory is None:
         return None
     return {"device": directory[0], "inode": directory[1]}
+
+
+def environment_json(environment: Environment | Unknown) -> dict[str, Any] | None:
+    """Where a run imports from, as JSON; None when it is not known."""
+    if isinstance(environment, Unknown):
+        return None
+    directory = environment.directory_id
+    out: dict[str, Any] = {
+        "kind": environment.kind,
+        "prefix": json_text(environment.prefix),
+        "prefix_id": None if directory is None else {"device": directory[0], "inode": directory[1]},
+        "found_by": environment.found_by,
+        "interpreter": json_text(environment.interpreter),
+    }
+    _add_bytes(out, prefix=environment.prefix, interpreter=environment.interpreter)
+    return out
 
 
 def viewpoint_json(here: Viewpoint) -> dict[str, Any]:
@@ -146,6 +168,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "age_seconds": round(run.age_seconds, 3),
         "cpu_seconds": None if isinstance(run.cpu_seconds, Unknown) else round(run.cpu_seconds, 3),
         "rss_bytes": _known(run.rss_bytes),
+        "environment": environment_json(run.environment),
+        "shares_environment_with": list(run.shares_environment_with),
         "cpu_now": None if isinstance(run.cpu_now, Unknown) else round(run.cpu_now, 3),
         "started_by": started_by_json(run.started_by),
     }
@@ -159,6 +183,7 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         root=run.root,
         cpu_seconds=run.cpu_seconds,
         rss_bytes=run.rss_bytes,
+        environment=run.environment,
         cpu_now=run.cpu_now,
         started_by=run.started_by,
     )
@@ -209,7 +234,7 @@ def visibility_json(visibility: Visibility) -> dict[str, Any]:
 
 
 def report_json(report: Report, busy: BusyRules | None = None) -> dict[str, Any]:
-    """A whole report as JSON.
+    """A whole report as JSON (``runctx/schemas/report.schema.json`` describes it).
 
     With ``busy`` (the checkout's thresholds) it also says whether each run
     is busy now (``runs[].busy_now``, ``null`` when not measured) and whether
@@ -217,6 +242,7 @@ def report_json(report: Report, busy: BusyRules | None = None) -> dict[str, Any]
     """
     runs = [run_json(judged) for judged in report.runs]
     out: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
         "here": viewpoint_json(report.here),
         "runs": runs,
         "load": load_json(report.load),

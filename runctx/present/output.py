@@ -14,6 +14,12 @@ Every text a face writes goes through :mod:`runctx.present.escape` here:
   the first into a quiet exit and the second into that line on stderr.
 - :func:`say` writes a line to stderr, where a failure cannot be reported
   anywhere else, so it is ignored.
+- :func:`write_lines` writes lines of styled spans (:mod:`runctx.present.style`):
+  each span escaped like any text, then, on a terminal that wants it,
+  coloured with runctx's own sequences around the escaped text.
+- :func:`write_file_atomically` replaces a file as a whole (a temporary file
+  beside it, flushed, renamed over it), so a reader (node_exporter's textfile
+  collector) sees the old text or the new, never half of one.
 """
 
 from __future__ import annotations
@@ -23,12 +29,15 @@ import errno
 import json
 import os
 import sys
+import tempfile
 
 from runctx.exceptions import RunctxError
-from runctx.present.escape import json_text, terminal_bytes
+from runctx.present.escape import json_text, terminal_bytes, visible
+from runctx.present.style import RESET, Line, sgr
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import TextIO
 
 
@@ -83,10 +92,14 @@ def _name(stream: TextIO | None) -> str:
     return "stdout"
 
 
-def write_text(text: str, stream: TextIO | None = None) -> None:
-    """Write ``text`` for a person: escaped, encoded for the stream, flushed."""
+def write_text(text: str, stream: TextIO | None = None, *, utf8: bool = False) -> None:
+    """Write ``text`` for a person: escaped, encoded for the stream, flushed.
+
+    ``utf8``: a format that is UTF-8 by definition (OpenMetrics), written as
+    UTF-8 whatever the stream's encoding.
+    """
     stream = sys.stdout if stream is None else stream
-    encoding = getattr(stream, "encoding", None)
+    encoding = "utf-8" if utf8 else getattr(stream, "encoding", None)
     _put(stream, terminal_bytes(text, encoding), _name(stream))
 
 
@@ -121,3 +134,73 @@ def say(text: str, stream: TextIO | None = None) -> None:
     stream = sys.stderr if stream is None else stream
     with contextlib.suppress(OutputError):
         write_text(text + "\n", stream)
+
+
+def write_file_atomically(path: str, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) in one rename; OutputError saying why if not.
+
+    The temporary file is ``.NAME.tmp-XXXXXXXX`` in the same directory (a
+    textfile collector reads ``*.prom`` only, so it never reads it), made
+    readable as a new file would be (``0666`` less the umask), flushed to disk,
+    then renamed over ``path``. On failure it is removed and ``path`` is left
+    as it was.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{name}.tmp-", dir=directory)
+    except OSError as error:
+        msg = f"cannot write {path}: {error.strerror or error}"
+        raise OutputError(msg) from None
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(text.encode("utf-8"))
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(stream.fileno(), 0o666 & ~umask)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        msg = f"cannot write {path}: {error.strerror or error}; it is left as it was"
+        raise OutputError(msg) from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def styled_bytes(lines: Sequence[Line], encoding: str | None, *, color: bool) -> bytes:
+    """The lines as bytes for a stream: each span escaped, then coloured by its role if asked.
+
+    Each span's text goes through :func:`~runctx.present.escape.terminal_bytes`
+    (the one escaping step, then the stream's encoding); the colour sequences
+    are runctx's own, added around the escaped text, so no text of a
+    process's can carry one.
+    """
+    out = bytearray()
+    for number, spans in enumerate(lines):
+        if number:
+            out += b"\n"
+        for span in spans:
+            data = terminal_bytes(visible(span.text), encoding)  # a span is one line
+            start = sgr(span.role) if color else ""
+            if start:
+                out += start.encode("ascii") + data + RESET.encode("ascii")
+            else:
+                out += data
+    return bytes(out)
+
+
+def write_lines(lines: Sequence[Line], stream: TextIO | None = None, *, color: bool) -> None:
+    """Write styled lines (and a final newline) for a person: escaped, coloured if asked."""
+    stream = sys.stdout if stream is None else stream
+    encoding = getattr(stream, "encoding", None)
+    _put(stream, styled_bytes(lines, encoding, color=color) + b"\n", _name(stream))
+
+
+def write_raw(data: bytes, stream: TextIO | None = None) -> None:
+    """Write bytes a face built from escaped text and its own control sequences (a screen)."""
+    _put(sys.stdout if stream is None else stream, data, "stdout")

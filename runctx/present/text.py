@@ -1,81 +1,266 @@
-"""The report as a readable table for a terminal (``runctx status``).
+"""The report as a readable table for a terminal (``runctx status``, ``--watch``).
 
 Every piece of foreign text (an argument, a path, a kind, a reason, a user
 name) goes through :func:`runctx.present.escape.visible` before it reaches a
-cell or a line, so nothing in it can move the cursor or forge a line.
+cell or a line, so nothing in it can move the cursor or forge a line; the
+lines are :mod:`runctx.present.style` spans, coloured only when written to a
+terminal that wants colour.
+
+The table fits a width (:class:`TextOptions`): the fixed columns keep their
+width, and the checkout root and the command share what is left, the root
+cut at its start (``…/src/proj``) and the command at its end. ``wide`` shows
+whole commands. Paths are shown relative to the home directory (``~/src``)
+or, in a command, to the run's checkout (``.venv/bin/pytest``) where that is
+shorter; the JSON keeps them exact.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
+from collections.abc import Mapping
+
+import attrs
 
 from runctx.busy import box_pressure
+from runctx.environment import Environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
+from runctx.present.style import Line, Span, line, plain_text
 from runctx.present.words import describe_starter, human_age, owner_name
+from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
-from runctx.unknown import Unknown
+from runctx.unknown import Reason, Unknown
 
 _GIB = 1024**3
 
-_ARGV_WIDTH = 60
+ELLIPSIS = "…"
+MIN_COMMAND = 12
+"""The fewest characters the command keeps, however narrow the terminal."""
+MIN_ROOT = 12
+INDENT = "  "
+GAP = "  "
 
 
-def command_line(judged: JudgedRun) -> str:
-    """The argv of a run, shortened for a table cell."""
+@attrs.frozen
+class TextOptions:
+    """How the table is laid out.
+
+    ``width``: the characters a line may have (None: no limit). ``wide``:
+    whole commands, however long. ``home``: the directory shown as ``~``.
+    ``marks``: a mark before a run's pid (``+`` for a run that appeared, in
+    ``--watch``), by identity; None for no mark column at all. ``cpu_now``:
+    the CPUs each run kept busy since the last refresh (``--watch``), by
+    identity, shown where the scan did not measure a run's CPU NOW itself;
+    ``cpu_now_seconds`` the time since that refresh.
+    """
+
+    width: int | None = None
+    wide: bool = False
+    home: str | None = None
+    marks: Mapping[ProcIdentity, str] | None = None
+    cpu_now: Mapping[ProcIdentity, float] | None = None
+    cpu_now_seconds: float | None = None
+
+
+def home_directory() -> str | None:
+    """The user's home directory, as ``~`` stands for it (None when unknown or ``/``)."""
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    return home.rstrip("/") if home and home not in ("/", "~") else None
+
+
+def shorter_path(path: str, *, home: str | None, checkout: str | None = None) -> str:
+    """``path`` relative to ``checkout`` or as ``~/...``, whichever is shortest (or as it is)."""
+    candidates = [path]
+    if checkout and checkout != "/":
+        if path == checkout:
+            candidates.append(".")
+        elif path.startswith(checkout.rstrip("/") + "/"):
+            candidates.append(path[len(checkout.rstrip("/")) + 1 :])
+    if home:
+        if path == home:
+            candidates.append("~")
+        elif path.startswith(home + "/"):
+            candidates.append("~" + path[len(home) :])
+    return min(candidates, key=len)
+
+
+def command_line(judged: JudgedRun, options: TextOptions | None = None) -> str:
+    """The argv of a run for a table cell: escaped, with shorter paths (not yet cut)."""
+    options = options or TextOptions()
     argv = judged.run.argv
     if isinstance(argv, Unknown):
         return visible(str(argv))
-    text = shlex.join(visible(arg) for arg in argv)
-    return text if len(text) <= _ARGV_WIDTH else text[: _ARGV_WIDTH - 1] + "…"
+    root = judged.run.root
+    checkout = None if isinstance(root, Unknown) or getattr(root, "deleted", False) else root
+    words = [
+        shorter_path(arg, home=options.home, checkout=checkout) if arg.startswith("/") else arg
+        for arg in argv
+    ]
+    return " ".join(_quoted(visible(word)) for word in words)
+
+
+def _quoted(word: str) -> str:
+    """A word as a shell would need it, a leading ``~/`` left bare (it means home)."""
+    if word.startswith("~/"):
+        return "~/" + shlex.quote(word[2:]) if word[2:] else "~/"
+    return shlex.quote(word)
+
+
+def root_text(judged: JudgedRun, options: TextOptions) -> str:
+    """The checkout root of a run for a table cell."""
+    root = judged.run.root
+    if isinstance(root, Unknown):
+        return visible(str(root))
+    shown = root.shown
+    return visible(shorter_path(shown, home=options.home) if not root.deleted else shown)
+
+
+def cut_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut at its end with an ellipsis."""
+    return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
+
+
+def cut_start(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut at its start with an ellipsis."""
+    return text if len(text) <= width else ELLIPSIS + text[len(text) - max(width - 1, 0) :]
+
+
+def _cpu_now(judged: JudgedRun, options: TextOptions) -> str:
+    """The CPUs the run kept busy: measured by the scan, else since the last refresh, else -."""
+    run = judged.run
+    if not isinstance(run.cpu_now, Unknown):
+        return f"{run.cpu_now:.2f}"
+    if options.cpu_now is not None and run.identity in options.cpu_now:
+        return f"{options.cpu_now[run.identity]:.2f}"
+    return "-"
+
+
+DROPPED_FIRST = ("ENV", "STARTED BY", "MEMBERS", "CPU", "AGE", "OWNER")
+"""The columns a narrow terminal loses, first to last, before the command is cut too short."""
+
+
+def _room(rows: list[list[str]]) -> int:
+    """What is left for the root and the command (the last two columns) beside the others."""
+    natural = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return -len(INDENT) - len(GAP) * (len(natural) - 1) - sum(natural[:-2])
+
+
+def _fit(rows: list[list[str]], width: int | None, *, wide: bool) -> list[list[str]]:
+    """``rows`` fitted to ``width``.
+
+    The root (next to last) and the command (last) are cut; on a terminal too
+    narrow for both, the least useful columns are left out first.
+    """
+    if width is None or wide:
+        return rows
+    for name in DROPPED_FIRST:
+        if width + _room(rows) >= MIN_ROOT + MIN_COMMAND or name not in rows[0]:
+            continue
+        index = rows[0].index(name)
+        rows = [row[:index] + row[index + 1 :] for row in rows]
+    room = max(width + _room(rows), len("ROOT") + MIN_COMMAND)
+    natural_root = max(len(row[-2]) for row in rows)
+    root_width = min(natural_root, max(MIN_ROOT, room * 2 // 5))
+    command_width = max(MIN_COMMAND, room - root_width)
+    if root_width + command_width > room:
+        root_width = max(len("ROOT"), room - command_width)
+    for row in rows[1:]:
+        row[-2] = cut_start(row[-2], root_width)
+        row[-1] = cut_end(row[-1], command_width)
+    return rows
 
 
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [
-        "  "
-        + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        INDENT
+        + GAP.join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         for row in rows
     ]
 
 
-def _run_rows(runs: tuple[JudgedRun, ...], *, with_reason: bool) -> list[str]:
-    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY", "ROOT"]
-    header.append("COMMAND")
+def environment_cell(environment: Environment | Unknown) -> str:
+    """A run's environment for a table cell: its prefix, ``-`` for none, ``?`` when unreadable."""
+    if isinstance(environment, Environment):
+        return visible(environment.prefix)
+    return "-" if environment.reason in (Reason.ABSENT, Reason.NOT_READ) else "?"
+
+
+def sharing_line(judged: JudgedRun) -> str | None:
+    """The line under a run that shares its environment with runs of other checkouts."""
+    run = judged.run
+    if not run.shares_environment_with or not isinstance(run.environment, Environment):
+        return None
+    pids = ", ".join(str(pid) for pid in run.shares_environment_with)
+    return (
+        f"      shares its environment {visible(run.environment.prefix)} with pid {pids} of "
+        "other checkouts: an install into it by either changes what the other imports"
+    )
+
+
+def _run_rows(
+    runs: tuple[JudgedRun, ...], options: TextOptions, role: str, *, with_reason: bool
+) -> list[Line]:
+    header = ["PID", "KIND", "AGE", "MEMBERS", "CPU", "CPU NOW", "OWNER", "STARTED BY", "ENV"]
+    header.extend(["ROOT", "COMMAND"])
+    marks = options.marks
+    marked = marks is not None
     rows = [header]
     for judged in runs:
         run = judged.run
-        marks = " (orphaned)" if run.orphaned else ""
-        root = visible(str(run.root) if isinstance(run.root, Unknown) else run.root.shown)
-        rows.append(
-            [
-                f"{run.pid}{marks}",
-                visible(run.kind),
-                human_age(run.age_seconds),
-                str(len(run.members)),
-                "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
-                "-" if isinstance(run.cpu_now, Unknown) else f"{run.cpu_now:.2f}",
-                owner_name(run.uid),
-                describe_starter(run.started_by) or "?",
-                root,
-                command_line(judged),
-            ]
-        )
-    lines = _table(rows)
-    if with_reason:
-        out = [lines[0]]
-        for line, judged in zip(lines[1:], runs, strict=True):
-            out.append(line)
-            out.append("      why: " + "; ".join(visible(r) for r in judged.judgement.reasons))
+        orphaned = " (orphaned)" if run.orphaned else ""
+        row = [
+            f"{run.pid}{orphaned}",
+            visible(run.kind),
+            human_age(run.age_seconds),
+            str(len(run.members)),
+            "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
+            _cpu_now(judged, options),
+            owner_name(run.uid),
+            describe_starter(run.started_by) or "?",
+            environment_cell(run.environment),
+            root_text(judged, options),
+            command_line(judged, options),
+        ]
+        rows.append(row)
+    mark_width = 2 if marked else 0
+    width = None if options.width is None else options.width - mark_width
+    rows = _fit(rows, width, wide=options.wide)
+    texts = _table(rows)
+    lines: list[Line] = [line(Span(" " * mark_width + texts[0], "heading"))]
+    for text, judged in zip(texts[1:], runs, strict=True):
+        mark = marks.get(judged.run.identity, "") if marks is not None else ""
+        spans: list[Span] = []
+        if marked:
+            spans.append(Span((mark or " ") + " ", "new" if mark else ""))
+        spans.append(Span(text, role))
+        lines.append(tuple(spans))
+        if with_reason:
+            lines.append(line(Span(" " * mark_width + "      why: " + _reasons(judged), "dim")))
             if judged.shares_tree:
-                out.append(
-                    f"      shares this tree: {owner_name(judged.run.uid)}'s run in this very "
-                    "checkout writes its caches, coverage files and build dirs too"
+                lines.append(
+                    line(
+                        Span(
+                            " "
+                            * mark_width
+                            + f"      shares this tree: {owner_name(judged.run.uid)}'s run in "
+                            "this very checkout writes its caches, coverage files and build dirs "
+                            "too",
+                            "dim",
+                        )
+                    )
                 )
-        return out
+        sharing = sharing_line(judged)
+        if sharing is not None:
+            lines.append(line(Span(" " * mark_width + sharing, "dim")))
     return lines
+
+
+def _reasons(judged: JudgedRun) -> str:
+    return "; ".join(visible(reason) for reason in judged.judgement.reasons)
 
 
 def _memory_part(load: Load) -> str:
@@ -90,7 +275,8 @@ def _memory_part(load: Load) -> str:
     )
 
 
-def _load_line(load: Load) -> str:
+def load_line(load: Load) -> str:
+    """The box's load in one line: usable CPUs, load average, CPU pressure, memory."""
     parts = []
     cpus = load.usable_cpus
     parts.append(f"{cpus} usable CPUs" if not isinstance(cpus, Unknown) else f"usable CPUs {cpus}")
@@ -113,62 +299,107 @@ def _load_line(load: Load) -> str:
     return "Box: " + ", ".join(parts)
 
 
-def report_text(report: Report, busy: BusyRules = DEFAULT_BUSY) -> str:
-    """The whole report as text; ``busy`` says when the box counts as busy."""
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def report_lines(
+    report: Report, options: TextOptions | None = None, busy: BusyRules = DEFAULT_BUSY
+) -> list[Line]:
+    """The whole report as styled lines; ``busy`` says when the box counts as busy."""
+    options = options or TextOptions()
     here = report.here
     root = visible(str(here.root))
-    lines = [f"Viewpoint: {root} as {owner_name(here.uid)} (uid {here.uid})"]
+    if isinstance(here.root, str):
+        root = visible(shorter_path(str(here.root), home=options.home))
+    lines: list[Line] = [line(f"Viewpoint: {root} as {owner_name(here.uid)} (uid {here.uid})")]
     self_run = report.self_run
     ours = report.ours
     foreign = report.foreign
-    lines.append("")
+    lines.append(line())
     if self_run is not None:
         caller = report.self_pid
-        lines.append(f"This run (the calling process {caller} belongs to it):")
-        lines.extend(_run_rows((self_run,), with_reason=False))
-        lines.append("")
+        lines.append(
+            line(Span(f"This run (the calling process {caller} belongs to it):", "heading")),
+        )
+        lines.extend(_run_rows((self_run,), options, "self", with_reason=False))
+        lines.append(line())
     if ours:
-        lines.append(f"Other runs of this checkout ({len(ours)}):")
-        lines.extend(_run_rows(ours, with_reason=False))
+        lines.append(line(Span(f"Other runs of this checkout ({len(ours)}):", "heading")))
+        lines.extend(_run_rows(ours, options, "ours", with_reason=False))
         lines.extend(
-            f"  {judged.run.pid}: identity not fully known, counted as ours: "
-            + "; ".join(visible(reason) for reason in judged.judgement.reasons)
+            line(
+                Span(
+                    f"  {judged.run.pid}: identity not fully known, counted as ours: "
+                    + _reasons(judged),
+                    "dim",
+                )
+            )
             for judged in ours
             if judged.judgement.verdict is Verdict.UNKNOWN
         )
     else:
-        lines.append("Other runs of this checkout: none live.")
-    lines.append("")
+        lines.append(line(Span("Other runs of this checkout: none live.", "heading")))
+    lines.append(line())
     if foreign:
-        lines.append(f"Foreign runs ({len(foreign)}; they share the CPUs, never counted as ours):")
-        lines.extend(_run_rows(foreign, with_reason=True))
+        lines.append(
+            line(
+                Span(
+                    f"Foreign runs ({len(foreign)}; they share the CPUs, never counted as ours):",
+                    "heading",
+                )
+            )
+        )
+        lines.extend(_run_rows(foreign, options, "foreign", with_reason=True))
         shared = report.shared_tree
         if shared:
             pids = ", ".join(str(judged.run.pid) for judged in shared)
+            runs = _plural(len(shared), "foreign run", "foreign runs")
+            verb = "works" if len(shared) == 1 else "work"
             lines.append(
-                f"Shared tree: {len(shared)} foreign run(s) of other users work in this very "
-                f"checkout (pid {pids}): not ours, but they share its files."
+                line(
+                    f"Shared tree: {runs} of other users {verb} in this very checkout "
+                    f"(pid {pids}): not ours, but they share its files."
+                )
             )
     else:
-        lines.append("Foreign runs: none live.")
-    lines.append("")
-    lines.append(_load_line(report.load))
+        lines.append(line(Span("Foreign runs: none live.", "heading")))
+    lines.append(line())
+    lines.extend(_box_lines(report, busy, options))
+    return lines
+
+
+def _box_lines(report: Report, busy: BusyRules, options: TextOptions) -> list[Line]:
+    lines = [line(load_line(report.load))]
     pressure = box_pressure(report.load, busy)
-    lines.append(
-        "Busy now: " + ", ".join(pressure.reasons)
-        if pressure.busy
-        else "Busy now: no (under every busy-box threshold)"
-    )
+    if pressure.busy:
+        lines.append(line(Span("Busy now: " + ", ".join(pressure.reasons), "warning")))
+    else:
+        lines.append(line("Busy now: no (under every busy-box threshold)"))
     window = report.cpu_window
     if not isinstance(window, Unknown):
-        lines.append(f"CPU NOW: CPUs each run kept busy over the last {window:.2f}s")
+        lines.append(line(f"CPU NOW: CPUs each run kept busy over the last {window:.2f}s"))
+    elif options.cpu_now_seconds is not None:
+        since = options.cpu_now_seconds
+        lines.append(
+            line(f"CPU NOW: CPUs each run kept busy since the last refresh, {since:.1f}s ago")
+        )
     visibility = report.visibility
     seen = f"Seen: {visibility.processes_listed} processes via {visibility.source}"
     if visibility.hidepid != "unknown":
         seen += f", /proc hidepid={visible(visibility.hidepid)}"
-    lines.append(seen)
+    lines.append(line(seen))
     if visibility.notes:
-        lines.extend(f"Not seen: {visible(note)}" for note in visibility.notes)
+        lines.extend(
+            line(Span(f"Not seen: {visible(note)}", "warning")) for note in visibility.notes
+        )
     else:
-        lines.append("Not seen: nothing hidden from this scan.")
-    return "\n".join(lines)
+        lines.append(line("Not seen: nothing hidden from this scan."))
+    return lines
+
+
+def report_text(
+    report: Report, busy: BusyRules = DEFAULT_BUSY, options: TextOptions | None = None
+) -> str:
+    """The whole report as plain text (no colour), lines joined."""
+    return plain_text(report_lines(report, options, busy))

@@ -32,6 +32,12 @@ from runctx.settings import BusyRules
 from runctx.started_by import AgentSession, Relation, relation
 from runctx.unknown import Unknown
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.bytecode import StaleModule
+    from runctx.code_origin import CodeCheck, Origin
+    from runctx.environment import Environment
+
 _SECONDS_PER_MINUTE = 60
 _SECONDS_PER_HOUR = 3600
 _SECONDS_PER_DAY = 86400
@@ -59,6 +65,11 @@ def human_age(seconds: float) -> str:
     if whole < _SECONDS_PER_DAY:
         return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
     return f"{whole // 86400}d{whole % 86400 // 3600:02d}h"
+
+
+def plural(count: int, one: str, many: str) -> str:
+    """``1 run``, ``2 runs``: the count and the noun (or phrase) that goes with it."""
+    return f"{count} {one if count == 1 else many}"
 
 
 def owner_name(uid: int | Unknown) -> str:
@@ -266,7 +277,13 @@ def same_checkout_lines(
 ) -> list[str]:
     """Why a new test run should not start now: each run of this checkout, and what to do."""
     count = len(runs)
-    lines = [f"{count} other test run(s) of this checkout are live:"]
+    lines = [
+        plural(
+            count,
+            "other test run of this checkout is live:",
+            "other test runs of this checkout are live:",
+        )
+    ]
     generic: list[JudgedRun] = []
     for judged in runs[:_OURS_NAMED_MAX]:
         line, advice = _ours_line(judged, session)
@@ -293,8 +310,186 @@ def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
     described = "; ".join(
         f"{describe_run(judged)} owned by {owner_name(judged.run.uid)}" for judged in runs
     )
+    live = plural(
+        len(runs),
+        "test run of another user is live in this very checkout",
+        "test runs of another user are live in this very checkout",
+    )
     return (
-        f"{len(runs)} test run(s) of another user are live in this very checkout: {described}. "
+        f"{live}: {described}. "
         "They write its caches and build dirs and leave files you may not own. Wait for them "
         'or ask their owner; to start anyway set on-shared-tree = "warn" in [tool.runctx].'
+    )
+
+
+# --------------------------------------------------------------------------- the code under test
+
+
+def origin_reason(origin: Origin) -> str:
+    """Why a package of the project comes from outside the checkout, in words."""
+    install = origin.install
+    if install is not None and install.editable:
+        return (
+            f"the editable install of {visible(install.name)} {visible(install.version)} in "
+            f"this environment points at {visible(install.source)}"
+        )
+    if install is not None:
+        return (
+            f"it is the copy a non-editable install of {visible(install.name)} "
+            f"{visible(install.version)} made from {visible(install.source)}"
+        )
+    if origin.entry is not None:
+        return f"{visible(origin.entry or '.')} comes before this checkout on sys.path"
+    return "the import system finds it there first"
+
+
+def code_elsewhere_lines(check: CodeCheck, *, after_collection: bool = False) -> list[str]:
+    """What a session should say when the project's packages come from another checkout."""
+    if not check.elsewhere:
+        return []
+    lines = [
+        (
+            f"the code under test is not this checkout's ({visible(check.checkout)}): "
+            f"{len(check.elsewhere)} of its packages come from elsewhere"
+        ),
+    ]
+    for origin in check.elsewhere:
+        verb = "is imported" if origin.imported or after_collection else "will be imported"
+        lines.append(
+            f"  {visible(origin.package)} {verb} from {visible(origin.path)}: "
+            f"{origin_reason(origin)}"
+        )
+    lines.append(
+        "  Tests here would pass or fail on that code, not this checkout's. Give each checkout "
+        "its own environment, or install this checkout into it (which repoints it for every "
+        "run that uses it)."
+    )
+    return lines
+
+
+def stale_reason(stale: StaleModule) -> str:
+    """How a module's code differs from its source on disk, in words."""
+    cache = visible(stale.cache)
+    if stale.how == "served":
+        return (
+            f"its bytecode cache {cache} holds the code of an earlier version with the same "
+            "size and modification second, and was served to this session"
+        )
+    if stale.how == "changed":
+        return (
+            "its source changed on disk after it was imported: the session ran an earlier version"
+        )
+    if stale.how == "unsure":
+        detail = f" ({visible(stale.detail)})" if stale.detail else ""
+        return (
+            "its source changed on disk during the session; which version ran cannot be "
+            f"told{detail}"
+        )
+    return f"not checked: {visible(stale.detail)}"
+
+
+# --------------------------------------------------------------------------- shared environments
+
+
+def describe_environment(environment: Environment) -> str:
+    """``/srv/venv (a venv)``."""
+    kinds = {
+        "venv": "a venv",
+        "conda": "a conda env",
+        "system": "a system Python",
+        "node_modules": "node_modules",
+    }
+    return (
+        f"{visible(environment.prefix)} ({kinds.get(environment.kind, visible(environment.kind))})"
+    )
+
+
+_ENVIRONMENT_RUNS_NAMED = 3
+"""Runs named in a word on an environment; the others are counted."""
+
+
+def _in_checkout(judged: JudgedRun) -> str:
+    """``pid 4121 (pytest, ana, in /src/proj-a)``."""
+    run = judged.run
+    where = visible(str(run.root)) if not isinstance(run.root, Unknown) else "an unknown checkout"
+    return f"pid {run.pid} ({visible(run.kind)}, {owner_name(run.uid)}, in {where})"
+
+
+def _named_runs(runs: tuple[JudgedRun, ...]) -> str:
+    named = "; ".join(_in_checkout(judged) for judged in runs[:_ENVIRONMENT_RUNS_NAMED])
+    more = len(runs) - _ENVIRONMENT_RUNS_NAMED
+    return f"{named}; {more} more" if more > 0 else named
+
+
+def shared_environment_message(environment: Environment, runs: tuple[JudgedRun, ...]) -> str:
+    """Why a test run about to start shares its environment with runs of other checkouts.
+
+    One line, short enough for a note: the runs by pid (``runctx status``
+    shows their checkouts).
+    """
+    noun = "run" if len(runs) == 1 else "runs"
+    pids = ", ".join(str(judged.run.pid) for judged in runs[:_ENVIRONMENT_RUNS_NAMED])
+    more = len(runs) - _ENVIRONMENT_RUNS_NAMED
+    if more > 0:
+        pids += f" and {more} more"
+    return (
+        f"its environment {describe_environment(environment)} is also used by the live test "
+        f"{noun} of another checkout (pid {pids}); an install by either changes what the "
+        "other imports."
+    )
+
+
+def _shared_room(heads: Sequence[str], limit: int) -> list[str]:
+    """``heads`` cut so that together (one per line) they fit ``limit``: short ones whole.
+
+    The room is shared out like water: a line shorter than its share keeps its
+    length and leaves the rest to the longer ones, which are cut to equal shares.
+    """
+    room = limit - (len(heads) - 1)
+    shares: dict[int, int] = {}
+    left = sorted(range(len(heads)), key=lambda index: len(heads[index]))
+    while left:
+        share = room // len(left)
+        index = left[0]
+        if len(heads[index]) <= share:
+            shares[index] = len(heads[index])
+            room -= len(heads[index])
+            left.pop(0)
+            continue
+        for index in left:
+            shares[index] = max(share, len(MORE) + 8)
+        break
+    return [cap(head, shares[index]) for index, head in enumerate(heads)]
+
+
+def merged_notes(notes: Sequence[str], limit: int) -> str:
+    """Several notes in one, within ``limit`` characters, every fact kept.
+
+    Each note's first line states its fact; those come first, each cut to an
+    equal share of the room when they do not all fit, and the notes' further
+    lines follow only as far as the room allows (``runctx status`` has all).
+    """
+    heads = [note.partition("\n")[0] for note in notes]
+    rests = [line for note in notes for line in note.split("\n")[1:] if line]
+    if len("\n".join(heads)) > limit:
+        return cap("\n".join(_shared_room(heads, limit)), limit)
+    lines = list(heads)
+    for line in rests:
+        if len("\n".join([*lines, line])) > limit:
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def environment_change_message(
+    command: str, environment: Environment, runs: tuple[JudgedRun, ...]
+) -> str:
+    """Why a command that changes an environment matters to the live runs that import from it."""
+    noun = "run imports" if len(runs) == 1 else "runs import"
+    shown = command if len(command) <= 80 else command[:79] + "…"  # noqa: PLR2004 - a glance
+    return (
+        f"`{visible(shown)}` changes {describe_environment(environment)}, which the live test "
+        f"{noun} from: {_named_runs(runs)}. Their next imports would get what this installs "
+        "(an editable install repoints them at this checkout's code). Wait for them to end, "
+        "or give each checkout its own environment (on-environment-change: warn, ask or stop)."
     )

@@ -490,3 +490,26 @@ def is_probably_test_command(command: str, patterns: Sequence[RunnerPattern] | N
     from runctx.runners.needles import names_for  # noqa: PLC0415 - light, but only when called
 
     return names_found(command, names_for(patterns))
+
+
+ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
+"""A part of every name in the table of commands that change an environment
+(:data:`runctx.runners.installers.INSTALLER_PATTERNS`): ``pip`` of ``pip3``,
+``npm`` of ``pnpm`` and ``npm-cli.js``. Written out here, so that a command
+that names none of them costs no import at all."""
+
+
+def may_change_environment(command: str) -> bool:
+    """False only if no command that changes an environment can be in ``command``.
+
+    The same rule as :func:`is_probably_test_command`, over
+    :data:`ENVIRONMENT_WORDS`: plain substring tests, and the text once more
+    with quotes, backslashes, ``$`` and line continuations removed.
+    """
+    text = command[:MAX_COMMAND_CHARS]
+    if any(word in text for word in ENVIRONMENT_WORDS):
+        return True
+    if "'" not in text and '"' not in text and "\\" not in text and "$" not in text:
+        return False
+    stripped = text.replace("\\\n", "").translate(_STRIP)
+    return any(word in stripped for word in ENVIRONMENT_WORDS)

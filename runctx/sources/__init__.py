@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
+from runctx.environment import Environment
 from runctx.exceptions import ConfigError
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.sources.load import Load
@@ -49,6 +50,13 @@ class ProcessSource(Protocol):
         The root's markers count when root, the owner or ``viewer_uid`` (default:
         the caller's real uid) made them (:func:`runctx.checkout.rules_for`).
         """
+
+    def environment(
+        self,
+        records: Sequence[ProcRecord],
+        virtual_env: Callable[[ProcIdentity], str | None] | None = None,
+    ) -> Environment | Unknown:
+        """The environment a run's processes import from (the authoritative one first)."""
 
     def load(self) -> Load:
         """Usable CPUs, load average, CPU pressure and memory now."""

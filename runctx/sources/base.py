@@ -8,16 +8,37 @@ process's identity now; :class:`SourceBase` turns those into the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
+from runctx.environment import (
+    MAX_WORDS,
+    Environment,
+    View,
+    is_python_name,
+    process_environment,
+)
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import Reason, Unknown
 
 KERNEL_THREAD = Unknown(Reason.ABSENT, "kernel thread")
 """What reading a kernel thread gives: it is no process a test run can hold."""
 PID_REUSED = Unknown(Reason.GONE, "pid reused or exited during the scan")
+MAX_ENVIRONMENT_PROCESSES = 16
+"""The processes of a run looked at for its environment, the authoritative one first."""
+NO_ENVIRONMENT = Unknown(Reason.ABSENT, "no Python or node process shows one")
+
+
+def _may_show_one(comm: str, argv: Sequence[str]) -> bool:
+    """Whether a process can show an environment: a Python, or a command naming node_modules.
+
+    Decided from what the table read already (the kernel's name of the
+    program, the argv), so that the other processes of a run cost no read.
+    """
+    if is_python_name(comm) or is_python_name(argv[0].rpartition("/")[2]):
+        return True
+    return any("node_modules" in word for word in argv[:MAX_WORDS])
 
 
 class SourceBase:
@@ -53,6 +74,53 @@ class SourceBase:
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
         raise NotImplementedError
+
+    def _executable(self, pid: int) -> tuple[str, tuple[int, int]] | Unknown:
+        """The path of the file ``pid`` executes (as its link names it) and that file's id."""
+        raise NotImplementedError
+
+    def _view(self, pid: int) -> tuple[View, str | None] | Unknown:
+        """How ``pid`` sees paths (its root, its cwd), and its cwd as text when known."""
+        raise NotImplementedError
+
+    def environment(
+        self,
+        records: Sequence[ProcRecord],
+        virtual_env: Callable[[ProcIdentity], str | None] | None = None,
+    ) -> Environment | Unknown:
+        """The environment a run imports from: the first of its processes that shows one.
+
+        ``records`` are the run's processes, the authoritative one first;
+        ``virtual_env`` gives a process's ``$VIRTUAL_ENV`` where it may be
+        read (see :mod:`runctx.environment` for the order of the facts). A
+        process whose pid changed hands while it was read tells nothing.
+        """
+        first_unknown: Unknown | None = None
+        for record in records[:MAX_ENVIRONMENT_PROCESSES]:
+            argv = record.argv
+            if isinstance(argv, Unknown) or not argv or not _may_show_one(record.comm, argv):
+                continue
+            executable = self._executable(record.pid)
+            if isinstance(executable, Unknown):
+                first_unknown = first_unknown or executable
+                continue
+            view = self._view(record.pid)
+            if isinstance(view, Unknown):
+                first_unknown = first_unknown or view
+                continue
+            found = process_environment(
+                view[0],
+                argv,
+                executable=executable[0],
+                executable_id=executable[1],
+                cwd=view[1],
+                virtual_env=virtual_env(record.identity) if virtual_env is not None else None,
+            )
+            if self.current_identity(record.pid) != record.identity:
+                continue
+            if found is not None:
+                return found
+        return first_unknown or NO_ENVIRONMENT
 
     def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
         """The identity of the process holding ``pid`` and its CPU seconds, in one reading."""

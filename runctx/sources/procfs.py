@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
+from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources import pidns
@@ -393,6 +394,26 @@ class ProcfsSource(SourceBase):
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         return self.read_uid(pid), self.read_cwd(pid)
+
+    def _executable(self, pid: int) -> tuple[str, tuple[int, int]] | Unknown:
+        """``/proc/PID/exe``: its link text and the file it leads to (owner and root only)."""
+        text = _readlink(f"{self.proc}/{pid}/exe")
+        if isinstance(text, Unknown):
+            return text
+        try:
+            found = os.stat(f"{self.proc}/{pid}/exe")
+        except OSError as error:
+            return unknown_of(error)
+        text = text.removesuffix(_DELETED_SUFFIX)
+        return text, (found.st_dev, found.st_ino)
+
+    def _view(self, pid: int) -> tuple[View, str | None] | Unknown:
+        """Its paths through ``/proc/PID/root`` and ``/proc/PID/cwd``: its own mount tree."""
+        cwd = self.read_cwd(pid)
+        if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:
+            return cwd
+        view = View(root=f"{self.proc}/{pid}/root", cwd=f"{self.proc}/{pid}/cwd")
+        return view, cwd if isinstance(cwd, str) else None
 
     def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
         if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:

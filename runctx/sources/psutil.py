@@ -86,6 +86,7 @@ from typing import NamedTuple, ParamSpec, TypeVar
 import psutil
 
 from runctx.checkout import Root, RootRules, checkout_root, root_of_removed
+from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.sources import pidns
@@ -425,6 +426,34 @@ class PsutilSource(SourceBase):
             uid = mapped(_real_uid, process)
             path = mapped(process.cwd)
         return uid, path if isinstance(path, Unknown) else cwd_value(path)
+
+    def _executable(self, pid: int) -> tuple[str, tuple[int, int]] | Unknown:
+        """The path ``exe()`` gives, and the file that text names in the caller's view."""
+        other = other_mount_namespace(pid) if psutil.LINUX else None
+        if other is not None:
+            return other
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        path = mapped(process.exe)
+        if isinstance(path, Unknown):
+            return path
+        if not path:
+            return Unknown(Reason.ABSENT, "no executable path")
+        found = mapped(os.stat, path)
+        if isinstance(found, Unknown):
+            return found
+        return path, (found.st_dev, found.st_ino)
+
+    def _view(self, pid: int) -> tuple[View, str | None] | Unknown:
+        """The caller's own view, from the process's cwd text (psutil gives no other)."""
+        other = other_mount_namespace(pid) if psutil.LINUX else None
+        if other is not None:
+            return other
+        _uid, cwd = self._owner(pid)
+        if isinstance(cwd, Unknown):
+            return cwd
+        return View(cwd=cwd), cwd
 
     def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
         other = other_mount_namespace(pid) if psutil.LINUX else None

@@ -60,7 +60,8 @@ def describe_limits(  # noqa: PLR0913 - each count is its own fact
         notes.append(f"{unreadable} of {listed} processes could not be read")
     for field, count in sorted(run_fields_unreadable.items()):
         if count:
-            notes.append(f"the {field} of {count} run process(es) could not be read")
+            processes = "run process" if count == 1 else "run processes"
+            notes.append(f"the {field} of {count} {processes} could not be read")
     return Visibility(
         source=source,
         hidepid=hidepid,

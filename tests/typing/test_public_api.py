@@ -60,6 +60,14 @@ def check_runs(judged: runctx.JudgedRun) -> None:
     assert_type(judged.judgement, runctx.Judgement)
     assert_type(judged.judgement.verdict, runctx.Verdict)
     assert_type(judged.judgement.reasons, tuple[str, ...])
+    assert_type(run.environment, runctx.Environment | runctx.Unknown)
+    assert_type(run.shares_environment_with, tuple[int, ...])
+    if isinstance(run.environment, runctx.Environment):
+        assert_type(run.environment.prefix, str)
+        assert_type(run.environment.directory_id, tuple[int, int] | None)
+        assert_type(runctx.same_environment(run.environment, run.environment), bool)
+    found = runctx.command_environment("pytest", ["pytest"], "/src/proj")
+    assert_type(found, runctx.Environment | None)
 
 
 def check_verdicts(run: runctx.Run, here: runctx.Viewpoint) -> None:

@@ -62,18 +62,23 @@ class InstallSpec(LightRecord):
     runctx's hooks only, so an uninstall that leaves nothing else removes it.
     ``blocks_on_failure``: the agent blocks the tool when a hook exits
     non-zero, so the command gets ``|| true`` and a runctx that cannot even
-    start lets work through.
+    start lets work through. ``comments``, ``trailing_commas``: the agent reads
+    its settings file with comments (``//``, ``/* */``) or trailing commas, so
+    ``runctx install`` accepts and keeps them there (and refuses them in the
+    files of every other agent, which would not read them).
     """
 
     __slots__ = (
         "blocks_on_failure",
         "command_key",
+        "comments",
         "entries",
         "handler_type",
         "layout",
         "owns_file",
         "timeout",
         "timeout_key",
+        "trailing_commas",
         "version",
     )
 
@@ -86,6 +91,8 @@ class InstallSpec(LightRecord):
     version: int | None
     owns_file: bool
     blocks_on_failure: bool
+    comments: bool
+    trailing_commas: bool
 
     def __init__(  # noqa: PLR0913 - one argument per column
         self,
@@ -99,6 +106,8 @@ class InstallSpec(LightRecord):
         version: int | None = None,
         owns_file: bool = False,
         blocks_on_failure: bool = False,
+        comments: bool = False,
+        trailing_commas: bool = False,
     ) -> None:
         """Hold one agent's install spec."""
         self._hold(
@@ -111,6 +120,8 @@ class InstallSpec(LightRecord):
             version=version,
             owns_file=owns_file,
             blocks_on_failure=blocks_on_failure,
+            comments=comments,
+            trailing_commas=trailing_commas,
         )
 
     @property

@@ -19,7 +19,11 @@ with one JSON object on stdout.
 
 ``decision: "allow"`` is never written. Settings: ``.gemini/settings.json`` in
 the project, ``~/.gemini/settings.json`` for the user; hook timeouts are
-milliseconds.
+milliseconds. Gemini CLI reads its settings files through
+``strip-json-comments`` before ``JSON.parse`` (``packages/cli/src/config/settings.ts``),
+so they may hold comments, which ``runctx install`` keeps; that package leaves
+trailing commas alone by default, and ``JSON.parse`` refuses them, so a file
+with one is malformed for Gemini CLI too, and is refused.
 """
 
 from __future__ import annotations
@@ -118,6 +122,7 @@ INSTALL = InstallSpec(
         HookEntry("SessionStart", f"{NAME}-session-start", name="runctx-session-start"),
     ),
     timeout=claude.HOOK_TIMEOUT_SECONDS * 1000,  # Gemini CLI counts milliseconds
+    comments=True,
 )
 FILES = SettingsFiles(
     project=".gemini/settings.json", user_dir=".gemini", user_name="settings.json"

@@ -1,0 +1,124 @@
+"""``runctx completion SHELL``: real bash, zsh and fish complete what the parser knows.
+
+Each test loads the code ``runctx completion`` prints into the real shell and
+asks it for completions the way the shell does at a TAB, so what is proved is
+what a person gets. zsh and fish may be missing on a developer's machine (the
+test is skipped there); in CI (``CI`` set) they are installed and a missing
+shell fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runctx.cli.main import SUBCOMMANDS
+
+BIN = Path(sys.executable).parent
+
+
+def shell(name: str) -> str:
+    """The path of the shell ``name``; skip without it, but fail in CI."""
+    found = shutil.which(name)
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} is not installed (.ci/run installs it)", pytrace=False)
+        pytest.skip(f"{name} is not installed")
+    return found
+
+
+def environment() -> dict[str, str]:
+    """PATH with this environment's ``runctx`` first: the one the shell code will call."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNCTX_", "_ARC"))}
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def in_shell(argv: list[str]) -> list[str]:
+    """Run ``argv`` (a shell and its script); the completions it prints, one a line."""
+    done = subprocess.run(
+        argv, capture_output=True, text=True, env=environment(), check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line]
+
+
+BASH = r"""
+source <(runctx completion bash)
+line="$1"
+COMP_LINE="$line"; COMP_POINT=${#line}
+read -ra COMP_WORDS <<< "$line"
+[[ "$line" == *" " ]] && COMP_WORDS+=("")
+COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+_python_argcomplete runctx "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+printf '%s\n' "${COMPREPLY[@]}"
+"""
+
+ZSH = r"""
+autoload -U is-at-least
+compdef() { :; }
+eval "$(runctx completion zsh)"
+_describe() { local name=$2; print -l -- "${(@P)name}"; }
+BUFFER="$1"; CURSOR=${#BUFFER}; words=(${=BUFFER})
+_python_argcomplete
+"""
+
+FISH = 'runctx completion fish | source; complete -C "$argv[1]"'
+
+
+def complete(name: str, line: str) -> list[str]:
+    """What shell ``name`` offers for the command line ``line``, the words alone."""
+    if name == "bash":
+        found = in_shell([shell("bash"), "-c", BASH, "bash", line])
+    elif name == "zsh":
+        found = in_shell([shell("zsh"), "-f", "-c", ZSH, "zsh", line])
+    else:
+        found = in_shell([shell("fish"), "--no-config", "-c", FISH, line])
+    # zsh says "word:description", fish "word<TAB>description"
+    return [entry.split("\t")[0].split(":")[0].strip() for entry in found]
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh", "fish"])
+def test_every_subcommand_is_completed(name):
+    """``runctx <TAB>`` offers every subcommand the parser has, ``hook`` included."""
+    offered = set(complete(name, "runctx "))
+    assert {*SUBCOMMANDS, "hook"} <= offered
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh", "fish"])
+def test_a_prefix_completes_to_the_subcommands_it_starts(name):
+    """``runctx st<TAB>`` offers status and stop, and nothing else."""
+    assert sorted(complete(name, "runctx st")) == ["status", "stop"]
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh", "fish"])
+def test_options_and_choices_come_from_the_parser(name):
+    """A subcommand's options and an option's choices are offered as the parser declares them."""
+    assert {"--json", "--root", "--source", "--verbose"} <= set(complete(name, "runctx status --"))
+    assert {"procfs", "psutil"} <= set(complete(name, "runctx status --source "))
+    assert {"claude", "gemini", "git"} <= set(complete(name, "runctx install "))
+
+
+def test_the_completion_subcommand_names_its_shells():
+    """``runctx completion`` prints code that names runctx, for each shell it supports."""
+    for name in ("bash", "zsh", "fish"):
+        done = subprocess.run(
+            [sys.executable, "-m", "runctx", "completion", name],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0
+        assert "runctx" in done.stdout
+    refused = subprocess.run(
+        [sys.executable, "-m", "runctx", "completion", "tcsh"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused.returncode == 2

@@ -1,0 +1,124 @@
+"""The ``runctx`` dispatcher as people type it: ``--version``, ``--help``, options, errors."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import sys
+from importlib.metadata import version
+
+import jsonschema
+import pytest
+from hooktools import hook_env
+
+from runctx import exits
+from runctx._log import LOGGER_NAME
+from runctx.cli import check, run, stop, wait
+from runctx.cli.main import SUBCOMMANDS, main
+from runctx.present.schema import SCHEMA_VERSION, load_schema
+
+RUNCTX = [sys.executable, "-m", "runctx"]
+
+
+def runctx(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """The command line as a separate process."""
+    return subprocess.run(
+        [*RUNCTX, *args],
+        capture_output=True,
+        text=True,
+        env=hook_env(**env),
+        check=False,
+        timeout=60,
+    )
+
+
+def test_version_is_the_installed_distributions():
+    """``runctx --version`` prints the version the package metadata holds, and exits 0."""
+    done = runctx("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"runctx {version('runctx')}"
+
+
+def test_help_lists_every_subcommand_the_hook_and_every_exit_status():
+    """``runctx --help`` names each subcommand, ``hook`` and each status a subcommand exits with."""
+    done = runctx("--help")
+    assert done.returncode == 0
+    listed = set(re.findall(r"^    (\w+) ", done.stdout, re.MULTILINE))
+    assert {*SUBCOMMANDS, "hook"} <= listed
+    statuses = {
+        exits.EXIT_ERROR,
+        exits.EXIT_USAGE,
+        exits.EXIT_REFUSED,
+        exits.EXIT_GAVE_UP_WAITING,
+        exits.EXIT_INTERRUPTED,
+        exits.EXIT_BROKEN_PIPE,
+        check.EXIT_CLEAR,
+        check.EXIT_OURS,
+        check.EXIT_FOREIGN,
+        wait.EXIT_TIMED_OUT,
+        run.EXIT_NOT_EXECUTABLE,
+        run.EXIT_NOT_FOUND,
+        *stop.STATUS_EXITS.values(),
+    }
+    epilog = done.stdout.split("exit statuses:", 1)[1]
+    shown = {
+        int(code)
+        for code in re.findall(r"^  (\d+(?:/\d+)?)", epilog, re.MULTILINE)
+        for code in code.split("/")
+    }
+    assert statuses <= shown
+
+
+@pytest.mark.parametrize("where", ["after", "both"])
+def test_global_options_are_accepted_after_the_subcommand(where):
+    """``status -v`` works like ``-v status``, and ``-v status -v`` counts as ``-vv``."""
+    logger = logging.getLogger(LOGGER_NAME)
+    saved = logger.level, list(logger.handlers), logger.propagate
+    args = ["status", "-v", "--json"] if where == "after" else ["-v", "status", "-v", "--json"]
+    try:
+        assert main(args) == 0
+        assert logger.level == (logging.INFO if where == "after" else logging.DEBUG)
+    finally:
+        logger.setLevel(saved[0])
+        logger.handlers[:] = saved[1]
+        logger.propagate = saved[2]
+
+
+def test_verbose_after_the_subcommand_logs_the_verdicts():
+    """``runctx status -v`` (the order the issue's users typed) logs to stderr, not exit 2."""
+    done = runctx("status", "-v", "--log-json")
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line)["event"] for line in done.stderr.splitlines()]
+    assert "runctx.scan_finished" in events
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "status", "kind"),
+    [
+        (["status", "--json", "--bogus"], {}, 2, "usage"),
+        (["check", "--json", "--root", "/no/such/dir"], {}, 2, "usage"),
+        (["status", "--json"], {"RUNCTX_SOURCE": "bogus"}, 1, "error"),
+        (["check", "--json"], {"RUNCTX_SOURCE": "bogus"}, 1, "error"),
+    ],
+)
+def test_errors_are_json_under_json(args, env, status, kind):
+    """With ``--json`` an error is one JSON document on stdout, valid by the shipped schema."""
+    done = runctx(*args, **env)
+    assert done.returncode == status
+    document = json.loads(done.stdout)
+    jsonschema.validate(document, load_schema("error"))
+    assert document["schema_version"] == SCHEMA_VERSION
+    assert document["error"]["kind"] == kind
+    assert document["error"]["exit_status"] == status
+    assert done.stderr == ""
+
+
+def test_errors_stay_one_line_on_stderr_without_json():
+    """Without ``--json`` the same error is one line on stderr and nothing on stdout."""
+    done = runctx("status", RUNCTX_SOURCE="bogus")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith("runctx: error: unknown process source 'bogus'")
+    assert len(done.stderr.splitlines()) == 1
