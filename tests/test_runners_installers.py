@@ -8,8 +8,8 @@ import shlex
 import pytest
 from shellcases import CWD
 
-from runctx.runners.index import needles
 from runctx.runners.installers import INSTALLER_PATTERNS, tool_of
+from runctx.runners.needles import names_of
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.walk import detect_runner
 from runctx.shell.commands import test_invocations
@@ -115,7 +115,7 @@ def test_no_installer_row_is_a_test_run():
 
 def test_every_name_of_the_table_holds_a_prefilter_word():
     """``ENVIRONMENT_WORDS`` is a necessary condition: each program and module name holds one."""
-    for name in needles(INSTALLER_PATTERNS):
+    for name in names_of(INSTALLER_PATTERNS):
         assert any(word in name for word in ENVIRONMENT_WORDS), name
 
 

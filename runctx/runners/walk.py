@@ -38,7 +38,6 @@ from runctx._record import LightRecord
 from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE, RunnerMatch
 from runctx.runners.programs import NODE_VALUES
-from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
     JAVA_STOPS,
@@ -587,28 +586,39 @@ class CommandResolution(LightRecord):
         self._hold(match=match, shell_string=shell_string, chdir=chdir, task=task)
 
 
+def _table(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
+    """``patterns``, or the builtin table (imported only then: it is large) when None."""
+    if patterns is not None:
+        return patterns
+    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - see above
+
+    return BUILTIN_PATTERNS
+
+
 def resolve_command(
-    argv: Sequence[str], patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS
+    argv: Sequence[str], patterns: Sequence[RunnerPattern] | None = None
 ) -> CommandResolution:
     """What ``argv`` runs: its runner, or the shell string it hands to a shell.
 
     The same walk as :func:`detect_runner` (without its cheap pre-check and
     without the process-title split); the shell parser uses it for each simple
-    command of a command line.
+    command of a command line. ``patterns`` is the runner table (the builtin
+    one when None).
     """
-    walk = _Walk(argv, index_for(patterns))
+    walk = _Walk(argv, index_for(_table(patterns)))
     outcome = walk.run()
     shell = outcome.text if outcome.kind == SHELL else None
     return CommandResolution(outcome.match, shell, walk.chdir, outcome.task)
 
 
 def detect_runner(
-    argv: Sequence[str], patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS
+    argv: Sequence[str], patterns: Sequence[RunnerPattern] | None = None
 ) -> RunnerMatch | None:
     """The runner that ``argv`` (a ``/proc/PID/cmdline`` split on NUL) starts, or None.
 
-    ``patterns`` is the runner table; pass the same tuple object on every call
-    of a scan, so that its index is built once. A title the process wrote over
+    ``patterns`` is the runner table (the builtin one when None); pass the
+    same tuple object on every call of a scan, so that its index is built
+    once. A title the process wrote over
     its argv (``npm test`` and NUL padding) is read as its words
     (:func:`title_words`). A live shell's string (``sh -c STRING``) is read by
     the shell parser; a task runner's task (``npm run unit``) gives its row's
@@ -617,6 +627,7 @@ def detect_runner(
     Only the first :data:`MAX_ARGV_WORDS` words are read (see the module).
     """
     argv = title_words(argv)
+    patterns = _table(patterns)
     if not argv or not worth_a_look(argv[0], patterns):
         return None
     walk = _Walk(argv, index_for(patterns))

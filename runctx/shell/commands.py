@@ -54,7 +54,6 @@ import os
 
 from runctx._record import LightRecord
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
-from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
@@ -383,13 +382,14 @@ def _command_argv(words: Sequence[Token]) -> list[str]:
 def test_invocations(
     command: str,
     cwd: str,
-    patterns: Sequence[RunnerPattern] = BUILTIN_PATTERNS,  # noqa: PT028 - an API, not a test
+    patterns: Sequence[RunnerPattern] | None = None,  # noqa: PT028 - an API, not a test
     *,
     resolve_tasks: bool = True,  # noqa: PT028 - an API, not a test
 ) -> tuple[TestInvocation, ...]:
     """The test runs that the shell command string ``command`` starts, in order.
 
-    ``cwd`` is the directory the command starts in. See the module docstring
+    ``cwd`` is the directory the command starts in; ``patterns`` the runner
+    table (the builtin one, built only then, when None). See the module docstring
     for what is read and what is not. A task runner's task that is no run by
     its name (``npm run unit``) is read through the project's files in the
     directory it runs in (:mod:`runctx.runners.tasks`) when ``resolve_tasks``;
@@ -397,6 +397,10 @@ def test_invocations(
     :data:`~runctx.runners.pattern.TASK_ROLE`, and no file is read. Never
     raises on odd input.
     """
+    if patterns is None:
+        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - the table is large
+
+        patterns = BUILTIN_PATTERNS
     if not is_probably_test_command(command, patterns):
         return ()
     parse = _Parse(patterns, resolve_tasks=resolve_tasks)
