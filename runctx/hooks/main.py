@@ -293,7 +293,15 @@ def _within(deadline: float, work: Callable[[], T]) -> T:
     deep tree, a read, a scan). Off the main thread, where no signal can be
     handled, the work runs unbounded but for its own bounded reads.
     """
-    import signal  # noqa: PLC0415 - cheap, and only the hook needs it
+    if TYPE_CHECKING:
+        import signal  # noqa: PLC0415
+    else:
+        # The C module under signal: the same calls, without the enums the
+        # signal module builds on import (half a millisecond of every hook).
+        try:
+            import _signal as signal  # noqa: PLC0415
+        except ImportError:  # an interpreter without it
+            import signal  # noqa: PLC0415
 
     remaining = deadline - time.monotonic()
     if remaining <= 0:
