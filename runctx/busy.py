@@ -38,9 +38,14 @@ def busy_now(run: Run, rules: BusyRules) -> bool:
     return run.cpu_now >= rules.run_cpu
 
 
+def ended_in_window(run: Run) -> bool:
+    """Whether none of ``run``'s processes lived through the CPU window: it has ended."""
+    return isinstance(run.cpu_now, Unknown) and run.cpu_now.reason is Reason.GONE
+
+
 def idle_now(run: Run, rules: BusyRules) -> bool:
     """Whether ``run`` is known to be idle now: measured, and under ``rules.run_cpu``."""
-    return not busy_now(run, rules)
+    return not busy_now(run, rules) and not ended_in_window(run)
 
 
 @attrs.frozen
@@ -76,9 +81,9 @@ def box_pressure(load: Load, rules: BusyRules) -> BoxPressure:
 def split_by_cpu(
     runs: tuple[JudgedRun, ...], rules: BusyRules
 ) -> tuple[tuple[JudgedRun, ...], tuple[JudgedRun, ...]]:
-    """``runs`` as (busy now, idle now), busiest first."""
+    """``runs`` as (busy now, idle now), busiest first; a run that ended in the window: neither."""
     busy = tuple(judged for judged in runs if busy_now(judged.run, rules))
-    idle = tuple(judged for judged in runs if not busy_now(judged.run, rules))
+    idle = tuple(judged for judged in runs if idle_now(judged.run, rules))
 
     def cpu(judged: JudgedRun) -> float:
         value = judged.run.cpu_now

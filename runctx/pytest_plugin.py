@@ -540,7 +540,10 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
                 _, seen_in = bucket.get(judged.run.identity, (judged, []))
                 seen_in.append(sample.label)
                 bucket[judged.run.identity] = (judged, seen_in)  # described as last seen
-    idle = {j.run.identity for sample in samples for j in sample.foreign} - set(busy)
+    from runctx.busy import ended_in_window  # noqa: PLC0415
+
+    seen = (j.run for sample in samples for j in sample.foreign)
+    idle = {run.identity for run in seen if not ended_in_window(run)} - set(busy)
     pressed = [sample for sample in samples if sample.pressure]
     if not ours and not busy and not pressed:
         if samples and (always or errors):

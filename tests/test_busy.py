@@ -11,10 +11,12 @@ from __future__ import annotations
 import attrs
 from proctools import make_checkout
 
-from runctx.busy import box_pressure, busy_now, idle_now, split_by_cpu
+from runctx.busy import box_pressure, busy_now, ended_in_window, idle_now, split_by_cpu
+from runctx.cpu_window import cpu_now, read_cpu, second_reading
 from runctx.scanning import scan, viewpoint
 from runctx.settings import BusyRules
 from runctx.sources.load import Load, MemInfo, Pressure
+from runctx.sources.procfs import ProcfsSource
 from runctx.unknown import Reason, Unknown
 
 
@@ -69,8 +71,22 @@ def test_busy_now_is_a_threshold_and_unmeasured_counts_as_busy(shared_tmp, runs)
     assert busy_now(judged.run, rules)  # never measured: the visible answer
     ended = attrs.evolve(judged.run, cpu_now=Unknown(Reason.GONE))
     assert not busy_now(ended, rules)
+    assert not idle_now(ended, rules)
     busy, idle = split_by_cpu(tuple(measured), rules)
     assert (busy, idle) == ((measured[0],), (measured[1],))
+
+
+def test_a_run_that_ends_in_the_window_is_neither_busy_nor_idle(shared_tmp, runs):
+    """Killed between the two CPU readings: not counted among the idle foreign runs either."""
+    run = runs.run_tests_script(make_checkout(shared_tmp))
+    judged = next(j for j in scan(viewpoint(cwd=str(shared_tmp))).runs if j.run.pid == run.pid)
+    source = ProcfsSource()
+    first = read_cpu(source, [judged.run])
+    runs.kill(run)
+    now = cpu_now(judged.run, first, second_reading(source, first, 0.0))
+    ended = attrs.evolve(judged, run=attrs.evolve(judged.run, cpu_now=now))
+    assert ended_in_window(ended.run)
+    assert split_by_cpu((ended,), BusyRules()) == ((), ())
 
 
 def test_the_busiest_runs_come_first_and_unmeasured_ones_before_them(shared_tmp, runs):
