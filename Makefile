@@ -18,9 +18,9 @@ test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(LINT_STAMP)
-	$(BIN)/ruff check runctx tests fuzz
-	$(BIN)/ruff format --check runctx tests fuzz
-	$(BIN)/mypy --strict runctx tests/typing
+	$(BIN)/ruff check runctx tests fuzz benchmarks
+	$(BIN)/ruff format --check runctx tests fuzz benchmarks
+	$(BIN)/mypy --strict runctx tests/typing benchmarks
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

@@ -295,7 +295,7 @@ def scan_rows(repeats: int, sizes: Sequence[int]) -> list[dict[str, object]]:
 
     here = viewpoint(cwd=str(ROOT))
     source = ProcfsSource()
-    rows = []
+    rows: list[dict[str, object]] = []
     for extra in sizes:
         with IdleProcesses(extra):
             count = process_count()
