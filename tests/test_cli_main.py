@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import logging
+import pkgutil
 import re
 import subprocess
 import sys
@@ -69,6 +71,21 @@ def test_help_lists_every_subcommand_the_hook_and_every_exit_status():
         for code in code.split("/")
     }
     assert statuses <= shown
+
+
+def test_each_exit_status_name_means_one_status_everywhere():
+    """An ``EXIT_*`` name defined in two modules holds the same status in both (one home each)."""
+    seen: dict[str, dict[int, str]] = {}
+    package = importlib.import_module("runctx")
+    for info in pkgutil.walk_packages(package.__path__, "runctx."):
+        if info.name == "runctx.__main__":  # importing it runs the command
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if name.startswith("EXIT_") and isinstance(value, int):
+                seen.setdefault(name, {}).setdefault(value, info.name)
+    clashes = {name: where for name, where in seen.items() if len(where) > 1}
+    assert not clashes, clashes
 
 
 @pytest.mark.parametrize("where", ["after", "both"])

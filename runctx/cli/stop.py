@@ -49,13 +49,13 @@ from runctx.stopping import (
 
 EXIT_STOPPED = 0
 EXIT_NOT_A_RUN = 3
-EXIT_REFUSED = 4
+EXIT_STOP_REFUSED = 4
 EXIT_SURVIVED = 5
 
 STATUS_EXITS = {
     StopStatus.STOPPED: EXIT_STOPPED,
     StopStatus.NOT_A_RUN: EXIT_NOT_A_RUN,
-    StopStatus.REFUSED: EXIT_REFUSED,
+    StopStatus.REFUSED: EXIT_STOP_REFUSED,
     StopStatus.SURVIVED: EXIT_SURVIVED,
 }
 
