@@ -423,6 +423,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-v", "--list"),
         not_subcommands=("list", "init"),
     ),
+    # vitest 1-3 write a title over their command line: ``node (vitest)``, and
+    # ``node (vitest 1)`` for each worker of its forks pool
+    RunnerPattern("vitest", programs=("(vitest)",), not_with=()),
     RunnerPattern(
         "mocha",
         programs=("mocha", "_mocha", "mocha.js", "ts-mocha", "electron-mocha"),
@@ -626,6 +629,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "/tinypool/dist/esm/entry/process.js",
         ),
         not_with=(),
+    ),
+    RunnerPattern(
+        "vitest-worker", role=WORKER_ROLE, programs=("(vitest",), subcommand=("*)",), not_with=()
     ),
     RunnerPattern(
         "mocha-worker",
