@@ -229,10 +229,22 @@ FORMS = [
     (["mise", "exec", "--", "pytest"], "pytest"),
     (["mise", "run", "test"], "python-task-test"),
     (["eatmydata", "pytest"], "pytest"),
+    (["corepack", "pnpm", "test"], "pnpm-test"),
+    (["corepack", "yarn@4.1.0", "test"], "yarn-test"),
+    (["volta", "run", "--node", "20", "npm", "test"], "npm-test"),
+    (["fnm", "exec", "--using", "20", "--", "npm", "test"], "npm-test"),
+    (["fnm", "exec", "--using=20", "npx", "jest"], "jest"),
+    (["numactl", "--cpunodebind=0", "--membind=0", "pytest"], "pytest"),
+    (["numactl", "-C", "0-3", "cargo", "test"], "cargo-test"),
+    (["elixir", "--erl", "+S 4", "-S", "mix", "test"], "mix-test"),
 ]
 
 # Look-alikes: commands that name a runner but run no tests.
 NOT_RUNS = [
+    ["corepack", "pnpm", "install"],
+    ["volta", "install", "jest"],
+    ["numactl", "--hardware"],
+    ["elixir", "-S", "mix", "compile"],
     ["./gradlew", "build", "-x", "test"],
     ["./gradlew", "check", "-x", "test"],
     ["./gradlew", "build", "--exclude-task", "test"],
