@@ -337,6 +337,40 @@ def test_prove_is_a_run_with_its_perl_test_as_member(shared_tmp, runs):
     assert set(seen[0].run.members) == group
 
 
+def test_perl_running_a_test_file_is_a_run(shared_tmp, runs):
+    """``perl -Ilib t/hold.t``, a test file run without prove: perl is the run."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "t").mkdir()
+    (checkout / "lib").mkdir()
+    (checkout / "t" / "hold.t").write_text(PERL_HOLDING_TEST)
+    run = start_tool(runs, checkout, ["perl", "-Ilib", "t/hold.t"], holders=1)
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), run.members())
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "perl-test")]
+
+
+BATS_HOLDING_TEST = """\
+@test "holds" {
+  touch "$RUNCTX_READY_DIR/up-bats"
+  sleep 300
+}
+"""
+
+
+def test_bats_is_one_run_down_to_its_test(shared_tmp, runs):
+    """``bats test/`` (bash's runner, a bash script): bats is the run, its test shells members."""
+    checkout = make_checkout(shared_tmp)
+    modules = link_node_modules(checkout)
+    (checkout / "test").mkdir()
+    (checkout / "test" / "hold.bats").write_text(BATS_HOLDING_TEST)
+    bats = str(modules / "bats" / "bin" / "bats")  # the package names it in ``directories``
+    run = start_tool(runs, checkout, [bats, "test/"], holders=1)
+    group = run.members()
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "bats")]
+    assert set(seen[0].run.members) == group
+    assert any(_cmdline(pid).startswith("sleep\x00300") for pid in group)
+
+
 # -- python runners, installed once from the registry ------------------------------------
 
 UNITTEST_HOLDER = """\

@@ -455,6 +455,8 @@ WRAPPERS.update(
             ),
             stop=("-s", "--show", "-H", "--hardware"),
         ),
+        # ``opam exec -- dune runtest``: a command in the opam switch's environment
+        "opam": Wrapper(value=("--switch",), subcommands=[("exec",)]),
         # ``elixir -S mix test``: the script after -S is found on the PATH and run
         "elixir": Wrapper(start_after=("-S",), requires_start=True),
         # ``go run PKG``: the package path's last part is the program
