@@ -264,6 +264,7 @@ FORMS = [
 
 # Look-alikes: commands that name a runner but run no tests.
 NOT_RUNS = [
+    ["pytest", "--setup-only", "tests/"],
     ["bats", "--count", "test/"],
     ["shellspec", "--init"],
     ["rebar3", "as", "test", "compile"],

@@ -186,6 +186,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "--fixtures-per-test",
             "--markers",
             "--setup-plan",
+            "--setup-only",
             "--cache-show",
         ),
     ),
