@@ -277,6 +277,8 @@ NOT_RUNS = [
     ["zef", "install", "."],
     ["scala-cli", "compile", "."],
     ["mill", "foo.test.compile"],
+    ["mill", "resolve", "__.test"],
+    ["./mill", "inspect", "foo.test"],
     ["bb", "lint"],
     ["ant", "compile"],
     ["ant", "-p"],

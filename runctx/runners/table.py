@@ -839,6 +839,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         any_arg=("*.test", "*.test.test*", "*.test.testCached", "*.test.testForked"),
         value_options=("-j", "--jobs", "--import"),
         not_with=(*_H, "-v"),
+        # tasks that name a test task without running it
+        not_subcommands=("resolve", "inspect", "plan", "path", "visualize", "clean"),
     ),
     *rows("scala-cli-test", [("test",)], programs=("scala-cli",), not_with=_H),
     RunnerPattern(
