@@ -116,7 +116,7 @@ def sandboxed_npm_test(checkout: Path) -> tuple[list[str], Path, Path]:
     return ["npm", "test"], checkout, ready
 
 
-NODE_PACKAGES = ("jest-worker@30", "mocha@11")
+NODE_PACKAGES = ("jest-worker@30", "mocha@11", "vitest@3", "bats@1")
 """Small npm packages the live tests install once, from the registry, into a cache."""
 
 

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from hooktools import hook_env
+from livetools import start_npm_test
 from proctools import make_checkout
 
 from runctx.present.text import cut_end, cut_start, shorter_path
@@ -106,3 +107,12 @@ def test_cuts_keep_to_the_width_and_mark_what_was_cut(width):
     assert cut_end(text, width).endswith("…")
     assert cut_start(text, width).startswith("…")
     assert cut_end("short", 40) == "short"
+
+
+def test_a_title_is_shown_as_its_text(shared_tmp, runs):
+    """A live ``npm test`` (a title, NUL-padded) shows as ``npm test``, not as quoted words."""
+    mine = make_checkout(shared_tmp, "mine")
+    run = start_npm_test(runs, make_checkout(shared_tmp, "theirs"))
+    row = row_of(status("--wide", cwd=mine), run.pid)
+    assert row.endswith(" npm test")
+    assert "''" not in row

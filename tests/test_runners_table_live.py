@@ -32,9 +32,10 @@ from livetools import (
 from nstools import hook_in_own_pid_namespace
 from proctools import is_live, make_checkout, name_every_foreign_run, wait_for
 
-from runctx.runners import BUILTIN_PATTERNS
+from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
 from runctx.runners.comms import argv_filter
 from runctx.scanning import scan, viewpoint
+from runctx.sources.proctext import parse_cmdline
 
 
 def _runs_with(report, pids):
@@ -163,6 +164,40 @@ def test_jest_30_workers_whose_parent_died_are_runs_of_their_own(shared_tmp, run
         assert [(j.run.kind, j.run.root) for j in judged] == [("jest-worker", str(checkout))]
         argv = judged[0].run.argv
         assert argv[-1].endswith("/jest-worker/build/processChild.js")
+
+
+VITEST_HOLDING_TEST = """\
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'vitest';
+test('holds', async () => {
+  fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, 'up-' + process.pid), 'up');
+  await new Promise(() => setInterval(() => {}, 1000));
+}, 0);
+"""
+
+
+def test_vitest_3_run_directly_is_one_run_though_it_writes_titles(shared_tmp, runs):
+    """A direct vitest 3 titles itself ``node (vitest)``, workers ``node (vitest N)``: one run."""
+    checkout = make_checkout(shared_tmp)
+    modules = link_node_modules(checkout)
+    write_package_json(checkout, {})
+    (checkout / "test").mkdir()
+    for name in ("a", "b"):
+        (checkout / "test" / f"{name}.test.mjs").write_text(VITEST_HOLDING_TEST)
+    vitest = str(modules / ".bin" / "vitest")
+    run = start_tool(runs, checkout, [vitest, "run", "--pool=forks"], holders=1)
+    group = run.members()
+    titles = {pid: _cmdline(pid) for pid in group}
+    assert titles[run.pid].startswith("node (vitest)\0")
+    workers = [pid for pid, title in titles.items() if title.startswith("node (vitest ")]
+    assert workers
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "vitest")]
+    assert set(seen[0].run.members) == group
+    for pid in workers:
+        argv = parse_cmdline(Path(f"/proc/{pid}/cmdline").read_bytes())
+        assert detect_runner(argv) == RunnerMatch("vitest-worker", "worker")
 
 
 CARGO_HOLDING_TEST = """\
@@ -300,6 +335,40 @@ def test_prove_is_a_run_with_its_perl_test_as_member(shared_tmp, runs):
     seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
     assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "perl-test")]
     assert set(seen[0].run.members) == group
+
+
+def test_perl_running_a_test_file_is_a_run(shared_tmp, runs):
+    """``perl -Ilib t/hold.t``, a test file run without prove: perl is the run."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "t").mkdir()
+    (checkout / "lib").mkdir()
+    (checkout / "t" / "hold.t").write_text(PERL_HOLDING_TEST)
+    run = start_tool(runs, checkout, ["perl", "-Ilib", "t/hold.t"], holders=1)
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), run.members())
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "perl-test")]
+
+
+BATS_HOLDING_TEST = """\
+@test "holds" {
+  touch "$RUNCTX_READY_DIR/up-bats"
+  sleep 300
+}
+"""
+
+
+def test_bats_is_one_run_down_to_its_test(shared_tmp, runs):
+    """``bats test/`` (bash's runner, a bash script): bats is the run, its test shells members."""
+    checkout = make_checkout(shared_tmp)
+    modules = link_node_modules(checkout)
+    (checkout / "test").mkdir()
+    (checkout / "test" / "hold.bats").write_text(BATS_HOLDING_TEST)
+    bats = str(modules / "bats" / "bin" / "bats")  # the package names it in ``directories``
+    run = start_tool(runs, checkout, [bats, "test/"], holders=1)
+    group = run.members()
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "bats")]
+    assert set(seen[0].run.members) == group
+    assert any(_cmdline(pid).startswith("sleep\x00300") for pid in group)
 
 
 # -- python runners, installed once from the registry ------------------------------------

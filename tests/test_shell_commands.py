@@ -236,6 +236,11 @@ DIR_CWD = "/w/a/proj"
         ("./gradlew -p android test", "/w/a/proj/android"),
         ("mvn -f ../api/pom.xml verify", "/w/a/api"),
         ("cargo test --manifest-path ../core/Cargo.toml", "/w/a/core"),
+        ("make -C../../b/proj test", "/w/b/proj"),
+        ("make -j4 -C/w/b/proj check", "/w/b/proj"),
+        ("mvn -f../api/pom.xml verify", "/w/a/api"),
+        ("env -C../other pytest", "/w/a/other"),
+        ("sudo -D../other pytest", "/w/a/other"),
     ],
 )
 def test_a_directory_option_moves_the_run(command, cwd):
@@ -243,6 +248,13 @@ def test_a_directory_option_moves_the_run(command, cwd):
     found = test_invocations(command, DIR_CWD)
     assert [i.cwd for i in found] == [cwd]
     assert all(i.cwd_known for i in found)
+
+
+@pytest.mark.parametrize("command", ["mvn -fae test", "mvn -ff verify", "make -Cfoo test"])
+def test_a_joined_short_option_is_a_directory_only_when_it_is_plainly_a_path(command):
+    """``mvn -fae`` is an option of its own: only ``-C../b``, ``-C/abs``, ``-C./x`` move the run."""
+    found = test_invocations(command, DIR_CWD)
+    assert [i.cwd for i in found] == [DIR_CWD]
 
 
 def test_a_directory_that_is_not_plain_text_is_a_guess():
@@ -260,7 +272,9 @@ def test_make_in_another_checkout_is_judged_from_there(world):
     assert f"pid {world.run.pid}" in output["permissionDecisionReason"]
 
 
-@pytest.mark.parametrize("spelling", ["make -C {} test", "make --directory={} test"])
+@pytest.mark.parametrize(
+    "spelling", ["make -C {} test", "make --directory={} test", "make -C{} test"]
+)
 def test_make_into_an_idle_checkout_goes_ahead(world, spelling):
     """From the busy checkout, a run made in the idle one is judged there: a note, no refusal."""
     command = spelling.format(world.idle)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -93,6 +93,8 @@ def command_line(judged: JudgedRun, options: TextOptions | None = None) -> str:
     argv = judged.run.argv
     if isinstance(argv, Unknown):
         return visible(str(argv))
+    if is_title(argv):
+        return visible(argv[0].strip())
     root = judged.run.root
     checkout = None if isinstance(root, Unknown) or getattr(root, "deleted", False) else root
     words = [
@@ -100,6 +102,15 @@ def command_line(judged: JudgedRun, options: TextOptions | None = None) -> str:
         for arg in argv
     ]
     return " ".join(_quoted(visible(word)) for word in words)
+
+
+def is_title(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is a title a process wrote over its command line, NUL-padded.
+
+    ``npm test`` followed by empty strings: the title is shown as its text,
+    not as one quoted word and a row of empty ones (the JSON keeps the argv).
+    """
+    return len(argv) > 1 and " " in argv[0] and not any(argv[1:])
 
 
 def _quoted(word: str) -> str:

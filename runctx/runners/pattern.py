@@ -475,6 +475,7 @@ class _Scanned:
                 self.with_option = any(glob(arg, p) for p in row.with_options)
             name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
             if name not in row.value_options:
+                self._joined(row, arg)
                 continue
             if not eq:
                 if i >= n:
@@ -485,6 +486,13 @@ class _Scanned:
                     return False  # ``behave -f help``, like ``--format=help``
             self._value(row, name, value)
         return True
+
+    def _joined(self, row: RunnerPattern, arg: str) -> None:
+        """``-C../b``: a short directory option with its path joined (:func:`joined_directory`)."""
+        if row.chdir_options or row.chdir_file_options:
+            joined = joined_directory(arg, row.chdir_options | row.chdir_file_options)
+            if joined is not None:
+                self._value(row, arg[:2], joined)
 
     def _value(self, row: RunnerPattern, name: str, value: str) -> None:
         if name in row.arg_options:
@@ -497,6 +505,19 @@ class _Scanned:
             self.chdir = _join(self.chdir, directory_of_file(value))
         elif name in row.file_options:
             self.file = value
+
+
+def joined_directory(arg: str, options: frozenset[str]) -> str | None:
+    """The path joined to a short directory option (``make -C../b``), or None.
+
+    getopt takes ``-CDIR`` for ``-C DIR``. Only a value that is plainly a path
+    (``/`` in it, or a leading ``.`` or ``~``) is read so: ``mvn -fae`` is an
+    option of its own, not ``-f ae``.
+    """
+    if len(arg) < 3 or arg[1] == "-" or arg[:2] not in options:  # noqa: PLR2004 - ``-C`` and more
+        return None
+    value = arg[2:]
+    return value if "/" in value or value[0] in ".~" else None
 
 
 def rows(

@@ -186,6 +186,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "--fixtures-per-test",
             "--markers",
             "--setup-plan",
+            "--setup-only",
             "--cache-show",
         ),
     ),
@@ -289,6 +290,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         value_options=("-p", "--project", "-e", "--environment", "--manifest-path"),
         not_with=_H,
     ),
+    *rows("rye-test", [("test",)], programs=("rye",), not_with=_H),
     *rows(
         "python-task-test",
         [(name,) for name in TEST_TASK_NAMES],
@@ -423,6 +425,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-v", "--list"),
         not_subcommands=("list", "init"),
     ),
+    # vitest 1-3 write a title over their command line: ``node (vitest)``, and
+    # ``node (vitest 1)`` for each worker of its forks pool
+    RunnerPattern("vitest", programs=("(vitest)",), not_with=()),
     RunnerPattern(
         "mocha",
         programs=("mocha", "_mocha", "mocha.js", "ts-mocha", "electron-mocha"),
@@ -628,6 +633,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(),
     ),
     RunnerPattern(
+        "vitest-worker", role=WORKER_ROLE, programs=("(vitest",), subcommand=("*)",), not_with=()
+    ),
+    RunnerPattern(
         "mocha-worker",
         role=WORKER_ROLE,
         programs=("worker.js",),
@@ -818,6 +826,34 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-Spath", "-Stree", "-Sdescribe"),
     ),
     RunnerPattern("clojure-test", programs=("kaocha",), not_with=(*_H, "--print-config")),
+    # babashka's tasks (``bb.edn``): a task named for tests is a run, as with npm
+    *rows(
+        "clojure-test",
+        [*((name,) for name in CORE_TEST_NAMES), *(("run", name) for name in CORE_TEST_NAMES)],
+        programs=("bb",),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "mill-test",
+        programs=("mill", "millw"),
+        any_arg=("*.test", "*.test.test*", "*.test.testCached", "*.test.testForked"),
+        value_options=("-j", "--jobs", "--import"),
+        not_with=(*_H, "-v"),
+        # tasks that name a test task without running it
+        not_subcommands=("resolve", "inspect", "plan", "path", "visualize", "clean"),
+    ),
+    *rows("scala-cli-test", [("test",)], programs=("scala-cli",), not_with=_H),
+    RunnerPattern(
+        "ant-test",
+        programs=("ant",),
+        any_arg=("test", "tests", "junit", "unittest", "test-*"),
+        value_options=(
+            *("-l", "-logfile", "-lib", "-propertyfile", "-inputhandler", "-logger", "-listener"),
+            *("-main", "-nice", "-s", "-find"),
+        ),
+        chdir_file_options=("-f", "-file", "-buildfile"),
+        not_with=(*_H, "-version", "-p", "-projecthelp", "-diagnostics"),
+    ),
     # --- ruby ---
     RunnerPattern("rspec", programs=("rspec",), not_with=(*_H, "-v", "--dry-run", "--init")),
     RunnerPattern(
@@ -994,6 +1030,39 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-v"),
     ),
     RunnerPattern("perl-test", programs=("prove", "yath"), not_with=(*_H, "--dry")),
+    # perl running a test file itself, as prove runs each: ``perl -Ilib t/basic.t``
+    *rows(
+        "perl-test",
+        [("*.t",)],
+        programs=("perl",),
+        value_options=("-I", "-M", "-m"),
+        not_with=(*_H, "-c", "-e", "-E", "-v", "-V"),
+    ),
+    RunnerPattern("raku-test", programs=("zef",), subcommand=("test",), not_with=_H),
+    RunnerPattern("bats", programs=("bats",), not_with=(*_H, "-v", "-c", "--count")),
+    RunnerPattern(
+        "shellspec",
+        programs=("shellspec",),
+        not_with=(*_H, "-v", "--count", "--list", "--syntax-check", "--dry-run", "--init"),
+    ),
+    RunnerPattern(
+        "rebar3-test",
+        programs=("rebar3",),
+        any_arg=("eunit", "eunit,*", "*,eunit", "ct", "ct,*", "*,ct", "proper"),
+        not_with=(*_H, "-v"),
+    ),
+    *rows("dune-test", [("test",), ("runtest",)], programs=("dune",), not_with=_H),
+    RunnerPattern(
+        "dune-test",
+        programs=("dune",),
+        subcommand=("build",),
+        any_arg=("@runtest", "@*/runtest", "@test", "@*/test", "@@runtest", "@@*/runtest"),
+        not_with=_H,
+    ),
+    *rows("gleam-test", [("test",)], programs=("gleam",), not_with=_H),
+    *rows("crystal-spec", [("spec",)], programs=("crystal",), not_with=_H),
+    *rows("nim-test", [("test",)], programs=("nimble",), not_with=_H),
+    *rows("raco-test", [("test",)], programs=("raco",), not_with=_H),
     # --- a compiled test binary run directly: named for its tests ---
     RunnerPattern(
         "test-binary",

@@ -36,7 +36,7 @@ import os
 
 from runctx._record import LightRecord
 from runctx.runners.index import globbed_rows, index_for
-from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE, RunnerMatch
+from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE, RunnerMatch, joined_directory
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
@@ -470,6 +470,11 @@ class _Walk:
             if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is a word
                 return j
             name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+            joined = joined_directory(arg, wrapper.chdir)
+            if joined is not None and arg not in wrapper.value:
+                self.chdir = os.path.join(self.chdir or "", joined)
+                j += 1
+                continue
             name = _cluster(name, wrapper)
             if name in wrapper.stop:
                 return _STOPPED

@@ -437,6 +437,28 @@ WRAPPERS.update(
         ),
         "asdf": Wrapper(subcommands=[("exec",)]),
         "fvm": Wrapper(),  # ``fvm flutter test``: the word after it is the program
+        # node version managers: ``corepack pnpm test`` (a pinned ``pnpm@9`` too),
+        # ``volta run --node 20 npm test``, ``fnm exec --using 20 npm test``
+        "corepack": Wrapper(),
+        "volta": Wrapper(
+            value=("--node", "--npm", "--yarn", "--pnpm", "--env"), subcommands=[("run",)]
+        ),
+        "fnm": Wrapper(
+            value=("--using", "--log-level", "--arch", "--fnm-dir", "--node-dist-mirror"),
+            subcommands=[("exec",)],
+        ),
+        "numactl": Wrapper(
+            value=(
+                *("-N", "--cpunodebind", "-m", "--membind", "-C", "--physcpubind"),
+                *("-i", "--interleave", "-p", "--preferred", "-P", "--preferred-many"),
+                *("-w", "--weighted-interleave"),
+            ),
+            stop=("-s", "--show", "-H", "--hardware"),
+        ),
+        # ``opam exec -- dune runtest``: a command in the opam switch's environment
+        "opam": Wrapper(value=("--switch",), subcommands=[("exec",)]),
+        # ``elixir -S mix test``: the script after -S is found on the PATH and run
+        "elixir": Wrapper(start_after=("-S",), requires_start=True),
         # ``go run PKG``: the package path's last part is the program
         # (``go run github.com/onsi/ginkgo/v2/ginkgo -r``); ``go test`` is a row.
         "go": Wrapper(
