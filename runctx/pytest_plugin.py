@@ -1276,7 +1276,7 @@ def pytest_testnodedown(node: object, error: object) -> None:
             state.stale.append(stale)
 
 
-FAILING_STALENESS = ("served", "changed")
+FAILING_STALENESS = ("served", "changed", "sourceless")
 """What turns a passing ``check`` session's exit status to 1: code that is known not on disk."""
 
 

@@ -385,6 +385,11 @@ def stale_reason(stale: StaleModule) -> str:
             "its source changed on disk during the session; which version ran cannot be "
             f"told{detail}"
         )
+    if stale.how == "sourceless":
+        return (
+            f"it ran the bytecode file {cache}, which has no source on disk (the source was "
+            "removed, and Python imports a NAME.pyc left beside it): remove that file"
+        )
     return f"not checked: {visible(stale.detail)}"
 
 
