@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import stat
 from collections.abc import Mapping
@@ -190,12 +191,25 @@ def _check_prefix(prefix: str) -> None:
         raise RunctxError(msg)
 
 
+def _shell_prefix(prefix: str) -> str:
+    """``--command`` as shell words: a path to a file, given whole, is quoted where it must be.
+
+    ``--command "/opt/my tools/runctx"`` names one program; unquoted in the
+    hook's shell line it would be two words, and the guard would take runctx
+    for missing and let every command through.
+    """
+    if os.path.isfile(prefix):
+        return shlex.quote(prefix)
+    return prefix
+
+
 def run(args: argparse.Namespace) -> int:
     """Install (or uninstall) one agent's hooks; say what changed."""
     prefix = args.prefix or DEFAULT_PREFIX
     _check_prefix(prefix)
     if args.agent == GIT:
         return _run_git(args, prefix)
+    prefix = _shell_prefix(prefix)
     chosen = agent(args.agent)
     spec = chosen.INSTALL
     path = args.file or settings_path(chosen, args.scope, os.getcwd())
@@ -280,7 +294,7 @@ def _run_git(args: argparse.Namespace, prefix: str) -> int:
         return 0
     verb = "updated" if outcome.before is not None else "installed"
     write_text(f"runctx: {verb} the pre-push hook: {outcome.path}\n")
-    _warn_if_unreachable(prefix)
+    _warn_if_unreachable(_shell_prefix(prefix))
     if not git_hook.test_command_set(os.getcwd()):
         say(
             "runctx: set the tests it runs before each push (until then a push is refused "
@@ -290,7 +304,10 @@ def _run_git(args: argparse.Namespace, prefix: str) -> int:
 
 
 def _warn_if_unreachable(prefix: str) -> None:
-    program = prefix.split(maxsplit=1)[0]
+    try:
+        program = shlex.split(prefix)[0]
+    except (ValueError, IndexError):
+        program = prefix.split(maxsplit=1)[0]
     if shutil.which(program) is None:
         say(
             f"runctx: warning: {program!r} is not on this PATH. The agent must find it to run "
