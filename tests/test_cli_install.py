@@ -711,6 +711,30 @@ def test_gemini_settings_with_comments_are_kept(checkout, install):
 
 
 @pytest.mark.parametrize(
+    "content",
+    [
+        '{\n  "model": "x", // mine\n  "hooks": {}\n}\n',
+        '{\n  "model": "x",\n  "hooks": {\n    // my hooks go here\n    "BeforeTool": []\n  }\n}\n',
+        '{\n  "hooks": {\n    "BeforeTool": [] /* none yet */\n  }\n}\n',
+    ],
+)
+def test_uninstall_keeps_the_comments_around_hooks_that_were_there(checkout, install, content):
+    """A comment in or next to a ``hooks`` the user had stays; runctx's handlers go."""
+    path = checkout / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    assert install("gemini", cwd=checkout).returncode == 0
+    done = install("gemini", "--uninstall", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    after = path.read_text()
+    for comment in ("// mine", "// my hooks go here", "/* none yet */"):
+        assert (comment in after) == (comment in content)
+    document = settings_file.parse(after, str(path), agent("gemini").INSTALL)
+    assert list(handler_commands("gemini", document)) == []
+    assert document["model" if "model" in content else "hooks"] is not None
+
+
+@pytest.mark.parametrize(
     ("name", "content", "what"),
     [
         ("gemini", '{\n  "model": "x",\n}', "no trailing commas"),

@@ -218,9 +218,11 @@ def run(args: argparse.Namespace) -> int:
         base = _scope_base(chosen, args.scope, path, os.environ)
         refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
 
+    prune = settings_file.PRUNE_ALL
+
     def change(document: JSONObject, where: str) -> tuple[object, bool]:
         if args.uninstall:
-            removed = settings_file.uninstall(spec, document, where)
+            removed = settings_file.uninstall(spec, document, where, prune=prune)
             return removed, removed > 0
         installed = settings_file.install(
             spec, document, prefix, where, keep_prefix=args.prefix is None
@@ -232,14 +234,27 @@ def run(args: argparse.Namespace) -> int:
             return False
         return not document or (spec.owns_file and settings_file.is_empty(spec, document))
 
-    outcome = settings_file.update(
-        path,
-        change,
-        dry_run=args.dry_run,
-        remove_when=remove_when,
-        spec=spec,
-        prune_up_to=base,
-    )
+    def update() -> settings_file.Update:
+        return settings_file.update(
+            path,
+            change,
+            dry_run=args.dry_run,
+            remove_when=remove_when,
+            spec=spec,
+            prune_up_to=base,
+        )
+
+    # An uninstall that would drop a comment keeps what the comment stands in or next to:
+    # the emptied hooks object, then the emptied events too.
+    fallbacks = [settings_file.PRUNE_EVENTS, settings_file.PRUNE_NOTHING] if args.uninstall else []
+    while True:
+        try:
+            outcome = update()
+            break
+        except settings_file.CommentsLostError:
+            if not fallbacks:
+                raise
+            prune = fallbacks.pop(0)
     if args.dry_run:
         write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0

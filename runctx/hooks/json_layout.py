@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import TypeVar
@@ -362,6 +363,13 @@ class LayoutLostError(ValueError):
     """The change cannot be written keeping the text's comments or trailing commas."""
 
 
+def _comments(text: str) -> Counter[str]:
+    """The comments in ``text``, each as often as it stands there."""
+    return Counter(
+        found.group() for found in _EXTRAS.finditer(text) if found.group("comment") is not None
+    )
+
+
 def edit(  # noqa: PLR0913 - the two extras are the format's, not the edit's
     text: str,
     change: Callable[[JSONObject], Result],
@@ -393,7 +401,12 @@ def edit(  # noqa: PLR0913 - the two extras are the format's, not the edit's
         rendered = text[: root.start] + body + text[root.end :]
         strict = to_strict(rendered, comments=comments, trailing_commas=trailing_commas)
         if json.loads(strict) == document:
+            if comments and _comments(text) - _comments(rendered):
+                msg = "the change would drop a comment of the text"
+                raise LayoutLostError(msg)
             return document, rendered, result
+    except LayoutLostError:
+        raise
     except (ValueError, RecursionError):
         pass
     if has_extras(text, comments=comments, trailing_commas=trailing_commas):
