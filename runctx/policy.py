@@ -49,7 +49,7 @@ from runctx._log import INFO, log_event
 from runctx.busy import BoxPressure, box_pressure
 from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
-from runctx.environment import Environment, command_environment
+from runctx.environment import Environment, activated, command_environment
 from runctx.identity import Verdict
 from runctx.modes import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, BoxMode, Mode
 from runctx.present.escape import visible
@@ -582,11 +582,15 @@ def _environment_decisions(
     for invocation in invocations:
         if delegated(invocation):
             continue
-        environment = command_environment(invocation.kind, invocation.argv, invocation.cwd)
+        environment = command_environment(
+            invocation.kind, invocation.argv, invocation.cwd, activated(invocation.venv)
+        )
         if environment is not None and environment.shareable:
             found.append(shared_environment_decision(report_for(invocation.cwd)[1], environment))
     for change in changes:
-        environment = command_environment(change.kind, change.argv, change.cwd)
+        environment = command_environment(
+            change.kind, change.argv, change.cwd, activated(change.venv)
+        )
         if environment is None or not environment.shareable:
             continue
         here, report = report_for(change.cwd)
