@@ -343,7 +343,7 @@ def origin_reason(origin: Origin) -> str:
     return "the import system finds it there first"
 
 
-def code_elsewhere_lines(check: CodeCheck, *, after_collection: bool = False) -> list[str]:
+def code_elsewhere_lines(check: CodeCheck) -> list[str]:
     """What a session should say when the project's packages come from another checkout."""
     if not check.elsewhere:
         return []
@@ -354,7 +354,7 @@ def code_elsewhere_lines(check: CodeCheck, *, after_collection: bool = False) ->
         ),
     ]
     for origin in check.elsewhere:
-        verb = "is imported" if origin.imported or after_collection else "will be imported"
+        verb = "is imported" if origin.imported else "will be imported"
         lines.append(
             f"  {visible(origin.package)} {verb} from {visible(origin.path)}: "
             f"{origin_reason(origin)}"
