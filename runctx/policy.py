@@ -385,7 +385,12 @@ def combine(decisions: Sequence[Decision]) -> Decision:
     firmest = max(decisions, key=lambda decision: _SEVERITY[decision.action])
     if len(decisions) == 1:
         return firmest
-    ordered = sorted(decisions, key=lambda decision: -_SEVERITY[decision.action])
+    # The firmest first; among equals, what concerns the code the runs import (a shared or
+    # changed environment) before what only slows them, so that a cut for room spares it.
+    ordered = sorted(
+        decisions,
+        key=lambda decision: (-_SEVERITY[decision.action], not decision.environment),
+    )
     messages = list(dict.fromkeys(d.message for d in ordered if d.message))
     if firmest.action is Action.NOTE:
         message = merged_notes(messages, NOTE_MAX_CHARS)

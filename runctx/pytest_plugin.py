@@ -1199,9 +1199,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     new = [o for o in now.elsewhere if o.imported and o.package not in before]
     if new:
-        for line in code_elsewhere_lines(
-            attrs.evolve(now, elsewhere=tuple(new))
-        ):
+        for line in code_elsewhere_lines(attrs.evolve(now, elsewhere=tuple(new))):
             _write(config, PREFIX + line)
     # Refused: a package imported from elsewhere, or one the header named that an import
     # would still find elsewhere (a test that imports it in its body, or in a subprocess).

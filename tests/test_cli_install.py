@@ -839,6 +839,7 @@ def test_a_pre_push_hook_path_with_a_space_is_one_program(tmp_path, install):
     done = install("git", "--command", str(program), cwd=checkout)
     assert done.returncode == 0, done.stderr
     assert "is not on this PATH" not in done.stderr
-    assert f"runctx=$(git config --get runctx.path) || runctx='{program}'" in (
-        checkout / ".git" / "hooks" / "pre-push"
-    ).read_text()
+    assert (
+        f"runctx=$(git config --get runctx.path) || runctx='{program}'"
+        in (checkout / ".git" / "hooks" / "pre-push").read_text()
+    )

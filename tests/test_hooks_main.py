@@ -400,8 +400,8 @@ def test_a_test_run_after_activating_the_venv_is_warned_of_its_sharing(worktrees
         env=hook_env(),
     )
     context = reply_context(done)
-    assert f"its environment {worktrees.venv} (a venv) is also used" in context
-    assert f"(pid {run.pid})" in context
+    # a busy foreign run on the box shares the note's 300 characters and may cut its end
+    assert f"another checkout (pid {run.pid}) imports from this command's environment" in context
 
 
 @pytest.mark.parametrize(
@@ -463,8 +463,8 @@ def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees,
         env=venv_env(worktrees.venv),
     )
     context = reply_context(done)
-    assert f"its environment {worktrees.venv} (a venv) is also used by the live test run" in context
-    assert f"(pid {run.pid})" in context
+    # a busy foreign run on the box shares the note's 300 characters and may cut its end
+    assert f"another checkout (pid {run.pid}) imports from this command's environment" in context
     assert "permissionDecision" not in done.stdout
 
 

@@ -42,6 +42,7 @@ from runctx.checkout import Root, checkout_root, rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.agents.base import InstallSpec
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
 from runctx.unknown import Unknown
@@ -203,21 +204,14 @@ def _shell_prefix(prefix: str) -> str:
     return prefix
 
 
-def run(args: argparse.Namespace) -> int:
-    """Install (or uninstall) one agent's hooks; say what changed."""
-    prefix = args.prefix or DEFAULT_PREFIX
-    _check_prefix(prefix)
-    if args.agent == GIT:
-        return _run_git(args, prefix)
-    prefix = _shell_prefix(prefix)
-    chosen = agent(args.agent)
-    spec = chosen.INSTALL
-    path = args.file or settings_path(chosen, args.scope, os.getcwd())
-    base = None
-    if not args.file:
-        base = _scope_base(chosen, args.scope, path, os.environ)
-        refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+def _update_settings(
+    args: argparse.Namespace, spec: InstallSpec, path: str, prefix: str, base: str | None
+) -> settings_file.Update:
+    """Install or uninstall ``spec``'s hooks in the file at ``path``.
 
+    An uninstall that would drop a comment keeps what the comment stands in
+    or next to: the emptied ``hooks`` object, then the emptied events too.
+    """
     prune = settings_file.PRUNE_ALL
 
     def change(document: JSONObject, where: str) -> tuple[object, bool]:
@@ -234,27 +228,39 @@ def run(args: argparse.Namespace) -> int:
             return False
         return not document or (spec.owns_file and settings_file.is_empty(spec, document))
 
-    def update() -> settings_file.Update:
-        return settings_file.update(
-            path,
-            change,
-            dry_run=args.dry_run,
-            remove_when=remove_when,
-            spec=spec,
-            prune_up_to=base,
-        )
-
-    # An uninstall that would drop a comment keeps what the comment stands in or next to:
-    # the emptied hooks object, then the emptied events too.
     fallbacks = [settings_file.PRUNE_EVENTS, settings_file.PRUNE_NOTHING] if args.uninstall else []
     while True:
         try:
-            outcome = update()
-            break
+            return settings_file.update(
+                path,
+                change,
+                dry_run=args.dry_run,
+                remove_when=remove_when,
+                spec=spec,
+                prune_up_to=base,
+            )
         except settings_file.CommentsLostError:
             if not fallbacks:
                 raise
             prune = fallbacks.pop(0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Install (or uninstall) one agent's hooks; say what changed."""
+    prefix = args.prefix or DEFAULT_PREFIX
+    _check_prefix(prefix)
+    if args.agent == GIT:
+        return _run_git(args, prefix)
+    prefix = _shell_prefix(prefix)
+    chosen = agent(args.agent)
+    spec = chosen.INSTALL
+    path = args.file or settings_path(chosen, args.scope, os.getcwd())
+    base = None
+    if not args.file:
+        base = _scope_base(chosen, args.scope, path, os.environ)
+        refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+
+    outcome = _update_settings(args, spec, path, prefix, base)
     if args.dry_run:
         write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0

@@ -429,18 +429,24 @@ def _named_runs(runs: tuple[JudgedRun, ...]) -> str:
 def shared_environment_message(environment: Environment, runs: tuple[JudgedRun, ...]) -> str:
     """Why a test run about to start shares its environment with runs of other checkouts.
 
-    One line, short enough for a note: the runs by pid (``runctx status``
-    shows their checkouts).
+    One line, short enough for a note: the runs by pid first (``runctx
+    status`` shows their checkouts), so that a note cut for room next to
+    others keeps them.
     """
-    noun = "run" if len(runs) == 1 else "runs"
+    who = (
+        "the live test run of another checkout"
+        if len(runs) == 1
+        else "live test runs of other checkouts"
+    )
     pids = ", ".join(str(judged.run.pid) for judged in runs[:_ENVIRONMENT_RUNS_NAMED])
     more = len(runs) - _ENVIRONMENT_RUNS_NAMED
     if more > 0:
         pids += f" and {more} more"
+    verb = "imports" if len(runs) == 1 else "import"
     return (
-        f"its environment {describe_environment(environment)} is also used by the live test "
-        f"{noun} of another checkout (pid {pids}); an install by either changes what the "
-        "other imports."
+        f"{who} (pid {pids}) {verb} from this command's environment too, "
+        f"{describe_environment(environment)}: an install by either changes what the other "
+        "imports."
     )
 
 

@@ -119,9 +119,7 @@ class TestInvocation(LightRecord):
         venv: str | None = None,
     ) -> None:
         """Hold one invocation."""
-        self._hold(
-            kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role, venv=venv
-        )
+        self._hold(kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role, venv=venv)
 
 
 # --------------------------------------------------------------------------- the parse
@@ -130,7 +128,9 @@ _SKIPPED_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi"
 _SKIPPED_RESERVED |= {"while", "until", "esac"}
 _NOT_A_COMMAND = frozenset({"for", "select", "case", "function"})
 _DIR_COMMANDS = frozenset({"cd", "pushd", "popd"})
-_SOURCE_COMMANDS = frozenset({"source", "."})
+_VENV_COMMANDS = frozenset({"source", ".", "deactivate"})
+_STATE_COMMANDS = _DIR_COMMANDS | _VENV_COMMANDS
+"""What changes the shell's state for the commands after it: its cwd, its active venv."""
 _UNFOLLOWABLE = frozenset("$`*?[{\0")
 """What makes a ``cd`` target one no shell could follow to a known place (a NUL: no path)."""
 
@@ -144,7 +144,7 @@ class _Dirs:
 
     __slots__ = ("cwd", "known", "oldpwd", "stack", "venv")
 
-    def __init__(  # noqa: PLR0913 - the shell's state, one keyword per part
+    def __init__(
         self,
         cwd: str,
         *,
@@ -173,16 +173,26 @@ class _Dirs:
             saved.venv,
         )
 
-    def activate(self, args: Sequence[str]) -> None:
+    def apply(self, name: str, args: Sequence[str]) -> None:
+        """A command of :data:`_STATE_COMMANDS` with ``args``."""
+        if name in _DIR_COMMANDS:
+            self.change(name, args)
+        else:
+            self.activate(name, args)
+
+    def activate(self, name: str, args: Sequence[str]) -> None:
         """``source DIR/bin/activate`` (or ``.``): the venv DIR is active from here on.
 
         An activation that cannot be followed (``source "$V/bin/activate"``)
         leaves no venv known, as ``deactivate`` does; any other file sourced
         leaves it as it was.
         """
+        if name == "deactivate":
+            self.venv = None
+            return
         script = args[0] if args else ""
-        bin_dir, name = os.path.split(script)
-        if name != "activate" or os.path.basename(bin_dir) not in ("bin", "Scripts"):
+        bin_dir, file_name = os.path.split(script)
+        if file_name != "activate" or os.path.basename(bin_dir) not in ("bin", "Scripts"):
             return
         venv, known = self.resolve(os.path.dirname(bin_dir) or ".")
         self.venv = venv if known else None
@@ -304,16 +314,9 @@ class _Parse:
         argv = _command_argv(words)
         if not argv:
             return argv
-        if argv[0] in _DIR_COMMANDS:
+        if argv[0] in _STATE_COMMANDS:  # in a pipeline or the background: a subshell's
             if not isolated:
-                dirs.change(argv[0], argv[1:])
-            return argv
-        if argv[0] in _SOURCE_COMMANDS or argv[0] == "deactivate":
-            if not isolated:
-                if argv[0] == "deactivate":
-                    dirs.venv = None
-                else:
-                    dirs.activate(argv[1:])
+                dirs.apply(argv[0], argv[1:])
             return argv
         if depth < MAX_DEPTH and _reads_script_from_stdin(argv):
             for text in (*stdin, *_echoed(piped_from)):
