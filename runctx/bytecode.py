@@ -23,7 +23,10 @@ Two answers, for the pytest plugin's ``--runctx-bytecode``:
   to every import, and it was served to this one. An entry written during the
   session that differs tells of a source changed after it was imported. A
   source changed during the session with no entry to compare is named as
-  unsure (which version ran cannot be told).
+  unsure (which version ran cannot be told). A module loaded from a bytecode
+  file with no source at all (a ``NAME.pyc`` beside where ``NAME.py`` was,
+  which Python imports once the source is gone) ran code that is not on disk
+  as source: it is named too.
 
 Modules that pytest rewrote for assertions (test modules, conftest files) are
 checked against pytest's own cache, with its own rewriting, where its
@@ -65,6 +68,8 @@ class Staleness:
     """The source changed during the session, and which version ran cannot be told."""
     UNCHECKED = "unchecked"
     """The module could not be checked (a cache runctx cannot read, no compiler for it)."""
+    SOURCELESS = "sourceless"
+    """The module ran a bytecode file with no source on disk (its source was removed)."""
 
 
 @attrs.frozen
@@ -164,7 +169,7 @@ def _inside(path: str, directory: str) -> bool:
 def checkout_modules(
     checkout: str, modules: Mapping[str, object] | None = None
 ) -> list[tuple[str, types.ModuleType]]:
-    """The modules imported from source files inside ``checkout``, by name."""
+    """The modules imported from files inside ``checkout`` (sources, or bytecode alone), by name."""
     top = os.path.realpath(checkout)
     found = []
     for name, module in list((sys.modules if modules is None else modules).items()):
@@ -172,7 +177,7 @@ def checkout_modules(
             continue
         spec = getattr(module, "__spec__", None)
         origin = getattr(spec, "origin", None)
-        if not isinstance(origin, str) or not origin.endswith(".py"):
+        if not isinstance(origin, str) or not (origin.endswith(".py") or _sourceless(spec)):
             continue
         if _inside(os.path.realpath(origin), top):
             found.append((name, module))
@@ -212,6 +217,11 @@ def _pytest_rewriter(config: object) -> tuple[Callable[[str], str], Compiler] | 
     return cache_of, rewritten
 
 
+def _sourceless(spec: object) -> bool:
+    """Whether a module was loaded from a bytecode file with no source (``NAME.pyc``)."""
+    return isinstance(getattr(spec, "loader", None), importlib.machinery.SourcelessFileLoader)
+
+
 def _loaded_by_pytest(module: types.ModuleType) -> bool:
     loader = getattr(getattr(module, "__spec__", None), "loader", None)
     return type(loader).__name__ == "AssertionRewritingHook"
@@ -246,6 +256,8 @@ def check_module(
     spec = module.__spec__
     assert spec is not None  # noqa: S101 - see checkout_modules
     origin = str(spec.origin)
+    if _sourceless(spec):
+        return StaleModule(name, origin, origin, Staleness.SOURCELESS, "")
     found = _cache_and_compiler(module, rewrite_config)
     if isinstance(found, str):
         return StaleModule(name, origin, "", Staleness.UNCHECKED, found)

@@ -37,7 +37,9 @@ environment's program in its words, else the tool's rule (``uv``: the
 project's ``.venv``; ``pdm``: its ``.pdm-python``, else ``.venv``; ``poetry``:
 ``$VIRTUAL_ENV``, else the project's ``.venv``; ``hatch``: the default
 environment's ``path`` setting; ``npm``/``pnpm``/``yarn``: the package's
-``node_modules``), else the program found on ``$PATH``.
+``node_modules``), else the program found on ``$PATH``. A ``source
+VENV/bin/activate`` earlier in the command string sets ``$VIRTUAL_ENV`` and
+puts ``VENV/bin`` first on ``$PATH`` for what follows (:func:`activated`).
 """
 
 from __future__ import annotations
@@ -425,6 +427,18 @@ def _tool_in(argv: Sequence[str]) -> tuple[str, int] | None:
         if base in _TOOLS:
             return base, index
     return None
+
+
+def activated(venv: str | None) -> Mapping[str, str] | None:
+    """The environment a command inherits after ``source VENV/bin/activate`` (None: ours)."""
+    if venv is None:
+        return None
+    path = os.environ.get("PATH", "")
+    return {
+        **os.environ,
+        "VIRTUAL_ENV": venv,
+        "PATH": os.path.join(venv, "bin") + (os.pathsep + path if path else ""),
+    }
 
 
 def command_environment(

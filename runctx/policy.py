@@ -49,7 +49,7 @@ from runctx._log import INFO, log_event
 from runctx.busy import BoxPressure, box_pressure
 from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
-from runctx.environment import Environment, command_environment
+from runctx.environment import Environment, activated, command_environment
 from runctx.identity import Verdict
 from runctx.modes import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, BoxMode, Mode
 from runctx.present.escape import visible
@@ -385,7 +385,12 @@ def combine(decisions: Sequence[Decision]) -> Decision:
     firmest = max(decisions, key=lambda decision: _SEVERITY[decision.action])
     if len(decisions) == 1:
         return firmest
-    ordered = sorted(decisions, key=lambda decision: -_SEVERITY[decision.action])
+    # The firmest first; among equals, what concerns the code the runs import (a shared or
+    # changed environment) before what only slows them, so that a cut for room spares it.
+    ordered = sorted(
+        decisions,
+        key=lambda decision: (-_SEVERITY[decision.action], not decision.environment),
+    )
     messages = list(dict.fromkeys(d.message for d in ordered if d.message))
     if firmest.action is Action.NOTE:
         message = merged_notes(messages, NOTE_MAX_CHARS)
@@ -582,11 +587,15 @@ def _environment_decisions(
     for invocation in invocations:
         if delegated(invocation):
             continue
-        environment = command_environment(invocation.kind, invocation.argv, invocation.cwd)
+        environment = command_environment(
+            invocation.kind, invocation.argv, invocation.cwd, activated(invocation.venv)
+        )
         if environment is not None and environment.shareable:
             found.append(shared_environment_decision(report_for(invocation.cwd)[1], environment))
     for change in changes:
-        environment = command_environment(change.kind, change.argv, change.cwd)
+        environment = command_environment(
+            change.kind, change.argv, change.cwd, activated(change.venv)
+        )
         if environment is None or not environment.shareable:
             continue
         here, report = report_for(change.cwd)

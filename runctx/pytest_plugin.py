@@ -1202,13 +1202,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     new = [o for o in now.elsewhere if o.imported and o.package not in before]
     if new:
-        for line in code_elsewhere_lines(
-            attrs.evolve(now, elsewhere=tuple(new)), after_collection=True
-        ):
+        for line in code_elsewhere_lines(attrs.evolve(now, elsewhere=tuple(new))):
             _write(config, PREFIX + line)
-    if state.refuse_after_collection and imported:
+    # Refused: a package imported from elsewhere, or one the header named that an import
+    # would still find elsewhere (a test that imports it in its body, or in a subprocess).
+    still = {o.package for o in now.elsewhere if not o.imported} & before
+    if state.refuse_after_collection and (imported or still):
+        refused = attrs.evolve(
+            now, elsewhere=tuple(o for o in now.elsewhere if o.imported or o.package in still)
+        )
         msg = (
-            "\n".join(code_elsewhere_lines(now, after_collection=True))
+            "\n".join(code_elsewhere_lines(refused))
             + f"\nrunctx refused to run these tests (--runctx-code=refuse, exit status "
             f"{EXIT_REFUSED})."
         )
@@ -1279,7 +1283,7 @@ def pytest_testnodedown(node: object, error: object) -> None:
             state.stale.append(stale)
 
 
-FAILING_STALENESS = ("served", "changed")
+FAILING_STALENESS = ("served", "changed", "sourceless")
 """What turns a passing ``check`` session's exit status to 1: code that is known not on disk."""
 
 

@@ -39,19 +39,19 @@ from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
 
 DEFAULT_POLL_SECONDS = 0.5
-_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 def parse_duration(text: str) -> float:
-    """Seconds from ``90``, ``2.5``, ``90s``, ``10m`` or ``1h``; ValueError otherwise.
+    """Seconds from ``90``, ``2.5``, ``500ms``, ``90s``, ``10m`` or ``1h``; ValueError otherwise.
 
     Negative, infinite and not-a-number values are refused.
     """
-    msg = f"not a duration (seconds, or a number with s, m or h): {text!r}"
+    msg = f"not a duration (seconds, or a number with ms, s, m or h): {text!r}"
     body = text.strip().lower()
-    scale = _UNITS.get(body[-1:]) if body else None
+    unit = next((unit for unit in _UNITS if body.endswith(unit)), "")
     try:
-        seconds = float(body[:-1] if scale is not None else body) * (scale or 1.0)
+        seconds = float(body[: len(body) - len(unit)]) * _UNITS.get(unit, 1.0)
     except ValueError:
         raise ValueError(msg) from None
     if not 0 <= seconds < float("inf"):

@@ -170,6 +170,29 @@ def test_a_bad_ini_value_is_a_usage_error(shared_tmp, runs):
     assert "runctx_bytecode = 'sometimes'" in output
 
 
+def test_a_module_left_only_as_bytecode_is_named_and_fails_the_session(shared_tmp, runs):
+    """A removed module whose ``NAME.pyc`` stays beside it still imports: ``check`` names it.
+
+    Python imports a bytecode file with no source (``tool.pyc`` where
+    ``tool.py`` was); the session passes on code that is on disk only as
+    bytecode.
+    """
+    checkout = make_checkout(shared_tmp)
+    source = checkout / "tool.py"
+    source.write_text(TOOL.format("AAAA"))
+    py_compile.compile(str(source), str(checkout / "tool.pyc"), doraise=True)
+    source.unlink()
+    (checkout / "test_tool.py").write_text(TEST)
+    status, output = run_session(runs, checkout)
+    assert status == 0, output  # the trap: the removed module's code ran, green
+    status, output = run_session(runs, checkout, "--runctx-bytecode=check")
+    assert "1 passed" in output
+    assert status == 1, output
+    line = next(line for line in output.splitlines() if line.startswith("  tool ("))
+    assert str(checkout / "tool.pyc") in line
+    assert "no source on disk" in line
+
+
 # --------------------------------------------------------------------------- in-process
 
 

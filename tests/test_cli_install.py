@@ -711,6 +711,30 @@ def test_gemini_settings_with_comments_are_kept(checkout, install):
 
 
 @pytest.mark.parametrize(
+    "content",
+    [
+        '{\n  "model": "x", // mine\n  "hooks": {}\n}\n',
+        '{\n  "model": "x",\n  "hooks": {\n    // my hooks go here\n    "BeforeTool": []\n  }\n}\n',
+        '{\n  "hooks": {\n    "BeforeTool": [] /* none yet */\n  }\n}\n',
+    ],
+)
+def test_uninstall_keeps_the_comments_around_hooks_that_were_there(checkout, install, content):
+    """A comment in or next to a ``hooks`` the user had stays; runctx's handlers go."""
+    path = checkout / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    assert install("gemini", cwd=checkout).returncode == 0
+    done = install("gemini", "--uninstall", cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    after = path.read_text()
+    for comment in ("// mine", "// my hooks go here", "/* none yet */"):
+        assert (comment in after) == (comment in content)
+    document = settings_file.parse(after, str(path), agent("gemini").INSTALL)
+    assert list(handler_commands("gemini", document)) == []
+    assert document["model" if "model" in content else "hooks"] is not None
+
+
+@pytest.mark.parametrize(
     ("name", "content", "what"),
     [
         ("gemini", '{\n  "model": "x",\n}', "no trailing commas"),
@@ -777,3 +801,45 @@ def test_an_uninstall_with_nothing_installed_creates_nothing(checkout, install):
     done = install("copilot", "--uninstall", cwd=checkout)
     assert "nothing changed" in done.stdout
     assert not (checkout / ".github").exists()
+
+
+@pytest.mark.parametrize("name", AGENT_NAMES)
+def test_a_command_path_with_a_space_is_one_program(tmp_path, install, name):
+    """``--command "/opt/my tools/runctx"`` is quoted: the guard finds it and runs the hook."""
+    checkout = make_checkout(tmp_path, "proj")
+    tools = tmp_path / "my tools"
+    tools.mkdir()
+    program = tools / "runctx"
+    program.symlink_to(Path(sys.executable).parent / "runctx")
+    done = install(name, "--command", str(program), cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    assert "is not on this PATH" not in done.stderr
+    document = json.loads((checkout / agent(name).FILES.project).read_text())
+    for _face, command in handler_commands(name, document):
+        ran = subprocess.run(
+            ["sh", "-c", command],
+            input="this is not json",
+            capture_output=True,
+            text=True,
+            env={**hook_env(), "PATH": "/usr/bin:/bin"},
+            cwd=checkout,
+            check=False,
+            timeout=60,
+        )
+        assert ran.returncode == 0
+        assert ran.stderr.startswith("runctx: hook failed open: input is not JSON"), ran.stderr
+
+
+def test_a_pre_push_hook_path_with_a_space_is_one_program(tmp_path, install):
+    """``runctx install git --command "/opt/my tools/runctx"`` takes the path as one program."""
+    checkout = make_checkout(tmp_path, "proj")
+    program = tmp_path / "my tools" / "runctx"
+    program.parent.mkdir()
+    program.symlink_to(Path(sys.executable).parent / "runctx")
+    done = install("git", "--command", str(program), cwd=checkout)
+    assert done.returncode == 0, done.stderr
+    assert "is not on this PATH" not in done.stderr
+    assert (
+        f"runctx=$(git config --get runctx.path) || runctx='{program}'"
+        in (checkout / ".git" / "hooks" / "pre-push").read_text()
+    )

@@ -254,7 +254,10 @@ def test_cpu_now_is_measured_between_refreshes(checkout, runs, shared_tmp):
         return lines[at][header.index("CPU NOW") :].split()[0]
 
     first = watch.next_frame()
-    assert "CPU NOW: CPUs each run kept busy over the last 0.10s" in first
+    # The window is at least 0.1 s; a loaded box may stretch it (never asserted as a duration).
+    window = re.search(r"CPU NOW: CPUs each run kept busy over the last (\d+\.\d\d)s", first)
+    assert window is not None, first
+    assert float(window.group(1)) >= 0.1
     assert float(cpu_now(first, spinner.pid)) >= 0
     second = watch.next_frame()
     assert "CPU NOW: CPUs each run kept busy since the last refresh" in second

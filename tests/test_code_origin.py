@@ -108,6 +108,26 @@ def test_refuse_exits_75_before_any_test_runs(shared, runs):
     assert f"points at {shared.a}" in output
 
 
+def test_refuse_holds_for_a_package_a_test_imports_in_its_body(shared, runs):
+    """A test that imports ``a``'s package only when it runs is refused too: no test runs."""
+    lazy = shared.b / "lazy"
+    lazy.mkdir()
+    (lazy / "test_lazy.py").write_text(
+        "def test_where():\n    import pkg\n\n    print('IMPORTED-FROM', pkg.where())\n"
+    )
+    try:
+        status, output = run_session(
+            runs, venv_python(shared.venv), shared.b, "lazy", "--runctx-code=refuse"
+        )
+    finally:
+        (lazy / "test_lazy.py").unlink()
+        lazy.rmdir()
+    assert status == EXIT_REFUSED, output
+    assert "IMPORTED-FROM" not in output
+    assert f"pkg will be imported from {shared.a}" in output
+    assert "runctx refused to run these tests" in output
+
+
 def test_refuse_under_xdist_exits_75_at_the_start(shared, runs):
     """Under xdist the controller refuses at once: no worker runs a test."""
     status, output = run_session(

@@ -366,6 +366,45 @@ def test_the_hook_warns_before_pip_install_e_repoints_a_live_runs_environment(wo
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        "source {venv}/bin/activate && pip install -e .",
+        ". {venv}/bin/activate; python -m pip install -e .",
+    ],
+)
+def test_an_install_after_activating_the_venv_is_warned_of(worktrees, runs, command):
+    """``source VENV/bin/activate && pip install -e .``: the venv it activates is the one changed.
+
+    The hook's own ``PATH`` does not hold the venv, as in an agent whose
+    commands activate it themselves.
+    """
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use(command.format(venv=worktrees.venv), worktrees.b),
+        env=hook_env(),
+    )
+    context = reply_context(done)
+    assert f"changes {worktrees.venv} (a venv), which the live test run imports from" in context
+    assert f"pid {run.pid} (pytest, " in context
+
+
+def test_a_test_run_after_activating_the_venv_is_warned_of_its_sharing(worktrees, runs):
+    """``source VENV/bin/activate && python -m pytest`` in ``b``: warned of ``a``'s run on it."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use(
+            f"source {worktrees.venv}/bin/activate && python -m pytest -q", worktrees.b
+        ),
+        env=hook_env(),
+    )
+    context = reply_context(done)
+    # a busy foreign run on the box shares the note's 300 characters and may cut its end
+    assert f"another checkout (pid {run.pid}) imports from this command's environment" in context
+
+
+@pytest.mark.parametrize(
     ("setting", "decision"), [("stop", "deny"), ("ask", "ask"), ("warn", None)]
 )
 def test_on_environment_change_decides_what_the_hook_does(worktrees, runs, setting, decision):
@@ -424,8 +463,8 @@ def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees,
         env=venv_env(worktrees.venv),
     )
     context = reply_context(done)
-    assert f"its environment {worktrees.venv} (a venv) is also used by the live test run" in context
-    assert f"(pid {run.pid})" in context
+    # a busy foreign run on the box shares the note's 300 characters and may cut its end
+    assert f"another checkout (pid {run.pid}) imports from this command's environment" in context
     assert "permissionDecision" not in done.stdout
 
 

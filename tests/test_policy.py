@@ -391,6 +391,25 @@ def test_a_test_run_is_warned_only_of_runs_of_other_checkouts_on_its_environment
     assert from_a == policy.SILENT
 
 
+def test_the_environment_note_keeps_its_pid_next_to_a_busy_foreign_run(
+    worktrees, runs, monkeypatch, tmp_path
+):
+    """A test run in ``b`` next to a busy foreign run: the note cut for room still names ``a``'s.
+
+    Both notes share :data:`NOTE_MAX_CHARS`; the one about the code the
+    runs import comes first, and names the run before the environment's path.
+    """
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    runs.spinner(make_checkout(tmp_path, "busy-elsewhere"))
+    monkeypatch.setenv("PATH", f"{worktrees.venv / 'bin'}:{os.environ['PATH']}")
+    invocations = test_invocations("python -m pytest -x", str(worktrees.b))
+    decision = policy.decide(invocations, environments=True)
+    assert decision.action is Action.NOTE
+    assert len(decision.message) <= NOTE_MAX_CHARS
+    first = decision.message.splitlines()[0]
+    assert f"another checkout (pid {run.pid}) imports from this command's environment" in first
+
+
 def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, monkeypatch):
     """``pip install -e . && python -m pytest`` in ``b``: the firmest of both, both words said."""
     run = live_run(runs, worktrees.a, worktrees.venv)
@@ -403,4 +422,4 @@ def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, mon
     assert decision.action is Action.ASK
     assert run.pid in pids(decision.environment)
     assert "changes" in decision.message
-    assert f"its environment {worktrees.venv} (a venv) is also used" in decision.message
+    assert f"environment too, {worktrees.venv} (a venv)" in decision.message

@@ -54,6 +54,28 @@ def test_a_cd_target_holding_a_nul_is_unfollowable():
     assert found("cd a\x00b && pytest") == [("pytest", CWD, False)]
 
 
+@pytest.mark.parametrize(
+    ("command", "venvs"),
+    [
+        ("source .venv/bin/activate && pytest", [f"{CWD}/.venv"]),
+        (". /srv/env/bin/activate; cd sub && pytest", ["/srv/env"]),
+        ("cd a && source ../env/bin/activate && pytest; pytest", [f"{CWD}/env", f"{CWD}/env"]),
+        ("source env/bin/activate && make test", [f"{CWD}/env"]),
+        ("source env/bin/activate && deactivate && pytest", [None]),
+        ("(source env/bin/activate) && pytest", [None]),
+        ("source env/bin/activate | pytest", [None]),
+        ('source "$VENV/bin/activate" && pytest', [None]),
+        ("source env/bin/activate && source ~/.bashrc && pytest", [f"{CWD}/env"]),
+        ("source env/bin/activate.fish && pytest", [None]),
+        ("pytest", [None]),
+    ],
+)
+def test_an_activated_venv_is_where_the_commands_after_it_run(command, venvs):
+    """``source DIR/bin/activate`` makes DIR the venv of what follows, like a ``cd``."""
+    found_venvs = [i.venv for i in test_invocations(command, CWD, resolve_tasks=False)]
+    assert found_venvs == venvs
+
+
 def test_cwd_is_normalised():
     """The starting cwd and every cd target are normalised."""
     assert found("cd ./a/../b/ && pytest", cwd="/w//repo/") == [("pytest", "/w/repo/b", True)]
@@ -136,7 +158,7 @@ class TestTestInvocation:
         assert a != TestInvocation("pytest", ("pytest", "-x"), "/w", cwd_known=False)
         assert repr(a) == (
             "TestInvocation(argv=('pytest', '-x'), cwd='/w', cwd_known=True, kind='pytest', "
-            "role='runner')"
+            "role='runner', venv=None)"
         )
         with pytest.raises(AttributeError):
             a.cwd = "/x"  # type: ignore[misc]

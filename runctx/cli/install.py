@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import stat
 from collections.abc import Mapping
@@ -41,6 +42,7 @@ from runctx.checkout import Root, checkout_root, rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.agents.base import InstallSpec
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
 from runctx.unknown import Unknown
@@ -190,23 +192,31 @@ def _check_prefix(prefix: str) -> None:
         raise RunctxError(msg)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Install (or uninstall) one agent's hooks; say what changed."""
-    prefix = args.prefix or DEFAULT_PREFIX
-    _check_prefix(prefix)
-    if args.agent == GIT:
-        return _run_git(args, prefix)
-    chosen = agent(args.agent)
-    spec = chosen.INSTALL
-    path = args.file or settings_path(chosen, args.scope, os.getcwd())
-    base = None
-    if not args.file:
-        base = _scope_base(chosen, args.scope, path, os.environ)
-        refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+def _shell_prefix(prefix: str) -> str:
+    """``--command`` as shell words: a path to a file, given whole, is quoted where it must be.
+
+    ``--command "/opt/my tools/runctx"`` names one program; unquoted in the
+    hook's shell line it would be two words, and the guard would take runctx
+    for missing and let every command through.
+    """
+    if os.path.isfile(prefix):
+        return shlex.quote(prefix)
+    return prefix
+
+
+def _update_settings(
+    args: argparse.Namespace, spec: InstallSpec, path: str, prefix: str, base: str | None
+) -> settings_file.Update:
+    """Install or uninstall ``spec``'s hooks in the file at ``path``.
+
+    An uninstall that would drop a comment keeps what the comment stands in
+    or next to: the emptied ``hooks`` object, then the emptied events too.
+    """
+    prune = settings_file.PRUNE_ALL
 
     def change(document: JSONObject, where: str) -> tuple[object, bool]:
         if args.uninstall:
-            removed = settings_file.uninstall(spec, document, where)
+            removed = settings_file.uninstall(spec, document, where, prune=prune)
             return removed, removed > 0
         installed = settings_file.install(
             spec, document, prefix, where, keep_prefix=args.prefix is None
@@ -218,14 +228,39 @@ def run(args: argparse.Namespace) -> int:
             return False
         return not document or (spec.owns_file and settings_file.is_empty(spec, document))
 
-    outcome = settings_file.update(
-        path,
-        change,
-        dry_run=args.dry_run,
-        remove_when=remove_when,
-        spec=spec,
-        prune_up_to=base,
-    )
+    fallbacks = [settings_file.PRUNE_EVENTS, settings_file.PRUNE_NOTHING] if args.uninstall else []
+    while True:
+        try:
+            return settings_file.update(
+                path,
+                change,
+                dry_run=args.dry_run,
+                remove_when=remove_when,
+                spec=spec,
+                prune_up_to=base,
+            )
+        except settings_file.CommentsLostError:
+            if not fallbacks:
+                raise
+            prune = fallbacks.pop(0)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Install (or uninstall) one agent's hooks; say what changed."""
+    prefix = args.prefix or DEFAULT_PREFIX
+    _check_prefix(prefix)
+    if args.agent == GIT:
+        return _run_git(args, prefix)
+    prefix = _shell_prefix(prefix)
+    chosen = agent(args.agent)
+    spec = chosen.INSTALL
+    path = args.file or settings_path(chosen, args.scope, os.getcwd())
+    base = None
+    if not args.file:
+        base = _scope_base(chosen, args.scope, path, os.environ)
+        refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+
+    outcome = _update_settings(args, spec, path, prefix, base)
     if args.dry_run:
         write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0
@@ -280,7 +315,7 @@ def _run_git(args: argparse.Namespace, prefix: str) -> int:
         return 0
     verb = "updated" if outcome.before is not None else "installed"
     write_text(f"runctx: {verb} the pre-push hook: {outcome.path}\n")
-    _warn_if_unreachable(prefix)
+    _warn_if_unreachable(_shell_prefix(prefix))
     if not git_hook.test_command_set(os.getcwd()):
         say(
             "runctx: set the tests it runs before each push (until then a push is refused "
@@ -290,7 +325,10 @@ def _run_git(args: argparse.Namespace, prefix: str) -> int:
 
 
 def _warn_if_unreachable(prefix: str) -> None:
-    program = prefix.split(maxsplit=1)[0]
+    try:
+        program = shlex.split(prefix)[0]
+    except (ValueError, IndexError):
+        program = prefix.split(maxsplit=1)[0]
     if shutil.which(program) is None:
         say(
             f"runctx: warning: {program!r} is not on this PATH. The agent must find it to run "

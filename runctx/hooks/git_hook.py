@@ -60,7 +60,7 @@ def hook_text(prefix: str) -> str:
         text = stream.read()
     if prefix == "runctx":
         return text
-    if len(shlex.split(prefix)) != 1:
+    if not os.path.isfile(prefix) and len(shlex.split(prefix)) != 1:
         msg = (
             f"--command {prefix!r}: the pre-push hook starts runctx as one program; give "
             "its path (e.g. /opt/venv/bin/runctx)"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import TypeVar
@@ -362,6 +363,13 @@ class LayoutLostError(ValueError):
     """The change cannot be written keeping the text's comments or trailing commas."""
 
 
+def _comments(text: str) -> Counter[str]:
+    """The comments in ``text``, each as often as it stands there."""
+    return Counter(
+        found.group() for found in _EXTRAS.finditer(text) if found.group("comment") is not None
+    )
+
+
 def edit(  # noqa: PLR0913 - the two extras are the format's, not the edit's
     text: str,
     change: Callable[[JSONObject], Result],
@@ -388,14 +396,20 @@ def edit(  # noqa: PLR0913 - the two extras are the format's, not the edit's
         raise ValueError(msg)  # noqa: TRY004 - what a parser of text raises
     result = change(document)
     compact = "\n" not in text.strip() and bool(root.parts)  # one line: keep it one line
+    rendered: str | None
     try:
         body = _Renderer(text, unit, compact=compact).render(root, document)
         rendered = text[: root.start] + body + text[root.end :]
         strict = to_strict(rendered, comments=comments, trailing_commas=trailing_commas)
-        if json.loads(strict) == document:
-            return document, rendered, result
+        if json.loads(strict) != document:
+            rendered = None
     except (ValueError, RecursionError):
-        pass
+        rendered = None
+    if rendered is not None:
+        if comments and _comments(text) - _comments(rendered):
+            msg = "the change would drop a comment of the text"
+            raise LayoutLostError(msg)
+        return document, rendered, result
     if has_extras(text, comments=comments, trailing_commas=trailing_commas):
         msg = "the change cannot keep the text's comments or trailing commas"
         raise LayoutLostError(msg)

@@ -78,6 +78,10 @@ class SettingsFileError(RunctxError):
     """An agent's settings file cannot be read, understood or written safely."""
 
 
+class CommentsLostError(SettingsFileError):
+    """The change would drop a comment of the file, so the file was left as it was."""
+
+
 _OURS = re.compile(
     r"\s*(?P<prefix>[^;&|<>`$()\n]*?)\s+hook\s+(?P<face>[a-z][a-z-]*)"
     r"(?:\s*\|\|\s*true)?\s*"
@@ -384,8 +388,19 @@ def _bring_up_to_date(
     return True
 
 
-def uninstall(spec: InstallSpec, document: JSONObject, path: str) -> int:
-    """Remove the handlers that run the faces of ``spec``; return how many were removed."""
+PRUNE_ALL, PRUNE_EVENTS, PRUNE_NOTHING = "all", "events", "nothing"
+"""What an uninstall removes besides the handlers: the emptied events and ``hooks``, the
+emptied events only, or neither (so that comments in and around them stay)."""
+
+
+def uninstall(spec: InstallSpec, document: JSONObject, path: str, *, prune: str = PRUNE_ALL) -> int:
+    """Remove the handlers that run the faces of ``spec``; return how many were removed.
+
+    ``prune``: an event left with no handler, and ``hooks`` left with no
+    event, go too by default (what install created); :data:`PRUNE_EVENTS`
+    keeps ``hooks``, :data:`PRUNE_NOTHING` keeps the emptied events too, so
+    that comments in and around them stay where the user wrote them.
+    """
     hooks = _events(document, path, create=False)
     if hooks is None:
         return 0
@@ -401,11 +416,11 @@ def uninstall(spec: InstallSpec, document: JSONObject, path: str) -> int:
             removed += gone
             if keep:
                 kept.append(item)
-        if kept:
+        if kept or prune == PRUNE_NOTHING:
             hooks[event] = kept
         else:
             del hooks[event]
-    if removed and not hooks:
+    if removed and not hooks and prune == PRUNE_ALL:
         del document["hooks"]
     return removed
 
@@ -715,11 +730,11 @@ def _apply(
             )
         except json_layout.LayoutLostError:
             msg = (
-                f"{path}: runctx cannot make this change and keep the file's comments "
-                "where they are, so it leaves the file as it was. Add the hooks by hand "
-                "(runctx install AGENT --dry-run on an empty file shows them)"
+                f"{path}: runctx cannot make this change and keep every comment of the file "
+                "where it is, so it leaves the file as it was. Add or remove runctx's hooks by "
+                "hand (runctx install AGENT --dry-run on an empty file shows them)"
             )
-            raise SettingsFileError(msg) from None
+            raise CommentsLostError(msg) from None
         except (ValueError, RecursionError):  # the layout parser gave up: the values are kept
             if json_layout.has_extras(before, comments=comments, trailing_commas=trailing_commas):
                 msg = (

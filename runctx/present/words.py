@@ -343,7 +343,7 @@ def origin_reason(origin: Origin) -> str:
     return "the import system finds it there first"
 
 
-def code_elsewhere_lines(check: CodeCheck, *, after_collection: bool = False) -> list[str]:
+def code_elsewhere_lines(check: CodeCheck) -> list[str]:
     """What a session should say when the project's packages come from another checkout."""
     if not check.elsewhere:
         return []
@@ -354,7 +354,7 @@ def code_elsewhere_lines(check: CodeCheck, *, after_collection: bool = False) ->
         ),
     ]
     for origin in check.elsewhere:
-        verb = "is imported" if origin.imported or after_collection else "will be imported"
+        verb = "is imported" if origin.imported else "will be imported"
         lines.append(
             f"  {visible(origin.package)} {verb} from {visible(origin.path)}: "
             f"{origin_reason(origin)}"
@@ -384,6 +384,11 @@ def stale_reason(stale: StaleModule) -> str:
         return (
             "its source changed on disk during the session; which version ran cannot be "
             f"told{detail}"
+        )
+    if stale.how == "sourceless":
+        return (
+            f"it ran the bytecode file {cache}, which has no source on disk (the source was "
+            "removed, and Python imports a NAME.pyc left beside it): remove that file"
         )
     return f"not checked: {visible(stale.detail)}"
 
@@ -424,18 +429,24 @@ def _named_runs(runs: tuple[JudgedRun, ...]) -> str:
 def shared_environment_message(environment: Environment, runs: tuple[JudgedRun, ...]) -> str:
     """Why a test run about to start shares its environment with runs of other checkouts.
 
-    One line, short enough for a note: the runs by pid (``runctx status``
-    shows their checkouts).
+    One line, short enough for a note: the runs by pid first (``runctx
+    status`` shows their checkouts), so that a note cut for room next to
+    others keeps them.
     """
-    noun = "run" if len(runs) == 1 else "runs"
+    who = (
+        "the live test run of another checkout"
+        if len(runs) == 1
+        else "live test runs of other checkouts"
+    )
     pids = ", ".join(str(judged.run.pid) for judged in runs[:_ENVIRONMENT_RUNS_NAMED])
     more = len(runs) - _ENVIRONMENT_RUNS_NAMED
     if more > 0:
         pids += f" and {more} more"
+    verb = "imports" if len(runs) == 1 else "import"
     return (
-        f"its environment {describe_environment(environment)} is also used by the live test "
-        f"{noun} of another checkout (pid {pids}); an install by either changes what the "
-        "other imports."
+        f"{who} (pid {pids}) {verb} from this command's environment too, "
+        f"{describe_environment(environment)}: an install by either changes what the other "
+        "imports."
     )
 
 

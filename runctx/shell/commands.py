@@ -24,6 +24,9 @@ What is read
   ``cd -``/``popd`` with no known previous directory, makes the cwd *unknown*:
   later invocations keep the last known cwd as the best guess and say
   ``cwd_known=False``; a later ``cd /absolute`` makes it known again.
+- ``source DIR/bin/activate`` (or ``. DIR/bin/activate``) makes the venv
+  ``DIR`` the one the commands after it run in (``venv``), until a
+  ``deactivate``, the way a ``cd`` moves their cwd.
 - ``bash -c '...'``, ``sh -c``, ``eval``, ``npx -c``: the string is read the same
   way, in a subshell, up to :data:`MAX_DEPTH` levels deep. Command
   substitutions ``$(...)``, backticks and ``<(...)`` are read too (a test run
@@ -90,20 +93,22 @@ class TestInvocation(LightRecord):
     the simple command's words (assignments, redirections and reserved words
     removed, quotes removed, nothing expanded); ``cwd`` the directory it runs
     in; ``cwd_known`` False when a ``cd`` on the way could not be followed, and
-    ``cwd`` is only the last directory known.
+    ``cwd`` is only the last directory known; ``venv`` the virtual environment
+    a ``source DIR/bin/activate`` before it activated (None: none).
     """
 
     __test__ = False  # not a pytest test class, despite its name
 
-    __slots__ = ("argv", "cwd", "cwd_known", "kind", "role")
+    __slots__ = ("argv", "cwd", "cwd_known", "kind", "role", "venv")
 
     kind: str
     argv: tuple[str, ...]
     cwd: str
     cwd_known: bool
     role: str
+    venv: str | None
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one keyword per fact of the invocation
         self,
         kind: str,
         argv: Sequence[str],
@@ -111,9 +116,10 @@ class TestInvocation(LightRecord):
         *,
         cwd_known: bool = True,
         role: str = RUNNER_ROLE,
+        venv: str | None = None,
     ) -> None:
         """Hold one invocation."""
-        self._hold(kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role)
+        self._hold(kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role, venv=venv)
 
 
 # --------------------------------------------------------------------------- the parse
@@ -122,31 +128,74 @@ _SKIPPED_RESERVED = frozenset({"!", "{", "}", "if", "then", "else", "elif", "fi"
 _SKIPPED_RESERVED |= {"while", "until", "esac"}
 _NOT_A_COMMAND = frozenset({"for", "select", "case", "function"})
 _DIR_COMMANDS = frozenset({"cd", "pushd", "popd"})
+_VENV_COMMANDS = frozenset({"source", ".", "deactivate"})
+_STATE_COMMANDS = _DIR_COMMANDS | _VENV_COMMANDS
+"""What changes the shell's state for the commands after it: its cwd, its active venv."""
 _UNFOLLOWABLE = frozenset("$`*?[{\0")
 """What makes a ``cd`` target one no shell could follow to a known place (a NUL: no path)."""
 
 
 class _Dirs:
-    """The shell's directory state: cwd, ``$OLDPWD``, the pushd stack, and whether known."""
+    """The shell's directory state: cwd, ``$OLDPWD``, the pushd stack, and whether known.
 
-    __slots__ = ("cwd", "known", "oldpwd", "stack")
+    Also the virtual environment a ``source DIR/bin/activate`` activated
+    (``venv``), which the commands after it run in, like a ``cd``.
+    """
 
-    def __init__(self, cwd: str, *, known: bool, oldpwd: str | None, stack: list[str]) -> None:
+    __slots__ = ("cwd", "known", "oldpwd", "stack", "venv")
+
+    def __init__(
+        self,
+        cwd: str,
+        *,
+        known: bool,
+        oldpwd: str | None,
+        stack: list[str],
+        venv: str | None = None,
+    ) -> None:
         self.cwd = cwd
         self.known = known
         self.oldpwd = oldpwd
         self.stack = stack
+        self.venv = venv
 
     def copy(self) -> _Dirs:
-        return _Dirs(self.cwd, known=self.known, oldpwd=self.oldpwd, stack=list(self.stack))
+        return _Dirs(
+            self.cwd, known=self.known, oldpwd=self.oldpwd, stack=list(self.stack), venv=self.venv
+        )
 
     def restore(self, saved: _Dirs) -> None:
-        self.cwd, self.known, self.oldpwd, self.stack = (
+        self.cwd, self.known, self.oldpwd, self.stack, self.venv = (
             saved.cwd,
             saved.known,
             saved.oldpwd,
             saved.stack,
+            saved.venv,
         )
+
+    def apply(self, name: str, args: Sequence[str]) -> None:
+        """A command of :data:`_STATE_COMMANDS` with ``args``."""
+        if name in _DIR_COMMANDS:
+            self.change(name, args)
+        else:
+            self.activate(name, args)
+
+    def activate(self, name: str, args: Sequence[str]) -> None:
+        """``source DIR/bin/activate`` (or ``.``): the venv DIR is active from here on.
+
+        An activation that cannot be followed (``source "$V/bin/activate"``)
+        leaves no venv known, as ``deactivate`` does; any other file sourced
+        leaves it as it was.
+        """
+        if name == "deactivate":
+            self.venv = None
+            return
+        script = args[0] if args else ""
+        bin_dir, file_name = os.path.split(script)
+        if file_name != "activate" or os.path.basename(bin_dir) not in ("bin", "Scripts"):
+            return
+        venv, known = self.resolve(os.path.dirname(bin_dir) or ".")
+        self.venv = venv if known else None
 
     def resolve(self, target: str) -> tuple[str, bool]:
         """Where ``target`` leads from here, and whether that is known."""
@@ -265,9 +314,9 @@ class _Parse:
         argv = _command_argv(words)
         if not argv:
             return argv
-        if argv[0] in _DIR_COMMANDS:
+        if argv[0] in _STATE_COMMANDS:  # in a pipeline or the background: a subshell's
             if not isolated:
-                dirs.change(argv[0], argv[1:])
+                dirs.apply(argv[0], argv[1:])
             return argv
         if depth < MAX_DEPTH and _reads_script_from_stdin(argv):
             for text in (*stdin, *_echoed(piped_from)):
@@ -289,17 +338,22 @@ class _Parse:
         if resolution.chdir is not None:
             cwd, known = dirs.resolve(resolution.chdir)
         match = resolution.match
+        venv = dirs.venv
         if match is not None:
-            invocation = TestInvocation(match.kind, argv, cwd, cwd_known=known, role=match.role)
+            invocation = TestInvocation(
+                match.kind, argv, cwd, cwd_known=known, role=match.role, venv=venv
+            )
             self.found.append(invocation)
         elif resolution.shell_string is not None and depth < MAX_DEPTH:
             inner = dirs.copy()
             inner.cwd, inner.known = cwd, known
             self.text(resolution.shell_string, inner, depth + 1)
         elif resolution.task is not None:
-            self._task(resolution.task, argv, cwd, known=known)
+            self._task(resolution.task, argv, cwd, known=known, venv=venv)
 
-    def _task(self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool) -> None:
+    def _task(
+        self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> None:
         """A task runner's task: a run when the text the project gives it runs a runner.
 
         Without reading files (a live process), it stays a task: the scan folds
@@ -307,7 +361,9 @@ class _Parse:
         """
         if not self.resolve_tasks:
             role = call.match.role
-            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, role=role))
+            self.found.append(
+                TestInvocation(call.kind, argv, cwd, cwd_known=known, role=role, venv=venv)
+            )
             return
         texts = None
         if self.task_depth < MAX_TASK_DEPTH:
@@ -318,20 +374,20 @@ class _Parse:
             texts = task_texts(call, cwd, self.files)
         if texts is None:  # not known what it runs: its name decides
             if call.by_name:
-                self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known))
+                self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
             return
         before = len(self.found)
         self.task_depth += 1
         try:
             for text in texts:
-                inner = _Dirs(cwd, known=known, oldpwd=None, stack=[])
+                inner = _Dirs(cwd, known=known, oldpwd=None, stack=[], venv=venv)
                 self.text(text, inner, 0)
         finally:
             self.task_depth -= 1
         inner_runs = self.found[before:]
         del self.found[before:]
         if any(found.role != TASK_ROLE for found in inner_runs):
-            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known))
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
 
 
 def _reads_script_from_stdin(argv: Sequence[str]) -> bool:
