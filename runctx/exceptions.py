@@ -5,6 +5,10 @@ class RunctxError(Exception):
     """Base class of every error runctx raises on purpose."""
 
 
+class UsageError(RunctxError):
+    """Options of the command line that do not go together (exit status 2, as argparse's)."""
+
+
 class SourceError(RunctxError):
     """No process can be read at all (no procfs mounted where one is needed)."""
 

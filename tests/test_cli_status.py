@@ -301,3 +301,25 @@ def test_a_run_without_python_or_node_has_no_environment(shared_tmp, runs):
     assert entry["environment"] is None
     assert entry["unknown"]["environment"]["unknown"] == "absent"
     assert entry["shares_environment_with"] == []
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (("--watch", "--json"), "takes no --format, --json or --output"),
+        (("--count", "2"), "--count goes with --watch"),
+        (("--interval", "2s"), "--interval goes with --watch"),
+        (("--json", "--format", "openmetrics"), "ask for two formats"),
+    ],
+)
+def test_options_that_do_not_go_together_are_a_usage_error(shared_tmp, options, said):
+    """Exit 2 (a usage error, as argparse's own), one line naming the options; --json says so."""
+    done = runctx("status", *options, cwd=shared_tmp)
+    assert done.returncode == 2
+    assert said in done.stderr or said in done.stdout
+    if "--json" in options:
+        error = json.loads(done.stdout)["error"]
+        assert (error["kind"], error["exit_status"]) == ("usage", 2)
+    else:
+        assert done.stderr.startswith("runctx status: error: ")
+        assert len(done.stderr.splitlines()) == 1

@@ -285,7 +285,7 @@ def test_a_plain_watch_writes_reports_without_control_sequences(checkout):
     [["--json"], ["--format", "openmetrics"], ["--output", "/tmp/x.prom"]],
 )
 def test_watch_takes_no_machine_format(checkout, argv):
-    """--watch is for a person: JSON, OpenMetrics or a file are refused in one line."""
+    """--watch is for a person: JSON, OpenMetrics or a file are a usage error (2), in one line."""
     done = subprocess.run(
         [*RUNCTX, "status", "--watch", *argv],
         cwd=checkout,
@@ -295,5 +295,5 @@ def test_watch_takes_no_machine_format(checkout, argv):
         check=False,
         timeout=GUARD,
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "--watch shows the table" in (done.stdout + done.stderr)

@@ -267,8 +267,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _complete()
 
     from runctx.cli.logsetup import configure_logging  # noqa: PLC0415
-    from runctx.exceptions import RunctxError  # noqa: PLC0415
-    from runctx.present.output import OutputClosedError, say  # noqa: PLC0415
+    from runctx.present.output import say  # noqa: PLC0415
 
     json_errors = _wants_json(args_list)
     parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
@@ -278,11 +277,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE
+    return _run_subcommand(args, json_errors=json_errors)
+
+
+def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
+    """The subcommand's exit status; runctx's own errors said on stderr (or as JSON)."""
+    from runctx.exceptions import RunctxError, UsageError  # noqa: PLC0415
+    from runctx.present.output import OutputClosedError  # noqa: PLC0415
+
     try:
         result: int = _module(SUBCOMMANDS[args.command][0]).run(args)
     except OutputClosedError:
         _drop_stdout()
         return EXIT_BROKEN_PIPE
+    except UsageError as error:
+        report_error(f"runctx {args.command}: error: {error}", EXIT_USAGE, json_errors=json_errors)
+        return EXIT_USAGE
     except RunctxError as error:
         report_error(f"runctx: error: {error}", EXIT_ERROR, json_errors=json_errors)
         return EXIT_ERROR

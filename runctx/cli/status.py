@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from runctx.cli.common import add_viewpoint_options, positive_duration, source_from, viewpoint_from
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
-from runctx.exceptions import RunctxError
+from runctx.exceptions import UsageError
 from runctx.present.json import report_json
 from runctx.present.openmetrics import RootLabel, report_metrics
 from runctx.present.output import (
@@ -91,7 +91,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
     parser.add_argument(
         "--interval",
         type=positive_duration,
-        default=DEFAULT_INTERVAL_SECONDS,
         metavar="DURATION",
         help=f"with --watch: time between refreshes (default {DEFAULT_INTERVAL_SECONDS:g}s)",
     )
@@ -114,7 +113,7 @@ def output_format(args: argparse.Namespace) -> str:
     """The format asked for; a usage error when ``--json`` and ``--format`` disagree."""
     if args.json and args.format not in (None, "json"):
         msg = f"--json and --format {args.format} ask for two formats; give one"
-        raise RunctxError(msg)
+        raise UsageError(msg)
     return "json" if args.json else args.format or "text"
 
 
@@ -172,9 +171,10 @@ def run(args: argparse.Namespace) -> int:
             return taken[0]
 
         return _watch(args, chosen, take, busy)
-    if args.count is not None:
-        msg = "--count goes with --watch"
-        raise RunctxError(msg)
+    for given, option in ((args.count, "--count"), (args.interval, "--interval")):
+        if given is not None:
+            msg = f"{option} goes with --watch"
+            raise UsageError(msg)
     report = scan(here, source=source, cpu_window=DEFAULT_WINDOW_SECONDS)
     if args.output:
         write_file_atomically(args.output, render(report, chosen, args, busy))
@@ -197,10 +197,10 @@ def _watch(
 
     if chosen != "text" or args.output:
         msg = "--watch shows the table on stdout; it takes no --format, --json or --output"
-        raise RunctxError(msg)
+        raise UsageError(msg)
     out = sys.stdout
     settings = WatchSettings(
-        interval=args.interval,
+        interval=DEFAULT_INTERVAL_SECONDS if args.interval is None else args.interval,
         count=args.count,
         wide=args.wide,
         color=use_color(args.color, is_terminal=_is_terminal(out)),
