@@ -104,6 +104,15 @@ def test_options_and_choices_come_from_the_parser(name):
     assert {"claude", "gemini", "git"} <= set(complete(name, "runctx install "))
 
 
+@pytest.mark.parametrize("name", ["bash", "zsh", "fish"])
+def test_hook_completes_every_face_of_every_agent(name):
+    """``runctx hook <TAB>`` offers the faces the hook answers, and only those."""
+    from runctx.hooks.agents import all_faces
+
+    assert set(complete(name, "runctx hook ")) == set(all_faces())
+    assert "claude-session-start" in complete(name, "runctx hook claude-")
+
+
 def test_the_completion_subcommand_names_its_shells():
     """``runctx completion`` prints code that names runctx, for each shell it supports."""
     for name in ("bash", "zsh", "fish"):

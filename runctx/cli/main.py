@@ -202,7 +202,12 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
             subparsers.add_parser(name, help=summary)
     for sub in subparsers.choices.values():
         add_global_options(sub, after=True)
-    subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
+    hook = subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
+    # Never parsed (``main`` hands ``hook ...`` to the hook before any parser):
+    # the faces are here for shell completion and the usage line.
+    from runctx.hooks.agents import all_faces  # noqa: PLC0415
+
+    hook.add_argument("face", nargs="?", choices=all_faces())
     return parser
 
 
