@@ -299,13 +299,21 @@ def _share_cpus(config: pytest.Config) -> bool:
 
 
 def _checkout_settings(config: pytest.Config) -> Settings:
-    """The settings of the checkout the session's rootdir is in."""
+    """The settings of the checkout the session's rootdir is in.
+
+    A malformed setting is a usage error; a settings file that cannot be read
+    at all (a FIFO another user put in a shared directory, a file past the
+    bound) is raised as it is, and the plugin fails open on it: one header
+    line, and the session goes on.
+    """
     from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
-    from runctx.exceptions import ConfigError  # noqa: PLC0415
+    from runctx.exceptions import ConfigError, UnreadableConfigError  # noqa: PLC0415
     from runctx.settings import settings_for  # noqa: PLC0415
 
     try:
         return settings_for(checkout_root(str(config.rootpath)))
+    except UnreadableConfigError:
+        raise
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
 

@@ -332,6 +332,31 @@ def test_an_invalid_setting_is_a_usage_error_naming_the_file(pytester, checkout,
     assert "on-same-checkout must be one of" in stderr
 
 
+@pytest.mark.parametrize("planted", ["fifo", "past the search bound"])
+def test_a_settings_file_that_cannot_be_read_never_stops_the_session(
+    pytester, checkout, runs, planted
+):
+    """A pyproject.toml runctx cannot read at the root is one header line; the tests run.
+
+    Anyone who can write a shared directory can put a FIFO (or a file of any
+    size) there under that name, and pytest itself goes on next to it.
+    """
+    pyproject = checkout / "pyproject.toml"
+    if planted == "fifo":
+        os.mkfifo(pyproject)
+        expected = "a FIFO, not a regular file"
+    else:  # comments only, which pytest reads as TOML, past what runctx searches
+        pyproject.write_text(("#" + "x" * 1000 + "\n") * 68_000)
+        expected = "is larger than 64 MiB"
+    pytester.makepyfile(test_once=RAN)
+    result = session(pytester, runs)
+    assert result.ret == 0, result.outlines + result.errlines
+    assert (checkout / "ran").exists()
+    line = the_line(header_of(result), "runctx: could not check for other runs")
+    assert str(pyproject) in line
+    assert expected in line
+
+
 def test_a_bad_ini_value_is_a_usage_error(pytester):
     """An unknown runctx mode in the ini stops pytest with a usage error that names it."""
     pytester.makeini("[pytest]\nrunctx = sometimes\n")
