@@ -17,5 +17,9 @@ class ConfigError(RunctxError):
     """A runctx setting (e.g. ``[tool.runctx]`` in ``pyproject.toml``) is malformed."""
 
 
+class UnreadableConfigError(ConfigError):
+    """A settings file cannot be read at all (not a regular file, denied, past runctx's bounds)."""
+
+
 class PidNamespaceError(RunctxError):
     """The process source's pids are another pid namespace's: runctx acts on none of them."""

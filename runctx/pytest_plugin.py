@@ -106,6 +106,10 @@ MIN_WORKER_BYTES = 64 * 1024 * 1024
 """The least memory a worker is taken to need when none is given (64 MiB)."""
 
 PREFIX = "runctx: "
+SUMMARY_BUSY_NAMED = 2
+"""Busy foreign runs the summary names (the busiest); the others are counted, as in a note."""
+SUMMARY_OURS_NAMED = 3
+"""Runs of this checkout the summary names; the others are counted, as in a refusal."""
 
 
 @attrs.frozen
@@ -299,13 +303,21 @@ def _share_cpus(config: pytest.Config) -> bool:
 
 
 def _checkout_settings(config: pytest.Config) -> Settings:
-    """The settings of the checkout the session's rootdir is in."""
+    """The settings of the checkout the session's rootdir is in.
+
+    A malformed setting is a usage error; a settings file that cannot be read
+    at all (a FIFO another user put in a shared directory, a file past the
+    bound) is raised as it is, and the plugin fails open on it: one header
+    line, and the session goes on.
+    """
     from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
-    from runctx.exceptions import ConfigError  # noqa: PLC0415
+    from runctx.exceptions import ConfigError, UnreadableConfigError  # noqa: PLC0415
     from runctx.settings import settings_for  # noqa: PLC0415
 
     try:
         return settings_for(checkout_root(str(config.rootpath)))
+    except UnreadableConfigError:
+        raise
     except ConfigError as error:
         raise pytest.UsageError(str(error)) from None
 
@@ -524,9 +536,11 @@ def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sam
 def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> list[str]:
     """The terminal summary: what the samples saw; empty when nothing and not ``always``.
 
-    Runs of this checkout and foreign runs that were busy in a sample are
-    named; foreign runs only ever seen idle, on a box never under pressure,
-    are counted.
+    Runs of this checkout (at most :data:`SUMMARY_OURS_NAMED`) and foreign
+    runs that were busy in a sample (the busiest :data:`SUMMARY_BUSY_NAMED`)
+    are named, the others counted; foreign runs only ever seen idle, on a box
+    never under pressure, are counted. The summary stays short however many
+    runs the box holds: ``runctx status`` shows them all.
     """
     labels = ", ".join(sample.label for sample in samples)
     count = len(samples)
@@ -559,12 +573,20 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
 
     lines.append(f"contention was seen during this session ({taken}):")
     lines.extend(
-        f"  other run of this checkout: {describe_ours(judged)} [seen at {', '.join(seen)}]"
-        for judged, seen in ours.values()
+        _named_then_counted(
+            list(ours.values()),
+            SUMMARY_OURS_NAMED,
+            lambda judged: f"other run of this checkout: {describe_ours(judged)}",
+            ("run of this checkout", "runs of this checkout"),
+        )
     )
     lines.extend(
-        f"  busy foreign run: {describe_foreign(judged)} [seen at {', '.join(seen)}]"
-        for judged, seen in busy.values()
+        _named_then_counted(
+            sorted(busy.values(), key=lambda item: _cpu_now(item[0]), reverse=True),
+            SUMMARY_BUSY_NAMED,
+            lambda judged: f"busy foreign run: {describe_foreign(judged)}",
+            ("busy foreign test run", "busy foreign test runs"),
+        )
     )
     if idle:
         lines.append(f"  +{_idle_runs(len(idle))}")
@@ -575,6 +597,30 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
         "contention rather than from a regression."
     )
     return lines
+
+
+def _named_then_counted(
+    seen: list[tuple[JudgedRun, list[str]]],
+    limit: int,
+    describe: Callable[[JudgedRun], str],
+    noun: tuple[str, str],
+) -> list[str]:
+    """A summary line for each of the first ``limit`` runs, then one that counts the others."""
+    lines = [
+        f"  {describe(judged)} [seen at {', '.join(labels)}]" for judged, labels in seen[:limit]
+    ]
+    more = len(seen) - limit
+    if more > 0:
+        lines.append(f"  +{more} more {noun[0] if more == 1 else noun[1]}")
+    return lines
+
+
+def _cpu_now(judged: JudgedRun) -> float:
+    """The CPUs a run kept busy when last seen; unmeasured first, as ``split_by_cpu`` puts them."""
+    from runctx.unknown import Unknown  # noqa: PLC0415 - see the module docstring
+
+    now = judged.run.cpu_now
+    return float("inf") if isinstance(now, Unknown) else now
 
 
 # -- writing ------------------------------------------------------------------------

@@ -71,6 +71,13 @@ def _error(message: str) -> ConfigError:
     return ConfigError(message)
 
 
+def _unreadable(message: str) -> ConfigError:
+    """An :class:`~runctx.exceptions.UnreadableConfigError`: the file, not a value, is at fault."""
+    from runctx.exceptions import UnreadableConfigError  # noqa: PLC0415 - errors are rare
+
+    return UnreadableConfigError(message)
+
+
 def _name_goes_on(following: bytes) -> bool:
     """Whether the byte after ``runctx`` continues a longer key (``runctxx``)."""
     return following.isalnum() or following in (b"_", b"-")
@@ -231,7 +238,7 @@ def read_pyproject(path: str) -> bytes | None:
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
-        raise _error(msg) from error
+        raise _unreadable(msg) from error
     if found is False:
         return None
     size = MAX_PYPROJECT_BYTES // 1024 // 1024
@@ -250,7 +257,7 @@ def read_pyproject(path: str) -> bytes | None:
             f"{path} is larger than {cap} MiB, the most runctx searches for a [tool.runctx] "
             f"table: whether it holds one cannot be told. {advice}"
         )
-    raise _error(msg)
+    raise _unreadable(msg)
 
 
 def user_config_path(environ: Mapping[str, str]) -> str | None:
@@ -287,11 +294,11 @@ def read_user_config(path: str) -> bytes | None:
         return None
     except OSError as error:
         msg = f"{path}: cannot read: {error.strerror or error}"
-        raise _error(msg) from error
+        raise _unreadable(msg) from error
     if not whole:
         size = MAX_USER_CONFIG_BYTES // 1024 // 1024
         msg = f"{path} is larger than {size} MiB, the most runctx reads of its configuration file"
-        raise _error(msg)
+        raise _unreadable(msg)
     return data
 
 

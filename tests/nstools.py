@@ -173,6 +173,7 @@ def in_own_pid_namespace(  # noqa: PLR0913 - each is a knob of the sandbox
     cwd: Path,
     until: str = "",
     tries: int = 1,
+    env: dict[str, str] | None = None,
 ) -> dict[str, list]:
     """Start ``started``, then run ``command`` in a pid namespace of their own.
 
@@ -181,12 +182,13 @@ def in_own_pid_namespace(  # noqa: PLR0913 - each is a knob of the sandbox
     them and ``command`` (given ``stdin``): other runs on a shared box never
     decide what it finds. Everything in it dies with the sandbox, which the
     run factory reaps. ``command`` runs up to ``tries`` times, until its
-    output holds ``until`` (formatted with the runs' pids). Returns the pids
+    output holds ``until`` (formatted with the runs' pids); ``env`` is added
+    to the environment of the runs and of ``command``. Returns the pids
     (as the namespace numbers them) and each run's ``code``, ``stdout`` and
     ``stderr``.
     """
     tools = require_tools("unshare")
-    env = {k: v for k, v in clean_env().items() if not k.startswith("RUNCTX_")}
+    env = {k: v for k, v in {**clean_env(), **(env or {})}.items() if not k.startswith("RUNCTX_")}
     spec = {
         "runs": [[list(argv), str(where), str(ready)] for argv, where, ready in started],
         "hook": command,

@@ -454,13 +454,20 @@ def test_an_install_into_an_environment_no_run_uses_is_silent(worktrees, runs, t
     assert (done.returncode, done.stdout) == (0, ""), done.stderr
 
 
-def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees, runs):
-    """``python -m pytest`` in ``b`` on the venv ``a``'s run imports from: warned, it goes ahead."""
+def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees, runs, tmp_path):
+    """``python -m pytest`` in ``b`` on the venv ``a``'s run imports from: warned, it goes ahead.
+
+    Under the user's settings no run is busy and no box is: the note on the
+    shared environment does not share its 300 characters with a note on the
+    runs that happen to keep a shared box busy.
+    """
+    quiet = tmp_path / "config.toml"
+    quiet.write_text("busy-run-cpu = 4096\n" + QUIET_BOX.replace("\n[tool.runctx]\n", ""))
     run = live_run(runs, worktrees.a, worktrees.venv)
     done = run_hook(
         "claude",
         claude_pre_tool_use("python -m pytest -x tests", worktrees.b),
-        env=venv_env(worktrees.venv),
+        env=venv_env(worktrees.venv, RUNCTX_CONFIG=str(quiet)),
     )
     context = reply_context(done)
     # a busy foreign run on the box shares the note's 300 characters and may cut its end

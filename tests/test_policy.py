@@ -410,8 +410,18 @@ def test_the_environment_note_keeps_its_pid_next_to_a_busy_foreign_run(
     assert f"another checkout (pid {run.pid}) imports from this command's environment" in first
 
 
-def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, monkeypatch):
-    """``pip install -e . && python -m pytest`` in ``b``: the firmest of both, both words said."""
+def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, monkeypatch, tmp_path):
+    """``pip install -e . && python -m pytest`` in ``b``: the firmest of both, both words said.
+
+    Under the user's settings no run and no box is busy: on a shared box a
+    note on its load would take the room the words under test need.
+    """
+    quiet = tmp_path / "config.toml"
+    quiet.write_text(
+        "busy-run-cpu = 4096\nbusy-box-cpu-pressure = false\n"
+        "busy-box-load-per-cpu = false\nbusy-box-memory-available = false\n"
+    )
+    monkeypatch.setenv("RUNCTX_CONFIG", str(quiet))
     run = live_run(runs, worktrees.a, worktrees.venv)
     monkeypatch.setenv("PATH", f"{worktrees.venv / 'bin'}:{os.environ['PATH']}")
     command = "pip install -e . && python -m pytest -x"

@@ -24,6 +24,7 @@ from hooktools import claude_pre_tool_use, hook_env
 from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nstools import in_own_pid_namespace
 from proctools import OTHER_UID, PYTHON, make_checkout, name_every_foreign_run
 from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as openmetrics_families,
@@ -460,38 +461,51 @@ def test_wait_from_the_hostile_checkout_writes_nothing_raw(hostile):
     assert b"pid %d (run-tests-script" % hostile.pid in done.stderr
 
 
+@pytest.mark.needs_root
 @pytest.mark.parametrize("encoding", ["strict-utf8", "ascii"])
-def test_the_pytest_plugin_header_and_summary_are_escaped(hostile, encoding):
+def test_the_pytest_plugin_header_and_summary_are_escaped(hostile, runs, encoding):
     """A pytest session names the run escaped: in the summary next to it, in the header inside it.
 
     From the viewer the run is a foreign one, named in the summary with its
-    root (the header names only the busiest foreign runs of the box); inside
-    the hostile checkout it is this checkout's, named in the header with who
+    root; the summary names only the busiest foreign runs of a box, so the
+    viewer's session runs in a pid namespace of its own next to a second
+    hostile run started there, the only foreign run it can see. Inside the
+    hostile checkout the run is this checkout's, named in the header with who
     started it.
     """
     environment = {**clean_env(), **ENCODINGS[encoding]}
+    session = [PYTHON, "-m", "pytest", "-vp", "no:cacheprovider", "--runctx=warn", "test_one.py"]
     for where in (hostile.viewer, hostile.inside):
         (where / "test_one.py").write_text("def test_one():\n    pass\n")
-        done = subprocess.run(
-            [PYTHON, "-m", "pytest", "-vp", "no:cacheprovider", "--runctx=warn", "test_one.py"],
-            cwd=where,
-            capture_output=True,
-            env=environment,
-            timeout=120,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert_nothing_raw(done.stdout + done.stderr)
-        lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
-        if where == hostile.viewer:
-            summary = [line for line in lines if line.startswith(b"  busy foreign run: ")]
-            assert len(summary) == 1, done.stdout
-            assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in summary[0]
-            assert STARTER in summary[0]
-        else:
-            header = [line for line in lines if line.startswith(b"runctx: ")]
-            assert header, done.stdout
-            assert STARTER in header[0]
+    ready = Path(os.fsdecode(hostile.root)) / f"ready-{encoding}"
+    argv = [PYTHON, "run_tests.py", str(ready), os.fsdecode(TITLE_ARG), os.fsdecode(BAD_ARG)]
+    found = in_own_pid_namespace(
+        runs,
+        [(argv, Path(os.fsdecode(hostile.root)), ready)],
+        session,
+        "",
+        cwd=hostile.viewer,
+        env={**ENCODINGS[encoding], "CLAUDE_CODE_SESSION_ID": os.fsdecode(SESSION)},
+    )
+    (reply,) = found["replies"]
+    (pid,) = found["pids"]
+    viewed = reply["stdout"].encode("utf-8")
+    assert reply["code"] == 0, reply
+    assert_nothing_raw(viewed + reply["stderr"].encode("utf-8"))
+    lines = [line for line in viewed.splitlines() if b"pid %d (" % pid in line]
+    summary = [line for line in lines if line.startswith(b"  busy foreign run: ")]
+    assert len(summary) == 1, viewed
+    assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in summary[0]
+    assert STARTER in summary[0]
+    done = subprocess.run(
+        session, cwd=hostile.inside, capture_output=True, env=environment, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_nothing_raw(done.stdout + done.stderr)
+    lines = [line for line in done.stdout.splitlines() if b"pid %d (" % hostile.pid in line]
+    header = [line for line in lines if line.startswith(b"runctx: ")]
+    assert header, done.stdout
+    assert STARTER in header[0]
 
 
 def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs):

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import attrs
 import psutil
 import pytest
 from nstools import child_pid_namespace_argv
@@ -28,6 +29,7 @@ from runfactory import RunFactory, clean_env, ready_dir
 from runctx.pytest_plugin import (
     EXIT_REFUSED,
     Sample,
+    _sample_of,
     header_lines,
     memory_worker_count,
     session_decision,
@@ -35,7 +37,7 @@ from runctx.pytest_plugin import (
     summary_lines,
 )
 from runctx.scanning import scan, viewpoint
-from runctx.settings import MODE_ENV
+from runctx.settings import MODE_ENV, BusyRules
 
 pytest_plugins = ["pytester"]
 
@@ -330,6 +332,31 @@ def test_an_invalid_setting_is_a_usage_error_naming_the_file(pytester, checkout,
     stderr = result.stderr.str()
     assert str(checkout / "pyproject.toml") in stderr
     assert "on-same-checkout must be one of" in stderr
+
+
+@pytest.mark.parametrize("planted", ["fifo", "past the search bound"])
+def test_a_settings_file_that_cannot_be_read_never_stops_the_session(
+    pytester, checkout, runs, planted
+):
+    """A pyproject.toml runctx cannot read at the root is one header line; the tests run.
+
+    Anyone who can write a shared directory can put a FIFO (or a file of any
+    size) there under that name, and pytest itself goes on next to it.
+    """
+    pyproject = checkout / "pyproject.toml"
+    if planted == "fifo":
+        os.mkfifo(pyproject)
+        expected = "a FIFO, not a regular file"
+    else:  # comments only, which pytest reads as TOML, past what runctx searches
+        pyproject.write_text(("#" + "x" * 1000 + "\n") * 68_000)
+        expected = "is larger than 64 MiB"
+    pytester.makepyfile(test_once=RAN)
+    result = session(pytester, runs)
+    assert result.ret == 0, result.outlines + result.errlines
+    assert (checkout / "ran").exists()
+    line = the_line(header_of(result), "runctx: could not check for other runs")
+    assert str(pyproject) in line
+    assert expected in line
 
 
 def test_a_bad_ini_value_is_a_usage_error(pytester):
@@ -633,6 +660,35 @@ def test_nothing_to_say_says_nothing(shared_tmp):
     assert summary_lines(samples, [], always=True) == [
         "no other test run was seen during this session (2 samples: start, end)"
     ]
+
+
+def test_the_summary_names_a_few_runs_and_counts_the_rest(shared_tmp, runs):
+    """Five runs of this checkout and five busy foreign runs: three and two named, the rest counted.
+
+    The report is cut down to the runs the test started, so that other runs
+    on a shared box never decide what the summary names.
+    """
+    here = make_checkout(shared_tmp)
+    ours = [runs.run_tests_script(here) for _ in range(5)]
+    theirs = [runs.run_tests_script(make_checkout(shared_tmp / "o", f"p{n}")) for n in range(5)]
+    started = {run.pid for run in (*ours, *theirs)}
+    report = scan(viewpoint(cwd=str(here)), cpu_window=0.1)
+    alone = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.pid in started))
+    every_run_busy = BusyRules(run_cpu=0, cpu_pressure=None, load_per_cpu=None)
+    samples = [_sample_of(label, alone, every_run_busy) for label in ("start", "end")]
+    assert len(samples[-1].ours) == 5
+    assert len(samples[-1].busy_foreign) == 5
+    lines = summary_lines(samples, [], always=False)
+    named_ours = [line for line in lines if line.startswith("  other run of this checkout: ")]
+    named_busy = [line for line in lines if line.startswith("  busy foreign run: ")]
+    assert len(named_ours) == 3
+    assert len(named_busy) == 2
+    assert "  +2 more runs of this checkout" in lines
+    assert "  +3 more busy foreign test runs" in lines
+    cpu = {j.run.pid: j.run.cpu_now for j in samples[-1].busy_foreign}
+    shown = {pid for pid in cpu if any(f"pid {pid} (" in line for line in named_busy)}
+    assert len(shown) == 2
+    assert min(cpu[pid] for pid in shown) >= max(cpu[pid] for pid in set(cpu) - shown)
 
 
 @pytest.mark.parametrize(
