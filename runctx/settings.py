@@ -647,7 +647,37 @@ def _cached(path: str, read: Callable[[str], Settings]) -> Settings:
 
 
 def _file_settings(root: str) -> Settings:
-    return _cached(os.path.join(root, PYPROJECT), _pyproject_settings)
+    path = os.path.join(root, PYPROJECT)
+    if not trusted_settings_file(path):
+        return DEFAULTS
+    return _cached(path, _pyproject_settings)
+
+
+def trusted_settings_file(path: str) -> bool:
+    """Whether the checkout's ``pyproject.toml`` at ``path`` may set anything: who made it.
+
+    The rule of the checkout markers (:func:`runctx.checkout.rules_for`): the
+    file, or the link at ``path`` (not followed), is owned by root, by the
+    calling user, or, for a root caller started by ``sudo``, by the invoking
+    user. A root with no trusted marker is the directory itself, so in a
+    shared directory (``cd /tmp``) another user could otherwise set the modes
+    of every run there, point a link at a file that must not be read, or leave
+    a FIFO that turns every hook into an error. Such a file is not read: the
+    checkout has the defaults (and the user's own settings). No file is
+    trusted too: there is nothing to read.
+    """
+    try:
+        owner = os.lstat(path).st_uid
+    except (OSError, ValueError):
+        return True
+    from runctx.checkout import rules_for  # noqa: PLC0415 - cached: the walk made the rules
+
+    if owner in rules_for([os.getuid()]).owners:
+        return True
+    from runctx._log import log_event  # noqa: PLC0415
+
+    log_event("runctx.settings_ignored", path=path, owner=owner, why="not a trusted owner")
+    return False
 
 
 def _pyproject_settings(path: str) -> Settings:

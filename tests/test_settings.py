@@ -13,7 +13,7 @@ import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from proctools import make_checkout
+from proctools import OTHER_UID, make_checkout
 from runfactory import clean_env
 from strategies import PROPERTY, json_values
 
@@ -782,3 +782,50 @@ def test_a_user_file_is_read_without_blocking_and_within_its_bound(tmp_path):
     config.write_text(USER_RUNNER)
     runners = settings_for(str(tmp_path / "none"), {CONFIG_ENV: str(config)}).runners
     assert [row.kind for row in runners] == ["e2e"]
+
+
+# -- who may set a checkout's modes: the owner rule of the checkout markers ---------------
+
+
+@pytest.fixture
+def shared_directory(tmp_path):
+    """A sticky, world-writable directory with no checkout marker: its own root (as /tmp is)."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    return shared
+
+
+@pytest.mark.needs_root
+def test_another_users_pyproject_sets_nothing(shared_directory):
+    """A pyproject.toml another user put in a shared root is not read; the same file of ours is."""
+    from runctx.checkout import checkout_root
+
+    planted = shared_directory / "pyproject.toml"
+    planted.write_text('[tool.runctx]\non-same-checkout = "warn"\n')
+    os.chown(planted, OTHER_UID, OTHER_UID)
+    root = checkout_root(str(shared_directory))
+    assert root == str(shared_directory)
+    assert settings_for(root, environ={}).mode is Mode.STOP
+    os.chown(planted, os.getuid(), os.getgid())
+    assert settings_for(root, environ={}).mode is Mode.WARN
+
+
+@pytest.mark.needs_root
+def test_another_users_link_or_fifo_as_pyproject_is_never_opened(shared_directory, tmp_path):
+    """A link another user planted is not followed, and their FIFO makes no hook an error."""
+    from runctx.checkout import checkout_root
+
+    ours = tmp_path / "ours.toml"
+    ours.write_text('[tool.runctx]\non-same-checkout = "warn"\n')
+    link = shared_directory / "pyproject.toml"
+    link.symlink_to(ours)
+    os.lchown(link, OTHER_UID, OTHER_UID)
+    root = checkout_root(str(shared_directory))
+    assert settings_for(root, environ={}).mode is Mode.STOP
+    link.unlink()
+    os.mkfifo(link)
+    os.chown(link, OTHER_UID, OTHER_UID)
+    assert settings_for(root, environ={}) is not None  # read nothing, raised nothing
+    done = run_hook("claude", claude_pre_tool_use("ls -la", shared_directory), env=hook_env())
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
