@@ -341,7 +341,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     if ours or unsure:
         parts.extend(same_checkout_lines(ours + unsure, session))
     if shared:
-        parts.append(shared_tree_message(shared))
+        parts.append(shared_tree_message(shared, held=action in {Action.STOP, Action.ASK}))
     if waits_for_room and not box_first:
         parts.append(_box_line(pressure))
     if action not in {Action.STOP, Action.ASK}:
@@ -626,7 +626,7 @@ def _context(
             parts.extend(same_checkout_lines(report.ours, session))
             limit = MESSAGE_MAX_CHARS
     if report.shared_tree and not finished:
-        parts.append(shared_tree_message(report.shared_tree))
+        parts.append(shared_tree_message(report.shared_tree, held=False))
         limit = MESSAGE_MAX_CHARS
     pressure = box_pressure(report.load, busy)
     box_note = busy.on_busy_box is not BoxMode.OFF

@@ -451,7 +451,7 @@ def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
     if report.ours:
         lines.extend(same_checkout_lines(report.ours))
     if report.shared_tree:
-        lines.append(shared_tree_message(report.shared_tree))
+        lines.append(shared_tree_message(report.shared_tree, held=False))
     pressure = box_pressure(report.load, rules)
     noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
     if noted:
@@ -520,9 +520,14 @@ def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
 def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sample:
     from runctx.busy import box_pressure, split_by_cpu  # noqa: PLC0415
     from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+    from runctx.unknown import Unknown  # noqa: PLC0415
 
     rules = busy if busy is not None else DEFAULT_BUSY
     busy_runs, _idle = split_by_cpu(report.foreign, rules)
+    if isinstance(report.cpu_window, Unknown):
+        # A scan that measured no CPU use (the wait's last one) tells no busy run
+        # from an idle one: it names none as busy; the other samples do.
+        busy_runs = ()
     return Sample(
         label=label,
         ours=report.ours,

@@ -227,6 +227,21 @@ def test_wait_blocks_until_the_other_run_ends(pytester, checkout, runs):
     )
 
 
+def test_the_waits_last_scan_names_no_idle_foreign_run_busy(pytester, checkout, runs, shared_tmp):
+    """After a wait, an idle foreign run is counted in the summary, never "busy foreign run"."""
+    ours = runs.run_tests_script(checkout)
+    foreign = runs.run_tests_script(make_checkout(shared_tmp, "elsewhere"))
+    pytester.makepyfile(test_after=gone(ours.pid))
+    waiting = start_session(pytester, runs, "--runctx=wait", "--runctx-poll=0.1")
+    waiting.wait_for_output(f"runctx: waiting for pid {ours.pid} (run-tests-script")
+    runs.kill(ours)
+    result = waiting.result()
+    assert result.ret == 0, result.outlines
+    summary = summary_of(result)
+    assert not any(f"pid {foreign.pid} (" in line for line in summary), summary
+    assert any("idle foreign test run" in line for line in summary), summary
+
+
 def test_wait_that_times_out_exits_75_without_running_tests(pytester, checkout, runs):
     """A wait that outlasts --runctx-timeout exits 75, says why, and runs no test."""
     ours = runs.run_tests_script(checkout)
@@ -736,11 +751,13 @@ def test_the_plugin_reports_by_default_and_refuses_when_the_checkout_says_stop(s
     warned = session()
     assert warned.returncode == 0, warned.stdout
     assert "test run of another user is live in this very checkout" in warned.stdout
+    assert "to start anyway" not in warned.stdout  # it is starting: no advice on how to
     (checkout / "pyproject.toml").write_text('[tool.runctx]\non-shared-tree = "stop"\n')
     refused = session()
     assert refused.returncode == EXIT_REFUSED, refused.stdout
     assert f"pid {run.pid}" in refused.stdout + refused.stderr
     assert 'on-shared-tree = "stop"' in refused.stdout + refused.stderr
+    assert "to start anyway" in refused.stdout + refused.stderr
 
 
 SESSION_TESTS = """

@@ -305,8 +305,12 @@ def same_checkout_message(report: Report, session: AgentSession | None = None) -
     return "\n".join(same_checkout_lines(report.ours, session))
 
 
-def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
-    """Why another user's run in this very checkout matters, and what to do."""
+def shared_tree_message(runs: tuple[JudgedRun, ...], *, held: bool = True) -> str:
+    """Why another user's run in this very checkout matters, and what to do.
+
+    ``held``: whether this run is held back (stopped, asked, waiting); one that
+    goes ahead anyway is told why it matters, not how to start.
+    """
     described = "; ".join(
         f"{describe_run(judged)} owned by {owner_name(judged.run.uid)}" for judged in runs
     )
@@ -315,10 +319,15 @@ def shared_tree_message(runs: tuple[JudgedRun, ...]) -> str:
         "test run of another user is live in this very checkout",
         "test runs of another user are live in this very checkout",
     )
-    return (
+    why = (
         f"{live}: {described}. "
-        "They write its caches and build dirs and leave files you may not own. Wait for them "
-        'or ask their owner; to start anyway set on-shared-tree = "warn" in [tool.runctx].'
+        "They write its caches and build dirs and leave files you may not own."
+    )
+    if not held:
+        return why
+    return (
+        f"{why} Wait for them or ask their owner; to start anyway set "
+        'on-shared-tree = "warn" in [tool.runctx].'
     )
 
 
