@@ -67,7 +67,7 @@ def test_a_configured_module_row_reads_the_modules_options():
 
 
 def test_the_settings_table_gives_configured_rows_their_programs_options(tmp_path):
-    """Through ``[tool.runctx]``, the hook's reading of ``make -C sub verify`` is a run in ``sub``."""
+    """Through ``[tool.runctx]``, the hook reads ``make -C sub verify`` as a run in ``sub``."""
     (tmp_path / "pyproject.toml").write_text(
         textwrap.dedent(
             """

@@ -165,7 +165,7 @@ def test_a_cluster_holding_a_no_run_flag_is_no_run(argv):
     ],
 )
 def test_a_cluster_is_read_the_getopt_way_and_values_stay_values(argv, kind):
-    """A flag that takes a value ends the cluster, a digit starts a value, and long options stay whole."""
+    """A value flag ends a cluster, a digit starts a value, and long options stay whole."""
     assert detect_runner(argv) == RunnerMatch(kind)
 
 
@@ -185,7 +185,7 @@ def test_a_joined_value_is_checked_as_option_and_value():
 
 
 def test_a_row_with_single_dash_long_options_or_no_program_reads_no_clusters():
-    """``-count`` is one option where ``-list`` is, and an unknown test binary's options are its own."""
+    """``-count`` is one option where ``-list`` is; an unknown test binary's options are its own."""
     go_like = RunnerPattern("x", programs=("tool",), not_with=("-c", "-list"))
     assert go_like.short_clusters is False
     assert detect_runner(["tool", "-count=1"], (go_like,)) == RunnerMatch("x")
@@ -210,7 +210,7 @@ def _accepted_argv(row: RunnerPattern) -> list[str] | None:
 
 
 def test_every_builtin_row_refuses_its_short_no_run_flags_inside_a_cluster():
-    """For each builtin row that reads clusters, each short ``not_with`` flag also refuses in one."""
+    """For each builtin row reading clusters, each short ``not_with`` flag refuses in one too."""
     checked = 0
     for row in BUILTIN_PATTERNS:
         argv = _accepted_argv(row) if row.short_clusters else None
@@ -221,11 +221,11 @@ def test_every_builtin_row_refuses_its_short_no_run_flags_inside_a_cluster():
             f"-{c}" for c in "qsvxbkuwzy" if f"-{c}" not in options and not row.refuses(f"-{c}")
         )
         for flag in row.not_with:
-            if len(flag) == 2 and flag[0] == "-" and flag[1].isalpha():  # noqa: PLR2004
+            if len(flag) == 2 and flag[0] == "-" and flag[1].isalpha():
                 assert not row.accepts(argv[0], [*argv[1:], filler + flag[1]]), (row.kind, flag)
                 assert not row.accepts(argv[0], [*argv[1:], flag + filler[1]]), (row.kind, flag)
                 checked += 1
-    assert checked > 50  # noqa: PLR2004 - the rule is checked on many rows, not a handful
+    assert checked > 50
 
 
 def test_make_takes_a_number_after_j_and_l_when_there_is_one():
