@@ -492,11 +492,21 @@ class Settings(LightRecord):
 
     @property
     def patterns(self) -> tuple[RunnerPattern, ...]:
-        """The runner table: the configured rows first, then the builtin ones (one tuple, kept)."""
+        """The runner table: the configured rows first, then the builtin ones (one tuple, kept).
+
+        A configured row for a program the builtin table knows reads that
+        program's options as the builtin rows do
+        (:func:`~runctx.runners.configured.with_program_options`).
+        """
         if not self._patterns:
+            from runctx.runners.configured import with_program_options  # noqa: PLC0415
             from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - a runner is named
 
-            table = (*self.runners, *BUILTIN_PATTERNS) if self.runners else BUILTIN_PATTERNS
+            table = (
+                (*with_program_options(self.runners, BUILTIN_PATTERNS), *BUILTIN_PATTERNS)
+                if self.runners
+                else BUILTIN_PATTERNS
+            )
             self._patterns.append(table)
         return self._patterns[0]
 

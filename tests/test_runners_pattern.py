@@ -116,3 +116,122 @@ def test_a_task_row_needs_a_reader_and_a_runner_row_has_none():
         RunnerPattern("x", role=TASK_ROLE, programs=("x",))
     with pytest.raises(ValueError, match="only a task row"):
         RunnerPattern("x", programs=("x",), reader="make")
+
+
+# --- clusters of short flags: ``tox -av`` is ``tox -a -v`` ---
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tox", "-av"],
+        ["tox", "-lv"],
+        ["tox", "-qa"],
+        ["python", "-m", "tox", "-va"],
+        ["make", "-nk", "test"],
+        ["rake", "-vT", "test"],
+        ["nox", "-ls"],
+        ["just", "-ln"],
+        ["task", "-la"],
+        ["node", "--test", "-pe", "1"],
+        ["perl", "-wc", "t/basic.t"],
+    ],
+)
+def test_a_cluster_holding_a_no_run_flag_is_no_run(argv):
+    """A cluster of short flags counts as its flags: one that lists or dry-runs makes no run."""
+    assert detect_runner(argv) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "kind"),
+    [
+        (["tox", "-vv"], "tox"),
+        (["tox", "-qe", "py311"], "tox"),
+        (["pytest", "-kshow"], "pytest"),
+        (["pytest", "-rh"], "pytest"),
+        (["pytest", "-k", "show_help"], "pytest"),
+        (["pytest", "-n4"], "pytest"),
+        (["pytest", "-xvs", "-n", "auto"], "pytest"),
+        (["make", "-kj", "4", "test"], "make-test"),
+        (["make", "-Otarget", "test"], "make-test"),
+        (["go", "test", "-count=1", "./..."], "go-test"),
+        (["go", "test", "-cover", "./..."], "go-test"),
+        (["sbt", "-batch", "test"], "sbt-test"),
+        (["dotnet", "test", "-tl"], "dotnet-test"),
+        (["jest", "-tshould"], "jest"),
+        (["mocha", "-Rdot"], "mocha"),
+        (["mvn", "-fae", "test"], "mvn-test"),
+        (["cargo", "test", "-qp", "app"], "cargo-test"),
+    ],
+)
+def test_a_cluster_is_read_the_getopt_way_and_values_stay_values(argv, kind):
+    """A value flag ends a cluster, a digit starts a value, and long options stay whole."""
+    assert detect_runner(argv) == RunnerMatch(kind)
+
+
+def test_the_last_flag_of_a_cluster_takes_the_next_word():
+    """``tool -qe py run``: ``-e`` takes ``py``, so ``run`` is the subcommand."""
+    row = RunnerPattern("x", programs=("tool",), subcommand=("run",), value_options=("-e",))
+    assert detect_runner(["tool", "-qe", "py", "run"], (row,)) == RunnerMatch("x")
+    assert detect_runner(["tool", "-eq", "run"], (row,)) == RunnerMatch("x")
+    assert detect_runner(["tool", "-qx", "py", "run"], (row,)) is None
+
+
+def test_a_joined_value_is_checked_as_option_and_value():
+    """``behave -fhelp`` is ``-f help``: refused like ``--format=help``."""
+    row = RunnerPattern("x", programs=("tool",), value_options=("-f",), not_with=("-f=help",))
+    assert detect_runner(["tool", "-vfhelp"], (row,)) is None
+    assert detect_runner(["tool", "-vfpretty"], (row,)) == RunnerMatch("x")
+
+
+def test_a_row_with_single_dash_long_options_or_no_program_reads_no_clusters():
+    """``-count`` is one option where ``-list`` is; an unknown test binary's options are its own."""
+    go_like = RunnerPattern("x", programs=("tool",), not_with=("-c", "-list"))
+    assert go_like.short_clusters is False
+    assert detect_runner(["tool", "-count=1"], (go_like,)) == RunnerMatch("x")
+    joined = RunnerPattern("y", programs=("tool",), value_options=("-D",), not_with=("-DskipAll",))
+    assert joined.short_clusters is True
+    globbed = RunnerPattern("z", program_globs=("*_test",), not_with=("-l",))
+    assert globbed.short_clusters is False
+    assert detect_runner(["unit_test", "-log_level=all"], (globbed,)) == RunnerMatch("z")
+    told = RunnerPattern("w", programs=("tool",), not_with=("-h",), short_clusters=False)
+    assert detect_runner(["tool", "-batch"], (told,)) == RunnerMatch("w")
+
+
+def _accepted_argv(row: RunnerPattern) -> list[str] | None:
+    """An argv of ``row``'s first program that it accepts, from its own words, or None."""
+    if not row.programs or row.with_options or row.path_suffixes:
+        return None
+    words = [*row.subcommand, *row.any_arg[:1]]
+    if any("*" in word for word in words):
+        return None
+    argv = [row.program_order[0], *words]
+    return argv if row.accepts(argv[0], argv[1:]) else None
+
+
+def test_every_builtin_row_refuses_its_short_no_run_flags_inside_a_cluster():
+    """For each builtin row reading clusters, each short ``not_with`` flag refuses in one too."""
+    checked = 0
+    for row in BUILTIN_PATTERNS:
+        argv = _accepted_argv(row) if row.short_clusters else None
+        if argv is None:
+            continue
+        options = row.value_options | row.number_options
+        filler = next(
+            f"-{c}" for c in "qsvxbkuwzy" if f"-{c}" not in options and not row.refuses(f"-{c}")
+        )
+        for flag in row.not_with:
+            if len(flag) == 2 and flag[0] == "-" and flag[1].isalpha():
+                assert not row.accepts(argv[0], [*argv[1:], filler + flag[1]]), (row.kind, flag)
+                assert not row.accepts(argv[0], [*argv[1:], flag + filler[1]]), (row.kind, flag)
+                checked += 1
+    assert checked > 50
+
+
+def test_make_takes_a_number_after_j_and_l_when_there_is_one():
+    """``make -j 4 test`` and ``make -j test``: ``-j`` takes a number, never a target."""
+    row = RunnerPattern("x", programs=("make",), subcommand=("verify",), number_options=("-j",))
+    assert detect_runner(["make", "-j", "4", "verify"], (row,)) == RunnerMatch("x")
+    assert detect_runner(["make", "-j", "verify"], (row,)) == RunnerMatch("x")
+    assert detect_runner(["make", "-sj", "8", "verify"], (row,)) == RunnerMatch("x")
+    assert detect_runner(["make", "-j", "4", "lint"], (row,)) is None

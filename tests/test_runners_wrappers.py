@@ -56,6 +56,8 @@ WRAPPED = [
     ("perf", ["perf", "stat", "-o", "/dev/null", "COMMAND"]),
     ("valgrind", ["valgrind", "--tool=none", "-q", "PYTHON", "COMMAND"]),
     ("git", ["git", "bisect", "run", "COMMAND"]),
+    ("parallel", ["parallel", "-j", "2", "COMMAND", ":::", "x"]),
+    ("parallel", ["parallel", ":::", "STRING"]),
 ]
 
 

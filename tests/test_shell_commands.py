@@ -263,6 +263,7 @@ DIR_CWD = "/w/a/proj"
         ("mvn -f../api/pom.xml verify", "/w/a/api"),
         ("env -C../other pytest", "/w/a/other"),
         ("sudo -D../other pytest", "/w/a/other"),
+        ("parallel --wd ../other pytest ::: tests/a", "/w/a/other"),
     ],
 )
 def test_a_directory_option_moves_the_run(command, cwd):
@@ -270,6 +271,29 @@ def test_a_directory_option_moves_the_run(command, cwd):
     found = test_invocations(command, DIR_CWD)
     assert [i.cwd for i in found] == [cwd]
     assert all(i.cwd_known for i in found)
+
+
+@pytest.mark.parametrize(
+    ("command", "runs"),
+    [
+        ('parallel ::: "pytest tests/a" "pytest tests/b"', [("pytest", ""), ("pytest", "")]),
+        ("parallel ::: 'cd sub && pytest' 'make test'", [("pytest", "/sub"), ("make-test", "")]),
+        ("parallel -kv ::: 'echo a' 'pytest -x'", [("pytest", "")]),
+        ("parallel pytest ::: tests/a tests/b", [("pytest", "")]),
+        ("parallel -j4 pytest {} ::: tests/*", [("pytest", "")]),
+        ("parallel -j 4 --halt now,fail=1 pytest ::: a", [("pytest", "")]),
+        ("ls tests | parallel pytest", [("pytest", "")]),
+        ("find tests -name 'test_*.py' | parallel -j4 pytest {}", [("pytest", "")]),
+        ("parallel ::: 'echo pytest' ls", []),
+        ("parallel echo ::: pytest", []),
+        ("parallel --dry-run pytest ::: a", []),
+        ("parallel :::: commands.txt", []),
+    ],
+)
+def test_gnu_parallel_runs_its_command_or_each_command_line(command, runs):
+    """The command before ``:::``, or with none each command line after it in a shell of its own."""
+    found = test_invocations(command, DIR_CWD)
+    assert [(i.kind, i.cwd) for i in found] == [(kind, DIR_CWD + sub) for kind, sub in runs]
 
 
 @pytest.mark.parametrize("command", ["mvn -fae test", "mvn -ff verify", "make -Cfoo test"])

@@ -178,6 +178,8 @@ class RunnerPattern(LightRecord):
       makes it no run (``tox list``, ``cargo llvm-cov report``);
     - ``value_options``: options that take the next word as their value, so
       that it is not taken for a positional (``make -f FILE test``);
+    - ``number_options``: options whose value is optional and, when given as
+      the next word, a number (``make -j 4 test``, ``make -j test``);
     - ``arg_options``: options whose value counts as a positional
       (``cmake --build b --target test``);
     - ``exclude_options`` and ``aggregates``: options whose values name tasks
@@ -195,6 +197,15 @@ class RunnerPattern(LightRecord):
     Its ``file_options`` name the project file; its ``run_names`` are task
     names that say "test run" (``test-unit``): such a task is a run when its
     text cannot be read (no file, no such task), and otherwise its text decides.
+
+    A cluster of short flags (``tox -av``) counts as its flags, the getopt
+    way: each letter is a flag until one that takes a value (the rest of the
+    word, or the next word, is its value) or a character that is no letter
+    (``-n4``). So a flag of ``not_with`` inside a cluster makes it no run.
+    ``short_clusters`` says whether the program reads clusters; by default it
+    does unless the row names no program exactly (``program_globs``) or one
+    of its options is a single-dash long option (``go test -list``,
+    ``ant -projecthelp``), where ``-count`` is one option, not ``-c -o ...``.
 
     Words in ``subcommand``, ``any_arg``, ``except_args``, ``with_options``,
     ``aggregates`` and ``not_with`` are globs: ``*`` stands for any text.
@@ -222,12 +233,14 @@ class RunnerPattern(LightRecord):
         "not_passed",
         "not_subcommands",
         "not_with",
+        "number_options",
         "path_suffixes",
         "program_globs",
         "programs",
         "reader",
         "role",
         "run_names",
+        "short_clusters",
         "subcommand",
         "task_names",
         "value_options",
@@ -250,6 +263,8 @@ class RunnerPattern(LightRecord):
     program_globs: tuple[str, ...]
     not_subcommands: frozenset[str]
     value_options: frozenset[str]
+    number_options: frozenset[str]
+    short_clusters: bool
     arg_options: frozenset[str]
     exclude_options: frozenset[str]
     aggregates: tuple[str, ...]
@@ -285,6 +300,8 @@ class RunnerPattern(LightRecord):
         program_globs: Iterable[str] = (),
         not_subcommands: Iterable[str] = (),
         value_options: Iterable[str] = (),
+        number_options: Iterable[str] = (),
+        short_clusters: bool | None = None,
         arg_options: Iterable[str] = (),
         exclude_options: Iterable[str] = (),
         aggregates: Iterable[str] = (),
@@ -344,6 +361,7 @@ class RunnerPattern(LightRecord):
             | files
             | args
             | excludes,
+            number_options=frozenset(strings(number_options, "number_options")),
             arg_options=args,
             exclude_options=excludes,
             aggregates=strings(aggregates, "aggregates"),
@@ -359,6 +377,11 @@ class RunnerPattern(LightRecord):
             _not_with_exact=not_with_exact,
             _not_with_globs=not_with_globs,
         )
+        if short_clusters is None:
+            short_clusters = not name_globs and not _single_dash_long(
+                (*not_withs, *self.with_options, *self.value_options), self.value_options
+            )
+        self._hold(short_clusters=bool(short_clusters))
         self._hold(
             _plain=not (
                 self.not_with
@@ -368,6 +391,7 @@ class RunnerPattern(LightRecord):
                 or self.not_subcommands
                 or self.with_options
                 or self.value_options
+                or self.number_options
                 or role == TASK_ROLE
             )
         )
@@ -473,19 +497,37 @@ class _Scanned:
                 return False
             if not self.with_option and not (row.leading_options and self.positionals):
                 self.with_option = any(glob(arg, p) for p in row.with_options)
-            name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
-            if name not in row.value_options:
-                self._joined(row, arg)
-                continue
-            if not eq:
-                if i >= n:
-                    break
-                value = args[i]
-                i += 1
-                if row.refuses(f"{name}={value}"):
-                    return False  # ``behave -f help``, like ``--format=help``
-            self._value(row, name, value)
+            after = self._option(row, arg, args, i)
+            if after is None:
+                return False
+            i = after
         return True
+
+    def _option(self, row: RunnerPattern, arg: str, args: Sequence[str], i: int) -> int | None:
+        """Read the option ``arg`` whose next word is at ``i``: the index after it, or None.
+
+        None when the option (or one flag of its cluster, or its value) makes no run.
+        """
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if name not in row.value_options and name not in row.number_options:
+            self._joined(row, arg)
+            read = _cluster(row, arg) if row.short_clusters and _is_cluster(arg) else None
+            if read == _REFUSED:
+                return None
+            if read is None:
+                return i
+            name = read  # ``tox -qe py311``: the cluster's last flag takes the next word
+        if name in row.number_options:
+            return i + 1 if not eq and i < len(args) and _is_number(args[i]) else i  # ``-j 4``
+        if not eq:
+            if i >= len(args):
+                return i
+            value = args[i]
+            i += 1
+            if row.refuses(f"{name}={value}"):
+                return None  # ``behave -f help``, like ``--format=help``
+        self._value(row, name, value)
+        return i
 
     def _joined(self, row: RunnerPattern, arg: str) -> None:
         """``-C../b``: a short directory option with its path joined (:func:`joined_directory`)."""
@@ -507,6 +549,57 @@ class _Scanned:
             self.file = value
 
 
+_REFUSED = "-"
+"""What :func:`_cluster` says of a cluster holding a flag that makes no run."""
+
+
+def _is_cluster(arg: str) -> bool:
+    """Whether ``arg`` may be a cluster of short flags: ``-av``, ``-qe``, not ``--x`` or ``-a``."""
+    return len(arg) > 2 and arg[0] == "-" and arg[1] != "-"  # noqa: PLR2004 - a dash, two letters
+
+
+def _cluster(row: RunnerPattern, arg: str) -> str | None:
+    """Read the short flags of the cluster ``arg`` for ``row``, the getopt way.
+
+    :data:`_REFUSED` when one of its flags is in ``not_with`` (``tox -av``),
+    the last flag when it takes the next word as its value (``-qe py311``),
+    else None. A flag that takes a value ends the cluster (``-kshow`` is
+    ``-k show``: no ``-h`` in it), and so does a character that is no letter
+    (``-n4``); the joined value is checked as ``OPT=VALUE`` (``-fhelp``).
+    """
+    last = len(arg) - 1
+    for k in range(1, len(arg)):
+        letter = arg[k]
+        if not letter.isalpha():
+            return None
+        flag = "-" + letter
+        if flag in row.value_options or flag in row.number_options:
+            if k == last:
+                return flag
+            return _REFUSED if row.refuses(f"{flag}={arg[k + 1 :]}") else None
+        if row.refuses(flag):
+            return _REFUSED
+    return None
+
+
+def _is_number(word: str) -> bool:
+    """Whether ``word`` is a number an option may take (``4``, ``2.5``)."""
+    return bool(word) and word.replace(".", "", 1).isdigit()
+
+
+def _single_dash_long(options: Iterable[str], values: frozenset[str]) -> bool:
+    """Whether one of ``options`` is a single-dash long option (``-list``, ``-Spath``).
+
+    A short value option with its value joined (``-DskipTests`` where ``-D``
+    takes a value) is none.
+    """
+    for option in options:
+        name = option.partition("=")[0]
+        if len(name) > 2 and name[0] == "-" and name[1] != "-" and name[:2] not in values:  # noqa: PLR2004
+            return True
+    return False
+
+
 def joined_directory(arg: str, options: frozenset[str]) -> str | None:
     """The path joined to a short directory option (``make -C../b``), or None.
 
@@ -521,7 +614,7 @@ def joined_directory(arg: str, options: frozenset[str]) -> str | None:
 
 
 def rows(
-    kind: str, subcommands: Iterable[tuple[str, ...]], **columns: Iterable[str]
+    kind: str, subcommands: Iterable[tuple[str, ...]], **columns: Iterable[str] | bool
 ) -> tuple[RunnerPattern, ...]:
     """One pattern of ``kind`` per accepted subcommand, sharing the other ``columns``."""
     return tuple(RunnerPattern(kind, subcommand=sub, **columns) for sub in subcommands)  # type: ignore[arg-type]

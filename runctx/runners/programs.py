@@ -45,6 +45,8 @@ MAKE_VALUE_OPTIONS = (
     "-O",
     "--output-sync",
 )
+MAKE_NUMBER_OPTIONS = ("-j", "--jobs", "-l", "--load-average", "--max-load")
+"""make's options whose value is optional and a number: ``make -j 4 test``, ``make -j test``."""
 MAKE_CHDIR_OPTIONS = ("-C", "--directory")
 MAKE_FILE_OPTIONS = ("-f", "--file", "--makefile")
 MAKE_NOT_WITH = (

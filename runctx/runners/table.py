@@ -32,6 +32,7 @@ from runctx.runners.programs import (
     MAKE_CHDIR_OPTIONS,
     MAKE_FILE_OPTIONS,
     MAKE_NOT_WITH,
+    MAKE_NUMBER_OPTIONS,
     MAKE_PROGRAMS,
     MAKE_VALUE_OPTIONS,
     NODE_VALUES,
@@ -48,6 +49,10 @@ from runctx.runners.programs import (
 )
 
 _H = (*DEFAULT_NOT_WITH, "-h")
+_PYTEST_VALUES = (
+    *("-k", "-m", "-p", "-r", "-o", "--override-ini", "-W", "--pythonwarnings", "-c"),
+    *("-n", "--numprocesses", "--rootdir", "--basetemp", "--confcutdir"),
+)
 
 _PYTHON_BOOTSTRAPS = (
     # execnet's popen bootstrap line, as pytest-xdist starts each worker.
@@ -175,6 +180,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "pytest",
         programs=("pytest", "py.test", "pytest-3"),
         modules=("pytest", "py.test"),
+        # short options with a value, so that ``-kshow`` is no ``-h`` in a cluster
+        value_options=_PYTEST_VALUES,
         not_with=(
             *_H,
             "-V",
@@ -417,11 +424,13 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "jest",
         programs=("jest", "jest.js"),
+        value_options=("-c", "--config", "-t", "--testNamePattern", "-w", "--maxWorkers"),
         not_with=(*_H, "-v", "--listTests", "--showConfig", "--clearCache", "--init"),
     ),
     RunnerPattern(
         "vitest",
         programs=("vitest", "vitest.mjs"),
+        value_options=("-c", "--config", "-t", "--testNamePattern", "-r", "--root"),
         not_with=(*_H, "-v", "--list"),
         not_subcommands=("list", "init"),
     ),
@@ -431,6 +440,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "mocha",
         programs=("mocha", "_mocha", "mocha.js", "ts-mocha", "electron-mocha"),
+        value_options=(
+            *("-g", "--grep", "-f", "--fgrep", "-R", "--reporter", "-O", "--reporter-option"),
+            *("-r", "--require", "-t", "--timeout", "-s", "--slow", "-u", "--ui", "--config"),
+        ),
         not_with=(*_H, "-V", "--list-files", "--list-reporters", "--list-interfaces", "--dry-run"),
         not_subcommands=("init",),
     ),
@@ -648,6 +661,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=MAKE_PROGRAMS,
         any_arg=_MAKE_TARGETS,
         value_options=(*MAKE_VALUE_OPTIONS, *MAKE_FILE_OPTIONS),
+        number_options=MAKE_NUMBER_OPTIONS,
         chdir_options=MAKE_CHDIR_OPTIONS,
         not_with=MAKE_NOT_WITH,
     ),
@@ -809,9 +823,14 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("*;test", "*;test;*", "*; test*", "coverage*test*", "test *", "Test/test"),
         ),
         not_with=_H,
+        short_clusters=False,  # ``sbt -batch``, ``-mem 2048``: single-dash long options
     ),
     RunnerPattern(
-        "sbt-test", programs=("sbt", "sbtn"), with_options=("+test", "+test *"), not_with=_H
+        "sbt-test",
+        programs=("sbt", "sbtn"),
+        with_options=("+test", "+test *"),
+        not_with=_H,
+        short_clusters=False,
     ),
     RunnerPattern(
         "lein-test",
@@ -925,6 +944,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("--output", "--results-directory", "--collect", "-a", "--test-adapter-path"),
         ),
         not_with=(*_H, "-?", "--list-tests", "-t"),
+        short_clusters=False,  # MSBuild's ``-tl``, ``-bl``, ``-nologo``: single-dash long options
     ),
     RunnerPattern(
         "dotnet-test",
@@ -1157,6 +1177,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         task_names="all",
         programs=MAKE_PROGRAMS,
         value_options=MAKE_VALUE_OPTIONS,
+        number_options=MAKE_NUMBER_OPTIONS,
         file_options=MAKE_FILE_OPTIONS,
         chdir_options=MAKE_CHDIR_OPTIONS,
         not_with=MAKE_NOT_WITH,

@@ -426,8 +426,32 @@ class _Walk:
         if self.code_flag:
             return Outcome(SHELL, text=self.args[step])
         if wrapper.shell_join:
-            return Outcome(SHELL, text=" ".join(self.args[step:]))
+            return self._joined_command(wrapper, step)
         return step
+
+    def _joined_command(self, wrapper: Wrapper, step: int) -> Outcome:
+        """The shell text a joining wrapper runs from ``step`` (``watch pytest``, ``parallel``).
+
+        With argument separators (``parallel pytest ::: a b``) the command is
+        the words before the first one; with none before it, each word of a
+        command list (``parallel ::: "pytest a" "pytest b"``) is a command line,
+        run in a shell of its own: a subshell each, so a ``cd`` in one does
+        not move the next.
+        """
+        words = self.args[step:]
+        if not wrapper.arg_separators:
+            return Outcome(SHELL, text=" ".join(words))
+        cut = next((k for k, w in enumerate(words) if w in wrapper.arg_separators), len(words))
+        if cut:
+            return Outcome(SHELL, text=" ".join(words[:cut]))
+        if words[0] not in wrapper.command_lists:
+            return _STOPPED  # ``parallel :::: cmds.txt``: the command lines are in a file
+        lines = []
+        for word in words[1:]:
+            if word in wrapper.arg_separators:
+                break
+            lines.append(f"( {word}\n)")
+        return Outcome(SHELL, text="\n".join(lines)) if lines else _STOPPED
 
     def _after_start(self, wrapper: Wrapper, j: int) -> Step:
         """The index after the first of the wrapper's start words (``--args``), or stop."""

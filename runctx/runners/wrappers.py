@@ -45,14 +45,20 @@ class Wrapper(LightRecord):
     command a shell string (``entr -s``); ``shell_join``: the command's words
     are joined and run by a shell (``watch``, ``watchexec``);
     ``stop_commands``: first words that are the tool's own and run nothing
-    (``nyc report``).
+    (``nyc report``); ``arg_separators``: words after which come the
+    arguments, not the command (GNU parallel's ``:::``, ``::::``): the
+    command is the words before the first of them, and ``command_lists``
+    are those after which, when no command comes before, each word is a
+    command line of its own (``parallel ::: "pytest a" "pytest b"``).
     """
 
     __slots__ = (
+        "arg_separators",
         "assignments",
         "chdir",
         "code",
         "code_flags",
+        "command_lists",
         "module",
         "own_commands",
         "positionals",
@@ -66,10 +72,12 @@ class Wrapper(LightRecord):
         "value",
     )
 
+    arg_separators: frozenset[str]
     assignments: bool
     chdir: frozenset[str]
     code: frozenset[str]
     code_flags: frozenset[str]
+    command_lists: frozenset[str]
     module: frozenset[str]
     own_commands: frozenset[str] | None
     positionals: int
@@ -100,6 +108,8 @@ class Wrapper(LightRecord):
         code_flags: Iterable[str] = (),
         shell_join: bool = False,
         stop_commands: Iterable[str] = (),
+        arg_separators: Iterable[str] = (),
+        command_lists: Iterable[str] = (),
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         self._hold(
@@ -117,6 +127,8 @@ class Wrapper(LightRecord):
             code_flags=frozenset(code_flags),
             shell_join=shell_join,
             stop_commands=frozenset(stop_commands),
+            arg_separators=frozenset(arg_separators) | frozenset(command_lists),
+            command_lists=frozenset(command_lists),
         )
         self._hold(value=frozenset(value) | self.chdir | self.code | self.module | self.split)
 
@@ -402,9 +414,33 @@ WRAPPERS.update(
             positionals=1,
         ),
         "find": Wrapper(start_after=("-exec", "-execdir", "-ok", "-okdir"), requires_start=True),
+        # GNU parallel: ``parallel -j4 pytest {} ::: tests/*`` runs the command
+        # before ``:::`` once per argument; ``parallel ::: "pytest a" "pytest b"``
+        # runs each argument as a command line.
         "parallel": Wrapper(
-            value=("-j", "--jobs", "-P", "--max-procs", "--joblog", "-S", "--sshlogin", "--tmpdir"),
+            value=(
+                *("-j", "--jobs", "-P", "--max-procs", "--joblog", "-S", "--sshlogin"),
+                *("--tmpdir", "--tempdir", "-a", "--arg-file", "--colsep", "-C", "-d"),
+                *("--delimiter", "-E", "--eof", "-I", "-n", "--max-args", "-N", "-L"),
+                *("--max-lines", "-s", "--max-chars", "--results", "--res", "--timeout"),
+                *("--delay", "--retries", "--halt", "--halt-on-error", "--memfree", "--load"),
+                *("--nice", "--basefile", "--bf", "--return", "--transferfile", "--tf"),
+                *("--sshloginfile", "--slf", "--tagstring", "--tag-string", "--env"),
+                *("--block", "--block-size", "--recstart", "--recend", "--header"),
+                *("--limit", "--arg-sep", "--arg-file-sep", "--termseq", "--rpl"),
+                *("--ctagstring", "--sshdelay", "--ssh", "--semaphorename", "--id"),
+                *("--profile", "-J", "--seqreplace", "--shellquote-replace", "--cleanup-on"),
+            ),
+            chdir=("--workdir", "--wd"),
+            stop=(
+                *("--dry-run", "--dryrun", "--version", "--help", "-h", "--citation"),
+                *("--bibtex", "--number-of-cpus", "--number-of-cores", "--number-of-sockets"),
+                *("--number-of-threads", "--record-env", "--embed", "--minversion"),
+                *("--max-line-length-allowed", "--shell-completion"),
+            ),
             shell_join=True,
+            arg_separators=("::::", "::::+"),
+            command_lists=(":::", ":::+"),
         ),
         "nix": Wrapper(
             value=("-I", "--profile", "--expr", "-f", "--file"),
