@@ -182,6 +182,43 @@ def test_another_directory_behind_this_checkouts_path_is_foreign(shared_tmp, run
     assert the_run(scan(viewpoint(cwd=str(other))), run.pid).judgement.verdict is Verdict.OURS
 
 
+@pytest.mark.needs_root
+def test_a_run_in_a_bind_mounted_subdirectory_of_this_checkout_is_ours(shared_tmp, runs):
+    """A run in a subdirectory of this checkout mounted elsewhere (./backend:/app) is ours."""
+    mine = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "other", "proj")
+    backend = mine / "backend"
+    backend.mkdir()
+    (backend / "pyproject.toml").write_text("")  # a marker of its own: the .git above wins
+    app = shared_tmp / "app"
+    app.mkdir()
+    run = start_run_in_mount_namespace(runs, backend, app, shared_tmp / "ready")
+    assert mount_namespace(run.pid) != mount_namespace(os.getpid())
+    judged = the_run(scan(viewpoint(cwd=str(mine))), run.pid)
+    assert judged.judgement.verdict is Verdict.OURS, judged.judgement.reasons
+    assert judged.run.root == str(mine)  # a directory above the mount: named as we see it
+    assert judged.run.root.directory_id == viewpoint(cwd=str(mine)).root.directory_id
+    from_other = the_run(scan(viewpoint(cwd=str(other))), run.pid)
+    assert from_other.judgement.verdict is Verdict.FOREIGN
+    assert f"root {mine} != {other}" in from_other.judgement.reasons
+
+
+@pytest.mark.needs_root
+def test_a_bind_mounted_subdirectory_of_another_checkout_stays_foreign(shared_tmp, runs):
+    """A run in a subdirectory of another checkout, mounted elsewhere, is that checkout's."""
+    mine = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "other", "proj")
+    (other / "src").mkdir()
+    app = shared_tmp / "app"
+    app.mkdir()
+    run = start_run_in_mount_namespace(runs, other / "src", app, shared_tmp / "ready")
+    judged = the_run(scan(viewpoint(cwd=str(mine))), run.pid)
+    assert judged.judgement.verdict is Verdict.FOREIGN
+    assert judged.run.root == str(other)
+    assert f"root {other} != {mine}" in judged.judgement.reasons
+    assert the_run(scan(viewpoint(cwd=str(other))), run.pid).judgement.verdict is Verdict.OURS
+
+
 def test_a_run_in_a_removed_worktree_is_foreign_to_every_checkout(shared_tmp, runs):
     """A leftover run whose worktree was removed is foreign to the main and every other checkout."""
     main = make_checkout(shared_tmp, "proj")
