@@ -126,6 +126,14 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: b"1 2 0:3 / /proc rw - - - proc proc rw,hidepid=2\n" * (n // 47),
         proctext.parse_proc_mount,  # type: ignore[dict-item]
     ),
+    "mountinfo: many escaped mounts": (
+        lambda n: b"1 2 0:3 /a\\040b /c\\012d rw - ext4 x rw\n" * (n // 40),
+        proctext.parse_mountinfo,  # type: ignore[dict-item]
+    ),
+    "mountinfo: one long line of escapes": (
+        lambda n: b"1 2 0:3 /" + b"\\040" * (n // 4) + b" / rw - x x rw\n",
+        proctext.parse_mountinfo,  # type: ignore[dict-item]
+    ),
     "shell: nested substitutions": (
         lambda n: "$(" * (n // 2) + "pytest",
         lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]

@@ -120,9 +120,14 @@ def environ(data: bytes) -> None:
 
 
 def mountinfo(data: bytes) -> None:
-    """``/proc/self/mountinfo``: the procfs mount in effect, or none."""
+    """``/proc/PID/mountinfo``: the procfs mount in effect, or none; mounts with absolute paths."""
     found = proctext.parse_proc_mount(data)
     assert found is None or isinstance(found, proctext.ProcMount)
+    for entry in proctext.parse_mountinfo(data):
+        assert entry.root.startswith("/")
+        assert entry.mount_point.startswith("/")
+    mount_id = proctext.parse_fdinfo_mount_id(data)
+    assert mount_id is None or mount_id >= 0
 
 
 def shell(data: bytes) -> None:

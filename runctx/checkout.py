@@ -28,6 +28,13 @@ directory (:func:`checkout_root`), or another process's through its
 - a removed directory (a deleted worktree) cannot be looked into: its root is
   the topmost removed directory, marked ``deleted``, with ``holder`` the
   checkout of the nearest directory still there.
+- a process's own tree may hide the checkout: in a bind mount of a
+  checkout's *subdirectory* (a container's ``./backend:/app``) the climb
+  passes the mount's top into that tree's directories, never the checkout's
+  ``.git``. When it finds no ``.git``, the directory climbed through is looked
+  for in the caller's own tree (candidates from ``mountinfo``, taken only when
+  they are that very directory by device and inode) and the walk goes on
+  there (``viewer_paths`` of :func:`root_of_directory`).
 
 Anyone can make a directory thousands of levels deep, plant a FIFO named
 ``pyproject.toml`` in a shared parent, or send a hook a ``cwd`` of hundreds
@@ -51,7 +58,7 @@ import stat
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
     from typing import Self
 
     from runctx.unknown import Unknown
@@ -367,14 +374,16 @@ MARKER_GROUPS = ((GIT_MARKER,), VCS_MARKERS, PROJECT_MARKERS)
 """The markers in the order they win: ``.git``, then another VCS, then a project file."""
 
 
-def _nearest_root(chain: _Chain, first: int, rules: RootRules) -> int:
-    """The index in ``chain`` (from ``first``, where it stands, up) of the checkout root.
+def _look_for_markers(
+    chain: _Chain, first: int, rules: RootRules, nearest: list[int | None], offset: int = 0
+) -> None:
+    """Climb ``chain`` from ``first`` and note in ``nearest`` where each marker group is nearest.
 
     One pass up: at each directory only the groups not yet decided by a
     nearer directory or an earlier group are looked for, and the pass stops
-    at the first ``.git``.
+    at the first ``.git``. ``nearest`` holds an index per group (``offset``
+    is added to this chain's own indices), or None where none was found.
     """
-    nearest: list[int | None] = [None] * len(MARKER_GROUPS)
     index = first
     while nearest[0] is None and chain.reaches(index):
         if chain.ids[index] not in rules.homes:  # a home is never a root by its markers
@@ -382,21 +391,109 @@ def _nearest_root(chain: _Chain, first: int, rules: RootRules) -> int:
                 if any(found is not None for found in nearest[: group + 1]):
                     continue
                 if any(_is_marker(chain.handle, name, rules) for name in markers):
-                    nearest[group] = index
+                    nearest[group] = index + offset
         index += 1
-    return next((found for found in nearest if found is not None), first)
+
+
+def _winner(nearest: list[int | None], default: int) -> int:
+    """The index of the root: the nearest directory of the first group found, else ``default``."""
+    return next((found for found in nearest if found is not None), default)
+
+
+def _walk_on_in_viewer_view(
+    chain: _Chain,
+    first: int,
+    rules: RootRules,
+    nearest: list[int | None],
+    candidates: Iterable[str],
+) -> Root | None:
+    """The root found by walking on from a directory of ``chain`` as the viewer sees it.
+
+    ``chain`` climbed a process's own view and found no ``.git``. Each of
+    ``candidates`` is a path in the caller's view that may be one of the
+    directories of ``chain`` (the top of a bind mount there, as mountinfo
+    says); the first that is, by device and inode, and that the kernel can
+    name, is where the walk goes on: above it, up the caller's own tree. The
+    markers found in ``chain`` up to that directory keep their places. None
+    when no candidate is one of them.
+    """
+    top = _identity(os.stat("/"))
+    for text in candidates:
+        if too_long(text):
+            continue
+        try:
+            handle = os.open(text, _OPEN_DIRECTORY)
+        except (OSError, ValueError):  # ValueError: a NUL in the text
+            continue
+        try:
+            at = _index_in(chain, _identity(os.fstat(handle)), first)
+            named = _name_of(handle) if at is not None else None
+            if at is None or named is None:
+                continue
+            above = _Chain(handle, named, top)
+            try:
+                return _root_above(chain, (first, at), above, rules, nearest)
+            finally:
+                above.close()
+        finally:
+            os.close(handle)
+    return None
+
+
+def _index_in(chain: _Chain, directory: DirectoryId, first: int) -> int | None:
+    """The index of ``directory`` in ``chain`` (from ``first`` up), or None when it is not there."""
+    for index in range(first, len(chain.ids)):
+        if chain.ids[index] == directory:
+            return index
+    return None
+
+
+def _root_above(
+    chain: _Chain,
+    span: tuple[int, int],
+    above: _Chain,
+    rules: RootRules,
+    nearest: list[int | None],
+) -> Root:
+    """The root of ``chain`` over ``span`` (first, at), then of ``above`` (which starts at ``at``).
+
+    The markers ``chain`` has past ``at`` are of the process's own tree above
+    the mount, not of the directory's real parents: they are dropped.
+    """
+    first, at = span
+    kept = [found if found is not None and found <= at else None for found in nearest]
+    _look_for_markers(above, 1, rules, kept, offset=at)
+    found = _winner(kept, first)
+    if found <= at:
+        return Root(chain.text_at(found), chain.ids[found])
+    return Root(above.text_at(found - at), above.ids[found - at])
 
 
 def root_of_directory(
-    directory: int, text: str, *, top: DirectoryId | None, rules: RootRules
+    directory: int,
+    text: str,
+    *,
+    top: DirectoryId | None,
+    rules: RootRules,
+    viewer_paths: Callable[[], Iterable[str]] | None = None,
 ) -> Root:
     """The checkout root of the open ``directory`` whose path text is ``text``.
 
     The walk climbs with ``..`` from the directory itself, so it sees what the
     directory's own mount tree holds, up to ``top`` (a process's root
     directory), or the top of that tree. ``text`` may end in ``" (deleted)"``
-    (the kernel's mark on a removed cwd); it is shown without it. OSErrors
-    go up to the caller, which says why the root is not known.
+    (the kernel's mark on a removed cwd); it is shown without it.
+
+    A bind mount of a *subdirectory* of a checkout (a container's
+    ``./backend:/app``) hides the checkout's ``.git`` from that tree: above the
+    mount's top lie the process's own directories, not the checkout's. So when
+    the walk finds no ``.git`` and ``viewer_paths`` is given, it is asked (only
+    then) for paths in the caller's own mount tree that may be one of the
+    directories climbed (see :mod:`runctx.sources.mounts`); the first that is
+    that very directory, by device and inode, is where the walk goes on, up
+    the caller's tree, and the root found is a directory the caller can name.
+    When none is, the root is what the process's own tree shows. OSErrors go
+    up to the caller, which says why the root is not known.
     """
     if text.endswith(_DELETED_SUFFIX) and os.fstat(directory).st_nlink == 0:
         text = text[: -len(_DELETED_SUFFIX)]
@@ -407,8 +504,16 @@ def root_of_directory(
             first_live += 1
         if first_live > chain.index:  # everything up to the top was removed
             return Root(chain.text_at(chain.index), chain.ids[-1], True, None)  # noqa: FBT003
-        found = _nearest_root(chain, first_live, rules)
+        nearest: list[int | None] = [None] * len(MARKER_GROUPS)
+        _look_for_markers(chain, first_live, rules, nearest)
+        found = _winner(nearest, first_live)
         root = Root(chain.text_at(found), chain.ids[found])
+        if nearest[0] is None and viewer_paths is not None:
+            try:
+                above = _walk_on_in_viewer_view(chain, first_live, rules, nearest, viewer_paths())
+            except OSError:  # our own tree could not be climbed: the process's answer stands
+                above = None
+            root = above or root
         if first_live == 0:
             return root
         removed = first_live - 1

@@ -26,6 +26,7 @@ from runctx.checkout import (
     RootRules,
     checkout_root,
     root_at,
+    root_of_directory,
     root_of_removed,
     rules_for,
     same_directory,
@@ -323,6 +324,64 @@ def test_a_fifo_named_like_a_marker_is_no_marker(tmp_path):
     os.mkfifo(tmp_path / "shared" / "pyproject.toml")
     (tmp_path / "pyproject.toml").write_text("")
     assert checkout_root(str(work)) == str(tmp_path)
+
+
+def root_walking_on(directory: Path, candidates: list[str], asked: list[int]) -> Root:
+    """The root of ``directory`` with ``candidates`` offered as its places in our tree."""
+
+    def viewer_paths() -> list[str]:
+        asked.append(1)
+        return candidates
+
+    handle = os.open(directory, os.O_PATH | os.O_DIRECTORY)
+    try:
+        top = os.stat("/")
+        return root_of_directory(
+            handle,
+            str(directory),
+            top=(top.st_dev, top.st_ino),
+            rules=rules_for([os.getuid()]),
+            viewer_paths=viewer_paths,
+        )
+    finally:
+        os.close(handle)
+
+
+def test_our_tree_is_asked_only_when_the_walk_found_no_git(tmp_path):
+    """A walk that found a .git never looks for the directory elsewhere; one that did not, once."""
+    checkout = make_checkout(tmp_path, "proj")
+    (checkout / "src").mkdir()
+    asked: list[int] = []
+    assert root_walking_on(checkout / "src", [], asked) == str(checkout)
+    assert asked == []
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert root_walking_on(plain, [], asked) == str(plain)
+    assert asked == [1]
+
+
+def test_a_candidate_that_is_not_the_directory_climbed_is_never_taken(tmp_path):
+    """Another checkout, a FIFO, a link, a NUL, a missing or overlong path: the root stays."""
+    other = make_checkout(tmp_path, "other")
+    (other / "src").mkdir()
+    plain = tmp_path / "plain" / "sub"
+    plain.mkdir(parents=True)
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "link").symlink_to(other / "src")
+    hostile = [
+        str(other / "src"),
+        str(tmp_path / "fifo"),
+        str(tmp_path / "link"),
+        f"{other}\0/src",
+        str(tmp_path / "missing"),
+        "/" + "a/" * 3000,
+        "",
+    ]
+    asked: list[int] = []
+    root = root_walking_on(plain, hostile, asked)
+    assert root == str(plain)
+    assert root.directory_id == (plain.stat().st_dev, plain.stat().st_ino)
+    assert asked == [1]
 
 
 def test_a_socket_or_a_fifo_named_like_a_vcs_marker_is_no_marker(tmp_path):

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 
 import attrs
 import pytest
 from hooktools import RUNCTX, hook_env
-from nstools import mount_namespace, start_run_in_mount_namespace
+from nstools import mount_namespace, require_tools, start_run_in_mount_namespace
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, make_worktree, run_as
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
@@ -180,6 +181,66 @@ def test_another_directory_behind_this_checkouts_path_is_foreign(shared_tmp, run
         in judged.judgement.reasons
     )
     assert the_run(scan(viewpoint(cwd=str(other))), run.pid).judgement.verdict is Verdict.OURS
+
+
+@pytest.mark.needs_root
+def test_a_run_in_a_bind_mounted_subdirectory_of_this_checkout_is_ours(shared_tmp, runs):
+    """A run in a subdirectory of this checkout mounted elsewhere (./backend:/app) is ours."""
+    mine = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "other", "proj")
+    backend = mine / "backend"
+    backend.mkdir()
+    (backend / "pyproject.toml").write_text("")  # a marker of its own: the .git above wins
+    app = shared_tmp / "app"
+    app.mkdir()
+    run = start_run_in_mount_namespace(runs, backend, app, shared_tmp / "ready")
+    assert mount_namespace(run.pid) != mount_namespace(os.getpid())
+    judged = the_run(scan(viewpoint(cwd=str(mine))), run.pid)
+    assert judged.judgement.verdict is Verdict.OURS, judged.judgement.reasons
+    assert judged.run.root == str(mine)  # a directory above the mount: named as we see it
+    assert judged.run.root.directory_id == viewpoint(cwd=str(mine)).root.directory_id
+    from_other = the_run(scan(viewpoint(cwd=str(other))), run.pid)
+    assert from_other.judgement.verdict is Verdict.FOREIGN
+    assert f"root {mine} != {other}" in from_other.judgement.reasons
+
+
+@pytest.mark.needs_root
+def test_a_bind_mounted_subdirectory_of_another_checkout_stays_foreign(shared_tmp, runs):
+    """A run in a subdirectory of another checkout, mounted elsewhere, is that checkout's."""
+    mine = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "other", "proj")
+    (other / "src").mkdir()
+    app = shared_tmp / "app"
+    app.mkdir()
+    run = start_run_in_mount_namespace(runs, other / "src", app, shared_tmp / "ready")
+    judged = the_run(scan(viewpoint(cwd=str(mine))), run.pid)
+    assert judged.judgement.verdict is Verdict.FOREIGN
+    assert judged.run.root == str(other)
+    assert f"root {other} != {mine}" in judged.judgement.reasons
+    assert the_run(scan(viewpoint(cwd=str(other))), run.pid).judgement.verdict is Verdict.OURS
+
+
+@pytest.mark.needs_root
+def test_a_subdirectory_bind_mounted_in_the_viewers_own_namespace_is_ours(shared_tmp, runs):
+    """Asked from inside the run's mount namespace, where the bind mount is seen too: ours."""
+    mine = make_checkout(shared_tmp, "proj")
+    (mine / "src").mkdir()
+    app = shared_tmp / "app"
+    app.mkdir()
+    run = start_run_in_mount_namespace(runs, mine / "src", app, shared_tmp / "ready")
+    nsenter = require_tools("nsenter")["nsenter"]
+    inside = f"cd {shlex.quote(str(mine))} && exec {shlex.join([*RUNCTX, 'status', '--json'])}"
+    status = subprocess.run(
+        [nsenter, f"--target={run.pid}", "--mount", "--", "sh", "-c", inside],
+        capture_output=True,
+        check=True,
+        env=hook_env(),
+        timeout=120,
+    )
+    runs_seen = json.loads(status.stdout.decode(errors="replace"))["runs"]
+    entry = next(seen for seen in runs_seen if seen["pid"] == run.pid)
+    assert entry["verdict"] == "ours", entry["reasons"]
+    assert entry["root"] == str(mine)
 
 
 def test_a_run_in_a_removed_worktree_is_foreign_to_every_checkout(shared_tmp, runs):

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from nstools import require_tools
+from nstools import require_tools, start_run_in_mount_namespace
 from proctools import (
     OTHER_UID,
     PYTHON,
@@ -27,6 +27,7 @@ from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord
 from runctx.report import StartedBy
 from runctx.scanning import scan, viewpoint
+from runctx.sources import procfs
 from runctx.sources.procfs import (
     ENVIRON_READ_MAX,
     SMALL_READ_MAX,
@@ -355,3 +356,45 @@ def test_inherited_variables_keep_their_bytes(shared_tmp, runs):
     inherited = source.inherited(source.current_identity(run.pid), WANTED)
     assert inherited.variable("CLAUDE_CODE_SESSION_ID") == session
     assert started_by_of(checkout, run.pid) == StartedBy("claude-code", session, None)
+
+
+@pytest.mark.needs_root
+def test_mountinfo_is_read_once_per_scan_and_only_for_runs_whose_walk_found_no_git(
+    shared_tmp, runs, monkeypatch
+):
+    """Ours once per scan; a run's own only when its climb found no .git in its namespace."""
+    mine = make_checkout(shared_tmp, "proj")
+    hidden = []
+    for name in ("a", "b"):
+        (mine / name).mkdir()
+        (shared_tmp / f"app-{name}").mkdir()
+        hidden.append(
+            start_run_in_mount_namespace(
+                runs, mine / name, shared_tmp / f"app-{name}", shared_tmp / f"ready-{name}"
+            )
+        )
+    (shared_tmp / "twin").mkdir()
+    twin = start_run_in_mount_namespace(runs, mine, shared_tmp / "twin", shared_tmp / "ready")
+    read: list[str] = []
+    real = procfs.read_bounded
+
+    def counted(path: str, limit: int) -> object:
+        read.append(path)
+        return real(path, limit)
+
+    monkeypatch.setattr(procfs, "read_bounded", counted)
+    source = ProcfsSource()
+    tables = []
+    real_table = source.table
+
+    def table(*args: object) -> object:
+        tables.append(1)  # a run that exits mid-scan makes it read the table once more
+        return real_table(*args)
+
+    monkeypatch.setattr(source, "table", table)
+    report = scan(viewpoint(cwd=str(mine)), source=source)
+    verdicts = {judged.run.pid: judged.judgement.verdict.value for judged in report.runs}
+    assert [verdicts.get(run.pid) for run in (*hidden, twin)] == ["ours", "ours", "ours"]
+    assert read.count("/proc/self/mountinfo") == len(tables)
+    assert all(read.count(f"/proc/{run.pid}/mountinfo") == len(tables) for run in hidden)
+    assert f"/proc/{twin.pid}/mountinfo" not in read

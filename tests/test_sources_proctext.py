@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from runctx.sources.proctext import (
     ENVIRON_VALUE_MAX,
     MemInfo,
+    MountEntry,
     Pressure,
     ProcMount,
     StatFields,
@@ -28,8 +29,10 @@ from runctx.sources.proctext import (
     parse_cmdline,
     parse_cpu_max,
     parse_environ,
+    parse_fdinfo_mount_id,
     parse_loadavg,
     parse_meminfo,
+    parse_mountinfo,
     parse_pressure,
     parse_proc_mount,
     parse_stat,
@@ -39,6 +42,7 @@ from runctx.sources.proctext import (
     parse_uptime,
     stays_under,
     systemd_path,
+    unescape_mount_text,
 )
 from runctx.unknown import Reason, Unknown
 
@@ -568,3 +572,91 @@ def test_the_last_procfs_at_proc_is_the_one_reported(stack, others):
     found = parse_proc_mount(b"\n".join(lines) + b"\n")
     (_, expected_hidepid), expected_subset = stack[-1]
     assert found == ProcMount(hidepid=expected_hidepid, subset_pid=expected_subset)
+
+
+def kernel_escaped(name: bytes) -> bytes:
+    """``name`` as ``mountinfo`` shows it: a space, tab, newline or backslash in octal."""
+    return b"".join(b"\\%03o" % byte if byte in b" \t\n\\" else bytes([byte]) for byte in name)
+
+
+def test_mountinfo_names_with_spaces_newlines_and_backslashes_are_read_back():
+    """Escaped spaces, tabs, newlines and backslashes in a root or mount point are undone."""
+    text = (
+        b"85 65 254:0 /tmp/a\\040b/src\\012x /srv/my\\011app\\134z rw,relatime - ext4 /dev/vda rw\n"
+        b"27 1 254:0 / / rw - ext4 /dev/vda rw\n"
+    )
+    assert parse_mountinfo(text) == (
+        MountEntry(85, 65, "254:0", "/tmp/a b/src\nx", "/srv/my\tapp\\z"),
+        MountEntry(27, 1, "254:0", "/", "/"),
+    )
+
+
+def test_mountinfo_lines_that_are_not_mounts_are_skipped_not_guessed():
+    """Bad ids, a bad device, a relative path, a cut line or a huge number: the line is skipped."""
+    text = (
+        b"x 1 254:0 / /a rw - ext4 d rw\n"
+        b"2 1 254 / /b rw - ext4 d rw\n"
+        b"3 1 254:0 rel /c rw - ext4 d rw\n"
+        b"4 1 254:0 / /d\n" + b"9" * 5000 + b" 1 254:0 / /e rw - ext4 d rw\n"
+        b"6 1 254:0 / /f\\04 rw - ext4 d rw\n"
+        b"7 1 254:0 /\\777 /g rw - ext4 d rw\n"
+    )
+    assert parse_mountinfo(text) == (
+        MountEntry(6, 1, "254:0", "/", "/f\\04"),
+        MountEntry(7, 1, "254:0", "/\\777", "/g"),
+    )
+
+
+def test_an_escape_of_a_byte_that_is_not_utf8_keeps_the_byte():
+    r"""``\377`` is the byte 0xff, kept as a path keeps it (surrogateescape)."""
+    assert os.fsencode(unescape_mount_text(b"/a\\377b")) == b"/a\xffb"
+
+
+@PROPERTY
+@given(anything)
+def test_mountinfo_of_any_bytes_gives_mounts(data):
+    """Any bytes give a tuple of mounts, each with absolute root and mount point."""
+    for entry in parse_mountinfo(data):
+        assert isinstance(entry, MountEntry)
+        assert entry.root.startswith("/")
+        assert entry.mount_point.startswith("/")
+
+
+names = st.binary(max_size=40).filter(lambda name: b"\0" not in name).map(lambda n: b"/" + n)
+
+
+@PROPERTY
+@given(root=names, point=names, ids=st.tuples(*[st.integers(0, 2**32)] * 4))
+def test_any_names_the_kernel_escapes_are_read_back_exactly(root, point, ids):
+    """Names of any bytes but NUL, escaped as the kernel does, parse back to those bytes."""
+    mount_id, parent_id, major, minor = ids
+    line = b"%d %d %d:%d %s %s rw shared:1 - ext4 /dev/x rw\n" % (
+        mount_id,
+        parent_id,
+        major,
+        minor,
+        kernel_escaped(root),
+        kernel_escaped(point),
+    )
+    (entry,) = parse_mountinfo(b"garbage line\n" + line)
+    assert (entry.mount_id, entry.parent_id, entry.device) == (
+        mount_id,
+        parent_id,
+        f"{major}:{minor}",
+    )
+    assert (os.fsencode(entry.root), os.fsencode(entry.mount_point)) == (root, point)
+
+
+def test_fdinfo_gives_its_mount_id_or_none():
+    """``mnt_id:`` of an fdinfo is the mount; without it, or with no number, None."""
+    assert parse_fdinfo_mount_id(b"pos:\t0\nflags:\t02100000\nmnt_id:\t85\nino:\t3\n") == 85
+    assert parse_fdinfo_mount_id(b"pos:\t0\nflags:\t0\n") is None
+    assert parse_fdinfo_mount_id(b"mnt_id:\t" + b"1" * 30 + b"\n") is None
+
+
+@PROPERTY
+@given(anything)
+def test_fdinfo_of_any_bytes_is_a_number_or_none(data):
+    """Any bytes give a mount id or None."""
+    found = parse_fdinfo_mount_id(data)
+    assert found is None or (isinstance(found, int) and found >= 0)

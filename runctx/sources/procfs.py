@@ -19,32 +19,40 @@ inside that process's mount tree, up to its ``/proc/PID/root``
 namespace (a container, ``unshare -m``) gets the root its own tree shows, as
 a directory (device and inode) that compares with ours whatever path either
 side names it by; a removed cwd is still a directory that can be climbed from.
+When that climb finds no ``.git`` (a bind mount of a checkout's
+*subdirectory* hides it), the top of the process's mount is looked for in the
+caller's own tree through ``mountinfo`` (:mod:`runctx.sources.mounts`) and the
+walk goes on there; the caller's ``mountinfo`` is read once per scan, the
+process's only when it is in another mount namespace.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
 from runctx.environment import View
 from runctx.exceptions import SourceError
-from runctx.records import ProcIdentity, ProcRecord
-from runctx.sources import pidns
+from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.sources import mounts, pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of
 from runctx.sources.load import Load
 from runctx.sources.proctext import (
+    MountEntry,
     ProcMount,
     parse_cfs_quota,
     parse_cgroup,
     parse_cmdline,
     parse_cpu_max,
     parse_environ,
+    parse_fdinfo_mount_id,
     parse_loadavg,
     parse_meminfo,
+    parse_mountinfo,
     parse_pressure,
     parse_proc_mount,
     parse_stat,
@@ -69,6 +77,8 @@ SMALL_READ_MAX = 64 * 1024
 """The most of a cgroup file (``cpu.max``, ``/proc/PID/cgroup``) read: each holds a few lines."""
 CGROUP_ROOT = "/sys/fs/cgroup"
 _CGROUP_DEPTH_MAX = 64
+MOUNTINFO_READ_MAX = 1024 * 1024
+"""The most of a ``mountinfo`` read (1 MiB, some 7000 mounts); a mount past it is not seen."""
 _V1_CPU_DIRS = ("cpu,cpuacct", "cpuacct,cpu", "cpu")
 
 
@@ -115,6 +125,17 @@ def _read_small(path: str) -> bytes | Unknown:
         return read
     data, more = read
     return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes") if more else data
+
+
+def _read_mountinfo(path: str) -> tuple[MountEntry, ...] | None:
+    """A ``mountinfo`` parsed, read with a bound (a line it cuts is dropped); None if unreadable."""
+    read = read_bounded(path, MOUNTINFO_READ_MAX)
+    if isinstance(read, Unknown):
+        return None
+    data, more = read
+    if more:
+        data = data[: data.rfind(b"\n") + 1]
+    return parse_mountinfo(data)
 
 
 def _readlink(path: str) -> str | Unknown:
@@ -213,6 +234,7 @@ class ProcfsSource(SourceBase):
         if not os.path.exists(f"{proc}/self/stat"):
             raise SourceError(no_procfs_message(proc))
         self.proc = proc
+        self._mounts: tuple[str, mounts.MountTable] | None = None
 
     def uptime(self) -> float | Unknown:
         """Seconds since boot, the clock that process start ticks count on."""
@@ -246,6 +268,11 @@ class ProcfsSource(SourceBase):
     def caller_pid(self) -> int | Unknown:
         """The caller's pid as this procfs numbers it (``NSpid``), or why it has none."""
         return pidns.caller_pid(self.proc)
+
+    def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
+        """One pass over every listed process; the caller's mounts are read again if asked."""
+        self._mounts = None
+        return super().table(argv_wanted)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""
@@ -386,11 +413,59 @@ class ProcfsSource(SourceBase):
         try:
             text = os.readlink(f"{self.proc}/{pid}/cwd")
             top = os.stat(f"{self.proc}/{pid}/root")
-            return root_of_directory(handle, text, top=(top.st_dev, top.st_ino), rules=rules)
+            return root_of_directory(
+                handle,
+                text,
+                top=(top.st_dev, top.st_ino),
+                rules=rules,
+                viewer_paths=lambda: self._viewer_paths(pid, handle),
+            )
         except OSError as error:
             return unknown_of(error)
         finally:
             os.close(handle)
+
+    def _caller_mounts(self) -> tuple[str, mounts.MountTable] | None:
+        """The caller's mount namespace and mounts, read once per scan; None when unreadable."""
+        if self._mounts is None:
+            try:
+                namespace = os.readlink(f"{self.proc}/self/ns/mnt")
+            except OSError:
+                return None
+            read = _read_mountinfo(f"{self.proc}/self/mountinfo")
+            if read is None:
+                return None
+            self._mounts = (namespace, mounts.MountTable(read))
+        return self._mounts
+
+    def _viewer_paths(self, pid: int, handle: int) -> Iterator[str]:
+        """Where the caller may see the top of the mount ``handle`` (``pid``'s cwd) is on.
+
+        Asked only when the climb from the cwd found no ``.git``. The mount is
+        the one the open directory is on (``mnt_id`` of its descriptor); the
+        process's ``mountinfo`` is read (bounded) only when it is in another
+        mount namespace: in the caller's, the caller's own says the same.
+        """
+        caller = self._caller_mounts()
+        fdinfo = read_bounded(f"{self.proc}/self/fdinfo/{handle}", SMALL_READ_MAX)
+        if caller is None or isinstance(fdinfo, Unknown):
+            return iter(())
+        mount_id = parse_fdinfo_mount_id(fdinfo[0])
+        namespace, table = caller
+        try:
+            same = os.readlink(f"{self.proc}/{pid}/ns/mnt") == namespace
+        except OSError:
+            same = False
+        if same:
+            theirs = tuple(entry for entries in table.by_device.values() for entry in entries)
+        else:
+            read = _read_mountinfo(f"{self.proc}/{pid}/mountinfo")
+            if read is None:
+                return iter(())
+            theirs = read
+        if mount_id is None:
+            return iter(())
+        return mounts.candidates(theirs, mount_id, table, same_namespace=same)
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         return self.read_uid(pid), self.read_cwd(pid)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from typing import NamedTuple
 
 import attrs
@@ -241,6 +242,96 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
                 subset_pid = True
         found = ProcMount(hidepid=hidepid, subset_pid=subset_pid)
     return found
+
+
+@attrs.frozen
+class MountEntry:
+    r"""One line of a ``mountinfo``: which part of which filesystem is mounted where.
+
+    ``mount_id`` and ``parent_id`` number mounts (the parent is the mount this
+    one sits on); ``device`` is ``major:minor`` as the kernel writes it;
+    ``root`` is the directory of that filesystem seen at the mount's top
+    (``/`` for a whole filesystem, a path below it for a bind mount), and
+    ``mount_point`` where it is mounted, relative to the reading process's
+    root. Both are the kernel's text with its escapes undone (``\040`` is a
+    space); they may hold any byte but NUL (decoded with ``surrogateescape``).
+    """
+
+    mount_id: int
+    parent_id: int
+    device: str
+    root: str
+    mount_point: str
+
+
+_MOUNTINFO_ESCAPE = re.compile(rb"\\([0-3][0-7]{2})")
+
+
+def unescape_mount_text(text: bytes) -> str:
+    r"""A root or mount point of ``mountinfo`` as a path: ``\ooo`` escapes undone.
+
+    The kernel writes a space, tab, newline and backslash in such a name as
+    three octal digits; every other byte is itself. Anything else that looks
+    like an escape is left as it is.
+    """
+    return os.fsdecode(_MOUNTINFO_ESCAPE.sub(lambda found: bytes([int(found[1], 8)]), text))
+
+
+_ID_DIGITS_MAX = 20
+"""A mount id or device number has at most this many digits (a 64-bit number)."""
+
+
+def _number(text: bytes) -> int | None:
+    """A decimal number of at most 20 digits, or None (so no huge text is ever converted)."""
+    return int(text) if text.isdigit() and len(text) <= _ID_DIGITS_MAX else None
+
+
+def _device(text: bytes) -> str | None:
+    major, colon, minor = text.partition(b":")
+    numbers = (_number(major), _number(minor))
+    if not colon or None in numbers:
+        return None
+    return f"{numbers[0]}:{numbers[1]}"
+
+
+def parse_mountinfo(mountinfo: bytes) -> tuple[MountEntry, ...]:
+    """Every well-formed line of a ``mountinfo`` text, in order; others are skipped.
+
+    A line is ``ID PARENT MAJOR:MINOR ROOT MOUNT_POINT OPTIONS ... - TYPE
+    SOURCE SUPER_OPTIONS``; only the first five fields are kept. A line whose
+    ids are not numbers or whose device is not ``major:minor``, or that holds
+    fewer fields, is skipped: the text may be another namespace's, or cut short
+    by a bounded read.
+    """
+    found = []
+    for line in mountinfo.split(b"\n"):
+        fields = line.split(b" ", 5)
+        if len(fields) < 6:  # noqa: PLR2004 - five fields and the rest
+            continue
+        mount_id, parent_id, device = _number(fields[0]), _number(fields[1]), _device(fields[2])
+        if mount_id is None or parent_id is None or device is None:
+            continue
+        if not fields[3].startswith(b"/") or not fields[4].startswith(b"/"):
+            continue
+        found.append(
+            MountEntry(
+                mount_id=mount_id,
+                parent_id=parent_id,
+                device=device,
+                root=unescape_mount_text(fields[3]),
+                mount_point=unescape_mount_text(fields[4]),
+            )
+        )
+    return tuple(found)
+
+
+def parse_fdinfo_mount_id(fdinfo: bytes) -> int | None:
+    """The ``mnt_id:`` of a ``/proc/PID/fdinfo/FD`` text: the mount the descriptor is on."""
+    for line in fdinfo.split(b"\n"):
+        name, colon, value = line.partition(b":")
+        if colon and name == b"mnt_id":
+            return _number(value.strip())
+    return None
 
 
 # --------------------------------------------------------------------------- busy now, who started

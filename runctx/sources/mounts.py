@@ -1,0 +1,110 @@
+"""Where a directory of another process's mount tree sits in the caller's own.
+
+A run in a container may work in a bind mount of a *subdirectory* of a
+checkout (docker compose's ``./backend:/app``, ``mount --bind proj/src /x``):
+climbing from its cwd inside its own tree, it reaches the top of that mount
+and goes on into the directories its tree holds above it, never the
+checkout's. The checkout's ``.git`` is above the mount's *source*, which the
+caller sees where it really is.
+
+``mountinfo`` says what each mount is: the filesystem (``major:minor``) and
+the directory of it seen at the mount's top (its root, field 4; ``/`` for a
+whole filesystem). So the top of the process's mount is, in the caller's
+tree, at a mount of the same filesystem whose root holds that directory: that
+mount's point, plus the rest of the path (:func:`candidates`). These are only
+candidates: anyone who can mount names the paths, so the walk
+(:func:`runctx.checkout.root_of_directory`) goes on from one only when it is
+the very directory it climbed through, by device and inode.
+
+Pure functions over parsed ``mountinfo`` (:func:`runctx.sources.proctext.parse_mountinfo`):
+the procfs source reads it, bounded, once per scan for the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+from runctx.sources.proctext import MountEntry
+
+MOUNT_DEPTH_MAX = 64
+"""No more mounts than this are followed from a directory's mount up through its parents."""
+CANDIDATES_MAX = 16
+"""No more candidate paths than this are given for one directory."""
+
+
+def _holds(root: str, path: str) -> bool:
+    """Whether the directory ``root`` of a filesystem is ``path`` or above it (text of that fs)."""
+    return root in {"/", path} or path.startswith(f"{root.rstrip('/')}/")
+
+
+def _joined(mount_point: str, rest: str) -> str:
+    """``mount_point`` and the ``rest`` below it, as one path."""
+    if not rest:
+        return mount_point
+    return f"{mount_point.rstrip('/')}{rest}"
+
+
+class MountTable:
+    """The caller's mounts by filesystem: where each directory of each filesystem can be seen.
+
+    Of the mounts of one filesystem, those showing more of it come first (the
+    shortest root: a whole filesystem, ``/``): there a directory's path shows
+    its real parents, not the top of another bind mount.
+    """
+
+    __slots__ = ("by_device",)
+
+    by_device: dict[str, list[MountEntry]]
+
+    def __init__(self, entries: Iterable[MountEntry]) -> None:
+        """Index ``entries`` (the caller's ``mountinfo``, parsed) by device."""
+        by_device: dict[str, list[MountEntry]] = {}
+        for entry in entries:
+            by_device.setdefault(entry.device, []).append(entry)
+        for mounts in by_device.values():
+            mounts.sort(key=lambda entry: len(entry.root))
+        object.__setattr__(self, "by_device", by_device)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Refuse assignment: the table is read once per scan and never changed."""
+        msg = f"MountTable is immutable (cannot set {name!r})"
+        raise AttributeError(msg)
+
+    def paths_of(self, device: str, path: str) -> Iterator[str]:
+        """Where the directory ``path`` of filesystem ``device`` can be seen, if anywhere."""
+        for mount in self.by_device.get(device, ()):
+            if _holds(mount.root, path):
+                rest = path if mount.root == "/" else path[len(mount.root.rstrip("/")) :]
+                yield _joined(mount.mount_point, rest)
+
+
+def candidates(
+    theirs: Sequence[MountEntry], mount_id: int, ours: MountTable, *, same_namespace: bool
+) -> Iterator[str]:
+    """Paths in the caller's tree that may be the top of a mount another process climbed.
+
+    ``theirs`` is that process's ``mountinfo``, ``mount_id`` the mount its
+    directory is on; the mounts are taken from that one up through their
+    parents (at most :data:`MOUNT_DEPTH_MAX`), and for each, the places the
+    caller sees its root at (at most :data:`CANDIDATES_MAX` paths in all, none
+    twice). In the caller's own mount namespace a whole-filesystem mount
+    (root ``/``) is skipped: climbing it already passed the directory's real
+    parents.
+    """
+    by_id = {entry.mount_id: entry for entry in theirs}
+    given: set[str] = set()
+    current = by_id.get(mount_id)
+    for _ in range(MOUNT_DEPTH_MAX):
+        if current is None:
+            return
+        if not (same_namespace and current.root == "/"):
+            for path in ours.paths_of(current.device, current.root):
+                if path in given:
+                    continue
+                given.add(path)
+                yield path
+                if len(given) >= CANDIDATES_MAX:
+                    return
+        if current.parent_id == current.mount_id:
+            return
+        current = by_id.get(current.parent_id)
