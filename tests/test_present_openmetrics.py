@@ -178,13 +178,13 @@ def test_an_output_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_pat
 
 
 def test_json_and_format_json_are_one_format_and_disagreeing_is_an_error(shared_tmp):
-    """--format json equals --json; --json with --format openmetrics is refused."""
+    """--format json equals --json; --json with --format openmetrics is a usage error (2)."""
     quiet = make_checkout(shared_tmp, "quiet")
     both = [*RUNCTX, "status", "--json", "--format", "openmetrics"]
     done = subprocess.run(
         both, cwd=quiet, capture_output=True, text=True, env=hook_env(), check=False
     )
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert json.loads(done.stdout)["error"]["message"].endswith("give one")
     as_format = [*RUNCTX, "status", "--format", "json"]
     done = subprocess.run(
