@@ -6,7 +6,10 @@ device (an ``open`` with side effects), a socket, or a file of any size. So
 such a file is looked at before it is opened (``stat``: only a regular file is
 opened at all), opened with ``O_NONBLOCK``, checked again on the open
 descriptor (``fstat``: still a regular file, still the same one), and read
-with a size bound.
+with a size bound. It is read no further than the size it had when it was
+looked at, and one that says it is empty is never opened: the pseudo-files of
+``/proc`` say so, and some of them are consumed by reading (``/proc/kmsg``,
+where a link in a shared directory could point a root reader).
 
 Standard library only, loaded on the hook's path.
 """
@@ -46,21 +49,24 @@ def _refuse(path: str, mode: int) -> NotRegularFileError:
     return NotRegularFileError(errno.EINVAL, f"{kind_of(mode)}, not a regular file", path)
 
 
-def _open_regular(path: str) -> int:
-    """A descriptor of the regular file at ``path``, opened without blocking.
+def _open_regular(path: str) -> tuple[int, int]:
+    """A descriptor of the regular file at ``path``, opened without blocking, and its size.
 
     Looked at first (``stat``: anything else is never opened), then checked
     again on the descriptor (``fstat``: still a regular file, still the same one).
+    A file of size 0 is not opened at all: the descriptor is then -1.
     """
     before = os.stat(path)
     if not stat.S_ISREG(before.st_mode):
         raise _refuse(path, before.st_mode)
+    if before.st_size == 0:
+        return -1, 0
     fd = os.open(path, _FLAGS)
     now = os.fstat(fd)
     if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
         os.close(fd)
         raise _refuse(path, now.st_mode)
-    return fd
+    return fd, before.st_size
 
 
 def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
@@ -72,12 +78,15 @@ def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
     is then never opened, or closed at once if it was swapped in between), and
     ``OSError`` as ``open`` and ``read`` do (``FileNotFoundError`` and so on).
     """
-    fd = _open_regular(path)
+    fd, stated = _open_regular(path)
+    if fd < 0:
+        return b"", True
+    bound = min(limit + 1, stated)
     try:
         chunks = []
         size = 0
-        while size <= limit:
-            chunk = os.read(fd, min(_CHUNK, limit + 1 - size))
+        while size < bound:
+            chunk = os.read(fd, min(_CHUNK, bound - size))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -95,16 +104,19 @@ def feed_chunks(path: str, limit: int, consume: Callable[[bytes], bool]) -> bool
     False when the file ended before (every byte was given); None when the
     file goes on past ``limit``. Refuses what :func:`read_bounded` refuses.
     """
-    fd = _open_regular(path)
+    fd, stated = _open_regular(path)
+    if fd < 0:
+        return False
+    bound = min(limit, stated)
     try:
         seen = 0
-        while seen < limit:
-            chunk = os.read(fd, min(_CHUNK, limit - seen))
+        while seen < bound:
+            chunk = os.read(fd, min(_CHUNK, bound - seen))
             if not chunk:
                 return False
             seen += len(chunk)
             if consume(chunk):
                 return True
-        return None if os.read(fd, 1) else False
+        return None if stated > limit else False
     finally:
         os.close(fd)

@@ -115,3 +115,31 @@ def test_feed_chunks_says_none_past_its_bound(tmp_path):
     assert feed_chunks(str(path), 100, lambda chunk: given.append(chunk) or False) is None
     assert b"".join(given) == b"x" * 100
     assert feed_chunks(str(path), 1000, lambda _chunk: False) is False
+
+
+PROBE_NOT_OPENED = """
+import sys
+opened = []
+sys.addaudithook(lambda event, args: opened.append(args[0]) if event == "open" else None)
+from runctx.planted import feed_chunks, read_bounded
+path = sys.argv[1]
+whole = read_bounded(path, 1024)
+fed = feed_chunks(path, 1024, lambda chunk: False)
+print(repr((whole, fed, [p for p in opened if str(p).endswith("pyproject.toml")])))
+"""
+
+
+def test_a_link_to_a_proc_pseudo_file_is_never_opened(tmp_path):
+    """A link to a file of /proc (size 0; some are consumed by a read) reads as empty, unopened."""
+    import subprocess
+    import sys
+
+    link = tmp_path / "pyproject.toml"
+    link.symlink_to(f"/proc/{os.getpid()}/environ")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE_NOT_OPENED, str(link)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == repr(((b"", True), False, []))
