@@ -514,9 +514,11 @@ class Settings(LightRecord):
     def names(self) -> tuple[str, ...]:
         """Every program, module and code name of :attr:`patterns`, without building it."""
         if not self._names:
-            from runctx.runners.needles import names_of  # noqa: PLC0415 - configured rows only
+            extra: tuple[str, ...] = ()
+            if self.runners:
+                from runctx.runners.needles import names_of  # noqa: PLC0415 - configured rows only
 
-            extra = names_of(self.runners) if self.runners else ()
+                extra = names_of(self.runners)
             self._names.append(tuple(sorted({*BUILTIN_NAMES, *extra})) if extra else BUILTIN_NAMES)
         return self._names[0]
 
