@@ -49,39 +49,44 @@ def _refuse(path: str, mode: int) -> NotRegularFileError:
     return NotRegularFileError(errno.EINVAL, f"{kind_of(mode)}, not a regular file", path)
 
 
-def _open_regular(path: str) -> tuple[int, int]:
+def _open_regular(path: str, *, sized: bool = True) -> tuple[int, int]:
     """A descriptor of the regular file at ``path``, opened without blocking, and its size.
 
     Looked at first (``stat``: anything else is never opened), then checked
     again on the descriptor (``fstat``: still a regular file, still the same one).
-    A file of size 0 is not opened at all: the descriptor is then -1.
+    ``sized``: a file of size 0 is not opened at all (the descriptor is then
+    -1); otherwise (a ``/proc`` file runctx names itself, whose size always
+    says 0) the size given is -1: unknown, read to the end or the bound.
     """
     before = os.stat(path)
     if not stat.S_ISREG(before.st_mode):
         raise _refuse(path, before.st_mode)
-    if before.st_size == 0:
+    if sized and before.st_size == 0:
         return -1, 0
     fd = os.open(path, _FLAGS)
     now = os.fstat(fd)
     if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
         os.close(fd)
         raise _refuse(path, now.st_mode)
-    return fd, before.st_size
+    return fd, before.st_size if sized else -1
 
 
-def read_bounded(path: str, limit: int) -> tuple[bytes, bool]:
+def read_bounded(path: str, limit: int, *, sized: bool = True) -> tuple[bytes, bool]:
     """At most ``limit`` bytes of the regular file at ``path``, and whether that is all of it.
 
     Never blocks. (A plain tuple: ``typing`` is not loaded on the hook's path.)
+    ``sized=False`` is for the files of ``/proc`` runctx reads on purpose
+    (``environ``, ``mountinfo``): their size says 0, and they are read to the
+    end or the bound; every other file is read no further than its size.
 
     Raises :class:`NotRegularFileError` for anything but a regular file (which
     is then never opened, or closed at once if it was swapped in between), and
     ``OSError`` as ``open`` and ``read`` do (``FileNotFoundError`` and so on).
     """
-    fd, stated = _open_regular(path)
+    fd, stated = _open_regular(path, sized=sized)
     if fd < 0:
         return b"", True
-    bound = min(limit + 1, stated)
+    bound = limit + 1 if stated < 0 else min(limit + 1, stated)
     try:
         chunks = []
         size = 0

@@ -110,7 +110,7 @@ def read_bounded(path: str, limit: int) -> tuple[bytes, bool] | Unknown:
     regular file (which every ``/proc`` and cgroup file is) is opened at all.
     """
     try:
-        data, whole = planted.read_bounded(path, limit)
+        data, whole = planted.read_bounded(path, limit, sized=False)
     except planted.NotRegularFileError as error:
         return Unknown(Reason.ABSENT, error.strerror or "not a regular file")
     except OSError as error:
