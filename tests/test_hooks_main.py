@@ -477,6 +477,55 @@ def test_a_test_run_in_b_is_warned_of_the_run_of_a_on_its_environment(worktrees,
     assert "permissionDecision" not in done.stdout
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "command"),
+    [
+        ("Makefile", "build:\n\techo built\ninstall: build\n\tpip install -e .\n", "make install"),
+        ("package.json", '{"scripts": {"setup": "pip install -e ."}}', "npm run setup"),
+        ("justfile", "bootstrap:\n    python -m pip install -e .\n", "just bootstrap"),
+        ("Taskfile.yml", "tasks:\n  deps:\n    cmds:\n      - pip install -e .\n", "task deps"),
+        ("hatch.toml", '[envs.default.scripts]\nsetup = "pip install -e ."\n', "hatch run setup"),
+    ],
+    ids=["make", "npm", "just", "task", "hatch"],
+)
+def test_an_install_run_by_a_task_runner_is_warned_of(worktrees, runs, name, text, command):
+    """A task in ``b``'s own file whose text runs ``pip install -e .``: warned as the install is."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    task_file = worktrees.b / name
+    task_file.write_text(text)
+    try:
+        done = run_hook(
+            "claude", claude_pre_tool_use(command, worktrees.b), env=venv_env(worktrees.venv)
+        )
+    finally:
+        task_file.unlink()
+    context = reply_context(done)
+    assert context.startswith("runctx: warning only, running anyway: this command changes")
+    assert f"changes {worktrees.venv} (a venv), which the live test run imports from" in context
+    assert f"pid {run.pid} (pytest, " in context
+
+
+def test_a_task_is_a_change_where_it_runs_and_only_when_its_text_installs(worktrees, runs):
+    """``make -C b install`` from the parent warns; ``make -C b build`` of that file does not."""
+    run = live_run(runs, worktrees.a, worktrees.venv)
+    makefile = worktrees.b / "Makefile"
+    makefile.write_text("build:\n\techo built\ninstall:\n\tcd . && uv pip install -e .\n")
+    try:
+        answers = {
+            target: run_hook(
+                "claude",
+                claude_pre_tool_use(f"make -C {worktrees.b.name} {target}", worktrees.base),
+                env=venv_env(worktrees.venv, VIRTUAL_ENV=str(worktrees.venv)),
+            )
+            for target in ("install", "build")
+        }
+    finally:
+        makefile.unlink()
+    assert f"changes {worktrees.venv} (a venv)" in reply_context(answers["install"])
+    assert f"pid {run.pid} (pytest, " in reply_context(answers["install"])
+    assert (answers["build"].returncode, answers["build"].stdout) == (0, ""), answers["build"]
+
+
 def test_a_command_that_names_a_tool_but_changes_nothing_stays_off_the_scan(worktrees):
     """``pip list`` reads the command with the shell parser, but never scans or reads a file."""
     done = run_hook(

@@ -8,12 +8,18 @@ import shlex
 import pytest
 from shellcases import CWD
 
-from runctx.runners.installers import INSTALLER_PATTERNS, tool_of
+from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners, tool_of
 from runctx.runners.needles import names_of
+from runctx.runners.pattern import TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.walk import detect_runner
-from runctx.shell.commands import test_invocations
-from runctx.shell.prefilter import ENVIRONMENT_WORDS, may_change_environment
+from runctx.shell.commands import commands_run, test_invocations
+from runctx.shell.prefilter import (
+    ENVIRONMENT_WORDS,
+    TASK_RUNNER_NAMES,
+    may_change_environment,
+    names_task_runner,
+)
 
 
 def changes(command: str, cwd: str = CWD) -> list[tuple[str, str]]:
@@ -148,7 +154,7 @@ def test_the_prefilter_never_says_no_to_a_change():
 
 def test_the_prefilter_says_no_to_ordinary_commands():
     """Commands that name no tool are rejected without parsing."""
-    for command in ("git status && ls -la", "pytest -x", "cat README.md | head", "make test"):
+    for command in ("git status && ls -la", "pytest -x", "cat README.md | head", "cmake ."):
         assert not may_change_environment(command)
 
 
@@ -164,3 +170,113 @@ def test_tool_of_a_kind():
         "pnpm",
         "yarn",
     }
+
+
+# -- through a task runner: ``make install`` whose recipe is ``pip install -e .`` ---------
+
+
+def through_tasks(command: str, cwd) -> list[tuple[str, str, str]]:
+    """(kind, argv, cwd) of every change ``command`` makes, its tasks read from ``cwd``'s files."""
+    return [
+        (i.kind, " ".join(i.argv), i.cwd)
+        for i in commands_run(command, str(cwd), through_task_runners())
+    ]
+
+
+@pytest.fixture
+def tasks_project(tmp_path):
+    """A project whose task runners' files install (and build) in several ways."""
+    (tmp_path / "Makefile").write_text(
+        "build:\n\techo built\n"
+        "deps: build\n\tpip install -r requirements.txt\n"
+        "install: deps\n\tnpm run setup\n"
+    )
+    (tmp_path / "package.json").write_text(
+        '{"scripts": {"setup": "cd web && npm ci", "build": "tsc", "lint": "eslint ."}}'
+    )
+    (tmp_path / "justfile").write_text("bootstrap:\n    uv sync --all-extras\n")
+    (tmp_path / "Taskfile.yml").write_text(
+        "tasks:\n  deps:\n    cmds:\n      - python -m pip install -e .\n"
+    )
+    (tmp_path / "hatch.toml").write_text(
+        '[envs.default.scripts]\nsetup = ["poetry install", "build"]\nbuild = "echo x"\n'
+    )
+    return tmp_path
+
+
+def test_a_task_that_runs_an_installer_is_a_change_where_it_runs(tasks_project):
+    """Each task runner's task gives the installs its text runs, in the directory they run in."""
+    web = str(tasks_project / "web")
+    here = str(tasks_project)
+    assert through_tasks("npm run setup", tasks_project) == [("npm:install", "npm ci", web)]
+    assert through_tasks("just bootstrap", tasks_project) == [
+        ("uv:sync", "uv sync --all-extras", here)
+    ]
+    assert through_tasks("task deps", tasks_project) == [
+        ("pip:install", "python -m pip install -e .", here)
+    ]
+    assert through_tasks("hatch run setup", tasks_project) == [
+        ("poetry:install", "poetry install", here)
+    ]
+    assert sorted(through_tasks(f"cd / && make -C {here} install", "/")) == [
+        ("npm:install", "npm ci", web),  # through the npm script the recipe runs
+        ("pip:install", "pip install -r requirements.txt", here),  # a prerequisite's
+    ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "make build",
+        "npm run build",
+        "npm run lint",
+        "npm test",
+        "make test",
+        "just missing",
+        "hatch run build",
+        "npm run test-unit",
+        "make unittest",
+    ],
+)
+def test_a_task_that_installs_nothing_is_no_change(tasks_project, command):
+    """A task whose text runs no installer, or one the files do not define, changes nothing.
+
+    Not even a task whose name says "test run" (``npm test``): a name says
+    nothing about what a task installs.
+    """
+    assert through_tasks(command, tasks_project) == []
+
+
+def test_only_the_task_rows_are_added_to_the_installer_table():
+    """The table through tasks is the installer rows and the runner table's task rows, no runner."""
+    table = through_task_runners()
+    assert table[: len(INSTALLER_PATTERNS)] == INSTALLER_PATTERNS
+    added = table[len(INSTALLER_PATTERNS) :]
+    assert added == tuple(row for row in BUILTIN_PATTERNS if row.role == TASK_ROLE)
+    assert through_task_runners() is table
+
+
+def test_the_task_runner_names_are_the_task_rows_names():
+    """``TASK_RUNNER_NAMES`` lists every program name of the runner table's task rows."""
+    rows = tuple(row for row in BUILTIN_PATTERNS if row.role == TASK_ROLE)
+    assert set(TASK_RUNNER_NAMES) == set(names_of(rows))
+
+
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        ("make install", True),
+        ("cd x && just", True),
+        ("task deps", True),
+        ("/usr/bin/gmake -C a", True),
+        ("bash -c 'make ci'", True),
+        ("python -c 'os.makedirs(x)'", False),
+        ("ls tasks/", False),
+        ("cat justfile.bak", False),
+        ("echo remake", False),
+    ],
+)
+def test_a_command_passes_the_prefilter_when_it_names_a_task_runner_as_a_word(command, named):
+    """``make install`` may install through its task and passes; ``makedirs`` or ``tasks/`` not."""
+    assert names_task_runner(command) is named
+    assert may_change_environment(command) is named

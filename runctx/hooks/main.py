@@ -15,8 +15,9 @@ The path for a command that is not a test run decides from the command string
 alone: it reads the payload, asks :mod:`runctx.shell.prefilter`, prints
 nothing and exits 0. It imports only ``json``, ``select``, the agent's module,
 :mod:`runctx.settings` and :mod:`runctx.runners`; the shell parser
-(:mod:`runctx.shell.commands`) only when the command names a runner, or a
-tool that changes an environment (``pip``, ``uv``, ``npm``...), at all,
+(:mod:`runctx.shell.commands`) only when the command names a runner, a
+tool that changes an environment (``pip``, ``uv``, ``npm``...) or a task
+runner whose task may run one (``make``, ``just``...), at all,
 the checkout's ``pyproject.toml`` is parsed only when it holds a
 ``[tool.runctx]`` table, and the scan and everything behind it load only for a
 test run.
@@ -44,7 +45,7 @@ from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
-from runctx.shell.prefilter import may_change_environment, names_found
+from runctx.shell.prefilter import may_change_environment, names_found, names_task_runner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -258,14 +259,23 @@ def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
     """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
 
     Plain substring tests first (:func:`may_change_environment`): a command
-    that names no such tool imports and reads nothing more.
+    that names no such tool and no task runner imports and reads nothing
+    more. A command that names a task runner (``make install``, ``npm run
+    setup``) is read through its tasks' texts in the project's files, the way
+    a test run's task is: a task whose text runs an installer is a change in
+    the directory the task runs in.
     """
     if not may_change_environment(command):
         return ()
-    from runctx.runners.installers import INSTALLER_PATTERNS  # noqa: PLC0415 - a tool is named
-    from runctx.shell.commands import test_invocations  # noqa: PLC0415
+    from runctx.runners.installers import (  # noqa: PLC0415 - a tool is named
+        INSTALLER_PATTERNS,
+        through_task_runners,
+    )
+    from runctx.shell.commands import commands_run  # noqa: PLC0415
 
-    return test_invocations(command, cwd, INSTALLER_PATTERNS)
+    if names_task_runner(command):
+        return commands_run(command, cwd, through_task_runners())
+    return commands_run(command, cwd, INSTALLER_PATTERNS)
 
 
 def _session(agent: Agent, payload: JSONObject) -> str | None:

@@ -17,12 +17,17 @@ the environment, so it is not one either.
 
 Imported only when a command holds one of the tools' names (the hook's
 cheap pre-filter, :func:`runctx.shell.prefilter.may_change_environment`,
-whose words every row's names contain: a test checks it).
+whose words every row's names contain: a test checks it), or names a task
+runner. A task runner's task (``make install``, ``npm run setup``, ``just
+bootstrap``, ``task deps``, ``hatch run setup``) changes an environment when
+its text runs one of these rows: :func:`through_task_runners` adds the runner
+table's task rows to this table, and the shell parser reads each task's text
+from the project's files (:func:`runctx.shell.commands.commands_run`).
 """
 
 from __future__ import annotations
 
-from runctx.runners.pattern import DEFAULT_NOT_WITH, RunnerPattern, rows
+from runctx.runners.pattern import DEFAULT_NOT_WITH, TASK_ROLE, RunnerPattern, rows
 from runctx.runners.programs import HATCH_VALUE_OPTIONS, NPM_PROGRAMS, PNPM_PROGRAMS, YARN_PROGRAMS
 
 _H = (*DEFAULT_NOT_WITH, "-h")
@@ -125,3 +130,22 @@ INSTALLER_PATTERNS: tuple[RunnerPattern, ...] = (
 def tool_of(kind: str) -> str:
     """The tool of an installer row's kind: ``pip`` of ``pip:install``."""
     return kind.partition(":")[0]
+
+
+_THROUGH_TASKS: list[tuple[RunnerPattern, ...]] = []
+
+
+def through_task_runners() -> tuple[RunnerPattern, ...]:
+    """:data:`INSTALLER_PATTERNS`, then the task rows of the runner table (one tuple, kept).
+
+    With it, :func:`runctx.shell.commands.commands_run` reads ``make install``
+    through its recipe, with the same task readers a test run's task is read
+    with (:mod:`runctx.runners.tasks`). The runner table is imported only
+    here: a command that names a task runner.
+    """
+    if not _THROUGH_TASKS:
+        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - a task runner is named
+
+        tasks = tuple(row for row in BUILTIN_PATTERNS if row.role == TASK_ROLE)
+        _THROUGH_TASKS.append((*INSTALLER_PATTERNS, *tasks))
+    return _THROUGH_TASKS[0]

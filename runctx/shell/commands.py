@@ -75,6 +75,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_STEPS",
     "TestInvocation",
+    "commands_run",
     "is_probably_test_command",
     "test_invocations",
 ]
@@ -243,13 +244,16 @@ class _Dirs:
 class _Parse:
     """Walks the tokens of one command string and collects its test invocations."""
 
-    __slots__ = ("files", "found", "left", "patterns", "resolve_tasks", "task_depth")
+    __slots__ = ("files", "found", "keep_inner", "left", "patterns", "resolve_tasks", "task_depth")
 
-    def __init__(self, patterns: Sequence[RunnerPattern], *, resolve_tasks: bool) -> None:
+    def __init__(
+        self, patterns: Sequence[RunnerPattern], *, resolve_tasks: bool, keep_inner: bool = False
+    ) -> None:
         self.patterns = patterns
         self.found: list[TestInvocation] = []
         self.left = MAX_STEPS
         self.resolve_tasks = resolve_tasks
+        self.keep_inner = keep_inner
         self.files: ProjectFiles | None = None
         self.task_depth = 0
 
@@ -357,7 +361,10 @@ class _Parse:
         """A task runner's task: a run when the text the project gives it runs a runner.
 
         Without reading files (a live process), it stays a task: the scan folds
-        it into a run only if a runner runs under it.
+        it into a run only if a runner runs under it. With ``keep_inner``, what
+        the task's text runs is found as itself (``pip install -e .`` in the
+        directory the task runs in), and a task whose text cannot be read is
+        nothing: its name says nothing about what it installs.
         """
         if not self.resolve_tasks:
             role = call.match.role
@@ -373,7 +380,7 @@ class _Parse:
                 self.files = ProjectFiles()
             texts = task_texts(call, cwd, self.files)
         if texts is None:  # not known what it runs: its name decides
-            if call.by_name:
+            if call.by_name and not self.keep_inner:
                 self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
             return
         before = len(self.found)
@@ -384,6 +391,8 @@ class _Parse:
                 self.text(text, inner, 0)
         finally:
             self.task_depth -= 1
+        if self.keep_inner:
+            return
         inner_runs = self.found[before:]
         del self.found[before:]
         if any(found.role != TASK_ROLE for found in inner_runs):
@@ -466,3 +475,26 @@ def test_invocations(
 
 
 test_invocations.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
+
+
+def commands_run(
+    command: str, cwd: str, patterns: Sequence[RunnerPattern]
+) -> tuple[TestInvocation, ...]:
+    """The commands of ``patterns`` that ``command`` runs, through the tasks it names too.
+
+    Read as :func:`test_invocations` reads it, except for a task runner's task
+    (a task row of ``patterns``): its text, read from the project's files in
+    the directory the task runs in (:mod:`runctx.runners.tasks`), gives the
+    commands it runs, each as itself (``make install`` whose recipe is
+    ``pip install -e .`` gives that ``pip install -e .``, in the recipe's
+    directory); a task whose text cannot be read gives nothing. The hook
+    finds the commands that change an environment this way
+    (:func:`runctx.runners.installers.through_task_runners`). Never raises on
+    odd input.
+    """
+    if not is_probably_test_command(command, patterns):
+        return ()
+    parse = _Parse(patterns, resolve_tasks=True, keep_inner=True)
+    dirs = _Dirs(os.path.normpath(cwd), known=True, oldpwd=None, stack=[])
+    parse.text(command[:MAX_COMMAND_CHARS], dirs, 0)
+    return tuple(parse.found)

@@ -515,18 +515,53 @@ ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
 ``npm`` of ``pnpm`` and ``npm-cli.js``. Written out here, so that a command
 that names none of them costs no import at all."""
 
+TASK_RUNNER_NAMES = (
+    "bmake",
+    "bun",
+    "gmake",
+    "go-task",
+    "hatch",
+    "just",
+    "make",
+    "mingw32-make",
+    "npm",
+    "npm-cli.js",
+    "pnpm",
+    "pnpm.cjs",
+    "pnpm.js",
+    "task",
+    "yarn",
+    "yarn.cjs",
+    "yarn.js",
+)
+"""Every program name of the runner table's task rows (``make``, ``just``, ``task``...),
+written out here (a test checks them against the table). A task runner's task can
+run an installer (``make install``), so a command that names one as a word passes
+:func:`may_change_environment` too."""
+
+
+def names_task_runner(command: str) -> bool:
+    """False only if no task runner of :data:`TASK_RUNNER_NAMES` occurs in ``command`` as a word.
+
+    The rule of :func:`names_found`: ``make`` in ``make install``, not in ``makedirs``.
+    """
+    return names_found(command, TASK_RUNNER_NAMES)
+
 
 def may_change_environment(command: str) -> bool:
     """False only if no command that changes an environment can be in ``command``.
 
     The same rule as :func:`is_probably_test_command`, over
     :data:`ENVIRONMENT_WORDS`: plain substring tests, and the text once more
-    with quotes, backslashes, ``$`` and line continuations removed.
+    with quotes, backslashes, ``$`` and line continuations removed. A command
+    that names a task runner as a word (:func:`names_task_runner`) may run an
+    installer through its task, and passes too.
     """
     text = command[:MAX_COMMAND_CHARS]
     if any(word in text for word in ENVIRONMENT_WORDS):
         return True
-    if "'" not in text and '"' not in text and "\\" not in text and "$" not in text:
-        return False
-    stripped = text.replace("\\\n", "").translate(_STRIP)
-    return any(word in stripped for word in ENVIRONMENT_WORDS)
+    if "'" in text or '"' in text or "\\" in text or "$" in text:
+        stripped = text.replace("\\\n", "").translate(_STRIP)
+        if any(word in stripped for word in ENVIRONMENT_WORDS):
+            return True
+    return names_task_runner(text)
