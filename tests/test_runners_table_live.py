@@ -244,6 +244,49 @@ def test_node_test_alone_is_a_run_with_its_file_processes(shared_tmp, runs):
     assert len(group) >= 2
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["npx", "-c", "node --test"], ["npm", "exec", "--call", "node --test"]],
+    ids=["npx-c", "npm-exec-call"],
+)
+def test_an_npm_exec_titled_over_its_command_is_the_top_of_the_run_below_it(shared_tmp, runs, argv):
+    """A titled ``npm exec`` (``npx -c 'node --test'``) tops the run: sh and node are members."""
+    checkout = make_checkout(shared_tmp)
+    write_node_tests(checkout, 1)
+    write_package_json(checkout, {})
+    run = start_tool(runs, checkout, argv, holders=1)
+    assert _cmdline(run.pid).rstrip("\0") == "npm exec"
+    group = run.members()
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "node-test")]
+    assert set(seen[0].run.members) == group
+    assert len(group) >= 4  # npm exec, sh -c, node --test, one node per test file
+
+
+NODE_HOLDING_SCRIPT = """\
+const fs = require("fs"), path = require("path");
+fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, "up-plain"), "");
+setTimeout(() => {}, 300000);
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["npx", "-c", "node hold.js"], ["npx", "-c", "node hold.js; true"]],
+    ids=["exec", "shell"],
+)
+def test_an_npm_exec_running_no_test_is_no_run(shared_tmp, runs, argv):
+    """A titled ``npm exec`` whose command runs no test makes no run of it or of its children."""
+    checkout = make_checkout(shared_tmp)
+    write_package_json(checkout, {})
+    (checkout / "hold.js").write_text(NODE_HOLDING_SCRIPT)
+    run = start_tool(runs, checkout, argv, holders=1)
+    assert _cmdline(run.pid).rstrip("\0") == "npm exec"
+    group = run.members()
+    assert len(group) >= 2
+    assert _runs_with(scan(viewpoint(cwd=str(checkout))), group) == []
+
+
 CMAKE_PROJECT = """\
 cmake_minimum_required(VERSION 3.10)
 project(holds NONE)
