@@ -229,7 +229,11 @@ def test_cargo_test_is_one_run_with_its_test_binary(shared_tmp, runs):
 
 
 def _cmdline(pid: int) -> str:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    """The raw cmdline of ``pid``, or "" once it has exited."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def test_node_test_alone_is_a_run_with_its_file_processes(shared_tmp, runs):
@@ -407,6 +411,11 @@ def test_bats_is_one_run_down_to_its_test(shared_tmp, runs):
     (checkout / "test" / "hold.bats").write_text(BATS_HOLDING_TEST)
     bats = str(modules / "bats" / "bin" / "bats")  # the package names it in ``directories``
     run = start_tool(runs, checkout, [bats, "test/"], holders=1)
+    # the test touches its ready file before it starts ``sleep``: wait for the sleep
+    wait_for(
+        lambda: any(_cmdline(pid).startswith("sleep\x00300") for pid in run.members()),
+        what="the bats test to start its sleep",
+    )
     group = run.members()
     seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
     assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "bats")]
