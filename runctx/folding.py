@@ -10,6 +10,12 @@ A task runner running a task that is no run by its name (``npm run unit``,
 ``make ci``: role :data:`~runctx.runners.pattern.TASK_ROLE`) is a run when a
 runner or worker runs below it: the live tree says what its task runs, without
 reading the project's files. Then it is the top of that run, like any runner.
+
+A wrapper whose title hides its command (``npx -c 'node --test'`` titles
+itself ``npm exec``: role :data:`~runctx.runners.pattern.WRAPPER_ROLE`) is a
+run only when its child is one (a runner, or a task that is a run): then it is
+the top of that run, of its child's kind and role, as ``npx mocha`` is.
+A bare ``npm exec``, or one whose child runs no test, is no run.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from collections.abc import Callable, Mapping
 import attrs
 
 from runctx.records import ProcRecord
-from runctx.runners.pattern import TASK_ROLE, WORKER_ROLE
+from runctx.runners.pattern import TASK_ROLE, WORKER_ROLE, WRAPPER_ROLE
 from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
@@ -156,6 +162,33 @@ def _tasks_above_runners(
     return running
 
 
+def _wrappers_over_runs(
+    matches: dict[int, RunnerMatch], wrappers: set[int], parents: Mapping[int, int]
+) -> None:
+    """Give each wrapper whose child is a run that child's match; drop the others.
+
+    A wrapper under a wrapper (``npm exec`` running ``npx -c ...``) waits for
+    the one below it, so the loop runs until no wrapper is decided.
+    """
+    children = _children_of({pid: parent for pid, parent in parents.items() if pid in matches})
+    pending = set(wrappers)
+    decided = True
+    while pending and decided:
+        decided = False
+        for pid in sorted(pending):
+            runs = [
+                matches[child]
+                for child in sorted(children.get(pid, ()))
+                if child not in pending and matches[child].role != WORKER_ROLE
+            ]
+            if runs:
+                matches[pid] = runs[0]
+                pending.discard(pid)
+                decided = True
+    for pid in pending:
+        del matches[pid]
+
+
 def _descendants(pid: int, children: Mapping[int, list[int]]) -> list[int]:
     found: list[int] = []
     seen = {pid}
@@ -180,6 +213,7 @@ def fold_runs(
     """
     matches: dict[int, RunnerMatch] = {}
     tasks: set[int] = set()
+    wrappers: set[int] = set()
     for pid, record in records.items():
         argv = record.argv
         if not isinstance(argv, Unknown) and argv:
@@ -188,13 +222,19 @@ def fold_runs(
                 matches[pid] = match
                 if match.role == TASK_ROLE:
                     tasks.add(pid)
-    if len(tasks) == len(matches):
+                elif match.role == WRAPPER_ROLE:
+                    wrappers.add(pid)
+    if len(tasks) + len(wrappers) == len(matches):
         return []
     parents = parent_map(records)
     if tasks:
-        running = _tasks_above_runners(matches, tasks, parents)
+        running = _tasks_above_runners(
+            {pid: match for pid, match in matches.items() if pid not in wrappers}, tasks, parents
+        )
         for pid in tasks - running:
             del matches[pid]
+    if wrappers:
+        _wrappers_over_runs(matches, wrappers, parents)
     children = _children_of(parents)
     return [
         FoldedRun(

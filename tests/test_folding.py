@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 
+from livetools import start_tool, write_node_tests, write_package_json
 from proctools import PYTHON, is_live, make_checkout, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
@@ -224,3 +225,23 @@ def test_orphaned_xdist_workers_are_each_an_orphaned_run(shared_tmp, runs):
         assert judged is not None
         assert judged.run.orphaned
         assert judged.run.kind == "pytest-xdist-worker"
+
+
+def test_a_titled_npm_exec_under_another_folds_both_into_the_run_below(shared_tmp, runs):
+    """An ``npm exec`` whose child is an ``npm exec`` over ``node --test``: the outer one tops."""
+    checkout = make_checkout(shared_tmp)
+    write_node_tests(checkout, 1)
+    write_package_json(checkout, {})
+    run = start_tool(runs, checkout, ["npx", "-c", "exec npx -c 'node --test'"], holders=1)
+    group = run.members()
+    titled = [pid for pid in group if _cmdline(pid).rstrip("\0") == "npm exec"]
+    assert len(titled) == 2, [_cmdline(pid) for pid in group]  # sh exec'd into the inner npx
+    report = scan(viewpoint(cwd=str(checkout)))
+    seen = [judged for judged in report.runs if set(judged.run.members) & group]
+    assert [(judged.run.pid, judged.run.kind) for judged in seen] == [(run.pid, "node-test")]
+    assert set(seen[0].run.members) == group
+
+
+def _cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+        return cmdline.read().decode(errors="replace")

@@ -229,7 +229,11 @@ def test_cargo_test_is_one_run_with_its_test_binary(shared_tmp, runs):
 
 
 def _cmdline(pid: int) -> str:
-    return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    """The raw cmdline of ``pid``, or "" once it has exited."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def test_node_test_alone_is_a_run_with_its_file_processes(shared_tmp, runs):
@@ -242,6 +246,49 @@ def test_node_test_alone_is_a_run_with_its_file_processes(shared_tmp, runs):
     assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "node-test")]
     assert set(seen[0].run.members) == group
     assert len(group) >= 2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["npx", "-c", "node --test"], ["npm", "exec", "--call", "node --test"]],
+    ids=["npx-c", "npm-exec-call"],
+)
+def test_an_npm_exec_titled_over_its_command_is_the_top_of_the_run_below_it(shared_tmp, runs, argv):
+    """A titled ``npm exec`` (``npx -c 'node --test'``) tops the run: sh and node are members."""
+    checkout = make_checkout(shared_tmp)
+    write_node_tests(checkout, 1)
+    write_package_json(checkout, {})
+    run = start_tool(runs, checkout, argv, holders=1)
+    assert _cmdline(run.pid).rstrip("\0") == "npm exec"
+    group = run.members()
+    seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
+    assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "node-test")]
+    assert set(seen[0].run.members) == group
+    assert len(group) >= 4  # npm exec, sh -c, node --test, one node per test file
+
+
+NODE_HOLDING_SCRIPT = """\
+const fs = require("fs"), path = require("path");
+fs.writeFileSync(path.join(process.env.RUNCTX_READY_DIR, "up-plain"), "");
+setTimeout(() => {}, 300000);
+"""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["npx", "-c", "node hold.js"], ["npx", "-c", "node hold.js; true"]],
+    ids=["exec", "shell"],
+)
+def test_an_npm_exec_running_no_test_is_no_run(shared_tmp, runs, argv):
+    """A titled ``npm exec`` whose command runs no test makes no run of it or of its children."""
+    checkout = make_checkout(shared_tmp)
+    write_package_json(checkout, {})
+    (checkout / "hold.js").write_text(NODE_HOLDING_SCRIPT)
+    run = start_tool(runs, checkout, argv, holders=1)
+    assert _cmdline(run.pid).rstrip("\0") == "npm exec"
+    group = run.members()
+    assert len(group) >= 2
+    assert _runs_with(scan(viewpoint(cwd=str(checkout))), group) == []
 
 
 CMAKE_PROJECT = """\
@@ -364,6 +411,11 @@ def test_bats_is_one_run_down_to_its_test(shared_tmp, runs):
     (checkout / "test" / "hold.bats").write_text(BATS_HOLDING_TEST)
     bats = str(modules / "bats" / "bin" / "bats")  # the package names it in ``directories``
     run = start_tool(runs, checkout, [bats, "test/"], holders=1)
+    # the test touches its ready file before it starts ``sleep``: wait for the sleep
+    wait_for(
+        lambda: any(_cmdline(pid).startswith("sleep\x00300") for pid in run.members()),
+        what="the bats test to start its sleep",
+    )
     group = run.members()
     seen = _runs_with(scan(viewpoint(cwd=str(checkout))), group)
     assert [(j.run.pid, j.run.kind) for j in seen] == [(run.pid, "bats")]

@@ -17,6 +17,7 @@ from runctx.runners import (
     BUILTIN_PATTERNS,
     MAX_ARGV_WORDS,
     RUNNER_KINDS,
+    WRAPPER_ROLE,
     CommandResolution,
     RunnerMatch,
     RunnerPattern,
@@ -658,3 +659,32 @@ def test_a_title_is_split_into_words(raw, words):
 def test_a_title_names_its_runner(raw, kind):
     """A title such as npm's is detected as the runner its words name."""
     assert detect_runner(parse_cmdline(raw)) == RunnerMatch(kind)
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        (b"npm exec" + b"\0" * 24, "npm-exec"),
+        (b"npm x" + b"\0" * 24, "npm-x"),
+        (b"pnpm exec" + b"\0" * 24, "pnpm-exec"),
+    ],
+)
+def test_a_title_of_a_wrapper_with_no_command_hides_one(raw, kind):
+    """``npx -c CMD`` titled ``npm exec``: a wrapper whose command folding must find below it."""
+    assert detect_runner(parse_cmdline(raw)) == RunnerMatch(kind, WRAPPER_ROLE)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"npm\0exec\0",  # a real argv, not a title: npm exec with nothing to run
+        b"npm exec mocha" + b"\0" * 9,  # the title names the command: the walk reads it
+        b"npm exec hello" + b"\0" * 9,
+        b"env exec" + b"\0" * 9,  # env takes no shell string, so hides no command
+        b"npm test exec" + b"\0" * 9,
+    ],
+)
+def test_only_a_bare_title_of_a_shell_string_wrapper_hides_a_command(raw):
+    """An argv, a title naming its command, or a wrapper without ``-c`` is no hidden wrapper."""
+    found = detect_runner(parse_cmdline(raw))
+    assert found is None or found.role != WRAPPER_ROLE

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         RUNNER_ROLE,
         TASK_ROLE,
         WORKER_ROLE,
+        WRAPPER_ROLE,
         RunnerMatch,
         RunnerPattern,
     )
@@ -52,6 +53,7 @@ __all__ = [
     "RUNNER_ROLE",
     "TASK_ROLE",
     "WORKER_ROLE",
+    "WRAPPER_ROLE",
     "CommandResolution",
     "RunnerMatch",
     "RunnerPattern",
@@ -64,6 +66,7 @@ _HOMES = {
     "ROLES": "runctx.runners.pattern",
     "RUNNER_ROLE": "runctx.runners.pattern",
     "TASK_ROLE": "runctx.runners.pattern",
+    "WRAPPER_ROLE": "runctx.runners.pattern",
     "WORKER_ROLE": "runctx.runners.pattern",
     "RunnerMatch": "runctx.runners.pattern",
     "RunnerPattern": "runctx.runners.pattern",

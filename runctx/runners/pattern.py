@@ -22,6 +22,11 @@ TASK_ROLE = "task"
 unit``, ``make ci``): a run when the task's text runs a runner (read from the
 project's files by the hook) or when a runner runs below it (seen live)."""
 ROLES = (RUNNER_ROLE, WORKER_ROLE, TASK_ROLE)
+"""The roles a row of the table (yours included) may have."""
+WRAPPER_ROLE = "wrapper"
+"""A wrapper whose title hides the command it runs (``npx -c 'node --test'``
+titles itself ``npm exec``): a run only when its child is one, and then the
+top of that run, of the child's kind. Only a title gives it, never a row."""
 
 DEFAULT_NOT_WITH = ("--help", "--version")
 """Options that make any runner print something and exit instead of running."""
@@ -85,7 +90,8 @@ class RunnerMatch(LightRecord):
 
     ``role`` is :data:`RUNNER_ROLE` for a process that starts a run,
     :data:`WORKER_ROLE` for one a runner spawns, :data:`TASK_ROLE` for a task
-    runner whose task is a run only if a runner runs under it.
+    runner whose task is a run only if a runner runs under it,
+    :data:`WRAPPER_ROLE` for a titled wrapper whose command its title hides.
     """
 
     __slots__ = ("kind", "role")

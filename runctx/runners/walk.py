@@ -36,7 +36,13 @@ import os
 
 from runctx._record import LightRecord
 from runctx.runners.index import globbed_rows, index_for
-from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE, RunnerMatch, joined_directory
+from runctx.runners.pattern import (
+    RUNNER_ROLE,
+    TASK_ROLE,
+    WRAPPER_ROLE,
+    RunnerMatch,
+    joined_directory,
+)
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
@@ -653,9 +659,19 @@ def detect_runner(
     the shell parser; a task runner's task (``npm run unit``) gives its row's
     kind with the role :data:`~runctx.runners.pattern.TASK_ROLE`, since no
     project file is read here: folding decides whether a runner runs under it.
+    A title that names a wrapper and its subcommand and nothing more
+    (``npm exec``: npm titles itself with its positional words only, so
+    ``npx -c 'node --test'`` is ``npm exec``) hides the command it runs: it
+    gets the role :data:`~runctx.runners.pattern.WRAPPER_ROLE`, and folding
+    makes it a run only when its child is one.
     Only the first :data:`MAX_ARGV_WORDS` words are read (see the module).
     """
-    argv = title_words(argv)
+    words = title_words(argv)
+    if words is not argv:
+        hidden = _hidden_command(words)
+        if hidden is not None:
+            return hidden
+    argv = words
     patterns = _table(patterns)
     if not argv or not worth_a_look(argv[0], patterns):
         return None
@@ -666,6 +682,21 @@ def detect_runner(
     if outcome.kind == SHELL and walk.chdir is None:
         return _shell_runner(outcome.text, patterns)
     return outcome.match
+
+
+def _hidden_command(words: Sequence[str]) -> RunnerMatch | None:
+    """The wrapper a title's ``words`` name with no command after it, or None.
+
+    Only a wrapper that takes its command as a shell string (``-c``) can run
+    one its title does not show: ``npm exec``, ``npm x``, ``pnpm exec``.
+    """
+    if len(words) != 2:  # noqa: PLR2004 - a program and its subcommand
+        return None
+    base = words[0].rpartition("/")[2]
+    wrapper = WRAPPERS.get(base)
+    if wrapper is None or not wrapper.code or (words[1],) not in wrapper.subcommands:
+        return None
+    return RunnerMatch(f"{base}-{words[1]}", WRAPPER_ROLE)
 
 
 def _shell_runner(text: str, patterns: Sequence[RunnerPattern]) -> RunnerMatch | None:
