@@ -119,7 +119,7 @@ def _by_hand(argv: list[str]) -> int:
             f"runctx hook {argv[0]} reads the JSON payload an agent sends on stdin, and "
             "stdin is a terminal. Pipe a payload in to try it (see docs/hooks.md)"
         )
-    from runctx.present.escape import visible  # noqa: PLC0415 - loaded already by the agents
+    from runctx.present.escape import visible  # noqa: PLC0415 - only when something is said
 
     try:  # noqa: SIM105 - contextlib is not loaded on the hook's path
         _emit(2, f"runctx hook: error: {visible(problem)}\n{USAGE}")
@@ -156,7 +156,7 @@ def _fail_open(error: BaseException) -> None:
     what = str(error) or type(error).__name__
     if not isinstance(error, (HookError, PayloadError)):
         what = f"{type(error).__name__}: {what}"
-    from runctx.present.escape import visible  # noqa: PLC0415 - loaded already by the agents
+    from runctx.present.escape import visible  # noqa: PLC0415 - only when something is said
 
     line = visible(" ".join(what.split())[:500])
     try:  # noqa: SIM105 - contextlib is not loaded on the hook's path

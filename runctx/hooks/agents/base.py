@@ -6,13 +6,13 @@ payloads, its reply table, what ``runctx install`` writes into its settings
 file and where that file is, and what to tell the user after an install.
 
 Imported on the hook's hot path: :class:`~runctx._record.LightRecord`
-records, :mod:`runctx.present.escape` and the standard library only.
+records and the standard library only; :mod:`runctx.present.escape` when a
+reply is made.
 """
 
 from __future__ import annotations
 
 from runctx._record import LightRecord
-from runctx.present.escape import hook_json
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -257,6 +257,8 @@ def reply_for(decision: Decision, replies: Replies, title: str) -> str | None:
         output = replies.note(message, decision.summary)
     else:
         return None
+    from runctx.present.escape import hook_json  # noqa: PLC0415 - only when something is said
+
     return hook_json(output)
 
 
@@ -267,6 +269,8 @@ def context_reply(face: AfterToolFace | SessionFace, context: str) -> str:
     :func:`runctx.present.escape.hook_json`, ASCII with every string escaped
     for display, so every strict JSON parser accepts it.
     """
+    from runctx.present.escape import hook_json  # noqa: PLC0415 - only when something is said
+
     return hook_json(face.reply(context))
 
 
