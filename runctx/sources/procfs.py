@@ -44,6 +44,7 @@ from runctx.sources.load import Load
 from runctx.sources.proctext import (
     MountEntry,
     ProcMount,
+    StatFields,
     parse_cfs_quota,
     parse_cgroup,
     parse_cmdline,
@@ -283,14 +284,9 @@ class ProcfsSource(SourceBase):
     def _read(
         self, pid: int, now: float, argv_wanted: Callable[[str], bool] | None = None
     ) -> ProcRecord | Unknown:
-        raw_stat = read_file(f"{self.proc}/{pid}/stat")
-        if isinstance(raw_stat, Unknown):
-            return raw_stat
-        stat = parse_stat(raw_stat)
+        stat = self._live_stat(pid)
         if isinstance(stat, Unknown):
             return stat
-        if stat.state in _EXITED_STATES:
-            return Unknown(Reason.ZOMBIE)
         if stat.flags & PF_KTHREAD:
             return KERNEL_THREAD
         argv: tuple[str, ...] | Unknown
@@ -323,26 +319,28 @@ class ProcfsSource(SourceBase):
 
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process holding ``pid`` now, from its ``stat`` alone."""
-        raw_stat = read_file(f"{self.proc}/{pid}/stat")
-        if isinstance(raw_stat, Unknown):
-            return raw_stat
-        stat = parse_stat(raw_stat)
+        stat = self._live_stat(pid)
+        if isinstance(stat, Unknown):
+            return stat
+        return ProcIdentity(pid, stat.start_ticks)
+
+    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
+        stat = self._live_stat(pid)
+        if isinstance(stat, Unknown):
+            return stat
+        return ProcIdentity(pid, stat.start_ticks), stat.cpu_ticks / _CLK_TCK
+
+    def _live_stat(self, pid: int) -> StatFields | Unknown:
+        """The parsed ``stat`` of ``pid``; unknown if unreadable, unparsable or exited (zombie)."""
+        raw = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw, Unknown):
+            return raw
+        stat = parse_stat(raw)
         if isinstance(stat, Unknown):
             return stat
         if stat.state in _EXITED_STATES:
             return Unknown(Reason.ZOMBIE)
-        return ProcIdentity(pid, stat.start_ticks)
-
-    def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
-        raw_stat = read_file(f"{self.proc}/{pid}/stat")
-        if isinstance(raw_stat, Unknown):
-            return raw_stat
-        stat_fields = parse_stat(raw_stat)
-        if isinstance(stat_fields, Unknown):
-            return stat_fields
-        if stat_fields.state in _EXITED_STATES:
-            return Unknown(Reason.ZOMBIE)
-        return ProcIdentity(pid, stat_fields.start_ticks), stat_fields.cpu_ticks / _CLK_TCK
+        return stat
 
     def _environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
         """The ``wanted`` variables of ``/proc/PID/environ``, read with a bound.
