@@ -826,6 +826,6 @@ def test_another_users_link_or_fifo_as_pyproject_is_never_opened(shared_director
     link.unlink()
     os.mkfifo(link)
     os.chown(link, OTHER_UID, OTHER_UID)
-    assert settings_for(root, environ={}) is not None  # read nothing, raised nothing
+    assert settings_for(root, environ={}).mode is Mode.STOP  # read nothing, raised nothing
     done = run_hook("claude", claude_pre_tool_use("ls -la", shared_directory), env=hook_env())
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
