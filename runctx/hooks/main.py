@@ -13,14 +13,16 @@ fails open like everything else, with one line on stderr that names it.
 
 The path for a command that is not a test run decides from the command string
 alone: it reads the payload, asks :mod:`runctx.shell.prefilter`, prints
-nothing and exits 0. It imports only ``json``, ``select``, the agent's module,
-:mod:`runctx.settings` and :mod:`runctx.runners`; the shell parser
-(:mod:`runctx.shell.commands`) only when the command names a runner, a
+nothing and exits 0. It imports the agent's module, :mod:`runctx.checkout`,
+:mod:`runctx.settings` and the prefilter, and no module of the standard
+library that the interpreter has not loaded at startup: not ``json`` (the
+payload goes through ``json``'s C scanner, :func:`~runctx.hooks.payload.loads`),
+not ``re``, ``enum``, ``select`` or ``signal``. The shell parser
+(:mod:`runctx.shell.commands`) loads only when the command names a runner, a
 tool that changes an environment (``pip``, ``uv``, ``npm``...) or a task
-runner whose task may run one (``make``, ``just``...), at all,
-the checkout's ``pyproject.toml`` is parsed only when it holds a
-``[tool.runctx]`` table, and the scan and everything behind it load only for a
-test run.
+runner whose task may run one (``make``, ``just``...); the checkout's
+``pyproject.toml`` is parsed only when it holds a ``[tool.runctx]`` table; the
+scan and everything behind it load only for a test run.
 
 Fail open, always: whatever goes wrong inside runctx (input that is not JSON
 or has the wrong shape, more than :data:`~runctx.hooks.payload.MAX_INPUT_BYTES`
@@ -188,8 +190,16 @@ def _answer(argv: list[str], began: float) -> str | None:
         raise HookError(_unknown_face(argv))
     agent, kind = found
     deadline = began + _deadline_seconds()
-    payload = _payload(read_input(deadline))  # bounded by the same deadline on its own
-    return _within(deadline, lambda: _reply(agent, kind, payload))
+    return _within(deadline, lambda: _reply(agent, kind, _payload(_read_stdin())))
+
+
+def _read_stdin() -> bytes:
+    """The payload's bytes; under the deadline's timer, which cuts a writer that never ends."""
+    try:
+        return read_input()
+    except _DeadlineError:
+        msg = "the input did not end before the deadline"
+        raise PayloadError(msg) from None
 
 
 def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:

@@ -18,10 +18,9 @@ operator. So ``R`` (R's own command) is found in ``R CMD check`` and not in
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Sequence
 
     from runctx.runners.pattern import RunnerPattern
@@ -312,7 +311,6 @@ _GLUED = ("-m", "-c", "\\n", "\\t")
 ``\\t`` escape of a string that ``printf`` or ``echo -e`` hands to a shell."""
 _AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\@")
 """Characters before which a name can end a word (besides the text's end)."""
-_AFTER_CLASS = "".join(re.escape(c) for c in sorted(_AFTER))
 
 
 def _trie_pattern(words: Sequence[str]) -> str:
@@ -322,6 +320,8 @@ def _trie_pattern(words: Sequence[str]) -> str:
     every position; a trie tries one per letter, which keeps a 64 KiB scan
     near a millisecond.
     """
+    import re  # noqa: PLC0415 - only for a long text: the hook's path never imports re
+
     trie: dict[str, dict[str, object]] = {}
     for word in words:
         node = trie
@@ -436,16 +436,7 @@ class _Finder:
                 _words(text)
             )
         if self.regex is None:
-            if not all(self.needles):  # a name made only of quotes matches anything: so be it
-                self.regex = re.compile("")
-            else:
-                # The end of a word is checked by the regex (so that a shorter name
-                # is tried when a longer one does not end there), its start below:
-                # a lookbehind tried at every position would cost ten times more.
-                ends = f"[{_AFTER_CLASS}]|\\Z"
-                self.regex = re.compile(
-                    f"(?:{_trie_pattern(self.needles)})(?={ends}|\\.(?:exe|cmd|bat)(?:{ends}))"
-                )
+            self.regex = self._compiled()
         at = 0
         while True:
             found = self.regex.search(text, at)
@@ -454,6 +445,21 @@ class _Finder:
             if _starts_word(text, found.start()):
                 return True
             at = found.start() + 1
+
+    def _compiled(self) -> re.Pattern[str]:
+        """The trie regex of the needles; ``re`` is imported here, for a long text only."""
+        import re  # noqa: PLC0415 - the hook's path (a short text) never imports re
+
+        if not all(self.needles):  # a name made only of quotes matches anything: so be it
+            return re.compile("")
+        # The end of a word is checked by the regex (so that a shorter name
+        # is tried when a longer one does not end there), its start below:
+        # a lookbehind tried at every position would cost ten times more.
+        after = "".join(re.escape(c) for c in sorted(_AFTER))
+        ends = f"[{after}]|\\Z"
+        return re.compile(
+            f"(?:{_trie_pattern(self.needles)})(?={ends}|\\.(?:exe|cmd|bat)(?:{ends}))"
+        )
 
     @staticmethod
     def _word_in(needle: str, text: str) -> bool:
