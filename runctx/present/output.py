@@ -29,7 +29,6 @@ import errno
 import json
 import os
 import sys
-import tempfile
 
 from runctx.exceptions import RunctxError
 from runctx.present.escape import json_text, terminal_bytes, visible
@@ -145,6 +144,8 @@ def write_file_atomically(path: str, text: str) -> None:
     then renamed over ``path``. On failure it is removed and ``path`` is left
     as it was.
     """
+    import tempfile  # noqa: PLC0415 - 5 ms (random, shutil, lzma) that only a file write needs
+
     directory = os.path.dirname(os.path.abspath(path))
     name = os.path.basename(path)
     try:
