@@ -307,7 +307,7 @@ def scan_rows(repeats: int, sizes: Sequence[int]) -> list[dict[str, object]]:
                     "table_ms": measure_call(source.table, repeats),
                     "scan_peak_kib": scan_peak_kib(lambda: scan(here, source=source)),
                     "floor_ms": c_floor(repeats),
-                    "commands": command_rows(max(3, repeats // 2)),
+                    "commands": command_rows(repeats),
                 }
             )
     return rows

@@ -204,10 +204,14 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         add_global_options(sub, after=True)
     hook = subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
     # Never parsed (``main`` hands ``hook ...`` to the hook before any parser):
-    # the faces are here for shell completion and the usage line.
-    from runctx.hooks.agents import all_faces  # noqa: PLC0415
+    # the faces are here for shell completion (a parser of every subcommand),
+    # and only there: naming them imports every agent's module.
+    faces: tuple[str, ...] | None = None
+    if only is None:
+        from runctx.hooks.agents import all_faces  # noqa: PLC0415
 
-    hook.add_argument("face", nargs="?", choices=all_faces())
+        faces = all_faces()
+    hook.add_argument("face", nargs="?", choices=faces)
     return parser
 
 

@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from runctx.cli.common import add_viewpoint_options, positive_duration, source_from, viewpoint_from
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
@@ -29,10 +29,12 @@ from runctx.present.output import (
     write_text,
 )
 from runctx.present.style import COLOR_CHOICES, use_color
-from runctx.present.text import TextOptions, home_directory, report_lines, report_text
 from runctx.report import Report
 from runctx.scanning import scan
 from runctx.settings import BusyRules, settings_for
+
+if TYPE_CHECKING:
+    from runctx.present.text import TextOptions
 
 FORMATS = ("text", "json", "openmetrics")
 DEFAULT_INTERVAL_SECONDS = 2.0
@@ -140,6 +142,8 @@ def _is_terminal(stream: TextIO) -> bool:
 
 def text_options(args: argparse.Namespace, stream: TextIO) -> TextOptions:
     """How the table is laid out for ``stream``."""
+    from runctx.present.text import TextOptions, home_directory  # noqa: PLC0415 - text only
+
     return TextOptions(width=table_width(stream), wide=args.wide, home=home_directory())
 
 
@@ -149,6 +153,8 @@ def render(report: Report, chosen: str, args: argparse.Namespace, busy: BusyRule
         return json_dumps(report_json(report, busy)) + "\n"
     if chosen == "openmetrics":
         return report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
+    from runctx.present.text import TextOptions, home_directory, report_text  # noqa: PLC0415
+
     return report_text(report, busy, TextOptions(wide=True, home=home_directory())) + "\n"
 
 
@@ -184,6 +190,8 @@ def run(args: argparse.Namespace) -> int:
         metrics = report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
         write_text(metrics, utf8=True)
     else:
+        from runctx.present.text import report_lines  # noqa: PLC0415 - the text format only
+
         out = sys.stdout
         color = use_color(args.color, is_terminal=_is_terminal(out))
         write_lines(report_lines(report, text_options(args, out), busy), out, color=color)

@@ -42,7 +42,6 @@ Every label value goes through :func:`runctx.present.escape.metric_label`.
 from __future__ import annotations
 
 import enum
-import hashlib
 import math
 from collections.abc import Iterable, Mapping
 
@@ -106,6 +105,8 @@ def _number(value: float) -> str:
 
 def root_hash(text: str) -> str:
     """The short hash a root's path is shown as in the ``root`` label."""
+    import hashlib  # noqa: PLC0415 - 3 ms (OpenSSL) that only a hashed label needs
+
     return hashlib.sha256(exact_bytes(text)).hexdigest()[:ROOT_HASH_DIGITS]
 
 

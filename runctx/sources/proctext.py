@@ -42,6 +42,10 @@ class StatFields(NamedTuple):
     rss_pages: int
 
 
+_LAST_FIELD_USED = 21
+"""The index of ``rss`` among the fields after the command name, the last one parsed."""
+
+
 def parse_stat(text: bytes) -> StatFields | Unknown:
     """Parse ``/proc/PID/stat``; the command name may hold spaces, parens, newlines.
 
@@ -52,7 +56,9 @@ def parse_stat(text: bytes) -> StatFields | Unknown:
     close_paren = text.rfind(b")")
     if open_paren < 0 or close_paren < open_paren:
         return Unknown(Reason.UNPARSABLE, "stat: no command name in parentheses")
-    fields = text[close_paren + 2 :].split()
+    # Split no further than the last field used (rss, the 22nd after the name): the
+    # 30 fields after it would be 30 objects made for every process of every scan.
+    fields = text[close_paren + 2 :].split(None, _LAST_FIELD_USED + 1)
     try:
         return StatFields(
             pid=int(text[:open_paren]),
@@ -410,7 +416,9 @@ def systemd_path(hierarchies: tuple[tuple[tuple[str, ...], str], ...]) -> str | 
 def parse_stat_tty(text: bytes) -> int | Unknown:
     """The ``tty_nr`` field of ``/proc/PID/stat``: the controlling terminal, 0 for none."""
     close_paren = text.rfind(b")")
-    fields = text[close_paren + 2 :].split() if close_paren >= 0 else []
+    # Split no further than the last field used (rss, the 22nd after the name): the
+    # 30 fields after it would be 30 objects made for every process of every scan.
+    fields = text[close_paren + 2 :].split(None, _LAST_FIELD_USED + 1) if close_paren >= 0 else []
     try:
         return int(fields[4])
     except (IndexError, ValueError):
