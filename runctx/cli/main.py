@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
     from types import ModuleType
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
 
 HOOK = "hook"
@@ -108,6 +108,27 @@ def _chosen(args: Sequence[str]) -> str | None:
     return next((arg for arg in args if arg in SUBCOMMANDS), None)
 
 
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns``, without importing shutil (lzma, bz2: 2 ms).
+
+    ``$COLUMNS`` when it is a positive number, else the width of the terminal
+    on stdout, else 80.
+    """
+    import os  # noqa: PLC0415 - loaded at startup; imported here like the rest of main's
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        columns = 0
+    return columns or 80
+
+
 def _epilog() -> str:
     import textwrap  # noqa: PLC0415
 
@@ -160,6 +181,56 @@ def add_global_options(parser: argparse.ArgumentParser, *, after: bool) -> None:
     )
 
 
+def _parser_classes(
+    *, json_errors: bool
+) -> tuple[type[argparse.ArgumentParser], type[argparse.ArgumentParser]]:
+    """The ``runctx`` parser's class and its subcommands'.
+
+    Usage errors are one line (JSON under ``--json``) and exit 2; the help is
+    laid out to the terminal's width, found without argparse's shutil.
+    """
+    import argparse  # noqa: PLC0415 - see the module docstring
+
+    width = terminal_columns() - 2  # what argparse's formatters take off the columns
+
+    class Formatter(argparse.HelpFormatter):
+        """argparse's formatter, told the width (it would import shutil to ask: 2 ms)."""
+
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=width)
+
+    class RawDescriptionFormatter(argparse.RawDescriptionHelpFormatter):
+        """The same for the top-level help, whose epilog is laid out already."""
+
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=width)
+
+    class Parser(argparse.ArgumentParser):
+        """An argument parser whose usage errors are one line and exit 2."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
+            kwargs.setdefault("formatter_class", Formatter)
+            super().__init__(*args, **kwargs)
+
+        def error(self, message: str) -> NoReturn:
+            report_error(f"{self.prog}: error: {message}", EXIT_USAGE, json_errors=json_errors)
+            raise SystemExit(EXIT_USAGE)
+
+    class TopParser(Parser):
+        """The ``runctx`` parser: its epilog (the exit statuses) is laid out when help is."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
+            kwargs.setdefault("formatter_class", RawDescriptionFormatter)
+            super().__init__(*args, **kwargs)
+
+        def format_help(self) -> str:
+            if self.epilog is None:
+                self.epilog = _epilog()
+            return super().format_help()
+
+    return TopParser, Parser
+
+
 def build_parser(only: str | None = None, *, json_errors: bool = False) -> argparse.ArgumentParser:
     """The argument parser; with ``only``, just that subcommand's options are built.
 
@@ -167,18 +238,10 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     """
     import argparse  # noqa: PLC0415 - see the module docstring
 
-    class Parser(argparse.ArgumentParser):
-        """An argument parser whose usage errors are one line and exit 2."""
-
-        def error(self, message: str) -> NoReturn:
-            report_error(f"{self.prog}: error: {message}", EXIT_USAGE, json_errors=json_errors)
-            raise SystemExit(EXIT_USAGE)
-
-    parser = Parser(
+    top_parser, parser_class = _parser_classes(json_errors=json_errors)
+    parser = top_parser(
         prog="runctx",
         description="Which test runs are live here, which are ours, which are foreign.",
-        epilog=_epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
 
     class Version(argparse.Action):
@@ -194,7 +257,7 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         "--version", action=Version, nargs=0, help="print runctx's version and exit"
     )
     add_global_options(parser, after=False)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for name, (module, summary) in SUBCOMMANDS.items():
         if only is None or name == only:
             _module(module).add_parser(subparsers, summary)
