@@ -154,3 +154,38 @@ def test_the_help_width_is_what_shutil_would_say(monkeypatch, columns):
         monkeypatch.setenv("COLUMNS", columns)
     monkeypatch.delenv("LINES", raising=False)
     assert terminal_columns() == shutil.get_terminal_size().columns
+
+
+def test_a_global_option_before_hook_runs_the_hook(tmp_path):
+    """``runctx -v hook claude`` answers as ``runctx hook claude``.
+
+    After a global option, a face that is none is a usage error, never a traceback.
+    """
+    payload = json.dumps(
+        {"tool_name": "Bash", "tool_input": {"command": "git status"}, "cwd": str(tmp_path)}
+    )
+    env = hook_env()
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "-v", "hook", "claude"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "Traceback" not in done.stderr
+    for before, face in (("-v", "status"), ("--log-json", "wait")):
+        wrong = subprocess.run(
+            [sys.executable, "-m", "runctx", before, "hook", face],
+            input="",
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=60,
+        )
+        assert wrong.returncode == exits.EXIT_USAGE, wrong.stderr
+        assert "invalid choice" in wrong.stderr
+        assert "Traceback" not in wrong.stderr

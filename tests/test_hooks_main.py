@@ -13,10 +13,12 @@ import pty
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from envtools import live_run, make_venv, pip_install, shared_worktrees
 from hooktools import (
+    RUNCTX,
     assert_failed_open,
     claude_pre_tool_use,
     hook_env,
@@ -104,6 +106,71 @@ def test_a_stdin_that_never_ends_fails_open_at_the_deadline(world):
         stdout, stderr = _wait_open(process)
     done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     assert_failed_open(done, "did not end before the deadline")
+
+
+def _hook_on_a_pipe(
+    env: dict[str, str], *, nonblocking: bool = False, block_alarm: bool = False
+) -> tuple[subprocess.Popen[bytes], int]:
+    """A hook process reading a pipe this test writes: the process and the pipe's write end.
+
+    ``nonblocking``: the read end is non-blocking, as a parent may hand it down.
+    ``block_alarm``: the hook starts with SIGALRM blocked (a signal mask is inherited).
+    """
+    import signal
+
+    read_end, write_end = os.pipe()
+    if nonblocking:
+        os.set_blocking(read_end, False)
+
+    def blocked() -> None:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+
+    process = subprocess.Popen(
+        [*RUNCTX, "hook", "claude"],
+        stdin=read_end,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=blocked if block_alarm else None,  # noqa: PLW1509 - the mask is the test
+    )
+    os.close(read_end)
+    return process, write_end
+
+
+def test_a_non_blocking_stdin_is_waited_on_not_refused(world):
+    """A stdin handed down non-blocking, its payload written late: the hook answers as usual."""
+    process, write_end = _hook_on_a_pipe(hook_env(), nonblocking=True)
+    with process:
+        time.sleep(1.0)  # the hook's first read finds nothing yet
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(json.dumps(claude_pre_tool_use("git status", world.busy)).encode())
+        stdout, stderr = process.communicate(timeout=HANG_GUARD)
+    assert (process.returncode, stdout, stderr) == (0, b"", b"")
+
+
+def test_a_hook_started_with_sigalrm_blocked_still_fails_open_at_the_deadline(world):
+    """An inherited signal mask that blocks SIGALRM cannot hang the hook on an open stdin."""
+    process, write_end = _hook_on_a_pipe(hook_env(RUNCTX_HOOK_DEADLINE="0.5"), block_alarm=True)
+    with process, os.fdopen(write_end, "wb") as pipe:
+        pipe.write(json.dumps(claude_pre_tool_use("pytest", world.busy)).encode()[:40])
+        pipe.flush()
+        stdout, stderr = process.communicate(timeout=HANG_GUARD)  # the pipe is still open
+    done = subprocess.CompletedProcess(process.args, process.returncode, "", stderr.decode())
+    assert stdout == b""
+    assert_failed_open(done, "did not end before the deadline")
+
+
+def test_too_much_input_from_a_writer_that_stays_open_says_it_is_too_much(world):
+    """Past the size limit, a drain cut by the deadline still names the size as the fault."""
+    process, write_end = _hook_on_a_pipe(hook_env(RUNCTX_HOOK_DEADLINE="2"))
+    with process, os.fdopen(write_end, "wb") as pipe:
+        payload = json.dumps(claude_pre_tool_use("pytest " + "x" * 2_000_000, world.busy))
+        pipe.write(payload.encode())
+        pipe.flush()
+        stdout, stderr = process.communicate(timeout=HANG_GUARD)  # the pipe is still open
+    done = subprocess.CompletedProcess(process.args, process.returncode, "", stderr.decode())
+    assert stdout == b""
+    assert_failed_open(done, "larger than 1048576 bytes")
 
 
 def _wait_open(process: subprocess.Popen[str]) -> tuple[str, str]:

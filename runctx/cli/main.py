@@ -104,8 +104,8 @@ def _module(name: str) -> ModuleType:
 
 
 def _chosen(args: Sequence[str]) -> str | None:
-    """The subcommand named in ``args`` (the first word that is one), if any."""
-    return next((arg for arg in args if arg in SUBCOMMANDS), None)
+    """The subcommand named in ``args`` (the first word that is one, ``hook`` too), if any."""
+    return next((arg for arg in args if arg in SUBCOMMANDS or arg == HOOK), None)
 
 
 def terminal_columns() -> int:
@@ -267,10 +267,11 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         add_global_options(sub, after=True)
     hook = subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
     # Never parsed (``main`` hands ``hook ...`` to the hook before any parser):
-    # the faces are here for shell completion (a parser of every subcommand),
-    # and only there: naming them imports every agent's module.
+    # the faces are here for shell completion (a parser of every subcommand) and
+    # for ``runctx -v hook FACE``, and only there: naming them imports every
+    # agent's module.
     faces: tuple[str, ...] | None = None
-    if only is None:
+    if only in (None, HOOK):
         from runctx.hooks.agents import all_faces  # noqa: PLC0415
 
         faces = all_faces()
@@ -349,6 +350,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE
+    if args.command == HOOK:  # after a global option (``runctx -v hook claude``)
+        hooked: int = _module(HOOK_MODULE).main([] if args.face is None else [args.face])
+        return hooked
     return _run_subcommand(args, json_errors=json_errors)
 
 

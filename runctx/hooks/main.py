@@ -309,9 +309,12 @@ def _payload(raw: bytes) -> dict[str, object]:
 def _within(deadline: float, work: Callable[[], T]) -> T:
     """``work()``, or :class:`_DeadlineError` once ``deadline`` passes.
 
-    An interval timer raises in the middle of whatever runs then (a walk up a
-    deep tree, a read, a scan). Off the main thread, where no signal can be
-    handled, the work runs unbounded but for its own bounded reads.
+    An interval timer raises in the middle of whatever runs then (reading
+    stdin, a walk up a deep tree, a read, a scan). ``SIGALRM`` is unblocked
+    for it, in case whatever started the hook blocked it (a signal mask is
+    inherited across ``exec``), and the mask is put back after. Off the main
+    thread, where no signal can be handled, the work runs unbounded but for
+    its own bounded reads: reading stdin is then bounded only by its writer.
     """
     if TYPE_CHECKING:
         import signal  # noqa: PLC0415
@@ -336,9 +339,11 @@ def _within(deadline: float, work: Callable[[], T]) -> T:
         previous = signal.signal(signal.SIGALRM, expire)
     except ValueError:  # not the main thread
         return work()
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGALRM})
     signal.setitimer(signal.ITIMER_REAL, remaining)
     try:
         return work()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         signal.signal(signal.SIGALRM, previous)

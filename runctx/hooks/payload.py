@@ -31,22 +31,41 @@ def read_input(*, fd: int = 0, limit: int = MAX_INPUT_BYTES) -> bytes:
     Input past the limit is read and dropped (so that the writer does not get
     a broken pipe); memory stays bounded by the limit. A writer that never
     closes ``fd`` is the caller's to cut: the hook reads under its deadline
-    timer, which interrupts the read.
+    timer, which interrupts the read (and a drain it interrupts still ends in
+    the size error, which is what went wrong). A non-blocking ``fd`` (handed
+    down by whatever started the hook) is waited on, not refused.
     """
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk = os.read(fd, _CHUNK)
+        chunk = _read_chunk(fd)
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)
         if size > limit:
             chunks.clear()
-            while os.read(fd, _CHUNK):
+            try:
+                while _read_chunk(fd):
+                    pass
+            except Exception:  # noqa: BLE001, S110 - the deadline, mostly: the size is the error
                 pass
             msg = f"input is larger than {limit} bytes"
             raise PayloadError(msg)
         chunks.append(chunk)
+
+
+def _read_chunk(fd: int) -> bytes:
+    """One read of ``fd``; on a non-blocking one with nothing yet, wait until it has some."""
+    while True:
+        try:
+            return os.read(fd, _CHUNK)
+        except BlockingIOError:
+            # Only when whatever started the hook handed down a non-blocking
+            # stdin: the flag belongs to the shared open file, so it is not
+            # changed; the wait, like the read, is cut by the caller's timer.
+            import select  # noqa: PLC0415 - a shared library the usual path never loads
+
+            select.select([fd], [], [])
 
 
 def field(payload: dict[str, object], name: str, kind: type, *, where: str = "") -> object:
@@ -191,7 +210,9 @@ def loads(raw: str | bytes) -> object:
     defaults. Whatever it does not take itself (another encoding: see
     :func:`_plain_text`; a document that does not parse; an interpreter
     without the C scanner) goes to ``json.loads``: its value, or its error
-    with its message. A test holds the two to the same answer on any input.
+    with its message. A test holds the two to the same answer on any input;
+    only the depth at which nesting meets the interpreter's recursion limit
+    differs by the few frames ``json.loads`` adds.
     """
     text = _plain_text(raw)
     if text is not None and _SCAN is not None:

@@ -416,9 +416,7 @@ def systemd_path(hierarchies: tuple[tuple[tuple[str, ...], str], ...]) -> str | 
 def parse_stat_tty(text: bytes) -> int | Unknown:
     """The ``tty_nr`` field of ``/proc/PID/stat``: the controlling terminal, 0 for none."""
     close_paren = text.rfind(b")")
-    # Split no further than the last field used (rss, the 22nd after the name): the
-    # 30 fields after it would be 30 objects made for every process of every scan.
-    fields = text[close_paren + 2 :].split(None, _LAST_FIELD_USED + 1) if close_paren >= 0 else []
+    fields = text[close_paren + 2 :].split(None, 5) if close_paren >= 0 else []  # up to tty_nr
     try:
         return int(fields[4])
     except (IndexError, ValueError):
