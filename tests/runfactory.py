@@ -17,6 +17,7 @@ import subprocess
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from pidreuse import spawn_orphan_with_pid
 from proctools import (
@@ -25,10 +26,24 @@ from proctools import (
     group_members,
     interpreter_for,
     is_live,
+    make_checkout,
     spawn_orphan,
     status,
     wait_for,
 )
+
+
+class OrphanedWorkers(NamedTuple):
+    """Two checkouts, each with xdist workers whose controller was killed, and a live run."""
+
+    mine: Path
+    lost_workers: set[int]
+    """This checkout's workers, orphaned."""
+    foreign_workers: set[int]
+    """Another checkout's workers, orphaned."""
+    intact_members: set[int]
+    """This checkout's live run, controller and workers."""
+
 
 HOLD_TESTS = """
 import os, pathlib, time
@@ -272,3 +287,21 @@ class RunFactory:
         ready = ready_dir(checkout) / f"worker-{uuid.uuid4().hex}"
         argv = [python, "run_tests.py", str(ready)]
         return self.orphan(argv, checkout, uid=uid, env=clean_env(), ready=ready)
+
+    def orphaned_workers(self, parent: Path) -> OrphanedWorkers:
+        """Under ``parent``: this checkout's and another's orphaned workers, and a live run here."""
+        mine = make_checkout(parent, "proj")
+        theirs = make_checkout(parent / "other", "proj")
+        lost = self.xdist(mine, workers=2, name="lost")
+        intact = self.xdist(mine, workers=2, name="intact")
+        foreign = self.xdist(theirs, workers=2, name="foreign")
+        scene = OrphanedWorkers(
+            mine=mine,
+            lost_workers=lost.members() - {lost.pid},
+            foreign_workers=foreign.members() - {foreign.pid},
+            intact_members=intact.members(),
+        )
+        for controller in (lost, foreign):
+            os.kill(controller.pid, signal.SIGKILL)
+            wait_for(lambda pid=controller.pid: not is_live(pid), what="the controller to die")
+        return scene

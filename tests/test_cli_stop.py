@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 
@@ -175,17 +173,7 @@ def test_stop_from_a_child_pid_namespace_signals_nothing(shared_tmp, runs):
 
 def test_stop_orphans_ends_this_checkouts_orphaned_workers_and_nothing_else(shared_tmp, runs):
     """Orphaned xdist workers of this checkout are stopped; a live run and foreign orphans stay."""
-    mine = make_checkout(shared_tmp, "proj")
-    theirs = make_checkout(shared_tmp / "other", "proj")
-    lost = runs.xdist(mine, workers=2, name="lost")
-    intact = runs.xdist(mine, workers=2, name="intact")
-    foreign = runs.xdist(theirs, workers=2, name="foreign")
-    lost_workers = lost.members() - {lost.pid}
-    foreign_workers = foreign.members() - {foreign.pid}
-    intact_members = intact.members()
-    for controller in (lost, foreign):
-        os.kill(controller.pid, signal.SIGKILL)
-        wait_for(lambda pid=controller.pid: not is_live(pid), what="the controller to die")
+    mine, lost_workers, foreign_workers, intact_members = runs.orphaned_workers(shared_tmp)
     assert all(is_live(pid) for pid in lost_workers | foreign_workers)
 
     done = stop("--orphans", "--grace", "5", cwd=mine)

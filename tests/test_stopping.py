@@ -114,20 +114,11 @@ def test_identities_come_from_the_scan(shared_tmp, runs):
 
 def test_the_orphans_plan_holds_this_checkouts_orphans_and_no_other_run(shared_tmp, runs):
     """Orphaned workers of this checkout are planned; its live run and a foreign orphan are not."""
-    mine = make_checkout(shared_tmp, "proj")
-    theirs = make_checkout(shared_tmp / "other", "proj")
-    lost = runs.xdist(mine, workers=2, name="lost")
-    intact = runs.xdist(mine, workers=2, name="intact")
-    foreign = runs.xdist(theirs, workers=2, name="foreign")
-    lost_workers = lost.members() - {lost.pid}
-    foreign_workers = foreign.members() - {foreign.pid}
-    for controller in (lost, foreign):
-        os.kill(controller.pid, signal.SIGKILL)
-        wait_for(lambda pid=controller.pid: not is_live(pid), what="the controller to die")
+    mine, lost_workers, foreign_workers, intact_members = runs.orphaned_workers(shared_tmp)
     plans = plan_orphans(scan(viewpoint(cwd=str(mine))))
     planned = {plan.pid for plan in plans if plan.refusal is None}
     assert lost_workers <= planned
-    assert not planned & (foreign_workers | intact.members())
+    assert not planned & (foreign_workers | intact_members)
 
 
 @pytest.mark.needs_root
