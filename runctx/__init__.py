@@ -18,6 +18,8 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from runctx.checkout import Root, checkout_root, same_directory
     from runctx.environment import Environment, command_environment, same_environment
     from runctx.exceptions import ConfigError, RunctxError
@@ -138,13 +140,24 @@ def __getattr__(name: str) -> object:
         from importlib.metadata import version  # noqa: PLC0415
 
         return version("runctx")
-    home = _HOMES.get(name)
+    return lazy_attribute(globals(), _HOMES, __name__, name)
+
+
+def lazy_attribute(
+    namespace: dict[str, object], homes: Mapping[str, str], package: str, name: str
+) -> object:
+    """A package's public ``name``, loaded from its module in ``homes`` and kept in ``namespace``.
+
+    What a package's ``__getattr__`` answers (this one's, :mod:`runctx.runners`'):
+    the module is imported on first use only; AttributeError for a name it has not.
+    """
+    home = homes.get(name)
     if home is None:
-        msg = f"module 'runctx' has no attribute {name!r}"
+        msg = f"module {package!r} has no attribute {name!r}"
         raise AttributeError(msg)
     __import__(home)  # importlib.import_module would import warnings, on the hook's path
     value = getattr(sys.modules[home], name)
-    globals()[name] = value
+    namespace[name] = value
     return value
 
 

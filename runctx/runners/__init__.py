@@ -20,7 +20,7 @@ not a test run imports only :mod:`runctx.runners.needles`.
 
 from __future__ import annotations
 
-import sys
+from runctx import lazy_attribute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,19 +80,13 @@ _HOMES = {
 
 def __getattr__(name: str) -> object:
     """Load a public name from its module on first use."""
-    if name == "RUNNER_KINDS":
-        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415
+    if name != "RUNNER_KINDS":
+        return lazy_attribute(globals(), _HOMES, __name__, name)
+    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415
 
-        value: object = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATTERNS))
-    else:
-        home = _HOMES.get(name)
-        if home is None:
-            msg = f"module 'runctx.runners' has no attribute {name!r}"
-            raise AttributeError(msg)
-        __import__(home)  # importlib.import_module would import warnings, on the hook's path
-        value = getattr(sys.modules[home], name)
-    globals()[name] = value
-    return value
+    kinds = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATTERNS))
+    globals()[name] = kinds
+    return kinds
 
 
 def __dir__() -> list[str]:
