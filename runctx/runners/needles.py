@@ -57,15 +57,9 @@ def names_for(patterns: Sequence[RunnerPattern] | None) -> tuple[str, ...]:
         from runctx.shell.prefilter import BUILTIN_NAMES  # noqa: PLC0415 - where the literal lives
 
         return BUILTIN_NAMES
-    hit = _COMPUTED.get(id(patterns))
-    if hit is not None and hit[0] is patterns:
-        return hit[1]
-    names = names_of(patterns)
-    if isinstance(patterns, tuple):
-        if len(_COMPUTED) >= 16:  # noqa: PLR2004 - a handful of tables per process at most
-            _COMPUTED.clear()
-        _COMPUTED[id(patterns)] = (patterns, names)
-    return names
+    from runctx.shell.prefilter import by_identity  # noqa: PLC0415 - loaded with the literal
+
+    return by_identity(_COMPUTED, patterns, lambda: names_of(patterns))
 
 
 def generated_literal(names: Sequence[str]) -> str:

@@ -21,9 +21,12 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+    from typing import TypeVar
 
     from runctx.runners.pattern import RunnerPattern
+
+    T = TypeVar("T")
 
 MAX_COMMAND_CHARS = 64 * 1024
 """Only this much of a command string is read (by the parser too)."""
@@ -473,20 +476,30 @@ class _Finder:
         return False
 
 
+def by_identity(cache: dict[int, tuple[object, T]], key: object, make: Callable[[], T]) -> T:
+    """``make()``, made once per ``key`` (a table or a name tuple), known by its identity.
+
+    Only a tuple is kept (it cannot change under its identity), with ``key``
+    itself, so that a reused id is never taken for it; a handful of tables
+    per process at most, so the cache is emptied past 16.
+    """
+    hit = cache.get(id(key))
+    if hit is not None and hit[0] is key:
+        return hit[1]
+    value = make()
+    if isinstance(key, tuple):
+        if len(cache) >= 16:  # noqa: PLR2004 - see the docstring
+            cache.clear()
+        cache[id(key)] = (key, value)
+    return value
+
+
 _FINDERS: dict[int, tuple[object, _Finder]] = {}
 
 
 def _finder(key: object, names: Sequence[str]) -> _Finder:
-    """The finder for ``names`` (cached by the identity of ``key``, a table or a name tuple)."""
-    hit = _FINDERS.get(id(key))
-    if hit is not None and hit[0] is key:
-        return hit[1]
-    finder = _Finder(names)
-    if isinstance(key, tuple):
-        if len(_FINDERS) >= 16:  # noqa: PLR2004 - a handful of tables per process at most
-            _FINDERS.clear()
-        _FINDERS[id(key)] = (key, finder)
-    return finder
+    """The finder for ``names`` (made once per table or name tuple ``key``)."""
+    return by_identity(_FINDERS, key, lambda: _Finder(names))
 
 
 def names_found(command: str, names: Sequence[str]) -> bool:
