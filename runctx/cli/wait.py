@@ -13,7 +13,6 @@ Progress goes to stderr: a live line on a terminal, a line per change otherwise.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from typing import Any, TextIO
 
@@ -24,6 +23,7 @@ from runctx.cli.common import (
     source_from,
     viewpoint_from,
 )
+from runctx.cli.main import terminal_columns
 from runctx.exits import EXIT_GAVE_UP_WAITING
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
@@ -99,7 +99,7 @@ class Progress:
         """A scan was taken: redraw the live line."""
         if not self.live or not blocking:
             return
-        width = shutil.get_terminal_size().columns
+        width = terminal_columns()
         text = f"runctx: waiting {seconds_text(waited)} for {_runs_text(blocking)}"
         if len(text) >= width:
             text = text[: max(width - 2, 1)] + "…"
