@@ -12,7 +12,7 @@ FUZZ_SECONDS ?= 10
 .PHONY: run test lint bench fuzz dist-check clean
 
 run: $(RUN_STAMP)
-	$(BIN)/runctx status
+	@$(BIN)/runctx status
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -34,25 +34,31 @@ dist-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider tests/test_packaging.py $(PYTEST_ARGS)
 
 $(FUZZ_STAMP): pyproject.toml $(TEST_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[fuzz]' --config-settings editable_mode=compat
+	$(call quietly,$(BIN)/python -m pip install -e '.[fuzz]')
 	@touch $@
 
 clean:
 	rm -rf $(VENV) build *.egg-info
 
+# Setting up says nothing when it works: each step's output goes to $(SETUP_LOG), which is
+# printed whole when a step fails.
+SETUP_LOG := $(VENV)/setup.log
+quietly = @echo "$$ $(1)" >>$(SETUP_LOG); $(1) >>$(SETUP_LOG) 2>&1 || { cat $(SETUP_LOG) >&2; echo "make: failed: $(1) (output above, kept in $(SETUP_LOG))" >&2; exit 1; }
+
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "runctx needs Python 3.11 or newer; set PYTHON=python3.X")'
-	$(PYTHON) -m venv $(VENV)
+	@mkdir -p $(VENV)
+	$(call quietly,$(PYTHON) -m venv $(VENV))
 
 $(RUN_STAMP): pyproject.toml $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e . --config-settings editable_mode=compat
+	$(call quietly,$(BIN)/python -m pip install --upgrade pip)
+	$(call quietly,$(BIN)/python -m pip install -e .)
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml $(RUN_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+	$(call quietly,$(BIN)/python -m pip install -e '.[test]')
 	@touch $@
 
 $(LINT_STAMP): pyproject.toml $(TEST_STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,lint]' --config-settings editable_mode=compat
+	$(call quietly,$(BIN)/python -m pip install -e '.[test,lint]')
 	@touch $@
