@@ -6,7 +6,7 @@
   the ``idle`` one every foreign run is worth a note (``busy-run-cpu = 0``).
 - ``shared_tree``: a checkout of the suite's uid with a live run of another
   uid in it (tests using it are ``needs_root``).
-- ``shared_tmp``: a temporary directory every uid may enter.
+- ``shared_tmp``: a temporary directory every uid may enter (wherever ``$TMPDIR`` is).
 - ``planted_fifo``: a directory whose parent holds a FIFO named ``pyproject.toml``.
 - ``@pytest.mark.needs_root``: the test starts processes as other uids (or
   does what only root may); it is skipped without root, and fails in CI
@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from proctools import OTHER_UID, Orphan, make_checkout, name_every_foreign_run
+from readable import shared_tempdir
 from runfactory import RunFactory
 
 # Git identity for the checkouts tests create, independent of the machine's config.
@@ -70,8 +70,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
     """A fresh directory under the system temp dir that every uid may enter."""
-    path = Path(tempfile.mkdtemp(prefix="runctx-test-"))
-    path.chmod(0o755)
+    path = shared_tempdir("runctx-test-")
     try:
         yield path.resolve()
     finally:
@@ -134,8 +133,7 @@ def world() -> Iterator[World]:
     alike (an idle foreign run is only counted by default: ``tests/test_policy.py``).
     One per module: starting it is the slow part, and the tests only read it.
     """
-    base = Path(tempfile.mkdtemp(prefix="runctx-world-")).resolve()
-    base.chmod(0o755)
+    base = shared_tempdir("runctx-world-").resolve()
     factory = RunFactory()
     try:
         busy = make_checkout(base / "a", "proj")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import shutil
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import psutil
+from readable import mirror
 
 OTHER_UID = 65534  # nobody: the owner of "another user's" runs
 VIEWER_UID = 65533  # a second unprivileged uid, for a viewer that is neither root nor the owner
@@ -200,6 +200,11 @@ def spawn_orphan(
     subreaper); the grandchild calls ``setsid``, so it leads its own session
     and process group, which the run factory kills whole.
     """
+    if uid is not None:  # the program and its interpreter, where that uid may read them
+        copies = mirror()
+        executable = copies.path(executable or argv[0])
+        argv = [copies.path(argv[0]), *argv[1:]]
+        env = copies.environment(dict(os.environ) if env is None else env, executable)
     read_end, write_end = os.pipe()
     middle = os.fork()
     if middle == 0:  # pragma: no cover - runs in the forked child
@@ -210,9 +215,7 @@ def spawn_orphan(
                 os.close(write_end)
                 os.setsid()
                 if uid is not None:
-                    os.setgroups([])
-                    os.setgid(uid)
-                    os.setuid(uid)
+                    _drop_to(uid)
                 os.chdir(cwd)
                 devnull = os.open(os.devnull, os.O_RDWR)
                 os.dup2(devnull, 0)
@@ -229,21 +232,31 @@ def spawn_orphan(
     return Orphan(pid)
 
 
+def _drop_to(uid: int) -> None:
+    """Become ``uid`` for good (group ``uid``, no supplementary groups): no way back to root."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
 def run_as(uid: int, function, *args):
     """Call ``function(*args)`` in a forked child running as ``uid``; return its result.
 
     The child drops every privilege before calling, so what it reads from /proc
-    is what that user really may read. The result travels back pickled.
+    is what that user really may read. What it imports after the drop comes from
+    the mirror (:mod:`readable`), which that user may read wherever the suite and
+    its interpreter live. The result travels back pickled.
     """
+    copies = mirror()
     read_end, write_end = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - runs in the forked child
         status = 0
         try:
             os.close(read_end)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            copies.enter()
+            _drop_to(uid)
+            copies.settle()
             payload = pickle.dumps(("ok", function(*args)))
         except BaseException as error:  # noqa: BLE001 - everything goes back to the parent
             payload = pickle.dumps(("error", repr(error)))
@@ -263,10 +276,10 @@ def run_as(uid: int, function, *args):
 
 
 def interpreter_for(uid: int) -> str:
-    """An interpreter that ``uid`` may execute (the suite's may sit in a private home)."""
-    candidates = [os.path.realpath(PYTHON), shutil.which("python3") or "", "/usr/bin/python3"]
-    for candidate in candidates:
-        if candidate and run_as(uid, os.access, candidate, os.X_OK):
-            return candidate
-    msg = f"no python interpreter is executable by uid {uid}: {candidates}"
-    raise AssertionError(msg)
+    """The suite's base interpreter (no venv) as ``uid`` may execute it: the mirror's copy.
+
+    Started through :func:`spawn_orphan` with ``uid``, it finds its standard
+    library (and a shared libpython) in the mirror, wherever the suite's sits.
+    """
+    del uid  # every uid may read the mirror
+    return mirror().interpreter
