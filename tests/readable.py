@@ -81,19 +81,31 @@ class Mirror:
             if library and os.path.exists(os.path.join(libdir, library)):
                 files.append(os.path.join(libdir, library))
                 self._libdir = self.root + libdir
-        trees = {os.path.realpath(sys.prefix)}
-        trees |= {os.path.realpath(entry) for entry in sys.path if entry and os.path.isdir(entry)}
-        trees |= {os.path.realpath(path) for path in _package_paths() if os.path.isdir(path)}
-        self._trees = sorted(trees)
-        self._tops = [tree for tree in self._trees if not _inside_any(tree, self._trees)]
-        self._files = [path for path in files if not _inside_any(path, self._tops)]
+        self._trees: list[str] = []
+        self._tops: list[str] = []
         self._pruned: list[str] = []
-        for top in self._tops:
-            self._mirror_tree(top)
+        self._files = files
+        self.update()
         for path in self._files:
             self._mirror_file(path)
         self.interpreter = self.root + base
         """The copy of the suite's base interpreter (no venv): what an executed child runs."""
+
+    def update(self) -> None:
+        """Mirror what is on ``sys.path`` now and was not yet (a test may have added to it)."""
+        trees = {os.path.realpath(sys.prefix)}
+        trees |= {os.path.realpath(entry) for entry in sys.path if entry and os.path.isdir(entry)}
+        trees |= {os.path.realpath(path) for path in _package_paths() if os.path.isdir(path)}
+        new = sorted(tree for tree in trees if not self.covers(tree))
+        if not new:
+            return
+        self._trees = sorted({*self._trees, *new})
+        tops = [tree for tree in new if not _inside_any(tree, new)]
+        self._tops += tops
+        self._pruned = [path for path in self._pruned if not _inside_any(path, tops, itself=True)]
+        self._files = [path for path in self._files if not _inside_any(path, self._tops)]
+        for top in tops:
+            self._mirror_tree(top)
 
     # -- paths ----------------------------------------------------------------------
 
@@ -178,6 +190,8 @@ class Mirror:
 
     def _mirror_file(self, path: str) -> None:
         target = self.root + path
+        if os.path.lexists(target):
+            return  # mirrored already (a tree that holds one mirrored before): never written over
         os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
         if os.path.islink(path):
             self._mirror_link(path)
@@ -197,6 +211,8 @@ class Mirror:
         os.chmod(target, 0o644 | executable)
 
     def _mirror_link(self, path: str) -> None:
+        if os.path.lexists(self.root + path):
+            return
         pointed = os.readlink(path)
         if os.path.isabs(pointed) and self.covers(pointed):
             pointed = self.root + os.path.realpath(pointed)
@@ -254,4 +270,6 @@ def mirror() -> Mirror:
         root = shared_tempdir("runctx-readable-")
         atexit.register(shutil.rmtree, root, ignore_errors=True)
         _MIRROR.append(Mirror(str(root)))
+    else:
+        _MIRROR[0].update()
     return _MIRROR[0]

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
+import sysconfig
 
 import conftest
 import psutil
 import pytest
-from proctools import OTHER_UID, PYTHON, group_members, is_live, run_as
-from runfactory import RunFactory
+from proctools import (
+    OTHER_UID,
+    PYTHON,
+    group_members,
+    interpreter_for,
+    is_live,
+    run_as,
+    wait_for,
+)
+from runfactory import RunFactory, clean_env, ready_dir
 
 MARKED = """
 import pytest
@@ -107,3 +118,45 @@ def test_the_factory_reaps_every_process_of_every_group_it_started(shared_tmp, r
     assert child.poll() is not None
     assert not psutil.pid_exists(zombie)
     assert is_live(bystander.pid)
+
+
+PROBE = "VALUE = 'read after the drop'\n"
+
+
+def _import_the_probe() -> tuple[int, str]:
+    """Import the probe module now, as whoever this is (for run_as)."""
+    import runctx_probe_module  # made by the test
+
+    return os.getuid(), runctx_probe_module.VALUE
+
+
+@pytest.mark.needs_root
+def test_a_dropped_child_imports_what_only_root_may_read(shared_tmp, monkeypatch):
+    """A module under a 0700 directory, first imported after the drop, comes from the mirror."""
+    private = shared_tmp / "private"
+    (private / "lib").mkdir(parents=True)
+    (private / "lib" / "runctx_probe_module.py").write_text(PROBE)
+    private.chmod(0o700)
+    monkeypatch.syspath_prepend(str(private / "lib"))
+    assert "runctx_probe_module" not in sys.modules
+    assert not run_as(OTHER_UID, os.access, str(private / "lib"), os.X_OK)
+    assert run_as(OTHER_UID, _import_the_probe) == (OTHER_UID, "read after the drop")
+
+
+SAYS_WHO = """
+import json, os, sys, sysconfig
+answer = [os.getuid(), sysconfig.get_config_var("VERSION"), sys.prefix]
+open(sys.argv[1], "w").write(json.dumps(answer))
+"""
+
+
+@pytest.mark.needs_root
+def test_another_uid_runs_the_suites_interpreter_wherever_it_lives(shared_tmp, runs):
+    """An interpreter started as another uid loads its standard library lazily, as that uid."""
+    ready = ready_dir(shared_tmp) / "answer"
+    python = interpreter_for(OTHER_UID)
+    runs.orphan([python, "-c", SAYS_WHO, str(ready)], shared_tmp, uid=OTHER_UID, env=clean_env())
+    wait_for(ready.exists, what="the interpreter run as another uid to answer")
+    uid, version, prefix = json.loads(ready.read_text())
+    assert (uid, version) == (OTHER_UID, sysconfig.get_config_var("VERSION"))
+    assert prefix.endswith(os.path.realpath(sys.base_prefix))
