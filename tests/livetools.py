@@ -4,19 +4,19 @@ Each helper writes a small project into a checkout whose tests hold until they
 are killed, starts the real tool orphaned through the run factory (so that it
 does not fold into the suite's own run, and is reaped by process group) and
 waits until the tests say they are up: each holding test writes a file, the
-handshake. A tool that is not on this machine skips the test that needs it
-(``need``).
+handshake. A tool that cannot be had here, or cannot do what the test needs,
+skips the test locally and fails it in CI (:func:`require.require`).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import uuid
 from pathlib import Path
 
-import pytest
 from proctools import Orphan, wait_for
+from require import require, unavailable
 from runfactory import RunFactory, clean_env, ready_dir
 
 # A node:test file that says it is up, then holds until killed.
@@ -39,14 +39,6 @@ test('holds', async () => {
   await new Promise(() => setInterval(() => {}, 1000));
 });
 """
-
-
-def need(tool: str) -> str:
-    """The path of ``tool``, or skip: only tools that cannot be had here are skipped."""
-    found = shutil.which(tool)
-    if found is None:
-        pytest.skip(f"{tool} is not installed on this machine")
-    return found
 
 
 def write_node_tests(checkout: Path, count: int = 2) -> None:
@@ -77,7 +69,7 @@ def start_tool(
     Each holding test writes a file named ``up-*`` into the ready directory;
     this returns once ``holders`` of them did. ``env`` adds to the environment.
     """
-    executable = need(argv[0])
+    executable = argv[0] if os.path.isabs(argv[0]) else require(argv[0])
     ready = ready_dir(checkout)
     environment = clean_env(RUNCTX_READY_DIR=str(ready), **(env or {}))
     run = runs.orphan(argv, checkout, env=environment, executable=executable)
@@ -107,7 +99,7 @@ def sandboxed_npm_test(checkout: Path) -> tuple[list[str], Path, Path]:
     (argv, cwd, ready file): its one holding test writes the ready file, named
     in the test itself (the sandbox's environment carries no ``RUNCTX_*``).
     """
-    need("npm")
+    require("npm")
     ready = ready_dir(checkout) / f"up-npm-{uuid.uuid4().hex}"
     tests = checkout / "test"
     tests.mkdir(exist_ok=True)
@@ -125,15 +117,14 @@ def node_modules() -> Path:
 
     Installed with npm from its registry into ``$XDG_CACHE_HOME/runctx-tests``
     (``~/.cache`` by default) under a file lock, so that parallel test workers
-    install it once. Skips the test when npm is missing or the registry cannot
-    be reached: then the tool cannot be had here.
+    install it once. When npm is missing or the registry cannot be reached the
+    tool cannot be had here (:func:`require.unavailable`).
     """
     import fcntl
     import hashlib
-    import os
     import subprocess
 
-    npm = need("npm")
+    npm = require("npm")
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "runctx-tests"
     key = hashlib.sha256(" ".join(NODE_PACKAGES).encode()).hexdigest()[:12]
     home = cache / f"node-{key}"
@@ -151,7 +142,7 @@ def node_modules() -> Path:
                 check=False,
             )
             if installed.returncode != 0:
-                pytest.skip(f"npm could not install {NODE_PACKAGES}: {installed.stderr[-300:]}")
+                unavailable(f"npm could not install {NODE_PACKAGES}: {installed.stderr[-300:]}")
             done.touch()
     return home / "node_modules"
 
@@ -171,12 +162,11 @@ def python_tools() -> Path:
     """The ``bin`` directory of a venv holding :data:`PYTHON_TOOLS`, installed once per machine.
 
     Made with this interpreter's ``venv`` and pip under a file lock in
-    ``$XDG_CACHE_HOME/runctx-tests``; skips the test when the registry cannot
-    be reached.
+    ``$XDG_CACHE_HOME/runctx-tests``; when the registry cannot be reached they
+    cannot be had here (:func:`require.unavailable`).
     """
     import fcntl
     import hashlib
-    import os
     import subprocess
     import sys
 
@@ -197,6 +187,6 @@ def python_tools() -> Path:
                 check=False,
             )
             if installed.returncode != 0:
-                pytest.skip(f"pip could not install {PYTHON_TOOLS}: {installed.stderr[-300:]}")
+                unavailable(f"pip could not install {PYTHON_TOOLS}: {installed.stderr[-300:]}")
             (home / "installed").touch()
     return home / "bin"

@@ -15,27 +15,19 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-import pytest
 from hooktools import hook_env
 from proctools import PYTHON, Orphan
+from require import require
 from runfactory import RUN_TESTS_SCRIPT, SPIN_SCRIPT, RunFactory, clean_env, ready_dir
 
 
 def require_tools(*names: str) -> dict[str, str]:
-    """The named programs, by full path; fail in CI, skip elsewhere, when one is missing."""
-    found = {name: shutil.which(name) for name in names}
-    missing = [name for name, path in found.items() if path is None]
-    if missing:
-        msg = f"needs {', '.join(missing)} (util-linux) on PATH"
-        if os.environ.get("CI"):
-            pytest.fail(msg, pytrace=False)
-        pytest.skip(msg)
-    return {name: path for name, path in found.items() if path is not None}
+    """The named programs (util-linux), by full path: :func:`require.require` for each."""
+    return {name: require(name) for name in names}
 
 
 def start_run_in_mount_namespace(

@@ -10,12 +10,12 @@ shell fails the test.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from require import require
 
 from runctx.cli.main import SUBCOMMANDS
 
@@ -23,13 +23,8 @@ BIN = Path(sys.executable).parent
 
 
 def shell(name: str) -> str:
-    """The path of the shell ``name``; skip without it, but fail in CI."""
-    found = shutil.which(name)
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} is not installed (.ci/run installs it)", pytrace=False)
-        pytest.skip(f"{name} is not installed")
-    return found
+    """The path of the shell ``name``; skip without it, but fail in CI (.ci/run installs it)."""
+    return require(name)
 
 
 def environment() -> dict[str, str]:

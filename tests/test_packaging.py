@@ -21,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from require import require
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
@@ -197,9 +198,7 @@ def test_the_pytest_plugin_is_registered(installed):
 def test_pipx_install_gives_the_command_and_its_hooks(built, tmp_path):
     """``pipx install`` of the wheel: runctx on the PATH pipx made, with hooks and completion."""
     wheel, _sdist, _log = built
-    pipx = Path(sys.executable).parent / "pipx"
-    if not pipx.exists():
-        pytest.skip("pipx is not installed (the test extra has it)")
+    pipx = require("pipx")
     env = {
         **quiet_env(),
         "PIPX_HOME": str(tmp_path / "pipx"),
@@ -251,9 +250,7 @@ def test_make_run_installs_no_test_or_lint_tool():
 
 def test_pre_commit_try_repo_runs_the_check_with_no_arguments(tmp_path):
     """``pre-commit try-repo`` of this repository runs runctx-check, which needs no args."""
-    pre_commit = Path(sys.executable).parent / "pre-commit"
-    if not pre_commit.exists():
-        pytest.skip("pre-commit is not installed (the test extra has it)")
+    pre_commit = require("pre-commit")
     repo = tmp_path / "project"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

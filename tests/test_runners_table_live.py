@@ -4,7 +4,7 @@ Each test starts the real tool where it exists on this machine (node, npm,
 cargo, make...) through the run factory, orphaned so that it does not fold
 into the suite's own run, and checks what a scan and the hook make of it: the
 hook's reading of a command and the scan's reading of ``/proc`` share the
-table. Where a tool cannot be had the test skips; python runners are
+table. Where a tool cannot be had the test skips (fails in CI); python runners are
 installed once from the registry (``livetools.python_tools``).
 """
 
@@ -21,7 +21,6 @@ import pytest
 from hooktools import claude_pre_tool_use, reply, run_hook
 from livetools import (
     link_node_modules,
-    need,
     python_tools,
     sandboxed_npm_test,
     start_npm_test,
@@ -31,6 +30,7 @@ from livetools import (
 )
 from nstools import hook_in_own_pid_namespace
 from proctools import is_live, make_checkout, name_every_foreign_run, wait_for
+from require import require
 
 from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner
 from runctx.runners.comms import argv_filter
@@ -308,8 +308,8 @@ time.sleep(300)
 def test_cmake_build_target_test_is_one_run_down_to_the_test(shared_tmp, runs):
     """``cmake --build build --target test``: cmake is the run; make, ctest, the test members."""
     checkout = make_checkout(shared_tmp)
-    cmake = need("cmake")
-    need("ctest")
+    cmake = require("cmake")
+    require("ctest")
     (checkout / "CMakeLists.txt").write_text(CMAKE_PROJECT)
     (checkout / "holds.py").write_text(CMAKE_HOLDING_TEST)
     subprocess.run(

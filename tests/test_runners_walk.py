@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from proctools import argv_of, wait_for
+from require import require
 from runnercases import FORMS, TASK_FORMS
 
 from runctx.runners import (
@@ -526,9 +526,9 @@ def test_real_xdist_style_worker_is_detected_as_worker(tmp_path, runs):
 
 
 @linux_only
-@pytest.mark.skipif(shutil.which("timeout") is None, reason="needs coreutils timeout")
 def test_real_wrapper_process_is_detected(tmp_path, runs):
     """A live ``timeout 300 <pytest script>`` wrapper process is itself seen as the pytest run."""
+    require("timeout")
     script = _shebang_script(tmp_path / "bin", "pytest")
     ready = tmp_path / "ready"
     command = ["timeout", "300", str(script), str(ready)]

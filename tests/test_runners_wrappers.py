@@ -24,6 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 from proctools import make_checkout, wait_for
+from require import require
 from runfactory import clean_env
 
 from runctx.scanning import scan, viewpoint
@@ -64,8 +65,7 @@ WRAPPED = [
 @pytest.mark.parametrize(("tool", "template"), WRAPPED, ids=[" ".join(t) for _, t in WRAPPED])
 def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, runs, tool, template):
     """The process started through the wrapper is one pytest run, the holder a member."""
-    if shutil.which(tool) is None:
-        pytest.skip(f"{tool} is not installed on this machine")
+    require(tool)
     if tool in {"su", "runuser"} and os.geteuid() != 0:
         pytest.skip(f"{tool} needs root here")
     checkout = make_checkout(shared_tmp)
