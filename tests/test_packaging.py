@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -223,6 +224,83 @@ def test_pipx_install_gives_the_command_and_its_hooks(built, tmp_path):
     hooked = run_installed(bin_dir, "runctx", "install", "git", cwd=checkout)
     assert hooked.returncode == 0, hooked.stderr
     assert (checkout / ".git" / "hooks" / "pre-push").exists()
+
+
+SHIPPED = (
+    "Makefile",
+    ".pre-commit-hooks.yaml",
+    "tests/",
+    "docs/",
+    "hooks/",
+    "fuzz/",
+    "benchmarks/",
+)
+"""What the sdist carries beside the package, so that its own tests and ``make`` run from it."""
+
+FROM_THE_SDIST = (
+    "tests/test_corpus.py",
+    "tests/test_runners_catalog.py",
+    "tests/test_require.py",
+    "tests/test_conftest.py::test_the_factory_reaps_every_process_of_every_group_it_started",
+)
+"""A part of the suite that needs the conftest, the helpers, the corpus and the docs."""
+
+
+def unpacked(sdist: Path, into: Path) -> Path:
+    """The sdist unpacked into ``into``, as ``pip download`` leaves it: its top directory."""
+    with tarfile.open(sdist) as archive:
+        archive.extractall(into, filter="data")
+    (top,) = into.iterdir()
+    return top
+
+
+def test_the_sdist_holds_every_file_its_tests_and_make_need(built, tmp_path):
+    """Every file of the checkout under tests/, docs/, fuzz/... and the Makefile is in the sdist."""
+    _wheel, sdist, _log = built
+    top = unpacked(sdist, tmp_path)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", *SHIPPED],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    wanted = {name for name in listed.split("\0") if name and (ROOT / name).is_file()}
+    assert {"tests/conftest.py", "tests/proctools.py", "Makefile"} <= wanted
+    assert any(name.startswith("tests/corpus/") for name in wanted)
+    missing = sorted(name for name in wanted if not (top / name).is_file())
+    assert missing == []
+
+
+def test_the_unpacked_sdist_runs_a_part_of_its_suite(built, tmp_path):
+    """From the unpacked sdist, with its own runctx first on the path: make parses, tests pass."""
+    _wheel, sdist, _log = built
+    top = unpacked(sdist, tmp_path)
+    dry = subprocess.run(
+        ["make", "-n", "test"], cwd=top, capture_output=True, text=True, check=False
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "-m pytest" in dry.stdout
+    env = {**quiet_env(), "PYTHONPATH": str(top)}
+    origin = subprocess.run(
+        [sys.executable, "-c", "import runctx; print(runctx.__file__)"],
+        cwd=top,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.strip()
+    assert Path(origin).is_relative_to(top)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *FROM_THE_SDIST],
+        cwd=top,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert re.search(r"\d+ passed", done.stdout)
 
 
 def test_make_run_installs_no_test_or_lint_tool():
