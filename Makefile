@@ -34,7 +34,7 @@ dist-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider tests/test_packaging.py $(PYTEST_ARGS)
 
 $(FUZZ_STAMP): pyproject.toml $(TEST_STAMP)
-	$(call quietly,$(BIN)/python -m pip install -e '.[fuzz]')
+	$(QUIETLY) $(BIN)/python -m pip install -e '.[fuzz]'
 	@touch $@
 
 clean:
@@ -43,22 +43,22 @@ clean:
 # Setting up says nothing when it works: each step's output goes to $(SETUP_LOG), which is
 # printed whole when a step fails.
 SETUP_LOG := $(VENV)/setup.log
-quietly = @echo "$$ $(1)" >>$(SETUP_LOG); $(1) >>$(SETUP_LOG) 2>&1 || { cat $(SETUP_LOG) >&2; echo "make: failed: $(1) (output above, kept in $(SETUP_LOG))" >&2; exit 1; }
+QUIETLY = @sh -c 'echo "$$ $$*" >>"$$0"; "$$@" >>"$$0" 2>&1 || { cat "$$0" >&2; echo "make: failed: $$* (its output is above and in $$0)" >&2; exit 1; }' $(SETUP_LOG)
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "runctx needs Python 3.11 or newer; set PYTHON=python3.X")'
 	@mkdir -p $(VENV)
-	$(call quietly,$(PYTHON) -m venv $(VENV))
+	$(QUIETLY) $(PYTHON) -m venv $(VENV)
 
 $(RUN_STAMP): pyproject.toml $(BIN)/python
-	$(call quietly,$(BIN)/python -m pip install --upgrade pip)
-	$(call quietly,$(BIN)/python -m pip install -e .)
+	$(QUIETLY) $(BIN)/python -m pip install --upgrade pip
+	$(QUIETLY) $(BIN)/python -m pip install -e .
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml $(RUN_STAMP)
-	$(call quietly,$(BIN)/python -m pip install -e '.[test]')
+	$(QUIETLY) $(BIN)/python -m pip install -e '.[test]'
 	@touch $@
 
 $(LINT_STAMP): pyproject.toml $(TEST_STAMP)
-	$(call quietly,$(BIN)/python -m pip install -e '.[test,lint]')
+	$(QUIETLY) $(BIN)/python -m pip install -e '.[test,lint]'
 	@touch $@

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from proctools import OTHER_UID, Orphan, make_checkout, name_every_foreign_run
 from readable import shared_tempdir
+from require import unavailable
 from runfactory import RunFactory
 
 # Git identity for the checkouts tests create, independent of the machine's config.
@@ -59,12 +60,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip a ``needs_root`` test without root; fail it instead when ``CI`` is set."""
     if item.get_closest_marker("needs_root") is None or os.geteuid() == 0:
         return
-    if os.environ.get("CI"):
-        pytest.fail(
-            "this test needs root (CI runs as root) to start processes under other uids",
-            pytrace=False,
-        )
-    pytest.skip("needs root to start processes under other uids")
+    unavailable("needs root to start processes under other uids (CI runs as root)")
 
 
 @pytest.fixture
