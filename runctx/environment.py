@@ -50,7 +50,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from runctx.planted import read_bounded
+from runctx.checkout import nearest_holding
+from runctx.planted import small_text
 
 VENV = "venv"
 CONDA = "conda"
@@ -61,7 +62,6 @@ MAX_PATH_ENTRIES = 64
 """The most ``$PATH`` entries looked through for a program."""
 MAX_WORDS = 16
 """The words of a command looked at for a path to an environment's program."""
-_SMALL = 64 * 1024
 
 DirectoryId = tuple[int, int]
 
@@ -249,16 +249,15 @@ def _which(name: str, environ: Mapping[str, str]) -> str | None:
 
 
 def _nearest_with(start: str, name: str) -> str | None:
-    """The nearest directory from ``start`` upwards that holds ``name``, None if none does."""
-    current = os.path.abspath(start)
-    for _ in range(512):
-        if os.path.exists(os.path.join(current, name)):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-    return None
+    """The nearest directory from ``start`` upwards that holds ``name``, made by a trusted owner.
+
+    The one walk up the tree (:func:`runctx.checkout.nearest_holding`) with its
+    owner rule: a ``.venv`` or a ``pyproject.toml`` another user put in a
+    shared parent (``/tmp``) is not this command's.
+    """
+    kind = "directory" if name in ("node_modules", ".venv") else "file"
+    found = nearest_holding(start, (name,), kind=kind)
+    return os.path.dirname(found) if found is not None else None
 
 
 def _venv_at(directory: str, found_by: str) -> Environment | None:
@@ -273,14 +272,6 @@ def _program_environment(program: str, cwd: str, found_by: str) -> Environment |
     """The environment of an environment's program (``.venv/bin/pytest``, ``/x/bin/python``)."""
     path = program if os.path.isabs(program) else os.path.join(cwd, program)
     return python_environment(View(), path, found_by)
-
-
-def _small_text(path: str) -> str | None:
-    try:
-        data, whole = read_bounded(path, _SMALL)
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace") if whole else None
 
 
 def _option(argv: Sequence[str], *names: str) -> str | None:
@@ -334,7 +325,7 @@ def _pdm_environment(cwd: str) -> Environment | None:
     project = _nearest_with(cwd, "pyproject.toml")
     if project is None:
         return None
-    chosen = _small_text(os.path.join(project, ".pdm-python"))
+    chosen = small_text(os.path.join(project, ".pdm-python"))
     if chosen and chosen.strip() and os.path.isabs(chosen.strip()):
         return _program_environment(chosen.strip(), project, ".pdm-python")
     return _venv_at(os.path.join(project, ".venv"), "the project's .venv")
@@ -351,7 +342,7 @@ def _poetry_environment(cwd: str, environ: Mapping[str, str]) -> Environment | N
 def _hatch_environment(cwd: str) -> Environment | None:
     """The default environment's ``path`` setting; hatch keeps the others in its own data dir."""
     project = _nearest_with(cwd, "pyproject.toml")
-    text = _small_text(os.path.join(project, "pyproject.toml")) if project else None
+    text = small_text(os.path.join(project, "pyproject.toml")) if project else None
     if project is None or text is None or "hatch" not in text:
         return None
     import tomllib  # noqa: PLC0415 - only for a hatch project

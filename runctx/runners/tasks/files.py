@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections import deque
 
+from runctx.checkout import nearest_holding
 from runctx.planted import read_bounded
 
 TYPE_CHECKING = False
@@ -41,7 +42,7 @@ def read_project_file(path: str) -> bytes | None:
     """
     try:
         data, whole = read_bounded(path, MAX_PROJECT_FILE_BYTES)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL or a lone surrogate in the path
         return None
     return data if whole else None
 
@@ -76,36 +77,21 @@ class ProjectFiles:
 
 
 def first_existing(directory: str, names: Iterable[str]) -> str | None:
-    """The first of ``names`` that is a file in ``directory``."""
+    """The first of ``names`` that is a file in ``directory`` (None for a path that cannot be)."""
     for name in names:
         path = os.path.join(directory, name)
-        if os.path.isfile(path):
+        if os.path.isfile(path):  # False for a NUL or a lone surrogate in the path
             return path
     return None
 
 
-def _trusted(path: str) -> bool:
-    """Whether a file found above the project belongs to the caller or to root."""
-    try:
-        owner = os.stat(path).st_uid
-    except OSError:
-        return False
-    return owner in (0, os.getuid())
-
-
 def found_above(directory: str, names: Iterable[str]) -> str | None:
-    """The nearest of ``names`` in ``directory`` or above it (above: trusted owners only)."""
-    names = tuple(names)
-    here = os.path.abspath(directory)
-    for level in range(MAX_PARENTS):
-        found = first_existing(here, names)
-        if found is not None and (level == 0 or _trusted(found)):
-            return found
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-    return None
+    """The nearest of ``names`` in ``directory`` or above it (above: trusted owners only).
+
+    The one walk up the tree (:func:`runctx.checkout.nearest_holding`), with
+    its owner rule above the directory itself.
+    """
+    return nearest_holding(directory, names, trust_start=True, levels=MAX_PARENTS)
 
 
 def expand_tasks(
