@@ -31,7 +31,7 @@ import os
 import sys
 
 from runctx.exceptions import RunctxError
-from runctx.present.escape import json_text, terminal_bytes, visible
+from runctx.present.escape import json_controls_escaped, json_text, terminal_bytes, visible
 from runctx.present.style import RESET, Line, sgr
 
 TYPE_CHECKING = False
@@ -103,8 +103,13 @@ def write_text(text: str, stream: TextIO | None = None, *, utf8: bool = False) -
 
 
 def json_dumps(value: object) -> str:
-    """The JSON text of a report (indented, UTF-8 kept; NaN refused)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    r"""The JSON text of a report (indented, UTF-8 kept; NaN refused; no raw control character).
+
+    Every character that is not printable goes out as its ``\u`` escape
+    (:func:`~runctx.present.escape.json_controls_escaped`): C1 and bidirectional
+    controls included; the decoded strings are exact.
+    """
+    return json_controls_escaped(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def write_json(value: object, stream: TextIO | None = None) -> None:
