@@ -204,12 +204,16 @@ def process_environment(  # noqa: PLR0913 - one argument per fact of the process
     executable_id: tuple[int, int] | None,
     cwd: str | None,
     virtual_env: str | None = None,
+    search_path: str | None = None,
 ) -> Environment | None:
     """The environment one process imports from (see the module), None when it shows none.
 
     ``executable`` is the text of its ``/proc/PID/exe`` and ``executable_id``
     that file's (device, inode): an interpreter path is believed only when it
-    is that file.
+    is that file. ``virtual_env`` and ``search_path`` are its ``$VIRTUAL_ENV``
+    and ``$PATH``: a bare name in ``argv[0]`` is of the venv only when that
+    ``$PATH`` finds it there (:func:`_found_on_path`); a stale ``$VIRTUAL_ENV``
+    with a ``$PATH`` that leads elsewhere is not believed.
     """
     words = list(argv[:MAX_WORDS])
     first = words[0] if words else ""
@@ -219,7 +223,10 @@ def process_environment(  # noqa: PLR0913 - one argument per fact of the process
         if "/" in first:
             candidates.append((first, "argv[0]"))
         elif first and virtual_env and os.path.isabs(virtual_env):
-            candidates.append((os.path.join(virtual_env, "bin", first), "VIRTUAL_ENV"))
+            found_on_path = _found_on_path(view, first, search_path)
+            venv_bin = os.path.join(virtual_env, "bin")
+            if found_on_path is not None and _same_place(view, found_on_path[0], venv_bin):
+                candidates.append((os.path.join(virtual_env, "bin", first), "VIRTUAL_ENV"))
         if executable and os.path.isabs(executable):
             candidates.append((executable, "/proc/PID/exe"))
         for path, found_by in candidates:
@@ -232,6 +239,32 @@ def process_environment(  # noqa: PLR0913 - one argument per fact of the process
             if environment is not None:
                 return environment
     return node_modules_of(view, words, cwd)
+
+
+def _found_on_path(view: View, name: str, search_path: str | None) -> tuple[str, str] | None:
+    """(directory, path) of the program ``name`` as ``search_path`` finds it in ``view``.
+
+    As ``execvp`` and CPython do: the first absolute entry holding an
+    executable regular file of that name. None when ``search_path`` is not
+    known or finds none.
+    """
+    if not search_path:
+        return None
+    for entry in search_path.split(os.pathsep)[:MAX_PATH_ENTRIES]:
+        if not os.path.isabs(entry):
+            continue
+        found = view.stat(os.path.join(entry, name))
+        if found is not None and stat.S_ISREG(found.st_mode) and found.st_mode & 0o111:
+            return entry, os.path.join(entry, name)
+    return None
+
+
+def _same_place(view: View, one: str, other: str) -> bool:
+    """Whether two directories of ``view`` are one (by device and inode, else by text)."""
+    first, second = view.directory_id(one), view.directory_id(other)
+    if first is not None and second is not None:
+        return first == second
+    return os.path.normpath(one) == os.path.normpath(other)
 
 
 # --------------------------------------------------------------------------- commands
