@@ -51,7 +51,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from runctx.checkout import nearest_holding
-from runctx.planted import small_text
+from runctx.planted import small_text, usable_path
 
 VENV = "venv"
 CONDA = "conda"
@@ -381,19 +381,29 @@ def _hatch_environment(cwd: str) -> Environment | None:
     import tomllib  # noqa: PLC0415 - only for a hatch project
 
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        document: object = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):  # 2,000-deep arrays recurse
         return None
-    envs = document.get("tool", {}).get("hatch", {}).get("envs", {})
-    path = envs.get("default", {}).get("path") if isinstance(envs, dict) else None
-    if not isinstance(path, str) or not path:
+    path = _table_value(document, "tool", "hatch", "envs", "default", "path")
+    if not isinstance(path, str) or not path or not usable_path(path):
         return None
     return _venv_at(os.path.join(project, path), "[tool.hatch.envs.default] path")
+
+
+def _table_value(value: object, *keys: str) -> object:
+    """``value[k1][k2]...``, each level checked to be a table; None where one is not."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 def _node_environment(argv: Sequence[str], cwd: str) -> Environment | None:
     prefix = _option(argv, "--prefix", "--dir", "-C", "--cwd")
     start = os.path.join(cwd, prefix) if prefix else cwd
+    if not usable_path(start):
+        return None
     package = _nearest_with(start, "package.json") or os.path.abspath(start)
     modules = os.path.join(package, "node_modules")
     directory = View().directory_id(modules)
@@ -479,6 +489,8 @@ def command_environment(
     cannot be told.
     """
     env = os.environ if environ is None else environ
+    if not usable_path(cwd):
+        return None
     explicit = _explicit_program(argv, cwd)
     if explicit is not None:
         return explicit

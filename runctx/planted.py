@@ -142,6 +142,21 @@ def feed_chunks(path: str, limit: int, consume: Callable[[bytes], bool]) -> bool
         os.close(fd)
 
 
+def usable_path(path: object) -> bool:
+    """Whether ``path`` (text a command or a file gave) can name a file at all.
+
+    No NUL, bytes for every character (a lone surrogate has none unless it
+    stands for a byte), shorter than ``PATH_MAX``: a path built from a
+    command's words or a checkout's files is checked before it is used.
+    """
+    if not isinstance(path, str) or "\0" in path or len(path) >= 4096:  # noqa: PLR2004 - PATH_MAX
+        return False
+    try:
+        return len(os.fsencode(path)) < 4096  # noqa: PLR2004
+    except UnicodeEncodeError:
+        return False
+
+
 def small_text(path: str, limit: int = 64 * 1024) -> str | None:
     """The UTF-8 text (bad bytes replaced) of the small regular file at ``path``.
 

@@ -311,7 +311,7 @@ def user_table(path: str) -> dict[str, object]:
 
     try:
         return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         msg = f"{path}: invalid TOML: {error}"
         raise _error(msg) from error
 
@@ -329,7 +329,7 @@ def runctx_table(path: str) -> dict[str, object]:
 
     try:
         document = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         msg = f"{path}: invalid TOML: {error}"
         raise _error(msg) from error
     tools = document.get("tool", {})

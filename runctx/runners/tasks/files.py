@@ -14,7 +14,7 @@ import os
 from collections import deque
 
 from runctx.checkout import nearest_holding
-from runctx.planted import read_bounded
+from runctx.planted import read_bounded, usable_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,9 +40,11 @@ def read_project_file(path: str) -> bytes | None:
     another user could plant: looked at before it is opened (regular files
     only), opened without blocking, at most :data:`MAX_PROJECT_FILE_BYTES`.
     """
+    if not usable_path(path):  # a NUL or a lone surrogate from the command's words
+        return None
     try:
         data, whole = read_bounded(path, MAX_PROJECT_FILE_BYTES)
-    except (OSError, ValueError):  # ValueError: a NUL or a lone surrogate in the path
+    except OSError:
         return None
     return data if whole else None
 
@@ -80,7 +82,7 @@ def first_existing(directory: str, names: Iterable[str]) -> str | None:
     """The first of ``names`` that is a file in ``directory`` (None for a path that cannot be)."""
     for name in names:
         path = os.path.join(directory, name)
-        if os.path.isfile(path):  # False for a NUL or a lone surrogate in the path
+        if usable_path(path) and os.path.isfile(path):
             return path
     return None
 
