@@ -278,22 +278,32 @@ def _holds(directory: int, relative: str) -> bool:
     return True
 
 
-def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
-    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
+def _trusted_mode(directory: int, name: str, owners: frozenset[int] | None) -> int | None:
+    """The mode of ``name`` in the open ``directory`` when one of ``owners`` made it, else None.
 
-    Looked at (``fstatat``), never opened. A link the owner made counts by
-    what it names (followed by ``stat`` only); a FIFO, a socket or a device is
-    no marker, whatever its name.
+    The one owner rule of every walk up the tree: looked at (``fstatat``),
+    never opened; a link its owner made counts by what it names (followed by
+    ``stat`` only); ``owners`` None trusts anyone.
     """
     try:
         info = os.stat(name, dir_fd=directory, follow_symlinks=False)
-        if info.st_uid not in rules.owners:
-            return False
+        if owners is not None and info.st_uid not in owners:
+            return None
         if stat.S_ISLNK(info.st_mode):
             info = os.stat(name, dir_fd=directory)
     except (OSError, ValueError):
+        return None
+    return info.st_mode
+
+
+def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
+    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
+
+    A FIFO, a socket or a device is no marker, whatever its name.
+    """
+    mode = _trusted_mode(directory, name, rules.owners)
+    if mode is None:
         return False
-    mode = info.st_mode
     if name == GIT_MARKER and stat.S_ISDIR(mode):
         # An empty .git is no repository (git walks on past it too).
         return _holds(directory, f"{GIT_MARKER}/HEAD")
@@ -538,20 +548,9 @@ _KINDS: dict[str, Callable[[int], bool]] = {
 
 
 def _trusted_entry(directory: int, name: str, owners: frozenset[int] | None, kind: str) -> bool:
-    """Whether ``name`` in the open ``directory`` is of ``kind`` and made by one of ``owners``.
-
-    The markers' rule (:func:`_is_marker`): looked at, never opened; a link
-    counts by what it names when its owner is trusted; ``owners`` None trusts anyone.
-    """
-    try:
-        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
-        if owners is not None and info.st_uid not in owners:
-            return False
-        if stat.S_ISLNK(info.st_mode):
-            info = os.stat(name, dir_fd=directory)
-    except (OSError, ValueError):
-        return False
-    return _KINDS[kind](info.st_mode)
+    """Whether ``name`` in the open ``directory`` is of ``kind`` and made by one of ``owners``."""
+    mode = _trusted_mode(directory, name, owners)
+    return mode is not None and _KINDS[kind](mode)
 
 
 def _open_nearest_existing(path: str) -> int:
