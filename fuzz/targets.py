@@ -19,18 +19,23 @@ from collections.abc import Callable
 import atheris
 
 with atheris.instrument_imports():
+    from runctx.busy import box_pressure
+    from runctx.environment import _table_value, command_environment
     from runctx.exceptions import ConfigError
     from runctx.hooks import json_layout, settings_file
     from runctx.hooks.agents import AGENT_NAMES, agent
     from runctx.hooks.payload import PayloadError, json_object
+    from runctx.planted import usable_path
     from runctx.present.escape import hook_json, json_bytes, json_text, visible
+    from runctx.present.output import json_dumps
     from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner, resolve_command
     from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
     from runctx.runners.tasks.files import MAX_TASKS, expand_tasks
-    from runctx.settings import TableSearch, mentions_runctx_table, settings_of_table
+    from runctx.settings import BusyRules, TableSearch, mentions_runctx_table, settings_of_table
     from runctx.shell.commands import test_invocations
     from runctx.sources import proctext
-    from runctx.unknown import Unknown
+    from runctx.sources.load import Load, MemInfo, Pressure
+    from runctx.unknown import Reason, Unknown
 
 
 def _finite(*values: float) -> None:
@@ -299,6 +304,59 @@ def hatch_scripts(data: bytes) -> None:
             assert all(isinstance(v, list) for v in found.values())
 
 
+_LAYOUT = frozenset("\n ")
+
+
+def json_face(data: bytes) -> None:
+    """The JSON face: no raw control (C0, C1, DEL, bidi), and every string decodes exactly."""
+    text = os.fsdecode(data)
+    exact = json_text(text)
+    value = {"argv": [exact, exact[:3]], exact[:8]: exact}
+    written = json_dumps(value)
+    assert all(char.isprintable() or char in _LAYOUT for char in written), written
+    assert json.loads(written) == value
+
+
+def hatch_environment(data: bytes) -> None:
+    """``[tool.hatch.envs.default] path`` of any type and depth: a value or None, never a raise."""
+    import tomllib
+
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError):
+        return
+    _table_value(document, "tool", "hatch", "envs", "default", "path")
+    _table_value(document.get("tool"), "hatch", "envs")
+
+
+def command_paths(data: bytes) -> None:
+    """Paths a command builds (``make -f``, ``npm --prefix``, the cwd): checked, never a raise."""
+    text = os.fsdecode(data)
+    cwd, _, word = text.partition("\n")
+    assert isinstance(usable_path(cwd), bool)
+    for command in (f"make -f {word!r} ci", f"npm --prefix {word!r} run unit", text):
+        assert isinstance(test_invocations(command, cwd or "/"), tuple)
+    found = command_environment("pip:install", ["npm", "--prefix", word, "ci"], cwd, {})
+    assert found is None or found.kind
+
+
+def busy_unknown(data: bytes) -> None:
+    """Busy-box figures, each read or not: "not busy" is said only when every one was read."""
+    flags = data[0] if data else 0
+    number = float(int.from_bytes(data[1:3] or b"\0", "big") % 200)
+    missing = Unknown(Reason.DENIED, "subset=pid")
+    load = Load(
+        usable_cpus=missing if flags & 1 else 2,
+        load_average=missing if flags & 2 else (number, number, number),
+        cpu_pressure=missing if flags & 4 else Pressure(avg10=number, avg60=0.0, avg300=0.0),
+        memory=missing if flags & 8 else MemInfo(total_bytes=1000, available_bytes=int(number)),
+    )
+    pressure = box_pressure(load, BusyRules(cpu_pressure=40, load_per_cpu=1.5, memory_available=10))
+    if flags & 0b1111:
+        assert not pressure.known_calm, pressure
+    assert not (pressure.busy and pressure.known_calm)
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "stat": stat,
     "cmdline": cmdline,
@@ -321,6 +379,10 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "justfile": justfile_recipes,
     "taskfile": taskfile_tasks,
     "hatch": hatch_scripts,
+    "json_face": json_face,
+    "hatch_environment": hatch_environment,
+    "command_paths": command_paths,
+    "busy_unknown": busy_unknown,
 }
 
 

@@ -11,7 +11,10 @@ Pure, over a :class:`~runctx.report.Report` and the checkout's
   reaches ``busy-box-cpu-pressure``, its one-minute load per usable CPU
   reaches ``busy-box-load-per-cpu``, or its available memory is below
   ``busy-box-memory-available`` percent of the total. A fact that is not
-  known (no PSI on this kernel) adds no pressure, and the others still count.
+  known (no PSI on this kernel, ``/proc`` mounted ``subset=pid``) adds no
+  pressure, the others still count, and it is named as unknown: "not busy"
+  is claimed only when every fact with a threshold was read
+  (:attr:`BoxPressure.known_calm`).
 
 A foreign run is worth a note only when it is busy now or the box is under
 pressure (:mod:`runctx.policy`); idle foreign runs are only counted.
@@ -50,32 +53,62 @@ def idle_now(run: Run, rules: BusyRules) -> bool:
 
 @attrs.frozen
 class BoxPressure:
-    """Whether the box is under pressure, and each threshold it crossed, in words."""
+    """Whether the box is under pressure: each threshold it crossed, each fact not read, in words.
+
+    ``unknown`` names the facts with a threshold that could not be read
+    (``load: /proc/loadavg is not readable``): they are never summed into
+    "not busy".
+    """
 
     reasons: tuple[str, ...]
+    unknown: tuple[str, ...] = ()
 
     @property
     def busy(self) -> bool:
         """Whether any threshold was crossed."""
         return bool(self.reasons)
 
+    @property
+    def known_calm(self) -> bool:
+        """Whether the box is known not to be busy: no threshold crossed, every fact read."""
+        return not self.reasons and not self.unknown
+
+
+def _unread(name: str, value: Unknown) -> str:
+    return f"{name} ({value.detail or value.reason.value})"
+
 
 def box_pressure(load: Load, rules: BusyRules) -> BoxPressure:
-    """Which of the box's facts cross the rules' thresholds (``CPU pressure 62% >= 40%``)."""
+    """Which of the box's facts cross the rules' thresholds (``CPU pressure 62% >= 40%``).
+
+    A fact with a threshold that could not be read is named in ``unknown``.
+    """
     reasons = []
+    unknown = []
     pressure = load.cpu_pressure
-    limit = rules.cpu_pressure
-    if limit is not None and not isinstance(pressure, Unknown) and pressure.avg10 >= limit:
-        reasons.append(f"CPU pressure {pressure.avg10:.0f}% >= {limit:g}%")
     per_cpu = load.load_per_cpu
-    limit = rules.load_per_cpu
-    if limit is not None and not isinstance(per_cpu, Unknown) and per_cpu >= limit:
-        reasons.append(f"load {per_cpu:.2f} per CPU >= {limit:g}")
     available = load.memory_available_percent
-    limit = rules.memory_available
-    if limit is not None and not isinstance(available, Unknown) and available < limit:
-        reasons.append(f"memory available {available:.0f}% < {limit:g}%")
-    return BoxPressure(tuple(reasons))
+    facts: tuple[tuple[str, float | Unknown, float | None], ...] = (
+        (
+            "CPU pressure",
+            pressure if isinstance(pressure, Unknown) else pressure.avg10,
+            rules.cpu_pressure,
+        ),
+        ("load", per_cpu, rules.load_per_cpu),
+        ("memory", available, rules.memory_available),
+    )
+    for name, value, limit in facts:
+        if limit is None:
+            continue
+        if isinstance(value, Unknown):
+            unknown.append(_unread(name, value))
+        elif name == "CPU pressure" and value >= limit:
+            reasons.append(f"CPU pressure {value:.0f}% >= {limit:g}%")
+        elif name == "load" and value >= limit:
+            reasons.append(f"load {value:.2f} per CPU >= {limit:g}")
+        elif name == "memory" and value < limit:
+            reasons.append(f"memory available {value:.0f}% < {limit:g}%")
+    return BoxPressure(tuple(reasons), tuple(unknown))
 
 
 def split_by_cpu(

@@ -278,22 +278,32 @@ def _holds(directory: int, relative: str) -> bool:
     return True
 
 
-def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
-    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
+def _trusted_mode(directory: int, name: str, owners: frozenset[int] | None) -> int | None:
+    """The mode of ``name`` in the open ``directory`` when one of ``owners`` made it, else None.
 
-    Looked at (``fstatat``), never opened. A link the owner made counts by
-    what it names (followed by ``stat`` only); a FIFO, a socket or a device is
-    no marker, whatever its name.
+    The one owner rule of every walk up the tree: looked at (``fstatat``),
+    never opened; a link its owner made counts by what it names (followed by
+    ``stat`` only); ``owners`` None trusts anyone.
     """
     try:
         info = os.stat(name, dir_fd=directory, follow_symlinks=False)
-        if info.st_uid not in rules.owners:
-            return False
+        if owners is not None and info.st_uid not in owners:
+            return None
         if stat.S_ISLNK(info.st_mode):
             info = os.stat(name, dir_fd=directory)
     except (OSError, ValueError):
+        return None
+    return info.st_mode
+
+
+def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
+    """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
+
+    A FIFO, a socket or a device is no marker, whatever its name.
+    """
+    mode = _trusted_mode(directory, name, rules.owners)
+    if mode is None:
         return False
-    mode = info.st_mode
     if name == GIT_MARKER and stat.S_ISDIR(mode):
         # An empty .git is no repository (git walks on past it too).
         return _holds(directory, f"{GIT_MARKER}/HEAD")
@@ -529,6 +539,85 @@ def _name_of(handle: int) -> str | None:
     except OSError:
         return None
     return named if named.startswith("/") else None
+
+
+_KINDS: dict[str, Callable[[int], bool]] = {
+    "file": stat.S_ISREG,
+    "directory": stat.S_ISDIR,
+}
+
+
+def _trusted_entry(directory: int, name: str, owners: frozenset[int] | None, kind: str) -> bool:
+    """Whether ``name`` in the open ``directory`` is of ``kind`` and made by one of ``owners``."""
+    mode = _trusted_mode(directory, name, owners)
+    return mode is not None and _KINDS[kind](mode)
+
+
+def _open_nearest_existing(path: str) -> int:
+    """A handle on ``path``, else on the nearest directory above it that exists; -1 if none.
+
+    A command's directory may not exist yet (``mkdir sub && cd sub && ...``).
+    """
+    for _ in range(MAX_DEPTH):
+        try:
+            return os.open(path, _OPEN_DIRECTORY)
+        except (FileNotFoundError, NotADirectoryError):
+            parent = os.path.dirname(path)
+            if parent == path:
+                return -1
+            path = parent
+        except (OSError, ValueError):  # ValueError: a NUL or a lone surrogate in the text
+            return -1
+    return -1
+
+
+def nearest_holding(  # noqa: PLR0913 - each keyword is its own choice
+    start: str,
+    names: Iterable[str],
+    rules: RootRules | None = None,
+    *,
+    kind: str = "file",
+    trust_start: bool = False,
+    levels: int = MAX_DEPTH,
+) -> str | None:
+    """The path of the nearest of ``names`` in ``start`` or above it that a trusted owner made.
+
+    The one walk up the tree: the climb of :func:`checkout_root` (``..`` from
+    an open directory, one held at a time, at most ``levels`` directories) with
+    the markers' owner rule (``rules``, default those of the caller's real
+    uid: root, the caller, ``SUDO_UID`` for root under ``sudo``). ``kind``:
+    ``"file"`` (a regular file) or ``"directory"``. ``trust_start``: in
+    ``start`` itself any owner's file counts (the directory the command runs
+    in, which the tool itself reads whoever made it). None when none is found,
+    or ``start`` cannot be opened (missing, a NUL or a lone surrogate in it).
+    """
+    wanted = tuple(names)
+    if not isinstance(start, str) or too_long(start):
+        return None
+    handle = _open_nearest_existing(os.path.abspath(start))
+    if handle < 0:
+        return None
+    chosen = rules if rules is not None else rules_for([os.getuid()])
+    try:
+        text = _name_of(handle) or os.path.abspath(start)
+        chain = _Chain(handle, text, _identity(os.stat("/")))
+    except OSError:
+        os.close(handle)
+        return None
+    os.close(handle)
+    try:
+        index = 0
+        while index < levels and chain.reaches(index):
+            owners = None if trust_start and index == 0 else chosen.owners
+            for name in wanted:
+                if _trusted_entry(chain.handle, name, owners, kind):
+                    return os.path.join(chain.text_at(index), name)
+            index += 1
+    except OSError:
+        return None
+    finally:
+        chain.close()
+    return None
 
 
 def _unopenable(cwd: str, error: Exception) -> Unknown:

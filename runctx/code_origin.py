@@ -45,7 +45,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import attrs
 
 from runctx.checkout import checkout_root, within
-from runctx.planted import read_bounded
+from runctx.planted import read_bounded, small_text
 
 MAX_ENTRIES = 4096
 """The most entries of one directory looked at (``sys.path`` entries, a rootdir, a ``src/``)."""
@@ -112,17 +112,6 @@ def _listdir(path: str) -> list[str]:
         return []
 
 
-def _small_text(path: str, limit: int = MAX_SMALL_BYTES) -> str | None:
-    """The text of a small regular file another user may have put there, None if unreadable."""
-    try:
-        data, whole = read_bounded(path, limit)
-    except OSError:
-        return None
-    if not whole:
-        return None
-    return data.decode("utf-8", "replace")
-
-
 def _is_file(path: str) -> bool:
     try:
         return os.path.isfile(path)
@@ -135,7 +124,7 @@ def _is_file(path: str) -> bool:
 
 def _install_of(metadata: str) -> Install | None:
     """The install ``metadata`` (a ``.dist-info`` directory) records, if from a directory."""
-    text = _small_text(os.path.join(metadata, "direct_url.json"))
+    text = small_text(os.path.join(metadata, "direct_url.json"))
     if text is None:
         return None
     try:
@@ -185,7 +174,7 @@ def project_name(checkout: str) -> str | None:
     """The ``[project] name`` of the checkout's ``pyproject.toml``, None if none is readable."""
     try:
         data, whole = read_bounded(os.path.join(checkout, "pyproject.toml"), MAX_PYPROJECT_BYTES)
-    except OSError:
+    except (OSError, ValueError):
         return None
     if not whole or b"name" not in data:
         return None
@@ -211,11 +200,11 @@ def repository_of(directory: str) -> str | None:
     marker = os.path.join(root, ".git")
     if os.path.isdir(marker):
         return os.path.realpath(marker)
-    text = _small_text(marker)
+    text = small_text(marker)
     if text is None or not text.startswith("gitdir:"):
         return None
     gitdir = os.path.join(root, text[len("gitdir:") :].strip())
-    common = _small_text(os.path.join(gitdir, "commondir"))
+    common = small_text(os.path.join(gitdir, "commondir"))
     if common is not None and common.strip():
         return os.path.realpath(os.path.join(gitdir, common.strip()))
     return os.path.realpath(gitdir)
@@ -256,7 +245,7 @@ def packages_in(directory: str) -> list[str]:
 
 def _record_top_levels(install: Install) -> list[str]:
     """The top-level packages and modules a distribution's ``RECORD`` lists."""
-    text = _small_text(os.path.join(install.metadata, "RECORD"), MAX_RECORD_BYTES)
+    text = small_text(os.path.join(install.metadata, "RECORD"), MAX_RECORD_BYTES)
     if text is None:
         return []
     import csv  # noqa: PLC0415 - only for a non-editable install of this project

@@ -50,7 +50,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from runctx.planted import read_bounded
+from runctx.checkout import nearest_holding
+from runctx.planted import small_text, usable_path
 
 VENV = "venv"
 CONDA = "conda"
@@ -61,7 +62,6 @@ MAX_PATH_ENTRIES = 64
 """The most ``$PATH`` entries looked through for a program."""
 MAX_WORDS = 16
 """The words of a command looked at for a path to an environment's program."""
-_SMALL = 64 * 1024
 
 DirectoryId = tuple[int, int]
 
@@ -204,12 +204,16 @@ def process_environment(  # noqa: PLR0913 - one argument per fact of the process
     executable_id: tuple[int, int] | None,
     cwd: str | None,
     virtual_env: str | None = None,
+    search_path: str | None = None,
 ) -> Environment | None:
     """The environment one process imports from (see the module), None when it shows none.
 
     ``executable`` is the text of its ``/proc/PID/exe`` and ``executable_id``
     that file's (device, inode): an interpreter path is believed only when it
-    is that file.
+    is that file. ``virtual_env`` and ``search_path`` are its ``$VIRTUAL_ENV``
+    and ``$PATH``: a bare name in ``argv[0]`` is of the venv only when that
+    ``$PATH`` finds it there (:func:`_found_on_path`); a stale ``$VIRTUAL_ENV``
+    with a ``$PATH`` that leads elsewhere is not believed.
     """
     words = list(argv[:MAX_WORDS])
     first = words[0] if words else ""
@@ -219,7 +223,10 @@ def process_environment(  # noqa: PLR0913 - one argument per fact of the process
         if "/" in first:
             candidates.append((first, "argv[0]"))
         elif first and virtual_env and os.path.isabs(virtual_env):
-            candidates.append((os.path.join(virtual_env, "bin", first), "VIRTUAL_ENV"))
+            found_on_path = _found_on_path(view, first, search_path)
+            venv_bin = os.path.join(virtual_env, "bin")
+            if found_on_path is not None and _same_place(view, found_on_path[0], venv_bin):
+                candidates.append((os.path.join(virtual_env, "bin", first), "VIRTUAL_ENV"))
         if executable and os.path.isabs(executable):
             candidates.append((executable, "/proc/PID/exe"))
         for path, found_by in candidates:
@@ -232,6 +239,32 @@ def process_environment(  # noqa: PLR0913 - one argument per fact of the process
             if environment is not None:
                 return environment
     return node_modules_of(view, words, cwd)
+
+
+def _found_on_path(view: View, name: str, search_path: str | None) -> tuple[str, str] | None:
+    """(directory, path) of the program ``name`` as ``search_path`` finds it in ``view``.
+
+    As ``execvp`` and CPython do: the first absolute entry holding an
+    executable regular file of that name. None when ``search_path`` is not
+    known or finds none.
+    """
+    if not search_path:
+        return None
+    for entry in search_path.split(os.pathsep)[:MAX_PATH_ENTRIES]:
+        if not os.path.isabs(entry):
+            continue
+        found = view.stat(os.path.join(entry, name))
+        if found is not None and stat.S_ISREG(found.st_mode) and found.st_mode & 0o111:
+            return entry, os.path.join(entry, name)
+    return None
+
+
+def _same_place(view: View, one: str, other: str) -> bool:
+    """Whether two directories of ``view`` are one (by device and inode, else by text)."""
+    first, second = view.directory_id(one), view.directory_id(other)
+    if first is not None and second is not None:
+        return first == second
+    return os.path.normpath(one) == os.path.normpath(other)
 
 
 # --------------------------------------------------------------------------- commands
@@ -249,16 +282,15 @@ def _which(name: str, environ: Mapping[str, str]) -> str | None:
 
 
 def _nearest_with(start: str, name: str) -> str | None:
-    """The nearest directory from ``start`` upwards that holds ``name``, None if none does."""
-    current = os.path.abspath(start)
-    for _ in range(512):
-        if os.path.exists(os.path.join(current, name)):
-            return current
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-    return None
+    """The nearest directory from ``start`` upwards that holds ``name``, made by a trusted owner.
+
+    The one walk up the tree (:func:`runctx.checkout.nearest_holding`) with its
+    owner rule: a ``.venv`` or a ``pyproject.toml`` another user put in a
+    shared parent (``/tmp``) is not this command's.
+    """
+    kind = "directory" if name in ("node_modules", ".venv") else "file"
+    found = nearest_holding(start, (name,), kind=kind)
+    return os.path.dirname(found) if found is not None else None
 
 
 def _venv_at(directory: str, found_by: str) -> Environment | None:
@@ -273,14 +305,6 @@ def _program_environment(program: str, cwd: str, found_by: str) -> Environment |
     """The environment of an environment's program (``.venv/bin/pytest``, ``/x/bin/python``)."""
     path = program if os.path.isabs(program) else os.path.join(cwd, program)
     return python_environment(View(), path, found_by)
-
-
-def _small_text(path: str) -> str | None:
-    try:
-        data, whole = read_bounded(path, _SMALL)
-    except OSError:
-        return None
-    return data.decode("utf-8", "replace") if whole else None
 
 
 def _option(argv: Sequence[str], *names: str) -> str | None:
@@ -334,7 +358,7 @@ def _pdm_environment(cwd: str) -> Environment | None:
     project = _nearest_with(cwd, "pyproject.toml")
     if project is None:
         return None
-    chosen = _small_text(os.path.join(project, ".pdm-python"))
+    chosen = small_text(os.path.join(project, ".pdm-python"))
     if chosen and chosen.strip() and os.path.isabs(chosen.strip()):
         return _program_environment(chosen.strip(), project, ".pdm-python")
     return _venv_at(os.path.join(project, ".venv"), "the project's .venv")
@@ -351,25 +375,35 @@ def _poetry_environment(cwd: str, environ: Mapping[str, str]) -> Environment | N
 def _hatch_environment(cwd: str) -> Environment | None:
     """The default environment's ``path`` setting; hatch keeps the others in its own data dir."""
     project = _nearest_with(cwd, "pyproject.toml")
-    text = _small_text(os.path.join(project, "pyproject.toml")) if project else None
+    text = small_text(os.path.join(project, "pyproject.toml")) if project else None
     if project is None or text is None or "hatch" not in text:
         return None
     import tomllib  # noqa: PLC0415 - only for a hatch project
 
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        document: object = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):  # 2,000-deep arrays recurse
         return None
-    envs = document.get("tool", {}).get("hatch", {}).get("envs", {})
-    path = envs.get("default", {}).get("path") if isinstance(envs, dict) else None
-    if not isinstance(path, str) or not path:
+    path = _table_value(document, "tool", "hatch", "envs", "default", "path")
+    if not isinstance(path, str) or not path or not usable_path(path):
         return None
     return _venv_at(os.path.join(project, path), "[tool.hatch.envs.default] path")
+
+
+def _table_value(value: object, *keys: str) -> object:
+    """``value[k1][k2]...``, each level checked to be a table; None where one is not."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 def _node_environment(argv: Sequence[str], cwd: str) -> Environment | None:
     prefix = _option(argv, "--prefix", "--dir", "-C", "--cwd")
     start = os.path.join(cwd, prefix) if prefix else cwd
+    if not usable_path(start):
+        return None
     package = _nearest_with(start, "package.json") or os.path.abspath(start)
     modules = os.path.join(package, "node_modules")
     directory = View().directory_id(modules)
@@ -455,6 +489,8 @@ def command_environment(
     cannot be told.
     """
     env = os.environ if environ is None else environ
+    if not usable_path(cwd):
+        return None
     explicit = _explicit_program(argv, cwd)
     if explicit is not None:
         return explicit

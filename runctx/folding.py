@@ -80,26 +80,46 @@ def live_parent(record: ProcRecord, records: Mapping[int, ProcRecord]) -> ProcRe
 _ANCESTORS_MAX = 64
 
 
-def reparented(record: ProcRecord, records: Mapping[int, ProcRecord], *, worker: bool) -> bool:
-    """Whether ``record`` is known to have lost the parent that started it.
+KNOWN_SUBREAPERS = frozenset(
+    {
+        "systemd",  # systemd --user: the subreaper of a user's session
+        "tini",
+        "dumb-init",
+        "catatonit",
+        "docker-init",
+        "s6-svscan",
+        "runsvdir",
+        "containerd-shim",  # comm is cut at 15 characters
+        "conmon",
+    }
+)
+"""Programs that make themselves child subreapers: an orphan is handed to them, not to init."""
 
-    A child starts in its parent's session, and only its own ``setsid`` moves
-    it to another. So a process that did not start a session of its own
-    (its sid is not its pid) and whose parent now is in another session was
-    reparented: the parent that forked it is gone, and init or a subreaper
-    took it. A process that started its own session (``setsid``) cannot be
-    told from one whose parent simply lives elsewhere, so it is not called
-    reparented; nor is one whose parent was not seen.
+
+def reparented(record: ProcRecord, records: Mapping[int, ProcRecord], *, worker: bool) -> bool:
+    """Whether ``record`` is known to have lost the parent that started it, from the kernel's view.
+
+    Orphaned means re-parented to init (pid 1) or a known subreaper
+    (:data:`KNOWN_SUBREAPERS`): the kernel's ``PPid`` names the adopter. A
+    process that started a session of its own (its sid is its pid) may have
+    been started by init or a service manager, so it is not called orphaned;
+    nor is one whose parent is any other live process, even one that has
+    since moved to another session of its own (a starter that forked it and
+    then called ``setsid``: alive, it is still the parent).
 
     A ``worker`` (an xdist worker) is started by its runner, never by init:
     under init, or under no parent seen at all, it was reparented too.
     """
     if worker and live_parent(record, records) is None:
         return True
-    parent = records.get(record.ppid)
-    if parent is None or parent.pid == record.pid or parent.start > record.start:
+    if record.sid == record.pid:
         return False
-    return record.sid not in (record.pid, parent.sid)
+    parent = records.get(record.ppid)
+    if parent is not None and (parent.pid == record.pid or parent.start > record.start):
+        return False
+    if record.ppid == 1:
+        return parent is None or record.sid != parent.sid
+    return parent is not None and parent.comm in KNOWN_SUBREAPERS and record.sid != parent.sid
 
 
 def ancestor_names(record: ProcRecord, records: Mapping[int, ProcRecord]) -> tuple[str, ...]:

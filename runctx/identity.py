@@ -11,12 +11,17 @@ string). A removed root (a deleted worktree) is judged by what is still
 known: it is no live checkout, so it is foreign unless it sat inside this
 checkout, where it may have been this checkout's own (unknown, counted as
 ours). A run of another user whose root is this very checkout stays foreign
-(the rule is root *and* uid), and its judgement says it shares the tree.
+(the rule is root *and* uid), and its judgement says it shares the tree when
+that user can really write the checkout (:func:`can_write`: root, or the mode
+bits of the checkout's top directory for that uid and its groups); a run in a
+root-owned ``0755`` checkout its user cannot write shares nothing.
 """
 
 from __future__ import annotations
 
 import enum
+import os
+import stat
 from typing import Protocol
 
 import attrs
@@ -145,6 +150,38 @@ def _root_ground(root: str | Unknown, here: str | Unknown) -> tuple[_Ground, str
     return _compare_roots(root, here)
 
 
+def _groups_of(uid: int) -> set[int]:
+    """The groups of ``uid`` in the user database (primary and supplementary); none if unknown."""
+    import pwd  # noqa: PLC0415 - only for another user's run in this very checkout
+
+    try:
+        entry = pwd.getpwuid(uid)
+        return set(os.getgrouplist(entry.pw_name, entry.pw_gid))
+    except (KeyError, OSError):
+        return set()
+
+
+def can_write(uid: int, directory: str) -> bool:
+    """Whether ``uid`` may create files in ``directory``, by its owner, group and mode bits.
+
+    Root may; otherwise the owner's bits for its owner, the group's for a
+    member of its group, the others' for anyone else (POSIX's order). A
+    directory that cannot be looked at is not known to be writable: False.
+    """
+    if uid == 0:
+        return True
+    try:
+        info = os.stat(directory)
+    except (OSError, ValueError):
+        return False
+    mode = info.st_mode
+    if info.st_uid == uid:
+        return bool(mode & stat.S_IWUSR)
+    if info.st_gid in _groups_of(uid):
+        return bool(mode & stat.S_IWGRP)
+    return bool(mode & stat.S_IWOTH)
+
+
 def judge(record: HasOwner, here: str | Unknown, here_uid: int | Unknown) -> Judgement:
     """Judge ``record`` from the viewpoint (``here``, ``here_uid``), with reasons."""
     uid, uid_reason = _uid_ground(record.uid, here_uid)
@@ -152,7 +189,10 @@ def judge(record: HasOwner, here: str | Unknown, here_uid: int | Unknown) -> Jud
     reasons = [uid_reason, root_reason]
     if _Ground.DIFFERENT in (uid, root):
         shares = (uid, root) == (_Ground.DIFFERENT, _Ground.SAME)
-        if shares:
+        if shares and isinstance(record.uid, int) and not can_write(record.uid, str(here)):
+            shares = False
+            reasons.append(f"uid {record.uid} cannot write this checkout: it shares nothing")
+        elif shares:
             reasons.append("another user's run in this very checkout: it shares its files")
         return Judgement(Verdict.FOREIGN, tuple(reasons), shares_tree=shares)
     if (uid, root) == (_Ground.SAME, _Ground.SAME):

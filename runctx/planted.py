@@ -1,4 +1,14 @@
-"""Reading a file that another user could have put there: never blocking, never unbounded.
+"""Touching a file that another user could have put there: reading, writing, trusting.
+
+The one module for it. Reads (:func:`read_bounded`, :func:`small_text`,
+:func:`feed_chunks`) never block and never go past a bound; writes
+(:func:`write_atomically`) replace only a regular file or create a new one, in
+one rename, and never widen a mode; whose file may be edited or believed is
+one rule (:func:`check_owned`, with the owners of
+:func:`runctx.checkout.rules_for`, ``SUDO_UID`` included). The one walk up the
+tree is :func:`runctx.checkout.nearest_holding`, which asks the same owners.
+
+Reading.
 
 A ``pyproject.toml`` in a shared parent, an agent's settings file: anyone who
 can write the directory can make it a FIFO (an ``open`` that never returns), a
@@ -16,6 +26,7 @@ Standard library only, loaded on the hook's path.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -30,6 +41,10 @@ _CHUNK = 64 * 1024
 
 class NotRegularFileError(OSError):
     """The path names something other than a regular file (a FIFO, a device, a socket)."""
+
+
+class NotOwnedError(OSError):
+    """The file belongs to someone the rule does not trust, or others may write it."""
 
 
 def kind_of(mode: int) -> str:
@@ -125,3 +140,143 @@ def feed_chunks(path: str, limit: int, consume: Callable[[bytes], bool]) -> bool
         return None if stated > limit else False
     finally:
         os.close(fd)
+
+
+def usable_path(path: object) -> bool:
+    """Whether ``path`` (text a command or a file gave) can name a file at all.
+
+    No NUL, bytes for every character (a lone surrogate has none unless it
+    stands for a byte), shorter than ``PATH_MAX``: a path built from a
+    command's words or a checkout's files is checked before it is used.
+    """
+    if not isinstance(path, str) or "\0" in path or len(path) >= 4096:  # noqa: PLR2004 - PATH_MAX
+        return False
+    try:
+        return len(os.fsencode(path)) < 4096  # noqa: PLR2004
+    except UnicodeEncodeError:
+        return False
+
+
+def small_text(path: str, limit: int = 64 * 1024) -> str | None:
+    """The UTF-8 text (bad bytes replaced) of the small regular file at ``path``.
+
+    None when it cannot be read, is not a regular file, or is larger than ``limit``.
+    """
+    try:
+        data, whole = read_bounded(path, limit)
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
+    return data.decode("utf-8", "replace") if whole else None
+
+
+# --------------------------------------------------------------------------- writing
+
+_WRITABLE_BY_OTHERS = stat.S_IWGRP | stat.S_IWOTH
+
+
+def check_owned(path: str, owners: frozenset[int] | set[int]) -> os.stat_result | None:
+    """The ``lstat`` of the regular file at ``path`` when ``owners`` may trust it; None if absent.
+
+    Raises :class:`NotRegularFileError` for anything but a regular file (a
+    link, a device, a FIFO, a socket, a directory), and :class:`NotOwnedError`
+    for a file whose owner is not among ``owners`` or that its group or
+    everyone may write (another user could have put its content there).
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(path, info.st_mode)
+    if info.st_uid not in owners:
+        msg = f"owned by uid {info.st_uid}, not by you or root"
+        raise NotOwnedError(errno.EPERM, msg, path)
+    if info.st_mode & _WRITABLE_BY_OTHERS:
+        msg = f"mode {stat.S_IMODE(info.st_mode):04o}: others may write it"
+        raise NotOwnedError(errno.EPERM, msg, path)
+    return info
+
+
+def replaceable(path: str) -> os.stat_result | None:
+    """The ``lstat`` of ``path`` when it is a regular file, None when nothing is there.
+
+    Raises :class:`NotRegularFileError` for anything else: a write never goes
+    through a link, a device, a FIFO, a socket or a directory.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        raise _refuse(path, info.st_mode)
+    return info
+
+
+def write_atomically(
+    path: str,
+    data: bytes,
+    *,
+    new_mode: int = 0o666,
+    owners: frozenset[int] | set[int] | None = None,
+    temporary_prefix: str | None = None,
+) -> None:
+    """Replace the regular file at ``path`` with ``data`` in one rename, or create it.
+
+    What is there is looked at first, without following a link: only a
+    regular file is replaced (:func:`replaceable`; with ``owners``, only one
+    they may trust, :func:`check_owned`). A file replaced keeps its mode (never
+    widened) and, where the caller may, its owner; a new one gets ``new_mode``
+    less the umask. The data goes to ``.NAME<temporary_prefix>XXXXXXXX`` in the
+    same directory, is flushed to disk, and the target is looked at again just
+    before the rename (still the same file, or still absent). On any failure
+    the temporary file is removed and ``path`` is left as it was; ``OSError``
+    says why (:class:`NotRegularFileError`, :class:`NotOwnedError`).
+    """
+    import tempfile  # noqa: PLC0415 - 5 ms (random, shutil) that only a write needs
+
+    old = replaceable(path) if owners is None else check_owned(path, owners)
+    directory = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    prefix = f".{name}{temporary_prefix or '.tmp-'}"
+    fd, temporary = tempfile.mkstemp(prefix=prefix, dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            if old is not None:
+                os.fchmod(stream.fileno(), stat.S_IMODE(old.st_mode))
+                with contextlib.suppress(PermissionError):
+                    os.fchown(stream.fileno(), old.st_uid, old.st_gid)
+            else:
+                umask = os.umask(0)
+                os.umask(umask)
+                os.fchmod(stream.fileno(), new_mode & ~umask)
+            os.fsync(stream.fileno())
+        _check_unchanged(path, old)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    _sync_directory(directory)
+
+
+def _check_unchanged(path: str, old: os.stat_result | None) -> None:
+    """Refuse the rename when what is at ``path`` is no longer what was looked at first."""
+    now = replaceable(path)
+    same = (now is None and old is None) or (
+        now is not None and old is not None and (now.st_dev, now.st_ino) == (old.st_dev, old.st_ino)
+    )
+    if not same:
+        msg = "changed while it was being written; left as it is now"
+        raise OSError(errno.EAGAIN, msg, path)
+
+
+def _sync_directory(directory: str) -> None:
+    """Flush the directory's entries to disk (the rename); a failure is ignored."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

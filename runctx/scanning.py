@@ -106,7 +106,8 @@ def _run_of(
     )
 
 
-VIRTUAL_ENV = frozenset({"VIRTUAL_ENV"})
+VIRTUAL_ENV = frozenset({"VIRTUAL_ENV", "PATH"})
+"""What a run's environment is told from: ``$VIRTUAL_ENV``, believed only through ``$PATH``."""
 
 
 def _environment_of(
@@ -126,10 +127,11 @@ def _environment_of(
     if authority.uid != reader_uid:
         return source.environment(members)
 
-    def virtual_env(process: ProcIdentity) -> str | None:
-        return source.inherited(process, VIRTUAL_ENV).variable("VIRTUAL_ENV")
+    def variables(process: ProcIdentity) -> dict[str, str]:
+        environ = source.inherited(process, VIRTUAL_ENV).environ
+        return {} if isinstance(environ, Unknown) else dict(environ)
 
-    return source.environment(members, virtual_env)
+    return source.environment(members, variables)
 
 
 def flag_shared_environments(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:

@@ -236,8 +236,8 @@ def read_pyproject(path: str) -> bytes | None:
             found = search.end()
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as error:
-        msg = f"{path}: cannot read: {error.strerror or error}"
+    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path
+        msg = f"{path!r}: cannot read: {getattr(error, 'strerror', None) or error}"
         raise _unreadable(msg) from error
     if found is False:
         return None
@@ -292,8 +292,8 @@ def read_user_config(path: str) -> bytes | None:
         data, whole = read_bounded(path, MAX_USER_CONFIG_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except OSError as error:
-        msg = f"{path}: cannot read: {error.strerror or error}"
+    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path
+        msg = f"{path!r}: cannot read: {getattr(error, 'strerror', None) or error}"
         raise _unreadable(msg) from error
     if not whole:
         size = MAX_USER_CONFIG_BYTES // 1024 // 1024
@@ -311,7 +311,7 @@ def user_table(path: str) -> dict[str, object]:
 
     try:
         return tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         msg = f"{path}: invalid TOML: {error}"
         raise _error(msg) from error
 
@@ -329,7 +329,7 @@ def runctx_table(path: str) -> dict[str, object]:
 
     try:
         document = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         msg = f"{path}: invalid TOML: {error}"
         raise _error(msg) from error
     tools = document.get("tool", {})

@@ -22,9 +22,11 @@ namespace, so every stop is refused and nothing is signalled.
 
 ``stop --orphans`` (:func:`stop_orphans`) stops, the same way, every run of
 this checkout that is orphaned (:attr:`~runctx.report.Run.orphaned`: the
-process that started it is gone, and init or a subreaper took it; an xdist
-worker whose controller died is one), and nothing else: a foreign orphan is
-not this checkout's, and an orphan of unknown identity is refused.
+kernel's ``PPid`` names init or a known subreaper, so the process that
+started it is gone; an xdist worker whose controller died is one; a run whose
+living starter merely moved to a session of its own is not), and nothing
+else: a foreign orphan is not this checkout's, and an orphan of unknown
+identity is refused.
 
 A checkout root is never a home directory by its markers
 (:mod:`runctx.checkout`): the rule that keeps a dotfiles ``.git`` from merging

@@ -101,10 +101,11 @@ def shared_tree(shared_tmp: Path, runs: RunFactory) -> tuple[Path, Orphan]:
     """A checkout of the suite's uid with a live run of ``OTHER_UID`` in it: (checkout, run).
 
     The suite's uid (root in CI) may read that run's cwd: it sees another
-    user's run in this very checkout. Starting it needs root, so every test
-    using this fixture is marked ``needs_root``.
+    user's run in this very checkout, which that user may write. Starting it
+    needs root, so every test using this fixture is marked ``needs_root``.
     """
     checkout = make_checkout(shared_tmp, "proj")
+    checkout.chmod(0o777)  # that user can really write it: it shares the tree
     return checkout, runs.run_tests_script(checkout, uid=OTHER_UID)
 
 

@@ -8,7 +8,13 @@ decides in ``tests/test_present_words.py`` and ``tests/test_hooks_main.py``.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import attrs
+import pytest
+from nstools import require_tools
 from proctools import make_checkout
 
 from runctx.busy import box_pressure, busy_now, ended_in_window, idle_now, split_by_cpu
@@ -55,7 +61,51 @@ def test_an_unknown_fact_adds_no_pressure():
         cpu_pressure=Unknown(Reason.ABSENT),
         memory=Unknown(Reason.ABSENT),
     )
-    assert not box_pressure(load, BusyRules(cpu_pressure=0, memory_available=100)).busy
+    pressure = box_pressure(load, BusyRules(cpu_pressure=0, memory_available=100))
+    assert not pressure.busy
+    assert not pressure.known_calm  # an unread figure is never summed into "not busy"
+    assert [fact.split(" (")[0] for fact in pressure.unknown] == ["CPU pressure", "memory"]
+    known = load_of(psi=10, per_cpu=0.5, available=50)
+    assert box_pressure(known, BusyRules(cpu_pressure=40, memory_available=10)).known_calm
+
+
+@pytest.mark.needs_root
+def test_a_proc_mounted_subset_pid_says_busy_unknown_on_every_face(tmp_path):
+    """/proc mounted ``subset=pid``: load, pressure, memory unread; no face says "not busy"."""
+    tools = require_tools("unshare", "mount")
+    project = make_checkout(tmp_path, "proj")
+    runctx = [sys.executable, "-m", "runctx", "status"]
+    script = 'mount -t proc -o subset=pid proc /proc && exec "$@"'
+    faces = {}
+    for face in ([], ["--json"], ["--format", "openmetrics"]):
+        done = subprocess.run(
+            [
+                tools["unshare"],
+                "--mount",
+                "--pid",
+                "--fork",
+                "sh",
+                "-c",
+                script,
+                "sh",
+                *runctx,
+                *face,
+            ],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        faces[" ".join(face) or "text"] = done.stdout
+    assert "Busy now: no" not in faces["text"]
+    assert "Busy now: unknown" in faces["text"]
+    box = json.loads(faces["--json"])["box"]
+    assert box["busy"] is None
+    assert {fact.split(" (")[0] for fact in box["unknown"]} == {"CPU pressure", "load", "memory"}
+    samples = [line for line in faces["--format openmetrics"].splitlines() if line[:1] != "#"]
+    assert not [line for line in samples if line.startswith("runctx_box_busy")]
 
 
 def test_busy_now_is_a_threshold_and_unmeasured_counts_as_busy(shared_tmp, runs):

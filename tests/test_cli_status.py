@@ -132,8 +132,9 @@ def test_status_json_says_how_busy_each_run_and_the_box_are(foreign_run):
     assert entry["busy_now"] is False
     memory = report["load"]["memory"]
     assert 0 < memory["available_bytes"] <= memory["total_bytes"]
-    assert set(report["box"]) == {"busy", "reasons"}
-    assert report["box"]["busy"] is bool(report["box"]["reasons"])
+    assert set(report["box"]) == {"busy", "reasons", "unknown"}
+    box = report["box"]
+    assert box["busy"] is (True if box["reasons"] else (None if box["unknown"] else False))
 
 
 def test_root_and_uid_options_set_the_viewpoint(foreign_run):

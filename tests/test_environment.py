@@ -74,12 +74,18 @@ def start(runs: RunFactory, argv0: str, scratch: Path, **popen) -> int:
     return process.pid
 
 
-def environment_of(source_name: str, pid: int, virtual_env: str | None = None):
-    """The environment the named source finds for the process ``pid`` alone."""
+def environment_of(
+    source_name: str, pid: int, virtual_env: str | None = None, path: str | None = None
+):
+    """The environment the named source finds for the process ``pid`` alone.
+
+    ``virtual_env`` and ``path``: its ``$VIRTUAL_ENV`` and ``$PATH`` as the scan would give them.
+    """
     source = make_source(source_name)
     record = source.read_process(pid)
     assert not isinstance(record, Unknown), record
-    return source.environment([record], (lambda _identity: virtual_env) if virtual_env else None)
+    variables = {"VIRTUAL_ENV": virtual_env or "", "PATH": path or ""}
+    return source.environment([record], (lambda _identity: variables) if virtual_env else None)
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -109,7 +115,7 @@ def test_a_bare_name_is_its_venv_by_virtual_env_and_else_the_system(source, venv
     """``python`` on ``PATH``: ``$VIRTUAL_ENV`` names the venv; without it, the base prefix."""
     env = clean_env(PATH=f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}")
     pid = start(runs, "python", base, env=env, executable=str(venv_python(venv)))
-    found = environment_of(source, pid, virtual_env=str(venv))
+    found = environment_of(source, pid, virtual_env=str(venv), path=env["PATH"])
     assert isinstance(found, Environment), found
     assert (found.kind, found.prefix, found.found_by) == (VENV, str(venv), "VIRTUAL_ENV")
     plain = environment_of(source, pid)
@@ -123,9 +129,37 @@ def test_virtual_env_is_believed_only_for_the_file_that_runs(source, venv, copie
     """A ``$VIRTUAL_ENV`` whose python is another file than the one running is not believed."""
     env = clean_env(PATH=f"{copied / 'bin'}{os.pathsep}{os.environ['PATH']}")
     pid = start(runs, "python", base, env=env, executable=str(venv_python(copied)))
-    found = environment_of(source, pid, virtual_env=str(venv))
+    found = environment_of(source, pid, virtual_env=str(venv), path=env["PATH"])
     assert isinstance(found, Environment), found
     assert (found.kind, found.prefix, found.found_by) == (VENV, str(copied), "/proc/PID/exe")
+
+
+def _base_interpreter(venv: Path) -> Path:
+    """The interpreter a venv's ``python`` links to (what ``/proc/PID/exe`` shows)."""
+    return Path(os.path.realpath(venv_python(venv)))
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_a_stale_virtual_env_with_a_path_elsewhere_is_not_believed(source, venv, base, runs):
+    """A bare ``python`` whose ``$PATH`` finds the base interpreter: not the venv it names.
+
+    ``$VIRTUAL_ENV`` is left over, the venv's ``python`` is the very file that
+    runs (a link to it), but ``$PATH`` leads elsewhere: it imports from the
+    base. With the venv's ``bin`` first on ``$PATH``, it is the venv.
+    """
+    interpreter = _base_interpreter(venv)
+    stale = clean_env(PATH=f"{interpreter.parent}{os.pathsep}/usr/bin", VIRTUAL_ENV=str(venv))
+    pid = start(runs, interpreter.name, base, env=stale, executable=str(interpreter))
+    found = environment_of(source, pid, virtual_env=str(venv), path=stale["PATH"])
+    assert isinstance(found, Environment), found
+    assert found.kind != VENV
+    assert found.found_by == "/proc/PID/exe"
+    (venv / "bin" / interpreter.name).unlink(missing_ok=True)
+    (venv / "bin" / interpreter.name).symlink_to(interpreter)
+    through = f"{venv / 'bin'}{os.pathsep}{stale['PATH']}"
+    found = environment_of(source, pid, virtual_env=str(venv), path=through)
+    assert isinstance(found, Environment), found
+    assert (found.kind, found.found_by) == (VENV, "VIRTUAL_ENV")
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -282,3 +316,103 @@ def test_npm_changes_the_packages_node_modules(base):
     jest = command_environment("jest", ["jest"], str(package), {})
     assert jest is not None
     assert jest.directory_id == directory_id(shared)
+
+
+# --------------------------------------------------------------------------- through a scan
+
+
+def _scanned_environment(checkout: Path, pid: int):
+    """The environment a real scan from ``checkout`` gives the run led by ``pid``."""
+    from runctx.scanning import scan, viewpoint
+
+    report = scan(viewpoint(cwd=str(checkout)))
+    (judged,) = [j for j in report.runs if j.run.pid == pid]
+    return judged.run
+
+
+def test_a_scan_does_not_believe_a_stale_virtual_env(venv, base, runs):
+    """A run started as a bare ``python3.X`` with a stale ``$VIRTUAL_ENV`` and ``$PATH`` elsewhere.
+
+    The scan reads both from the run's own environment: the run is not the
+    venv's (``on-environment-change`` cannot refuse on it).
+    """
+    from proctools import make_checkout
+
+    checkout = make_checkout(base, f"stale-{uuid.uuid4().hex}")
+    (checkout / "run_tests.py").write_text(HOLDER)
+    interpreter = _base_interpreter(venv)
+    ready = base / f"ready-{uuid.uuid4().hex}"
+    env = clean_env(PATH=f"{interpreter.parent}{os.pathsep}/usr/bin", VIRTUAL_ENV=str(venv))
+    run = runs.orphan(
+        [interpreter.name, "run_tests.py", str(ready)],
+        checkout,
+        env=env,
+        executable=str(interpreter),
+        ready=ready,
+    )
+    found = _scanned_environment(checkout, run.pid).environment
+    assert isinstance(found, Environment), found
+    assert found.kind != VENV
+    assert found.directory_id != directory_id(venv)
+
+
+HOLDER = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
+
+MAKEFILE = """\
+test:
+\t{python} -c "import os, sys; os.setgroups([]); os.setgid({uid}); os.setuid({uid}); \\
+os.execve(sys.argv[1], ['python', sys.argv[2], sys.argv[3]], \\
+{{'VIRTUAL_ENV': sys.argv[4], 'PATH': sys.argv[5]}})" \\
+{python} {holder} {ready} {venv} {path}
+"""
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("source", SOURCES)
+def test_another_users_member_of_roots_run_has_its_environment_unread(source, shared_tmp, runs):
+    """Root's ``make test`` runs another user's ``python`` with a private ``$VIRTUAL_ENV``.
+
+    The check is per process, at the read: that member's environment is
+    never read (the source says so), and its private venv never shows.
+    """
+    from proctools import OTHER_UID, interpreter_for, make_checkout
+
+    from runctx.scanning import scan, viewpoint
+
+    python = interpreter_for(OTHER_UID)
+    private = make_venv(shared_tmp / "private-venv", python)
+    checkout = make_checkout(shared_tmp, "proj")
+    checkout.chmod(0o755)
+    holder = shared_tmp / "holder.py"
+    holder.write_text(HOLDER)
+    ready = shared_tmp / "ready"
+    shared_tmp.chmod(0o777)
+    path = f"{private / 'bin'}{os.pathsep}/usr/bin"
+    (checkout / "Makefile").write_text(
+        MAKEFILE.format(
+            python=python, uid=OTHER_UID, holder=holder, ready=ready, venv=private, path=path
+        )
+    )
+    make = runs.orphan(
+        ["make", "test"], checkout, env=clean_env(), executable=shutil.which("make"), ready=ready
+    )
+    report = scan(viewpoint(cwd=str(checkout)), source=make_source(source))
+    (judged,) = [j for j in report.runs if j.run.pid == make.pid]
+    members = [pid for pid in judged.run.members if pid != make.pid]
+    assert members, judged.run
+    assert str(private) not in repr(judged.run.environment)
+    assert str(private) not in repr(judged.run.started_by)
+    import psutil
+
+    theirs = [pid for pid in members if psutil.Process(pid).uids().real == OTHER_UID]
+    assert theirs, members
+    reader = make_source(source)
+    for pid in theirs:
+        record = reader.read_process(pid)
+        assert not isinstance(record, Unknown)
+        environ = reader.inherited(record.identity, frozenset({"VIRTUAL_ENV"})).environ
+        assert isinstance(environ, Unknown)
+        assert "never read" in environ.detail
+    mine = reader.read_process(make.pid)
+    assert not isinstance(mine, Unknown)
+    assert not isinstance(reader.inherited(mine.identity, frozenset({"PATH"})).environ, Unknown)

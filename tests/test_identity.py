@@ -15,7 +15,7 @@ import subprocess
 
 import attrs
 import pytest
-from hooktools import RUNCTX, hook_env
+from hooktools import RUNCTX, claude_pre_tool_use, hook_env, run_hook
 from nstools import mount_namespace, require_tools, start_run_in_mount_namespace
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, make_worktree, run_as
 
@@ -111,7 +111,11 @@ def test_another_users_run_is_foreign_by_uid_with_its_root_unknown(shared_tmp, r
 
 @pytest.mark.needs_root
 def test_another_users_run_in_this_very_checkout_is_still_foreign(shared_tmp, runs):
-    """Same checkout, other owner: root cannot be read across users, uid decides."""
+    """Same checkout, other owner: foreign by uid; it shares the tree only if it can write it.
+
+    A root-owned 0755 checkout that user cannot write: foreign, sharing
+    nothing (no refusal rests on it). Made writable for that user: it shares.
+    """
     checkout = make_checkout(shared_tmp, "proj")
     run = runs.run_tests_script(checkout, uid=OTHER_UID)
     as_root = the_run(scan(viewpoint(cwd=str(checkout))), run.pid)
@@ -120,9 +124,21 @@ def test_another_users_run_in_this_very_checkout_is_still_foreign(shared_tmp, ru
     assert as_root.judgement.reasons == (
         f"uid {OTHER_UID} != 0",
         f"root {checkout} == {checkout}",
-        "another user's run in this very checkout: it shares its files",
+        f"uid {OTHER_UID} cannot write this checkout: it shares nothing",
     )
+    assert not as_root.shares_tree
+    (checkout / "pyproject.toml").write_text('[tool.runctx]\non-shared-tree = "stop"\n')
+    payload = claude_pre_tool_use("python3 run_tests.py", str(checkout))
+    reply = json.loads(run_hook("claude", payload, cwd=checkout).stdout or "{}")
+    assert reply.get("hookSpecificOutput", {}).get("permissionDecision") != "deny"
+    checkout.chmod(0o777)
+    as_root = the_run(scan(viewpoint(cwd=str(checkout))), run.pid)
     assert as_root.shares_tree
+    assert as_root.judgement.reasons[-1] == (
+        "another user's run in this very checkout: it shares its files"
+    )
+    reply = json.loads(run_hook("claude", payload, cwd=checkout).stdout or "{}")
+    assert reply["hookSpecificOutput"]["permissionDecision"] == "deny"
 
 
 def test_a_record_with_nothing_known_is_ours_and_says_why(shared_tmp, runs):

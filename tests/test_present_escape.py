@@ -542,6 +542,7 @@ def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs
 def test_another_users_run_in_the_hostile_tree_is_shown_escaped(hostile, runs):
     """Another user's run in the hostile checkout: shared-tree lines escaped, JSON exact."""
     checkout = Path(os.fsdecode(hostile.root))
+    checkout.chmod(0o777)  # that user may write it: it shares the tree
     theirs = runs.run_tests_script(checkout, uid=OTHER_UID)
     for encoding in ENCODINGS.values():
         table = runctx(hostile, "status", env=encoding, cwd=hostile.root)

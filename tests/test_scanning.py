@@ -66,6 +66,7 @@ def test_a_scan_measures_only_the_runs_it_is_asked_about(shared_tmp, runs):
 def test_another_users_environment_never_reaches_any_output(shared_tmp, runs):
     """As root and as a third user: another user's session id reaches no status, JSON or hook."""
     checkout = make_checkout(shared_tmp)
+    checkout.chmod(0o777)  # that user may write it: it shares the tree, so every face names it
     env = clean_env(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID=SECRET, GITHUB_RUN_ID=SECRET)
     run = runs.run_tests_script(checkout, uid=OTHER_UID, env=env)
     assert SECRET.encode() in Path(f"/proc/{run.pid}/environ").read_bytes()  # root could

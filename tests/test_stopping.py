@@ -133,3 +133,49 @@ def test_an_orphan_of_another_user_in_this_checkout_is_never_stopped(shared_tmp,
     assert workers <= {j.run.pid for j in report.runs if j.run.orphaned}
     assert stop_orphans(viewpoint(cwd=str(mine)), grace=0) == ()
     assert all(is_live(pid) for pid in workers)
+
+
+SETSID_STARTER = """
+import os, pathlib, sys, time
+here = pathlib.Path(sys.argv[1])
+if os.fork() == 0:  # the starter: not a group leader, so it may call setsid()
+    run = os.fork()
+    if run == 0:
+        os.execv(sys.executable, [sys.executable, "run_tests.py", str(here / "run-ready")])
+    os.setsid()  # the starter moves to a session of its own; the run stays in the old one
+    (here / "starter").write_text(f"{os.getpid()} {run}")
+    time.sleep(300)
+    os._exit(0)
+time.sleep(300)
+"""
+
+
+def test_a_run_whose_living_starter_called_setsid_is_not_orphaned(shared_tmp, runs):
+    """Its starter forked it, then moved to a session of its own, and lives: not an orphan.
+
+    ``stop --orphans`` leaves it alone. When that starter dies the kernel
+    hands the run to init: then it is orphaned, and is stopped.
+    """
+    mine = make_checkout(shared_tmp, "proj")
+    (mine / "run_tests.py").write_text(
+        "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
+    )
+    (mine / "starter.py").write_text(SETSID_STARTER)
+    ready = ready_dir(mine)
+    runs.orphan([PYTHON, "starter.py", str(ready)], mine, env=clean_env())
+    wait_for((ready / "starter").exists, what="the starter to call setsid")
+    wait_for((ready / "run-ready").exists, what="the run to start")
+    starter, run = (int(word) for word in (ready / "starter").read_text().split())
+    runs.adopt(starter)
+    report = scan(viewpoint(cwd=str(mine)))
+    (judged,) = [j for j in report.runs if j.run.pid == run]
+    assert not judged.run.orphaned
+    assert stop_orphans(viewpoint(cwd=str(mine)), grace=0) == ()
+    assert is_live(run)
+    os.kill(starter, signal.SIGKILL)
+    wait_for(lambda: not is_live(starter), what="the starter to die")
+    report = scan(viewpoint(cwd=str(mine)))
+    (judged,) = [j for j in report.runs if j.run.pid == run]
+    assert judged.run.orphaned
+    (stopped,) = stop_orphans(viewpoint(cwd=str(mine)), grace=5)
+    assert (stopped.pid, stopped.status) == (run, StopStatus.STOPPED)

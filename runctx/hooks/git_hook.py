@@ -11,16 +11,20 @@ started by into the hook (default: ``runctx`` from ``PATH``;
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
-import stat
 import subprocess
-import tempfile
 
 from runctx.exceptions import RunctxError
 from runctx.hooks.ready import PRE_PUSH
 from runctx.hooks.settings_file import Update
+from runctx.planted import (
+    NotOwnedError,
+    NotRegularFileError,
+    check_owned,
+    read_bounded,
+    write_atomically,
+)
 
 MARK = "# runctx pre-push hook"
 """The line that makes a ``pre-push`` file runctx's own."""
@@ -71,15 +75,22 @@ def hook_text(prefix: str) -> str:
 
 def _current(path: str) -> str | None:
     """The text of the hook now there (None: none), refusing what is not runctx's own."""
+    from runctx.checkout import rules_for  # noqa: PLC0415 - cached: the walk made the rules
+
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
+        if check_owned(path, rules_for([os.geteuid()]).owners) is None:
+            return None
+        data, _whole = read_bounded(path, 1024 * 1024)
+    except NotRegularFileError:
         msg = f"{path} is not a regular file (a link or something else); runctx leaves it alone"
-        raise GitHookError(msg)
-    with open(path, encoding="utf-8", errors="surrogateescape") as stream:
-        text = stream.read(1024 * 1024)
+        raise GitHookError(msg) from None
+    except NotOwnedError as error:
+        msg = f"{path} is {error.strerror}; runctx edits only a hook you own, and leaves it alone"
+        raise GitHookError(msg) from None
+    except OSError as error:
+        msg = f"cannot read {path}: {error.strerror or error}; it is left as it was"
+        raise GitHookError(msg) from None
+    text = data.decode("utf-8", "surrogateescape")
     if not any(line.startswith(MARK) for line in text.splitlines()):
         msg = (
             f"{path} is already there and is not runctx's; runctx leaves it as it is. To take "
@@ -109,22 +120,13 @@ def install(path: str, prefix: str, *, uninstall: bool = False, dry_run: bool = 
 
 
 def _write_executable(path: str, text: str) -> None:
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{HOOK_NAME}.runctx-tmp-", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(stream.fileno(), 0o777 & ~umask)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    from runctx.checkout import rules_for  # noqa: PLC0415 - only for a write
+
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    owners = rules_for([os.geteuid()]).owners
+    write_atomically(
+        path, text.encode("utf-8"), new_mode=0o777, owners=owners, temporary_prefix=".runctx-tmp-"
+    )
 
 
 def test_command_set(cwd: str) -> bool:

@@ -56,7 +56,6 @@ import os
 import re
 import shlex
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 
 import attrs
@@ -64,7 +63,13 @@ import attrs
 from runctx.exceptions import RunctxError
 from runctx.hooks import json_layout
 from runctx.hooks.agents.base import HookEntry, InstallSpec
-from runctx.planted import NotRegularFileError, read_bounded
+from runctx.planted import (
+    NotOwnedError,
+    NotRegularFileError,
+    check_owned,
+    read_bounded,
+    write_atomically,
+)
 
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 """The largest settings file runctx edits (16 MiB)."""
@@ -555,31 +560,32 @@ def _remove_stale_temporaries(directory: str, name: str) -> None:
 
 
 def _write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(path)
+    write_atomically(path, text.encode("utf-8"), owners=_owners(), temporary_prefix=TEMP_MARK)
+
+
+def _owners() -> frozenset[int]:
+    """Whose settings file runctx edits: the markers' rule (the caller, root, ``SUDO_UID``)."""
+    from runctx.checkout import rules_for  # noqa: PLC0415 - cached: the walk made the rules
+
+    return rules_for([os.geteuid()]).owners
+
+
+def _check_trusted(path: str) -> None:
+    """Refuse a settings file another user could have written (see :func:`check_owned`)."""
     try:
-        old = os.stat(path)
-    except FileNotFoundError:
-        old = None
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}{TEMP_MARK}", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            if old is not None:
-                os.fchmod(stream.fileno(), stat.S_IMODE(old.st_mode))
-                with contextlib.suppress(PermissionError):
-                    os.fchown(stream.fileno(), old.st_uid, old.st_gid)
-            else:
-                umask = os.umask(0)
-                os.umask(umask)
-                os.fchmod(stream.fileno(), 0o666 & ~umask)
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    _sync_directory(directory)
+        check_owned(path, _owners())
+    except NotRegularFileError:
+        return  # _read says what it is
+    except NotOwnedError as error:
+        msg = (
+            f"{path} is {error.strerror}; runctx edits only a settings file you own that "
+            "nobody else may write, and leaves this one alone (its hooks could be anyone's). "
+            "Check what it holds, make it yours (chown, chmod go-w), or give another file "
+            "with --file"
+        )
+        raise SettingsFileError(msg) from None
+    except OSError:
+        return  # _read says why it cannot be read
 
 
 def _sync_directory(directory: str) -> None:
@@ -687,6 +693,7 @@ def _update_locked(
         with _locked(directory):
             if not dry_run:
                 _remove_stale_temporaries(directory, os.path.basename(target))
+            _check_trusted(target)
             outcome = _apply(target, _read(target), change, remove_when, spec)
             if not outcome.changed:
                 return outcome

@@ -21,6 +21,13 @@ a reader only through one of these functions, one per face:
   a ``*_bytes`` field, base64-encoded (absent when the text is exact). That is
   the one escape of non-UTF-8 bytes in JSON: unambiguous (the field's presence
   says the text was not exact) and reversible (decode the base64).
+- :func:`json_controls_escaped`: the last step of every JSON text runctx
+  writes (``status --json``, ``check --json``): every character that is not
+  printable, and is not JSON's own layout, written as its ``\uXXXX`` escape
+  (C1 controls such as U+009B, DEL, bidirectional overrides such as U+202E,
+  zero-width and other format characters, line separators). A parser decodes
+  the very same string: values stay exact, and no raw control reaches a
+  terminal that shows the JSON.
 - :func:`hook_json`: a hook's reply: JSON whose strings went through
   :func:`visible_lines`, written in ASCII, so that it holds neither a control
   character nor a lone surrogate, and every strict JSON parser accepts it.
@@ -120,6 +127,34 @@ def base64_bytes(text: str) -> str:
 def json_bytes(text: str) -> str | None:
     """The exact bytes of ``text`` in base64, or None when :func:`json_text` is exact."""
     return None if is_exact(text) else base64_bytes(text)
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFFFF:  # noqa: PLR2004
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_controls_escaped(text: str) -> str:
+    r"""JSON text with every non-printable character outside its layout as a ``\u`` escape.
+
+    ``text`` is what :func:`json.dumps` made with ``ensure_ascii=False``:
+    its C0 controls inside strings are already escaped, and the newlines and
+    spaces left are its layout. What it leaves raw (DEL, C1, bidirectional and
+    other format characters, separators) is escaped here; decoded, every
+    string is the same. A lone surrogate (a byte that is not UTF-8) is left for
+    :func:`json_text`, which gives the exact bytes beside the text.
+    """
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return "".join(_json_escape(char) if _escaped_in_json(char) else char for char in text)
+
+
+def _escaped_in_json(char: str) -> bool:
+    """Not printable, not JSON's layout, not a lone surrogate (the JSON face makes that exact)."""
+    return not (char.isprintable() or char in "\n " or 0xD800 <= ord(char) <= 0xDFFF)  # noqa: PLR2004
 
 
 def _visible_strings(value: object) -> object:

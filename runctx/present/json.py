@@ -259,5 +259,9 @@ def report_json(report: Report, busy: BusyRules | None = None) -> dict[str, Any]
             measured = not isinstance(judged.run.cpu_now, Unknown)
             shown["busy_now"] = busy_now(judged.run, busy) if measured else None
         pressure = box_pressure(report.load, busy)
-        out["box"] = {"busy": pressure.busy, "reasons": list(pressure.reasons)}
+        out["box"] = {
+            "busy": True if pressure.busy else (False if pressure.known_calm else None),
+            "reasons": list(pressure.reasons),
+            "unknown": [json_text(fact) for fact in pressure.unknown],
+        }
     return out

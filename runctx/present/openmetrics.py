@@ -239,9 +239,12 @@ def _memory_families(report: Report, unknown: _Family, rules: BusyRules) -> list
         available.add(load.memory.available_bytes)
     box = _Family(
         "runctx_box_busy",
-        "1 when the box is busy now under the checkout's busy-box thresholds, else 0.",
+        "1 when the box is busy now under the checkout's busy-box thresholds, 0 when it is "
+        "known not to be; absent when a figure it rests on cannot be read.",
     )
-    box.add(int(box_pressure(load, rules).busy))
+    pressure = box_pressure(load, rules)
+    if pressure.busy or pressure.known_calm:
+        box.add(int(pressure.busy))
     return [total, available, box]
 
 

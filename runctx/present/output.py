@@ -31,7 +31,7 @@ import os
 import sys
 
 from runctx.exceptions import RunctxError
-from runctx.present.escape import json_text, terminal_bytes, visible
+from runctx.present.escape import json_controls_escaped, json_text, terminal_bytes, visible
 from runctx.present.style import RESET, Line, sgr
 
 TYPE_CHECKING = False
@@ -103,8 +103,13 @@ def write_text(text: str, stream: TextIO | None = None, *, utf8: bool = False) -
 
 
 def json_dumps(value: object) -> str:
-    """The JSON text of a report (indented, UTF-8 kept; NaN refused)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+    r"""The JSON text of a report (indented, UTF-8 kept; NaN refused; no raw control character).
+
+    Every character that is not printable goes out as its ``\u`` escape
+    (:func:`~runctx.present.escape.json_controls_escaped`): C1 and bidirectional
+    controls included; the decoded strings are exact.
+    """
+    return json_controls_escaped(json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 def write_json(value: object, stream: TextIO | None = None) -> None:
@@ -136,41 +141,29 @@ def say(text: str, stream: TextIO | None = None) -> None:
 
 
 def write_file_atomically(path: str, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) in one rename; OutputError saying why if not.
+    """Replace the regular file ``path`` with ``text`` (UTF-8) in one rename, or create it.
 
-    The temporary file is ``.NAME.tmp-XXXXXXXX`` in the same directory (a
-    textfile collector reads ``*.prom`` only, so it never reads it), made
-    readable as a new file would be (``0666`` less the umask), flushed to disk,
-    then renamed over ``path``. On failure it is removed and ``path`` is left
-    as it was.
+    Only a regular file is replaced (:func:`runctx.planted.write_atomically`):
+    a device (``/dev/null``), a link (``/dev/stdout``), a FIFO, a socket or a
+    directory at ``path`` is refused with :class:`OutputError` saying what it
+    is, and left as it was. The temporary file is ``.NAME.tmp-XXXXXXXX`` in
+    the same directory (a textfile collector reads ``*.prom`` only, so it never
+    reads it); a new file is made readable as any would be (``0666`` less the
+    umask), a replaced one keeps its mode. On failure ``path`` is left as it was.
     """
-    import tempfile  # noqa: PLC0415 - 5 ms (random, shutil, lzma) that only a file write needs
+    from runctx.planted import NotRegularFileError, write_atomically  # noqa: PLC0415
 
-    directory = os.path.dirname(os.path.abspath(path))
-    name = os.path.basename(path)
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{name}.tmp-", dir=directory)
-    except OSError as error:
-        msg = f"cannot write {path}: {error.strerror or error}"
+        write_atomically(path, text.encode("utf-8"))
+    except NotRegularFileError as error:
+        msg = (
+            f"cannot write {path}: it is {error.strerror}; --output replaces only a regular "
+            "file or creates a new one (write to stdout and redirect it instead)"
+        )
         raise OutputError(msg) from None
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            stream.write(text.encode("utf-8"))
-            umask = os.umask(0)
-            os.umask(umask)
-            os.fchmod(stream.fileno(), 0o666 & ~umask)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
     except OSError as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
         msg = f"cannot write {path}: {error.strerror or error}; it is left as it was"
         raise OutputError(msg) from None
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 def styled_bytes(lines: Sequence[Line], encoding: str | None, *, color: bool) -> bytes:

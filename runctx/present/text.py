@@ -380,13 +380,26 @@ def report_lines(
     return lines
 
 
+def _thresholds(busy: BusyRules) -> list[float]:
+    """The busy-box thresholds set (a figure without one is not asked about)."""
+    limits = (busy.cpu_pressure, busy.load_per_cpu, busy.memory_available)
+    return [limit for limit in limits if limit is not None]
+
+
 def _box_lines(report: Report, busy: BusyRules, options: TextOptions) -> list[Line]:
     lines = [line(load_line(report.load))]
     pressure = box_pressure(report.load, busy)
+    unread = ", ".join(pressure.unknown)
     if pressure.busy:
         lines.append(line(Span("Busy now: " + ", ".join(pressure.reasons), "warning")))
-    else:
+    elif pressure.known_calm:
         lines.append(line("Busy now: no (under every busy-box threshold)"))
+    elif len(pressure.unknown) == len(_thresholds(busy)):
+        lines.append(line(f"Busy now: unknown (cannot be read: {unread})"))
+    else:
+        lines.append(
+            line(f"Busy now: not by the figures that could be read (cannot be read: {unread})")
+        )
     window = report.cpu_window
     if not isinstance(window, Unknown):
         lines.append(line(f"CPU NOW: CPUs each run kept busy over the last {window:.2f}s"))

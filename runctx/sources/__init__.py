@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from runctx.environment import Environment
@@ -54,7 +54,7 @@ class ProcessSource(Protocol):
     def environment(
         self,
         records: Sequence[ProcRecord],
-        virtual_env: Callable[[ProcIdentity], str | None] | None = None,
+        variables: Callable[[ProcIdentity], Mapping[str, str]] | None = None,
     ) -> Environment | Unknown:
         """The environment a run's processes import from (the authoritative one first)."""
 

@@ -8,7 +8,7 @@ process's identity now; :class:`SourceBase` turns those into the
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
@@ -39,6 +39,19 @@ def _may_show_one(comm: str, argv: Sequence[str]) -> bool:
     if is_python_name(comm) or is_python_name(argv[0].rpartition("/")[2]):
         return True
     return any("node_modules" in word for word in argv[:MAX_WORDS])
+
+
+OTHER_USERS_ENVIRON = Unknown(
+    Reason.DENIED, "another user's process: its environment is never read"
+)
+UNKNOWN_OWNERS_ENVIRON = Unknown(
+    Reason.DENIED, "its owner is not known: its environment is not read"
+)
+
+
+def _inherited_paths(variables: Mapping[str, str]) -> dict[str, str | None]:
+    """``virtual_env`` and ``search_path`` for :func:`runctx.environment.process_environment`."""
+    return {"virtual_env": variables.get("VIRTUAL_ENV"), "search_path": variables.get("PATH")}
 
 
 class SourceBase:
@@ -86,14 +99,14 @@ class SourceBase:
     def environment(
         self,
         records: Sequence[ProcRecord],
-        virtual_env: Callable[[ProcIdentity], str | None] | None = None,
+        variables: Callable[[ProcIdentity], Mapping[str, str]] | None = None,
     ) -> Environment | Unknown:
         """The environment a run imports from: the first of its processes that shows one.
 
         ``records`` are the run's processes, the authoritative one first;
-        ``virtual_env`` gives a process's ``$VIRTUAL_ENV`` where it may be
-        read (see :mod:`runctx.environment` for the order of the facts). A
-        process whose pid changed hands while it was read tells nothing.
+        ``variables`` gives a process's ``$VIRTUAL_ENV`` and ``$PATH`` where
+        they may be read (see :mod:`runctx.environment` for the order of the
+        facts). A process whose pid changed hands while it was read tells nothing.
         """
         first_unknown: Unknown | None = None
         for record in records[:MAX_ENVIRONMENT_PROCESSES]:
@@ -114,7 +127,7 @@ class SourceBase:
                 executable=executable[0],
                 executable_id=executable[1],
                 cwd=view[1],
-                virtual_env=virtual_env(record.identity) if virtual_env is not None else None,
+                **_inherited_paths(variables(record.identity) if variables is not None else {}),
             )
             if self.current_identity(record.pid) != record.identity:
                 continue
@@ -137,6 +150,19 @@ class SourceBase:
     def _tty(self, pid: int) -> bool | Unknown:
         """Whether ``pid`` has a controlling terminal."""
         raise NotImplementedError
+
+    def _own_environ(self, pid: int, wanted: frozenset[str]) -> dict[str, str] | Unknown:
+        """The ``wanted`` variables of ``pid`` when it runs as the reader's own real uid.
+
+        The one read rule, checked per process at the read: another user's
+        environment is never read, for any process, whoever reads (root too).
+        """
+        uid = self._owner(pid)[0]
+        if isinstance(uid, Unknown):
+            return UNKNOWN_OWNERS_ENVIRON
+        if uid != os.getuid():
+            return OTHER_USERS_ENVIRON
+        return self._environ(pid, wanted)
 
     def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
         """The CPU seconds each process has used so far, read now.
@@ -173,7 +199,7 @@ class SourceBase:
         if before != process:
             gone = before if isinstance(before, Unknown) else PID_REUSED
             return Inherited(environ=gone, cgroup=gone, tty=gone)
-        environ = skip_environ if skip_environ is not None else self._environ(pid, wanted)
+        environ = skip_environ if skip_environ is not None else self._own_environ(pid, wanted)
         cgroup = self._cgroup(pid)
         tty = self._tty(pid)
         if self.current_identity(pid) != process:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from collections import deque
 
-from runctx.planted import read_bounded
+from runctx.checkout import nearest_holding
+from runctx.planted import read_bounded, usable_path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ def read_project_file(path: str) -> bytes | None:
     another user could plant: looked at before it is opened (regular files
     only), opened without blocking, at most :data:`MAX_PROJECT_FILE_BYTES`.
     """
+    if not usable_path(path):  # a NUL or a lone surrogate from the command's words
+        return None
     try:
         data, whole = read_bounded(path, MAX_PROJECT_FILE_BYTES)
     except OSError:
@@ -76,36 +79,21 @@ class ProjectFiles:
 
 
 def first_existing(directory: str, names: Iterable[str]) -> str | None:
-    """The first of ``names`` that is a file in ``directory``."""
+    """The first of ``names`` that is a file in ``directory`` (None for a path that cannot be)."""
     for name in names:
         path = os.path.join(directory, name)
-        if os.path.isfile(path):
+        if usable_path(path) and os.path.isfile(path):
             return path
     return None
 
 
-def _trusted(path: str) -> bool:
-    """Whether a file found above the project belongs to the caller or to root."""
-    try:
-        owner = os.stat(path).st_uid
-    except OSError:
-        return False
-    return owner in (0, os.getuid())
-
-
 def found_above(directory: str, names: Iterable[str]) -> str | None:
-    """The nearest of ``names`` in ``directory`` or above it (above: trusted owners only)."""
-    names = tuple(names)
-    here = os.path.abspath(directory)
-    for level in range(MAX_PARENTS):
-        found = first_existing(here, names)
-        if found is not None and (level == 0 or _trusted(found)):
-            return found
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-    return None
+    """The nearest of ``names`` in ``directory`` or above it (above: trusted owners only).
+
+    The one walk up the tree (:func:`runctx.checkout.nearest_holding`), with
+    its owner rule above the directory itself.
+    """
+    return nearest_holding(directory, names, trust_start=True, levels=MAX_PARENTS)
 
 
 def expand_tasks(
