@@ -24,7 +24,7 @@ def _call(*argv):
 
 
 def _fanning_makefile(lines: int, fan: int = 12, levels: int = 8) -> str:
-    """Variables of ``fan`` references each, ``levels`` deep, used on every recipe line of ``ci``."""
+    """Variables of ``fan`` references each, ``levels`` deep, on every recipe line of ``ci``."""
     text = ["V0 = pytest"]
     text += [f"V{n} = " + " ".join([f"$(V{n - 1})"] * fan) for n in range(1, levels + 1)]
     text.append("ci:")
