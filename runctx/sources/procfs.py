@@ -81,6 +81,8 @@ _CGROUP_DEPTH_MAX = 64
 MOUNTINFO_READ_MAX = 1024 * 1024
 """The most of a ``mountinfo`` read (1 MiB, some 7000 mounts); a mount past it is not seen."""
 _V1_CPU_DIRS = ("cpu,cpuacct", "cpuacct,cpu", "cpu")
+_PARSED_MAX = 4096
+"""Distinct answers (cwd roots, cgroup texts) kept by one scan: a box has far fewer."""
 READ_MAX = 1024 * 1024
 """The most of any other ``/proc`` file read (``stat``, ``status``, ``loadavg``): 1 MiB."""
 
@@ -270,6 +272,8 @@ class ProcfsSource(SourceBase):
         self.proc = proc
         self._mounts: tuple[str, mounts.MountTable] | None = None
         self._their_mounts: dict[str, dict[int, MountEntry] | None] = {}
+        self._roots: dict[tuple[object, ...], Root] = {}
+        self._cgroups: dict[bytes, str | None] = {}
 
     def uptime(self) -> float | Unknown:
         """Seconds since boot, the clock that process start ticks count on."""
@@ -308,6 +312,8 @@ class ProcfsSource(SourceBase):
         """One pass over every listed process; the caller's mounts are read again if asked."""
         self._mounts = None
         self._their_mounts = {}
+        self._roots = {}
+        self._cgroups = {}
         return super().table(argv_wanted)
 
     def list_pids(self) -> list[int]:
@@ -392,10 +398,16 @@ class ProcfsSource(SourceBase):
         return parse_environ(data, wanted)
 
     def _cgroup(self, pid: int) -> str | Unknown:
+        """The systemd cgroup of ``pid``; each distinct ``cgroup`` text is parsed once per scan."""
         raw = _read_small(f"{self.proc}/{pid}/cgroup")
         if isinstance(raw, Unknown):
             return raw
-        path = systemd_path(parse_cgroup(raw))
+        if raw in self._cgroups:
+            path = self._cgroups[raw]
+        else:
+            path = systemd_path(parse_cgroup(raw))
+            if len(self._cgroups) < _PARSED_MAX:
+                self._cgroups[raw] = path
         return path if path is not None else Unknown(Reason.ABSENT, "no systemd cgroup")
 
     def _tty(self, pid: int) -> bool | Unknown:
@@ -438,6 +450,11 @@ class ProcfsSource(SourceBase):
 
         A removed cwd has a root too: the removed directory, marked deleted,
         with the checkout that held it.
+
+        Many processes work in few directories (a storm of one user's runs in a
+        few checkouts): the walk is made once per scan for each directory seen
+        the same way (its text and identity, the process's root and mount
+        namespace, the rules), and its answer reused.
         """
         try:
             handle = os.open(f"{self.proc}/{pid}/cwd", _OPEN_DIRECTORY)
@@ -446,17 +463,46 @@ class ProcfsSource(SourceBase):
         try:
             text = os.readlink(f"{self.proc}/{pid}/cwd")
             top = os.stat(f"{self.proc}/{pid}/root")
-            return root_of_directory(
-                handle,
-                text,
-                top=(top.st_dev, top.st_ino),
-                rules=rules,
-                viewer_paths=lambda: self._viewer_paths(pid, handle),
-            )
+            key = self._root_key(pid, handle, text, top, rules)
+            found = self._roots.get(key) if key is not None else None
+            if found is None:
+                found = root_of_directory(
+                    handle,
+                    text,
+                    top=(top.st_dev, top.st_ino),
+                    rules=rules,
+                    viewer_paths=lambda: self._viewer_paths(pid, handle),
+                )
+                if key is not None and len(self._roots) < _PARSED_MAX:
+                    self._roots[key] = found
         except OSError as error:
             return unknown_of(error)
+        else:
+            return found
         finally:
             os.close(handle)
+
+    def _root_key(
+        self, pid: int, handle: int, text: str, top: os.stat_result, rules: RootRules
+    ) -> tuple[object, ...] | None:
+        """What makes two walks from a cwd the same walk; None when it cannot be told."""
+        try:
+            namespace = os.readlink(f"{self.proc}/{pid}/ns/mnt")
+        except OSError:
+            return None
+        here = os.fstat(handle)
+        if here.st_nlink == 0:  # removed: its text alone may not say so
+            return None
+        return (
+            text,
+            here.st_dev,
+            here.st_ino,
+            top.st_dev,
+            top.st_ino,
+            namespace,
+            rules.owners,
+            rules.homes,
+        )
 
     def _caller_mounts(self) -> tuple[str, mounts.MountTable] | None:
         """The caller's mount namespace and mounts, read once per scan; None when unreadable."""
