@@ -410,6 +410,19 @@ class ProcfsSource(SourceBase):
                 self._cgroups[raw] = path
         return path if path is not None else Unknown(Reason.ABSENT, "no systemd cgroup")
 
+    def _identity_and_tty(self, pid: int) -> tuple[ProcIdentity | Unknown, bool | Unknown]:
+        """Both from one read of ``stat`` (one read fewer per run in every scan)."""
+        raw = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw, Unknown):
+            return raw, raw
+        stat = parse_stat(raw)
+        if isinstance(stat, Unknown):
+            return stat, stat
+        if stat.state in _EXITED_STATES:
+            return Unknown(Reason.ZOMBIE), Unknown(Reason.ZOMBIE)
+        tty = parse_stat_tty(raw)
+        return ProcIdentity(pid, stat.start_ticks), tty if isinstance(tty, Unknown) else tty != 0
+
     def _tty(self, pid: int) -> bool | Unknown:
         raw = read_file(f"{self.proc}/{pid}/stat")
         if isinstance(raw, Unknown):
