@@ -9,7 +9,7 @@ LINT_STAMP := $(VENV)/.runctx-lint-installed
 FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test lint bench fuzz dist-check clean
+.PHONY: run test lint bench stress fuzz dist-check clean
 
 run: $(RUN_STAMP)
 	@$(BIN)/runctx status
@@ -24,6 +24,10 @@ lint: $(LINT_STAMP)
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# A loaded, hostile box (needs root and cc): hook decisions and status costs, shape by shape.
+stress: $(TEST_STAMP)
+	$(BIN)/python -m benchmarks.stress $(STRESS_ARGS)
 
 # Every fuzz target for FUZZ_SECONDS each (atheris), then the linear-time check of every parser.
 fuzz: $(FUZZ_STAMP)

@@ -20,7 +20,7 @@ A bare ``npm exec``, or one whose child runs no test, is no run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 
 import attrs
 
@@ -153,31 +153,59 @@ def _children_of(parents: Mapping[int, int]) -> dict[int, list[int]]:
     return children
 
 
-def _has_runner_above(pid: int, parents: Mapping[int, int], runners: Mapping[int, object]) -> bool:
-    seen = {pid}
-    ancestor = parents.get(pid)
-    while ancestor is not None and ancestor not in seen:
-        if ancestor in runners:
-            return True
-        seen.add(ancestor)
-        ancestor = parents.get(ancestor)
-    return False
+def _with_match_above(
+    pids: Iterable[int], parents: Mapping[int, int], marked: Container[int]
+) -> set[int]:
+    """The ``pids`` that have a ``marked`` process among their strict ancestors.
+
+    One pass: each chain of parents is climbed once, and what is learnt about
+    every process on it is kept, so a chain of any depth costs its length, not
+    its length squared. A cycle (pid reuse during the scan) is climbed once
+    and counts as no ancestor.
+    """
+    above: dict[int, bool] = {}  # pid -> a marked process is strictly above it
+    for start in pids:
+        path: list[int] = []
+        on_path: set[int] = set()
+        pid = start
+        while pid not in above:
+            path.append(pid)
+            on_path.add(pid)
+            parent = parents.get(pid)
+            if parent is None or parent in on_path:
+                above[pid] = False  # the top of its chain (or where a cycle closes)
+                path.pop()
+                break
+            pid = parent
+        # Unwind: each process below has a marked one above if its parent is
+        # marked or has one above.
+        found = above[pid] or pid in marked
+        for child in reversed(path):
+            above[child] = found
+            found = found or child in marked
+    return {pid for pid in pids if above.get(pid, False)}
 
 
 def _tasks_above_runners(
     matches: Mapping[int, RunnerMatch], tasks: set[int], parents: Mapping[int, int]
 ) -> set[int]:
-    """The task processes that have a runner or worker among their descendants."""
+    """The task processes that have a runner or worker among their descendants.
+
+    Each process's ancestors are climbed once for all the runners below them:
+    a climb stops where an earlier one passed.
+    """
     running: set[int] = set()
+    climbed: set[int] = set()
     for pid in matches:
         if pid in tasks:
             continue
         seen = {pid}
         ancestor = parents.get(pid)
-        while ancestor is not None and ancestor not in seen:
+        while ancestor is not None and ancestor not in seen and ancestor not in climbed:
             if ancestor in tasks:
                 running.add(ancestor)
             seen.add(ancestor)
+            climbed.add(ancestor)
             ancestor = parents.get(ancestor)
     return running
 
@@ -187,26 +215,48 @@ def _wrappers_over_runs(
 ) -> None:
     """Give each wrapper whose child is a run that child's match; drop the others.
 
-    A wrapper under a wrapper (``npm exec`` running ``npx -c ...``) waits for
-    the one below it, so the loop runs until no wrapper is decided.
+    A wrapper under a wrapper (``npm exec`` running ``npx -c ...``) takes what
+    the one below it is given, so wrappers are decided from the bottom up: the
+    children of each, in pid order, the first that is a run (not a worker)
+    after its own wrappers were decided. Each wrapper is decided once, after
+    its children: one pass, however deep a chain of wrappers is.
     """
     children = _children_of({pid: parent for pid, parent in parents.items() if pid in matches})
-    pending = set(wrappers)
-    decided = True
-    while pending and decided:
-        decided = False
-        for pid in sorted(pending):
-            runs = [
-                matches[child]
-                for child in sorted(children.get(pid, ()))
-                if child not in pending and matches[child].role != WORKER_ROLE
+    decided: dict[int, RunnerMatch | None] = {}
+    for top in sorted(wrappers):
+        if top in decided:
+            continue
+        # Depth first, without recursion: a wrapper is decided once all its
+        # wrapper children are. ``entered`` guards against a cycle of links.
+        stack = [top]
+        entered = {top}
+        while stack:
+            pid = stack[-1]
+            waiting = [
+                child
+                for child in children.get(pid, ())
+                if child in wrappers and child not in decided and child not in entered
             ]
-            if runs:
-                matches[pid] = runs[0]
-                pending.discard(pid)
-                decided = True
-    for pid in pending:
-        del matches[pid]
+            if waiting:
+                stack.extend(waiting)
+                entered.update(waiting)
+                continue
+            stack.pop()
+            if pid in decided:
+                continue
+            runs = (
+                decided.get(child) if child in wrappers else matches[child]
+                for child in sorted(children.get(pid, ()))
+            )
+            decided[pid] = next(
+                (match for match in runs if match is not None and match.role != WORKER_ROLE),
+                None,
+            )
+    for pid, match in decided.items():
+        if match is None:
+            del matches[pid]
+        else:
+            matches[pid] = match
 
 
 def _descendants(pid: int, children: Mapping[int, list[int]]) -> list[int]:
@@ -256,6 +306,7 @@ def fold_runs(
     if wrappers:
         _wrappers_over_runs(matches, wrappers, parents)
     children = _children_of(parents)
+    under_runner = _with_match_above(matches, parents, matches)
     return [
         FoldedRun(
             authority=records[pid],
@@ -264,5 +315,5 @@ def fold_runs(
             members=(pid, *sorted(_descendants(pid, children))),
         )
         for pid in sorted(matches)
-        if not _has_runner_above(pid, parents, matches)
+        if pid not in under_runner
     ]

@@ -23,6 +23,48 @@ class ProcIdentity:
     start: int
 
 
+ARGV_WORDS_MAX = 256
+"""The words of a command line a source keeps (what the runner table reads, too)."""
+CMDLINE_READ_MAX = 128 * 1024
+"""The bytes of a command line a source reads (128 KiB: the kernel's bound on one argument)."""
+
+
+class TruncatedArgv(tuple[str, ...]):
+    """An argv read up to a bound (:data:`ARGV_WORDS_MAX` words, :data:`CMDLINE_READ_MAX` bytes).
+
+    The process's command line goes on past its last word (which may be cut
+    short): a local user can make one of many megabytes, and no scan pays for
+    more than the bound. It is a tuple like any argv; :func:`argv_truncated`
+    tells it apart, and the report says so.
+    """
+
+    __slots__ = ()
+
+
+def argv_truncated(argv: object) -> bool:
+    """Whether ``argv`` was cut at a bound by the source that read it."""
+    return isinstance(argv, TruncatedArgv)
+
+
+def bounded_argv(words: tuple[str, ...] | list[str], *, cut: bool = False) -> tuple[str, ...]:
+    """``words`` kept to :data:`ARGV_WORDS_MAX` words and :data:`CMDLINE_READ_MAX` characters.
+
+    Marked :class:`TruncatedArgv` when anything was left out, or ``cut`` says
+    the text was already cut before (a bounded read).
+    """
+    kept: list[str] = []
+    size = 0
+    for word in words[:ARGV_WORDS_MAX]:
+        if size + len(word) > CMDLINE_READ_MAX:
+            kept.append(word[: max(0, CMDLINE_READ_MAX - size)])
+            return TruncatedArgv(kept)
+        kept.append(word)
+        size += len(word) + 1
+    if cut or len(words) > ARGV_WORDS_MAX:
+        return TruncatedArgv(kept)
+    return tuple(kept)
+
+
 class ProcRecord(NamedTuple):
     """One live process as read from the system.
 

@@ -52,8 +52,9 @@ USER_CONFIG = os.path.join("runctx", "config.toml")
 """The user's configuration file, under ``$XDG_CONFIG_HOME`` (default ``~/.config``)."""
 MAX_PYPROJECT_BYTES = 1024 * 1024
 """The largest pyproject.toml whose ``[tool.runctx]`` is parsed (1 MiB)."""
-MAX_SCANNED_BYTES = 64 * 1024 * 1024
-"""How much of a larger pyproject.toml is searched for a ``[tool.runctx]`` table (64 MiB)."""
+MAX_SCANNED_BYTES = 8 * 1024 * 1024
+"""The largest pyproject.toml searched for a ``[tool.runctx]`` table (8 MiB); a larger one is
+not read at all (its size is looked at first), and its settings cannot be read."""
 MAX_LINE_BYTES = MAX_PYPROJECT_BYTES
 """The longest line of a larger file judged exactly; a longer one that names runctx may hold it."""
 MAX_USER_CONFIG_BYTES = MAX_PYPROJECT_BYTES
@@ -118,7 +119,7 @@ class _TableSpotter:
         Without the word ``runctx`` in ``data`` only its last header line
         matters, and is found from the end.
         """
-        if b"runctx" in data:
+        if b"runctx" in data and (b"tool" in data or self.header in (b"tool", None)):
             return any(self.line(raw) for raw in data.splitlines())
         end = len(data)
         while (at := data.rfind(b"[", 0, end)) >= 0:
@@ -230,10 +231,13 @@ def read_pyproject(path: str) -> bytes | None:
         data, whole = read_bounded(path, MAX_PYPROJECT_BYTES)
         if whole:
             return data
-        search = TableSearch()
-        found = feed_chunks(path, MAX_SCANNED_BYTES, search.feed)
-        if found is False:
-            found = search.end()
+        if os.stat(path).st_size > MAX_SCANNED_BYTES:
+            found = None  # not searched at all: every hook call would pay for it
+        else:
+            search = TableSearch()
+            found = feed_chunks(path, MAX_SCANNED_BYTES, search.feed)
+            if found is False:
+                found = search.end()
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path

@@ -37,7 +37,7 @@ from runctx.pytest_plugin import (
     summary_lines,
 )
 from runctx.scanning import scan, viewpoint
-from runctx.settings import MODE_ENV, BusyRules
+from runctx.settings import MAX_SCANNED_BYTES, MODE_ENV, BusyRules
 
 pytest_plugins = ["pytester"]
 
@@ -363,8 +363,9 @@ def test_a_settings_file_that_cannot_be_read_never_stops_the_session(
         os.mkfifo(pyproject)
         expected = "a FIFO, not a regular file"
     else:  # comments only, which pytest reads as TOML, past what runctx searches
-        pyproject.write_text(("#" + "x" * 1000 + "\n") * 68_000)
-        expected = "is larger than 64 MiB"
+        lines = MAX_SCANNED_BYTES // 1000 + 1000
+        pyproject.write_text(("#" + "x" * 1000 + "\n") * lines)
+        expected = f"is larger than {MAX_SCANNED_BYTES >> 20} MiB"
     pytester.makepyfile(test_once=RAN)
     result = session(pytester, runs)
     assert result.ret == 0, result.outlines + result.errlines

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated, bounded_argv
+from runctx.runners.walk import MAX_ARGV_WORDS
 from runctx.sources.proctext import (
     ENVIRON_VALUE_MAX,
     MemInfo,
@@ -86,6 +88,41 @@ def test_cmdline_keeps_empty_arguments_and_bad_bytes():
     assert argv[:3] == ("python", "-c", "")
     assert os.fsencode(argv[3]) == b"\xff\xfe"
     assert parse_cmdline(b"") == ()
+
+
+def test_cmdline_is_cut_at_the_word_bound_and_marked():
+    """Past ARGV_WORDS_MAX words the argv keeps that many and says it was cut; below, a tuple."""
+    many = b"\0".join(b"w%d" % n for n in range(ARGV_WORDS_MAX + 50)) + b"\0"
+    argv = parse_cmdline(many)
+    assert argv_truncated(argv)
+    assert list(argv) == [f"w{n}" for n in range(ARGV_WORDS_MAX)]
+    exact = b"\0".join(b"w" for _ in range(ARGV_WORDS_MAX)) + b"\0"
+    assert not argv_truncated(parse_cmdline(exact))
+    assert len(parse_cmdline(exact)) == ARGV_WORDS_MAX
+
+
+def test_cmdline_cut_by_a_bounded_read_is_marked_even_when_short():
+    """A read that stopped at its byte bound (``cut``) marks the argv: its last word may be cut."""
+    argv = parse_cmdline(b"pytest\0-k\0ab", cut=True)
+    assert argv_truncated(argv)
+    assert argv == ("pytest", "-k", "ab")
+    assert argv_truncated(parse_cmdline(b"", cut=True))
+
+
+def test_bounded_argv_keeps_the_same_bounds_for_any_source():
+    """What psutil gives is kept to the words and bytes the procfs source reads."""
+    assert bounded_argv(["pytest", "-q"]) == ("pytest", "-q")
+    assert not argv_truncated(bounded_argv(["pytest", "-q"]))
+    huge = bounded_argv(["pytest", "x" * (2 * CMDLINE_READ_MAX)])
+    assert argv_truncated(huge)
+    assert sum(len(word) for word in huge) <= CMDLINE_READ_MAX
+    assert huge[0] == "pytest"
+    assert len(bounded_argv([str(n) for n in range(1000)])) == ARGV_WORDS_MAX
+
+
+def test_the_sources_read_as_many_words_as_the_runner_table():
+    """A source keeps every word the walk could read, and the walk reads no more."""
+    assert ARGV_WORDS_MAX == MAX_ARGV_WORDS
 
 
 def test_status_uid_takes_the_real_uid():
@@ -295,7 +332,11 @@ def test_cmdline_of_any_bytes_keeps_every_byte(data):
     assert isinstance(argv, tuple)
     assert all(isinstance(arg, str) for arg in argv)
     rebuilt = b"\0".join(os.fsencode(arg) for arg in argv)
-    assert rebuilt == (data[:-1] if data.endswith(b"\0") else data)
+    whole = data[:-1] if data.endswith(b"\0") else data
+    if argv_truncated(argv):  # more words than the bound: the first ones, exactly
+        assert whole.startswith(rebuilt + b"\0")
+    else:
+        assert rebuilt == whole
 
 
 @PROPERTY

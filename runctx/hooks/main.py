@@ -47,7 +47,12 @@ from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
-from runctx.shell.prefilter import may_change_environment, names_found, names_task_runner
+from runctx.shell.prefilter import (
+    BUILTIN_NAMES,
+    may_change_environment,
+    names_found,
+    names_task_runner,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -249,7 +254,15 @@ def test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
     one occurs does the table get built and the parser read the command (and,
     for a task runner, the project's files).
     """
-    settings = _settings(cwd)
+    try:
+        settings = _settings(cwd)
+    except _unreadable_config():
+        # Settings that cannot be read (a file past the bound): a command naming no
+        # runner of the builtin table is let through without them; one that does
+        # fails open, saying why.
+        if not names_found(command, BUILTIN_NAMES):
+            return ()
+        raise
     if not names_found(command, settings.names):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
@@ -258,6 +271,13 @@ def test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
 
 
 test_runs.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
+
+
+def _unreadable_config() -> type[Exception]:
+    """The error of a settings file that cannot be read; imported only when one is raised."""
+    from runctx.exceptions import UnreadableConfigError  # noqa: PLC0415 - errors are rare
+
+    return UnreadableConfigError
 
 
 def _settings(cwd: str) -> Settings:

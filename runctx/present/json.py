@@ -48,6 +48,7 @@ from runctx.checkout import Root
 from runctx.environment import Environment
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
 from runctx.present.schema import SCHEMA_VERSION
+from runctx.records import argv_truncated
 from runctx.report import JudgedRun, Report, StartedBy, Viewpoint
 from runctx.settings import BusyRules
 from runctx.sources.load import Load
@@ -176,6 +177,8 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
     _add_bytes(out, root=run.root, cwd=run.cwd)
     if not isinstance(run.argv, Unknown) and not all(is_exact(arg) for arg in run.argv):
         out["argv_bytes"] = [base64_bytes(arg) for arg in run.argv]
+    if argv_truncated(run.argv):
+        out["argv_truncated"] = True
     unknown = _unknowns(
         argv=run.argv,
         uid=run.uid,

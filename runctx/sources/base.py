@@ -163,6 +163,9 @@ class SourceBase:
         if uid != os.getuid():
             return OTHER_USERS_ENVIRON
         return self._environ(pid, wanted)
+    def _identity_and_tty(self, pid: int) -> tuple[ProcIdentity | Unknown, bool | Unknown]:
+        """The identity of the process holding ``pid`` and whether it has a terminal."""
+        return self.current_identity(pid), self._tty(pid)
 
     def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
         """The CPU seconds each process has used so far, read now.
@@ -195,13 +198,12 @@ class SourceBase:
         about another.
         """
         pid = process.pid
-        before = self.current_identity(pid)
+        before, tty = self._identity_and_tty(pid)
         if before != process:
             gone = before if isinstance(before, Unknown) else PID_REUSED
             return Inherited(environ=gone, cgroup=gone, tty=gone)
         environ = skip_environ if skip_environ is not None else self._own_environ(pid, wanted)
         cgroup = self._cgroup(pid)
-        tty = self._tty(pid)
         if self.current_identity(pid) != process:
             return Inherited(environ=PID_REUSED, cgroup=PID_REUSED, tty=PID_REUSED)
         pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))

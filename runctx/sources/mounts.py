@@ -22,7 +22,7 @@ the procfs source reads it, bounded, once per scan for the caller.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from runctx.sources.proctext import MountEntry
 
@@ -52,18 +52,21 @@ class MountTable:
     its real parents, not the top of another bind mount.
     """
 
-    __slots__ = ("by_device",)
+    __slots__ = ("by_device", "by_id")
 
     by_device: dict[str, list[MountEntry]]
+    by_id: dict[int, MountEntry]
 
     def __init__(self, entries: Iterable[MountEntry]) -> None:
         """Index ``entries`` (the caller's ``mountinfo``, parsed) by device."""
+        by_id = by_mount_id(entries)
         by_device: dict[str, list[MountEntry]] = {}
-        for entry in entries:
+        for entry in by_id.values():
             by_device.setdefault(entry.device, []).append(entry)
         for mounts in by_device.values():
             mounts.sort(key=lambda entry: len(entry.root))
         object.__setattr__(self, "by_device", by_device)
+        object.__setattr__(self, "by_id", by_id)
 
     def __setattr__(self, name: str, value: object) -> None:
         """Refuse assignment: the table is read once per scan and never changed."""
@@ -78,12 +81,22 @@ class MountTable:
                 yield _joined(mount.mount_point, rest)
 
 
+def by_mount_id(entries: Iterable[MountEntry]) -> dict[int, MountEntry]:
+    """Mounts by their id (of two with one id, the later line), built once per namespace."""
+    return {entry.mount_id: entry for entry in entries}
+
+
 def candidates(
-    theirs: Sequence[MountEntry], mount_id: int, ours: MountTable, *, same_namespace: bool
+    theirs: Sequence[MountEntry] | Mapping[int, MountEntry],
+    mount_id: int,
+    ours: MountTable,
+    *,
+    same_namespace: bool,
 ) -> Iterator[str]:
     """Paths in the caller's tree that may be the top of a mount another process climbed.
 
-    ``theirs`` is that process's ``mountinfo``, ``mount_id`` the mount its
+    ``theirs`` is that process's ``mountinfo`` (or its :func:`by_mount_id`,
+    built once for the many processes of one namespace), ``mount_id`` the mount its
     directory is on; the mounts are taken from that one up through their
     parents (at most :data:`MOUNT_DEPTH_MAX`), and for each, the places the
     caller sees its root at (at most :data:`CANDIDATES_MAX` paths in all, none
@@ -91,7 +104,7 @@ def candidates(
     (root ``/``) is skipped: climbing it already passed the directory's real
     parents.
     """
-    by_id = {entry.mount_id: entry for entry in theirs}
+    by_id = theirs if isinstance(theirs, Mapping) else by_mount_id(theirs)
     given: set[str] = set()
     current = by_id.get(mount_id)
     for _ in range(MOUNT_DEPTH_MAX):

@@ -36,7 +36,7 @@ from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
 from runctx.environment import View
 from runctx.exceptions import SourceError
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.records import CMDLINE_READ_MAX, ProcessTable, ProcIdentity, ProcRecord
 from runctx.sources import mounts, pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of
@@ -81,10 +81,14 @@ _CGROUP_DEPTH_MAX = 64
 MOUNTINFO_READ_MAX = 1024 * 1024
 """The most of a ``mountinfo`` read (1 MiB, some 7000 mounts); a mount past it is not seen."""
 _V1_CPU_DIRS = ("cpu,cpuacct", "cpuacct,cpu", "cpu")
+_PARSED_MAX = 4096
+"""Distinct answers (cwd roots, cgroup texts) kept by one scan: a box has far fewer."""
+READ_MAX = 1024 * 1024
+"""The most of any other ``/proc`` file read (``stat``, ``status``, ``loadavg``): 1 MiB."""
 
 
-def read_file(path: str) -> bytes | Unknown:
-    """Read a whole ``/proc`` file, or say why it could not be read."""
+def read_file(path: str, limit: int = READ_MAX) -> bytes | Unknown:
+    """Read a ``/proc`` file whole, up to ``limit`` bytes (a longer one is cut), or say why not."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as error:
@@ -94,10 +98,41 @@ def read_file(path: str) -> bytes | Unknown:
         if len(data) < _READ_SIZE:  # procfs hands out all it has in one read
             return data
         chunks = [data]
-        while data:
-            data = os.read(fd, _READ_SIZE)
+        size = len(data)
+        while data and size < limit:
+            data = os.read(fd, min(_READ_SIZE, limit - size))
             chunks.append(data)
+            size += len(data)
         return b"".join(chunks)
+    except OSError as error:
+        return unknown_of(error)
+    finally:
+        os.close(fd)
+
+
+def read_cmdline(path: str, limit: int = CMDLINE_READ_MAX) -> tuple[bytes, bool] | Unknown:
+    """At most ``limit`` bytes of a ``/proc/PID/cmdline``, and whether it goes on; or why not.
+
+    A command line can be many megabytes (a local user chooses it); the scan
+    reads only its first ``limit`` bytes, in the reads ``/proc`` itself would
+    take (64 KiB each), and one byte more to know whether there was more.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as error:
+        return unknown_of(error)
+    try:
+        data = os.read(fd, min(_READ_SIZE, limit + 1))
+        if len(data) < _READ_SIZE:  # procfs hands out all it has in one read
+            return data[:limit], len(data) > limit
+        chunks = [data]
+        size = len(data)
+        while data and size <= limit:
+            data = os.read(fd, min(_READ_SIZE, limit + 1 - size))
+            chunks.append(data)
+            size += len(data)
+        whole = b"".join(chunks)
+        return whole[:limit], size > limit
     except OSError as error:
         return unknown_of(error)
     finally:
@@ -236,6 +271,9 @@ class ProcfsSource(SourceBase):
             raise SourceError(no_procfs_message(proc))
         self.proc = proc
         self._mounts: tuple[str, mounts.MountTable] | None = None
+        self._their_mounts: dict[str, dict[int, MountEntry] | None] = {}
+        self._roots: dict[tuple[object, ...], Root] = {}
+        self._cgroups: dict[bytes, str | None] = {}
 
     def uptime(self) -> float | Unknown:
         """Seconds since boot, the clock that process start ticks count on."""
@@ -254,7 +292,7 @@ class ProcfsSource(SourceBase):
 
     def proc_mount(self) -> ProcMount | Unknown:
         """The options of the procfs this source reads (``hidepid=``, ``subset=pid``)."""
-        data = read_file(f"{self.proc}/self/mountinfo")
+        data = read_file(f"{self.proc}/self/mountinfo", MOUNTINFO_READ_MAX)
         if isinstance(data, Unknown):
             return data
         found = parse_proc_mount(data, os.fsencode(os.path.realpath(self.proc)))
@@ -273,6 +311,9 @@ class ProcfsSource(SourceBase):
     def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
         """One pass over every listed process; the caller's mounts are read again if asked."""
         self._mounts = None
+        self._their_mounts = {}
+        self._roots = {}
+        self._cgroups = {}
         return super().table(argv_wanted)
 
     def list_pids(self) -> list[int]:
@@ -290,17 +331,17 @@ class ProcfsSource(SourceBase):
         if stat.flags & PF_KTHREAD:
             return KERNEL_THREAD
         argv: tuple[str, ...] | Unknown
-        raw_argv: bytes | Unknown
+        raw_argv: tuple[bytes, bool] | Unknown
         if argv_wanted is not None and not argv_wanted(stat.comm):
             raw_argv = NOT_READ
         else:
-            raw_argv = read_file(f"{self.proc}/{pid}/cmdline")
+            raw_argv = read_cmdline(f"{self.proc}/{pid}/cmdline")
         if isinstance(raw_argv, Unknown):
             if raw_argv.reason is Reason.GONE:
                 return raw_argv
             argv = raw_argv
         else:
-            argv = parse_cmdline(raw_argv)
+            argv = parse_cmdline(raw_argv[0], cut=raw_argv[1])
         return ProcRecord(
             pid=pid,
             ppid=stat.ppid,
@@ -357,11 +398,30 @@ class ProcfsSource(SourceBase):
         return parse_environ(data, wanted)
 
     def _cgroup(self, pid: int) -> str | Unknown:
+        """The systemd cgroup of ``pid``; each distinct ``cgroup`` text is parsed once per scan."""
         raw = _read_small(f"{self.proc}/{pid}/cgroup")
         if isinstance(raw, Unknown):
             return raw
-        path = systemd_path(parse_cgroup(raw))
+        if raw in self._cgroups:
+            path = self._cgroups[raw]
+        else:
+            path = systemd_path(parse_cgroup(raw))
+            if len(self._cgroups) < _PARSED_MAX:
+                self._cgroups[raw] = path
         return path if path is not None else Unknown(Reason.ABSENT, "no systemd cgroup")
+
+    def _identity_and_tty(self, pid: int) -> tuple[ProcIdentity | Unknown, bool | Unknown]:
+        """Both from one read of ``stat`` (one read fewer per run in every scan)."""
+        raw = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw, Unknown):
+            return raw, raw
+        stat = parse_stat(raw)
+        if isinstance(stat, Unknown):
+            return stat, stat
+        if stat.state in _EXITED_STATES:
+            return Unknown(Reason.ZOMBIE), Unknown(Reason.ZOMBIE)
+        tty = parse_stat_tty(raw)
+        return ProcIdentity(pid, stat.start_ticks), tty if isinstance(tty, Unknown) else tty != 0
 
     def _tty(self, pid: int) -> bool | Unknown:
         raw = read_file(f"{self.proc}/{pid}/stat")
@@ -403,6 +463,11 @@ class ProcfsSource(SourceBase):
 
         A removed cwd has a root too: the removed directory, marked deleted,
         with the checkout that held it.
+
+        Many processes work in few directories (a storm of one user's runs in a
+        few checkouts): the walk is made once per scan for each directory seen
+        the same way (its text and identity, the process's root and mount
+        namespace, the rules), and its answer reused.
         """
         try:
             handle = os.open(f"{self.proc}/{pid}/cwd", _OPEN_DIRECTORY)
@@ -411,17 +476,46 @@ class ProcfsSource(SourceBase):
         try:
             text = os.readlink(f"{self.proc}/{pid}/cwd")
             top = os.stat(f"{self.proc}/{pid}/root")
-            return root_of_directory(
-                handle,
-                text,
-                top=(top.st_dev, top.st_ino),
-                rules=rules,
-                viewer_paths=lambda: self._viewer_paths(pid, handle),
-            )
+            key = self._root_key(pid, handle, text, top, rules)
+            found = self._roots.get(key) if key is not None else None
+            if found is None:
+                found = root_of_directory(
+                    handle,
+                    text,
+                    top=(top.st_dev, top.st_ino),
+                    rules=rules,
+                    viewer_paths=lambda: self._viewer_paths(pid, handle),
+                )
+                if key is not None and len(self._roots) < _PARSED_MAX:
+                    self._roots[key] = found
         except OSError as error:
             return unknown_of(error)
+        else:
+            return found
         finally:
             os.close(handle)
+
+    def _root_key(
+        self, pid: int, handle: int, text: str, top: os.stat_result, rules: RootRules
+    ) -> tuple[object, ...] | None:
+        """What makes two walks from a cwd the same walk; None when it cannot be told."""
+        try:
+            namespace = os.readlink(f"{self.proc}/{pid}/ns/mnt")
+        except OSError:
+            return None
+        here = os.fstat(handle)
+        if here.st_nlink == 0:  # removed: its text alone may not say so
+            return None
+        return (
+            text,
+            here.st_dev,
+            here.st_ino,
+            top.st_dev,
+            top.st_ino,
+            namespace,
+            rules.owners,
+            rules.homes,
+        )
 
     def _caller_mounts(self) -> tuple[str, mounts.MountTable] | None:
         """The caller's mount namespace and mounts, read once per scan; None when unreadable."""
@@ -435,6 +529,21 @@ class ProcfsSource(SourceBase):
                 return None
             self._mounts = (namespace, mounts.MountTable(read))
         return self._mounts
+
+    def _mounts_of(self, pid: int, namespace: str | None) -> dict[int, MountEntry] | None:
+        """The mounts of ``pid``'s mount namespace, parsed once per scan for each namespace.
+
+        Many processes share one namespace (a container's, an ``unshare -m``
+        with thousands of mounts): its ``mountinfo`` is read and parsed for
+        the first of them only. Without a namespace link it is read for ``pid``.
+        """
+        if namespace is not None and namespace in self._their_mounts:
+            return self._their_mounts[namespace]
+        read = _read_mountinfo(f"{self.proc}/{pid}/mountinfo")
+        found = None if read is None else mounts.by_mount_id(read)
+        if namespace is not None:
+            self._their_mounts[namespace] = found
+        return found
 
     def _viewer_paths(self, pid: int, handle: int) -> Iterator[str]:
         """Where the caller may see the top of the mount ``handle`` (``pid``'s cwd) is on.
@@ -451,13 +560,14 @@ class ProcfsSource(SourceBase):
         mount_id = parse_fdinfo_mount_id(fdinfo[0])
         namespace, table = caller
         try:
-            same = os.readlink(f"{self.proc}/{pid}/ns/mnt") == namespace
+            theirs_namespace: str | None = os.readlink(f"{self.proc}/{pid}/ns/mnt")
         except OSError:
-            same = False
+            theirs_namespace = None
+        same = theirs_namespace == namespace
         if same:
-            theirs = tuple(entry for entries in table.by_device.values() for entry in entries)
+            theirs = table.by_id
         else:
-            read = _read_mountinfo(f"{self.proc}/{pid}/mountinfo")
+            read = self._mounts_of(pid, theirs_namespace)
             if read is None:
                 return iter(())
             theirs = read

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import attrs
 
+from runctx.records import ARGV_WORDS_MAX, TruncatedArgv
 from runctx.unknown import Reason, Unknown
 
 PROC_FS = b"proc"
@@ -76,18 +77,25 @@ def parse_stat(text: bytes) -> StatFields | Unknown:
         return Unknown(Reason.UNPARSABLE, "stat: too few or non-numeric fields")
 
 
-def parse_cmdline(data: bytes) -> tuple[str, ...]:
-    """Split ``/proc/PID/cmdline`` into argv, keeping every byte.
+def parse_cmdline(data: bytes, *, cut: bool = False) -> tuple[str, ...]:
+    """Split ``/proc/PID/cmdline`` into argv, keeping every byte, up to a bound.
 
     Arguments are NUL-terminated; a process that rewrote its title may leave
     no final NUL or use spaces instead. Bytes that are not UTF-8 survive as
     surrogate escapes (``os.fsencode`` gives the original bytes back).
+
+    At most :data:`~runctx.records.ARGV_WORDS_MAX` words are kept; an argv
+    with more, or whose text was ``cut`` by a bounded read (its last word may
+    be cut short), is a :class:`~runctx.records.TruncatedArgv`.
     """
     if not data:
-        return ()
+        return TruncatedArgv() if cut else ()
     if data.endswith(b"\0"):
         data = data[:-1]
-    return tuple(os.fsdecode(data).split("\0"))
+    words = os.fsdecode(data).split("\0", ARGV_WORDS_MAX)
+    if cut or len(words) > ARGV_WORDS_MAX:
+        return TruncatedArgv(words[:ARGV_WORDS_MAX])
+    return tuple(words)
 
 
 def parse_status_uid(text: bytes) -> int | Unknown:

@@ -88,7 +88,7 @@ import psutil
 from runctx.checkout import Root, RootRules, checkout_root, root_of_removed
 from runctx.environment import View
 from runctx.exceptions import SourceError
-from runctx.records import ProcIdentity, ProcRecord
+from runctx.records import ProcIdentity, ProcRecord, bounded_argv
 from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of
@@ -189,7 +189,12 @@ def _read_cpu(process: psutil.Process) -> float:
 
 
 def _read_argv(process: psutil.Process) -> tuple[str, ...]:
-    return tuple(process.cmdline())
+    """Its argv, kept to the bound the procfs source reads (marked truncated past it).
+
+    psutil reads the whole command line; what is kept, shown and matched is
+    bounded like the procfs source's (:func:`runctx.records.bounded_argv`).
+    """
+    return bounded_argv(process.cmdline())
 
 
 def _real_uid(process: psutil.Process) -> int:

@@ -6,8 +6,9 @@ cov``), the hook reads the task's text from the project's file and the shell
 parser reads that text in turn: a task whose text runs a runner is a test run,
 whatever its name. Names that are runs by themselves (``npm test``,
 ``make test``) stay runs without any file being read, and what cannot be read
-(no file, too large, not plain, a name it does not define) stays decided by
-the name. Only the hook reads these files: a scan sees what a live task runs.
+(no file, too large, not plain, a name it does not define, more work than
+the command's budget, :mod:`.budget`) stays decided by the name. Only the
+hook reads these files: a scan sees what a live task runs.
 
 Files another user could plant are read with care (:mod:`.files`, through
 :mod:`runctx.planted`, the one reader of such files): looked at before they
@@ -34,6 +35,7 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 from __future__ import annotations
 
 from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+from runctx.runners.tasks.budget import BudgetSpentError
 from runctx.runners.tasks.files import MAX_TASKS, ProjectFiles
 
 TYPE_CHECKING = False
@@ -57,10 +59,18 @@ def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]
     """The shell texts the tasks of ``call`` run, read from the project in ``directory``.
 
     None when they cannot be read (no file, too large, not parsable, a task it
-    does not define): the task is then decided by its name alone.
+    does not define) or reading them would pass the command's work budget
+    (``files.work``, whose :meth:`~.budget.WorkBudget.unknown` then says so):
+    the task is then decided by its name alone.
     """
     reader = _READERS.get(call.reader)
-    if reader is None:
+    if reader is None or files.work.spent is not None:
         return None
-    texts = reader(call, directory, files)
-    return None if texts is None else texts[: MAX_TASKS * 8]
+    try:
+        texts = reader(call, directory, files)
+    except BudgetSpentError:
+        return None
+    if texts is None:
+        return None
+    texts = texts[: MAX_TASKS * 8]
+    return texts if files.work.texts(texts) else None

@@ -15,6 +15,7 @@ from collections import deque
 
 from runctx.checkout import nearest_holding
 from runctx.planted import read_bounded, usable_path
+from runctx.runners.tasks.budget import WorkBudget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,12 +53,13 @@ def read_project_file(path: str) -> bytes | None:
 class ProjectFiles:
     """The project files one command string reads: bounded in number, each parsed once."""
 
-    __slots__ = ("cache", "left")
+    __slots__ = ("cache", "left", "work")
 
     def __init__(self, budget: int = MAX_FILES) -> None:
-        """Allow ``budget`` distinct files."""
+        """Allow ``budget`` distinct files, and one :class:`~.budget.WorkBudget` for all of them."""
         self.left = budget
         self.cache: dict[tuple[str, str], object] = {}
+        self.work = WorkBudget()
 
     def parsed(self, path: str, parse: Callable[[bytes], object]) -> object:
         """``parse`` of the file at ``path`` (cached), or None when it cannot be read or parsed."""

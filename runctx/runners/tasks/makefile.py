@@ -17,6 +17,7 @@ from runctx.runners.tasks.files import MAX_TASKS, Task, expand_tasks, first_exis
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from runctx.runners.tasks.budget import WorkBudget
     from runctx.runners.tasks.files import ProjectFiles
     from runctx.runners.walk import TaskCall
 
@@ -130,16 +131,21 @@ def parse(data: bytes) -> Makefile:
     return made
 
 
-def expand(text: str, variables: dict[str, str]) -> str:
+def expand(text: str, variables: dict[str, str], work: WorkBudget | None = None) -> str:
     """``$(NAME)`` and ``${NAME}`` replaced by plain variables, a few levels deep.
 
     ``$$`` is make's escaped ``$`` (never the start of a reference). Each pass
     is one scan of the text, and the result is cut at
     :data:`MAX_EXPANDED_CHARS`: variables that double at each level cannot
     make a recipe line grow past what the shell parser reads of a command.
+    What every pass makes is charged to ``work``, the command's budget
+    (:class:`~.budget.WorkBudget`): variables that expand into each other on
+    every line of a makefile stop there (:class:`~.budget.BudgetSpentError`).
     """
     for _ in range(_EXPANSION_PASSES):
         expanded = _expand_once(text, variables)
+        if work is not None:
+            work.expanded(len(expanded))
         if expanded == text:
             break
         text = expanded
@@ -191,5 +197,5 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not names and made.default is not None:
         names = [made.default]
     return expand_tasks(
-        names, made.rules.get, lambda line: expand(recipe_line(line), made.variables)
+        names, made.rules.get, lambda line: expand(recipe_line(line), made.variables, files.work)
     )

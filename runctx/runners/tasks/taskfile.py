@@ -105,7 +105,8 @@ class _Block:
 def _task(lines: list[str], start: int, indent: int) -> Task:
     """The task whose block starts at line ``start``, under a key at ``indent``."""
     block = _Block()
-    for line in lines[start:]:
+    for number in range(start, len(lines)):  # no copy of the rest: many tasks stay linear
+        line = lines[number]
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         level = _indent(line)

@@ -1,0 +1,79 @@
+"""One work budget for every task file read for one command string.
+
+A project's files are another user's text (a planted ``Makefile`` in a shared
+checkout) or merely odd: a few kilobytes of make variables that expand into
+each other can stand for gigabytes of recipe text, and every text found is
+handed to the shell parser in turn. Each file is read with a bound
+(:mod:`.files`); this bounds what all of them together may *make*: the
+characters that expanding variables produces, and the characters of task
+text handed on to the shell parser, summed over every task of the command.
+
+Past the budget a reader gives up on what it was reading: the task is then
+decided by its name alone, as for a file that cannot be read, and the
+budget keeps the reason (:meth:`WorkBudget.unknown`), an explicit unknown.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.unknown import Unknown
+
+EXPANDED_CHARS_MAX = 1024 * 1024
+"""Characters that expanding variables may produce, summed over one command's task files."""
+TEXT_CHARS_MAX = 256 * 1024
+"""Characters of task text handed to the shell parser for one command, in all."""
+
+
+class BudgetSpentError(Exception):
+    """Raised by a reader's work when the command's budget is spent; the reader gives up."""
+
+
+class WorkBudget:
+    """What reading task files for one command string may still cost.
+
+    ``spent`` is None while there is budget left, then which bound was
+    reached (:meth:`unknown` gives it as an explicit unknown). Plain text, so
+    that reading a task costs no import of the record classes.
+    """
+
+    __slots__ = ("expanded_left", "expanded_max", "spent", "text_left", "text_max")
+
+    def __init__(
+        self, expanded_chars: int = EXPANDED_CHARS_MAX, text_chars: int = TEXT_CHARS_MAX
+    ) -> None:
+        """Allow ``expanded_chars`` of expansion and ``text_chars`` of task text in all."""
+        self.expanded_left = self.expanded_max = expanded_chars
+        self.text_left = self.text_max = text_chars
+        self.spent: str | None = None
+
+    def unknown(self) -> Unknown | None:
+        """Why the tasks read were not known: the bound reached, or None while within it."""
+        if self.spent is None:
+            return None
+        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - only once spent
+
+        return Unknown(Reason.UNPARSABLE, self.spent)
+
+    def _spend(self, what: str) -> BudgetSpentError:
+        self.spent = f"task files past the work budget: {what}"
+        return BudgetSpentError(self.spent)
+
+    def expanded(self, chars: int) -> None:
+        """Charge ``chars`` characters made by one expansion pass; raise once spent."""
+        if self.spent is not None:
+            raise BudgetSpentError(self.spent)
+        self.expanded_left -= chars
+        if self.expanded_left < 0:
+            what = f"more than {self.expanded_max} characters of expansion"
+            raise self._spend(what)
+
+    def texts(self, texts: list[str]) -> bool:
+        """Charge the task texts about to be parsed; False (and spent) when they exceed it."""
+        if self.spent is not None:
+            return False
+        self.text_left -= sum(len(text) for text in texts)
+        if self.text_left < 0:
+            self._spend(f"more than {self.text_max} characters of task text")
+            return False
+        return True

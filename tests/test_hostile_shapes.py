@@ -1,0 +1,302 @@
+"""The refusal stands whatever shape a neighbour's processes or a checkout's files take.
+
+Each shape once made a scan or the hook pay without bound (``make stress``
+measures what each costs now): a deep chain of processes titled ``npm
+exec``, runner processes with huge command lines, many mounts in another
+mount namespace, a makefile whose variables expand into each other, a huge
+``pyproject.toml``. Here each is kept alive, small, next to a live run of the
+same checkout, and the test proves by outcome (never by time) that a second
+test command there is still refused, and that what was read past a bound is
+marked so. A bound made small makes a small case reach it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hooktools import claude_pre_tool_use, reply, run_hook
+from nstools import require_tools
+from proctools import PYTHON, make_checkout, wait_for
+from runfactory import RUN_TESTS_SCRIPT, clean_env
+
+from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
+from runctx.scanning import scan, viewpoint
+from runctx.sources import procfs
+from runctx.sources.procfs import ProcfsSource
+from runctx.sources.psutil import PsutilSource
+
+TEST_COMMAND = "python -m pytest -q"
+
+CHAIN_SCRIPT = r"""
+import ctypes, os, sys
+
+depth, ready = int(sys.argv[1]), sys.argv[2]
+libc = ctypes.CDLL(None)
+
+
+def title(text):
+    # as node's process.title does: the argv area rewritten, the name set
+    stat = open("/proc/self/stat", "rb").read()
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end
+    with open("/proc/self/mem", "r+b", buffering=0) as mem:
+        mem.seek(start)
+        mem.write(text.encode().ljust(end - start, b"\0"))
+    libc.prctl(15, text.encode(), 0, 0, 0)  # PR_SET_NAME
+
+
+for _ in range(depth):
+    child = os.fork()
+    if child:
+        title("npm exec")
+        os.waitpid(child, 0)
+        os._exit(0)
+os.execv(sys.executable, [sys.executable, "run_tests.py", ready])
+"""
+
+
+def _refused(checkout: Path, command: str = TEST_COMMAND) -> str:
+    """The reason the hook gives for refusing ``command`` in ``checkout`` (it must refuse)."""
+    done = run_hook("claude", claude_pre_tool_use(command, checkout))
+    output = reply(done)["hookSpecificOutput"]
+    assert isinstance(output, dict)
+    assert output["permissionDecision"] == "deny", output
+    return str(output["permissionDecisionReason"])
+
+
+def _live_run(runs, checkout: Path):
+    """A live ``python run_tests.py`` of ``checkout``, orphaned: the run a second one meets."""
+    return runs.run_tests_script(checkout)
+
+
+def _cmdline(pid: int) -> bytes:
+    with open(f"/proc/{pid}/cmdline", "rb") as stream:
+        return stream.read()
+
+
+# ----------------------------------------------------------------------------- a deep chain
+
+
+def test_a_deep_chain_of_titled_wrappers_is_one_run_and_the_refusal_stands(shared_tmp, runs):
+    """40 processes titled ``npm exec``, each the parent of the next, over one runner.
+
+    Folding decides the wrappers from the bottom up: the whole chain is one
+    run, led by its top, of the runner's kind; and the hook still refuses a
+    second run of this checkout next to it.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    other = make_checkout(shared_tmp, "other")
+    (other / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = shared_tmp / "chain-ready"
+    depth = 40
+    chain = runs.orphan(
+        [PYTHON, "-c", CHAIN_SCRIPT, str(depth), str(ready)], other, env=clean_env(), ready=ready
+    )
+    group = chain.members()
+    assert len(group) == depth + 1
+
+    def titled() -> int:
+        return sum(_cmdline(pid).rstrip(b"\0") == b"npm exec" for pid in group)
+
+    wait_for(lambda: titled() == depth, what=f"{depth} processes titled npm exec")
+    report = scan(viewpoint(cwd=str(other)))
+    seen = [judged.run for judged in report.runs if set(judged.run.members) & group]
+    assert [(run.pid, run.kind) for run in seen] == [(chain.pid, "run-tests-script")]
+    assert set(seen[0].members) == group
+    assert live.pid in {judged.run.pid for judged in report.runs}
+    assert f"pid {live.pid}" in _refused(checkout)
+
+
+# ----------------------------------------------------------------------------- huge command lines
+
+
+def _runner_with_long_argv(runs, checkout: Path, words: int, size: int):
+    """A live ``python run_tests.py`` of ``checkout`` whose argv goes on for ``words`` words."""
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = checkout.parent / f"{checkout.name}-ready"
+    extra = [f"{n:06d}" + "x" * (size - 6) for n in range(words)]
+    argv = [PYTHON, "run_tests.py", str(ready), *extra]
+    return runs.orphan(argv, checkout, env=clean_env(), ready=ready), argv
+
+
+def test_a_command_line_past_the_bounds_is_read_to_them_and_marked_truncated(shared_tmp, runs):
+    """300 words of 1 KB: each source keeps the first 256 words, 128 KiB at most, marked cut."""
+    other = make_checkout(shared_tmp, "other")
+    runner, argv = _runner_with_long_argv(runs, other, words=300, size=1000)
+    assert len(_cmdline(runner.pid)) > CMDLINE_READ_MAX
+    for source in (ProcfsSource(), PsutilSource()):
+        record = source.read_process(runner.pid)
+        assert record is not None
+        read = record.argv
+        assert argv_truncated(read), source.name
+        assert len(read) <= ARGV_WORDS_MAX
+        assert sum(len(word) + 1 for word in read) <= CMDLINE_READ_MAX + 1
+        assert list(read[:-1]) == argv[: len(read) - 1]
+        assert argv[len(read) - 1].startswith(read[-1])
+    short = ProcfsSource().read_process(os.getpid())
+    assert not argv_truncated(short.argv)
+
+
+def test_many_words_alone_are_cut_at_the_word_bound(shared_tmp, runs):
+    """300 short words (far under the byte bound): 256 kept, marked truncated; the run is seen."""
+    other = make_checkout(shared_tmp, "other")
+    runner, argv = _runner_with_long_argv(runs, other, words=300, size=8)
+    record = ProcfsSource().read_process(runner.pid)
+    assert argv_truncated(record.argv)
+    assert list(record.argv) == argv[:ARGV_WORDS_MAX]
+    report = scan(viewpoint(cwd=str(other)))
+    assert [judged.run.kind for judged in report.runs if judged.run.pid == runner.pid] == [
+        "run-tests-script"
+    ]
+
+
+def test_a_bounded_read_of_a_command_line_says_it_went_on(runs, tmp_path):
+    """``read_cmdline`` with a small bound gives that many bytes and says there was more."""
+    proc = runs.sleeper(tmp_path / "ready", "a" * 100)
+    whole = _cmdline(proc.pid)
+    cut = procfs.read_cmdline(f"/proc/{proc.pid}/cmdline", limit=10)
+    assert cut == (whole[:10], True)
+    assert procfs.read_cmdline(f"/proc/{proc.pid}/cmdline", limit=len(whole)) == (whole, False)
+
+
+def test_huge_command_lines_beside_a_live_run_still_refuse_and_report_truncated(shared_tmp, runs):
+    """Runner processes with command lines past the bounds: status marks them, the hook refuses."""
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    long_runs = [
+        _runner_with_long_argv(runs, make_checkout(shared_tmp, f"other{n}"), 200, 1000)[0]
+        for n in range(3)
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--json"],
+        capture_output=True,
+        cwd=checkout,
+        env=clean_env(),
+        check=True,
+    )
+    shown = {run["pid"]: run for run in json.loads(done.stdout)["runs"]}
+    for runner in long_runs:
+        assert shown[runner.pid]["argv_truncated"] is True
+        assert sum(len(word) for word in shown[runner.pid]["argv"]) <= CMDLINE_READ_MAX
+    assert "argv_truncated" not in shown[live.pid]
+    assert f"pid {live.pid}" in _refused(checkout)
+
+
+# ----------------------------------------------------------------------------- many mounts
+
+
+@pytest.mark.needs_root
+def test_runs_in_a_namespace_of_many_mounts_are_ours_and_its_mountinfo_is_read_once(
+    shared_tmp, runs, monkeypatch
+):
+    """Three runs of this checkout behind a bind mount in one namespace of 200 more mounts.
+
+    Their climbs find no ``.git`` (the mount hides it): each is placed through
+    that namespace's ``mountinfo``, read and parsed once for all three; they
+    are this checkout's, and the hook refuses a second run.
+    """
+    tools = require_tools("unshare", "mount")
+    checkout = make_checkout(shared_tmp, "proj")
+    (checkout / "sub").mkdir()
+    (checkout / "sub" / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    target = shared_tmp / "app"
+    target.mkdir()
+    mounts = shared_tmp / "mounts"
+    mounts.mkdir()
+    ready = [shared_tmp / f"ready-{n}" for n in range(3)]
+    mount = shlex.quote(tools["mount"])
+    steps = [
+        (
+            f"for n in $(seq 200); do mkdir {shlex.quote(str(mounts))}/$n && "
+            f"{mount} -t tmpfs none {shlex.quote(str(mounts))}/$n || exit 1; done"
+        ),
+        f"{mount} --bind {shlex.quote(str(checkout / 'sub'))} {shlex.quote(str(target))}",
+        f"cd {shlex.quote(str(target))}",
+        # orphaned (a subshell that exits): three runs, not one with members
+        *(f"({shlex.quote(PYTHON)} run_tests.py {shlex.quote(str(r))} &)" for r in ready),
+        "exec sleep 300",
+    ]
+    leader = runs.orphan(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", " && ".join(steps)],
+        shared_tmp,
+        env=clean_env(),
+        executable=tools["unshare"],
+    )
+    wait_for(lambda: all(r.exists() for r in ready), what="three runs in the namespace")
+    pids = [
+        pid
+        for pid in leader.members()
+        if b"run_tests.py" in _cmdline(pid) and _cmdline(pid).startswith(PYTHON.encode())
+    ]
+    assert len(pids) == 3
+    read: list[str] = []
+    real = procfs.read_bounded
+
+    def counted(path: str, limit: int) -> object:
+        read.append(path)
+        return real(path, limit)
+
+    monkeypatch.setattr(procfs, "read_bounded", counted)
+    report = scan(viewpoint(cwd=str(checkout)), source=ProcfsSource())
+    verdicts = {judged.run.pid: judged.judgement.verdict.value for judged in report.runs}
+    assert [verdicts.get(pid) for pid in pids] == ["ours"] * 3
+    theirs = [path for path in read if path in {f"/proc/{pid}/mountinfo" for pid in pids}]
+    assert len(theirs) == 1, theirs
+    monkeypatch.undo()
+    assert "3 other test runs of this checkout" in _refused(checkout)
+
+
+# ----------------------------------------------------------------------------- planted files
+
+
+def _fanning_makefile(lines: int) -> str:
+    text = ["V0 = pytest"]
+    text += [f"V{n} = " + " ".join([f"$(V{n - 1})"] * 12) for n in range(1, 9)]
+    text.append("ci:")
+    text += [f"\t$(V8) {n}" for n in range(lines)]
+    return "\n".join(text) + "\n"
+
+
+def test_a_self_expanding_makefile_in_the_checkout_does_not_stop_the_refusal(shared_tmp, runs):
+    """``make ci && pytest`` over 7 KB of variables that expand into each other: still refused.
+
+    Reading ``ci`` stops at the command's work budget (its text is not known,
+    so ``ci`` is decided by its name: no run); ``pytest`` after it is a run,
+    and next to a live run of the checkout it is refused.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    (checkout / "Makefile").write_text(_fanning_makefile(580))
+    live = _live_run(runs, checkout)
+    assert f"pid {live.pid}" in _refused(checkout, f"make ci && {TEST_COMMAND}")
+    done = run_hook("claude", claude_pre_tool_use("make ci", checkout))
+    assert done.returncode == 0
+    assert done.stdout == ""
+    assert "failed open" not in done.stderr
+
+
+def test_a_huge_pyproject_is_refused_by_its_size_and_other_commands_pass(shared_tmp, runs):
+    """A pyproject.toml past the search bound: not read at all.
+
+    A command naming no runner goes through without a word; a test command
+    fails open, saying the settings could not be read (its modes are not
+    known), never by a missed deadline.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    _live_run(runs, checkout)
+    path = checkout / "pyproject.toml"
+    with path.open("wb") as stream:
+        stream.write(b'[project]\nname = "p"\n')
+        stream.truncate(9 << 20)  # sparse: past MAX_SCANNED_BYTES (8 MiB)
+    done = run_hook("claude", claude_pre_tool_use("ls -la", checkout))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    done = run_hook("claude", claude_pre_tool_use(TEST_COMMAND, checkout))
+    assert done.returncode == 0
+    assert "larger than 8 MiB" in done.stderr
+    assert "deadline" not in done.stderr
