@@ -41,7 +41,7 @@ the pytest plugin) translates the :class:`Decision`, none decides on its own.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -67,7 +67,7 @@ from runctx.present.words import (
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
-from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
+from runctx.settings import DEFAULT_BUSY, DEFAULTS, BusyRules, Settings
 from runctx.shell.commands import TestInvocation
 from runctx.sources import ProcessSource
 from runctx.started_by import AgentSession
@@ -412,15 +412,21 @@ def combine(decisions: Sequence[Decision]) -> Decision:
     )
 
 
-def _viewpoints(
-    invocations: Sequence[TestInvocation], uid: int | None
+def viewpoints(
+    invocations: Sequence[TestInvocation],
+    uid: int | None = None,
+    known: Mapping[str, Viewpoint] | None = None,
 ) -> list[tuple[Viewpoint, bool]]:
-    """The distinct viewpoints the invocations start from, and whether each cwd was followed."""
+    """The distinct viewpoints the invocations start from, and whether each cwd was followed.
+
+    ``known`` holds viewpoints a face found already, by directory: no walk
+    is taken twice for one directory.
+    """
     found: dict[Viewpoint, bool] = {}
     for invocation in invocations:
         if delegated(invocation):
             continue
-        here = viewpoint(cwd=invocation.cwd, uid=uid)
+        here = (known or {}).get(invocation.cwd) or viewpoint(cwd=invocation.cwd, uid=uid)
         found[here] = found.get(here, True) and invocation.cwd_known
     return list(found.items())
 
@@ -442,12 +448,18 @@ def decide(  # noqa: PLR0913 - each knob is independent
     self_pid: int | None = None,
     session: AgentSession | None = None,
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    settings: Settings = DEFAULTS,
+    checkouts: Mapping[Viewpoint, Settings] | None = None,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
 
-    ``mode`` overrides each checkout's ``on-same-checkout`` setting
+    ``settings`` is the value the face built for its call
+    (:func:`runctx.settings.settings_for`; the defaults when none is given),
+    and ``checkouts`` the values it built for the checkouts the invocations
+    run in (:func:`viewpoints`), where they differ: nothing here reads
+    settings. ``mode`` overrides their ``on-same-checkout``
     (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree``, the
-    thresholds of "busy now" and ``on-busy-box`` are always the checkout's.
+    thresholds of "busy now" and ``on-busy-box`` are always the settings'.
     Each scan samples the CPU use of the foreign runs over ``cpu_window``
     seconds, only when one is live: a refusal for a run of this checkout
     does not wait for it. Invocations that go through ``runctx run`` are
@@ -460,21 +472,27 @@ def decide(  # noqa: PLR0913 - each knob is independent
     """
     decisions = []
     reports: dict[Viewpoint, Report] = {}
-    for here, cwd_known in _viewpoints(invocations, uid):
+    given = checkouts if checkouts is not None else {}
+    for here, cwd_known in viewpoints(invocations, uid):
+        settings_here = given.get(here, settings)
         report = scan(
-            here, source=source, self_pid=self_pid, cpu_window=cpu_window, cpu_of=measures_cpu
+            here,
+            source=source,
+            self_pid=self_pid,
+            cpu_window=cpu_window,
+            cpu_of=measures_cpu,
+            settings=settings_here,
         )
         reports[here] = report
-        settings = settings_for(here.root)
-        chosen = mode if mode is not None else settings.mode
+        chosen = mode if mode is not None else settings_here.mode
         decisions.append(
             decision_for(
                 report,
                 chosen,
                 own_run=own_run,
                 cwd_known=cwd_known,
-                shared_mode=settings.shared_tree_mode,
-                busy=settings.busy,
+                shared_mode=settings_here.shared_tree_mode,
+                busy=settings_here.busy,
                 session=session,
             )
         )
@@ -482,8 +500,11 @@ def decide(  # noqa: PLR0913 - each knob is independent
         invocations if environments else (),
         changes,
         reports,
-        lambda here: scan(here, source=source, self_pid=self_pid),
+        lambda here: scan(
+            here, source=source, self_pid=self_pid, settings=given.get(here, settings)
+        ),
         uid,
+        lambda here: given.get(here, settings).environment_change_mode,
     )
     decision = combine([*decisions, *environment_decisions])
     log_event(
@@ -568,12 +589,13 @@ def environment_change_decision(
     )
 
 
-def _environment_decisions(
+def _environment_decisions(  # noqa: PLR0913, PLR0917 - each input is independent
     invocations: Sequence[TestInvocation],
     changes: Sequence[TestInvocation],
     reports: dict[Viewpoint, Report],
     take_scan: Callable[[Viewpoint], Report],
     uid: int | None,
+    change_mode: Callable[[Viewpoint], Mode],
 ) -> list[Decision]:
     """The environment warnings of a command: for its test runs, and for its changes."""
 
@@ -599,8 +621,7 @@ def _environment_decisions(
         if environment is None or not environment.shareable:
             continue
         here, report = report_for(change.cwd)
-        mode = settings_for(here.root).environment_change_mode
-        found.append(environment_change_decision(report, change, environment, mode))
+        found.append(environment_change_decision(report, change, environment, change_mode(here)))
     return found
 
 
@@ -634,13 +655,14 @@ def _context(
     return cap("runctx: " + "\n".join(parts), limit) if parts else None
 
 
-def session_context(
+def session_context(  # noqa: PLR0913 - each knob is independent
     cwd: str,
     *,
     source: ProcessSource | None = None,
     uid: int | None = None,
     session: AgentSession | None = None,
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    settings: Settings = DEFAULTS,
 ) -> str | None:
     """The live runs an agent starting a session in ``cwd`` should know about, or None.
 
@@ -649,22 +671,29 @@ def session_context(
     when the box is under pressure.
     """
     here = viewpoint(cwd=cwd, uid=uid)
-    report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
-    return _context(report, settings_for(here.root).busy, session, finished=False)
+    report = scan(
+        here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings
+    )
+    return _context(report, settings.busy, session, finished=False)
 
 
-def after_context(
+def after_context(  # noqa: PLR0913 - each knob is independent
     invocations: Sequence[TestInvocation],
     *,
     source: ProcessSource | None = None,
     uid: int | None = None,
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    settings: Settings = DEFAULTS,
+    checkouts: Mapping[Viewpoint, Settings] | None = None,
 ) -> str | None:
     """What was live when a test command finished (for hooks that run after the tool)."""
     texts = []
-    for here, _ in _viewpoints(invocations, uid):
-        report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
-        text = _context(report, settings_for(here.root).busy, None, finished=True)
+    for here, _ in viewpoints(invocations, uid):
+        settings_here = (checkouts or {}).get(here, settings)
+        report = scan(
+            here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings_here
+        )
+        text = _context(report, settings_here.busy, None, finished=True)
         if text is not None:
             texts.append(text)
     return cap("\n".join(dict.fromkeys(texts)), MESSAGE_MAX_CHARS) if texts else None

@@ -142,6 +142,8 @@ class PluginState:
     """Where ``shared_mode`` came from (the checkout's setting), empty for the default."""
     busy: BusyRules | None = None
     """The checkout's thresholds of "busy now" and its ``on-busy-box``."""
+    settings: Settings | None = None
+    """The checkout's settings, read once when the session is configured."""
     handoff: str = ""
     """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
     header: list[str] = attrs.Factory(list)
@@ -333,12 +335,12 @@ def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:
             msg = f"runctx = {ini!r}: choose one of {', '.join(MODES)}"
             raise pytest.UsageError(msg)
         return ini, f"--runctx={ini}"
-    from runctx.settings import MODE_ENV, MODE_KEY  # noqa: PLC0415
+    from runctx.settings import ENVIRONMENT_LAYER, MODE_ENV, MODE_KEY  # noqa: PLC0415
 
     chosen = settings.on_same_checkout
     if chosen is None:
         return "warn", "--runctx=warn"
-    if os.environ.get(MODE_ENV):
+    if settings.source_of(MODE_KEY) == ENVIRONMENT_LAYER:
         return chosen.value, f"${MODE_ENV}={chosen.value}"
     return chosen.value, f'{MODE_KEY} = "{chosen.value}"'
 
@@ -350,12 +352,16 @@ def _shared_mode(settings: Settings) -> tuple[str, str]:
     plugin's default, ``warn``: like ``on-same-checkout``, a checkout that sets
     nothing keeps the plugin to reporting.
     """
-    from runctx.settings import SHARED_TREE_ENV, SHARED_TREE_KEY  # noqa: PLC0415
+    from runctx.settings import (  # noqa: PLC0415
+        ENVIRONMENT_LAYER,
+        SHARED_TREE_ENV,
+        SHARED_TREE_KEY,
+    )
 
     chosen = settings.on_shared_tree
     if chosen is None:
         return "warn", ""
-    if os.environ.get(SHARED_TREE_ENV):
+    if settings.source_of(SHARED_TREE_KEY) == ENVIRONMENT_LAYER:
         return chosen.value, f"${SHARED_TREE_ENV}={chosen.value}"
     return chosen.value, f'{SHARED_TREE_KEY} = "{chosen.value}"'
 
@@ -375,6 +381,7 @@ def _state_from(config: pytest.Config) -> PluginState:
         shared_mode=shared_mode,
         shared_from=shared_from,
         busy=settings.busy,
+        settings=settings,
     )
 
 
@@ -657,8 +664,12 @@ def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
     """A scan from the session's checkout, with the CPU use now of the foreign runs."""
     from runctx.policy import measures_cpu  # noqa: PLC0415 - see the module docstring
     from runctx.scanning import scan  # noqa: PLC0415
+    from runctx.settings import DEFAULTS  # noqa: PLC0415
 
-    return scan(state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu)
+    settings = state.settings if state.settings is not None else DEFAULTS
+    return scan(
+        state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu, settings=settings
+    )
 
 
 def _first_scan(state: PluginState) -> None:
@@ -842,6 +853,7 @@ def _wait(
     from runctx.exceptions import PidNamespaceError  # noqa: PLC0415
 
     try:
+        from runctx.settings import DEFAULTS  # noqa: PLC0415
         from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn  # noqa: PLC0415
 
         return wait_for_turn(
@@ -850,6 +862,7 @@ def _wait(
             poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
             on_change=show,
             source=state.source,
+            settings=state.settings if state.settings is not None else DEFAULTS,
         )
     except PidNamespaceError as error:
         msg = f"runctx: {error}; not starting this session (exit status {EXIT_REFUSED})."
@@ -1033,7 +1046,8 @@ def _auto_workers(config: pytest.Config) -> int | None:
 
     xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
     base = int(xdist_count(config))
-    report = scan(cpu_window=AUTO_WINDOW_SECONDS)
+    settings = _checkout_settings(config)
+    report = scan(cpu_window=AUTO_WINDOW_SECONDS, settings=settings)
     usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or usable < 1:
         return None
@@ -1044,7 +1058,7 @@ def _auto_workers(config: pytest.Config) -> int | None:
         reasons.append(f"other runs ({runs}) keep ~{busy:.1f} of {usable} usable CPUs busy")
     memory = report.load.memory
     if not isinstance(memory, Unknown):
-        rules = _checkout_settings(config).busy
+        rules = settings.busy
         per_worker = _worker_bytes(config)
         fits = memory_worker_count(
             base,

@@ -25,7 +25,7 @@ from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
-from runctx.settings import settings_for
+from runctx.settings import DEFAULTS, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.visibility import describe_limits
 from runctx.started_by import WANTED, started_by
@@ -267,11 +267,14 @@ def scan(  # noqa: PLR0913 - each knob is independent
     self_pid: int | None = None,
     cpu_window: float | None = None,
     cpu_of: Callable[[JudgedRun], bool] | None = None,
+    settings: Settings = DEFAULTS,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
     ``here`` defaults to :func:`viewpoint` of the calling process; ``patterns``
-    to the runner table of the checkout's settings (:func:`runctx.settings.settings_for`);
+    to the runner table of ``settings`` (the builtin one by default: a scan
+    reads no settings; a face passes the value it built with
+    :func:`runctx.settings.settings_for`);
     ``self_pid`` to the calling process as the source numbers it (its pid in
     the procfs's pid namespace, through ``NSpid``): the run containing it is
     this run. With ``cpu_window`` (seconds), each run besides this one (or
@@ -283,7 +286,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
     source = source if source is not None else default_source()
-    table_patterns = tuple(patterns) if patterns is not None else settings_for(here.root).patterns
+    table_patterns = tuple(patterns) if patterns is not None else settings.patterns
     caller: int | Unknown = self_pid if self_pid is not None else source.caller_pid()
 
     detected: dict[tuple[str, ...], RunnerMatch | None] = {}

@@ -34,7 +34,7 @@ from runctx.exceptions import PidNamespaceError
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan
-from runctx.settings import BusyRules
+from runctx.settings import DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
 
@@ -129,6 +129,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
     on_poll: Callable[[tuple[JudgedRun, ...], float], None] | None = None,
+    settings: Settings = DEFAULTS,
 ) -> WaitOutcome:
     """Block until no earlier run of this checkout is live, or ``timeout`` passes.
 
@@ -137,7 +138,8 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     for; ``on_poll`` after every scan with the blocking runs and the seconds
     waited so far (for a live progress line). ``timeout=None`` waits for ever;
     ``timeout=0`` takes one scan. Raises :class:`~runctx.exceptions.PidNamespaceError`
-    when the source's pids are not the caller's pid namespace's.
+    when the source's pids are not the caller's pid namespace's. ``settings``
+    gives the runner table each scan reads with.
     """
     source = source if source is not None else default_source()
     refuse_other_namespace(source, "wait")
@@ -145,7 +147,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
     while True:
-        report = scan(here, source=source)
+        report = scan(here, source=source, settings=settings)
         blocking = blocking_runs(report)
         identities = frozenset(judged.run.identity for judged in blocking)
         for judged in blocking:

@@ -19,7 +19,7 @@ from runctx.policy import Action, Decision, Mode
 from runctx.present.words import NOTE_MAX_CHARS
 from runctx.runners.installers import INSTALLER_PATTERNS
 from runctx.scanning import scan, viewpoint
-from runctx.settings import BoxMode, BusyRules
+from runctx.settings import BoxMode, BusyRules, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
 from runctx.sources.load import Load, MemInfo, Pressure
 from runctx.waiting import blocking_runs
@@ -192,6 +192,12 @@ def test_on_busy_box_decides_what_a_busy_box_does(world, box, action, words):
     assert decision.box.reasons == ("memory available 5% < 10%",)
 
 
+def face_decides(invocations, **options):
+    """``policy.decide`` as a face calls it: with the settings of each checkout, read once."""
+    checkouts = {here: settings_for(here.root) for here, _ in policy.viewpoints(invocations)}
+    return policy.decide(invocations, checkouts=checkouts, **options)
+
+
 DECIDE = """
 import json, sys
 from runctx import policy
@@ -234,7 +240,7 @@ def test_decide_follows_each_invocation_to_its_checkout(world):
     command = f"cd {world.idle} && pytest; cd {world.busy} && pytest"
     invocations = test_invocations(command, str(world.base))
     assert [Path(i.cwd) for i in invocations] == [world.idle, world.busy]
-    decision = policy.decide(invocations)
+    decision = face_decides(invocations)
     assert decision.action is Action.STOP
     assert world.run.pid in pids(decision.ours)
     assert "refused to start" in decision.message
@@ -254,7 +260,7 @@ def test_decide_leaves_runctx_run_to_itself(world):
 def test_decide_uses_the_mode_given_over_the_setting(world):
     """An explicit mode (``runctx run --mode``) wins over the checkout's setting."""
     invocations = test_invocations("pytest", str(world.busy))
-    assert policy.decide(invocations, mode=Mode.WARN).action is Action.WARN
+    assert face_decides(invocations, mode=Mode.WARN).action is Action.WARN
 
 
 def test_combine_keeps_the_firmest():
@@ -403,7 +409,7 @@ def test_the_environment_note_keeps_its_pid_next_to_a_busy_foreign_run(
     runs.spinner(make_checkout(tmp_path, "busy-elsewhere"))
     monkeypatch.setenv("PATH", f"{worktrees.venv / 'bin'}:{os.environ['PATH']}")
     invocations = test_invocations("python -m pytest -x", str(worktrees.b))
-    decision = policy.decide(invocations, environments=True)
+    decision = face_decides(invocations, environments=True)
     assert decision.action is Action.NOTE
     assert len(decision.message) <= NOTE_MAX_CHARS
     first = decision.message.splitlines()[0]
@@ -428,7 +434,7 @@ def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, mon
     invocations = test_invocations(command, str(worktrees.b))
     changes = test_invocations(command, str(worktrees.b), INSTALLER_PATTERNS)
     monkeypatch.setenv("RUNCTX_ON_ENVIRONMENT_CHANGE", "ask")
-    decision = policy.decide(invocations, changes=changes, environments=True)
+    decision = face_decides(invocations, changes=changes, environments=True)
     assert decision.action is Action.ASK
     assert run.pid in pids(decision.environment)
     assert "changes" in decision.message

@@ -94,10 +94,13 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
     here = viewpoint_from(args)
-    report = scan(here, source=source_from(args), cpu_window=DEFAULT_WINDOW_SECONDS)
+    settings = settings_for(here.root)
+    report = scan(
+        here, source=source_from(args), cpu_window=DEFAULT_WINDOW_SECONDS, settings=settings
+    )
     found = outcome_of(report)
     status = EXIT_CLEAR if found == EXIT_FOREIGN and args.ignore_foreign else found
-    busy = settings_for(here.root).busy
+    busy = settings.busy
     if args.json:
         out = report_json(report, busy)
         out["check"] = OUTCOMES[found]

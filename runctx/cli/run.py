@@ -69,7 +69,7 @@ from runctx.policy import Action, Decision
 from runctx.present.escape import visible
 from runctx.present.output import say
 from runctx.present.words import describe_ours
-from runctx.settings import settings_for
+from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
 from runctx.waiting import wait_for_room, wait_for_turn
 
@@ -131,8 +131,10 @@ def run(args: argparse.Namespace) -> int:
     mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
     checked = False
     try:
-        invocations = _invocations(command, os.getcwd())
-        status = _check(invocations, mode, args) if invocations else None
+        cwd = os.getcwd()
+        settings = settings_for(checkout_root(cwd))
+        invocations = _invocations(command, cwd, settings)
+        status = _check(invocations, mode, args, settings) if invocations else None
         checked = bool(invocations)
     except ConfigError:
         raise
@@ -148,17 +150,19 @@ def run(args: argparse.Namespace) -> int:
     return _exec(command)
 
 
-def _invocations(command: list[str], cwd: str) -> tuple[TestInvocation, ...]:
+def _invocations(command: list[str], cwd: str, settings: Settings) -> tuple[TestInvocation, ...]:
     """The test runs the command starts, read with the checkout's runner table."""
-    patterns = settings_for(checkout_root(cwd)).patterns
-    return test_invocations(shlex.join(command), cwd, patterns)
+    return test_invocations(shlex.join(command), cwd, settings.patterns)
 
 
 def _check(
-    invocations: tuple[TestInvocation, ...], mode: Mode | None, args: argparse.Namespace
+    invocations: tuple[TestInvocation, ...],
+    mode: Mode | None,
+    args: argparse.Namespace,
+    settings: Settings,
 ) -> int | None:
     """None to run the command now, or the exit status when it is not run."""
-    decision = policy.decide(invocations, own_run=True, mode=mode)
+    decision = policy.decide(invocations, own_run=True, mode=mode, settings=settings)
     if decision.action is Action.SILENT:
         return None
     if decision.action in {Action.NOTE, Action.WARN}:
@@ -170,19 +174,19 @@ def _check(
     if decision.refuses:
         _say(decision.message)
         return EXIT_REFUSED
-    return _wait_then_go(decision, args)
+    return _wait_then_go(decision, args, settings)
 
 
-def _wait_then_go(decision: Decision, args: argparse.Namespace) -> int | None:
+def _wait_then_go(decision: Decision, args: argparse.Namespace, settings: Settings) -> int | None:
     """Wait for this checkout's earlier runs, then for room, as the decision asks."""
     waited = 0.0
     if decision.waits:
-        outcome = _wait(decision, args)
+        outcome = _wait(decision, args, settings)
         if isinstance(outcome, int):
             return outcome
         waited = outcome
     if decision.waits_for_room:
-        return _wait_for_room(decision, args, waited)
+        return _wait_for_room(settings, args, waited)
     return None
 
 
@@ -204,7 +208,7 @@ def _ask(decision: Decision) -> int | None:
     return EXIT_REFUSED
 
 
-def _wait(decision: Decision, args: argparse.Namespace) -> int | float:
+def _wait(decision: Decision, args: argparse.Namespace, settings: Settings) -> int | float:
     """Wait, checkout by checkout, for the runs that started before this one.
 
     The exit status when the command is not to run, else the seconds waited.
@@ -219,6 +223,7 @@ def _wait(decision: Decision, args: argparse.Namespace) -> int | float:
                 timeout=remaining,
                 on_change=progress.change,
                 on_poll=progress.poll,
+                settings=settings,
             )
         except PidNamespaceError as error:
             progress.end(f"runctx: not started: {error}")
@@ -238,12 +243,10 @@ def _wait(decision: Decision, args: argparse.Namespace) -> int | float:
     return waited
 
 
-def _wait_for_room(decision: Decision, args: argparse.Namespace, waited: float) -> int | None:
+def _wait_for_room(settings: Settings, args: argparse.Namespace, waited: float) -> int | None:
     """Wait while the box is over a threshold (``on-busy-box = "wait"``), within the timeout."""
     quiet = args.quiet
-    rules = settings_for(decision.reports[0].here.root).busy if decision.reports else None
-    if rules is None:
-        return None
+    rules = settings.busy
     remaining = None if args.timeout is None else max(args.timeout - waited, 0.0)
 
     def show(pressure: BoxPressure) -> None:

@@ -167,13 +167,14 @@ def run(args: argparse.Namespace) -> int:
     chosen = output_format(args)
     here = viewpoint_from(args)
     source = source_from(args)
-    busy = settings_for(here.root).busy
+    settings = settings_for(here.root)
+    busy = settings.busy
     if args.watch:
         taken: list[Report] = []
 
         def take() -> Report:
             window = DEFAULT_WINDOW_SECONDS if not taken else None
-            taken[:] = [scan(here, source=source, cpu_window=window)]
+            taken[:] = [scan(here, source=source, cpu_window=window, settings=settings)]
             return taken[0]
 
         return _watch(args, chosen, take, busy)
@@ -181,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         if given is not None:
             msg = f"{option} goes with --watch"
             raise UsageError(msg)
-    report = scan(here, source=source, cpu_window=DEFAULT_WINDOW_SECONDS)
+    report = scan(here, source=source, cpu_window=DEFAULT_WINDOW_SECONDS, settings=settings)
     if args.output:
         write_file_atomically(args.output, render(report, chosen, args, busy))
     elif chosen == "json":

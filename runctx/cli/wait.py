@@ -28,6 +28,7 @@ from runctx.exits import EXIT_GAVE_UP_WAITING
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
+from runctx.settings import settings_for
 from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
 
 EXIT_READY = 0
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             on_change=progress.change,
             on_poll=progress.poll,
             source=source,
+            settings=settings_for(here.root),
         )
     except KeyboardInterrupt:
         progress.end("runctx: interrupted while waiting")

@@ -55,10 +55,13 @@ if TYPE_CHECKING:
     from types import FrameType
     from typing import TypeVar
 
+    from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
+    from runctx.report import Viewpoint
     from runctx.settings import Settings
     from runctx.shell.commands import TestInvocation
     from runctx.started_by import AgentSession
+    from runctx.unknown import Unknown
 
     T = TypeVar("T")
 
@@ -211,15 +214,44 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
     read = agent.PRE_TOOL_FACE.read(payload)
     if read is None:
         return None
-    invocations = test_runs(*read)
-    changes = _environment_changes(*read)
+    command, cwd = read
+    root = checkout_root(cwd)
+    settings = settings_for(root)
+    invocations = test_runs(command, cwd, settings)
+    changes = _environment_changes(command, cwd)
     if not invocations and not changes:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
     session = _agent_session(agent, payload)
-    decision = policy.decide(invocations, changes=changes, environments=True, session=session)
+    checkouts = _checkouts(invocations, cwd, root, settings)
+    decision = policy.decide(
+        invocations,
+        changes=changes,
+        environments=True,
+        session=session,
+        settings=settings,
+        checkouts=checkouts,
+    )
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _checkouts(
+    invocations: Sequence[TestInvocation], cwd: str, root: Root | Unknown, settings: Settings
+) -> dict[Viewpoint, Settings]:
+    """The settings of each checkout the invocations run in: the hook's own, read once.
+
+    The checkout of ``cwd`` was found already (``root``): it is not walked to
+    again, and its settings are ``settings``.
+    """
+    from runctx import policy  # noqa: PLC0415 - a test run only
+    from runctx.report import Viewpoint  # noqa: PLC0415
+
+    here = Viewpoint(root=root, uid=os.getuid())
+    found = {}
+    for view, _ in policy.viewpoints(invocations, known={cwd: here}):
+        found[view] = settings if view == here else settings_for(view.root)
+    return found
 
 
 def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
@@ -233,23 +265,36 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     read = face.read(payload)
-    invocations = test_runs(*read) if read is not None else ()
+    if read is None:
+        return None
+    command, cwd = read
+    root = checkout_root(cwd)
+    settings = settings_for(root)
+    invocations = test_runs(command, cwd, settings)
     if not invocations:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
-    context = policy.after_context(invocations)
+    context = policy.after_context(
+        invocations, settings=settings, checkouts=_checkouts(invocations, cwd, root, settings)
+    )
     return context_reply(face, context) if context else None
 
 
-def test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+def test_runs(
+    command: str,
+    cwd: str,
+    settings: Settings | None = None,  # noqa: PT028 - not a test
+) -> tuple[TestInvocation, ...]:
     """The test runs ``command`` starts in ``cwd``, as every hook face reads them.
 
-    The checkout's settings (with the user's) give the table's names; only when
-    one occurs does the table get built and the parser read the command (and,
-    for a task runner, the project's files).
+    ``settings`` (the face's, else those of ``cwd``'s checkout, with the
+    user's) give the table's names; only when one occurs does the table get
+    built and the parser read the command (and, for a task runner, the
+    project's files).
     """
-    settings = _settings(cwd)
+    if settings is None:
+        settings = _settings(cwd)
     if not names_found(command, settings.names):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
@@ -295,7 +340,7 @@ def _session(agent: Agent, payload: JSONObject) -> str | None:
     from runctx import policy  # noqa: PLC0415 - the scan's imports
 
     session = _agent_session(agent, payload)
-    context = policy.session_context(cwd, session=session)
+    context = policy.session_context(cwd, session=session, settings=_settings(cwd))
     return context_reply(face, context) if context else None
 
 
