@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -37,6 +38,9 @@ from runctx.scanning import scan
 from runctx.settings import DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
+
+if TYPE_CHECKING:
+    from runctx.policy import Decision
 
 DEFAULT_POLL_SECONDS = 0.5
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -231,3 +235,88 @@ def wait_for_room(  # noqa: PLR0913 - each knob is independent
             return RoomOutcome(ready=False, waited_seconds=waited, pressure=pressure)
         pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
         sleep(max(pause, 0.0))
+
+
+@attrs.frozen
+class DecidedWait:
+    """How a wait a decision asked for ended (:func:`wait_as_decided`).
+
+    ``ready``: the command may start. Otherwise ``turn`` or ``room`` is the
+    wait that timed out (the other None or ready). ``waited_seconds`` counts
+    both.
+    """
+
+    ready: bool
+    waited_seconds: float
+    turn: WaitOutcome | None = None
+    room: RoomOutcome | None = None
+
+
+class WaitListener:
+    """What a face shows while :func:`wait_as_decided` waits; each call is optional."""
+
+    def turn_changed(self, blocking: tuple[JudgedRun, ...]) -> None:
+        """The runs in the way changed (first call included)."""
+
+    def turn_polled(self, blocking: tuple[JudgedRun, ...], waited: float) -> None:
+        """A scan was taken while waiting for this checkout's runs."""
+
+    def room_changed(self, pressure: BoxPressure) -> None:
+        """The thresholds the box is over changed (first call included)."""
+
+
+def wait_as_decided(  # noqa: PLR0913 - each knob is independent
+    decision: Decision,
+    *,
+    timeout: float | None,
+    settings: Settings = DEFAULTS,
+    listener: WaitListener | None = None,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+    source: ProcessSource | None = None,
+) -> DecidedWait:
+    """Carry out a decision whose action is :attr:`~runctx.policy.Action.WAIT`: the one executor.
+
+    First this checkout's earlier runs, report by report (when
+    ``decision.same_action`` waits), then room on the box (when
+    ``decision.box_action`` does), within ``timeout`` seconds in all.
+    ``runctx run`` and the pytest plugin both wait through this; each only
+    words the outcome. Raises :class:`~runctx.exceptions.PidNamespaceError`
+    as :func:`wait_for_turn` does.
+    """
+    from runctx.policy import Action  # noqa: PLC0415 - the policy imports this module
+
+    shown = listener if listener is not None else WaitListener()
+    waited = 0.0
+
+    def left() -> float | None:
+        return None if timeout is None else max(timeout - waited, 0.0)
+
+    if decision.same_action is Action.WAIT:
+        for report in decision.reports:
+            turn = wait_for_turn(
+                report.here,
+                timeout=left(),
+                poll_seconds=poll_seconds,
+                on_change=shown.turn_changed,
+                on_poll=shown.turn_polled,
+                source=source,
+                settings=settings,
+            )
+            waited += turn.waited_seconds
+            if not turn.ready:
+                return DecidedWait(ready=False, waited_seconds=waited, turn=turn)
+    else:
+        turn = None
+    room = None
+    if decision.box_action is Action.WAIT:
+        room = wait_for_room(
+            settings.busy,
+            timeout=left(),
+            poll_seconds=poll_seconds,
+            on_change=shown.room_changed,
+            source=source,
+        )
+        waited += room.waited_seconds
+        if not room.ready:
+            return DecidedWait(ready=False, waited_seconds=waited, turn=turn, room=room)
+    return DecidedWait(ready=True, waited_seconds=waited, turn=turn, room=room)

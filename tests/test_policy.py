@@ -15,7 +15,7 @@ from proctools import OTHER_UID, PYTHON, make_checkout, run_as
 
 from runctx import policy
 from runctx.environment import command_environment
-from runctx.policy import Action, Decision, Mode
+from runctx.policy import Action, Cause, Decision, Mode
 from runctx.present.words import NOTE_MAX_CHARS
 from runctx.runners.installers import INSTALLER_PATTERNS
 from runctx.scanning import scan, viewpoint
@@ -56,7 +56,7 @@ def test_another_run_of_the_checkout_stops_by_default(world):
     assert world.run.pid in pids(decision.ours)
     assert decision.message.startswith("runctx: refused to start this test run.")
     assert f"pid {world.run.pid} (run-tests-script, running" in decision.message
-    assert not decision.goes_ahead
+    assert decision.cause is Cause.SAME_CHECKOUT
 
 
 @pytest.mark.parametrize(
@@ -64,11 +64,11 @@ def test_another_run_of_the_checkout_stops_by_default(world):
     [
         (Mode.ASK, Action.ASK, "asking before this test run starts"),
         (Mode.WARN, Action.WARN, "this checkout is set to only warn"),
-        (Mode.WAIT, Action.STOP, "runctx run --wait -- COMMAND"),
+        (Mode.WAIT, Action.WAIT, "runctx run --wait -- COMMAND"),
     ],
 )
 def test_the_mode_picks_the_action(world, mode, action, words):
-    """The mode ask asks, warn warns, wait stops in a hook and says how to wait."""
+    """The mode ask asks, warn warns, wait waits (a hook refuses and says how to wait)."""
     decision = policy.decision_for(scan_from(world.busy), mode)
     assert decision.action is action
     assert decision.mode is mode
@@ -79,7 +79,7 @@ def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
     """From the idle checkout the run is foreign: a note, nothing counted as ours."""
     decision = policy.decision_for(only(scan_from(world.idle), world.run.pid), Mode.STOP)
     assert decision.action is Action.NOTE
-    assert decision.goes_ahead
+    assert decision.cause is Cause.NONE
     assert world.run.pid in pids(decision.foreign)
     assert world.run.pid not in pids(decision.ours)
     assert f"pid {world.run.pid} (run-tests-script" in decision.message  # not measured: named
@@ -178,7 +178,7 @@ BUSY_BOX = Load(
     [
         (BoxMode.OFF, Action.SILENT, ""),
         (BoxMode.WARN, Action.NOTE, "runctx: Box busy: memory available 5% < 10%."),
-        (BoxMode.WAIT, Action.STOP, "`runctx run --wait -- COMMAND`"),
+        (BoxMode.WAIT, Action.WAIT, "`runctx run --wait -- COMMAND`"),
     ],
 )
 def test_on_busy_box_decides_what_a_busy_box_does(world, box, action, words):
@@ -187,8 +187,9 @@ def test_on_busy_box_decides_what_a_busy_box_does(world, box, action, words):
     decision = policy.decision_for(report, Mode.STOP, busy=BusyRules(on_busy_box=box))
     assert decision.action is action
     assert words in decision.message
-    assert decision.waits_for_room is (box is BoxMode.WAIT)
-    assert not decision.refuses  # waiting for room can change it
+    assert (decision.box_action is Action.WAIT) is (box is BoxMode.WAIT)
+    assert decision.action is not Action.STOP  # waiting for room can change it
+    assert (decision.cause is Cause.BUSY_BOX) is (box is BoxMode.WAIT)
     assert decision.box.reasons == ("memory available 5% < 10%",)
 
 
@@ -390,7 +391,7 @@ def test_a_test_run_is_warned_only_of_runs_of_other_checkouts_on_its_environment
     environment = venv_of(worktrees)
     from_b = policy.shared_environment_decision(only(scan_from(worktrees.b), run.pid), environment)
     assert from_b.action is Action.NOTE
-    assert from_b.goes_ahead
+    assert from_b.cause is Cause.NONE
     assert len(from_b.message) <= NOTE_MAX_CHARS
     assert pids(from_b.environment) == {run.pid}
     from_a = policy.shared_environment_decision(only(scan_from(worktrees.a), run.pid), environment)
