@@ -479,8 +479,13 @@ def decide(  # noqa: PLR0913 - each knob is independent
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
     settings: Settings = DEFAULTS,
     checkouts: Mapping[Viewpoint, Settings] | None = None,
+    essentials_only: bool = False,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
+
+    ``essentials_only``: decide whether to refuse, and nothing more (a hook's
+    first pass): each scan reads no environment, no one who started a run and
+    no CPU use now, and ``changes`` and ``environments`` wait for the second.
 
     ``settings`` is the value the face built for its call
     (:func:`runctx.settings.settings_for`; the defaults when none is given),
@@ -511,6 +516,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
             cpu_window=cpu_window,
             cpu_of=measures_cpu,
             settings=settings_here,
+            essentials_only=essentials_only,
         )
         reports[here] = report
         chosen = mode if mode is not None else settings_here.mode
@@ -526,8 +532,8 @@ def decide(  # noqa: PLR0913 - each knob is independent
             )
         )
     environment_decisions = _environment_decisions(
-        invocations if environments else (),
-        changes,
+        invocations if environments and not essentials_only else (),
+        () if essentials_only else changes,
         reports,
         lambda here: scan(
             here, source=source, self_pid=self_pid, settings=given.get(here, settings)

@@ -268,6 +268,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     cpu_window: float | None = None,
     cpu_of: Callable[[JudgedRun], bool] | None = None,
     settings: Settings = DEFAULTS,
+    essentials_only: bool = False,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
@@ -281,7 +282,9 @@ def scan(  # noqa: PLR0913 - each knob is independent
     only those ``cpu_of`` picks: a hook measures foreign runs alone, the only
     ones whose words depend on it) gets its CPU use now
     (:mod:`runctx.cpu_window`), when there is such a run: the scan then takes
-    at least that long.
+    at least that long. With ``essentials_only`` (a hook's first pass, which
+    decides whether to refuse) nothing optional is read: no environment, no
+    one who started a run, no CPU window (each stays not read).
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
@@ -310,28 +313,33 @@ def scan(  # noqa: PLR0913 - each knob is independent
                 found,
                 table.records,
                 caller,
-                _environment_of(source, authority, found, table.records, reader),
+                NOT_READ
+                if essentials_only
+                else _environment_of(source, authority, found, table.records, reader),
             ),
             here,
         )
         for found, authority in owned
     ]
+    if essentials_only:
+        cpu_window = None
     measured = [
         judged.run
         for judged in judged_runs
         if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
     ]
     first = read_cpu(source, measured) if cpu_window is not None and measured else None
-    judged_runs = [
-        attrs.evolve(
-            judged,
-            run=attrs.evolve(
-                judged.run,
-                started_by=_who_started(source, judged.run, authority, table.records, reader),
-            ),
-        )
-        for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
-    ]
+    if not essentials_only:
+        judged_runs = [
+            attrs.evolve(
+                judged,
+                run=attrs.evolve(
+                    judged.run,
+                    started_by=_who_started(source, judged.run, authority, table.records, reader),
+                ),
+            )
+            for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
+        ]
     load = source.load()
     visibility = describe_limits(
         source=source.name,
@@ -358,7 +366,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
 
     report = Report(
         here=here,
-        runs=flag_shared_environments(judged_runs),
+        runs=tuple(judged_runs) if essentials_only else flag_shared_environments(judged_runs),
         load=load,
         visibility=visibility,
         self_pid=caller,

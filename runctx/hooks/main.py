@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 
     from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
+    from runctx.policy import Decision
     from runctx.report import Viewpoint
     from runctx.settings import Settings
     from runctx.shell.commands import TestInvocation
@@ -66,8 +67,19 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 DEADLINE_ENV = "RUNCTX_HOOK_DEADLINE"
-DEFAULT_DEADLINE_SECONDS = 5.0
-"""Well under the 10 s timeout the ready-made configurations give the hook."""
+DEFAULT_DEADLINE_SECONDS = 10.0
+"""The hook's own bound, from its start (after the interpreter's).
+
+Chosen from what a saturated box needs: at a load of 10 on 2 CPUs a process
+gets about a fifth of a CPU, so the ~0.2 s of CPU a decision costs there
+takes about 1 s of wall time; 10 s leaves a tenfold margin before failing
+open. The timeout ``runctx install`` writes into each agent's settings
+(:data:`runctx.hooks.agents.claude.HOOK_TIMEOUT_SECONDS`, 20 s) leaves as
+much again for the interpreter to start and the reply to be read, so the
+agent never kills a hook that is still deciding."""
+OPTIONAL_RESERVE_SECONDS = 1.0
+"""What the optional second pass leaves of the deadline: it ends (and is dropped)
+this long before it, so that the first pass's answer is always given in time."""
 
 USAGE = (
     "usage: runctx hook FACE < payload.json\n"
@@ -97,6 +109,7 @@ def main(argv: Sequence[str]) -> int:
         reply = _answer(list(argv), began)
     except BaseException as error:  # noqa: BLE001 - failing open is the contract
         _fail_open(error)
+        _tell_the_agent(list(argv), error)
         return 0
     if reply:
         try:
@@ -170,6 +183,46 @@ def _fail_open(error: BaseException) -> None:
         pass
 
 
+def failed_open_words(error: BaseException) -> str:
+    """The one line an agent reads when the hook failed open: what, why, and the risk."""
+    what = str(error) or type(error).__name__
+    if not isinstance(error, (HookError, PayloadError)):
+        what = f"{type(error).__name__}: {what}"
+    from runctx.present.escape import visible  # noqa: PLC0415 - only when something is said
+
+    why = visible(" ".join(what.split())[:300])
+    return (
+        f"runctx could not check for other test runs ({why}); this command was let "
+        "through unchecked, so a second run of this checkout may collide with one already live."
+    )
+
+
+def _tell_the_agent(argv: list[str], error: BaseException) -> None:
+    """After failing open, say so in the reply the agent reads, not only on stderr.
+
+    A note in the agent's own protocol (it lets the command run), for the
+    face ``argv`` names; nothing when no face is named (there is no protocol
+    to answer in) or when writing fails (stderr said it already).
+    """
+    found = face_of(argv[0]) if len(argv) == 1 else None
+    if found is None:
+        return
+    agent, kind = found
+    words = failed_open_words(error)
+    try:
+        if kind == SESSION and agent.SESSION_FACE is not None:
+            text = context_reply(agent.SESSION_FACE, words)
+        elif kind == AFTER_TOOL and agent.AFTER_TOOL_FACE is not None:
+            text = context_reply(agent.AFTER_TOOL_FACE, words)
+        else:
+            from runctx.present.escape import hook_json  # noqa: PLC0415 - only on failure
+
+            text = hook_json(agent.PRE_TOOL_FACE.replies.note(words, words))
+        _emit(1, text + "\n")
+    except Exception:  # noqa: BLE001, S110 - stderr has said it; the agent runs the command
+        pass
+
+
 def _deadline_seconds() -> float:
     text = os.environ.get(DEADLINE_ENV, "")
     if not text:
@@ -193,7 +246,16 @@ def _answer(argv: list[str], began: float) -> str | None:
         raise HookError(_unknown_face(argv))
     agent, kind = found
     deadline = began + _deadline_seconds()
+    _DEADLINE[:] = [deadline]
     return _within(deadline, lambda: _reply(agent, kind, _payload(_read_stdin())))
+
+
+_DEADLINE: list[float] = []
+"""The hook's deadline (monotonic seconds), once :func:`_answer` set it."""
+
+
+class _OptionalDropped(BaseException):
+    """The optional pass ran out of its time: dropped (a BaseException: nothing swallows it)."""
 
 
 def _read_stdin() -> bytes:
@@ -225,15 +287,102 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
 
     session = _agent_session(agent, payload)
     checkouts = _checkouts(invocations, cwd, root, settings)
-    decision = policy.decide(
+    # Decide first: is a run of this checkout, known to be ours, in the way? With
+    # the whole budget, and nothing optional read.
+    first = policy.decide(
         invocations,
-        changes=changes,
-        environments=True,
         session=session,
         settings=settings,
         checkouts=checkouts,
+        essentials_only=True,
     )
+    # Then, in the time left, what is optional: CPU use now, environments, who
+    # started each run, and the words they allow. Dropped when the time is out.
+    full = _optional(
+        lambda: policy.decide(
+            invocations,
+            changes=changes,
+            environments=True,
+            session=session,
+            settings=settings,
+            checkouts=checkouts,
+        )
+    )
+    decision = _decided(first, full, dropped=bool(changes))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decision:
+    """The answer of the two passes: the second's, unless it came too late or is less firm.
+
+    The time running out never turns the first pass's refusal into a go-ahead.
+    When the second pass was dropped and it had a command that changes an
+    environment to judge (``dropped``), the answer says it was not judged.
+    """
+    from runctx import policy  # noqa: PLC0415 - a test run only
+
+    if full is not None:
+        order = list(policy.Action)
+        return full if order.index(full.action) >= order.index(first.action) else first
+    if not dropped:
+        return first
+    line = (
+        "runctx: out of time on a busy box: whether this command changes an environment a "
+        "live test run imports from was not checked."
+    )
+    if first.action is policy.Action.SILENT:
+        return policy.Decision(policy.Action.NOTE, message=line, reports=first.reports)
+    return policy.Decision(
+        first.action,
+        message=f"{first.message}\n{line}",
+        mode=first.mode,
+        ours=first.ours,
+        foreign=first.foreign,
+        reports=first.reports,
+        shared=first.shared,
+        shared_action=first.shared_action,
+        same_action=first.same_action,
+        box=first.box,
+        box_action=first.box_action,
+        cause=first.cause,
+    )
+
+
+def _optional(work: Callable[[], T]) -> T | None:
+    """``work()`` in the time the deadline leaves after its reserve; None when it is dropped.
+
+    Optional work is never waited for: an interval timer cuts it
+    :data:`OPTIONAL_RESERVE_SECONDS` before the deadline, and the hook's own
+    timer is set again for what is left.
+    """
+    if not _DEADLINE:
+        return work()
+    deadline = _DEADLINE[0]
+    remaining = deadline - OPTIONAL_RESERVE_SECONDS - time.monotonic()
+    if remaining <= 0:
+        return None
+    import signal  # noqa: PLC0415 - a test run only
+
+    def drop(_signum: int, _frame: FrameType | None) -> None:
+        raise _OptionalDropped
+
+    try:
+        previous = signal.signal(signal.SIGALRM, drop)
+    except ValueError:  # not the main thread: no timer
+        return work()
+    signal.setitimer(signal.ITIMER_REAL, remaining)
+    try:
+        return work()
+    except _OptionalDropped:
+        from runctx._log import log_event  # noqa: PLC0415
+
+        log_event("runctx.hook_optional_dropped", seconds=round(remaining, 3))
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if callable(previous):  # the hook's own deadline (:func:`_within`): set it again
+            signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
 
 
 def _checkouts(
