@@ -259,6 +259,27 @@ def _judged(run: Run, here: Viewpoint) -> JudgedRun:
     return JudgedRun(run=run, judgement=judgement)
 
 
+CUT_NOTE = "time ran out (--timeout)"
+"""How the visibility note of a scan cut by its deadline begins."""
+
+
+def _cut_note(skipped: int, *, lost: bool) -> str:
+    parts = []
+    if skipped:
+        noun = "process" if skipped == 1 else "processes"
+        parts.append(
+            f"the command lines of {skipped} {noun} were not read, so a run among them is not shown"
+        )
+    if lost:
+        parts.append("no environment, starter or CPU use now was read")
+    return f"{CUT_NOTE}: " + "; ".join(parts or ["the scan was cut"])
+
+
+def was_cut(report: Report) -> bool:
+    """Whether ``report``'s scan was cut by its deadline: what it shows may be incomplete."""
+    return any(note.startswith(CUT_NOTE) for note in report.visibility.notes)
+
+
 def scan(  # noqa: PLR0913 - each knob is independent
     here: Viewpoint | None = None,
     *,
@@ -269,6 +290,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     cpu_of: Callable[[JudgedRun], bool] | None = None,
     settings: Settings = DEFAULTS,
     essentials_only: bool = False,
+    deadline: float | None = None,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
@@ -300,7 +322,19 @@ def scan(  # noqa: PLR0913 - each knob is independent
             detected[argv] = detect_runner(argv, table_patterns)
         return detected[argv]
 
-    table, owned = _table_and_owners(source, detect, here.uid, argv_filter(table_patterns))
+    wanted = argv_filter(table_patterns)
+    skipped = [0]
+
+    def argv_wanted(comm: str) -> bool:
+        if deadline is not None and time.monotonic() >= deadline:
+            keep = wanted(comm)
+            skipped[0] += keep
+            return False
+        return wanted(comm)
+
+    table, owned = _table_and_owners(source, detect, here.uid, argv_wanted)
+    out_of_time = deadline is not None and time.monotonic() >= deadline
+    essentials_only = essentials_only or out_of_time
     unreadable = {
         "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
         "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
@@ -350,6 +384,10 @@ def scan(  # noqa: PLR0913 - each knob is independent
         zombies=table.zombies,
         run_fields_unreadable=unreadable,
     )
+    if skipped[0] or out_of_time:
+        visibility = attrs.evolve(
+            visibility, notes=(*visibility.notes, _cut_note(skipped[0], lost=out_of_time))
+        )
     window: float | Unknown = NOT_READ
     if first is not None and cpu_window is not None:
         second = second_reading(source, first, cpu_window)

@@ -34,7 +34,7 @@ from runctx.busy import BoxPressure, box_pressure
 from runctx.exceptions import PidNamespaceError
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
-from runctx.scanning import scan
+from runctx.scanning import scan, was_cut
 from runctx.settings import DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from runctx.policy import Decision
 
 DEFAULT_POLL_SECONDS = 0.5
+MIN_SCAN_SECONDS = 5.0
+"""The least wall time a wait's scans get, however short its timeout (``--timeout 0``)."""
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -141,17 +143,24 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     identities changes (first call included), so a caller can show who it waits
     for; ``on_poll`` after every scan with the blocking runs and the seconds
     waited so far (for a live progress line). ``timeout=None`` waits for ever;
-    ``timeout=0`` takes one scan. Raises :class:`~runctx.exceptions.PidNamespaceError`
-    when the source's pids are not the caller's pid namespace's. ``settings``
-    gives the runner table each scan reads with.
+    ``timeout=0`` takes one scan. ``timeout`` is wall time, scans included: a
+    scan still running when it passes (or :data:`MIN_SCAN_SECONDS` after the
+    start, if that is later) is cut, and a cut scan that shows no run in the
+    way ends the wait as timed out, never as ready. Raises
+    :class:`~runctx.exceptions.PidNamespaceError` when the source's pids are
+    not the caller's pid namespace's. ``settings`` gives the runner table
+    each scan reads with.
     """
     source = source if source is not None else default_source()
     refuse_other_namespace(source, "wait")
     began = clock()
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
+    # --timeout is wall time: a scan is cut when it passes (and then says so), but
+    # each wait gets its one scan, in at least MIN_SCAN_SECONDS.
+    ends = None if timeout is None else time.monotonic() + max(timeout, MIN_SCAN_SECONDS)
     while True:
-        report = scan(here, source=source, settings=settings)
+        report = scan(here, source=source, settings=settings, deadline=ends)
         blocking = blocking_runs(report)
         identities = frozenset(judged.run.identity for judged in blocking)
         for judged in blocking:
@@ -168,7 +177,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         waited = clock() - began
         if on_poll is not None:
             on_poll(blocking, waited)
-        if not blocking:
+        if not blocking and not was_cut(report):
             return WaitOutcome(
                 ready=True,
                 waited_seconds=waited,
@@ -176,7 +185,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
                 blocking=(),
                 waited_for=tuple(waited_for.values()),
             )
-        if timeout is not None and waited >= timeout:
+        if (timeout is not None and waited >= timeout) or (not blocking and was_cut(report)):
             return WaitOutcome(
                 ready=False,
                 waited_seconds=waited,

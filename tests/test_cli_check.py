@@ -232,3 +232,28 @@ def test_check_and_the_hook_both_let_a_run_start_next_to_a_leftover_of_unknown_i
     assert status == 0
     assert f"pid {leftover.pid} (" in said
     assert "identity is not fully known" in said
+
+
+# -- --timeout is wall time: a cut scan says what it could not read ---------------------------
+
+
+def test_a_scan_cut_by_its_timeout_says_what_it_could_not_read(two_checkouts, runs):
+    """``--timeout 0`` cuts the scan at once: the run is not read, and both commands say so."""
+    mine, _theirs = two_checkouts
+    ours = runs.run_tests_script(mine)
+    cut = subprocess.run(
+        [*RUNCTX, "status", "--json", "--timeout", "0"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(cut.stdout)
+    notes = report["visibility"]["notes"]
+    assert any(note.startswith("time ran out (--timeout): the command lines of") for note in notes)
+    assert ours.pid not in {entry["pid"] for entry in report["runs"]}
+    whole = json.loads(check("--json", "--timeout", "60", cwd=mine).stdout)
+    assert ours.pid in {entry["pid"] for entry in whole["runs"]}
+    assert not any(note.startswith("time ran out") for note in whole["visibility"]["notes"])
+    checked = check("--timeout", "0", cwd=mine)
+    assert "runctx check: time ran out (--timeout)" in checked.stderr

@@ -29,14 +29,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
+from runctx.cli.common import (
+    add_timeout_option,
+    add_viewpoint_options,
+    deadline_from,
+    source_from,
+    viewpoint_from,
+)
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.policy import Action, Decision, decision_for
 from runctx.present.json import report_json
-from runctx.present.output import write_json, write_text
+from runctx.present.output import say, write_json, write_text
 from runctx.present.words import EVERY_FOREIGN, live_lines
 from runctx.report import Report
-from runctx.scanning import scan
+from runctx.scanning import CUT_NOTE, scan, was_cut
 from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
 
 EXIT_CLEAR = 0
@@ -69,6 +75,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         "scripts that only care whether it may start (runctx check --ignore-foreign && pytest)",
     )
     add_viewpoint_options(parser)
+    add_timeout_option(parser)
 
 
 def outcome_of(report: Report) -> int:
@@ -111,8 +118,15 @@ def run(args: argparse.Namespace) -> int:
     here = viewpoint_from(args)
     settings = settings_for(here.root)
     report = scan(
-        here, source=source_from(args), cpu_window=DEFAULT_WINDOW_SECONDS, settings=settings
+        here,
+        source=source_from(args),
+        cpu_window=DEFAULT_WINDOW_SECONDS,
+        settings=settings,
+        deadline=deadline_from(args),
     )
+    if was_cut(report):
+        cut = next(note for note in report.visibility.notes if note.startswith(CUT_NOTE))
+        say(f"runctx check: {cut}")
     decision = decision_for(
         report, settings.mode, shared_mode=settings.shared_tree_mode, busy=settings.busy
     )

@@ -233,7 +233,9 @@ def _wait(decision: Decision, args: argparse.Namespace, settings: Settings) -> i
         raise
     total = seconds_text(outcome.waited_seconds)
     if outcome.turn is not None and not outcome.turn.ready:
-        still = "; ".join(describe_ours(j) for j in outcome.turn.blocking)
+        still = "; ".join(describe_ours(j) for j in outcome.turn.blocking) or (
+            "unknown, the last scan was cut by --timeout"
+        )
         progress.end(f"runctx: not started: timed out after {total}; still live: {still}")
         return EXIT_REFUSED
     if outcome.room is not None and not outcome.room.ready:
