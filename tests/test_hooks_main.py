@@ -156,8 +156,9 @@ def test_a_hook_started_with_sigalrm_blocked_still_fails_open_at_the_deadline(wo
         pipe.write(json.dumps(claude_pre_tool_use("pytest", world.busy)).encode()[:40])
         pipe.flush()
         stdout, stderr = process.communicate(timeout=HANG_GUARD)  # the pipe is still open
-    done = subprocess.CompletedProcess(process.args, process.returncode, "", stderr.decode())
-    assert stdout == b""
+    done = subprocess.CompletedProcess(
+        process.args, process.returncode, stdout.decode(), stderr.decode()
+    )
     assert_failed_open(done, "did not end before the deadline")
 
 
@@ -169,8 +170,9 @@ def test_too_much_input_from_a_writer_that_stays_open_says_it_is_too_much(world)
         pipe.write(payload.encode())
         pipe.flush()
         stdout, stderr = process.communicate(timeout=HANG_GUARD)  # the pipe is still open
-    done = subprocess.CompletedProcess(process.args, process.returncode, "", stderr.decode())
-    assert stdout == b""
+    done = subprocess.CompletedProcess(
+        process.args, process.returncode, stdout.decode(), stderr.decode()
+    )
     assert_failed_open(done, "larger than 1048576 bytes")
 
 

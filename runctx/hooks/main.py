@@ -313,7 +313,7 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
 
 
 def _decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decision:
-    """The answer of the two passes: the second's, unless it came too late or is less firm.
+    """The answer of the two passes: the second's, unless it came too late or would lift a hold.
 
     The time running out never turns the first pass's refusal into a go-ahead.
     When the second pass was dropped and it had a command that changes an
@@ -321,9 +321,11 @@ def _decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decisi
     """
     from runctx import policy  # noqa: PLC0415 - a test run only
 
+    held = (policy.Action.STOP, policy.Action.ASK, policy.Action.WAIT)
     if full is not None:
         order = list(policy.Action)
-        return full if order.index(full.action) >= order.index(first.action) else first
+        firmer = order.index(full.action) >= order.index(first.action)
+        return full if firmer or first.action not in held else first
     if not dropped:
         return first
     line = (
