@@ -298,6 +298,11 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
     )
     # Then, in the time left, what is optional: CPU use now, environments, who
     # started each run, and the words they allow. Dropped when the time is out.
+    alone = not changes and not any(
+        not judged.run.is_self for report in first.reports for judged in report.runs
+    )
+    if alone:  # nothing else is live: nothing optional to add
+        return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
     full = _optional(
         lambda: policy.decide(
             invocations,
