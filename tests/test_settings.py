@@ -891,6 +891,7 @@ def test_no_module_below_a_face_looks_settings_up():
         "cli/check.py",
         "cli/run.py",
         "cli/status.py",
+        "cli/stop.py",
         "cli/wait.py",
         "hooks/main.py",
         "pytest_plugin.py",
