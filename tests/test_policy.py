@@ -199,6 +199,29 @@ def face_decides(invocations, **options):
     return policy.decide(invocations, checkouts=checkouts, **options)
 
 
+@pytest.mark.parametrize(
+    ("mode", "box", "action", "cause", "same", "room"),
+    [
+        (Mode.WAIT, BoxMode.OFF, Action.WAIT, Cause.SAME_CHECKOUT, Action.WAIT, Action.SILENT),
+        (Mode.WAIT, BoxMode.WAIT, Action.WAIT, Cause.SAME_CHECKOUT, Action.WAIT, Action.WAIT),
+        (Mode.STOP, BoxMode.WAIT, Action.STOP, Cause.SAME_CHECKOUT, Action.STOP, Action.WAIT),
+        (Mode.ASK, BoxMode.WAIT, Action.WAIT, Cause.BUSY_BOX, Action.ASK, Action.WAIT),
+        (Mode.WARN, BoxMode.WAIT, Action.WAIT, Cause.BUSY_BOX, Action.WARN, Action.WAIT),
+        (Mode.WARN, BoxMode.OFF, Action.WARN, Cause.NONE, Action.WARN, Action.SILENT),
+    ],
+)
+def test_one_decision_says_what_to_do_and_what_to_wait_for(  # noqa: PLR0913, PLR0917 - a row
+    world, mode, box, action, cause, same, room
+):
+    """The firmest rule wins; a wait says whether it waits for this checkout, for room, or both."""
+    report = attrs.evolve(scan_from(world.busy), load=BUSY_BOX)
+    decision = policy.decision_for(report, mode, busy=BusyRules(on_busy_box=box))
+    assert (decision.action, decision.cause) == (action, cause)
+    assert (decision.same_action, decision.box_action) == (same, room)
+    if action is Action.WAIT:
+        assert "runctx run --wait -- COMMAND" in decision.message  # what a hook says instead
+
+
 DECIDE = """
 import json, sys
 from runctx import policy
