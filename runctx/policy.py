@@ -41,7 +41,7 @@ the pytest plugin) translates the :class:`Decision`, none decides on its own.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 
@@ -59,15 +59,15 @@ from runctx.present.words import (
     cap,
     environment_change_message,
     foreign_lines,
+    live_lines,
     merged_notes,
-    plural,
     same_checkout_lines,
     shared_environment_message,
     shared_tree_message,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
-from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
+from runctx.settings import DEFAULT_BUSY, DEFAULTS, BusyRules, Settings
 from runctx.shell.commands import TestInvocation
 from runctx.sources import ProcessSource
 from runctx.started_by import AgentSession
@@ -86,8 +86,27 @@ class Action(enum.StrEnum):
     """Another run of this checkout is live, but the checkout only warns: let it run."""
     ASK = "ask"
     """Another run of this checkout is live: ask the user first."""
+    WAIT = "wait"
+    """Wait, then start: for this checkout's earlier runs (``same_action``), for room on
+    the box (``box_action``), or both. A face that cannot wait (a hook) refuses and
+    says how to wait."""
     STOP = "stop"
-    """Another run of this checkout is live: do not start."""
+    """Do not start, and no waiting changes that."""
+
+
+class Cause(enum.StrEnum):
+    """Which rule gave a decision its action."""
+
+    NONE = "none"
+    """Nothing holds the command (silent, a note or a warning)."""
+    SAME_CHECKOUT = "same-checkout"
+    """``on-same-checkout``: another run of this checkout."""
+    SHARED_TREE = "shared-tree"
+    """``on-shared-tree``: another user's run in this very checkout."""
+    BUSY_BOX = "busy-box"
+    """``on-busy-box``: the box is busy."""
+    ENVIRONMENT = "environment"
+    """``on-environment-change``: a live run imports from the environment the command changes."""
 
 
 _SEVERITY = {action: rank for rank, action in enumerate(Action)}
@@ -99,7 +118,7 @@ NO_PRESSURE = BoxPressure(())
 
 _ACTION_OF_MODE = {
     Mode.STOP: Action.STOP,
-    Mode.WAIT: Action.STOP,
+    Mode.WAIT: Action.WAIT,
     Mode.ASK: Action.ASK,
     Mode.WARN: Action.WARN,
 }
@@ -109,13 +128,20 @@ _ACTION_OF_MODE = {
 class Decision:
     """What to do with a command: the action, the words to say, and the runs behind them.
 
+    ``action`` says exactly what to do (:class:`Action`), ``cause`` which rule
+    asked for it; a face translates the two and works nothing out again.
+    With :attr:`Action.WAIT`, ``same_action`` and ``box_action`` say what to
+    wait for (each :attr:`Action.WAIT` or not): this checkout's earlier runs,
+    room on the box, or both (:func:`runctx.waiting.wait_as_decided`).
+
     ``shared`` are other users' runs in this very checkout, and
     ``shared_action`` what the ``on-shared-tree`` rule alone asks for them
     (``SILENT`` when there are none); ``same_action`` what ``on-same-checkout``
     alone asks for this checkout's runs; ``box`` the box's pressure and
-    ``box_action`` what ``on-busy-box`` alone asks for it (``STOP``: wait for
-    room). ``action`` is the firmest of the three. ``foreign`` are every
-    foreign run, named in the message or not.
+    ``box_action`` what ``on-busy-box`` alone asks for it. ``action`` is the
+    firmest of the three, except that a wait next to another user's run that
+    stops or asks is a stop: runctx never waits for another user's run.
+    ``foreign`` are every foreign run, named in the message or not.
     """
 
     action: Action
@@ -133,44 +159,12 @@ class Decision:
     same_action: Action = Action.SILENT
     box: BoxPressure = NO_PRESSURE
     box_action: Action = Action.SILENT
+    cause: Cause = Cause.NONE
 
     @property
     def summary(self) -> str:
         """The first line of the message, for a short notice to a person."""
         return self.message.partition("\n")[0]
-
-    @property
-    def held_by_shared_tree(self) -> bool:
-        """Whether another user's run in this checkout stops or asks (waiting cannot help)."""
-        return self.shared_action in {Action.STOP, Action.ASK}
-
-    @property
-    def waits(self) -> bool:
-        """Whether waiting for this checkout's earlier runs is what the decision asks for."""
-        return (
-            self.same_action is Action.STOP
-            and self.mode is Mode.WAIT
-            and not self.held_by_shared_tree
-        )
-
-    @property
-    def waits_for_room(self) -> bool:
-        """Whether waiting for the box to be less busy is what the decision asks for."""
-        return self.box_action is Action.STOP and not self.held_by_shared_tree
-
-    @property
-    def refuses(self) -> bool:
-        """Whether the command must not start, and no waiting can change that."""
-        if self.action is not Action.STOP:
-            return False
-        if self.held_by_shared_tree:
-            return True
-        return self.same_action is Action.STOP and self.mode is not Mode.WAIT
-
-    @property
-    def goes_ahead(self) -> bool:
-        """Whether the command may start without asking anyone."""
-        return self.action in {Action.SILENT, Action.NOTE, Action.WARN}
 
 
 SILENT = Decision(Action.SILENT)
@@ -186,8 +180,8 @@ def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     return None
 
 
-def _head(action: Action, mode: Mode, uncertain: str | None) -> str:
-    if action is Action.STOP and mode is Mode.WAIT:
+def _head(action: Action, uncertain: str | None) -> str:
+    if action is Action.WAIT:
         return (
             "runctx: refused to start this test run. This checkout is set to wait for its "
             "turn, and a hook cannot wait: start the command as "
@@ -231,9 +225,36 @@ def _same_checkout_action(
     action = _ACTION_OF_MODE[mode] if ours else Action.WARN
     if not ours and uncertain is None:
         uncertain = "the other run's identity is not fully known, so it is not refused for"
-    if uncertain is not None and action in {Action.STOP, Action.ASK}:
+    if uncertain is not None and action in {Action.STOP, Action.ASK, Action.WAIT}:
         action = Action.WARN
     return action, uncertain
+
+
+def _head_and_cause(
+    action: Action,
+    same: tuple[Action, str | None],
+    shared: tuple[Action, str | None],
+    box: tuple[Action, BoxPressure],
+    *,
+    held_by_shared: bool,
+) -> tuple[list[str], Cause]:
+    """The first line of the message, and which rule gave the action (the firmest alone)."""
+    (same_action, same_uncertain), (shared_action, uncertain) = same, shared
+    box_action, pressure = box
+    if (
+        _SEVERITY[box_action] > max(_SEVERITY[same_action], _SEVERITY[shared_action])
+        and not held_by_shared
+    ):
+        parts, cause = [_box_head(pressure)], Cause.BUSY_BOX
+    elif _SEVERITY[shared_action] > _SEVERITY[same_action] or held_by_shared:
+        parts, cause = [_shared_head(action, uncertain)], Cause.SHARED_TREE
+    else:
+        parts, cause = [_head(action, same_uncertain)], Cause.SAME_CHECKOUT
+        if shared_action is action:  # as firm: waiting for this checkout would not help
+            cause = Cause.SHARED_TREE
+    if action not in {Action.STOP, Action.ASK, Action.WAIT}:
+        cause = Cause.NONE
+    return parts, cause
 
 
 def _box_action(busy: BusyRules, pressure: BoxPressure) -> Action:
@@ -241,7 +262,7 @@ def _box_action(busy: BusyRules, pressure: BoxPressure) -> Action:
     if not pressure.busy:
         return Action.SILENT
     if busy.on_busy_box is BoxMode.WAIT:
-        return Action.STOP
+        return Action.WAIT
     if busy.on_busy_box is BoxMode.WARN:
         return Action.NOTE
     return Action.SILENT
@@ -265,7 +286,7 @@ def _contention_only(
 ) -> tuple[Action, str]:
     """The action and words when no run of this checkout (nor in it) is in the way."""
     if waits_for_room:
-        return Action.STOP, cap(_box_head(pressure), MESSAGE_MAX_CHARS)
+        return Action.WAIT, cap(_box_head(pressure), MESSAGE_MAX_CHARS)
     if not contention:
         return Action.SILENT, ""
     return Action.NOTE, cap("runctx: " + "\n".join(contention), NOTE_MAX_CHARS)
@@ -299,7 +320,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     shared = sharing_runs(report) if own_run else report.shared_tree
     pressure = box_pressure(report.load, busy)
     box_action = _box_action(busy, pressure)
-    waits_for_room = box_action is Action.STOP
+    waits_for_room = box_action is Action.WAIT
     contention = foreign_lines(
         report,
         busy,
@@ -322,7 +343,8 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
 
     if not ours and not unsure and not shared:
         action, message = _contention_only(pressure, contention, waits_for_room=waits_for_room)
-        return decided(action, message)
+        cause = Cause.BUSY_BOX if waits_for_room else Cause.NONE
+        return decided(action, message, cause=cause)
     uncertain = _uncertain(report, cwd_known=cwd_known)
     same_action, same_uncertain = (
         _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
@@ -331,20 +353,25 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     if uncertain is not None and shared_action in {Action.STOP, Action.ASK}:
         shared_action = Action.WARN
     action = _firmest(same_action, shared_action, box_action)
-    box_first = _SEVERITY[box_action] > max(_SEVERITY[same_action], _SEVERITY[shared_action])
-    if box_first:
-        parts = [_box_head(pressure)]
-    elif _SEVERITY[shared_action] > _SEVERITY[same_action]:
-        parts = [_shared_head(action, uncertain)]
-    else:
-        parts = [_head(action, mode, same_uncertain)]
+    held_by_shared = action is Action.WAIT and shared_action in {Action.STOP, Action.ASK}
+    if held_by_shared:
+        action = Action.STOP  # runctx never waits for another user's run
+    parts, cause = _head_and_cause(
+        action,
+        (same_action, same_uncertain),
+        (shared_action, uncertain),
+        (box_action, pressure),
+        held_by_shared=held_by_shared,
+    )
+    box_first = cause is Cause.BUSY_BOX
     if ours or unsure:
         parts.extend(same_checkout_lines(ours + unsure, session))
     if shared:
-        parts.append(shared_tree_message(shared, held=action in {Action.STOP, Action.ASK}))
+        held = action in {Action.STOP, Action.ASK, Action.WAIT}
+        parts.append(shared_tree_message(shared, held=held))
     if waits_for_room and not box_first:
         parts.append(_box_line(pressure))
-    if action not in {Action.STOP, Action.ASK}:
+    if action not in {Action.STOP, Action.ASK, Action.WAIT}:
         parts.extend(contention)  # slowness matters only to a command that starts
     return decided(
         action,
@@ -353,6 +380,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         shared=shared,
         shared_action=shared_action,
         same_action=same_action,
+        cause=cause,
     )
 
 
@@ -409,18 +437,25 @@ def combine(decisions: Sequence[Decision]) -> Decision:
         same_action=_firmest(*(d.same_action for d in decisions)),
         box=max((d.box for d in decisions), key=lambda box: len(box.reasons)),
         box_action=_firmest(*(d.box_action for d in decisions)),
+        cause=firmest.cause,
     )
 
 
-def _viewpoints(
-    invocations: Sequence[TestInvocation], uid: int | None
+def viewpoints(
+    invocations: Sequence[TestInvocation],
+    uid: int | None = None,
+    known: Mapping[str, Viewpoint] | None = None,
 ) -> list[tuple[Viewpoint, bool]]:
-    """The distinct viewpoints the invocations start from, and whether each cwd was followed."""
+    """The distinct viewpoints the invocations start from, and whether each cwd was followed.
+
+    ``known`` holds viewpoints a face found already, by directory: no walk
+    is taken twice for one directory.
+    """
     found: dict[Viewpoint, bool] = {}
     for invocation in invocations:
         if delegated(invocation):
             continue
-        here = viewpoint(cwd=invocation.cwd, uid=uid)
+        here = (known or {}).get(invocation.cwd) or viewpoint(cwd=invocation.cwd, uid=uid)
         found[here] = found.get(here, True) and invocation.cwd_known
     return list(found.items())
 
@@ -442,12 +477,23 @@ def decide(  # noqa: PLR0913 - each knob is independent
     self_pid: int | None = None,
     session: AgentSession | None = None,
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    settings: Settings = DEFAULTS,
+    checkouts: Mapping[Viewpoint, Settings] | None = None,
+    essentials_only: bool = False,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
 
-    ``mode`` overrides each checkout's ``on-same-checkout`` setting
+    ``essentials_only``: decide whether to refuse, and nothing more (a hook's
+    first pass): each scan reads no environment, no one who started a run and
+    no CPU use now, and ``changes`` and ``environments`` wait for the second.
+
+    ``settings`` is the value the face built for its call
+    (:func:`runctx.settings.settings_for`; the defaults when none is given),
+    and ``checkouts`` the values it built for the checkouts the invocations
+    run in (:func:`viewpoints`), where they differ: nothing here reads
+    settings. ``mode`` overrides their ``on-same-checkout``
     (:attr:`runctx.settings.Settings.mode`); ``on-shared-tree``, the
-    thresholds of "busy now" and ``on-busy-box`` are always the checkout's.
+    thresholds of "busy now" and ``on-busy-box`` are always the settings'.
     Each scan samples the CPU use of the foreign runs over ``cpu_window``
     seconds, only when one is live: a refusal for a run of this checkout
     does not wait for it. Invocations that go through ``runctx run`` are
@@ -460,30 +506,40 @@ def decide(  # noqa: PLR0913 - each knob is independent
     """
     decisions = []
     reports: dict[Viewpoint, Report] = {}
-    for here, cwd_known in _viewpoints(invocations, uid):
+    given = checkouts if checkouts is not None else {}
+    for here, cwd_known in viewpoints(invocations, uid):
+        settings_here = given.get(here, settings)
         report = scan(
-            here, source=source, self_pid=self_pid, cpu_window=cpu_window, cpu_of=measures_cpu
+            here,
+            source=source,
+            self_pid=self_pid,
+            cpu_window=cpu_window,
+            cpu_of=measures_cpu,
+            settings=settings_here,
+            essentials_only=essentials_only,
         )
         reports[here] = report
-        settings = settings_for(here.root)
-        chosen = mode if mode is not None else settings.mode
+        chosen = mode if mode is not None else settings_here.mode
         decisions.append(
             decision_for(
                 report,
                 chosen,
                 own_run=own_run,
                 cwd_known=cwd_known,
-                shared_mode=settings.shared_tree_mode,
-                busy=settings.busy,
+                shared_mode=settings_here.shared_tree_mode,
+                busy=settings_here.busy,
                 session=session,
             )
         )
     environment_decisions = _environment_decisions(
-        invocations if environments else (),
-        changes,
+        invocations if environments and not essentials_only else (),
+        () if essentials_only else changes,
         reports,
-        lambda here: scan(here, source=source, self_pid=self_pid),
+        lambda here: scan(
+            here, source=source, self_pid=self_pid, settings=given.get(here, settings)
+        ),
         uid,
+        lambda here: given.get(here, settings).environment_change_mode,
     )
     decision = combine([*decisions, *environment_decisions])
     log_event(
@@ -565,15 +621,17 @@ def environment_change_decision(
         mode=mode,
         environment=runs,
         reports=(report,),
+        cause=Cause.ENVIRONMENT if action in {Action.STOP, Action.ASK} else Cause.NONE,
     )
 
 
-def _environment_decisions(
+def _environment_decisions(  # noqa: PLR0913, PLR0917 - each input is independent
     invocations: Sequence[TestInvocation],
     changes: Sequence[TestInvocation],
     reports: dict[Viewpoint, Report],
     take_scan: Callable[[Viewpoint], Report],
     uid: int | None,
+    change_mode: Callable[[Viewpoint], Mode],
 ) -> list[Decision]:
     """The environment warnings of a command: for its test runs, and for its changes."""
 
@@ -599,8 +657,7 @@ def _environment_decisions(
         if environment is None or not environment.shareable:
             continue
         here, report = report_for(change.cwd)
-        mode = settings_for(here.root).environment_change_mode
-        found.append(environment_change_decision(report, change, environment, mode))
+        found.append(environment_change_decision(report, change, environment, change_mode(here)))
     return found
 
 
@@ -608,39 +665,20 @@ def _context(
     report: Report, busy: BusyRules, session: AgentSession | None, *, finished: bool
 ) -> str | None:
     """What an agent should know about the runs live from ``report``'s viewpoint, briefly."""
-    parts = []
-    limit = NOTE_MAX_CHARS
-    if report.ours:
-        if finished:
-            pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
-            live = plural(
-                len(report.ours),
-                "other test run of this checkout was live",
-                "other test runs of this checkout were live",
-            )
-            parts.append(
-                f"{live} when this command finished: {pids}. Runs of one checkout share "
-                "caches and lock files, so they may have disturbed each other."
-            )
-        else:
-            parts.extend(same_checkout_lines(report.ours, session))
-            limit = MESSAGE_MAX_CHARS
-    if report.shared_tree and not finished:
-        parts.append(shared_tree_message(report.shared_tree, held=False))
-        limit = MESSAGE_MAX_CHARS
-    pressure = box_pressure(report.load, busy)
-    box_note = busy.on_busy_box is not BoxMode.OFF
-    parts.extend(foreign_lines(report, busy, pressure, box_note=box_note))
+    parts = live_lines(report, busy, session=session, finished=finished)
+    named = (report.ours and not finished) or (report.shared_tree and not finished)
+    limit = MESSAGE_MAX_CHARS if named else NOTE_MAX_CHARS
     return cap("runctx: " + "\n".join(parts), limit) if parts else None
 
 
-def session_context(
+def session_context(  # noqa: PLR0913 - each knob is independent
     cwd: str,
     *,
     source: ProcessSource | None = None,
     uid: int | None = None,
     session: AgentSession | None = None,
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    settings: Settings = DEFAULTS,
 ) -> str | None:
     """The live runs an agent starting a session in ``cwd`` should know about, or None.
 
@@ -649,22 +687,29 @@ def session_context(
     when the box is under pressure.
     """
     here = viewpoint(cwd=cwd, uid=uid)
-    report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
-    return _context(report, settings_for(here.root).busy, session, finished=False)
+    report = scan(
+        here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings
+    )
+    return _context(report, settings.busy, session, finished=False)
 
 
-def after_context(
+def after_context(  # noqa: PLR0913 - each knob is independent
     invocations: Sequence[TestInvocation],
     *,
     source: ProcessSource | None = None,
     uid: int | None = None,
     cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    settings: Settings = DEFAULTS,
+    checkouts: Mapping[Viewpoint, Settings] | None = None,
 ) -> str | None:
     """What was live when a test command finished (for hooks that run after the tool)."""
     texts = []
-    for here, _ in _viewpoints(invocations, uid):
-        report = scan(here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu)
-        text = _context(report, settings_for(here.root).busy, None, finished=True)
+    for here, _ in viewpoints(invocations, uid):
+        settings_here = (checkouts or {}).get(here, settings)
+        report = scan(
+            here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings_here
+        )
+        text = _context(report, settings_here.busy, None, finished=True)
         if text is not None:
             texts.append(text)
     return cap("\n".join(dict.fromkeys(texts)), MESSAGE_MAX_CHARS) if texts else None

@@ -90,7 +90,7 @@ if TYPE_CHECKING:
     from runctx.settings import BusyRules, Settings
     from runctx.sources import ProcessSource
     from runctx.sources.load import Load
-    from runctx.waiting import WaitOutcome
+    from runctx.waiting import DecidedWait, WaitOutcome
 
 MODES = ("warn", "wait", "refuse", "stop", "ask")
 """The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
@@ -142,6 +142,8 @@ class PluginState:
     """Where ``shared_mode`` came from (the checkout's setting), empty for the default."""
     busy: BusyRules | None = None
     """The checkout's thresholds of "busy now" and its ``on-busy-box``."""
+    settings: Settings | None = None
+    """The checkout's settings, read once when the session is configured."""
     handoff: str = ""
     """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
     header: list[str] = attrs.Factory(list)
@@ -333,12 +335,12 @@ def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:
             msg = f"runctx = {ini!r}: choose one of {', '.join(MODES)}"
             raise pytest.UsageError(msg)
         return ini, f"--runctx={ini}"
-    from runctx.settings import MODE_ENV, MODE_KEY  # noqa: PLC0415
+    from runctx.settings import ENVIRONMENT_LAYER, MODE_ENV, MODE_KEY  # noqa: PLC0415
 
     chosen = settings.on_same_checkout
     if chosen is None:
         return "warn", "--runctx=warn"
-    if os.environ.get(MODE_ENV):
+    if settings.source_of(MODE_KEY) == ENVIRONMENT_LAYER:
         return chosen.value, f"${MODE_ENV}={chosen.value}"
     return chosen.value, f'{MODE_KEY} = "{chosen.value}"'
 
@@ -350,12 +352,16 @@ def _shared_mode(settings: Settings) -> tuple[str, str]:
     plugin's default, ``warn``: like ``on-same-checkout``, a checkout that sets
     nothing keeps the plugin to reporting.
     """
-    from runctx.settings import SHARED_TREE_ENV, SHARED_TREE_KEY  # noqa: PLC0415
+    from runctx.settings import (  # noqa: PLC0415
+        ENVIRONMENT_LAYER,
+        SHARED_TREE_ENV,
+        SHARED_TREE_KEY,
+    )
 
     chosen = settings.on_shared_tree
     if chosen is None:
         return "warn", ""
-    if os.environ.get(SHARED_TREE_ENV):
+    if settings.source_of(SHARED_TREE_KEY) == ENVIRONMENT_LAYER:
         return chosen.value, f"${SHARED_TREE_ENV}={chosen.value}"
     return chosen.value, f'{SHARED_TREE_KEY} = "{chosen.value}"'
 
@@ -375,6 +381,7 @@ def _state_from(config: pytest.Config) -> PluginState:
         shared_mode=shared_mode,
         shared_from=shared_from,
         busy=settings.busy,
+        settings=settings,
     )
 
 
@@ -434,31 +441,14 @@ def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
     """What the scan at session start saw besides this run, briefly (no prefix).
 
     Runs of this checkout and other users' runs in it are named; foreign runs
-    only when busy now or when the box is under pressure, else counted.
+    only when busy now or when the box is under pressure, else counted
+    (:func:`runctx.present.words.live_lines`).
     """
-    from runctx.busy import box_pressure  # noqa: PLC0415 - see the module docstring
-    from runctx.modes import BoxMode  # noqa: PLC0415
-    from runctx.present.words import (  # noqa: PLC0415
-        foreign_count,
-        foreign_lines,
-        same_checkout_lines,
-        shared_tree_message,
-    )
+    from runctx.present.words import COUNTED_FOREIGN, live_lines  # noqa: PLC0415
     from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
 
     rules = busy if busy is not None else DEFAULT_BUSY
-    lines: list[str] = []
-    if report.ours:
-        lines.extend(same_checkout_lines(report.ours))
-    if report.shared_tree:
-        lines.append(shared_tree_message(report.shared_tree, held=False))
-    pressure = box_pressure(report.load, rules)
-    noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
-    if noted:
-        lines.extend(noted)
-    elif report.foreign:
-        lines.append(f"{foreign_count(report)} on this box.")
-    return lines
+    return live_lines(report, rules, foreign=COUNTED_FOREIGN)
 
 
 def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
@@ -477,17 +467,17 @@ def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
     the plugin decides is added.
     """
     from runctx.modes import Mode  # noqa: PLC0415
-    from runctx.policy import Action  # noqa: PLC0415
+    from runctx.policy import Action, Cause  # noqa: PLC0415
     from runctx.waiting import blocking_runs  # noqa: PLC0415
 
     lines: list[str] = [] if said else [PREFIX + line for line in contention_lines(report, busy)]
-    if decision.held_by_shared_tree:
+    if decision.cause is Cause.SHARED_TREE:
         lines.append(
             f"{PREFIX}{shared_from or 'on-shared-tree'}: not starting next to another user's "
             f"run in this checkout (exit {EXIT_REFUSED})"
         )
         return lines
-    if decision.waits_for_room:
+    if decision.box_action is Action.WAIT:
         until = "no timeout" if timeout is None else f"timeout {timeout:g}s"
         lines.append(
             f'{PREFIX}on-busy-box = "wait": waiting until the box is less busy '
@@ -497,13 +487,13 @@ def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
         return lines
     count = len(blocking_runs(report))
     runs = "run" if count == 1 else "runs"
-    if decision.same_action not in {Action.STOP, Action.ASK}:
+    if decision.same_action not in {Action.STOP, Action.ASK, Action.WAIT}:
         limits = report.visibility.notes
         seen = f" (not seen: {'; '.join(limits)})" if limits else ""
         lines.append(
             f"{PREFIX}{mode_from}: no earlier run of this checkout is live{seen}; going ahead"
         )
-    elif decision.mode is Mode.WAIT:
+    elif decision.same_action is Action.WAIT:
         until = "no timeout" if timeout is None else f"timeout {timeout:g}s"
         lines.append(
             f"{PREFIX}{mode_from}: waiting for {count} earlier {runs} of this checkout "
@@ -657,8 +647,12 @@ def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
     """A scan from the session's checkout, with the CPU use now of the foreign runs."""
     from runctx.policy import measures_cpu  # noqa: PLC0415 - see the module docstring
     from runctx.scanning import scan  # noqa: PLC0415
+    from runctx.settings import DEFAULTS  # noqa: PLC0415
 
-    return scan(state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu)
+    settings = state.settings if state.settings is not None else DEFAULTS
+    return scan(
+        state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu, settings=settings
+    )
 
 
 def _first_scan(state: PluginState) -> None:
@@ -696,17 +690,18 @@ def _first_scan(state: PluginState) -> None:
 
 
 def _refuses(state: PluginState) -> bool:
-    """Whether the session's decision refuses it outright (no wait can change it)."""
+    """Whether the session's decision refuses it: a stop, or an ask (a session cannot ask)."""
     decision = state.decision
     if decision is None:
         return False  # no scan: a failure inside runctx, already in the header
     from runctx.policy import Action  # noqa: PLC0415
 
-    if decision.action not in {Action.STOP, Action.ASK}:
-        return False
-    if decision.held_by_shared_tree:
+    if decision.action in {Action.STOP, Action.ASK}:
         return True
-    return decision.same_action in {Action.STOP, Action.ASK} and state.mode != "wait"
+    return decision.action is Action.WAIT and Action.ASK in {
+        decision.same_action,
+        decision.shared_action,
+    }
 
 
 @pytest.hookimpl(wrapper=True)
@@ -735,20 +730,14 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
 
 
 def _act(config: pytest.Config, state: PluginState) -> None:
-    """Carry out the session's decision: wait, or refuse (a warning is in the header)."""
+    """Carry out the session's decision: refuse, or wait (a warning is in the header)."""
     decision, report = state.decision, state.start
     if decision is None or report is None:
         return  # no scan: a failure inside runctx, already in the header
-    from runctx.policy import Action  # noqa: PLC0415
-    from runctx.present.words import (  # noqa: PLC0415
-        describe_ours,
-        same_checkout_message,
-        shared_tree_message,
-    )
+    from runctx.policy import Action, Cause  # noqa: PLC0415
+    from runctx.present.words import same_checkout_message, shared_tree_message  # noqa: PLC0415
 
-    if decision.action not in {Action.STOP, Action.ASK}:
-        return
-    if decision.held_by_shared_tree:
+    if _refuses(state) and decision.cause is Cause.SHARED_TREE:
         setting = state.shared_from or "on-shared-tree"
         msg = (
             f"{shared_tree_message(decision.shared)}\nrunctx refused to start this session "
@@ -763,10 +752,8 @@ def _act(config: pytest.Config, state: PluginState) -> None:
             "for it instead."
         )
         pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
-    if decision.same_action is Action.STOP:
-        _wait_for_turn(config, state, describe_ours)
-    if decision.waits_for_room:
-        _wait_for_room(config, state)
+    if decision.action is Action.WAIT:
+        _wait(config, state, decision)
 
 
 def _say(config: pytest.Config, state: PluginState, text: str) -> None:
@@ -777,78 +764,30 @@ def _say(config: pytest.Config, state: PluginState, text: str) -> None:
         _write(config, text)
 
 
-def _wait_for_turn(
-    config: pytest.Config, state: PluginState, describe: Callable[[JudgedRun], str]
-) -> None:
-    def show(blocking: tuple[JudgedRun, ...]) -> None:
-        if blocking:
-            runs = "; ".join(describe(judged) for judged in blocking)
-            _say(config, state, f"{PREFIX}waiting for {runs}")
-
-    outcome = _wait(config, state, show)
-    if outcome is None:
-        return
-    state.waited = outcome
-    seconds = f"{outcome.waited_seconds:.1f}s"
-    if not outcome.ready:
-        runs = "; ".join(describe(judged) for judged in outcome.blocking)
-        msg = (
-            f"runctx: timed out after {seconds} waiting for another run of this checkout "
-            f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
-        )
-        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
-    state.samples.append(_sample_of("after wait", outcome.report, state.busy))
-    pids = ", ".join(str(judged.run.pid) for judged in outcome.waited_for)
-    if pids:
-        _say(config, state, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")
-
-
-def _wait_for_room(config: pytest.Config, state: PluginState) -> None:
-    """Wait while the box is over a threshold (``on-busy-box = "wait"``), bounded by the timeout."""
-    from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
-    from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_room  # noqa: PLC0415
-
-    def show(pressure: BoxPressure) -> None:
-        if pressure.busy:
-            _say(config, state, f"{PREFIX}waiting for room: {', '.join(pressure.reasons)}")
-
-    try:
-        outcome = wait_for_room(
-            state.busy if state.busy is not None else DEFAULT_BUSY,
-            timeout=state.timeout,
-            poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
-            on_change=show,
-            source=state.source,
-        )
-    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
-        state.errors.append(_error_text(error))
-        _write(config, f"{PREFIX}could not wait for room ({_error_text(error)}); going ahead")
-        return
-    seconds = f"{outcome.waited_seconds:.1f}s"
-    if not outcome.ready:
-        msg = (
-            f"runctx: timed out after {seconds} waiting for the box to be less busy "
-            f"({', '.join(outcome.pressure.reasons)}; --runctx-timeout; exit status "
-            f"{EXIT_REFUSED})."
-        )
-        pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
-    _say(config, state, f"{PREFIX}waited {seconds} for room; going ahead")
-
-
-def _wait(
-    config: pytest.Config, state: PluginState, show: Callable[[tuple[JudgedRun, ...]], None]
-) -> WaitOutcome | None:
-    assert state.here is not None  # noqa: S101 - set by the first scan
+def _wait(config: pytest.Config, state: PluginState, decision: Decision) -> None:
+    """Wait as the decision asks (:func:`runctx.waiting.wait_as_decided`), or exit 75."""
     from runctx.exceptions import PidNamespaceError  # noqa: PLC0415
+    from runctx.present.words import describe_ours  # noqa: PLC0415
+    from runctx.settings import DEFAULTS  # noqa: PLC0415
+    from runctx.waiting import DEFAULT_POLL_SECONDS, WaitListener, wait_as_decided  # noqa: PLC0415
+
+    class Shown(WaitListener):
+        def turn_changed(self, blocking: tuple[JudgedRun, ...]) -> None:
+            if blocking:
+                runs = "; ".join(describe_ours(judged) for judged in blocking)
+                _say(config, state, f"{PREFIX}waiting for {runs}")
+
+        def room_changed(self, pressure: BoxPressure) -> None:
+            if pressure.busy:
+                _say(config, state, f"{PREFIX}waiting for room: {', '.join(pressure.reasons)}")
 
     try:
-        from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn  # noqa: PLC0415
-
-        return wait_for_turn(
-            state.here,
+        outcome = wait_as_decided(
+            decision,
             timeout=state.timeout,
+            settings=state.settings if state.settings is not None else DEFAULTS,
+            listener=Shown(),
             poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
-            on_change=show,
             source=state.source,
         )
     except PidNamespaceError as error:
@@ -857,7 +796,39 @@ def _wait(
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         _write(config, f"{PREFIX}could not wait ({_error_text(error)}); going ahead")
-        return None
+        return
+    _after_wait(config, state, outcome)
+
+
+def _after_wait(config: pytest.Config, state: PluginState, outcome: DecidedWait) -> None:
+    """Say how the wait ended, or exit 75 when it timed out."""
+    from runctx.present.words import describe_ours  # noqa: PLC0415
+
+    turn, room = outcome.turn, outcome.room
+    if turn is not None:
+        state.waited = turn
+        seconds = f"{turn.waited_seconds:.1f}s"
+        if not turn.ready:
+            runs = "; ".join(describe_ours(judged) for judged in turn.blocking)
+            msg = (
+                f"runctx: timed out after {seconds} waiting for another run of this checkout "
+                f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
+            )
+            pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
+        state.samples.append(_sample_of("after wait", turn.report, state.busy))
+        pids = ", ".join(str(judged.run.pid) for judged in turn.waited_for)
+        if pids:
+            _say(config, state, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")
+    if room is not None:
+        seconds = f"{outcome.waited_seconds:.1f}s"
+        if not room.ready:
+            msg = (
+                f"runctx: timed out after {seconds} waiting for the box to be less busy "
+                f"({', '.join(room.pressure.reasons)}; --runctx-timeout; exit status "
+                f"{EXIT_REFUSED})."
+            )
+            pytest.exit(_visible(msg), returncode=EXIT_REFUSED)
+        _say(config, state, f"{PREFIX}waited {room.waited_seconds:.1f}s for room; going ahead")
 
 
 def _sample(state: PluginState, label: str) -> None:
@@ -1033,7 +1004,8 @@ def _auto_workers(config: pytest.Config) -> int | None:
 
     xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
     base = int(xdist_count(config))
-    report = scan(cpu_window=AUTO_WINDOW_SECONDS)
+    settings = _checkout_settings(config)
+    report = scan(cpu_window=AUTO_WINDOW_SECONDS, settings=settings)
     usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or usable < 1:
         return None
@@ -1044,7 +1016,7 @@ def _auto_workers(config: pytest.Config) -> int | None:
         reasons.append(f"other runs ({runs}) keep ~{busy:.1f} of {usable} usable CPUs busy")
     memory = report.load.memory
     if not isinstance(memory, Unknown):
-        rules = _checkout_settings(config).busy
+        rules = settings.busy
         per_worker = _worker_bytes(config)
         fits = memory_worker_count(
             base,

@@ -25,7 +25,7 @@ from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
-from runctx.settings import settings_for
+from runctx.settings import DEFAULTS, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.visibility import describe_limits
 from runctx.started_by import WANTED, started_by
@@ -261,6 +261,27 @@ def _judged(run: Run, here: Viewpoint) -> JudgedRun:
     return JudgedRun(run=run, judgement=judgement)
 
 
+CUT_NOTE = "time ran out (--timeout)"
+"""How the visibility note of a scan cut by its deadline begins."""
+
+
+def _cut_note(skipped: int, *, lost: bool) -> str:
+    parts = []
+    if skipped:
+        noun = "process" if skipped == 1 else "processes"
+        parts.append(
+            f"the command lines of {skipped} {noun} were not read, so a run among them is not shown"
+        )
+    if lost:
+        parts.append("no environment, starter or CPU use now was read")
+    return f"{CUT_NOTE}: " + "; ".join(parts or ["the scan was cut"])
+
+
+def was_cut(report: Report) -> bool:
+    """Whether ``report``'s scan was cut by its deadline: what it shows may be incomplete."""
+    return any(note.startswith(CUT_NOTE) for note in report.visibility.notes)
+
+
 def scan(  # noqa: PLR0913 - each knob is independent
     here: Viewpoint | None = None,
     *,
@@ -269,23 +290,30 @@ def scan(  # noqa: PLR0913 - each knob is independent
     self_pid: int | None = None,
     cpu_window: float | None = None,
     cpu_of: Callable[[JudgedRun], bool] | None = None,
+    settings: Settings = DEFAULTS,
+    essentials_only: bool = False,
+    deadline: float | None = None,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
     ``here`` defaults to :func:`viewpoint` of the calling process; ``patterns``
-    to the runner table of the checkout's settings (:func:`runctx.settings.settings_for`);
+    to the runner table of ``settings`` (the builtin one by default: a scan
+    reads no settings; a face passes the value it built with
+    :func:`runctx.settings.settings_for`);
     ``self_pid`` to the calling process as the source numbers it (its pid in
     the procfs's pid namespace, through ``NSpid``): the run containing it is
     this run. With ``cpu_window`` (seconds), each run besides this one (or
     only those ``cpu_of`` picks: a hook measures foreign runs alone, the only
     ones whose words depend on it) gets its CPU use now
     (:mod:`runctx.cpu_window`), when there is such a run: the scan then takes
-    at least that long.
+    at least that long. With ``essentials_only`` (a hook's first pass, which
+    decides whether to refuse) nothing optional is read: no environment, no
+    one who started a run, no CPU window (each stays not read).
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
     source = source if source is not None else default_source()
-    table_patterns = tuple(patterns) if patterns is not None else settings_for(here.root).patterns
+    table_patterns = tuple(patterns) if patterns is not None else settings.patterns
     caller: int | Unknown = self_pid if self_pid is not None else source.caller_pid()
 
     detected: dict[tuple[str, ...], RunnerMatch | None] = {}
@@ -296,7 +324,19 @@ def scan(  # noqa: PLR0913 - each knob is independent
             detected[argv] = detect_runner(argv, table_patterns)
         return detected[argv]
 
-    table, owned = _table_and_owners(source, detect, here.uid, argv_filter(table_patterns))
+    wanted = argv_filter(table_patterns)
+    skipped = [0]
+
+    def argv_wanted(comm: str) -> bool:
+        if deadline is not None and time.monotonic() >= deadline:
+            keep = wanted(comm)
+            skipped[0] += keep
+            return False
+        return wanted(comm)
+
+    table, owned = _table_and_owners(source, detect, here.uid, argv_wanted)
+    out_of_time = deadline is not None and time.monotonic() >= deadline
+    essentials_only = essentials_only or out_of_time
     unreadable = {
         "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
         "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
@@ -309,28 +349,33 @@ def scan(  # noqa: PLR0913 - each knob is independent
                 found,
                 table.records,
                 caller,
-                _environment_of(source, authority, found, table.records, reader),
+                NOT_READ
+                if essentials_only
+                else _environment_of(source, authority, found, table.records, reader),
             ),
             here,
         )
         for found, authority in owned
     ]
+    if essentials_only:
+        cpu_window = None
     measured = [
         judged.run
         for judged in judged_runs
         if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
     ]
     first = read_cpu(source, measured) if cpu_window is not None and measured else None
-    judged_runs = [
-        attrs.evolve(
-            judged,
-            run=attrs.evolve(
-                judged.run,
-                started_by=_who_started(source, judged.run, authority, table.records, reader),
-            ),
-        )
-        for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
-    ]
+    if not essentials_only:
+        judged_runs = [
+            attrs.evolve(
+                judged,
+                run=attrs.evolve(
+                    judged.run,
+                    started_by=_who_started(source, judged.run, authority, table.records, reader),
+                ),
+            )
+            for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
+        ]
     load = source.load()
     visibility = describe_limits(
         source=source.name,
@@ -341,6 +386,10 @@ def scan(  # noqa: PLR0913 - each knob is independent
         zombies=table.zombies,
         run_fields_unreadable=unreadable,
     )
+    if skipped[0] or out_of_time:
+        visibility = attrs.evolve(
+            visibility, notes=(*visibility.notes, _cut_note(skipped[0], lost=out_of_time))
+        )
     window: float | Unknown = NOT_READ
     if first is not None and cpu_window is not None:
         second = second_reading(source, first, cpu_window)
@@ -357,7 +406,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
 
     report = Report(
         here=here,
-        runs=flag_shared_environments(judged_runs),
+        runs=tuple(judged_runs) if essentials_only else flag_shared_environments(judged_runs),
         load=load,
         visibility=visibility,
         self_pid=caller,

@@ -37,7 +37,7 @@ from runctx.shell.prefilter import BUILTIN_NAMES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     from runctx.exceptions import ConfigError
@@ -419,10 +419,33 @@ _THRESHOLDS = (
 )
 _BOX_FIELD = "on_busy_box"
 
+DEFAULT_LAYER = "default"
+"""A key no layer sets: the default holds."""
+USER_LAYER = "user"
+"""The user's configuration file (:func:`user_config_path`)."""
+CHECKOUT_LAYER = "checkout"
+"""The checkout's ``pyproject.toml`` ``[tool.runctx]``."""
+ENVIRONMENT_LAYER = "environment"
+"""A ``$RUNCTX_ON_...`` variable."""
+LAYERS = (USER_LAYER, CHECKOUT_LAYER, ENVIRONMENT_LAYER)
+"""The layers of a settings value, the weakest first: each key a later one sets wins."""
+
+Sources = tuple[tuple[str, str], ...]
+"""Each key set, with the layer that set it (one of :data:`LAYERS`)."""
+
 BusyGiven = tuple[tuple[str, object], ...]
 """The ``BusyRules`` fields a file (or the environment) sets, in the order of
 ``_THRESHOLDS`` then ``on_busy_box``: what is merged key by key."""
 
+
+_SETTING_KEYS = (
+    MODE_KEY,
+    SHARED_TREE_KEY,
+    ENVIRONMENT_CHANGE_KEY,
+    RUNNERS_KEY,
+    *(key for key, _, _, _ in _THRESHOLDS),
+    BUSY_BOX_KEY,
+)
 
 _RUNNER_KEYS = frozenset(
     {"kind", "role", "program", "module", "args", "any_args", "not_with", "value_options"}
@@ -442,7 +465,13 @@ class Settings(LightRecord):
     thresholds of "busy now" and the ``on-busy-box`` mode that are set
     (``busy`` gives them all, defaults filled in); ``on_environment_change``
     the mode for a command that changes an environment a live run imports
-    from, or None (``environment_change_mode``).
+    from, or None (``environment_change_mode``); ``sources`` which layer set
+    each key (:meth:`source_of`).
+
+    A value is built by a face, once per call, from its layers
+    (:func:`layers`: the user's file, the checkout's, the environment) merged
+    by one rule (:func:`merged`), and passed down: nothing below a face reads
+    the settings again.
     """
 
     __slots__ = (
@@ -455,6 +484,7 @@ class Settings(LightRecord):
         "on_shared_tree",
         "path",
         "runners",
+        "sources",
         "user_path",
     )
 
@@ -465,6 +495,7 @@ class Settings(LightRecord):
     busy_given: BusyGiven
     user_path: str
     on_environment_change: Mode | None
+    sources: Sources
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
     _busy: list[BusyRules]
@@ -479,6 +510,7 @@ class Settings(LightRecord):
         *,
         user_path: str = "",
         on_environment_change: Mode | None = None,
+        sources: Sources = (),
     ) -> None:
         """Hold validated values."""
         self._hold(
@@ -489,6 +521,7 @@ class Settings(LightRecord):
             busy_given=busy_given,
             user_path=user_path,
             on_environment_change=on_environment_change,
+            sources=sources,
             _patterns=[],
             _names=[],
             _busy=[],
@@ -525,6 +558,19 @@ class Settings(LightRecord):
                 extra = names_of(self.runners)
             self._names.append(tuple(sorted({*BUILTIN_NAMES, *extra})) if extra else BUILTIN_NAMES)
         return self._names[0]
+
+    def source_of(self, key: str) -> str:
+        """Which layer set ``key`` (``on-same-checkout``...): :data:`LAYERS`, or ``default``."""
+        for name, layer in self.sources:
+            if name == key:
+                return layer
+        return DEFAULT_LAYER
+
+    def replaced(self, **changes: object) -> Settings:
+        """The same settings with the fields named in ``changes`` replaced."""
+        values: dict[str, Any] = {name: getattr(self, name) for name in self._fields()}
+        values.update(changes)
+        return Settings(**values)
 
     @property
     def mode(self) -> Mode:
@@ -582,69 +628,100 @@ _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
     """The settings of the checkout at ``root``: its pyproject, the user's file, the environment.
 
-    Each key the checkout sets wins over the user's file;
-    ``$RUNCTX_ON_SAME_CHECKOUT`` overrides ``on-same-checkout``,
-    ``$RUNCTX_ON_SHARED_TREE`` overrides ``on-shared-tree`` and
-    ``$RUNCTX_ON_BUSY_BOX`` overrides ``on-busy-box`` and
+    A face's entry calls this once per call and passes the value down
+    (:func:`merged` over :func:`layers`). Each key the checkout sets wins over
+    the user's file; ``$RUNCTX_ON_SAME_CHECKOUT`` overrides
+    ``on-same-checkout``, ``$RUNCTX_ON_SHARED_TREE`` ``on-shared-tree``,
+    ``$RUNCTX_ON_BUSY_BOX`` ``on-busy-box`` and
     ``$RUNCTX_ON_ENVIRONMENT_CHANGE`` ``on-environment-change``. A checkout
     that cannot be identified has the user's settings alone. Each file is read
     and validated once while it stays unchanged. A malformed file, table or
     value raises :class:`~runctx.exceptions.ConfigError` naming the file and
     the key.
     """
-    environ = os.environ if environ is None else environ
-    found = _file_settings(root) if isinstance(root, str) else DEFAULTS
+    return merged(layers(root, os.environ if environ is None else environ))
+
+
+def layers(root: str | Unknown, environ: Mapping[str, str]) -> tuple[Settings, ...]:
+    """The layers that set anything, the weakest first: user file, checkout, environment."""
+    found = []
     user_path = user_config_path(environ)
-    user = _cached(user_path, _user_settings) if user_path is not None else DEFAULTS
-    if user is not DEFAULTS:
-        found = Settings(
-            found.path,
-            (*found.runners, *user.runners),
-            found.on_same_checkout or user.on_same_checkout,
-            found.on_shared_tree or user.on_shared_tree,
-            _merged(user.busy_given, found.busy_given),
-            user_path=user.user_path,
-            on_environment_change=found.on_environment_change or user.on_environment_change,
-        )
-    same = environ.get(MODE_ENV, "")
-    shared = environ.get(SHARED_TREE_ENV, "")
-    box = environ.get(BUSY_BOX_ENV, "")
-    change = environ.get(ENVIRONMENT_CHANGE_ENV, "")
-    if not same and not shared and not box and not change:
-        return found
-    from runctx.modes import (  # noqa: PLC0415 - a variable sets a mode
-        ENVIRONMENT_CHANGE_MODES,
-        SHARED_TREE_MODES,
-    )
-
-    return Settings(
-        found.path,
-        found.runners,
-        parse_mode(same, f"${MODE_ENV}") if same else found.on_same_checkout,
-        parse_mode(shared, f"${SHARED_TREE_ENV}", SHARED_TREE_MODES)
-        if shared
-        else found.on_shared_tree,
-        _merged(found.busy_given, ((_BOX_FIELD, parse_box_mode(box, f"${BUSY_BOX_ENV}")),))
-        if box
-        else found.busy_given,
-        user_path=found.user_path,
-        on_environment_change=parse_mode(
-            change, f"${ENVIRONMENT_CHANGE_ENV}", ENVIRONMENT_CHANGE_MODES
-        )
-        if change
-        else found.on_environment_change,
-    )
+    if user_path is not None:
+        found.append(_cached(user_path, _user_settings))
+    if isinstance(root, str):
+        found.append(_file_settings(root))
+    found.append(environment_settings(environ))
+    return tuple(layer for layer in found if layer is not DEFAULTS)
 
 
-def _merged(under: BusyGiven, over: BusyGiven) -> BusyGiven:
-    """The fields of ``under`` and ``over``, those of ``over`` winning, in one order."""
+def merged(over: Sequence[Settings]) -> Settings:
+    """The settings of ``over`` (the weakest first), by one rule for every field.
+
+    A field a stronger layer sets wins (runner rows are put together, the
+    stronger layer's first; the thresholds and the sources key by key).
+    """
+    if not over:
+        return DEFAULTS
+    result = over[0]
+    for layer in over[1:]:
+        values = {
+            name: _MERGE.get(name, _stronger)(getattr(result, name), getattr(layer, name))
+            for name in result._fields()
+        }
+        result = result.replaced(**values)
+    return result
+
+
+def _stronger(weaker: object, stronger: object) -> object:
+    """The stronger layer's value when it sets one (not None, not empty)."""
+    return weaker if stronger is None or stronger in ("", ()) else stronger
+
+
+def _rows(weaker: object, stronger: object) -> object:
+    return (*stronger, *weaker)  # type: ignore[misc]
+
+
+def _by_key(weaker: object, stronger: object) -> object:
+    return _merged(weaker, stronger)  # type: ignore[arg-type]
+
+
+_MERGE: dict[str, Callable[[object, object], object]] = {
+    "runners": _rows,
+    "busy_given": _by_key,
+    "sources": _by_key,
+}
+
+
+_ENVIRONMENT_KEYS = (
+    (MODE_ENV, MODE_KEY),
+    (SHARED_TREE_ENV, SHARED_TREE_KEY),
+    (BUSY_BOX_ENV, BUSY_BOX_KEY),
+    (ENVIRONMENT_CHANGE_ENV, ENVIRONMENT_CHANGE_KEY),
+)
+
+
+def environment_settings(environ: Mapping[str, str]) -> Settings:
+    """The layer ``environ`` sets (``$RUNCTX_ON_...``), validated; the defaults when none."""
+    table = {key: environ[name] for name, key in _ENVIRONMENT_KEYS if environ.get(name, "")}
+    if not table:
+        return DEFAULTS
+    where = {key: f"${name}" for name, key in _ENVIRONMENT_KEYS}
+    return settings_of_table(table, "", where=where, layer=ENVIRONMENT_LAYER)
+
+
+def _merged(
+    under: tuple[tuple[str, object], ...], over: tuple[tuple[str, object], ...]
+) -> tuple[tuple[str, object], ...]:
+    """The pairs of ``under`` and ``over``, those of ``over`` winning, in a stable order."""
     if not under:
         return over
     if not over:
         return under
     values = dict(under) | dict(over)
     order = (*(name for _, name, _, _ in _THRESHOLDS), _BOX_FIELD)
-    return tuple((name, values[name]) for name in order if name in values)
+    known = [name for name in order if name in values]
+    rest = [name for name in values if name not in order]
+    return tuple((name, values[name]) for name in (*known, *rest))
 
 
 def _cached(path: str, read: Callable[[str], Settings]) -> Settings:
@@ -701,58 +778,69 @@ def _pyproject_settings(path: str) -> Settings:
 
 
 def _user_settings(path: str) -> Settings:
-    found = settings_of_table(user_table(path), path, where=path)
-    return Settings(
-        "",
-        found.runners,
-        found.on_same_checkout,
-        found.on_shared_tree,
-        found.busy_given,
-        user_path=path,
-        on_environment_change=found.on_environment_change,
-    )
+    found = settings_of_table(user_table(path), path, where=path, layer=USER_LAYER)
+    return found.replaced(path="", user_path=path)
 
 
 def settings_of_table(
-    table: Mapping[str, object], path: str, *, where: str | None = None
+    table: Mapping[str, object],
+    path: str,
+    *,
+    where: str | Mapping[str, str] | None = None,
+    layer: str = CHECKOUT_LAYER,
 ) -> Settings:
     """Validate a ``[tool.runctx]`` table read from ``path`` into a :class:`Settings`.
 
-    ``where`` names the table in errors (``PATH: [tool.runctx]`` by default).
+    ``where`` names the table in errors (``PATH: [tool.runctx]`` by default),
+    or each key (a mapping: the environment names its variables); ``layer``
+    is recorded as the source of every key set.
     """
-    where = where if where is not None else f"{path}: [tool.runctx]"
+    base = where if isinstance(where, str) else f"{path}: [tool.runctx]"
+
+    def at(key: str) -> str:
+        if isinstance(where, str) or where is None:
+            return f"{base} {key}"
+        return where.get(key, f"{base} {key}")
+
     mode = shared = change = None
     if MODE_KEY in table:
-        mode = parse_mode(table[MODE_KEY], f"{where} {MODE_KEY}")
+        mode = parse_mode(table[MODE_KEY], at(MODE_KEY))
     if SHARED_TREE_KEY in table:
         from runctx.modes import SHARED_TREE_MODES  # noqa: PLC0415 - see the module docstring
 
-        shared = parse_mode(table[SHARED_TREE_KEY], f"{where} {SHARED_TREE_KEY}", SHARED_TREE_MODES)
+        shared = parse_mode(table[SHARED_TREE_KEY], at(SHARED_TREE_KEY), SHARED_TREE_MODES)
     if ENVIRONMENT_CHANGE_KEY in table:
         from runctx.modes import ENVIRONMENT_CHANGE_MODES  # noqa: PLC0415 - see the module docstring
 
-        where_change = f"{where} {ENVIRONMENT_CHANGE_KEY}"
-        change = parse_mode(table[ENVIRONMENT_CHANGE_KEY], where_change, ENVIRONMENT_CHANGE_MODES)
+        change = parse_mode(
+            table[ENVIRONMENT_CHANGE_KEY], at(ENVIRONMENT_CHANGE_KEY), ENVIRONMENT_CHANGE_MODES
+        )
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
-        msg = f"{where} {RUNNERS_KEY} must be an array of tables"
+        msg = f"{at(RUNNERS_KEY)} must be an array of tables"
         raise _error(msg)
     runners = tuple(
-        runner_of_entry(entry, f"{where} runners[{n}]") for n, entry in enumerate(entries)
+        runner_of_entry(entry, f"{base} runners[{n}]") for n, entry in enumerate(entries)
     )
-    busy = busy_given_of_table(table, where)
-    return Settings(path, runners, mode, shared, busy, on_environment_change=change)
+    busy = busy_given_of_table(table, base, at)
+    sources = tuple((key, layer) for key in _SETTING_KEYS if key in table)
+    return Settings(
+        path, runners, mode, shared, busy, on_environment_change=change, sources=sources
+    )
 
 
-def busy_given_of_table(table: Mapping[str, object], where: str) -> BusyGiven:
+def busy_given_of_table(
+    table: Mapping[str, object], where: str, at: Callable[[str], str] | None = None
+) -> BusyGiven:
     """The thresholds and ``on-busy-box`` a table sets, validated (``where`` names it)."""
+    name_of = at if at is not None else (lambda key: f"{where} {key}")
     given: list[tuple[str, object]] = []
     for key, name, largest, can_be_off in _THRESHOLDS:
         if key in table:
-            value = parse_threshold(table[key], f"{where} {key}", largest, can_be_off=can_be_off)
+            value = parse_threshold(table[key], name_of(key), largest, can_be_off=can_be_off)
             given.append((name, value))
     if BUSY_BOX_KEY in table:
-        given.append((_BOX_FIELD, parse_box_mode(table[BUSY_BOX_KEY], f"{where} {BUSY_BOX_KEY}")))
+        given.append((_BOX_FIELD, parse_box_mode(table[BUSY_BOX_KEY], name_of(BUSY_BOX_KEY))))
     return tuple(given)
 
 

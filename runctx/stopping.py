@@ -49,6 +49,7 @@ from runctx.present.words import describe_run
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
+from runctx.settings import DEFAULTS, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
 from runctx.unknown import Unknown
@@ -280,15 +281,17 @@ def stop_runs(
     *,
     grace: float = DEFAULT_GRACE_SECONDS,
     source: ProcessSource | None = None,
+    settings: Settings = DEFAULTS,
 ) -> tuple[StopResult, ...]:
     """Stop the runs with these authoritative pids, if each is known to be ours.
 
     ``here`` defaults to :func:`~runctx.scanning.viewpoint` of the calling process.
-    One fresh scan decides for every pid; each allowed run gets ``SIGTERM``,
-    ``grace`` seconds, then ``SIGKILL`` for what is left.
+    One fresh scan (with the runner table of ``settings``, the face's) decides
+    for every pid; each allowed run gets ``SIGTERM``, ``grace`` seconds, then
+    ``SIGKILL`` for what is left.
     """
     source = source if source is not None else default_source()
-    report = scan(here if here is not None else viewpoint(), source=source)
+    report = scan(here if here is not None else viewpoint(), source=source, settings=settings)
     return _carry_out_all(plan_stop(report, pids), grace, source)
 
 
@@ -297,13 +300,14 @@ def stop_orphans(
     *,
     grace: float = DEFAULT_GRACE_SECONDS,
     source: ProcessSource | None = None,
+    settings: Settings = DEFAULTS,
 ) -> tuple[StopResult, ...]:
     """Stop every orphaned run of this checkout known to be ours, exactly as :func:`stop_runs`.
 
     One fresh scan finds them; an empty result means there was none.
     """
     source = source if source is not None else default_source()
-    report = scan(here if here is not None else viewpoint(), source=source)
+    report = scan(here if here is not None else viewpoint(), source=source, settings=settings)
     return _carry_out_all(plan_orphans(report), grace, source)
 
 

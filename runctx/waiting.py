@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -33,12 +34,17 @@ from runctx.busy import BoxPressure, box_pressure
 from runctx.exceptions import PidNamespaceError
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
-from runctx.scanning import scan
-from runctx.settings import BusyRules
+from runctx.scanning import scan, was_cut
+from runctx.settings import DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
 
+if TYPE_CHECKING:
+    from runctx.policy import Decision
+
 DEFAULT_POLL_SECONDS = 0.5
+MIN_SCAN_SECONDS = 5.0
+"""The least wall time a wait's scans get, however short its timeout (``--timeout 0``)."""
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
@@ -129,6 +135,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
     on_poll: Callable[[tuple[JudgedRun, ...], float], None] | None = None,
+    settings: Settings = DEFAULTS,
 ) -> WaitOutcome:
     """Block until no earlier run of this checkout is live, or ``timeout`` passes.
 
@@ -136,16 +143,24 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     identities changes (first call included), so a caller can show who it waits
     for; ``on_poll`` after every scan with the blocking runs and the seconds
     waited so far (for a live progress line). ``timeout=None`` waits for ever;
-    ``timeout=0`` takes one scan. Raises :class:`~runctx.exceptions.PidNamespaceError`
-    when the source's pids are not the caller's pid namespace's.
+    ``timeout=0`` takes one scan. ``timeout`` is wall time, scans included: a
+    scan still running when it passes (or :data:`MIN_SCAN_SECONDS` after the
+    start, if that is later) is cut, and a cut scan that shows no run in the
+    way ends the wait as timed out, never as ready. Raises
+    :class:`~runctx.exceptions.PidNamespaceError` when the source's pids are
+    not the caller's pid namespace's. ``settings`` gives the runner table
+    each scan reads with.
     """
     source = source if source is not None else default_source()
     refuse_other_namespace(source, "wait")
     began = clock()
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
+    # --timeout is wall time: a scan is cut when it passes (and then says so), but
+    # each wait gets its one scan, in at least MIN_SCAN_SECONDS.
+    ends = None if timeout is None else time.monotonic() + max(timeout, MIN_SCAN_SECONDS)
     while True:
-        report = scan(here, source=source)
+        report = scan(here, source=source, settings=settings, deadline=ends)
         blocking = blocking_runs(report)
         identities = frozenset(judged.run.identity for judged in blocking)
         for judged in blocking:
@@ -162,7 +177,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         waited = clock() - began
         if on_poll is not None:
             on_poll(blocking, waited)
-        if not blocking:
+        if not blocking and not was_cut(report):
             return WaitOutcome(
                 ready=True,
                 waited_seconds=waited,
@@ -170,7 +185,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
                 blocking=(),
                 waited_for=tuple(waited_for.values()),
             )
-        if timeout is not None and waited >= timeout:
+        if (timeout is not None and waited >= timeout) or (not blocking and was_cut(report)):
             return WaitOutcome(
                 ready=False,
                 waited_seconds=waited,
@@ -229,3 +244,88 @@ def wait_for_room(  # noqa: PLR0913 - each knob is independent
             return RoomOutcome(ready=False, waited_seconds=waited, pressure=pressure)
         pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
         sleep(max(pause, 0.0))
+
+
+@attrs.frozen
+class DecidedWait:
+    """How a wait a decision asked for ended (:func:`wait_as_decided`).
+
+    ``ready``: the command may start. Otherwise ``turn`` or ``room`` is the
+    wait that timed out (the other None or ready). ``waited_seconds`` counts
+    both.
+    """
+
+    ready: bool
+    waited_seconds: float
+    turn: WaitOutcome | None = None
+    room: RoomOutcome | None = None
+
+
+class WaitListener:
+    """What a face shows while :func:`wait_as_decided` waits; each call is optional."""
+
+    def turn_changed(self, blocking: tuple[JudgedRun, ...]) -> None:
+        """The runs in the way changed (first call included)."""
+
+    def turn_polled(self, blocking: tuple[JudgedRun, ...], waited: float) -> None:
+        """A scan was taken while waiting for this checkout's runs."""
+
+    def room_changed(self, pressure: BoxPressure) -> None:
+        """The thresholds the box is over changed (first call included)."""
+
+
+def wait_as_decided(  # noqa: PLR0913 - each knob is independent
+    decision: Decision,
+    *,
+    timeout: float | None,
+    settings: Settings = DEFAULTS,
+    listener: WaitListener | None = None,
+    poll_seconds: float = DEFAULT_POLL_SECONDS,
+    source: ProcessSource | None = None,
+) -> DecidedWait:
+    """Carry out a decision whose action is :attr:`~runctx.policy.Action.WAIT`: the one executor.
+
+    First this checkout's earlier runs, report by report (when
+    ``decision.same_action`` waits), then room on the box (when
+    ``decision.box_action`` does), within ``timeout`` seconds in all.
+    ``runctx run`` and the pytest plugin both wait through this; each only
+    words the outcome. Raises :class:`~runctx.exceptions.PidNamespaceError`
+    as :func:`wait_for_turn` does.
+    """
+    from runctx.policy import Action  # noqa: PLC0415 - the policy imports this module
+
+    shown = listener if listener is not None else WaitListener()
+    waited = 0.0
+
+    def left() -> float | None:
+        return None if timeout is None else max(timeout - waited, 0.0)
+
+    if decision.same_action is Action.WAIT:
+        for report in decision.reports:
+            turn = wait_for_turn(
+                report.here,
+                timeout=left(),
+                poll_seconds=poll_seconds,
+                on_change=shown.turn_changed,
+                on_poll=shown.turn_polled,
+                source=source,
+                settings=settings,
+            )
+            waited += turn.waited_seconds
+            if not turn.ready:
+                return DecidedWait(ready=False, waited_seconds=waited, turn=turn)
+    else:
+        turn = None
+    room = None
+    if decision.box_action is Action.WAIT:
+        room = wait_for_room(
+            settings.busy,
+            timeout=left(),
+            poll_seconds=poll_seconds,
+            on_change=shown.room_changed,
+            source=source,
+        )
+        waited += room.waited_seconds
+        if not room.ready:
+            return DecidedWait(ready=False, waited_seconds=waited, turn=turn, room=room)
+    return DecidedWait(ready=True, waited_seconds=waited, turn=turn, room=room)

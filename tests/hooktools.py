@@ -196,10 +196,25 @@ def reply(done: subprocess.CompletedProcess[str]) -> dict[str, object]:
     return answer
 
 
+FAILED_OPEN_WORDS = "runctx could not check for other test runs ("
+"""How the note an agent reads after the hook failed open begins."""
+
+
+def assert_told_the_agent(stdout: str, what: str = "") -> None:
+    """The hook's reply is one JSON note saying it could not check, why, and the risk."""
+    answer = json.loads(stdout)
+    assert isinstance(answer, dict), stdout
+    text = json.dumps(answer)
+    assert FAILED_OPEN_WORDS in text, stdout
+    assert "a second run of this checkout may collide" in text, stdout
+    assert "deny" not in text, stdout
+    assert json.dumps(what)[1:-1] in text, (what, stdout)
+
+
 def assert_failed_open(done: subprocess.CompletedProcess[str], what: str = "") -> None:
-    """Exit 0, nothing on stdout, one stderr line saying the hook failed open."""
+    """Exit 0, one stderr line saying the hook failed open, and a note saying so to the agent."""
     assert done.returncode == 0
-    assert done.stdout == ""
+    assert_told_the_agent(done.stdout, what)
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith("runctx: hook failed open: "), lines[0]

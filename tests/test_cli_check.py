@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
-from proctools import VIEWER_UID, make_checkout
+from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
+from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
 
 from runctx.cli.check import EXIT_CLEAR, check_text, outcome_of
 from runctx.scanning import scan, viewpoint
@@ -108,8 +110,9 @@ def test_json_has_the_shape_of_status_plus_the_outcome(two_checkouts, runs):
     )
     report, reference = json.loads(checked.stdout), json.loads(status.stdout)
     assert checked.returncode == 3
-    assert set(report) == set(reference) | {"check", "exit_status"}
+    assert set(report) == set(reference) | {"check", "decision", "exit_status"}
     assert report["check"] == "ours"
+    assert report["decision"] == "stop"
     assert report["exit_status"] == 3
     assert (report["here"]["root"], report["here"]["uid"]) == (str(mine), os.getuid())
     entries = {entry["pid"]: entry for entry in report["runs"]}
@@ -134,3 +137,123 @@ def test_a_scan_without_runs_is_clear(two_checkouts):
     assert report.runs == ()
     assert outcome_of(report) == EXIT_CLEAR
     assert check_text(report).startswith("No other test run")
+
+
+# -- runctx check and the agent hooks: one decision on the same box ---------------------------
+
+
+def check_and_hook(checkout: str) -> tuple[int, str | None, str]:
+    """``runctx check --ignore-foreign`` and Claude Code's hook for ``pytest -x`` in ``checkout``.
+
+    The exit status of the pre-commit hook's command, the hook's permission
+    decision (None: it goes ahead), and what the hook said.
+    """
+    done = subprocess.run(
+        [*RUNCTX, "check", "--ignore-foreign", "--json"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=False,
+    )
+    hook = run_hook("claude", claude_pre_tool_use("pytest -x", checkout), env=hook_env())
+    output = reply(hook).get("hookSpecificOutput", {}) if hook.stdout else {}
+    assert isinstance(output, dict)
+    said = str(output.get("permissionDecisionReason") or output.get("additionalContext") or "")
+    return done.returncode, output.get("permissionDecision"), said
+
+
+def _agree(status: int, decision: str | None) -> None:
+    """The pre-commit hook fails exactly when the agent hook refuses or asks."""
+    assert status in (0, 3), status
+    assert (status == 3) is (decision in ("deny", "ask")), (status, decision)
+
+
+def test_check_and_the_hook_both_hold_a_second_run_of_this_checkout(two_checkouts, runs):
+    """A live run of this checkout, known ours: the hook denies and check exits 3."""
+    mine, _theirs = two_checkouts
+    ours = runs.run_tests_script(mine)
+    status, decision, said = check_and_hook(str(mine))
+    _agree(status, decision)
+    assert decision == "deny"
+    assert f"pid {ours.pid} (run-tests-script" in said
+
+
+@pytest.mark.needs_root  # another user's run, in a tree of the suite's uid
+def test_check_and_the_hook_both_hold_next_to_another_users_run_in_this_tree(shared_tree):
+    """Another user's run in this very checkout: the hooks stop it by default, and so does check.
+
+    Before, ``runctx check --ignore-foreign`` passed here (the run is foreign).
+    """
+    checkout, run = shared_tree
+    status, decision, said = check_and_hook(str(checkout))
+    _agree(status, decision)
+    assert decision == "deny"
+    assert f"pid {run.pid} (run-tests-script" in said
+    (checkout / "pyproject.toml").write_text('[tool.runctx]\non-shared-tree = "warn"\n')
+    status, decision, _said = check_and_hook(str(checkout))
+    _agree(status, decision)
+    assert status == 0
+
+
+def _check_and_hook_as_viewer(checkout: str) -> tuple[int, str | None, str]:
+    """``check_and_hook`` in this process (the viewer may not reach the suite's interpreter)."""
+    from runctx.cli.main import main as runctx_main
+    from runctx.hooks.agents import face_of
+    from runctx.hooks.main import _reply
+
+    for name in [name for name in os.environ if name.startswith("RUNCTX_")]:
+        del os.environ[name]
+    os.chdir(checkout)
+    status = runctx_main(["check", "-q", "--ignore-foreign"])
+    agent, kind = face_of("claude")
+    answer = _reply(agent, kind, claude_pre_tool_use("pytest -x", checkout))
+    output = json.loads(answer)["hookSpecificOutput"] if answer else {}
+    said = str(output.get("permissionDecisionReason") or output.get("additionalContext") or "")
+    return status, output.get("permissionDecision"), said
+
+
+@pytest.mark.needs_root  # the leftover and its viewer are another uid: no other test sees it
+def test_check_and_the_hook_both_let_a_run_start_next_to_a_leftover_of_unknown_identity(
+    shared_tmp, runs
+):
+    """A leftover whose cwd was deleted inside this checkout: both warn, neither holds.
+
+    Before, ``runctx check`` failed here (it counted the leftover as a run of
+    this checkout) while the hooks only warned.
+    """
+    mine = make_checkout(shared_tmp, "mine")
+    doomed = mine / "build" / "doomed"
+    doomed.mkdir(parents=True)
+    leftover = runs.run_tests_script(doomed, uid=OTHER_UID)
+    shutil.rmtree(mine / "build")
+    status, decision, said = run_as(OTHER_UID, _check_and_hook_as_viewer, str(mine))
+    _agree(status, decision)
+    assert status == 0
+    assert f"pid {leftover.pid} (" in said
+    assert "identity is not fully known" in said
+
+
+# -- --timeout is wall time: a cut scan says what it could not read ---------------------------
+
+
+def test_a_scan_cut_by_its_timeout_says_what_it_could_not_read(two_checkouts, runs):
+    """``--timeout 0`` cuts the scan at once: the run is not read, and both commands say so."""
+    mine, _theirs = two_checkouts
+    ours = runs.run_tests_script(mine)
+    cut = subprocess.run(
+        [*RUNCTX, "status", "--json", "--timeout", "0"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    report = json.loads(cut.stdout)
+    notes = report["visibility"]["notes"]
+    assert any(note.startswith("time ran out (--timeout): the command lines of") for note in notes)
+    assert ours.pid not in {entry["pid"] for entry in report["runs"]}
+    whole = json.loads(check("--json", "--timeout", "60", cwd=mine).stdout)
+    assert ours.pid in {entry["pid"] for entry in whole["runs"]}
+    assert not any(note.startswith("time ran out") for note in whole["visibility"]["notes"])
+    checked = check("--timeout", "0", cwd=mine)
+    assert "runctx check: time ran out (--timeout)" in checked.stderr

@@ -292,7 +292,7 @@ def test_gemini_keeps_its_hooks_settings(checkout, install):
     assert install("gemini", cwd=checkout).returncode == 0
     document = json.loads(path.read_text())
     assert document["hooks"]["disabled"] == ["secret-scanner"]
-    assert document["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 10000
+    assert document["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"] == 20000
     assert install("gemini", "--uninstall", cwd=checkout).returncode == 0
     assert json.loads(path.read_text()) == {
         "hooks": {"disabled": ["secret-scanner"]},

@@ -20,6 +20,7 @@ from envtools import live_run, make_venv, pip_install, shared_worktrees
 from hooktools import (
     RUNCTX,
     assert_failed_open,
+    assert_told_the_agent,
     claude_pre_tool_use,
     hook_env,
     run_hook,
@@ -155,8 +156,9 @@ def test_a_hook_started_with_sigalrm_blocked_still_fails_open_at_the_deadline(wo
         pipe.write(json.dumps(claude_pre_tool_use("pytest", world.busy)).encode()[:40])
         pipe.flush()
         stdout, stderr = process.communicate(timeout=HANG_GUARD)  # the pipe is still open
-    done = subprocess.CompletedProcess(process.args, process.returncode, "", stderr.decode())
-    assert stdout == b""
+    done = subprocess.CompletedProcess(
+        process.args, process.returncode, stdout.decode(), stderr.decode()
+    )
     assert_failed_open(done, "did not end before the deadline")
 
 
@@ -168,8 +170,9 @@ def test_too_much_input_from_a_writer_that_stays_open_says_it_is_too_much(world)
         pipe.write(payload.encode())
         pipe.flush()
         stdout, stderr = process.communicate(timeout=HANG_GUARD)  # the pipe is still open
-    done = subprocess.CompletedProcess(process.args, process.returncode, "", stderr.decode())
-    assert stdout == b""
+    done = subprocess.CompletedProcess(
+        process.args, process.returncode, stdout.decode(), stderr.decode()
+    )
     assert_failed_open(done, "larger than 1048576 bytes")
 
 
@@ -191,7 +194,11 @@ def test_a_scan_past_the_deadline_fails_open(world):
 def test_an_unknown_face_fails_open(world):
     """A typo in the hook's configuration never blocks: exit 0, one stderr line naming it."""
     done = run_hook("claud", claude_pre_tool_use("pytest", world.busy))
-    assert_failed_open(done, "unknown hook 'claud': this hook is misconfigured")
+    assert done.returncode == 0
+    assert done.stdout == ""  # no face, so no protocol to answer in: stderr alone says it
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("runctx: hook failed open: unknown hook 'claud': this hook is")
 
 
 def run_on_a_terminal(*argv: str) -> tuple[int, str]:
@@ -337,7 +344,7 @@ def test_the_deadline_covers_the_walk_to_the_checkout_root(tmp_path):
         check=False,
     )
     assert done.returncode == 0
-    assert done.stdout == ""
+    assert_told_the_agent(done.stdout, "no decision within the deadline")
     assert done.stderr.startswith("runctx: hook failed open: no decision within the deadline")
 
 
@@ -347,7 +354,7 @@ def test_the_hook_without_procfs_fails_open_in_one_line(tmp_path):
     payload = claude_pre_tool_use("pytest", tmp_path)
     done = without_proc(sys.executable, "-m", "runctx", "hook", "claude", stdin=json.dumps(payload))
     assert done.returncode == 0
-    assert done.stdout == ""
+    assert_told_the_agent(done.stdout, "no procfs is mounted at /proc")
     assert "hook failed open" in done.stderr
     assert "no procfs is mounted at /proc" in done.stderr
 
@@ -874,3 +881,91 @@ def test_the_install_the_hook_warned_of_repoints_the_live_runs_imports(tmp_path,
     go.touch()
     wait_for(done_file.exists, what="the held session to import the package again")
     assert done_file.read_text().strip() == str(shared.b / "src" / "pkg" / "__init__.py")
+
+
+# -- decide first: the refusal with the whole budget, the optional pass in what is left -------
+
+
+def test_the_optional_pass_is_dropped_not_waited_for_when_no_time_is_left(monkeypatch):
+    """With only the reserve left, the optional work is not even started; with time, it runs."""
+    import time
+
+    from runctx.hooks import main as hook_main
+
+    called = []
+    monkeypatch.setattr(
+        hook_main, "_DEADLINE", [time.monotonic() + hook_main.OPTIONAL_RESERVE_SECONDS]
+    )
+    assert hook_main._optional(lambda: called.append(1) or "done") is None
+    assert called == []
+    monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + 60])
+    assert hook_main._optional(lambda: "done") == "done"
+
+
+def test_an_optional_pass_cut_by_its_timer_is_dropped(monkeypatch):
+    """Optional work still running at the reserve is cut by the timer, and None stands for it."""
+    import time
+
+    from runctx.hooks import main as hook_main
+
+    reserve = hook_main.OPTIONAL_RESERVE_SECONDS
+    monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + reserve + 0.2])
+
+    def forever():
+        while True:
+            time.sleep(0.01)
+
+    began = time.monotonic()
+    assert hook_main._optional(forever) is None
+    assert time.monotonic() - began < reserve + 0.2  # cut before the hook's own deadline
+
+
+def test_running_out_of_time_never_turns_a_refusal_into_a_go_ahead(world):
+    """The first pass's refusal stands whether the second pass is dropped or less firm."""
+    from runctx import policy
+    from runctx.hooks.main import _decided
+    from runctx.policy import Action
+    from runctx.shell.commands import test_invocations
+
+    invocations = test_invocations("pytest -x", str(world.busy))
+    first = policy.decide(invocations, essentials_only=True)
+    assert first.action is Action.STOP
+    assert world.run.pid in {judged.run.pid for judged in first.ours}
+    assert _decided(first, None, dropped=False) is first
+    go_ahead = policy.Decision(Action.NOTE, message="runctx: a note")
+    assert _decided(first, go_ahead, dropped=False) is first
+    dropped = _decided(first, None, dropped=True)
+    assert dropped.action is Action.STOP
+    assert "was not checked" in dropped.message
+    full = policy.decide(invocations)
+    assert _decided(first, full, dropped=False) is full
+
+
+def test_the_first_pass_reads_nothing_optional(world):
+    """The refusal's scan reads no environment, no one who started a run, no CPU use now."""
+    from runctx.scanning import scan, viewpoint
+    from runctx.unknown import Reason, Unknown
+
+    here = viewpoint(cwd=str(world.busy))
+    first = scan(here, cpu_window=0.1, essentials_only=True)
+    (judged,) = [j for j in first.runs if j.run.pid == world.run.pid]
+    for value in (judged.run.environment, judged.run.started_by, judged.run.cpu_now):
+        assert isinstance(value, Unknown)
+        assert value.reason is Reason.NOT_READ
+    assert isinstance(first.cpu_window, Unknown)
+    full = scan(here, cpu_window=0.1)
+    (same,) = [j for j in full.runs if j.run.pid == world.run.pid]
+    assert not isinstance(full.cpu_window, Unknown)
+    assert not isinstance(same.run.started_by, Unknown) or same.run.started_by.reason is not (
+        Reason.NOT_READ
+    )
+
+
+def test_a_hook_that_fails_open_tells_the_agent_in_its_reply(tmp_path):
+    """A malformed [tool.runctx] fails open: stderr says so, and so does the agent's reply."""
+    (tmp_path / "pyproject.toml").write_text('[tool.runctx]\non-same-checkout = "never"\n')
+    done = run_hook("claude", claude_pre_tool_use("pytest -x", tmp_path))
+    assert_failed_open(done, "on-same-checkout")
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("runctx could not check for other test runs (")
+    assert "permissionDecision" not in done.stdout

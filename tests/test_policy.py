@@ -15,11 +15,11 @@ from proctools import OTHER_UID, PYTHON, make_checkout, run_as
 
 from runctx import policy
 from runctx.environment import command_environment
-from runctx.policy import Action, Decision, Mode
+from runctx.policy import Action, Cause, Decision, Mode
 from runctx.present.words import NOTE_MAX_CHARS
 from runctx.runners.installers import INSTALLER_PATTERNS
 from runctx.scanning import scan, viewpoint
-from runctx.settings import BoxMode, BusyRules
+from runctx.settings import BoxMode, BusyRules, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
 from runctx.sources.load import Load, MemInfo, Pressure
 from runctx.waiting import blocking_runs
@@ -56,7 +56,7 @@ def test_another_run_of_the_checkout_stops_by_default(world):
     assert world.run.pid in pids(decision.ours)
     assert decision.message.startswith("runctx: refused to start this test run.")
     assert f"pid {world.run.pid} (run-tests-script, running" in decision.message
-    assert not decision.goes_ahead
+    assert decision.cause is Cause.SAME_CHECKOUT
 
 
 @pytest.mark.parametrize(
@@ -64,11 +64,11 @@ def test_another_run_of_the_checkout_stops_by_default(world):
     [
         (Mode.ASK, Action.ASK, "asking before this test run starts"),
         (Mode.WARN, Action.WARN, "this checkout is set to only warn"),
-        (Mode.WAIT, Action.STOP, "runctx run --wait -- COMMAND"),
+        (Mode.WAIT, Action.WAIT, "runctx run --wait -- COMMAND"),
     ],
 )
 def test_the_mode_picks_the_action(world, mode, action, words):
-    """The mode ask asks, warn warns, wait stops in a hook and says how to wait."""
+    """The mode ask asks, warn warns, wait waits (a hook refuses and says how to wait)."""
     decision = policy.decision_for(scan_from(world.busy), mode)
     assert decision.action is action
     assert decision.mode is mode
@@ -79,7 +79,7 @@ def test_only_foreign_runs_give_a_note_and_never_count_as_ours(world):
     """From the idle checkout the run is foreign: a note, nothing counted as ours."""
     decision = policy.decision_for(only(scan_from(world.idle), world.run.pid), Mode.STOP)
     assert decision.action is Action.NOTE
-    assert decision.goes_ahead
+    assert decision.cause is Cause.NONE
     assert world.run.pid in pids(decision.foreign)
     assert world.run.pid not in pids(decision.ours)
     assert f"pid {world.run.pid} (run-tests-script" in decision.message  # not measured: named
@@ -178,7 +178,7 @@ BUSY_BOX = Load(
     [
         (BoxMode.OFF, Action.SILENT, ""),
         (BoxMode.WARN, Action.NOTE, "runctx: Box busy: memory available 5% < 10%."),
-        (BoxMode.WAIT, Action.STOP, "`runctx run --wait -- COMMAND`"),
+        (BoxMode.WAIT, Action.WAIT, "`runctx run --wait -- COMMAND`"),
     ],
 )
 def test_on_busy_box_decides_what_a_busy_box_does(world, box, action, words):
@@ -187,9 +187,39 @@ def test_on_busy_box_decides_what_a_busy_box_does(world, box, action, words):
     decision = policy.decision_for(report, Mode.STOP, busy=BusyRules(on_busy_box=box))
     assert decision.action is action
     assert words in decision.message
-    assert decision.waits_for_room is (box is BoxMode.WAIT)
-    assert not decision.refuses  # waiting for room can change it
+    assert (decision.box_action is Action.WAIT) is (box is BoxMode.WAIT)
+    assert decision.action is not Action.STOP  # waiting for room can change it
+    assert (decision.cause is Cause.BUSY_BOX) is (box is BoxMode.WAIT)
     assert decision.box.reasons == ("memory available 5% < 10%",)
+
+
+def face_decides(invocations, **options):
+    """``policy.decide`` as a face calls it: with the settings of each checkout, read once."""
+    checkouts = {here: settings_for(here.root) for here, _ in policy.viewpoints(invocations)}
+    return policy.decide(invocations, checkouts=checkouts, **options)
+
+
+@pytest.mark.parametrize(
+    ("mode", "box", "action", "cause", "same", "room"),
+    [
+        (Mode.WAIT, BoxMode.OFF, Action.WAIT, Cause.SAME_CHECKOUT, Action.WAIT, Action.SILENT),
+        (Mode.WAIT, BoxMode.WAIT, Action.WAIT, Cause.SAME_CHECKOUT, Action.WAIT, Action.WAIT),
+        (Mode.STOP, BoxMode.WAIT, Action.STOP, Cause.SAME_CHECKOUT, Action.STOP, Action.WAIT),
+        (Mode.ASK, BoxMode.WAIT, Action.WAIT, Cause.BUSY_BOX, Action.ASK, Action.WAIT),
+        (Mode.WARN, BoxMode.WAIT, Action.WAIT, Cause.BUSY_BOX, Action.WARN, Action.WAIT),
+        (Mode.WARN, BoxMode.OFF, Action.WARN, Cause.NONE, Action.WARN, Action.SILENT),
+    ],
+)
+def test_one_decision_says_what_to_do_and_what_to_wait_for(  # noqa: PLR0913, PLR0917 - a row
+    world, mode, box, action, cause, same, room
+):
+    """The firmest rule wins; a wait says whether it waits for this checkout, for room, or both."""
+    report = attrs.evolve(scan_from(world.busy), load=BUSY_BOX)
+    decision = policy.decision_for(report, mode, busy=BusyRules(on_busy_box=box))
+    assert (decision.action, decision.cause) == (action, cause)
+    assert (decision.same_action, decision.box_action) == (same, room)
+    if action is Action.WAIT:
+        assert "runctx run --wait -- COMMAND" in decision.message  # what a hook says instead
 
 
 DECIDE = """
@@ -234,7 +264,7 @@ def test_decide_follows_each_invocation_to_its_checkout(world):
     command = f"cd {world.idle} && pytest; cd {world.busy} && pytest"
     invocations = test_invocations(command, str(world.base))
     assert [Path(i.cwd) for i in invocations] == [world.idle, world.busy]
-    decision = policy.decide(invocations)
+    decision = face_decides(invocations)
     assert decision.action is Action.STOP
     assert world.run.pid in pids(decision.ours)
     assert "refused to start" in decision.message
@@ -254,7 +284,7 @@ def test_decide_leaves_runctx_run_to_itself(world):
 def test_decide_uses_the_mode_given_over_the_setting(world):
     """An explicit mode (``runctx run --mode``) wins over the checkout's setting."""
     invocations = test_invocations("pytest", str(world.busy))
-    assert policy.decide(invocations, mode=Mode.WARN).action is Action.WARN
+    assert face_decides(invocations, mode=Mode.WARN).action is Action.WARN
 
 
 def test_combine_keeps_the_firmest():
@@ -384,7 +414,7 @@ def test_a_test_run_is_warned_only_of_runs_of_other_checkouts_on_its_environment
     environment = venv_of(worktrees)
     from_b = policy.shared_environment_decision(only(scan_from(worktrees.b), run.pid), environment)
     assert from_b.action is Action.NOTE
-    assert from_b.goes_ahead
+    assert from_b.cause is Cause.NONE
     assert len(from_b.message) <= NOTE_MAX_CHARS
     assert pids(from_b.environment) == {run.pid}
     from_a = policy.shared_environment_decision(only(scan_from(worktrees.a), run.pid), environment)
@@ -403,7 +433,7 @@ def test_the_environment_note_keeps_its_pid_next_to_a_busy_foreign_run(
     runs.spinner(make_checkout(tmp_path, "busy-elsewhere"))
     monkeypatch.setenv("PATH", f"{worktrees.venv / 'bin'}:{os.environ['PATH']}")
     invocations = test_invocations("python -m pytest -x", str(worktrees.b))
-    decision = policy.decide(invocations, environments=True)
+    decision = face_decides(invocations, environments=True)
     assert decision.action is Action.NOTE
     assert len(decision.message) <= NOTE_MAX_CHARS
     first = decision.message.splitlines()[0]
@@ -428,7 +458,7 @@ def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, mon
     invocations = test_invocations(command, str(worktrees.b))
     changes = test_invocations(command, str(worktrees.b), INSTALLER_PATTERNS)
     monkeypatch.setenv("RUNCTX_ON_ENVIRONMENT_CHANGE", "ask")
-    decision = policy.decide(invocations, changes=changes, environments=True)
+    decision = face_decides(invocations, changes=changes, environments=True)
     assert decision.action is Action.ASK
     assert run.pid in pids(decision.environment)
     assert "changes" in decision.message

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
@@ -25,6 +26,7 @@ from runctx.settings import (
     DEFAULT_BUSY,
     DEFAULT_ENVIRONMENT_CHANGE_MODE,
     DEFAULT_SHARED_TREE_MODE,
+    DEFAULTS,
     ENVIRONMENT_CHANGE_ENV,
     MAX_LINE_BYTES,
     MAX_PYPROJECT_BYTES,
@@ -831,3 +833,76 @@ def test_another_users_link_or_fifo_as_pyproject_is_never_opened(shared_director
     assert settings_for(root, environ={}).mode is Mode.STOP  # read nothing, raised nothing
     done = run_hook("claude", claude_pre_tool_use("ls -la", shared_directory), env=hook_env())
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+# -- one value per call: built from its layers, each key's source recorded -------------------
+
+
+def test_each_key_records_the_layer_that_set_it(tmp_path):
+    """The user's file, the checkout and the environment each set a key; the value says which."""
+    config = tmp_path / "user.toml"
+    config.write_text('on-shared-tree = "ask"\nbusy-run-cpu = 2\non-same-checkout = "ask"\n')
+    (tmp_path / "proj").mkdir()
+    root = write(tmp_path / "proj", '[tool.runctx]\non-same-checkout = "warn"\n')
+    environ = {CONFIG_ENV: str(config), BUSY_BOX_ENV: "wait"}
+    settings = settings_for(root, environ)
+    assert settings.mode is Mode.WARN
+    assert settings.source_of("on-same-checkout") == "checkout"
+    assert settings.shared_tree_mode is Mode.ASK
+    assert settings.source_of("on-shared-tree") == "user"
+    assert settings.busy.run_cpu == 2.0
+    assert settings.source_of("busy-run-cpu") == "user"
+    assert settings.source_of("on-busy-box") == "environment"
+    assert settings.source_of("busy-box-load-per-cpu") == "default"
+    assert settings.path == os.path.join(root, "pyproject.toml")
+    assert settings.user_path == str(config)
+
+
+def test_the_merge_is_one_rule_over_the_layers(tmp_path):
+    """merged(layers(...)) is what settings_for gives, and a stronger layer wins field by field."""
+    from runctx.settings import layers, merged
+
+    config = tmp_path / "user.toml"
+    config.write_text(
+        'on-same-checkout = "ask"\n[[runners]]\nkind = "mine"\nprogram = "run-mine"\n'
+    )
+    (tmp_path / "proj").mkdir()
+    root = write(
+        tmp_path / "proj",
+        '[tool.runctx]\n[[tool.runctx.runners]]\nkind = "theirs"\nprogram = "run-theirs"\n',
+    )
+    environ = {CONFIG_ENV: str(config), MODE_ENV: "wait"}
+    found = layers(root, environ)
+    assert [layer.sources for layer in found] == [
+        (("on-same-checkout", "user"), ("runners", "user")),
+        (("runners", "checkout"),),
+        (("on-same-checkout", "environment"),),
+    ]
+    settings = merged(found)
+    assert settings == settings_for(root, environ)
+    assert [row.kind for row in settings.runners] == ["theirs", "mine"]
+    assert settings.mode is Mode.WAIT
+    assert settings.source_of("on-same-checkout") == "environment"
+    assert merged(()) == DEFAULTS
+
+
+def test_no_module_below_a_face_looks_settings_up():
+    """settings_for is called only at a face's entry: the CLI commands, the hook, the plugin."""
+    package = Path(__file__).resolve().parents[1] / "runctx"
+    faces = {
+        "cli/check.py",
+        "cli/run.py",
+        "cli/status.py",
+        "cli/stop.py",
+        "cli/wait.py",
+        "hooks/main.py",
+        "pytest_plugin.py",
+        "settings.py",
+    }
+    calling = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if "settings_for(" in path.read_text(encoding="utf-8")
+    )
+    assert set(calling) <= faces, calling
+    assert "scanning.py" not in calling

@@ -1,17 +1,26 @@
 """``runctx check``: one scan, and an exit status a script can branch on.
 
-Exit statuses:
+The exit status is the policy's (:mod:`runctx.policy`), the same decision
+every agent hook takes for a test run started here, so that ``runctx check
+--ignore-foreign && pytest`` (the pre-commit hook) and the agents agree:
 
-- 0 ``clear``: no other run of this checkout is live, and no foreign run;
-- 3 ``ours``: another run of this checkout is live (known to be ours, or of
-  unknown identity, which counts as ours); foreign runs may be live too;
-- 4 ``foreign``: only foreign runs are live: contention, not a conflict
-  (0 with ``--ignore-foreign``, for scripts that only care about this
-  checkout: ``runctx check --ignore-foreign && pytest``);
+- 0 ``clear``: nothing else is live;
+- 3 held: a test run started here now would be refused, asked about or
+  made to wait, as the hooks do: another run of this checkout known to be
+  ours (``on-same-checkout``), another user's run in this very checkout
+  (``on-shared-tree``), or a busy box this checkout waits out
+  (``on-busy-box = "wait"``);
+- 4 live, not held: a test run would start, but other runs are live:
+  foreign runs (contention, not a conflict), or runs of this checkout the
+  policy only warns about (of unknown identity, or ``on-same-checkout =
+  "warn"``). 0 with ``--ignore-foreign``, for scripts that only care whether
+  a test run may start: ``runctx check --ignore-foreign && pytest``;
 - 1 error, 2 usage error.
 
 ``--json`` prints the report in the shape of ``runctx status --json``, plus
-``"check"`` (what was found: ``clear``, ``ours`` or ``foreign``) and
+``"check"`` (what was found: ``clear``, ``ours`` or ``foreign``; a run of
+unknown identity counts as ours), ``"decision"`` (the policy's action:
+``silent``, ``note``, ``warn``, ``ask``, ``wait`` or ``stop``) and
 ``"exit_status"`` (what the command exits with).
 """
 
@@ -20,14 +29,20 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from runctx.busy import box_pressure
-from runctx.cli.common import add_viewpoint_options, source_from, viewpoint_from
+from runctx.cli.common import (
+    add_timeout_option,
+    add_viewpoint_options,
+    deadline_from,
+    source_from,
+    viewpoint_from,
+)
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
+from runctx.policy import Action, Decision, decision_for
 from runctx.present.json import report_json
-from runctx.present.output import write_json, write_text
-from runctx.present.words import box_line, describe_foreign, plural, same_checkout_message
+from runctx.present.output import say, write_json, write_text
+from runctx.present.words import EVERY_FOREIGN, live_lines
 from runctx.report import Report
-from runctx.scanning import scan
+from runctx.scanning import CUT_NOTE, scan, was_cut
 from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
 
 EXIT_CLEAR = 0
@@ -43,8 +58,10 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         "check",
         help=summary,
         description=(
-            "Take one scan and exit 0 when no other test run is live, 3 when another run "
-            "of this checkout is live, 4 when only foreign runs share the machine."
+            "Take one scan and exit as the agent hooks decide: 3 when a test run started "
+            "here would be held (another run of this checkout, another user's run in it, "
+            "a busy box this checkout waits out), 4 when it would start next to other "
+            "live runs, 0 when nothing else is live."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -54,18 +71,32 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
     parser.add_argument(
         "--ignore-foreign",
         action="store_true",
-        help="exit 0, not 4, when only foreign runs are live: for scripts that only care "
-        "about this checkout (runctx check --ignore-foreign && pytest)",
+        help="exit 0, not 4, when a test run would start next to other live runs: for "
+        "scripts that only care whether it may start (runctx check --ignore-foreign && pytest)",
     )
     add_viewpoint_options(parser)
+    add_timeout_option(parser)
 
 
 def outcome_of(report: Report) -> int:
-    """The exit status a report calls for."""
+    """What a report found: another run of this checkout (3), only foreign runs (4), none (0)."""
     if report.ours:
         return EXIT_OURS
     if report.foreign:
         return EXIT_FOREIGN
+    return EXIT_CLEAR
+
+
+HELD = frozenset({Action.STOP, Action.ASK, Action.WAIT})
+"""The actions that hold a test run: a hook refuses or asks, ``runctx run`` refuses or waits."""
+
+
+def exit_status(report: Report, decision: Decision, *, ignore_foreign: bool) -> int:
+    """The exit status of ``runctx check``: the policy's decision, in the module's words."""
+    if decision.action in HELD:
+        return EXIT_OURS
+    if report.runs and any(not judged.run.is_self for judged in report.runs):
+        return EXIT_CLEAR if ignore_foreign else EXIT_FOREIGN
     return EXIT_CLEAR
 
 
@@ -74,18 +105,9 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
 
     Unlike a note injected into an agent's context, ``runctx check`` is asked
     for, so each foreign run gets a line (who, whose, its CPU use now, why
-    foreign), busy or idle.
+    foreign), busy or idle (:func:`runctx.present.words.live_lines`).
     """
-    parts = []
-    if report.ours:
-        parts.append(same_checkout_message(report))
-    if report.foreign:
-        share = plural(len(report.foreign), "foreign test run shares", "foreign test runs share")
-        parts.append(f"{share} this machine (not this checkout's):")
-        parts.extend(f"  {describe_foreign(judged)}" for judged in report.foreign)
-    pressure = box_pressure(report.load, rules)
-    if pressure.busy and parts:
-        parts.append(box_line(pressure))
+    parts = live_lines(report, rules, foreign=EVERY_FOREIGN)
     if not parts:
         parts.append("No other test run of this checkout is live, and no foreign run either.")
     return "\n".join(parts)
@@ -94,13 +116,27 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
     here = viewpoint_from(args)
-    report = scan(here, source=source_from(args), cpu_window=DEFAULT_WINDOW_SECONDS)
+    settings = settings_for(here.root)
+    report = scan(
+        here,
+        source=source_from(args),
+        cpu_window=DEFAULT_WINDOW_SECONDS,
+        settings=settings,
+        deadline=deadline_from(args),
+    )
+    if was_cut(report):
+        cut = next(note for note in report.visibility.notes if note.startswith(CUT_NOTE))
+        say(f"runctx check: {cut}")
+    decision = decision_for(
+        report, settings.mode, shared_mode=settings.shared_tree_mode, busy=settings.busy
+    )
     found = outcome_of(report)
-    status = EXIT_CLEAR if found == EXIT_FOREIGN and args.ignore_foreign else found
-    busy = settings_for(here.root).busy
+    status = exit_status(report, decision, ignore_foreign=args.ignore_foreign)
+    busy = settings.busy
     if args.json:
         out = report_json(report, busy)
         out["check"] = OUTCOMES[found]
+        out["decision"] = decision.action.value
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:

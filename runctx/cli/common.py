@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 from runctx.report import Viewpoint
 from runctx.scanning import viewpoint
@@ -59,6 +60,23 @@ def add_source_option(parser: argparse.ArgumentParser) -> None:
         choices=SOURCE_NAMES,
         help="where to read processes from (default: $RUNCTX_SOURCE, else procfs on Linux)",
     )
+
+
+def add_timeout_option(parser: argparse.ArgumentParser) -> None:
+    """``--timeout DURATION``: a bound in wall time on the scan."""
+    parser.add_argument(
+        "--timeout",
+        type=duration,
+        metavar="DURATION",
+        help="bound the scan to DURATION of wall time (30, 2s, 500ms): a scan cut by it says "
+        "what it could not read (default: no bound)",
+    )
+
+
+def deadline_from(args: argparse.Namespace) -> float | None:
+    """The :func:`time.monotonic` time ``--timeout`` ends at, from now; None without one."""
+    timeout = getattr(args, "timeout", None)
+    return None if timeout is None else time.monotonic() + timeout
 
 
 def add_viewpoint_options(parser: argparse.ArgumentParser) -> None:

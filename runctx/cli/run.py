@@ -69,9 +69,10 @@ from runctx.policy import Action, Decision
 from runctx.present.escape import visible
 from runctx.present.output import say
 from runctx.present.words import describe_ours
-from runctx.settings import settings_for
+from runctx.report import JudgedRun
+from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
-from runctx.waiting import wait_for_room, wait_for_turn
+from runctx.waiting import WaitListener, wait_as_decided
 
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
@@ -131,8 +132,10 @@ def run(args: argparse.Namespace) -> int:
     mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
     checked = False
     try:
-        invocations = _invocations(command, os.getcwd())
-        status = _check(invocations, mode, args) if invocations else None
+        cwd = os.getcwd()
+        settings = settings_for(checkout_root(cwd))
+        invocations = _invocations(command, cwd, settings)
+        status = _check(invocations, mode, args, settings) if invocations else None
         checked = bool(invocations)
     except ConfigError:
         raise
@@ -148,42 +151,32 @@ def run(args: argparse.Namespace) -> int:
     return _exec(command)
 
 
-def _invocations(command: list[str], cwd: str) -> tuple[TestInvocation, ...]:
+def _invocations(command: list[str], cwd: str, settings: Settings) -> tuple[TestInvocation, ...]:
     """The test runs the command starts, read with the checkout's runner table."""
-    patterns = settings_for(checkout_root(cwd)).patterns
-    return test_invocations(shlex.join(command), cwd, patterns)
+    return test_invocations(shlex.join(command), cwd, settings.patterns)
 
 
 def _check(
-    invocations: tuple[TestInvocation, ...], mode: Mode | None, args: argparse.Namespace
+    invocations: tuple[TestInvocation, ...],
+    mode: Mode | None,
+    args: argparse.Namespace,
+    settings: Settings,
 ) -> int | None:
     """None to run the command now, or the exit status when it is not run."""
-    decision = policy.decide(invocations, own_run=True, mode=mode)
-    if decision.action is Action.SILENT:
+    decision = policy.decide(invocations, own_run=True, mode=mode, settings=settings)
+    action = decision.action
+    if action is Action.SILENT:
         return None
-    if decision.action in {Action.NOTE, Action.WARN}:
+    if action in {Action.NOTE, Action.WARN}:
         if not args.quiet:
             _say(decision.message)
         return None
-    if decision.action is Action.ASK:
+    if action is Action.ASK:
         return _ask(decision)
-    if decision.refuses:
+    if action is Action.STOP:
         _say(decision.message)
         return EXIT_REFUSED
-    return _wait_then_go(decision, args)
-
-
-def _wait_then_go(decision: Decision, args: argparse.Namespace) -> int | None:
-    """Wait for this checkout's earlier runs, then for room, as the decision asks."""
-    waited = 0.0
-    if decision.waits:
-        outcome = _wait(decision, args)
-        if isinstance(outcome, int):
-            return outcome
-        waited = outcome
-    if decision.waits_for_room:
-        return _wait_for_room(decision, args, waited)
-    return None
+    return _wait(decision, args, settings)
 
 
 def _ask(decision: Decision) -> int | None:
@@ -204,66 +197,60 @@ def _ask(decision: Decision) -> int | None:
     return EXIT_REFUSED
 
 
-def _wait(decision: Decision, args: argparse.Namespace) -> int | float:
-    """Wait, checkout by checkout, for the runs that started before this one.
+class _Shown(WaitListener):
+    """What a wait shows on stderr: the runs waited for, a live line, the box's pressure."""
 
-    The exit status when the command is not to run, else the seconds waited.
-    """
-    progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
-    waited = 0.0
-    for report in decision.reports:
-        remaining = None if args.timeout is None else max(args.timeout - waited, 0.0)
-        try:
-            outcome = wait_for_turn(
-                report.here,
-                timeout=remaining,
-                on_change=progress.change,
-                on_poll=progress.poll,
-            )
-        except PidNamespaceError as error:
-            progress.end(f"runctx: not started: {error}")
-            return EXIT_REFUSED
-        except KeyboardInterrupt:
-            progress.end("runctx: interrupted while waiting; not started")
-            raise
-        waited += outcome.waited_seconds
-        if not outcome.ready:
-            still = "; ".join(describe_ours(j) for j in outcome.blocking)
-            progress.end(
-                f"runctx: not started: timed out after {seconds_text(waited)}; still live: {still}"
-            )
-            return EXIT_REFUSED
-    done = f"runctx: waited {seconds_text(waited)}; starting now"
-    progress.end(done if progress.waited else None)
-    return waited
+    def __init__(self, progress: Progress, *, quiet: bool) -> None:
+        self.progress = progress
+        self.quiet = quiet
 
+    def turn_changed(self, blocking: tuple[JudgedRun, ...]) -> None:
+        self.progress.change(blocking)
 
-def _wait_for_room(decision: Decision, args: argparse.Namespace, waited: float) -> int | None:
-    """Wait while the box is over a threshold (``on-busy-box = "wait"``), within the timeout."""
-    quiet = args.quiet
-    rules = settings_for(decision.reports[0].here.root).busy if decision.reports else None
-    if rules is None:
-        return None
-    remaining = None if args.timeout is None else max(args.timeout - waited, 0.0)
+    def turn_polled(self, blocking: tuple[JudgedRun, ...], waited: float) -> None:
+        self.progress.poll(blocking, waited)
 
-    def show(pressure: BoxPressure) -> None:
-        if pressure.busy and not quiet:
+    def room_changed(self, pressure: BoxPressure) -> None:
+        if pressure.busy and not self.quiet:
             _say("runctx: waiting for room: " + ", ".join(pressure.reasons))
 
+
+def _wait(decision: Decision, args: argparse.Namespace, settings: Settings) -> int | None:
+    """Wait as the decision asks (:func:`runctx.waiting.wait_as_decided`); None to run it."""
+    progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
     try:
-        outcome = wait_for_room(rules, timeout=remaining, on_change=show)
+        outcome = wait_as_decided(
+            decision,
+            timeout=args.timeout,
+            settings=settings,
+            listener=_Shown(progress, quiet=args.quiet),
+        )
+    except PidNamespaceError as error:
+        progress.end(f"runctx: not started: {error}")
+        return EXIT_REFUSED
     except KeyboardInterrupt:
-        _say("runctx: interrupted while waiting; not started")
+        progress.end("runctx: interrupted while waiting; not started")
         raise
-    total = waited + outcome.waited_seconds
-    if not outcome.ready:
-        _say(
-            f"runctx: not started: timed out after {seconds_text(total)}; the box is still "
-            "busy: " + ", ".join(outcome.pressure.reasons)
+    total = seconds_text(outcome.waited_seconds)
+    if outcome.turn is not None and not outcome.turn.ready:
+        still = "; ".join(describe_ours(j) for j in outcome.turn.blocking) or (
+            "unknown, the last scan was cut by --timeout"
+        )
+        progress.end(f"runctx: not started: timed out after {total}; still live: {still}")
+        return EXIT_REFUSED
+    if outcome.room is not None and not outcome.room.ready:
+        progress.end(
+            f"runctx: not started: timed out after {total}; the box is still "
+            "busy: " + ", ".join(outcome.room.pressure.reasons)
         )
         return EXIT_REFUSED
-    if not quiet:
-        _say(f"runctx: waited {seconds_text(outcome.waited_seconds)} for room; starting now")
+    room_seconds = outcome.room.waited_seconds if outcome.room is not None else 0.0
+    turn = seconds_text(outcome.waited_seconds - room_seconds)
+    turn_waited = outcome.turn is not None and progress.waited
+    progress.end(f"runctx: waited {turn}; starting now" if turn_waited else None)
+    if outcome.room is not None and not args.quiet:
+        room = seconds_text(outcome.room.waited_seconds)
+        _say(f"runctx: waited {room} for room; starting now")
     return None
 
 

@@ -16,7 +16,14 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from runctx.cli.common import add_viewpoint_options, positive_duration, source_from, viewpoint_from
+from runctx.cli.common import (
+    add_timeout_option,
+    add_viewpoint_options,
+    deadline_from,
+    positive_duration,
+    source_from,
+    viewpoint_from,
+)
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
 from runctx.present.json import report_json
@@ -109,6 +116,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         "--wide", action="store_true", help="whole commands, however long (no cut to the width)"
     )
     add_viewpoint_options(parser)
+    add_timeout_option(parser)
 
 
 def output_format(args: argparse.Namespace) -> str:
@@ -167,13 +175,22 @@ def run(args: argparse.Namespace) -> int:
     chosen = output_format(args)
     here = viewpoint_from(args)
     source = source_from(args)
-    busy = settings_for(here.root).busy
+    settings = settings_for(here.root)
+    busy = settings.busy
     if args.watch:
         taken: list[Report] = []
 
         def take() -> Report:
             window = DEFAULT_WINDOW_SECONDS if not taken else None
-            taken[:] = [scan(here, source=source, cpu_window=window)]
+            taken[:] = [
+                scan(
+                    here,
+                    source=source,
+                    cpu_window=window,
+                    settings=settings,
+                    deadline=deadline_from(args),
+                )
+            ]
             return taken[0]
 
         return _watch(args, chosen, take, busy)
@@ -181,7 +198,13 @@ def run(args: argparse.Namespace) -> int:
         if given is not None:
             msg = f"{option} goes with --watch"
             raise UsageError(msg)
-    report = scan(here, source=source, cpu_window=DEFAULT_WINDOW_SECONDS)
+    report = scan(
+        here,
+        source=source,
+        cpu_window=DEFAULT_WINDOW_SECONDS,
+        settings=settings,
+        deadline=deadline_from(args),
+    )
     if args.output:
         write_file_atomically(args.output, render(report, chosen, args, busy))
     elif chosen == "json":

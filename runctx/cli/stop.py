@@ -39,6 +39,7 @@ from runctx.present.escape import json_text, visible
 from runctx.present.json import run_json
 from runctx.present.output import say, write_json, write_text
 from runctx.present.words import describe_run
+from runctx.settings import settings_for
 from runctx.stopping import (
     DEFAULT_GRACE_SECONDS,
     StopResult,
@@ -143,10 +144,18 @@ def run(args: argparse.Namespace) -> int:
         say("runctx stop: error: give the PID of a run, or --orphans (not both)")
         return EXIT_USAGE
     if args.orphans:
-        results = stop_orphans(viewpoint_from(args), grace=args.grace, source=source_from(args))
+        here = viewpoint_from(args)
+        results = stop_orphans(
+            here, grace=args.grace, source=source_from(args), settings=settings_for(here.root)
+        )
     else:
+        here = viewpoint_from(args)
         results = stop_runs(
-            args.pids, viewpoint_from(args), grace=args.grace, source=source_from(args)
+            args.pids,
+            here,
+            grace=args.grace,
+            source=source_from(args),
+            settings=settings_for(here.root),
         )
     if not results and not args.json:
         write_text("runctx: no orphaned run of this checkout is live; nothing stopped\n")

@@ -28,6 +28,7 @@ from runctx.exits import EXIT_GAVE_UP_WAITING
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
+from runctx.settings import settings_for
 from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
 
 EXIT_READY = 0
@@ -49,8 +50,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         type=duration,
         metavar="DURATION",
         help=(
-            "give up after DURATION (seconds, or 30s, 10m, 1h) and exit "
-            f"{EXIT_GAVE_UP_WAITING} (default: never)"
+            "give up after DURATION of wall time (seconds, or 30s, 10m, 1h), scans included, "
+            f"and exit {EXIT_GAVE_UP_WAITING} (default: never)"
         ),
     )
     parser.add_argument(
@@ -129,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             on_change=progress.change,
             on_poll=progress.poll,
             source=source,
+            settings=settings_for(here.root),
         )
     except KeyboardInterrupt:
         progress.end("runctx: interrupted while waiting")
@@ -138,5 +140,9 @@ def run(args: argparse.Namespace) -> int:
         done = f"runctx: ready after {waited}: no run of this checkout left to wait for"
         progress.end(done if progress.waited else None)
         return EXIT_READY
+    if not outcome.blocking:  # the last scan was cut by --timeout before it could tell
+        cut = "; ".join(outcome.report.visibility.notes)
+        progress.end(f"runctx: timed out after {waited}; the last scan was cut: {cut}")
+        return EXIT_TIMED_OUT
     progress.end(f"runctx: timed out after {waited}; still live: {_runs_text(outcome.blocking)}")
     return EXIT_TIMED_OUT

@@ -60,16 +60,31 @@ if TYPE_CHECKING:
     from types import FrameType
     from typing import TypeVar
 
+    from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
+    from runctx.policy import Decision
+    from runctx.report import Viewpoint
     from runctx.settings import Settings
     from runctx.shell.commands import TestInvocation
     from runctx.started_by import AgentSession
+    from runctx.unknown import Unknown
 
     T = TypeVar("T")
 
 DEADLINE_ENV = "RUNCTX_HOOK_DEADLINE"
-DEFAULT_DEADLINE_SECONDS = 5.0
-"""Well under the 10 s timeout the ready-made configurations give the hook."""
+DEFAULT_DEADLINE_SECONDS = 10.0
+"""The hook's own bound, from its start (after the interpreter's).
+
+Chosen from what a saturated box needs: at a load of 10 on 2 CPUs a process
+gets about a fifth of a CPU, so the ~0.2 s of CPU a decision costs there
+takes about 1 s of wall time; 10 s leaves a tenfold margin before failing
+open. The timeout ``runctx install`` writes into each agent's settings
+(:data:`runctx.hooks.agents.claude.HOOK_TIMEOUT_SECONDS`, 20 s) leaves as
+much again for the interpreter to start and the reply to be read, so the
+agent never kills a hook that is still deciding."""
+OPTIONAL_RESERVE_SECONDS = 1.0
+"""What the optional second pass leaves of the deadline: it ends (and is dropped)
+this long before it, so that the first pass's answer is always given in time."""
 
 USAGE = (
     "usage: runctx hook FACE < payload.json\n"
@@ -99,6 +114,7 @@ def main(argv: Sequence[str]) -> int:
         reply = _answer(list(argv), began)
     except BaseException as error:  # noqa: BLE001 - failing open is the contract
         _fail_open(error)
+        _tell_the_agent(list(argv), error)
         return 0
     if reply:
         try:
@@ -172,6 +188,46 @@ def _fail_open(error: BaseException) -> None:
         pass
 
 
+def failed_open_words(error: BaseException) -> str:
+    """The one line an agent reads when the hook failed open: what, why, and the risk."""
+    what = str(error) or type(error).__name__
+    if not isinstance(error, (HookError, PayloadError)):
+        what = f"{type(error).__name__}: {what}"
+    from runctx.present.escape import visible  # noqa: PLC0415 - only when something is said
+
+    why = visible(" ".join(what.split())[:300])
+    return (
+        f"runctx could not check for other test runs ({why}); this command was let "
+        "through unchecked, so a second run of this checkout may collide with one already live."
+    )
+
+
+def _tell_the_agent(argv: list[str], error: BaseException) -> None:
+    """After failing open, say so in the reply the agent reads, not only on stderr.
+
+    A note in the agent's own protocol (it lets the command run), for the
+    face ``argv`` names; nothing when no face is named (there is no protocol
+    to answer in) or when writing fails (stderr said it already).
+    """
+    found = face_of(argv[0]) if len(argv) == 1 else None
+    if found is None:
+        return
+    agent, kind = found
+    words = failed_open_words(error)
+    try:
+        if kind == SESSION and agent.SESSION_FACE is not None:
+            text = context_reply(agent.SESSION_FACE, words)
+        elif kind == AFTER_TOOL and agent.AFTER_TOOL_FACE is not None:
+            text = context_reply(agent.AFTER_TOOL_FACE, words)
+        else:
+            from runctx.present.escape import hook_json  # noqa: PLC0415 - only on failure
+
+            text = hook_json(agent.PRE_TOOL_FACE.replies.note(words, words))
+        _emit(1, text + "\n")
+    except Exception:  # noqa: BLE001, S110 - stderr has said it; the agent runs the command
+        pass
+
+
 def _deadline_seconds() -> float:
     text = os.environ.get(DEADLINE_ENV, "")
     if not text:
@@ -195,7 +251,16 @@ def _answer(argv: list[str], began: float) -> str | None:
         raise HookError(_unknown_face(argv))
     agent, kind = found
     deadline = began + _deadline_seconds()
+    _DEADLINE[:] = [deadline]
     return _within(deadline, lambda: _reply(agent, kind, _payload(_read_stdin())))
+
+
+_DEADLINE: list[float] = []
+"""The hook's deadline (monotonic seconds), once :func:`_answer` set it."""
+
+
+class _OptionalDropped(BaseException):
+    """The optional pass ran out of its time: dropped (a BaseException: nothing swallows it)."""
 
 
 def _read_stdin() -> bytes:
@@ -216,15 +281,140 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
     read = agent.PRE_TOOL_FACE.read(payload)
     if read is None:
         return None
-    invocations = test_runs(*read)
-    changes = _environment_changes(*read)
+    command, cwd = read
+    root = checkout_root(cwd)
+    settings = _settings_naming_runners(command, root)
+    if settings is None:
+        return None
+    invocations = test_runs(command, cwd, settings)
+    changes = _environment_changes(command, cwd)
     if not invocations and not changes:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
     session = _agent_session(agent, payload)
-    decision = policy.decide(invocations, changes=changes, environments=True, session=session)
+    checkouts = _checkouts(invocations, cwd, root, settings)
+    # Decide first: is a run of this checkout, known to be ours, in the way? With
+    # the whole budget, and nothing optional read.
+    first = policy.decide(
+        invocations,
+        session=session,
+        settings=settings,
+        checkouts=checkouts,
+        essentials_only=True,
+    )
+    # Then, in the time left, what is optional: CPU use now, environments, who
+    # started each run, and the words they allow. Dropped when the time is out.
+    alone = not changes and not any(
+        not judged.run.is_self for report in first.reports for judged in report.runs
+    )
+    if alone:  # nothing else is live: nothing optional to add
+        return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+    full = _optional(
+        lambda: policy.decide(
+            invocations,
+            changes=changes,
+            environments=True,
+            session=session,
+            settings=settings,
+            checkouts=checkouts,
+        )
+    )
+    decision = _decided(first, full, dropped=bool(changes))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decision:
+    """The answer of the two passes: the second's, unless it came too late or would lift a hold.
+
+    The time running out never turns the first pass's refusal into a go-ahead.
+    When the second pass was dropped and it had a command that changes an
+    environment to judge (``dropped``), the answer says it was not judged.
+    """
+    from runctx import policy  # noqa: PLC0415 - a test run only
+
+    held = (policy.Action.STOP, policy.Action.ASK, policy.Action.WAIT)
+    if full is not None:
+        order = list(policy.Action)
+        firmer = order.index(full.action) >= order.index(first.action)
+        return full if firmer or first.action not in held else first
+    if not dropped:
+        return first
+    line = (
+        "runctx: out of time on a busy box: whether this command changes an environment a "
+        "live test run imports from was not checked."
+    )
+    if first.action is policy.Action.SILENT:
+        return policy.Decision(policy.Action.NOTE, message=line, reports=first.reports)
+    return policy.Decision(
+        first.action,
+        message=f"{first.message}\n{line}",
+        mode=first.mode,
+        ours=first.ours,
+        foreign=first.foreign,
+        reports=first.reports,
+        shared=first.shared,
+        shared_action=first.shared_action,
+        same_action=first.same_action,
+        box=first.box,
+        box_action=first.box_action,
+        cause=first.cause,
+    )
+
+
+def _optional(work: Callable[[], T]) -> T | None:
+    """``work()`` in the time the deadline leaves after its reserve; None when it is dropped.
+
+    Optional work is never waited for: an interval timer cuts it
+    :data:`OPTIONAL_RESERVE_SECONDS` before the deadline, and the hook's own
+    timer is set again for what is left.
+    """
+    if not _DEADLINE:
+        return work()
+    deadline = _DEADLINE[0]
+    remaining = deadline - OPTIONAL_RESERVE_SECONDS - time.monotonic()
+    if remaining <= 0:
+        return None
+    import signal  # noqa: PLC0415 - a test run only
+
+    def drop(_signum: int, _frame: FrameType | None) -> None:
+        raise _OptionalDropped
+
+    try:
+        previous = signal.signal(signal.SIGALRM, drop)
+    except ValueError:  # not the main thread: no timer
+        return work()
+    signal.setitimer(signal.ITIMER_REAL, remaining)
+    try:
+        return work()
+    except _OptionalDropped:
+        from runctx._log import log_event  # noqa: PLC0415
+
+        log_event("runctx.hook_optional_dropped", seconds=round(remaining, 3))
+        return None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if callable(previous):  # the hook's own deadline (:func:`_within`): set it again
+            signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
+
+
+def _checkouts(
+    invocations: Sequence[TestInvocation], cwd: str, root: Root | Unknown, settings: Settings
+) -> dict[Viewpoint, Settings]:
+    """The settings of each checkout the invocations run in: the hook's own, read once.
+
+    The checkout of ``cwd`` was found already (``root``): it is not walked to
+    again, and its settings are ``settings``.
+    """
+    from runctx import policy  # noqa: PLC0415 - a test run only
+    from runctx.report import Viewpoint  # noqa: PLC0415
+
+    here = Viewpoint(root=root, uid=os.getuid())
+    found = {}
+    for view, _ in policy.viewpoints(invocations, known={cwd: here}):
+        found[view] = settings if view == here else settings_for(view.root)
+    return found
 
 
 def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
@@ -238,31 +428,38 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     read = face.read(payload)
-    invocations = test_runs(*read) if read is not None else ()
+    if read is None:
+        return None
+    command, cwd = read
+    root = checkout_root(cwd)
+    settings = _settings_naming_runners(command, root)
+    if settings is None:
+        return None
+    invocations = test_runs(command, cwd, settings)
     if not invocations:
         return None
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
-    context = policy.after_context(invocations)
+    context = policy.after_context(
+        invocations, settings=settings, checkouts=_checkouts(invocations, cwd, root, settings)
+    )
     return context_reply(face, context) if context else None
 
 
-def test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+def test_runs(
+    command: str,
+    cwd: str,
+    settings: Settings | None = None,  # noqa: PT028 - not a test
+) -> tuple[TestInvocation, ...]:
     """The test runs ``command`` starts in ``cwd``, as every hook face reads them.
 
-    The checkout's settings (with the user's) give the table's names; only when
-    one occurs does the table get built and the parser read the command (and,
-    for a task runner, the project's files).
+    ``settings`` (the face's, else those of ``cwd``'s checkout, with the
+    user's) give the table's names; only when one occurs does the table get
+    built and the parser read the command (and, for a task runner, the
+    project's files).
     """
-    try:
+    if settings is None:
         settings = _settings(cwd)
-    except _unreadable_config():
-        # Settings that cannot be read (a file past the bound): a command naming no
-        # runner of the builtin table is let through without them; one that does
-        # fails open, saying why.
-        if not names_found(command, BUILTIN_NAMES):
-            return ()
-        raise
     if not names_found(command, settings.names):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
@@ -278,6 +475,21 @@ def _unreadable_config() -> type[Exception]:
     from runctx.exceptions import UnreadableConfigError  # noqa: PLC0415 - errors are rare
 
     return UnreadableConfigError
+
+
+def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | None:
+    """The settings of ``root``; None when they cannot be read and ``command`` names no runner.
+
+    Settings that cannot be read (a file past the bound): a command naming no
+    runner of the builtin table is let through without them; one that does
+    fails open, saying why.
+    """
+    try:
+        return settings_for(root)
+    except _unreadable_config():
+        if not names_found(command, BUILTIN_NAMES):
+            return None
+        raise
 
 
 def _settings(cwd: str) -> Settings:
@@ -315,7 +527,7 @@ def _session(agent: Agent, payload: JSONObject) -> str | None:
     from runctx import policy  # noqa: PLC0415 - the scan's imports
 
     session = _agent_session(agent, payload)
-    context = policy.session_context(cwd, session=session)
+    context = policy.session_context(cwd, session=session, settings=_settings(cwd))
     return context_reply(face, context) if context else None
 
 

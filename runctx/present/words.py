@@ -513,3 +513,69 @@ def environment_change_message(
         "(an editable install repoints them at this checkout's code). Wait for them to end, "
         "or give each checkout its own environment (on-environment-change: warn, ask or stop)."
     )
+
+
+# --------------------------------------------------------------------------- what is live
+
+EVERY_FOREIGN = "every"
+"""Foreign runs each named (``runctx check``: asked for)."""
+BUSY_FOREIGN = "busy"
+"""Foreign runs named only when busy now or on a busy box (a note to an agent)."""
+COUNTED_FOREIGN = "counted"
+"""Like :data:`BUSY_FOREIGN`, and counted when none is worth a note (a session's header)."""
+
+
+def live_lines(  # noqa: PLR0913 - each choice is one face's
+    report: Report,
+    rules: BusyRules,
+    *,
+    session: AgentSession | None = None,
+    foreign: str = BUSY_FOREIGN,
+    finished: bool = False,
+    pressure: BoxPressure | None = None,
+) -> list[str]:
+    """What is live from ``report``'s viewpoint besides this run: the one wording of every face.
+
+    Runs of this checkout are named (with whose they are, for ``session``),
+    or, once a command has ``finished``, said to have been live beside it;
+    other users' runs in this very checkout are named (not once finished);
+    foreign runs as ``foreign`` says (:data:`EVERY_FOREIGN`,
+    :data:`BUSY_FOREIGN`, :data:`COUNTED_FOREIGN`), with the box's pressure
+    under ``rules``.
+    """
+    from runctx.busy import box_pressure  # noqa: PLC0415 - words load after the scan
+    from runctx.modes import BoxMode  # noqa: PLC0415
+
+    lines: list[str] = []
+    if report.ours and finished:
+        pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
+        live = plural(
+            len(report.ours),
+            "other test run of this checkout was live",
+            "other test runs of this checkout were live",
+        )
+        lines.append(
+            f"{live} when this command finished: {pids}. Runs of one checkout share "
+            "caches and lock files, so they may have disturbed each other."
+        )
+    elif report.ours:
+        lines.extend(same_checkout_lines(report.ours, session))
+    if report.shared_tree and not finished:
+        lines.append(shared_tree_message(report.shared_tree, held=False))
+    pressure = pressure if pressure is not None else box_pressure(report.load, rules)
+    if foreign == EVERY_FOREIGN:
+        if report.foreign:
+            share = plural(
+                len(report.foreign), "foreign test run shares", "foreign test runs share"
+            )
+            lines.append(f"{share} this machine (not this checkout's):")
+            lines.extend(f"  {describe_foreign(judged)}" for judged in report.foreign)
+        if pressure.busy and lines:
+            lines.append(box_line(pressure))
+        return lines
+    noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
+    lines.extend(noted)
+    counted = foreign_count(report)
+    if foreign == COUNTED_FOREIGN and not noted and counted is not None:
+        lines.append(f"{counted} on this box.")
+    return lines

@@ -247,7 +247,7 @@ def reply_for(decision: Decision, replies: Replies, title: str) -> str | None:
     """
     action = decision.action
     message = decision.message
-    if action == "stop":
+    if action in {"stop", "wait"}:  # a hook cannot wait: the message says how to
         output = replies.deny(message, decision.summary)
     elif action == "ask" and replies.ask is not None:
         output = replies.ask(message, decision.summary)

@@ -44,8 +44,10 @@ KIND = "claude-code"
 """The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "Claude Code"
 SHELL_TOOL = "Bash"
-HOOK_TIMEOUT_SECONDS = 10
-"""The timeout the installed hooks get; the hook decides within its own 5 s deadline."""
+HOOK_TIMEOUT_SECONDS = 20
+"""The timeout the installed hooks get: the hook decides within its own 10 s deadline
+(:data:`runctx.hooks.main.DEFAULT_DEADLINE_SECONDS`), which leaves 10 s for the
+interpreter to start and the reply to be read on a saturated box."""
 
 
 def read_pre_tool(payload: JSONObject, face: str = NAME) -> tuple[str, str] | None:
