@@ -54,8 +54,13 @@ contention. A failure inside runctx never breaks a session: it becomes one
 line in the header, and the session goes on (``refuse`` refuses only on a
 real finding).
 
-Every runctx module is imported inside the hooks, so that even a broken
-install cannot stop pytest from loading this plugin. Every line it writes
+Loading the plugin imports pytest and the standard library, nothing else:
+every other module (runctx's own, and attrs, structlog, psutil, which could
+be the very project under test) is imported inside the hooks, after a
+coverage tool such as pytest-cov has started measuring (it starts in its
+``tryfirst`` ``pytest_load_initial_conftests``), so that the plugin changes no
+coverage figure of a project it uses; and even a broken install cannot stop
+pytest from loading this plugin. Every line it writes
 (header, summary, progress, the message of a refusal) is escaped for the
 terminal (:func:`runctx.present.escape.visible`), so a foreign run's argv or
 directory name cannot write on it.
@@ -68,13 +73,13 @@ point load it once, not twice (pytest would refuse the second).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
 import time
 from collections.abc import Callable, Generator
 
-import attrs
 import pytest
 
 from runctx.exits import EXIT_REFUSED
@@ -112,7 +117,7 @@ SUMMARY_OURS_NAMED = 3
 """Runs of this checkout the summary names; the others are counted, as in a refusal."""
 
 
-@attrs.frozen
+@dataclasses.dataclass(frozen=True)
 class Sample:
     """What one scan during the session saw besides this run."""
 
@@ -124,7 +129,7 @@ class Sample:
     pressure: tuple[str, ...] = ()
 
 
-@attrs.define
+@dataclasses.dataclass
 class PluginState:
     """The controller's state for one session, kept in ``config.stash``."""
 
@@ -144,9 +149,9 @@ class PluginState:
     """The checkout's thresholds of "busy now" and its ``on-busy-box``."""
     handoff: str = ""
     """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
-    header: list[str] = attrs.Factory(list)
-    samples: list[Sample] = attrs.Factory(list)
-    errors: list[str] = attrs.Factory(list)
+    header: list[str] = dataclasses.field(default_factory=list)
+    samples: list[Sample] = dataclasses.field(default_factory=list)
+    errors: list[str] = dataclasses.field(default_factory=list)
     rootdir: str | None = None
     here: Viewpoint | None = None
     source: ProcessSource | None = None
@@ -1081,14 +1086,14 @@ STALE_OUTPUT = "runctx_stale"
 """The key under which an xdist worker hands its stale modules to the controller."""
 
 
-@attrs.define
+@dataclasses.dataclass
 class CodeState:
     """What the session knows about its code under test and its bytecode (``config.stash``)."""
 
     code_mode: str
     bytecode: str
     checkout: str | None = None
-    header: list[str] = attrs.Factory(list)
+    header: list[str] = dataclasses.field(default_factory=list)
     check: CodeCheck | None = None
     refuse_after_collection: bool = False
     prefix: str | None = None
@@ -1097,9 +1102,14 @@ class CodeState:
     prefix_before: str | None = None
     since_ns: int | None = None
     early: tuple[str, ...] = ()
-    stale: list[StaleModule] = attrs.Factory(list)
+    """Modules of the checkout imported before the fresh cache was in place."""
+    no_write_before: str | None = None
+    """What ``PYTHONDONTWRITEBYTECODE`` was before a fresh session wrote its cache anyway."""
+    cannot: str = ""
+    """Why a fresh session could not have a cache of its own (empty when it has one)."""
+    stale: list[StaleModule] = dataclasses.field(default_factory=list)
     checked: int = 0
-    errors: list[str] = attrs.Factory(list)
+    errors: list[str] = dataclasses.field(default_factory=list)
 
 
 CODE = pytest.StashKey[CodeState]()
@@ -1128,27 +1138,45 @@ def _checkout_of(config: pytest.Config) -> str:
     return str(root) if isinstance(root, str) else str(config.rootpath)
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """``--runctx-bytecode=fresh``: a cache of the session's own, before any conftest loads."""
+    """``--runctx-bytecode=fresh``: a cache of the session's own, before any conftest loads.
+
+    Not ``tryfirst``: a coverage tool starts measuring in its own ``tryfirst``
+    implementation of this hook, and whatever the cache is put in place with
+    (the checkout's root, the modules imported already) is imported after it.
+    The cache is in place first, with :mod:`runctx.pycache` alone (the
+    standard library), so that nothing runctx imports next runs an old cache.
+    """
     if _choice(early_config, "runctx_bytecode", BYTECODE_MODES, "off") != "fresh":
         return
-    from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+    from runctx import pycache  # noqa: PLC0415 - see the module docstring
 
     state = CodeState(code_mode="warn", bytecode="fresh")
+    before: dict[str, object] = {}
     try:
-        state.checkout = _checkout_of(early_config)
         inherited = os.environ.get(FRESH_ENV)
         state.prefix_before = sys.pycache_prefix
         if inherited and sys.pycache_prefix == inherited:
             state.prefix = inherited  # a worker of a fresh session: its cache is the session's
         else:
-            state.early = tuple(name for name, _ in bytecode.checkout_modules(state.checkout))
-            state.prefix = bytecode.fresh_prefix()
+            before = dict(sys.modules)
+            state.prefix = pycache.fresh_prefix()
             state.owns_prefix = True
-            state.env_before = bytecode.use_prefix(state.prefix)
+            state.env_before = pycache.use_prefix(state.prefix)
             os.environ[FRESH_ENV] = state.prefix
-        state.since_ns = bytecode.filesystem_now()
+        state.no_write_before = pycache.write_anyway()
+        state.since_ns = pycache.filesystem_now()
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        state.cannot = _error_text(error)
+    try:
+        state.checkout = _checkout_of(early_config)
+        if before:
+            from runctx import bytecode  # noqa: PLC0415
+
+            state.early = tuple(
+                name for name, _ in bytecode.checkout_modules(state.checkout, before)
+            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
     early_config.stash[FRESH] = state
@@ -1161,26 +1189,41 @@ def _code_state(config: pytest.Config) -> CodeState:
     state = config.stash.get(FRESH, None) or CodeState(code_mode=code_mode, bytecode=mode)
     state.code_mode, state.bytecode = code_mode, mode
     if mode == "check" and state.since_ns is None:
-        from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+        from runctx.pycache import filesystem_now  # noqa: PLC0415 - see the module docstring
 
-        state.since_ns = bytecode.filesystem_now()
+        state.since_ns = filesystem_now()
     if state.checkout is None:
         state.checkout = _checkout_of(config)
     return state
 
 
 def _bytecode_header(state: CodeState) -> list[str]:
-    if state.bytecode == "fresh" and state.prefix is not None:
+    if state.bytecode == "fresh" and state.prefix is None:
+        reason = state.cannot or "; ".join(state.errors) or "no cache was made"
+        return [
+            (
+                f"{PREFIX}--runctx-bytecode=fresh: this session cannot have a cache of its own "
+                f"({reason}); it runs on the usual cache"
+            ),
+        ]
+    if state.bytecode == "fresh":
         lines = [
             (
                 f"{PREFIX}--runctx-bytecode=fresh: this session compiles into a cache of its own "
                 f"({state.prefix}), so no earlier cache can serve it"
             ),
         ]
+        if state.no_write_before is not None:
+            lines.append(
+                f"{PREFIX}PYTHONDONTWRITEBYTECODE is set: the session writes its compiled modules "
+                "into that cache all the same (and into no other), so that its processes compile "
+                "each module once"
+            )
         if state.early:
             lines.append(
-                f"{PREFIX}imported before that cache was in place, checked after the session: "
-                + ", ".join(state.early)
+                f"{PREFIX}not compiled into that cache, since they were imported before it was "
+                "in place (when pytest started, by a plugin it loads at startup); checked against "
+                "their source after the session instead: " + ", ".join(state.early)
             )
         return lines
     if state.bytecode == "check":
@@ -1234,7 +1277,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if state is None or state.check is None or _is_worker(config):
         return
     try:
-        from runctx.code_origin import check_code  # noqa: PLC0415 - see the module docstring
+        from attrs import evolve  # noqa: PLC0415 - see the module docstring
+
+        from runctx.code_origin import check_code  # noqa: PLC0415
         from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
 
         assert state.checkout is not None  # noqa: S101 - set with the check
@@ -1253,13 +1298,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     new = [o for o in now.elsewhere if o.imported and o.package not in before]
     if new:
-        for line in code_elsewhere_lines(attrs.evolve(now, elsewhere=tuple(new))):
+        for line in code_elsewhere_lines(evolve(now, elsewhere=tuple(new))):
             _write(config, PREFIX + line)
     # Refused: a package imported from elsewhere, or one the header named that an import
     # would still find elsewhere (a test that imports it in its body, or in a subprocess).
     still = {o.package for o in now.elsewhere if not o.imported} & before
     if state.refuse_after_collection and (imported or still):
-        refused = attrs.evolve(
+        refused = evolve(
             now, elsewhere=tuple(o for o in now.elsewhere if o.imported or o.package in still)
         )
         msg = (
@@ -1289,8 +1334,10 @@ def _check_bytecode(config: pytest.Config, state: CodeState) -> None:
     """After the session: the modules of this checkout that did not run the code on disk."""
     if state.bytecode == "off" or state.since_ns is None or state.checkout is None:
         return
+    from attrs import asdict  # noqa: PLC0415 - see the module docstring
+
     try:
-        from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+        from runctx import bytecode  # noqa: PLC0415
 
         modules = bytecode.checkout_modules(state.checkout)
         if state.bytecode == "fresh":
@@ -1307,7 +1354,7 @@ def _check_bytecode(config: pytest.Config, state: CodeState) -> None:
         if isinstance(output, dict):
             output[STALE_OUTPUT] = {
                 "checked": state.checked,
-                "stale": [attrs.asdict(stale) for stale in state.stale],
+                "stale": [asdict(stale) for stale in state.stale],
                 "errors": state.errors,
             }
 
@@ -1418,10 +1465,14 @@ def _finish_code(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Put the cache prefix back, and remove the session's own cache."""
     state = config.stash.get(CODE, None) or config.stash.get(FRESH, None)
-    if state is None or not state.owns_prefix or state.prefix is None:
+    if state is None:
         return
-    from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+    from runctx import pycache  # noqa: PLC0415 - see the module docstring
 
-    bytecode.drop_prefix(state.prefix, state.env_before, state.prefix_before)
+    pycache.restore_writing(state.no_write_before)
+    state.no_write_before = None
+    if not state.owns_prefix or state.prefix is None:
+        return
+    pycache.drop_prefix(state.prefix, state.env_before, state.prefix_before)
     if os.environ.get(FRESH_ENV) == state.prefix:
         del os.environ[FRESH_ENV]
