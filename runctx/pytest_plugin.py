@@ -158,6 +158,8 @@ class PluginState:
     start: Report | None = None
     decision: Decision | None = None
     waited: WaitOutcome | None = None
+    urgent: list[str] = dataclasses.field(default_factory=list)
+    """Header lines written under ``-q`` too: runs of this checkout, other users' in it."""
     last_sample: float = 0.0
     reports_seen: int = 0
     sampling: bool = True
@@ -435,6 +437,53 @@ def session_decision(
     )
 
 
+def started_after(report: Report) -> tuple[JudgedRun, ...]:
+    """The runs of this checkout that started after this session's own run.
+
+    They come after it: each waits for this session, or runs beside it, as its
+    own mode says; this session is never told to stop them.
+    """
+    self_run = report.self_run
+    if self_run is None or self_run.foreign:
+        return ()
+    mine = (self_run.run.identity.start, self_run.run.identity.pid)
+    return tuple(
+        judged
+        for judged in report.ours
+        if (judged.run.identity.start, judged.run.identity.pid) > mine
+    )
+
+
+def checkout_lines(report: Report) -> list[str]:
+    """The lines on runs of this checkout and on other users' runs in it (no prefix).
+
+    These are the lines that matter whatever the verbosity: they are written
+    under ``-q`` too. A run of this checkout that started after this session
+    is named as such, with no advice to stop it.
+    """
+    from runctx.present.words import (  # noqa: PLC0415 - see the module docstring
+        describe_ours,
+        same_checkout_lines,
+        shared_tree_message,
+    )
+
+    lines: list[str] = []
+    later = started_after(report)
+    earlier = tuple(judged for judged in report.ours if judged not in later)
+    if earlier:
+        lines.extend(same_checkout_lines(earlier))
+    if later:
+        runs = "run of this checkout" if len(later) == 1 else "runs of this checkout"
+        lines.append(
+            f"{len(later)} {runs} started after this session: "
+            + "; ".join(describe_ours(judged) for judged in later)
+            + " (each waits for this session or runs beside it, as its own mode says)."
+        )
+    if report.shared_tree:
+        lines.append(shared_tree_message(report.shared_tree, held=False))
+    return lines
+
+
 def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
     """What the scan at session start saw besides this run, briefly (no prefix).
 
@@ -443,20 +492,11 @@ def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
     """
     from runctx.busy import box_pressure  # noqa: PLC0415 - see the module docstring
     from runctx.modes import BoxMode  # noqa: PLC0415
-    from runctx.present.words import (  # noqa: PLC0415
-        foreign_count,
-        foreign_lines,
-        same_checkout_lines,
-        shared_tree_message,
-    )
+    from runctx.present.words import foreign_count, foreign_lines  # noqa: PLC0415
     from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
 
     rules = busy if busy is not None else DEFAULT_BUSY
-    lines: list[str] = []
-    if report.ours:
-        lines.extend(same_checkout_lines(report.ours))
-    if report.shared_tree:
-        lines.append(shared_tree_message(report.shared_tree, held=False))
+    lines = checkout_lines(report)
     pressure = box_pressure(report.load, rules)
     noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
     if noted:
@@ -671,7 +711,6 @@ def _first_scan(state: PluginState) -> None:
         return
     try:
         from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
-        from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415
         from runctx.scanning import viewpoint  # noqa: PLC0415
         from runctx.sources import default_source  # noqa: PLC0415
 
@@ -683,21 +722,81 @@ def _first_scan(state: PluginState) -> None:
         state.start = report
         state.decision = session_decision(report, state.mode, state.shared_mode, state.busy)
         state.samples.append(_sample_of("start", report, state.busy))
-        if state.handoff != QUIET:
-            state.header.extend(
-                header_lines(
-                    report,
-                    state.decision,
-                    state.mode_from,
-                    state.timeout,
-                    state.shared_from,
-                    busy=state.busy,
-                    said=state.handoff == CHECKED,
-                )
-            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         _broken(state, error)
     state.last_sample = time.monotonic()
+
+
+def _waited(state: PluginState) -> bool:
+    """Whether the session waited (for a run of this checkout, or for room) before going ahead."""
+    from runctx.policy import Action  # noqa: PLC0415 - see the module docstring
+
+    decision = state.decision
+    if decision is None or state.start is None:
+        return False
+    if state.waited is not None:
+        return True
+    return decision.waits_for_room and decision.action in {Action.STOP, Action.ASK}
+
+
+def _make_header(state: PluginState) -> None:
+    """The header, from what is true once any wait is over: a scan after the wait, else the first.
+
+    A header written from the first scan after a wait would name the run
+    waited for as live, and advise stopping it, though it has ended.
+    """
+    from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
+
+    report, decision = state.start, state.decision
+    if report is None or decision is None:
+        return  # no scan: a failure inside runctx, already in the header
+    if _waited(state):
+        try:
+            from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
+
+            report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
+            decision = session_decision(report, state.mode, state.shared_mode, state.busy)
+        except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+            _broken(state, error)
+            return
+    state.urgent = [PREFIX + line for line in checkout_lines(report)]
+    if state.handoff != QUIET:
+        state.header.extend(
+            header_lines(
+                report,
+                decision,
+                state.mode_from,
+                state.timeout,
+                state.shared_from,
+                busy=state.busy,
+                said=state.handoff == CHECKED,
+            )
+        )
+
+
+def _header_shown(config: pytest.Config) -> bool:
+    """Whether pytest writes the report header (not under ``-q``, ``-qq`` or ``--no-header``)."""
+    return config.get_verbosity() >= 0 and not config.getoption("no_header", default=False)
+
+
+def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeState | None) -> None:
+    """Where pytest writes no header, the lines that matter whatever the verbosity.
+
+    Runs of this checkout, other users' runs in it and code under test that is
+    not this checkout's are written at once; everything else follows the
+    verbosity (the header is not shown, the summary speaks under ``-v``).
+    """
+    if _header_shown(config):
+        return
+    from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
+
+    lines = []
+    if state is not None and state.handoff != QUIET:
+        lines.extend(state.urgent)
+    if code is not None:
+        lines.extend(code.urgent)
+    for line in lines:
+        _write(config, line)
 
 
 def _refuses(state: PluginState) -> bool:
@@ -732,6 +831,8 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
             _start_code(config, code, said=bool(state.errors))
         if not _refuses(state):
             _act(config, state)
+        _make_header(state)
+    _write_urgent(config, state, code)
     yield
     if state is not None and _refuses(state):
         _act(config, state)
@@ -1094,6 +1195,8 @@ class CodeState:
     bytecode: str
     checkout: str | None = None
     header: list[str] = dataclasses.field(default_factory=list)
+    urgent: list[str] = dataclasses.field(default_factory=list)
+    """Header lines written under ``-q`` too: code under test that is not this checkout's."""
     check: CodeCheck | None = None
     refuse_after_collection: bool = False
     prefix: str | None = None
@@ -1258,6 +1361,7 @@ def _check_code_at_start(config: pytest.Config, state: CodeState) -> None:
     state.check = check_code(state.checkout, str(config.rootpath), front=front, back=back)
     lines = code_elsewhere_lines(state.check)
     state.header.extend(PREFIX + line for line in lines)
+    state.urgent.extend(PREFIX + line for line in lines)
     # Collecting here tells what was really imported; xdist's controller never collects.
     in_process = not _distributed(config)
     state.refuse_after_collection = state.code_mode == "refuse" and in_process

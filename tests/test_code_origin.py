@@ -359,3 +359,13 @@ def test_a_wheel_built_in_the_checkout_and_installed_as_tox_does_is_no_alarm(tmp
     assert status == 0, output
     assert "site-packages" in imported_from(output)
     assert "code under test" not in output
+
+
+@pytest.mark.parametrize("quiet", ["-q", "-qq"])
+def test_the_code_origin_warning_is_said_under_quiet(shared, runs, quiet):
+    """``-q`` hides pytest's header, never the warning that the code is another checkout's."""
+    status, output = run_session(runs, venv_python(shared.venv), shared.b, "tests", quiet)
+    assert status == 0, output
+    assert f"runctx: the code under test is not this checkout's ({shared.b})" in output
+    assert f"points at {shared.a}" in output
+    assert "platform " not in output  # pytest's header really is hidden
