@@ -30,7 +30,11 @@ to say:
   instead of following pids that are not its own;
 - the terminal summary says whether contention was seen during the session
   (sampled at the start, at the first test report, every ``--runctx-sample``
-  seconds, and at the end), so a flaky failure can be read against it;
+  seconds, and at the end), so a flaky failure can be read against it. The
+  session's own processes are never contention: the box's CPU pressure and
+  load are taken at the start, before xdist's workers start; while the
+  session runs, the box counts as busy only when processes outside the
+  session keep half its CPUs busy (:mod:`runctx.session_cpu`);
 - the checkout's ``on-busy-box = "wait"`` makes the session start wait
   while the box is over a pressure or memory threshold (``--runctx-timeout``
   bounds it), whoever's runs cause it; ``warn`` puts a line in the header;
@@ -290,11 +294,11 @@ def _setting(config: pytest.Config, name: str) -> str:
 
 
 def _duration(config: pytest.Config, name: str, default: float | None) -> float | None:
-    from runctx.waiting import parse_duration  # noqa: PLC0415 - see the module docstring
-
     text = _setting(config, name)
     if not text:
         return default
+    from runctx.waiting import parse_duration  # noqa: PLC0415 - see the module docstring
+
     try:
         return parse_duration(text)
     except ValueError as error:
@@ -562,9 +566,31 @@ def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
     return lines
 
 
-def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sample:
+OTHERS_BUSY_SHARE = 0.5
+"""During a session, the box is busy when processes outside it keep this share of its CPUs busy."""
+
+
+def _sample_of(
+    label: str,
+    report: Report,
+    busy: BusyRules | None = None,
+    *,
+    during: bool = False,
+    others: tuple[float, float] | None = None,
+) -> Sample:
+    """What one scan saw besides this run.
+
+    A scan taken before the session's workers start sees the box's figures
+    (CPU pressure, load average, memory) as others left it. One taken
+    ``during`` the session sees averages that count the session's own
+    processes: CPU pressure and load are left out, and the box is busy only
+    when processes outside the session kept :data:`OTHERS_BUSY_SHARE` of its
+    CPUs busy (``others``: the CPUs they and the session kept busy,
+    :func:`runctx.session_cpu.others_busy_cpus`; None where that cannot be
+    measured).
+    """
     from runctx.busy import box_pressure, split_by_cpu  # noqa: PLC0415
-    from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+    from runctx.settings import DEFAULT_BUSY, BusyRules  # noqa: PLC0415
     from runctx.unknown import Unknown  # noqa: PLC0415
 
     rules = busy if busy is not None else DEFAULT_BUSY
@@ -573,14 +599,43 @@ def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sam
         # A scan that measured no CPU use (the wait's last one) tells no busy run
         # from an idle one: it names none as busy; the other samples do.
         busy_runs = ()
+    if not during:
+        pressure = box_pressure(report.load, rules).reasons
+    else:
+        memory_only = BusyRules(
+            run_cpu=rules.run_cpu,
+            cpu_pressure=None,
+            load_per_cpu=None,
+            memory_available=rules.memory_available,
+            on_busy_box=rules.on_busy_box,
+        )
+        pressure = box_pressure(report.load, memory_only).reasons
+        usable = report.load.usable_cpus
+        if others is not None and not isinstance(usable, Unknown) and usable > 0:
+            theirs, mine = others
+            if theirs >= OTHERS_BUSY_SHARE * usable:
+                outside = (
+                    f"processes outside this session kept {theirs:.1f} of {usable} usable CPUs "
+                    f"busy (this session {mine:.1f})"
+                )
+                pressure = (outside, *pressure)
     return Sample(
         label=label,
         ours=report.ours,
         foreign=report.foreign,
         load=report.load,
         busy_foreign=busy_runs,
-        pressure=box_pressure(report.load, rules).reasons,
+        pressure=pressure,
     )
+
+
+def _others_now(report: Report) -> tuple[float, float] | None:
+    """The CPUs processes outside this session, and this session, keep busy now."""
+    from runctx.session_cpu import others_busy_cpus  # noqa: PLC0415 - see the module docstring
+
+    self_run = report.self_run
+    own = [os.getpid()] if self_run is None else [p.pid for p in self_run.run.processes]
+    return others_busy_cpus(own)
 
 
 def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> list[str]:
@@ -973,7 +1028,8 @@ def _sample(state: PluginState, label: str) -> None:
         from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
 
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
-        state.samples.append(_sample_of(label, report, state.busy))
+        others = _others_now(report)
+        state.samples.append(_sample_of(label, report, state.busy, during=True, others=others))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         state.sampling = False

@@ -939,3 +939,115 @@ def test_a_run_that_started_after_this_session_is_not_called_a_leftover(pytester
     assert not [line for line in header if "leftover" in line or "runctx stop" in line], header
     assert "other test run of this checkout is live" not in output
     assert "1 passed" in output
+
+
+# -- the session's own processes are never contention ----------------------------------
+
+SPIN_FOR = """
+import time
+
+
+def spin(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_a():
+    spin(1.5)
+
+
+def test_b():
+    spin(1.5)
+
+
+def test_c():
+    spin(1.5)
+
+
+def test_d():
+    spin(1.5)
+"""
+
+DUMP_SAMPLES = """
+import json, os
+
+
+def pytest_unconfigure(config):
+    from runctx.pytest_plugin import STATE
+
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    samples = [{"label": s.label, "pressure": list(s.pressure)} for s in state.samples]
+    with open(os.environ["SAMPLES_OUT"], "w") as out:
+        json.dump(samples, out)
+"""
+
+
+def test_a_session_that_saturates_the_box_by_itself_is_not_told_it_is_busy(
+    pytester, checkout, runs, monkeypatch
+):
+    """``pytest -n 2`` spinning both CPUs: only others' CPU use makes the box busy during it.
+
+    The checkout's thresholds make any CPU pressure and any load count, so the
+    first sample (before the workers start) says the box is under pressure;
+    the samples taken while the workers spin never count the pressure and
+    load they make themselves.
+    """
+    import json
+
+    (checkout / "pyproject.toml").write_text(
+        "[tool.runctx]\nbusy-box-cpu-pressure = 0\nbusy-box-load-per-cpu = 0\n"
+        "busy-box-memory-available = false\n"
+    )
+    pytester.makepyfile(test_spin=SPIN_FOR)
+    pytester.makeconftest(DUMP_SAMPLES)
+    out = checkout.parent / "samples.json"
+    monkeypatch.setenv("SAMPLES_OUT", str(out))
+    result = session(pytester, runs, "-n", "2", "--runctx-sample=0.3")
+    assert result.ret == 0, result.outlines
+    samples = json.loads(out.read_text())
+    start, *during = samples
+    assert start["label"] == "start"
+    assert any(reason.startswith(("CPU pressure", "load")) for reason in start["pressure"])
+    assert during, samples  # sampled while the workers spun, and at the end
+    for sample in during:
+        for reason in sample["pressure"]:
+            assert not reason.startswith(("CPU pressure", "load")), sample
+            assert reason.startswith("processes outside this session kept"), sample
+
+
+SPIN_WITH_A_CHILD = """
+import os, time
+child = os.fork()
+if child == 0:
+    while time.process_time() < 0.5:
+        pass
+    os._exit(0)
+os.waitpid(child, 0)
+print("reaped", flush=True)
+time.sleep(300)
+"""
+
+
+def test_the_sessions_cpu_counts_its_processes_and_the_children_they_reaped(runs, tmp_path):
+    """A process whose child spun and was reaped: its CPU time holds the child's."""
+    import psutil
+
+    from runctx.session_cpu import box_cpu_seconds, others_busy_cpus, tree_cpu_seconds
+
+    out = tmp_path / "out"
+    with out.open("wb") as stdout:
+        parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD], stdout=stdout)
+    wait_for(lambda: b"reaped" in out.read_bytes(), what="the child to be reaped")
+    times = psutil.Process(parent.pid).cpu_times()
+    assert times.children_user + times.children_system >= 0.45  # the child really spun
+    spent = tree_cpu_seconds([parent.pid])
+    assert spent >= times.user + times.system + times.children_user + times.children_system - 0.02
+    assert box_cpu_seconds() is not None
+    measured = others_busy_cpus([parent.pid], window=0.2)
+    assert measured is not None
+    theirs, mine = measured
+    assert mine < 0.2  # the parent sleeps: the session keeps no CPU busy
+    assert theirs >= 0.0
