@@ -29,7 +29,7 @@ to say:
   another pid namespace's, a session that would have to wait exits with 75
   instead of following pids that are not its own;
 - the terminal summary says whether contention was seen during the session
-  (sampled at the start, at the first test report, every ``--runctx-sample``
+  (sampled at the start, at the first test report under xdist, every ``--runctx-sample``
   seconds, and at the end), so a flaky failure can be read against it. The
   session's own processes are never contention: the box's CPU pressure and
   load are taken at the start, before xdist's workers start; while the
@@ -414,7 +414,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state.handoff = handoff
     state.rootdir = str(config.rootpath)
     config.stash[STATE] = state
-    config.pluginmanager.register(Sampler(state), "runctx-sampler")
+    config.pluginmanager.register(Sampler(state, config), "runctx-sampler")
 
 
 # -- what a report says -------------------------------------------------------------
@@ -1040,20 +1040,24 @@ class Sampler:
     """Samples contention during the session, on the controller only.
 
     Test reports reach the controller from every xdist worker, so sampling on
-    them follows the whole run: at the first report (the run at full width),
-    then at most once per sample interval.
+    them follows the whole run: under xdist at the first report (the run at
+    full width: the workers started after the first sample), then at most
+    once per sample interval. A session without workers was sampled just
+    before its first test: its next sample waits for the interval (or the
+    end), so a short session scans twice, not three times.
     """
 
-    def __init__(self, state: PluginState) -> None:
+    def __init__(self, state: PluginState, config: pytest.Config) -> None:
         """Sample into ``state``."""
         self.state = state
+        self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Sample at the first test report, then at most every sample interval."""
+        """Sample at the first test report under xdist, then at most every sample interval."""
         del report
         state = self.state
         state.reports_seen += 1
-        first = state.reports_seen == 1
+        first = state.reports_seen == 1 and _distributed(self.config)
         if first or time.monotonic() - state.last_sample >= state.sample_seconds:
             _sample(state, "first test" if first else "during")
 
