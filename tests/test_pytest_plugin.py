@@ -306,7 +306,7 @@ def test_the_checkouts_wait_setting_makes_the_session_wait(pytester, checkout, r
     result = waiting.result()
     assert result.ret == 0, result.outlines
     result.assert_outcomes(passed=1)
-    the_line(header_of(result), 'on-same-checkout = "wait": waiting for 1 earlier run')
+    the_line(header_of(result), 'on-same-checkout = "wait": no earlier run of this checkout')
 
 
 def test_the_checkouts_stop_setting_refuses_with_75(pytester, checkout, runs):
@@ -928,11 +928,12 @@ def test_a_run_that_started_after_this_session_is_not_called_a_leftover(pytester
         f"> {shlex.quote(str(out))} 2>&1"
     )
     env = {**clean_env(), "PYTHONPATH": str(checkout)}
-    started = runs.orphan(["sh", "-c", command], checkout, env=env)
+    started = runs.orphan(["/bin/sh", "-c", command], checkout, env=env)
     wait_for(lambda: not is_live(started.pid), what="the orphaned session to end")
-    later = runs.adopt(int(pidfile.read_text()))
     output = out.read_text(errors="backslashreplace")
     print(output)
+    assert pidfile.exists(), output
+    later = runs.adopt(int(pidfile.read_text()))
     header = [line for line in output.splitlines() if line.startswith("runctx: ")]
     line = the_line(header, f"pid {later.pid} (")
     assert "1 run of this checkout started after this session" in line
