@@ -843,10 +843,10 @@ def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeSt
     """
     if _header_shown(config):
         return
-    from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
+    from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
 
     lines = []
-    if state is not None and state.handoff != QUIET:
+    if state is not None and state.handoff not in {CHECKED, QUIET}:  # runctx run said them
         lines.extend(state.urgent)
     if code is not None:
         lines.extend(code.urgent)
