@@ -20,6 +20,9 @@ Measured:
   command once alone and once next to a live foreign run, where the hook samples
   the foreign runs' CPU use over its 0.1 s window (the answer an agent waits for);
 - the peak resident memory of each whole process (``ru_maxrss`` from ``wait4``);
+- the pytest plugin's cost per session: a small real suite with and without
+  ``-p no:runctx``, on a quiet box (a pid namespace of its own, where root can
+  make one) and on the box as it is (``benchmarks/plugin_cost.py``);
 - parsing in-process: ``detect_runner`` on argvs that name no runner, on long
   wrapper chains and on huge argvs, and ``test_invocations`` on worst-case
   command strings (each bounded by the lexer's budgets; the suite checks that
@@ -44,6 +47,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Self
+
+from benchmarks import plugin_cost
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -543,7 +548,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parsing = parse_rows(args.repeats * 2)
     hooks = hook_rows(args.repeats * 2)
     rows = scan_rows(args.repeats, [int(size) for size in args.sizes.split(",")])
-    text = f"Measured on: {machine()}\n\n{render(rows, hooks, parsing)}\n"
+    plugin = plugin_cost.render(plugin_cost.plugin_rows(args.repeats))
+    text = f"Measured on: {machine()}\n\n{render(rows, hooks, parsing)}\n\n{plugin}\n"
     sys.stdout.write(text)
     if args.write:
         path = Path(args.write)

@@ -11,7 +11,7 @@ be found there.
 
 Two answers, for the pytest plugin's ``--runctx-bytecode``:
 
-- :func:`fresh_prefix` gives a session a new, empty cache prefix
+- :func:`fresh_prefix` (from :mod:`runctx.pycache`) gives a session a new, empty cache prefix
   (``sys.pycache_prefix`` for this process, ``PYTHONPYCACHEPREFIX`` for the
   processes it starts): every module imported after it is compiled from its
   source as it is then.
@@ -39,17 +39,30 @@ import importlib.machinery
 import importlib.util
 import marshal
 import os
-import shutil
 import sys
-import tempfile
 import types
 from collections.abc import Callable, Mapping
 
 import attrs
 
 from runctx.planted import read_bounded
+from runctx.pycache import PREFIX_ENV, drop_prefix, filesystem_now, fresh_prefix, use_prefix
 
-PREFIX_ENV = "PYTHONPYCACHEPREFIX"
+__all__ = [
+    "PREFIX_ENV",
+    "CacheHeader",
+    "StaleModule",
+    "Staleness",
+    "check_module",
+    "checkout_modules",
+    "drop_prefix",
+    "filesystem_now",
+    "fresh_prefix",
+    "header_matches",
+    "parse_header",
+    "stale_modules",
+    "use_prefix",
+]
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
 """The largest source or cache file compared (64 MiB); a larger one is not checked."""
 _HEADER = 16
@@ -116,50 +129,6 @@ def header_matches(header: CacheHeader, source: os.stat_result, source_bytes: by
     return header.mtime == int(source.st_mtime) & 0xFFFFFFFF and header.size == (
         source.st_size & 0xFFFFFFFF
     )
-
-
-def fresh_prefix() -> str:
-    """A new, empty directory for a session's bytecode cache (removed by :func:`drop_prefix`)."""
-    return tempfile.mkdtemp(prefix="runctx-pycache-")
-
-
-def use_prefix(path: str, environ: dict[str, str] | None = None) -> str | None:
-    """Compile into ``path`` from now on, here and in processes started from here.
-
-    Returns the ``PYTHONPYCACHEPREFIX`` that was set before (None for none),
-    for :func:`drop_prefix` to put back.
-    """
-    env = os.environ if environ is None else environ
-    before = env.get(PREFIX_ENV)
-    sys.pycache_prefix = path
-    env[PREFIX_ENV] = path
-    return before
-
-
-def drop_prefix(path: str, before: str | None, previous_prefix: str | None) -> None:
-    """Put the cache prefix back as it was, and remove the session's cache."""
-    if sys.pycache_prefix == path:
-        sys.pycache_prefix = previous_prefix
-    if os.environ.get(PREFIX_ENV) == path:
-        if before is None:
-            del os.environ[PREFIX_ENV]
-        else:
-            os.environ[PREFIX_ENV] = before
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def filesystem_now(directory: str | None = None) -> int:
-    """Now, on the clock the file system stamps files with (ns): a new file's mtime.
-
-    Files are stamped with a coarse kernel clock that can lag ``time.time()``
-    by a tick; a file written after this call has an mtime at least this one.
-    """
-    handle, path = tempfile.mkstemp(prefix="runctx-now-", dir=directory)
-    try:
-        return os.fstat(handle).st_mtime_ns
-    finally:
-        os.close(handle)
-        os.unlink(path)
 
 
 def _inside(path: str, directory: str) -> bool:

@@ -11,8 +11,8 @@ The project's own packages are:
 - the top-level packages (directories with ``__init__.py``) in the session's
   rootdir and the checkout's root, and in a ``src/`` below either, and the
   modules directly in such a ``src/``;
-- the packages of every distribution installed from a directory (its
-  ``direct_url.json`` names a ``file://`` directory, editable or not) that is
+- the packages of every distribution installed from a directory or a local
+  archive (its ``direct_url.json`` names a ``file://`` URL, editable or not) that is
   this project's: installed from this checkout, from a checkout of the same
   repository (one git common directory), or under the name this checkout's
   ``pyproject.toml`` gives its project.
@@ -25,6 +25,11 @@ default) or behind (``append``). Nothing is imported to find out.
 A package found outside this checkout is named with where it comes from and
 why: through an editable install whose target is another checkout, through a
 copy a non-editable install made from one, or through a ``sys.path`` entry.
+A copy a non-editable install made from *this* checkout (``pip install .``,
+as nox does; a wheel or sdist built in the checkout and installed, as tox
+does) is this checkout's code while each of its ``.py`` files is the same as
+the checkout's on disk (:func:`copy_differences`); a copy that differs is
+named, with the files that differ.
 
 Every file read here (``direct_url.json``, ``RECORD``, ``pyproject.toml``, a
 worktree's ``.git`` file and ``commondir``) could have been put there by
@@ -58,10 +63,11 @@ MAX_PYPROJECT_BYTES = 1024 * 1024
 
 @attrs.frozen
 class Install:
-    """A distribution installed from a directory, as its ``direct_url.json`` says.
+    """A distribution installed from a directory or a local archive, as ``direct_url.json`` says.
 
-    ``source`` is the directory it was installed from; ``editable`` whether
-    the environment imports from there (``pip install -e``) or from a copy.
+    ``source`` is the directory (or the sdist or wheel file, as tox builds
+    and installs) it was installed from; ``editable`` whether the environment
+    imports from there (``pip install -e``) or from a copy.
     """
 
     name: str
@@ -85,6 +91,8 @@ class Origin:
     """The install it comes through, when one of the checkout installs holds it."""
     entry: str | None
     """The ``sys.path`` entry it is found under, when known."""
+    differs: tuple[str, ...] = ()
+    """For a copy installed from this checkout: its files that differ from the source on disk."""
 
 
 @attrs.frozen
@@ -131,7 +139,10 @@ def _install_of(metadata: str) -> Install | None:
         record = json.loads(text)
     except ValueError:
         return None
-    if not isinstance(record, dict) or not isinstance(record.get("dir_info"), dict):
+    if not isinstance(record, dict):
+        return None
+    directory = record.get("dir_info")
+    if not isinstance(directory, dict) and not isinstance(record.get("archive_info"), dict):
         return None
     url = record.get("url")
     if not isinstance(url, str) or not url.startswith("file://"):
@@ -139,7 +150,7 @@ def _install_of(metadata: str) -> Install | None:
     source = urllib.parse.unquote(urllib.parse.urlsplit(url).path)
     stem = os.path.basename(metadata)[: -len(".dist-info")]
     name, _, version = stem.partition("-")
-    editable = record["dir_info"].get("editable") is True
+    editable = isinstance(directory, dict) and directory.get("editable") is True
     return Install(name, version, os.path.normpath(source), editable, metadata)
 
 
@@ -272,6 +283,114 @@ def packages_of(install: Install) -> list[str]:
     return names
 
 
+# ----------------------------------------------------------------------- a copy of this checkout
+
+MAX_COMPARED_FILES = 5000
+"""The most source files of one package compared between an installed copy and the checkout."""
+MAX_COMPARED_BYTES = 64 * 1024 * 1024
+"""The most bytes read from either side when comparing them."""
+DIFFERENCES_NAMED = 3
+COMPARE_FAILED = "(too large to compare)"
+
+
+def _copy_of_this_checkout(install: Install, top: str) -> bool:
+    """Whether ``install`` is a copy (non-editable) made from a directory or archive in ``top``."""
+    return not install.editable and within(os.path.realpath(install.source), top)
+
+
+def _source_dir(top: str, package: str) -> str | None:
+    """Where ``package`` is in the checkout's source: ``top/PACKAGE`` or ``top/src/PACKAGE``."""
+    for base in (os.path.join(top, "src"), top):
+        if _is_file(os.path.join(base, package, "__init__.py")) or _is_file(
+            os.path.join(base, package + ".py")
+        ):
+            return base
+    return None
+
+
+def _installed_sources(install: Install, package: str) -> list[str] | None:
+    """The ``.py`` files of ``package`` the install's ``RECORD`` lists (relative, as listed)."""
+    text = small_text(os.path.join(install.metadata, "RECORD"), MAX_RECORD_BYTES)
+    if text is None:
+        return None
+    import csv  # noqa: PLC0415 - only for a non-editable install of this project
+
+    found = []
+    for row in csv.reader(text.splitlines()):
+        path = row[0] if row else ""
+        parts = path.split("/")
+        if path.endswith(".py") and (parts[0] == package or path == package + ".py"):
+            found.append(path)
+    return found
+
+
+def _checkout_sources(base: str, package: str) -> list[str] | None:
+    """The ``.py`` files of ``package`` under ``base``, relative to it (None past the bound)."""
+    if _is_file(os.path.join(base, package + ".py")):
+        return [package + ".py"]
+    found: list[str] = []
+    for directory, subdirectories, files in os.walk(os.path.join(base, package)):
+        subdirectories[:] = [d for d in subdirectories if d != "__pycache__"]
+        relative = os.path.relpath(directory, base).replace(os.sep, "/")
+        found.extend(f"{relative}/{name}" for name in files if name.endswith(".py"))
+        if len(found) > MAX_COMPARED_FILES:
+            return None
+    return found
+
+
+def _same_bytes(one: str, other: str, budget: list[int]) -> bool | None:
+    """Whether two files hold the same bytes; None when the byte budget runs out."""
+    try:
+        if os.path.getsize(one) != os.path.getsize(other):
+            return False
+        first, whole_first = read_bounded(one, MAX_COMPARED_BYTES)
+        second, whole_second = read_bounded(other, MAX_COMPARED_BYTES)
+    except OSError:
+        return False
+    budget[0] -= len(first) + len(second)
+    if budget[0] < 0 or not (whole_first and whole_second):
+        return None
+    return first == second
+
+
+def copy_differences(install: Install, package: str, checkout: str) -> tuple[str, ...] | None:
+    """How a non-editable install's copy of ``package`` differs from ``checkout``'s source.
+
+    ``()``: every ``.py`` file of the package is the same in the copy and in
+    the checkout, none missing on either side: the copy is this checkout's
+    code as it is on disk. Else the files that differ (at most
+    :data:`DIFFERENCES_NAMED`, then a count); None when it cannot be told
+    (no ``RECORD``, no source, past the bounds).
+    """
+    top = os.path.realpath(checkout)
+    base = _source_dir(top, package)
+    installed = _installed_sources(install, package)
+    if base is None or installed is None or len(installed) > MAX_COMPARED_FILES:
+        return None
+    source = _checkout_sources(base, package)
+    if source is None:
+        return None
+    site = os.path.dirname(install.metadata)
+    budget = [MAX_COMPARED_BYTES]
+    differing = []
+    for relative in sorted(set(installed) | set(source)):
+        if relative not in source:
+            differing.append(f"{relative} (only in the installed copy)")
+            continue
+        if relative not in installed:
+            differing.append(f"{relative} (not in the installed copy)")
+            continue
+        same = _same_bytes(os.path.join(site, relative), os.path.join(base, relative), budget)
+        if same is None:
+            return None
+        if not same:
+            differing.append(relative)
+    if len(differing) > DIFFERENCES_NAMED:
+        more = len(differing) - DIFFERENCES_NAMED
+        differing = [*differing[:DIFFERENCES_NAMED], f"{more} more"]
+    return tuple(differing)
+
+
 # --------------------------------------------------------------------------- where from
 
 
@@ -387,7 +506,14 @@ def check_code(
         if within(os.path.realpath(where), top):
             continue
         through = _install_holding(package, where, [i for i, _ in ours] or installs)
-        elsewhere.append(Origin(package, where, imported, through, _entry_of(where, entries)))
+        differs: tuple[str, ...] = ()
+        if through is not None and _copy_of_this_checkout(through, top):
+            found_differences = copy_differences(through, package, top)
+            if found_differences == ():
+                continue  # a copy of this checkout's source as it is on disk: this checkout's code
+            differs = found_differences or (COMPARE_FAILED,)
+        origin = Origin(package, where, imported, through, _entry_of(where, entries), differs)
+        elsewhere.append(origin)
     return CodeCheck(top, packages, tuple(elsewhere), tuple(i for i, _ in ours))
 
 

@@ -29,8 +29,12 @@ to say:
   another pid namespace's, a session that would have to wait exits with 75
   instead of following pids that are not its own;
 - the terminal summary says whether contention was seen during the session
-  (sampled at the start, at the first test report, every ``--runctx-sample``
-  seconds, and at the end), so a flaky failure can be read against it;
+  (sampled at the start, at the first test report under xdist, every ``--runctx-sample``
+  seconds, and at the end), so a flaky failure can be read against it. The
+  session's own processes are never contention: the box's CPU pressure and
+  load are taken at the start, before xdist's workers start; while the
+  session runs, the box counts as busy only when processes outside the
+  session keep half its CPUs busy (:mod:`runctx.session_cpu`);
 - the checkout's ``on-busy-box = "wait"`` makes the session start wait
   while the box is over a pressure or memory threshold (``--runctx-timeout``
   bounds it), whoever's runs cause it; ``warn`` puts a line in the header;
@@ -54,8 +58,13 @@ contention. A failure inside runctx never breaks a session: it becomes one
 line in the header, and the session goes on (``refuse`` refuses only on a
 real finding).
 
-Every runctx module is imported inside the hooks, so that even a broken
-install cannot stop pytest from loading this plugin. Every line it writes
+Loading the plugin imports pytest and the standard library, nothing else:
+every other module (runctx's own, and attrs, structlog, psutil, which could
+be the very project under test) is imported inside the hooks, after a
+coverage tool such as pytest-cov has started measuring (it starts in its
+``tryfirst`` ``pytest_load_initial_conftests``), so that the plugin changes no
+coverage figure of a project it uses; and even a broken install cannot stop
+pytest from loading this plugin. Every line it writes
 (header, summary, progress, the message of a refusal) is escaped for the
 terminal (:func:`runctx.present.escape.visible`), so a foreign run's argv or
 directory name cannot write on it.
@@ -68,13 +77,13 @@ point load it once, not twice (pytest would refuse the second).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
 import time
 from collections.abc import Callable, Generator
 
-import attrs
 import pytest
 
 from runctx.exits import EXIT_REFUSED
@@ -112,7 +121,7 @@ SUMMARY_OURS_NAMED = 3
 """Runs of this checkout the summary names; the others are counted, as in a refusal."""
 
 
-@attrs.frozen
+@dataclasses.dataclass(frozen=True)
 class Sample:
     """What one scan during the session saw besides this run."""
 
@@ -124,7 +133,7 @@ class Sample:
     pressure: tuple[str, ...] = ()
 
 
-@attrs.define
+@dataclasses.dataclass
 class PluginState:
     """The controller's state for one session, kept in ``config.stash``."""
 
@@ -146,15 +155,17 @@ class PluginState:
     """The checkout's settings, read once when the session is configured."""
     handoff: str = ""
     """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
-    header: list[str] = attrs.Factory(list)
-    samples: list[Sample] = attrs.Factory(list)
-    errors: list[str] = attrs.Factory(list)
+    header: list[str] = dataclasses.field(default_factory=list)
+    samples: list[Sample] = dataclasses.field(default_factory=list)
+    errors: list[str] = dataclasses.field(default_factory=list)
     rootdir: str | None = None
     here: Viewpoint | None = None
     source: ProcessSource | None = None
     start: Report | None = None
     decision: Decision | None = None
     waited: WaitOutcome | None = None
+    urgent: list[str] = dataclasses.field(default_factory=list)
+    """Header lines written under ``-q`` too: runs of this checkout, other users' in it."""
     last_sample: float = 0.0
     reports_seen: int = 0
     sampling: bool = True
@@ -285,11 +296,11 @@ def _setting(config: pytest.Config, name: str) -> str:
 
 
 def _duration(config: pytest.Config, name: str, default: float | None) -> float | None:
-    from runctx.waiting import parse_duration  # noqa: PLC0415 - see the module docstring
-
     text = _setting(config, name)
     if not text:
         return default
+    from runctx.waiting import parse_duration  # noqa: PLC0415 - see the module docstring
+
     try:
         return parse_duration(text)
     except ValueError as error:
@@ -410,7 +421,7 @@ def pytest_configure(config: pytest.Config) -> None:
     state.handoff = handoff
     state.rootdir = str(config.rootpath)
     config.stash[STATE] = state
-    config.pluginmanager.register(Sampler(state), "runctx-sampler")
+    config.pluginmanager.register(Sampler(state, config), "runctx-sampler")
 
 
 # -- what a report says -------------------------------------------------------------
@@ -435,6 +446,53 @@ def session_decision(
         shared_mode=Mode(POLICY_MODES[shared_mode]),
         busy=busy if busy is not None else DEFAULT_BUSY,
     )
+
+
+def started_after(report: Report) -> tuple[JudgedRun, ...]:
+    """The runs of this checkout that started after this session's own run.
+
+    They come after it: each waits for this session, or runs beside it, as its
+    own mode says; this session is never told to stop them.
+    """
+    self_run = report.self_run
+    if self_run is None or self_run.foreign:
+        return ()
+    mine = (self_run.run.identity.start, self_run.run.identity.pid)
+    return tuple(
+        judged
+        for judged in report.ours
+        if (judged.run.identity.start, judged.run.identity.pid) > mine
+    )
+
+
+def checkout_lines(report: Report) -> list[str]:
+    """The lines on runs of this checkout and on other users' runs in it (no prefix).
+
+    These are the lines that matter whatever the verbosity: they are written
+    under ``-q`` too. A run of this checkout that started after this session
+    is named as such, with no advice to stop it.
+    """
+    from runctx.present.words import (  # noqa: PLC0415 - see the module docstring
+        describe_ours,
+        same_checkout_lines,
+        shared_tree_message,
+    )
+
+    lines: list[str] = []
+    later = started_after(report)
+    earlier = tuple(judged for judged in report.ours if judged not in later)
+    if earlier:
+        lines.extend(same_checkout_lines(earlier))
+    if later:
+        runs = "run of this checkout" if len(later) == 1 else "runs of this checkout"
+        lines.append(
+            f"{len(later)} {runs} started after this session: "
+            + "; ".join(describe_ours(judged) for judged in later)
+            + " (each waits for this session or runs beside it, as its own mode says)."
+        )
+    if report.shared_tree:
+        lines.append(shared_tree_message(report.shared_tree, held=False))
+    return lines
 
 
 def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
@@ -507,9 +565,31 @@ def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact
     return lines
 
 
-def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sample:
+OTHERS_BUSY_SHARE = 0.5
+"""During a session, the box is busy when processes outside it keep this share of its CPUs busy."""
+
+
+def _sample_of(
+    label: str,
+    report: Report,
+    busy: BusyRules | None = None,
+    *,
+    during: bool = False,
+    others: tuple[float, float] | None = None,
+) -> Sample:
+    """What one scan saw besides this run.
+
+    A scan taken before the session's workers start sees the box's figures
+    (CPU pressure, load average, memory) as others left it. One taken
+    ``during`` the session sees averages that count the session's own
+    processes: CPU pressure and load are left out, and the box is busy only
+    when processes outside the session kept :data:`OTHERS_BUSY_SHARE` of its
+    CPUs busy (``others``: the CPUs they and the session kept busy,
+    :func:`runctx.session_cpu.others_busy_cpus`; None where that cannot be
+    measured).
+    """
     from runctx.busy import box_pressure, split_by_cpu  # noqa: PLC0415
-    from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+    from runctx.settings import DEFAULT_BUSY, BusyRules  # noqa: PLC0415
     from runctx.unknown import Unknown  # noqa: PLC0415
 
     rules = busy if busy is not None else DEFAULT_BUSY
@@ -518,14 +598,43 @@ def _sample_of(label: str, report: Report, busy: BusyRules | None = None) -> Sam
         # A scan that measured no CPU use (the wait's last one) tells no busy run
         # from an idle one: it names none as busy; the other samples do.
         busy_runs = ()
+    if not during:
+        pressure = box_pressure(report.load, rules).reasons
+    else:
+        memory_only = BusyRules(
+            run_cpu=rules.run_cpu,
+            cpu_pressure=None,
+            load_per_cpu=None,
+            memory_available=rules.memory_available,
+            on_busy_box=rules.on_busy_box,
+        )
+        pressure = box_pressure(report.load, memory_only).reasons
+        usable = report.load.usable_cpus
+        if others is not None and not isinstance(usable, Unknown) and usable > 0:
+            theirs, mine = others
+            if theirs >= OTHERS_BUSY_SHARE * usable:
+                outside = (
+                    f"processes outside this session kept {theirs:.1f} of {usable} usable CPUs "
+                    f"busy (this session {mine:.1f})"
+                )
+                pressure = (outside, *pressure)
     return Sample(
         label=label,
         ours=report.ours,
         foreign=report.foreign,
         load=report.load,
         busy_foreign=busy_runs,
-        pressure=box_pressure(report.load, rules).reasons,
+        pressure=pressure,
     )
+
+
+def _others_now(report: Report) -> tuple[float, float] | None:
+    """The CPUs processes outside this session, and this session, keep busy now."""
+    from runctx.session_cpu import others_busy_cpus  # noqa: PLC0415 - see the module docstring
+
+    self_run = report.self_run
+    own = [os.getpid()] if self_run is None else [p.pid for p in self_run.run.processes]
+    return others_busy_cpus(own)
 
 
 def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> list[str]:
@@ -660,7 +769,6 @@ def _first_scan(state: PluginState) -> None:
         return
     try:
         from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
-        from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415
         from runctx.scanning import viewpoint  # noqa: PLC0415
         from runctx.sources import default_source  # noqa: PLC0415
 
@@ -672,21 +780,81 @@ def _first_scan(state: PluginState) -> None:
         state.start = report
         state.decision = session_decision(report, state.mode, state.shared_mode, state.busy)
         state.samples.append(_sample_of("start", report, state.busy))
-        if state.handoff != QUIET:
-            state.header.extend(
-                header_lines(
-                    report,
-                    state.decision,
-                    state.mode_from,
-                    state.timeout,
-                    state.shared_from,
-                    busy=state.busy,
-                    said=state.handoff == CHECKED,
-                )
-            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         _broken(state, error)
     state.last_sample = time.monotonic()
+
+
+def _waited(state: PluginState) -> bool:
+    """Whether the session waited (for a run of this checkout, or for room) before going ahead."""
+    from runctx.policy import Action  # noqa: PLC0415 - see the module docstring
+
+    decision = state.decision
+    if decision is None or state.start is None:
+        return False
+    if state.waited is not None:
+        return True
+    return decision.action is Action.WAIT and not _refuses(state)
+
+
+def _make_header(state: PluginState) -> None:
+    """The header, from what is true once any wait is over: a scan after the wait, else the first.
+
+    A header written from the first scan after a wait would name the run
+    waited for as live, and advise stopping it, though it has ended.
+    """
+    from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
+
+    report, decision = state.start, state.decision
+    if report is None or decision is None:
+        return  # no scan: a failure inside runctx, already in the header
+    if _waited(state):
+        try:
+            from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
+
+            report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
+            decision = session_decision(report, state.mode, state.shared_mode, state.busy)
+        except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+            _broken(state, error)
+            return
+    state.urgent = [PREFIX + line for line in checkout_lines(report)]
+    if state.handoff != QUIET:
+        state.header.extend(
+            header_lines(
+                report,
+                decision,
+                state.mode_from,
+                state.timeout,
+                state.shared_from,
+                busy=state.busy,
+                said=state.handoff == CHECKED,
+            )
+        )
+
+
+def _header_shown(config: pytest.Config) -> bool:
+    """Whether pytest writes the report header (not under ``-q``, ``-qq`` or ``--no-header``)."""
+    return config.get_verbosity() >= 0 and not config.getoption("no_header", default=False)
+
+
+def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeState | None) -> None:
+    """Where pytest writes no header, the lines that matter whatever the verbosity.
+
+    Runs of this checkout, other users' runs in it and code under test that is
+    not this checkout's are written at once; everything else follows the
+    verbosity (the header is not shown, the summary speaks under ``-v``).
+    """
+    if _header_shown(config):
+        return
+    from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
+
+    lines = []
+    if state is not None and state.handoff not in {CHECKED, QUIET}:  # runctx run said them
+        lines.extend(state.urgent)
+    if code is not None:
+        lines.extend(code.urgent)
+    for line in lines:
+        _write(config, line)
 
 
 def _refuses(state: PluginState) -> bool:
@@ -722,6 +890,8 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
             _start_code(config, code, said=bool(state.errors))
         if not _refuses(state):
             _act(config, state)
+        _make_header(state)
+    _write_urgent(config, state, code)
     yield
     if state is not None and _refuses(state):
         _act(config, state)
@@ -838,7 +1008,8 @@ def _sample(state: PluginState, label: str) -> None:
         from runctx.cpu_window import DEFAULT_WINDOW_SECONDS  # noqa: PLC0415
 
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
-        state.samples.append(_sample_of(label, report, state.busy))
+        others = _others_now(report)
+        state.samples.append(_sample_of(label, report, state.busy, during=True, others=others))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         state.sampling = False
@@ -849,20 +1020,24 @@ class Sampler:
     """Samples contention during the session, on the controller only.
 
     Test reports reach the controller from every xdist worker, so sampling on
-    them follows the whole run: at the first report (the run at full width),
-    then at most once per sample interval.
+    them follows the whole run: under xdist at the first report (the run at
+    full width: the workers started after the first sample), then at most
+    once per sample interval. A session without workers was sampled just
+    before its first test: its next sample waits for the interval (or the
+    end), so a short session scans twice, not three times.
     """
 
-    def __init__(self, state: PluginState) -> None:
+    def __init__(self, state: PluginState, config: pytest.Config) -> None:
         """Sample into ``state``."""
         self.state = state
+        self.config = config
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Sample at the first test report, then at most every sample interval."""
+        """Sample at the first test report under xdist, then at most every sample interval."""
         del report
         state = self.state
         state.reports_seen += 1
-        first = state.reports_seen == 1
+        first = state.reports_seen == 1 and _distributed(self.config)
         if first or time.monotonic() - state.last_sample >= state.sample_seconds:
             _sample(state, "first test" if first else "during")
 
@@ -1053,14 +1228,16 @@ STALE_OUTPUT = "runctx_stale"
 """The key under which an xdist worker hands its stale modules to the controller."""
 
 
-@attrs.define
+@dataclasses.dataclass
 class CodeState:
     """What the session knows about its code under test and its bytecode (``config.stash``)."""
 
     code_mode: str
     bytecode: str
     checkout: str | None = None
-    header: list[str] = attrs.Factory(list)
+    header: list[str] = dataclasses.field(default_factory=list)
+    urgent: list[str] = dataclasses.field(default_factory=list)
+    """Header lines written under ``-q`` too: code under test that is not this checkout's."""
     check: CodeCheck | None = None
     refuse_after_collection: bool = False
     prefix: str | None = None
@@ -1069,9 +1246,14 @@ class CodeState:
     prefix_before: str | None = None
     since_ns: int | None = None
     early: tuple[str, ...] = ()
-    stale: list[StaleModule] = attrs.Factory(list)
+    """Modules of the checkout imported before the fresh cache was in place."""
+    no_write_before: str | None = None
+    """What ``PYTHONDONTWRITEBYTECODE`` was before a fresh session wrote its cache anyway."""
+    cannot: str = ""
+    """Why a fresh session could not have a cache of its own (empty when it has one)."""
+    stale: list[StaleModule] = dataclasses.field(default_factory=list)
     checked: int = 0
-    errors: list[str] = attrs.Factory(list)
+    errors: list[str] = dataclasses.field(default_factory=list)
 
 
 CODE = pytest.StashKey[CodeState]()
@@ -1100,27 +1282,45 @@ def _checkout_of(config: pytest.Config) -> str:
     return str(root) if isinstance(root, str) else str(config.rootpath)
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
-    """``--runctx-bytecode=fresh``: a cache of the session's own, before any conftest loads."""
+    """``--runctx-bytecode=fresh``: a cache of the session's own, before any conftest loads.
+
+    Not ``tryfirst``: a coverage tool starts measuring in its own ``tryfirst``
+    implementation of this hook, and whatever the cache is put in place with
+    (the checkout's root, the modules imported already) is imported after it.
+    The cache is in place first, with :mod:`runctx.pycache` alone (the
+    standard library), so that nothing runctx imports next runs an old cache.
+    """
     if _choice(early_config, "runctx_bytecode", BYTECODE_MODES, "off") != "fresh":
         return
-    from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+    from runctx import pycache  # noqa: PLC0415 - see the module docstring
 
     state = CodeState(code_mode="warn", bytecode="fresh")
+    before: dict[str, object] = {}
     try:
-        state.checkout = _checkout_of(early_config)
         inherited = os.environ.get(FRESH_ENV)
         state.prefix_before = sys.pycache_prefix
         if inherited and sys.pycache_prefix == inherited:
             state.prefix = inherited  # a worker of a fresh session: its cache is the session's
         else:
-            state.early = tuple(name for name, _ in bytecode.checkout_modules(state.checkout))
-            state.prefix = bytecode.fresh_prefix()
+            before = dict(sys.modules)
+            state.prefix = pycache.fresh_prefix()
             state.owns_prefix = True
-            state.env_before = bytecode.use_prefix(state.prefix)
+            state.env_before = pycache.use_prefix(state.prefix)
             os.environ[FRESH_ENV] = state.prefix
-        state.since_ns = bytecode.filesystem_now()
+        state.no_write_before = pycache.write_anyway()
+        state.since_ns = pycache.filesystem_now()
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(_error_text(error))
+        state.cannot = _error_text(error)
+    try:
+        state.checkout = _checkout_of(early_config)
+        if before:
+            from runctx import bytecode  # noqa: PLC0415
+
+            state.early = tuple(
+                name for name, _ in bytecode.checkout_modules(state.checkout, before)
+            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
     early_config.stash[FRESH] = state
@@ -1133,26 +1333,41 @@ def _code_state(config: pytest.Config) -> CodeState:
     state = config.stash.get(FRESH, None) or CodeState(code_mode=code_mode, bytecode=mode)
     state.code_mode, state.bytecode = code_mode, mode
     if mode == "check" and state.since_ns is None:
-        from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+        from runctx.pycache import filesystem_now  # noqa: PLC0415 - see the module docstring
 
-        state.since_ns = bytecode.filesystem_now()
+        state.since_ns = filesystem_now()
     if state.checkout is None:
         state.checkout = _checkout_of(config)
     return state
 
 
 def _bytecode_header(state: CodeState) -> list[str]:
-    if state.bytecode == "fresh" and state.prefix is not None:
+    if state.bytecode == "fresh" and state.prefix is None:
+        reason = state.cannot or "; ".join(state.errors) or "no cache was made"
+        return [
+            (
+                f"{PREFIX}--runctx-bytecode=fresh: this session cannot have a cache of its own "
+                f"({reason}); it runs on the usual cache"
+            ),
+        ]
+    if state.bytecode == "fresh":
         lines = [
             (
                 f"{PREFIX}--runctx-bytecode=fresh: this session compiles into a cache of its own "
                 f"({state.prefix}), so no earlier cache can serve it"
             ),
         ]
+        if state.no_write_before is not None:
+            lines.append(
+                f"{PREFIX}PYTHONDONTWRITEBYTECODE is set: the session writes its compiled modules "
+                "into that cache all the same (and into no other), so that its processes compile "
+                "each module once"
+            )
         if state.early:
             lines.append(
-                f"{PREFIX}imported before that cache was in place, checked after the session: "
-                + ", ".join(state.early)
+                f"{PREFIX}not compiled into that cache, since they were imported before it was "
+                "in place (when pytest started, by a plugin it loads at startup); checked against "
+                "their source after the session instead: " + ", ".join(state.early)
             )
         return lines
     if state.bytecode == "check":
@@ -1187,6 +1402,7 @@ def _check_code_at_start(config: pytest.Config, state: CodeState) -> None:
     state.check = check_code(state.checkout, str(config.rootpath), front=front, back=back)
     lines = code_elsewhere_lines(state.check)
     state.header.extend(PREFIX + line for line in lines)
+    state.urgent.extend(PREFIX + line for line in lines)
     # Collecting here tells what was really imported; xdist's controller never collects.
     in_process = not _distributed(config)
     state.refuse_after_collection = state.code_mode == "refuse" and in_process
@@ -1206,7 +1422,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if state is None or state.check is None or _is_worker(config):
         return
     try:
-        from runctx.code_origin import check_code  # noqa: PLC0415 - see the module docstring
+        from attrs import evolve  # noqa: PLC0415 - see the module docstring
+
+        from runctx.code_origin import check_code  # noqa: PLC0415
         from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
 
         assert state.checkout is not None  # noqa: S101 - set with the check
@@ -1225,13 +1443,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     new = [o for o in now.elsewhere if o.imported and o.package not in before]
     if new:
-        for line in code_elsewhere_lines(attrs.evolve(now, elsewhere=tuple(new))):
+        for line in code_elsewhere_lines(evolve(now, elsewhere=tuple(new))):
             _write(config, PREFIX + line)
     # Refused: a package imported from elsewhere, or one the header named that an import
     # would still find elsewhere (a test that imports it in its body, or in a subprocess).
     still = {o.package for o in now.elsewhere if not o.imported} & before
     if state.refuse_after_collection and (imported or still):
-        refused = attrs.evolve(
+        refused = evolve(
             now, elsewhere=tuple(o for o in now.elsewhere if o.imported or o.package in still)
         )
         msg = (
@@ -1261,8 +1479,10 @@ def _check_bytecode(config: pytest.Config, state: CodeState) -> None:
     """After the session: the modules of this checkout that did not run the code on disk."""
     if state.bytecode == "off" or state.since_ns is None or state.checkout is None:
         return
+    from attrs import asdict  # noqa: PLC0415 - see the module docstring
+
     try:
-        from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+        from runctx import bytecode  # noqa: PLC0415
 
         modules = bytecode.checkout_modules(state.checkout)
         if state.bytecode == "fresh":
@@ -1279,7 +1499,7 @@ def _check_bytecode(config: pytest.Config, state: CodeState) -> None:
         if isinstance(output, dict):
             output[STALE_OUTPUT] = {
                 "checked": state.checked,
-                "stale": [attrs.asdict(stale) for stale in state.stale],
+                "stale": [asdict(stale) for stale in state.stale],
                 "errors": state.errors,
             }
 
@@ -1390,10 +1610,14 @@ def _finish_code(session: pytest.Session) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Put the cache prefix back, and remove the session's own cache."""
     state = config.stash.get(CODE, None) or config.stash.get(FRESH, None)
-    if state is None or not state.owns_prefix or state.prefix is None:
+    if state is None:
         return
-    from runctx import bytecode  # noqa: PLC0415 - see the module docstring
+    from runctx import pycache  # noqa: PLC0415 - see the module docstring
 
-    bytecode.drop_prefix(state.prefix, state.env_before, state.prefix_before)
+    pycache.restore_writing(state.no_write_before)
+    state.no_write_before = None
+    if not state.owns_prefix or state.prefix is None:
+        return
+    pycache.drop_prefix(state.prefix, state.env_before, state.prefix_before)
     if os.environ.get(FRESH_ENV) == state.prefix:
         del os.environ[FRESH_ENV]

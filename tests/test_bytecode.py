@@ -269,3 +269,56 @@ def test_any_bytes_are_a_header_or_none(data):
     header = bytecode.parse_header(importlib.util.MAGIC_NUMBER + data)
     assert header is None or isinstance(header, bytecode.CacheHeader)
     assert bytecode.parse_header(data) is None or data[:4] == importlib.util.MAGIC_NUMBER
+
+
+WRITES_ITS_CACHE = """
+import os, pathlib, subprocess, sys
+
+
+def test_the_sessions_processes_write_its_cache():
+    prefix = pathlib.Path(os.environ["PYTHONPYCACHEPREFIX"])
+    here = pathlib.Path(__file__).parent
+    subprocess.run([sys.executable, "-c", "import tool"], cwd=here, check=True)
+    assert list(prefix.rglob("tool.*.pyc")), "a process of the session wrote its cache"
+    assert not sys.dont_write_bytecode
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["in process", "xdist"])
+def test_fresh_writes_its_own_cache_under_pythondontwritebytecode(shared_tmp, runs, workers):
+    """``PYTHONDONTWRITEBYTECODE=1``: the session's cache is written all the same, and no other.
+
+    Without it every process of the session (xdist workers, subprocesses)
+    would compile every module from its source again.
+    """
+    checkout = make_checkout(shared_tmp)
+    (checkout / "tool.py").write_text(TOOL.format("AAAA"))
+    (checkout / "test_writes.py").write_text(WRITES_ITS_CACHE)
+    out = checkout.parent / f"{checkout.name}-out"
+    env = {**session_env(checkout), "PYTHONDONTWRITEBYTECODE": "1"}
+    with out.open("wb") as stdout:
+        process = runs.child(
+            [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", "--runctx-bytecode=fresh", *workers],
+            cwd=checkout,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+        )
+        status = process.wait()
+    output = out.read_text(errors="backslashreplace")
+    assert status == 0, output
+    assert "runctx: PYTHONDONTWRITEBYTECODE is set: the session writes" in output
+    assert not (checkout / "__pycache__").exists(), "nothing is written beside the sources"
+
+
+def test_fresh_names_the_modules_imported_before_its_cache_and_why(shared_tmp, runs):
+    """A module of the checkout loaded with pytest's plugins (``-p``) cannot use the cache."""
+    checkout = make_checkout(shared_tmp)
+    (checkout / "early_plugin.py").write_text("LOADED = True\n")
+    (checkout / "test_ok.py").write_text("def test_ok():\n    pass\n")
+    status, output = run_session(runs, checkout, "--runctx-bytecode=fresh", "-p", "early_plugin")
+    assert status == 0, output
+    line = next(line for line in output.splitlines() if "before it was in place" in line)
+    assert line.endswith(": early_plugin"), line
+    assert "when pytest started, by a plugin it loads at startup" in line

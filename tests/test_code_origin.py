@@ -14,7 +14,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from envtools import SharedWorktrees, shared_worktrees, venv_python
+from envtools import (
+    SharedWorktrees,
+    make_project,
+    make_venv,
+    pip_install,
+    shared_worktrees,
+    venv_python,
+)
 from proctools import make_checkout
 from runfactory import RunFactory, clean_env
 
@@ -281,3 +288,84 @@ def test_the_session_environment_is_kept_clean(shared):
         env=clean_env(),
     )
     assert done.stdout.strip() == str(shared.a / "src" / "pkg" / "__init__.py")
+
+
+# -- a non-editable install of this very checkout ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def installed_here(tmp_path_factory):
+    """A project installed into its own venv with a real ``pip install .`` (what nox does)."""
+    base = tmp_path_factory.mktemp("installed-here")
+    checkout = make_project(base, "proj")
+    venv = make_venv(base / "venv")
+    pip_install(venv, str(checkout))
+    return checkout, venv
+
+
+def test_a_copy_installed_from_this_checkout_is_this_checkouts_code(installed_here, runs):
+    """``pip install .`` then pytest: the copy is run, it is this checkout's, nothing is said."""
+    checkout, venv = installed_here
+    status, output = run_session(runs, venv_python(venv), checkout, "tests", "--runctx-code=refuse")
+    assert status == 0, output
+    assert "site-packages" in imported_from(output)  # the copy really is what ran
+    assert "code under test" not in output
+    assert "refused" not in output
+
+
+def test_a_copy_that_differs_from_the_source_on_disk_is_named_with_the_cure(installed_here, runs):
+    """Edited after ``pip install .``: the copy is not the code on disk; the advice is ``-e``."""
+    checkout, venv = installed_here
+    source = checkout / "src" / "pkg" / "__init__.py"
+    before = source.read_text()
+    source.write_text(before + "\nEDITED = True\n")
+    try:
+        status, output = run_session(runs, venv_python(venv), checkout, "tests")
+    finally:
+        source.write_text(before)
+    assert status == 0, output
+    lines = header(output)
+    line = next(line for line in lines if "pkg will be imported from" in line)
+    assert f"made from this checkout ({checkout})" in line
+    assert "differs from the source on disk now: pkg/__init__.py" in line
+    assert any("pip install -e ." in line for line in lines), lines
+
+
+def test_a_wheel_built_in_the_checkout_and_installed_as_tox_does_is_no_alarm(tmp_path, runs):
+    """A wheel tox builds inside the checkout (``.tox/``), installed from that file: no alarm."""
+    checkout = make_project(tmp_path, "proj")
+    venv = make_venv(tmp_path / "venv")
+    dist = checkout / ".tox" / ".pkg" / "dist"
+    subprocess.run(
+        [
+            str(venv_python(venv)),
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-build-isolation",
+            "--no-deps",
+            "--no-index",
+            "-w",
+            str(dist),
+            str(checkout),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("*.whl")
+    pip_install(venv, str(wheel))
+    status, output = run_session(runs, venv_python(venv), checkout, "tests")
+    assert status == 0, output
+    assert "site-packages" in imported_from(output)
+    assert "code under test" not in output
+
+
+@pytest.mark.parametrize("quiet", ["-q", "-qq"])
+def test_the_code_origin_warning_is_said_under_quiet(shared, runs, quiet):
+    """``-q`` hides pytest's header, never the warning that the code is another checkout's."""
+    status, output = run_session(runs, venv_python(shared.venv), shared.b, "tests", quiet)
+    assert status == 0, output
+    assert f"runctx: the code under test is not this checkout's ({shared.b})" in output
+    assert f"points at {shared.a}" in output
+    assert "platform " not in output  # pytest's header really is hidden

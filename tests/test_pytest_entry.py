@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 from proctools import PYTHON, make_checkout
@@ -68,3 +69,148 @@ def test_naming_it_without_autoload_loads_it(checkout):
     done = _pytest(checkout, "-p", "runctx.pytest_plugin", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count(SEPARATOR) == 1, done.stdout
+
+
+# -- loading imports nothing of the user's world ---------------------------------------
+
+USERS_WORLD = ("attr", "attrs", "psutil", "structlog", "argcomplete")
+"""Packages runctx uses that could be the very project under test."""
+
+PROBE = """
+import json, os, sys
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config):
+    # Where pytest-cov starts measuring: every plugin is loaded, no conftest yet.
+    seen = {
+        "world": sorted(n for n in WORLD if n in sys.modules),
+        "runctx": sorted(n for n in sys.modules if n == "runctx" or n.startswith("runctx.")),
+        "coverage": "coverage" in sys.modules,
+    }
+    with open(os.environ["PROBE_OUT"], "w") as out:
+        json.dump(seen, out)
+""".replace("WORLD", repr(USERS_WORLD))
+
+
+def _probe(checkout, tmp_path, *args: str) -> dict:
+    import json
+
+    (checkout / "runctx_probe.py").write_text(PROBE)
+    out = tmp_path / f"probe-{len(list(tmp_path.glob('probe-*')))}.json"
+    env = {"PYTHONPATH": str(checkout), "PROBE_OUT": str(out)}
+    done = _pytest(checkout, "-p", "runctx_probe", *args, **env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(out.read_text())
+
+
+def test_loading_the_plugin_imports_none_of_the_packages_it_uses(checkout, tmp_path):
+    """When pytest-cov starts, the plugin is loaded and none of attrs, psutil, structlog is in."""
+    on = _probe(checkout, tmp_path)
+    off = _probe(checkout, tmp_path, "-p", "no:runctx")
+    assert "runctx.pytest_plugin" in on["runctx"]  # the plugin really was loaded by then
+    assert "runctx.pytest_plugin" not in off["runctx"]
+    assert on["world"] == off["world"] == []
+    assert set(on["runctx"]) <= {
+        "runctx",
+        "runctx.exits",
+        "runctx.pytest_entry",
+        "runctx.pytest_plugin",
+    }
+
+
+def test_the_fresh_cache_is_put_in_place_after_coverage_starts(checkout, tmp_path):
+    """``--runctx-bytecode=fresh`` imports nothing of the user's world before pytest-cov either."""
+    on = _probe(checkout, tmp_path, "--runctx-bytecode=fresh")
+    assert on["world"] == []
+
+
+COVERED_SUITE = """
+import attr
+import attrs
+
+
+@attrs.frozen
+class Point:
+    x: int = attrs.field(validator=attrs.validators.instance_of(int))
+    y: int = 0
+
+
+def test_points():
+    assert attrs.evolve(Point(1), y=2) == Point(1, 2)
+    assert attr.asdict(Point(3)) == {"x": 3, "y": 0}
+"""
+
+
+def _coverage(project, *args: str) -> dict[str, tuple[int, frozenset[int]]]:
+    """pytest-cov's figures for attr and attrs: statements and missed lines per file."""
+    import json
+
+    report = project / "coverage.json"
+    report.unlink(missing_ok=True)
+    done = subprocess.run(
+        [
+            PYTHON,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--cov=attr",
+            "--cov=attrs",
+            f"--cov-report=json:{report}",
+            *args,
+            "tests",
+        ],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**clean_env(), "PYTHONPATH": str(project / "src")},
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    files = json.loads(report.read_text())["files"]
+    return {
+        name.split("src/", 1)[1]: (
+            data["summary"]["num_statements"],
+            frozenset(data["missing_lines"]),
+        )
+        for name, data in files.items()
+    }
+
+
+def test_pytest_cov_measures_a_package_runctx_uses_as_without_runctx(tmp_path):
+    """A project that is attrs (a copy of it, first on the path): its coverage is not lowered.
+
+    runctx uses attrs; were the plugin to import it when pytest loads it, every
+    module-level line of attrs would run before pytest-cov measured it (the
+    project's coverage fell from 99% to 87%). Every line the suite covers
+    without runctx is covered with it: no file misses a line it did not miss
+    without the plugin. (runctx's own use of attrs after coverage starts can
+    only cover more.)
+    """
+    import shutil
+
+    import attr
+
+    pytest.importorskip("pytest_cov")
+    project = make_checkout(tmp_path)
+    src = project / "src"
+    installed = Path(attr.__file__).parent.parent
+    for package in ("attr", "attrs"):
+        shutil.copytree(
+            installed / package, src / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    (project / "tests").mkdir()
+    (project / "tests" / "test_points.py").write_text(COVERED_SUITE)
+    with_runctx = _coverage(project)
+    without = _coverage(project, "-p", "no:runctx")
+    assert with_runctx.keys() == without.keys()
+    assert "attr/__init__.py" in with_runctx
+    for name, (statements, missed) in without.items():
+        assert with_runctx[name][0] == statements, name
+        assert with_runctx[name][1] <= missed, (name, sorted(with_runctx[name][1] - missed))
+    # The module-level lines of the package's __init__ run when it is imported: all measured.
+    assert with_runctx["attr/__init__.py"][1] == without["attr/__init__.py"][1]
+    assert with_runctx["attrs/__init__.py"][1] == without["attrs/__init__.py"][1]

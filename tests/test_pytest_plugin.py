@@ -220,11 +220,18 @@ def test_wait_blocks_until_the_other_run_ends(pytester, checkout, runs):
     result = waiting.result()
     assert result.ret == 0, result.outlines
     result.assert_outcomes(passed=1)
-    the_line(header_of(result), "--runctx=wait: waiting for 1 earlier run of this checkout")
     the_line(result.outlines, f"runctx: waiting for pid {ours.pid} (run-tests-script")
     assert re.search(
         rf"runctx: waited \d+\.\ds for pid {ours.pid}; going ahead", result.stdout.str()
     )
+    # The header is written once the wait is over, from what is true then: the run waited
+    # for has ended, so it is not named as live, and no one is told to stop it.
+    lines = result.outlines
+    starts = next(i for i, line in enumerate(lines) if "test session starts" in line)
+    header = [line for line in header_of(result) if lines.index(line) > starts]
+    the_line(header, "--runctx=wait: no earlier run of this checkout is live")
+    assert not [line for line in header if f"pid {ours.pid} " in line], header
+    assert not [line for line in header if "waiting for" in line or "leftover" in line], header
 
 
 def test_the_waits_last_scan_names_no_idle_foreign_run_busy(pytester, checkout, runs, shared_tmp):
@@ -299,7 +306,7 @@ def test_the_checkouts_wait_setting_makes_the_session_wait(pytester, checkout, r
     result = waiting.result()
     assert result.ret == 0, result.outlines
     result.assert_outcomes(passed=1)
-    the_line(header_of(result), 'on-same-checkout = "wait": waiting for 1 earlier run')
+    the_line(header_of(result), 'on-same-checkout = "wait": no earlier run of this checkout')
 
 
 def test_the_checkouts_stop_setting_refuses_with_75(pytester, checkout, runs):
@@ -861,3 +868,188 @@ def test_a_session_waits_for_room_and_exits_75_when_it_does_not_come(shared_tmp)
     assert "runctx: waiting for room: memory available " in done.stdout
     assert "waiting for the box to be less busy (memory available" in done.stdout + done.stderr
     assert not (here / "ran").exists()
+
+
+# -- what matters is said under -q; a run that started later is not a leftover ------------
+
+
+@pytest.mark.parametrize("quiet", ["-q", "-qq", "--no-header"])
+def test_a_live_run_of_this_checkout_is_said_under_quiet(pytester, checkout, runs, quiet):
+    """``-q`` hides the header, never the same-checkout warning; other notes follow verbosity."""
+    ours = runs.run_tests_script(checkout)
+    pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
+    result = session(pytester, runs, quiet)
+    assert result.ret == 0, result.outlines
+    lines = result.outlines
+    warned = [i for i, line in enumerate(lines) if f"pid {ours.pid} (run-tests-script" in line]
+    assert warned, lines
+    assert "this checkout" in lines[warned[0]]
+    # Said before the tests ran, not only in the summary.
+    progress = next(i for i, line in enumerate(lines) if re.search(r"(^|\s)\.(\s|$)", line))
+    assert warned[0] < progress
+    assert not [line for line in lines if line.startswith(("platform ", "rootdir:"))]
+
+
+ORPHANED_SESSION = """
+import os, pathlib, subprocess, sys, time
+
+def pytest_configure(config):
+    # A run of this checkout that starts after this session, as a run of its own.
+    ready = pathlib.Path(READY)
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        later = subprocess.Popen([sys.executable, "run_tests.py", str(ready)],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        os.write(write_end, str(later.pid).encode())
+        os._exit(0)
+    os.waitpid(middle, 0)
+    os.close(write_end)
+    pathlib.Path(PIDFILE).write_text(os.read(read_end, 32).decode())
+    while not ready.exists():
+        time.sleep(0.02)
+"""
+
+
+def test_a_run_that_started_after_this_session_is_not_called_a_leftover(pytester, checkout, runs):
+    """A session that started first names the later run as later, never as one to stop."""
+    from runfactory import RUN_TESTS_SCRIPT
+
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready, pidfile = checkout / "later-ready", checkout.parent / "later-pid"
+    (checkout / "conftest.py").write_text(
+        ORPHANED_SESSION.replace("READY", repr(str(ready))).replace("PIDFILE", repr(str(pidfile)))
+    )
+    pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
+    out = checkout.parent / "orphaned-session.out"
+    command = (
+        f"exec {shlex.quote(PYTHON)} -m pytest -p no:cacheprovider --rootdir . . "
+        f"> {shlex.quote(str(out))} 2>&1"
+    )
+    env = {**clean_env(), "PYTHONPATH": str(checkout)}
+    started = runs.orphan(["/bin/sh", "-c", command], checkout, env=env)
+    wait_for(lambda: not is_live(started.pid), what="the orphaned session to end")
+    output = out.read_text(errors="backslashreplace")
+    print(output)
+    assert pidfile.exists(), output
+    later = runs.adopt(int(pidfile.read_text()))
+    header = [line for line in output.splitlines() if line.startswith("runctx: ")]
+    line = the_line(header, f"pid {later.pid} (")
+    assert "1 run of this checkout started after this session" in line
+    assert not [line for line in header if "leftover" in line or "runctx stop" in line], header
+    assert "other test run of this checkout is live" not in output
+    assert "1 passed" in output
+
+
+# -- the session's own processes are never contention ----------------------------------
+
+SPIN_FOR = """
+import time
+
+
+def spin(seconds):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_a():
+    spin(1.5)
+
+
+def test_b():
+    spin(1.5)
+
+
+def test_c():
+    spin(1.5)
+
+
+def test_d():
+    spin(1.5)
+"""
+
+DUMP_SAMPLES = """
+import json, os
+
+
+def pytest_unconfigure(config):
+    from runctx.pytest_plugin import STATE
+
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    samples = [{"label": s.label, "pressure": list(s.pressure)} for s in state.samples]
+    with open(os.environ["SAMPLES_OUT"], "w") as out:
+        json.dump(samples, out)
+"""
+
+
+def test_a_session_that_saturates_the_box_by_itself_is_not_told_it_is_busy(
+    pytester, checkout, runs, monkeypatch
+):
+    """``pytest -n 2`` spinning both CPUs: only others' CPU use makes the box busy during it.
+
+    The checkout's thresholds make any CPU pressure and any load count, so the
+    first sample (before the workers start) says the box is under pressure;
+    the samples taken while the workers spin never count the pressure and
+    load they make themselves.
+    """
+    import json
+
+    (checkout / "pyproject.toml").write_text(
+        "[tool.runctx]\nbusy-box-cpu-pressure = 0\nbusy-box-load-per-cpu = 0\n"
+        "busy-box-memory-available = false\n"
+    )
+    pytester.makepyfile(test_spin=SPIN_FOR)
+    pytester.makeconftest(DUMP_SAMPLES)
+    out = checkout.parent / "samples.json"
+    monkeypatch.setenv("SAMPLES_OUT", str(out))
+    result = session(pytester, runs, "-n", "2", "--runctx-sample=0.3")
+    assert result.ret == 0, result.outlines
+    samples = json.loads(out.read_text())
+    start, *during = samples
+    assert start["label"] == "start"
+    assert any(reason.startswith(("CPU pressure", "load")) for reason in start["pressure"])
+    assert during, samples  # sampled while the workers spun, and at the end
+    for sample in during:
+        for reason in sample["pressure"]:
+            assert not reason.startswith(("CPU pressure", "load")), sample
+            assert reason.startswith("processes outside this session kept"), sample
+
+
+SPIN_WITH_A_CHILD = """
+import os, time
+child = os.fork()
+if child == 0:
+    while time.process_time() < 0.5:
+        pass
+    os._exit(0)
+os.waitpid(child, 0)
+print("reaped", flush=True)
+time.sleep(300)
+"""
+
+
+def test_the_sessions_cpu_counts_its_processes_and_the_children_they_reaped(runs, tmp_path):
+    """A process whose child spun and was reaped: its CPU time holds the child's."""
+    import psutil
+
+    from runctx.session_cpu import box_cpu_seconds, others_busy_cpus, tree_cpu_seconds
+
+    out = tmp_path / "out"
+    with out.open("wb") as stdout:
+        parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD], stdout=stdout)
+    wait_for(lambda: b"reaped" in out.read_bytes(), what="the child to be reaped")
+    times = psutil.Process(parent.pid).cpu_times()
+    assert times.children_user + times.children_system >= 0.45  # the child really spun
+    spent = tree_cpu_seconds([parent.pid])
+    assert spent >= times.user + times.system + times.children_user + times.children_system - 0.02
+    assert box_cpu_seconds() is not None
+    measured = others_busy_cpus([parent.pid], window=0.2)
+    assert measured is not None
+    theirs, mine = measured
+    assert mine < 0.2  # the parent sleeps: the session keeps no CPU busy
+    assert theirs >= 0.0

@@ -342,6 +342,12 @@ def origin_reason(origin: Origin) -> str:
             f"the editable install of {visible(install.name)} {visible(install.version)} in "
             f"this environment points at {visible(install.source)}"
         )
+    if install is not None and origin.differs:
+        return (
+            f"it is the copy a non-editable install of {visible(install.name)} "
+            f"{visible(install.version)} made from this checkout ({visible(install.source)}), "
+            f"and it differs from the source on disk now: {visible(', '.join(origin.differs))}"
+        )
     if install is not None:
         return (
             f"it is the copy a non-editable install of {visible(install.name)} "
@@ -368,6 +374,13 @@ def code_elsewhere_lines(check: CodeCheck) -> list[str]:
             f"  {visible(origin.package)} {verb} from {visible(origin.path)}: "
             f"{origin_reason(origin)}"
         )
+    if all(origin.differs for origin in check.elsewhere):
+        lines.append(
+            "  Tests here would pass or fail on the installed copy, not on the source as it is "
+            "now. Install this checkout editable (pip install -e .), so that its source is what "
+            "runs, or reinstall it before each run."
+        )
+        return lines
     lines.append(
         "  Tests here would pass or fail on that code, not this checkout's. Give each checkout "
         "its own environment, or install this checkout into it (which repoints it for every "

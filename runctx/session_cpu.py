@@ -1,0 +1,87 @@
+"""How many CPUs processes outside a session kept busy: the box's CPU time less the session's.
+
+A test session that saturates the box by itself (``pytest -n auto``) raises
+the box's CPU pressure and load average; neither says whose the load is, and
+both are averages that stay high for seconds after the load ends. During a
+session the plugin therefore judges the box by what it can tell is someone
+else's: the CPU time the whole box spent over a short window (``/proc/stat``)
+less what the session's own processes spent over the same window (their
+``/proc/PID/stat``, with the children they reaped), divided by the window.
+
+Linux only; elsewhere (and where ``/proc/stat`` cannot be read) the answer is
+None, and the box's figures are taken only before the session's workers start.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
+"""user, nice, system, irq, softirq, steal of the ``cpu`` line (guest time is within user)."""
+MAX_STAT_BYTES = 4096
+
+
+def box_cpu_seconds(proc: str = "/proc") -> float | None:
+    """The CPU seconds the whole box has spent busy since boot; None where it cannot be read."""
+    try:
+        with open(os.path.join(proc, "stat"), "rb") as stat:
+            first = stat.readline(MAX_STAT_BYTES)
+    except OSError:
+        return None
+    fields = first.split()
+    if not fields or fields[0] != b"cpu":
+        return None
+    try:
+        values = [int(field) for field in fields[1:]]
+    except ValueError:
+        return None
+    return sum(values[i] for i in _BUSY_FIELDS if i < len(values)) / _TICKS
+
+
+def process_cpu_seconds(pid: int, proc: str = "/proc") -> float:
+    """The CPU seconds ``pid`` spent, with the children it reaped (0 for a process gone)."""
+    try:
+        with open(os.path.join(proc, str(pid), "stat"), "rb") as stat:
+            data = stat.read(MAX_STAT_BYTES)
+    except OSError:
+        return 0.0
+    # The fields after the command's closing parenthesis: state is the first (field 3).
+    fields = data[data.rfind(b")") + 2 :].split()
+    try:
+        return sum(int(fields[i]) for i in (11, 12, 13, 14)) / _TICKS
+    except (IndexError, ValueError):
+        return 0.0
+
+
+def tree_cpu_seconds(pids: Iterable[int], proc: str = "/proc") -> float:
+    """The CPU seconds the processes ``pids`` spent, with the children they reaped."""
+    return sum(process_cpu_seconds(pid, proc) for pid in pids)
+
+
+def others_busy_cpus(
+    own: Iterable[int], window: float = 0.1, proc: str = "/proc"
+) -> tuple[float, float] | None:
+    """(CPUs others kept busy, CPUs the session kept busy) over ``window`` seconds.
+
+    ``own`` are the session's processes (its run's members). None where the
+    box's CPU time cannot be read.
+    """
+    pids = tuple(own)
+    box_before = box_cpu_seconds(proc)
+    if box_before is None:
+        return None
+    own_before = tree_cpu_seconds(pids, proc)
+    began = time.monotonic()
+    time.sleep(window)
+    box_after = box_cpu_seconds(proc)
+    own_after = tree_cpu_seconds(pids, proc)
+    elapsed = time.monotonic() - began
+    if box_after is None or elapsed <= 0:
+        return None
+    mine = max(0.0, own_after - own_before) / elapsed
+    box = max(0.0, box_after - box_before) / elapsed
+    return max(0.0, box - mine), mine
