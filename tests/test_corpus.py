@@ -155,9 +155,7 @@ class _Measure:
         )
 
     def report(self):
-        return "\n".join(
-            [self.summary(), "missed:", *self.missed, "false positives:", *self.false]
-        )
+        return "\n".join([self.summary(), "missed:", *self.missed, "false positives:", *self.false])
 
 
 @pytest.fixture(scope="module")

@@ -47,7 +47,12 @@ from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
-from runctx.shell.prefilter import may_change_environment, names_found, names_task_runner
+from runctx.shell.prefilter import (
+    may_change_environment,
+    names_a_script,
+    names_found,
+    names_task_runner,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -250,7 +255,7 @@ def test_runs(command: str, cwd: str) -> tuple[TestInvocation, ...]:
     for a task runner, the project's files).
     """
     settings = _settings(cwd)
-    if not names_found(command, settings.names):
+    if not (names_found(command, settings.names) or names_a_script(command)):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
 

@@ -46,7 +46,10 @@ little. An unbalanced quote or parenthesis never raises: that text falls back
 to a plain whitespace split.
 
 The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
-whatever :func:`test_invocations` finds, the pre-filter says True for it. It
+whatever :func:`test_invocations` finds through the runner table, the
+pre-filter says True for it; a project script (``scripts/test``, ``./ci.sh``,
+read when tasks are) is let through by
+:func:`~runctx.shell.prefilter.names_a_script`, as cheap. It
 is a substring search for the table's names, so a command that names no
 runner costs microseconds and never compiles the lexer's regexes.
 """
@@ -60,7 +63,7 @@ from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
-from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command
+from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,6 +87,8 @@ MAX_STEPS = 2048
 MAX_DEPTH = 4
 MAX_TASK_DEPTH = 4
 """Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
+SCRIPT_KIND = "project-script"
+"""The kind of a run started by the project's own script (``scripts/test``, ``./ci.sh``)."""
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
 
 
@@ -333,6 +338,8 @@ class _Parse:
                 self._resolved([*argv, *fed], dirs, depth)
             else:
                 self._resolved(argv, dirs, depth)
+        elif "/" in argv[0]:
+            self._script(argv, dirs.cwd, known=dirs.known, venv=dirs.venv)
         return argv
 
     def _resolved(self, argv: list[str], dirs: _Dirs, depth: int) -> None:
@@ -354,6 +361,46 @@ class _Parse:
             self.text(resolution.shell_string, inner, depth + 1)
         elif resolution.task is not None:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
+        else:
+            self._script(argv, cwd, known=known, venv=venv)
+
+    def _script(self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> None:
+        """The project's own script ``argv`` runs: a run when its text starts one.
+
+        Read only on the hook's path (``resolve_tasks``), as a task is; a
+        script that cannot be read is a run when its name says so
+        (:mod:`runctx.runners.tasks.scripts`).
+        """
+        if not self.resolve_tasks or self.keep_inner:
+            return
+        from runctx.runners.tasks import scripts  # noqa: PLC0415 - a script only
+
+        path = scripts.script_path(argv)
+        if path is None:
+            return
+        text = None
+        if self.task_depth < MAX_TASK_DEPTH:
+            from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a script only
+
+            if self.files is None:
+                self.files = ProjectFiles()
+            text = scripts.script_text(path, cwd, self.files)
+        if text is None:
+            if scripts.named_for_tests(path):
+                self.found.append(
+                    TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv)
+                )
+            return
+        before = len(self.found)
+        self.task_depth += 1
+        try:
+            self.text(text, _Dirs(cwd, known=known, oldpwd=None, stack=[], venv=venv), 0)
+        finally:
+            self.task_depth -= 1
+        inner_runs = self.found[before:]
+        del self.found[before:]
+        if any(found.role != TASK_ROLE for found in inner_runs):
+            self.found.append(TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv))
 
     def _task(
         self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
@@ -466,7 +513,9 @@ def test_invocations(
         from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - the table is large
 
         patterns = BUILTIN_PATTERNS
-    if not is_probably_test_command(command, patterns):
+    if not is_probably_test_command(command, patterns) and not (
+        resolve_tasks and names_a_script(command)
+    ):
         return ()
     parse = _Parse(patterns, resolve_tasks=resolve_tasks)
     dirs = _Dirs(os.path.normpath(cwd), known=True, oldpwd=None, stack=[])

@@ -528,6 +528,36 @@ def is_probably_test_command(command: str, patterns: Sequence[RunnerPattern] | N
     return names_found(command, names_for(patterns))
 
 
+SCRIPT_MARKS = (
+    *("./", "scripts/", "script/", "ci/", ".ci/", "tools/", "tool/", "bin/", "hack/"),
+    *("dev/", "build/", "t/"),
+)
+"""How a project's own script is named at the start of a word (``./ci.sh``, ``scripts/test``,
+``bash ci/run.sh``): such a command may run the script's text, which the parser reads
+(:mod:`runctx.runners.tasks.scripts`)."""
+_SCRIPT_SUFFIX = ".sh"
+_SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
+
+
+def names_a_script(command: str) -> bool:
+    """False only if ``command`` names no project script as a word.
+
+    No word starts as a script's path does (:data:`SCRIPT_MARKS`), and none
+    ends in ``.sh``.
+    """
+    text = command[:MAX_COMMAND_CHARS]
+    for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX):
+        at = text.find(mark)
+        while at >= 0:
+            if mark == _SCRIPT_SUFFIX:
+                if _ends_word(text, at + len(mark)):
+                    return True
+            elif at == 0 or text[at - 1] in _SCRIPT_BEFORE:
+                return True
+            at = text.find(mark, at + 1)
+    return False
+
+
 ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
 """A part of every name in the table of commands that change an environment
 (:data:`runctx.runners.installers.INSTALLER_PATTERNS`): ``pip`` of ``pip3``,
