@@ -87,6 +87,8 @@ MAX_STEPS = 2048
 MAX_DEPTH = 4
 MAX_TASK_DEPTH = 4
 """Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
+ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
+"""Runners that run environments: a run unless the environments named run no test."""
 SCRIPT_KIND = "project-script"
 """The kind of a run started by the project's own script (``scripts/test``, ``./ci.sh``)."""
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
@@ -351,6 +353,10 @@ class _Parse:
         match = resolution.match
         venv = dirs.venv
         if match is not None:
+            if match.kind in ENVIRONMENT_RUNNERS and self._environments_run_none(
+                match.kind, argv, cwd, known=known, venv=venv
+            ):
+                return
             invocation = TestInvocation(
                 match.kind, argv, cwd, cwd_known=known, role=match.role, venv=venv
             )
@@ -363,6 +369,39 @@ class _Parse:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
         else:
             self._script(argv, cwd, known=known, venv=venv)
+
+    def _environments_run_none(
+        self, kind: str, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool:
+        """Whether the tox or nox environments ``argv`` names are known to run no test.
+
+        Read only on the hook's path (``resolve_tasks``), through the
+        project's files (:mod:`runctx.runners.tasks.environments`); not known
+        means False: the command stays a run.
+        """
+        if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
+            return False
+        from runctx.runners.tasks import ProjectFiles, environments  # noqa: PLC0415 - tox/nox only
+
+        if self.files is None:
+            self.files = ProjectFiles()
+        texts = environments.commands_of(kind, argv, cwd, self.files)
+        if texts is None:
+            return False
+        return not self._texts_run(texts, cwd, known=known, venv=venv)
+
+    def _texts_run(self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> bool:
+        """Whether one of the shell ``texts``, run in ``cwd``, starts a test run (a level down)."""
+        before = len(self.found)
+        self.task_depth += 1
+        try:
+            for text in texts:
+                self.text(text, _Dirs(cwd, known=known, oldpwd=None, stack=[], venv=venv), 0)
+        finally:
+            self.task_depth -= 1
+        inner_runs = self.found[before:]
+        del self.found[before:]
+        return any(found.role != TASK_ROLE for found in inner_runs)
 
     def _script(self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> None:
         """The project's own script ``argv`` runs: a run when its text starts one.
@@ -391,15 +430,7 @@ class _Parse:
                     TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv)
                 )
             return
-        before = len(self.found)
-        self.task_depth += 1
-        try:
-            self.text(text, _Dirs(cwd, known=known, oldpwd=None, stack=[], venv=venv), 0)
-        finally:
-            self.task_depth -= 1
-        inner_runs = self.found[before:]
-        del self.found[before:]
-        if any(found.role != TASK_ROLE for found in inner_runs):
+        if self._texts_run([text], cwd, known=known, venv=venv):
             self.found.append(TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv))
 
     def _task(
