@@ -41,6 +41,7 @@ TOX_INI = """\
 
 @pytest.fixture
 def tox_project(tmp_path):
+    """A checkout whose tox.ini has test, lint, docs and typing environments."""
     write(tmp_path / "tox.ini", TOX_INI)
     return tmp_path
 

@@ -60,6 +60,12 @@ _PYTHON_BOOTSTRAPS = (
     "import sys;import json;exec(json.loads(sys.stdin.readline()))",
 )
 
+MELOS_OWN_COMMANDS = (
+    *("bootstrap", "bs", "clean", "exec", "format", "analyze", "list", "publish", "version"),
+    *("run", "pub", "init", "help"),
+)
+"""melos's own commands; any other word is a script of ``melos.yaml`` (``melos test``)."""
+
 _RUN_TESTS_SCRIPTS = tuple(
     stem + ext
     for stem in ("run_tests", "run-tests", "runtests", "runTests", "run_test", "run-test")
@@ -329,11 +335,13 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- go ---
     RunnerPattern(
         "go-test",
-        programs=("go", "richgo"),
+        programs=("go", "richgo", "tinygo"),
         subcommand=("test",),
         chdir_options=("-C",),
         not_with=(*_H, "-help", "-c", "-list", "-list=*"),
     ),
+    # go-acc runs ``go test`` with coverage over the packages it is given
+    RunnerPattern("go-test", programs=("go-acc",), not_with=(*_H, "--version")),
     RunnerPattern(
         "go-test",
         programs=("gotestsum",),
@@ -372,6 +380,11 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("make", "test"),
             ("make", "test-*"),
             ("make", "ci-flow"),
+            # an xtask (``cargo xtask``, ``cargo run -p xtask --``) named for tests
+            ("xtask", "test"),
+            ("xtask", "test-*"),
+            ("xtask", "test_*"),
+            ("xtask", "tests"),
         ],
         programs=("cargo", "cross"),
         value_options=("--config", "-Z", "-p", "--package", "--features", "--target", "-j"),
@@ -1083,6 +1096,30 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows("crystal-spec", [("spec",)], programs=("crystal",), not_with=_H),
     *rows("nim-test", [("test",)], programs=("nimble",), not_with=_H),
     *rows("raco-test", [("test",)], programs=("raco",), not_with=_H),
+    *rows("wasm-pack-test", [("test",)], programs=("wasm-pack",), not_with=_H),
+    # --- a test file run directly by its language's interpreter (python's: a project
+    # script named for tests, runctx.runners.tasks.scripts) ---
+    RunnerPattern(
+        "elixir-test-file",
+        programs=("elixir",),
+        any_arg=("*_test.exs",),
+        value_options=("-r", "-pr", "-pa", "-pz", "-e", "--eval", "--sname", "--name"),
+        not_with=(*_H, "-v", "--version"),
+    ),
+    RunnerPattern(
+        "dart-test-file",
+        programs=("dart",),
+        any_arg=("*_test.dart",),
+        not_subcommands=("analyze", "format", "fix", "compile", "doc", "pub", "create", "info"),
+        not_with=(*_H, "--version"),
+    ),
+    RunnerPattern(
+        "crystal-spec",
+        programs=("crystal",),
+        any_arg=("*_spec.cr",),
+        not_subcommands=("build", "tool", "docs", "init", "env", "clear_cache"),
+        not_with=(*_H, "-v", "--version"),
+    ),
     # --- a compiled test binary run directly: named for its tests ---
     RunnerPattern(
         "test-binary",
@@ -1193,6 +1230,36 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         file_options=("-f", "--justfile"),
         chdir_options=("-d", "--working-directory"),
         not_with=_JUST_NOT_WITH,
+    ),
+    RunnerPattern(
+        "rake-task",
+        role=TASK_ROLE,
+        run_names=("test", "spec", "test:*", "spec:*", "test_*", "spec_*"),
+        reader="rake",
+        task_names="all",
+        programs=("rake",),
+        value_options=("-f", "--rakefile", "-I", "--libdir", "-r", "-R", "-j"),
+        file_options=("-f", "--rakefile"),
+        chdir_options=("-C", "--directory"),
+        not_with=(*_H, "-V", "-T", "--tasks", "-n", "--dry-run", "-P", "--prereqs", "-W", "-D"),
+    ),
+    *rows(
+        "melos-script",
+        [("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="melos",
+        programs=("melos",),
+        not_with=(*_H, "--list", "-l", "--json"),
+    ),
+    RunnerPattern(
+        "melos-script",
+        role=TASK_ROLE,
+        run_names=CORE_TEST_NAMES,
+        reader="melos",
+        programs=("melos",),
+        not_subcommands=MELOS_OWN_COMMANDS,
+        not_with=(*_H, "--list", "-l", "--json"),
     ),
     RunnerPattern(
         "taskfile-task",

@@ -100,6 +100,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "dotnet",
     "dune",
     "electron-mocha",
+    "elixir",
     "ember",
     "flutter",
     "forks.js",
@@ -107,6 +108,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "gleam",
     "gmake",
     "go",
+    "go-acc",
     "go-task",
     "gotestsum",
     "gradle",
@@ -139,6 +141,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "make",
     "makers",
     "manage.py",
+    "melos",
     "meson",
     "mill",
     "millw",
@@ -263,6 +266,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "task",
     "test-setup.sh",
     "testcafe",
+    "tinygo",
     "tox",
     "trial",
     "ts-mocha",
@@ -281,6 +285,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "vmForks.js",
     "vusted",
     "ward",
+    "wasm-pack",
     "wdio",
     "web-test-runner",
     "wireit",
@@ -536,26 +541,40 @@ SCRIPT_MARKS = (
 ``bash ci/run.sh``): such a command may run the script's text, which the parser reads
 (:mod:`runctx.runners.tasks.scripts`)."""
 _SCRIPT_SUFFIX = ".sh"
+_PYTHON_SUFFIX = ".py"
 _SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
 
 
 def names_a_script(command: str) -> bool:
     """False only if ``command`` names no project script as a word.
 
-    No word starts as a script's path does (:data:`SCRIPT_MARKS`), and none
-    ends in ``.sh``.
+    No word starts as a script's path does (:data:`SCRIPT_MARKS`), none ends
+    in ``.sh``, and none is a python test file (``test_x.py``, ``x_test.py``).
     """
     text = command[:MAX_COMMAND_CHARS]
-    for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX):
+    for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, _PYTHON_SUFFIX):
         at = text.find(mark)
         while at >= 0:
-            if mark == _SCRIPT_SUFFIX:
-                if _ends_word(text, at + len(mark)):
+            end = at + len(mark)
+            if mark == _PYTHON_SUFFIX:
+                if _ends_word(text, end) and _python_test_file(text, at):
+                    return True
+            elif mark == _SCRIPT_SUFFIX:
+                if _ends_word(text, end):
                     return True
             elif at == 0 or text[at - 1] in _SCRIPT_BEFORE:
                 return True
             at = text.find(mark, at + 1)
     return False
+
+
+def _python_test_file(text: str, suffix_at: int) -> bool:
+    """Whether the word whose ``.py`` starts at ``suffix_at`` names a test file by its name."""
+    start = suffix_at
+    while start > 0 and text[start - 1] not in _BEFORE:
+        start -= 1
+    stem = text[start:suffix_at]
+    return stem.startswith("test_") or stem.endswith(("_test", "_tests"))
 
 
 ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
@@ -572,12 +591,14 @@ TASK_RUNNER_NAMES = (
     "hatch",
     "just",
     "make",
+    "melos",
     "mingw32-make",
     "npm",
     "npm-cli.js",
     "pnpm",
     "pnpm.cjs",
     "pnpm.js",
+    "rake",
     "task",
     "yarn",
     "yarn.cjs",
