@@ -281,6 +281,9 @@ FORMS = [
     (["meson", "devenv", "-C", "build", "meson", "test"], "meson-test"),
     (["python", "-m", "gevent.monkey", "-m", "pytest"], "pytest"),
     (["py", "-3.12", "-m", "pytest"], "pytest"),
+    (["node", "--run", "test:unit"], "node-run-script"),
+    (["spin", "test"], "spin-test"),
+    (["cmake", "-E", "chdir", "build", "ctest", "-V"], "ctest"),
 ]
 
 # Look-alikes: commands that name a runner but run no tests.
@@ -299,6 +302,9 @@ NOT_RUNS = [
     ["docker", "run", "--rm", "-p", "80:80", "nginx"],
     ["docker", "exec", "-it", "web", "bash"],
     ["docker", "compose", "up", "-d"],
+    ["spin", "build"],
+    ["cmake", "-E", "echo", "ctest"],
+    ["node", "--run", "lint"],
     ["nimble", "build"],
     ["raco", "make", "main.rkt"],
     ["zef", "install", "."],
@@ -460,4 +466,6 @@ TASK_FORMS = [
     (["bundle", "exec", "rake", "ci:all"], "rake-task", ("ci:all",)),
     (["melos", "run", "test:vm"], "melos-script", ("test:vm",)),
     (["melos", "unit"], "melos-script", ("unit",)),
+    (["cargo", "ci-test"], "cargo-alias", ("ci-test",)),
+    (["node", "--run", "unit"], "node-run-script", ("unit",)),
 ]

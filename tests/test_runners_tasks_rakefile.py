@@ -1,4 +1,4 @@
-"""Rakefiles and melos scripts (``runners/tasks/{rakefile,melos}.py``): what the task runs."""
+"""Rakefiles, melos scripts, cargo aliases (``runners/tasks/``): what the task runs."""
 
 from __future__ import annotations
 
@@ -158,3 +158,38 @@ def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
 def test_a_test_file_only_named_is_no_run(tmp_path, command):
     """Building, formatting or reading a test file runs no test."""
     assert runs(command, tmp_path) == []
+
+
+class TestCargoAlias:
+    """``cargo NAME`` where ``.cargo/config.toml`` defines the alias NAME."""
+
+    def test_aliases_are_followed(self, tmp_path):
+        """An alias running nextest is a run, one running clippy is not, one of another too."""
+        write(
+            tmp_path / ".cargo" / "config.toml",
+            """\
+            [alias]
+            ci-test = "nextest run --profile ci"
+            again = "ci-test"
+            lint = ["clippy", "--all-targets"]
+            xtask = "run --package xtask --"
+            """,
+        )
+        assert runs("cargo ci-test", tmp_path) != []
+        assert runs("cargo again", tmp_path) != []
+        assert runs("cargo lint", tmp_path) == []
+        assert runs("cargo xtask dist", tmp_path) == []
+        assert runs("cargo ci-test", tmp_path / "sub") != []
+
+    def test_without_a_config_an_unknown_subcommand_is_no_run(self, tmp_path):
+        """No config: ``cargo ci-test`` is not known, and cargo's own ``cargo test`` still is."""
+        assert runs("cargo ci-test", tmp_path) == []
+        assert runs("cargo test", tmp_path) != []
+
+
+def test_node_run_reads_package_json(tmp_path):
+    """``node --run NAME`` runs a package.json script, as ``npm run NAME`` does."""
+    (tmp_path / "package.json").write_text('{"scripts": {"unit": "jest", "lint": "eslint ."}}')
+    assert runs("node --run unit", tmp_path) != []
+    assert runs("node --run lint", tmp_path) == []
+    assert runs("node --run test:e2e", tmp_path) != []

@@ -66,6 +66,15 @@ MELOS_OWN_COMMANDS = (
 )
 """melos's own commands; any other word is a script of ``melos.yaml`` (``melos test``)."""
 
+CARGO_OWN_COMMANDS = (
+    *("build", "b", "check", "c", "clean", "doc", "d", "new", "init", "add", "remove", "run"),
+    *("r", "test", "t", "bench", "update", "search", "publish", "install", "uninstall"),
+    *("fmt", "clippy", "fix", "tree", "vendor", "metadata", "package", "login", "owner"),
+    *("yank", "help", "rustc", "rustdoc", "fetch", "generate-lockfile", "locate-project"),
+    *("pkgid", "report", "verify-project", "version", "config", "info", "logout"),
+)
+"""cargo's own commands: any other word may be an alias of ``.cargo/config.toml``."""
+
 _RUN_TESTS_SCRIPTS = tuple(
     stem + ext
     for stem in ("run_tests", "run-tests", "runtests", "runTests", "run_test", "run-test")
@@ -1097,6 +1106,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows("nim-test", [("test",)], programs=("nimble",), not_with=_H),
     *rows("raco-test", [("test",)], programs=("raco",), not_with=_H),
     *rows("wasm-pack-test", [("test",)], programs=("wasm-pack",), not_with=_H),
+    # Fermyon's ``spin test`` runs the app's tests (the spin-test plugin)
+    *rows("spin-test", [("test",)], programs=("spin",), not_with=_H),
     # --- a test file run directly by its language's interpreter (python's: a project
     # script named for tests, runctx.runners.tasks.scripts) ---
     RunnerPattern(
@@ -1230,6 +1241,33 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         file_options=("-f", "--justfile"),
         chdir_options=("-d", "--working-directory"),
         not_with=_JUST_NOT_WITH,
+    ),
+    RunnerPattern(
+        "cargo-alias",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="cargo-alias",
+        programs=("cargo",),
+        value_options=("--config", "-Z", "-C"),
+        not_subcommands=CARGO_OWN_COMMANDS,
+        not_with=(*_H, "-V", "--version", "--list"),
+    ),
+    # ``node --run NAME``: a package.json script, run by node itself
+    RunnerPattern(
+        "node-run-script",
+        programs=("node", "nodejs"),
+        with_options=("--run",),
+        any_arg=CORE_TEST_NAMES,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "node-run-script",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="package-json",
+        programs=("node", "nodejs"),
+        with_options=("--run",),
+        not_with=_H,
     ),
     RunnerPattern(
         "rake-task",

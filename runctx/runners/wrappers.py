@@ -334,6 +334,8 @@ WRAPPERS.update(
         ),
         # ``python -m gevent.monkey -m pytest``: the module runs patched
         "gevent.monkey": Wrapper(module=("-m", "--module")),
+        # ``cmake -E chdir DIR CMD``: the command in another directory
+        "cmake": Wrapper(subcommands=[("chdir",)], positionals=1),
         # the Windows launcher: ``py -3.12 -m pytest``
         "py": Wrapper(module=("-m",)),
     }

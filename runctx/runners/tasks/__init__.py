@@ -33,7 +33,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
   dependencies, and the test libraries' tasks (RSpec, Rake::TestTask,
   Minitest); no task means ``default``;
 - :mod:`.melos`: ``melos run SCRIPT`` (and ``melos SCRIPT``): the script's
-  ``run``/``exec`` text in ``melos.yaml`` or ``pubspec.yaml``'s ``melos``.
+  ``run``/``exec`` text in ``melos.yaml`` or ``pubspec.yaml``'s ``melos``;
+- :mod:`.cargo_alias`: ``cargo NAME`` where ``.cargo/config.toml``'s
+  ``[alias]`` defines NAME; ``node --run NAME`` reads ``package.json``.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -44,6 +46,7 @@ lint`` is no run when ``lint`` runs ruff).
 from __future__ import annotations
 
 from runctx.runners.tasks import (
+    cargo_alias,
     hatch,
     justfile,
     makefile,
@@ -70,6 +73,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "hatch": hatch.texts,
     "rake": rakefile.texts,
     "melos": melos.texts,
+    "cargo-alias": cargo_alias.texts,
 }
 
 
