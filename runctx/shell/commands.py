@@ -89,6 +89,9 @@ MAX_TASK_DEPTH = 4
 """Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
 ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
 """Runners that run environments: a run unless the environments named run no test."""
+TEST_SCRIPT_RUNNERS = frozenset({"npm-test", "pnpm-test", "yarn-test", "bun-test"})
+"""Runners that are runs by a ``test:NAME`` script's name: unless the name says otherwise
+and the script's text runs no test (:mod:`runctx.runners.tasks.test_named`)."""
 SCRIPT_KIND = "project-script"
 """The kind of a run started by the project's own script (``scripts/test``, ``./ci.sh``)."""
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
@@ -357,6 +360,10 @@ class _Parse:
                 match.kind, argv, cwd, known=known, venv=venv
             ):
                 return
+            if match.kind in TEST_SCRIPT_RUNNERS and self._look_alike_runs_none(
+                argv, cwd, known=known, venv=venv
+            ):
+                return
             invocation = TestInvocation(
                 match.kind, argv, cwd, cwd_known=known, role=match.role, venv=venv
             )
@@ -389,6 +396,25 @@ class _Parse:
         if texts is None:
             return False
         return not self._texts_run(texts, cwd, known=known, venv=venv)
+
+    def _look_alike_runs_none(
+        self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool:
+        """Whether a test-named script whose name says otherwise (``test:server``) runs no test.
+
+        Read only on the hook's path (:mod:`runctx.runners.tasks.test_named`).
+        """
+        if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
+            return False
+        from runctx.runners.tasks import ProjectFiles, test_named  # noqa: PLC0415 - npm only
+
+        name = test_named.look_alike_script(argv)
+        if name is None:
+            return False
+        if self.files is None:
+            self.files = ProjectFiles()
+        text = test_named.script_text(name, cwd, self.files)
+        return text is not None and not self._texts_run([text], cwd, known=known, venv=venv)
 
     def _texts_run(self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> bool:
         """Whether one of the shell ``texts``, run in ``cwd``, starts a test run (a level down)."""
