@@ -51,3 +51,19 @@ def test_test_named_scripts_that_run_tests_stay_runs(project, command):
 def test_an_unreadable_look_alike_stays_a_run(tmp_path):
     """No package.json: ``npm run test:report`` is decided by its name, a run."""
     assert runs("npm run test:report", tmp_path) != []
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("yarn run --inspect-brk jest --runInBand", True),
+        ("pnpm run vitest", True),
+        ("bun run mocha", True),
+        ("yarn run eslint", False),
+        ("npm run jest", False),
+    ],
+)
+def test_a_name_that_is_no_script_runs_the_binary(tmp_path, command, expected):
+    """yarn, pnpm and bun run the package binary when no script has the name; npm does not."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint ."}}))
+    assert bool(runs(command, tmp_path)) is expected

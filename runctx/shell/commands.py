@@ -92,6 +92,8 @@ ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
 TEST_SCRIPT_RUNNERS = frozenset({"npm-test", "pnpm-test", "yarn-test", "bun-test"})
 """Runners that are runs by a ``test:NAME`` script's name: unless the name says otherwise
 and the script's text runs no test (:mod:`runctx.runners.tasks.test_named`)."""
+BINARY_RUNNERS = frozenset({"yarn-script", "pnpm-script", "bun-script"})
+"""Task runners that run a package's binary when no script has the name (``yarn jest``)."""
 SCRIPT_KIND = "project-script"
 """The kind of a run started by the project's own script (``scripts/test``, ``./ci.sh``)."""
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
@@ -397,6 +399,17 @@ class _Parse:
             return False
         return not self._texts_run(texts, cwd, known=known, venv=venv)
 
+    def _runs_a_binary(self, call: TaskCall, cwd: str) -> bool:
+        """Whether ``yarn|pnpm|bun run NAME`` runs the package binary NAME: no script so named.
+
+        Only when the project's package.json is read and has no such script.
+        """
+        if call.kind not in BINARY_RUNNERS or not call.names or self.files is None:
+            return False
+        from runctx.runners.tasks import test_named  # noqa: PLC0415 - a task only
+
+        return test_named.has_no_script(call.names[0], cwd, self.files)
+
     def _look_alike_runs_none(
         self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
     ) -> bool:
@@ -483,6 +496,8 @@ class _Parse:
             if self.files is None:
                 self.files = ProjectFiles()
             texts = task_texts(call, cwd, self.files)
+        if texts is None and not self.keep_inner and self._runs_a_binary(call, cwd):
+            texts = [call.names[0]]  # ``yarn run jest``: no such script, the binary runs
         if texts is None:  # not known what it runs: its name decides
             if call.by_name and not self.keep_inner:
                 self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))

@@ -7,6 +7,10 @@ type-check (``test:server``, ``test:websocket:autobahn:report``,
 ``test:types``). For those names only (:data:`LOOK_ALIKE_PARTS`), the hook
 reads the script's text, and the command is no run when the text starts no
 runner. A script that cannot be read stays a run, as its name says.
+
+Also here: whether a package.json has no script of a name, for ``yarn run
+jest``, ``pnpm vitest``, ``bun run mocha``: with no such script, those run the
+package's binary of that name.
 """
 
 from __future__ import annotations
@@ -49,3 +53,9 @@ def script_text(name: str, directory: str, files: ProjectFiles) -> str | None:
         return None
     text = scripts.get(name)
     return text if isinstance(text, str) else None
+
+
+def has_no_script(name: str, directory: str, files: ProjectFiles) -> bool:
+    """Whether the package.json of ``directory`` is read and has no script ``name``."""
+    scripts = files.parsed(os.path.join(directory, PACKAGE_JSON), scripts_of)
+    return isinstance(scripts, dict) and name not in scripts
