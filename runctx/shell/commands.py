@@ -496,8 +496,14 @@ class _Parse:
             if self.files is None:
                 self.files = ProjectFiles()
             texts = task_texts(call, cwd, self.files)
-        if texts is None and not self.keep_inner and self._runs_a_binary(call, cwd):
-            texts = [call.names[0]]  # ``yarn run jest``: no such script, the binary runs
+        if (
+            texts is None
+            and not self.keep_inner
+            and self._runs_a_binary(call, cwd)
+            and self._texts_run(call.names[:1], cwd, known=known, venv=venv)
+        ):  # ``yarn run jest``: no such script, and the binary it runs is a runner
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+            return
         if texts is None:  # not known what it runs: its name decides
             if call.by_name and not self.keep_inner:
                 self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
