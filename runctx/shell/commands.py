@@ -95,6 +95,8 @@ and the script's text runs no test (:mod:`runctx.runners.tasks.test_named`)."""
 BINARY_RUNNERS = frozenset({"yarn-script", "pnpm-script", "bun-script"})
 """Task runners that run a package's binary when no script has the name (``yarn jest``)."""
 SCRIPT_KIND = "project-script"
+VARIABLE_KIND = "program-named-by-variable"
+"""The kind of ``$VAR test``: a program named by a variable, asked to test."""
 """The kind of a run started by the project's own script (``scripts/test``, ``./ci.sh``)."""
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
 
@@ -345,9 +347,19 @@ class _Parse:
                 self._resolved([*argv, *fed], dirs, depth)
             else:
                 self._resolved(argv, dirs, depth)
-        elif "/" in argv[0]:
-            self._script(argv, dirs.cwd, known=dirs.known, venv=dirs.venv)
+        else:
+            self._unlisted(argv, dirs)
         return argv
+
+    def _unlisted(self, argv: list[str], dirs: _Dirs) -> None:
+        """A program the table cannot name: the project's script, or ``$VAR test``."""
+        if "/" in argv[0]:
+            self._script(argv, dirs.cwd, known=dirs.known, venv=dirs.venv)
+        elif _variable_program_test(argv):
+            invocation = TestInvocation(
+                VARIABLE_KIND, argv, dirs.cwd, cwd_known=dirs.known, venv=dirs.venv
+            )
+            self.found.append(invocation)
 
     def _resolved(self, argv: list[str], dirs: _Dirs, depth: int) -> None:
         """The simple command ``argv`` through the runner table: a run, a shell string, a task."""
@@ -522,6 +534,19 @@ class _Parse:
         del self.found[before:]
         if any(found.role != TASK_ROLE for found in inner_runs):
             self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+
+
+def _variable_program_test(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is a program named by a variable, asked to ``test`` (``$CARGO test``).
+
+    The variable is not expanded; a tool whose ``test`` subcommand runs the tests
+    is what such lines start (``$BUILD_CMD test``, ``${GO} test ./...``).
+    """
+    first = argv[0]
+    if len(argv) < 2 or argv[1] != "test" or not first.startswith("$"):  # noqa: PLR2004
+        return False
+    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
+    return name.replace("_", "").isalnum()
 
 
 def _reads_script_from_stdin(argv: Sequence[str]) -> bool:

@@ -550,7 +550,8 @@ def names_a_script(command: str) -> bool:
     """False only if ``command`` names no project script as a word.
 
     No word starts as a script's path does (:data:`SCRIPT_MARKS`), none ends
-    in ``.sh``, and none is a python test file (``test_x.py``, ``x_test.py``).
+    in ``.sh``, none is a python test file (``test_x.py``, ``x_test.py``), and
+    no program named by a variable is asked to ``test`` (``$CARGO test``).
     """
     text = command[:MAX_COMMAND_CHARS]
     for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, _PYTHON_SUFFIX):
@@ -566,6 +567,20 @@ def names_a_script(command: str) -> bool:
             elif at == 0 or text[at - 1] in _SCRIPT_BEFORE:
                 return True
             at = text.find(mark, at + 1)
+    return "$" in text and _variable_then_test(text)
+
+
+def _variable_then_test(text: str) -> bool:
+    """Whether a word made of a variable is followed by the word ``test`` (``$CARGO test``)."""
+    at = text.find(" test")
+    while at >= 0:
+        end = at + len(" test")
+        start = at
+        while start > 0 and text[start - 1] not in " \t\n;&|(":
+            start -= 1
+        if text[start : start + 1] == "$" and _ends_word(text, end):
+            return True
+        at = text.find(" test", end)
     return False
 
 
