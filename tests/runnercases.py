@@ -283,6 +283,8 @@ FORMS = [
     (["py", "-3.12", "-m", "pytest"], "pytest"),
     (["node", "--run", "test:unit"], "node-run-script"),
     (["spin", "test"], "spin-test"),
+    (["dotnet", "tool", "run", "dotnet-cake", "--target=Test"], "cake-test"),
+    (["dotnet", "cake", "--target=UnitTests", "--configuration=Release"], "cake-test"),
     (["cmake", "-E", "chdir", "build", "ctest", "-V"], "ctest"),
 ]
 
@@ -303,6 +305,8 @@ NOT_RUNS = [
     ["docker", "exec", "-it", "web", "bash"],
     ["docker", "compose", "up", "-d"],
     ["spin", "build"],
+    ["dotnet", "cake", "--target=Package"],
+    ["dotnet", "tool", "run", "dotnet-cake", "--target=Test", "--dryrun"],
     ["cmake", "-E", "echo", "ctest"],
     ["node", "--run", "lint"],
     ["nimble", "build"],

@@ -979,6 +979,19 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         not_with=_H,
     ),
+    # Cake build scripts: a target named for tests (``dotnet cake --target=Test``)
+    *rows(
+        "cake-test",
+        [(), ("cake",), ("tool", "run", "dotnet-cake"), ("tool", "run", "cake")],
+        programs=("dotnet", "dotnet-cake", "cake"),
+        with_options=tuple(
+            f"{option}={name}"
+            for option in ("--target", "-t", "-target")
+            for name in ("Test", "test", "Test*", "test*", "*Test", "*Tests", "*-test*")
+        ),
+        not_with=(*_H, "--dryrun", "--dry-run", "--noop", "--tree", "--description"),
+        short_clusters=False,
+    ),
     # --- other languages ---
     *rows("mix-test", [("test",), ("coveralls*",)], programs=("mix",), not_with=_H),
     RunnerPattern(
