@@ -124,3 +124,49 @@ class TestByName:
         assert script_path(["../x/test"]) is None
         assert script_path(["bash", "-c", "pytest"]) is None
         assert script_path(["bash", "-ex", "ci/run.sh"]) == "ci/run.sh"
+
+
+class TestArguments:
+    """A script's arguments: the action it picks, or the command it runs."""
+
+    def test_a_dispatching_script_runs_what_its_arguments_name(self, tmp_path):
+        """``build.sh -a test`` is a run, ``build.sh -a build`` is not: one text holds both."""
+        _script(
+            tmp_path / "build" / "ci" / "build.sh",
+            """\
+            #!/bin/sh
+            while getopts a: opt; do ACTIONS="$ACTIONS $OPTARG"; done
+            for action in $ACTIONS; do
+              case "$action" in
+                build) make ;;
+                test) make check ;;
+                install) make install ;;
+              esac
+            done
+            """,
+        )
+        assert runs("./build/ci/build.sh -a test", tmp_path) != []
+        assert runs("./build/ci/build.sh -a build", tmp_path) == []
+        assert runs("./build/ci/build.sh --action=unit-tests", tmp_path) != []
+
+    def test_an_unreadable_script_given_a_test_action_is_a_run(self, tmp_path):
+        """``./build.cmd unit-tests``, ``./x.py test``: not shell, their first argument decides."""
+        write(tmp_path / "build.cmd", "@echo off\n")
+        assert runs("./build.cmd unit-tests", tmp_path) != []
+        assert runs("./x.py test library/std", tmp_path) != []
+        assert runs("./x.py build", tmp_path) == []
+        assert runs("./build.cmd --list-tests", tmp_path) == []
+
+    def test_a_script_that_runs_its_arguments_runs_the_command_given(self, tmp_path):
+        """``bin/ci with_build_env 'make std_spec'``: the quoted command is judged."""
+        _script(
+            tmp_path / "bin" / "ci",
+            '#!/bin/sh\nwith_build_env() {\n  docker run --rm img sh -c "$1"\n}\n"$@"\n',
+        )
+        assert runs("bin/ci with_build_env 'crystal spec spec/std'", tmp_path) != []
+        assert runs("bin/ci with_build_env 'make docs'", tmp_path) == []
+
+    def test_a_runner_its_options_refuse_is_not_read_as_a_script(self, tmp_path):
+        """``./gradlew test --dry-run`` and ``bin/rails test -h`` stay no runs."""
+        assert runs("./gradlew test --dry-run", tmp_path) == []
+        assert runs("bin/rails test -h", tmp_path) == []

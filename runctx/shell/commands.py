@@ -59,6 +59,7 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
+from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
@@ -466,8 +467,8 @@ class _Parse:
         from runctx.runners.tasks import scripts  # noqa: PLC0415 - a script only
 
         path = scripts.script_path(argv)
-        if path is None:
-            return
+        if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
+            return  # a runner of the table that its own options made no run
         text = None
         if self.task_depth < MAX_TASK_DEPTH:
             from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a script only
@@ -475,13 +476,17 @@ class _Parse:
             if self.files is None:
                 self.files = ProjectFiles()
             text = scripts.script_text(path, cwd, self.files)
+        arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
         if text is None:
-            if scripts.named_for_tests(path):
-                self.found.append(
-                    TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv)
-                )
-            return
-        if self._texts_run([text], cwd, known=known, venv=venv):
+            runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
+        elif arguments and scripts.dispatches(text):
+            runs = scripts.names_a_test(arguments)  # its arguments pick what it runs
+        else:
+            runs = self._texts_run([text], cwd, known=known, venv=venv) or (
+                scripts.passes_arguments(text)
+                and self._texts_run([a for a in arguments if " " in a], cwd, known=known, venv=venv)
+            )
+        if runs:
             self.found.append(TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv))
 
     def _task(

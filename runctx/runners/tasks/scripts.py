@@ -17,6 +17,13 @@ holds ``test`` but does not start with a verb that prepares, reports or builds
 (``install-test-deps.sh``, ``print-test-failures.sh``), and a numbered
 test script of a ``t/`` directory (``t/t1234-name.sh``, as git's).
 
+A script that picks what to do from its arguments (``case "$1"``,
+``getopts``) and is given some runs what they name: a run when one of them is
+named for tests (``./build.sh -a test``, ``./build.cmd unit-tests``, ``./x.py
+test``; :func:`names_a_test`), whether the script can be read or not. A script
+that runs its arguments as a command (``"$@"``, ``eval``) and is given one
+that starts a run is a run (``bin/ci with_build_env 'make std_spec'``).
+
 Only files of the checkout are read: a relative path under the directory the
 command runs in, with no ``..`` in it, owned by the caller or by root (a file
 another user could have planted is not opened), through the same bounded,
@@ -155,4 +162,41 @@ def _decoded(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-__all__ = ["named_for_tests", "script_path", "script_text"]
+__all__ = [
+    "dispatches",
+    "named_for_tests",
+    "names_a_test",
+    "passes_arguments",
+    "script_path",
+    "script_text",
+]
+
+
+_DISPATCH_MARKS = ("getopts", 'case "$1"', "case $1", 'case "${1', "case ${1", '"$1" =', "$1 =")
+_PASSES_ARGUMENTS = ('"$@"', "$@", '"$*"', "$*", "eval ")
+_TEST_ARGUMENTS = frozenset(
+    {"test", "tests", "unit", "unittest", "unittests", "spec", "specs", "e2e"}
+)
+
+
+def dispatches(text: str) -> bool:
+    """Whether a script's text picks what it does from its arguments."""
+    return any(mark in text for mark in _DISPATCH_MARKS)
+
+
+def passes_arguments(text: str) -> bool:
+    """Whether a script's text runs its arguments as a command (``"$@"``, ``eval``)."""
+    return any(mark in text for mark in _PASSES_ARGUMENTS)
+
+
+def names_a_test(arguments: Sequence[str]) -> bool:
+    """Whether one of ``arguments`` (or an option's value) names a test action."""
+    for argument in arguments:
+        if argument.startswith("-") and "=" not in argument:
+            continue  # a flag (``--list-tests``), not an action
+        word = argument.rpartition("=")[2].lower()
+        if word in _TEST_ARGUMENTS or word.startswith(("test-", "test_", "test:")):
+            return True
+        if word.endswith(("-test", "_test", "-tests", "_tests", ":test")):
+            return True
+    return False
