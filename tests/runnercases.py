@@ -283,6 +283,7 @@ FORMS = [
     (["py", "-3.12", "-m", "pytest"], "pytest"),
     (["node", "--run", "test:unit"], "node-run-script"),
     (["spin", "test"], "spin-test"),
+    ([".build/std_spec", "--junit_output", "out.xml"], "test-binary"),
     (["dotnet", "tool", "run", "dotnet-cake", "--target=Test"], "cake-test"),
     (["dotnet", "cake", "--target=UnitTests", "--configuration=Release"], "cake-test"),
     (["cmake", "-E", "chdir", "build", "ctest", "-V"], "ctest"),

@@ -1149,6 +1149,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "test-binary",
         program_globs=(
             *("*_test", "*_tests", "*-test", "*-tests", "*_unittest", "*_unittests", "*.test"),
+            *("*_spec", "*_specs"),  # a compiled spec binary (crystal's std_spec)
             *("*run_tests*", "*run-tests*", "*runtests*", "*test_runner*", "*test-runner*"),
         ),
         not_with=(*_H, "--gtest_list_tests", "--list", "--list-tests", "-l"),

@@ -40,6 +40,8 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "*-test",
     "*-tests",
     "*.test",
+    "*_spec",
+    "*_specs",
     "*_test",
     "*_tests",
     "*_unittest",
