@@ -90,3 +90,27 @@ def test_an_escaped_dollar_starts_no_reference():
     """``$$`` is make's ``$``: ``$$(V)`` reaches the shell as ``$(V)``, not as V's value."""
     variables = {"V": "pytest", "W": "$(V)"}
     assert makefile.expand("echo $$(V) $(V) ${W}", variables) == "echo $(V) pytest pytest"
+
+
+def test_targets_of_an_included_file_are_read(tmp_path):
+    """``include mk/tests.mk`` brings its targets; ``$(GOTEST)`` and sub-makes are expanded."""
+    write(
+        tmp_path / "Makefile",
+        """\
+        GOTEST ?= go test
+        include mk/tests.mk
+        -include $(CONFIG)/local.mk
+        unit:
+        \t$(GOTEST) ./...
+        ci:
+        \t$(MAKE) -C sub lint
+        lint:
+        \tgolangci-lint run
+        """,
+    )
+    write(tmp_path / "mk" / "tests.mk", "integ:\n\tpytest tests/integration\nlint:\n\tpytest\n")
+    write(tmp_path / "sub" / "Makefile", "lint:\n\truff check .\n")
+    assert runs("make integ", tmp_path) == [("make-target", str(tmp_path))]
+    assert runs("make unit", tmp_path) == [("make-target", str(tmp_path))]
+    assert runs("make lint", tmp_path) == []  # the makefile's own rule wins
+    assert runs("make ci", tmp_path) == []

@@ -398,3 +398,20 @@ def test_an_interpreter_reading_code_from_stdin_runs_it(command, kind):
 def test_the_same_code_into_another_program_is_data():
     """The same R code piped into ``cat`` runs nothing."""
     assert kinds("echo 'devtools::test()' | cat") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("$BUILD_CMD test --locked --target=x86_64", True),
+        ("${CARGO} test --workspace", True),
+        ('"$GO" test ./...', True),
+        ("echo $X test", False),
+        ("$EDITOR test.txt", False),
+        ("$X tests", False),
+        ("$(which cargo) build", False),
+    ],
+)
+def test_a_program_named_by_a_variable_asked_to_test_is_a_run(command, expected):
+    """``$CARGO test``: the variable is not expanded, its ``test`` subcommand makes the run."""
+    assert bool(test_invocations(command, CWD)) is expected

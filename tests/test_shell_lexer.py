@@ -89,3 +89,20 @@ def test_long_heredoc_is_skipped_cheaply():
     assert found(command[: MAX_COMMAND_CHARS - 20] + "\nEOF\nmake test") == [
         ("make-test", CWD, True)
     ]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "uv run --python 3.12 \\\n  pytest -x",
+        "uv run --python 3.12 \\\n    --with pytest-cov \\\n    pytest",
+        "poetry run \\\n\tpython -m pytest",
+        "uv run --python 3.12 \\\n\\\n  pytest",
+    ],
+)
+def test_a_line_continuation_before_an_indented_word_is_a_blank(command):
+    """A backslash, a newline and indentation join the lines: no empty word is made."""
+    runs = test_invocations(command, CWD)
+    assert len(runs) == 1
+    assert "" not in runs[0].argv
+    assert runs[0].argv[-1] in {"pytest", "-x"}

@@ -50,6 +50,7 @@ from runctx.settings import settings_for
 from runctx.shell.prefilter import (
     BUILTIN_NAMES,
     may_change_environment,
+    names_a_script,
     names_found,
     names_task_runner,
 )
@@ -460,7 +461,7 @@ def test_runs(
     """
     if settings is None:
         settings = _settings(cwd)
-    if not names_found(command, settings.names):
+    if not (names_found(command, settings.names) or names_a_script(command)):
         return ()
     from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a runner is named
 
@@ -487,7 +488,7 @@ def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | N
     try:
         return settings_for(root)
     except _unreadable_config():
-        if not names_found(command, BUILTIN_NAMES):
+        if not (names_found(command, BUILTIN_NAMES) or names_a_script(command)):
             return None
         raise
 

@@ -31,7 +31,9 @@ top of that run, of the child's kind. Only a title gives it, never a row."""
 DEFAULT_NOT_WITH = ("--help", "--version")
 """Options that make any runner print something and exit instead of running."""
 
-TASK_READERS = ("package-json", "make", "just", "taskfile", "hatch")
+TASK_READERS = (
+    *("package-json", "make", "just", "taskfile", "hatch", "rake", "melos", "cargo-alias"),
+)
 """How a task runner's project file is read (:mod:`runctx.runners.tasks`)."""
 TASK_NAMES = ("first", "all")
 """Which positional words after a task row's subcommand name tasks."""

@@ -60,6 +60,21 @@ _PYTHON_BOOTSTRAPS = (
     "import sys;import json;exec(json.loads(sys.stdin.readline()))",
 )
 
+MELOS_OWN_COMMANDS = (
+    *("bootstrap", "bs", "clean", "exec", "format", "analyze", "list", "publish", "version"),
+    *("run", "pub", "init", "help"),
+)
+"""melos's own commands; any other word is a script of ``melos.yaml`` (``melos test``)."""
+
+CARGO_OWN_COMMANDS = (
+    *("build", "b", "check", "c", "clean", "doc", "d", "new", "init", "add", "remove", "run"),
+    *("r", "test", "t", "bench", "update", "search", "publish", "install", "uninstall"),
+    *("fmt", "clippy", "fix", "tree", "vendor", "metadata", "package", "login", "owner"),
+    *("yank", "help", "rustc", "rustdoc", "fetch", "generate-lockfile", "locate-project"),
+    *("pkgid", "report", "verify-project", "version", "config", "info", "logout"),
+)
+"""cargo's own commands: any other word may be an alias of ``.cargo/config.toml``."""
+
 _RUN_TESTS_SCRIPTS = tuple(
     stem + ext
     for stem in ("run_tests", "run-tests", "runtests", "runTests", "run_test", "run-test")
@@ -329,11 +344,13 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- go ---
     RunnerPattern(
         "go-test",
-        programs=("go", "richgo"),
+        programs=("go", "richgo", "tinygo"),
         subcommand=("test",),
         chdir_options=("-C",),
         not_with=(*_H, "-help", "-c", "-list", "-list=*"),
     ),
+    # go-acc runs ``go test`` with coverage over the packages it is given
+    RunnerPattern("go-test", programs=("go-acc",), not_with=(*_H, "--version")),
     RunnerPattern(
         "go-test",
         programs=("gotestsum",),
@@ -372,6 +389,11 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             ("make", "test"),
             ("make", "test-*"),
             ("make", "ci-flow"),
+            # an xtask (``cargo xtask``, ``cargo run -p xtask --``) named for tests
+            ("xtask", "test"),
+            ("xtask", "test-*"),
+            ("xtask", "test_*"),
+            ("xtask", "tests"),
         ],
         programs=("cargo", "cross"),
         value_options=("--config", "-Z", "-p", "--package", "--features", "--target", "-j"),
@@ -957,6 +979,19 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         not_with=_H,
     ),
+    # Cake build scripts: a target named for tests (``dotnet cake --target=Test``)
+    *rows(
+        "cake-test",
+        [(), ("cake",), ("tool", "run", "dotnet-cake"), ("tool", "run", "cake")],
+        programs=("dotnet", "dotnet-cake", "cake"),
+        with_options=tuple(
+            f"{option}={name}"
+            for option in ("--target", "-t", "-target")
+            for name in ("Test", "test", "Test*", "test*", "*Test", "*Tests", "*-test*")
+        ),
+        not_with=(*_H, "--dryrun", "--dry-run", "--noop", "--tree", "--description"),
+        short_clusters=False,
+    ),
     # --- other languages ---
     *rows("mix-test", [("test",), ("coveralls*",)], programs=("mix",), not_with=_H),
     RunnerPattern(
@@ -1083,11 +1118,38 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows("crystal-spec", [("spec",)], programs=("crystal",), not_with=_H),
     *rows("nim-test", [("test",)], programs=("nimble",), not_with=_H),
     *rows("raco-test", [("test",)], programs=("raco",), not_with=_H),
+    *rows("wasm-pack-test", [("test",)], programs=("wasm-pack",), not_with=_H),
+    # Fermyon's ``spin test`` runs the app's tests (the spin-test plugin)
+    *rows("spin-test", [("test",)], programs=("spin",), not_with=_H),
+    # --- a test file run directly by its language's interpreter (python's: a project
+    # script named for tests, runctx.runners.tasks.scripts) ---
+    RunnerPattern(
+        "elixir-test-file",
+        programs=("elixir",),
+        any_arg=("*_test.exs",),
+        value_options=("-r", "-pr", "-pa", "-pz", "-e", "--eval", "--sname", "--name"),
+        not_with=(*_H, "-v", "--version"),
+    ),
+    RunnerPattern(
+        "dart-test-file",
+        programs=("dart",),
+        any_arg=("*_test.dart",),
+        not_subcommands=("analyze", "format", "fix", "compile", "doc", "pub", "create", "info"),
+        not_with=(*_H, "--version"),
+    ),
+    RunnerPattern(
+        "crystal-spec",
+        programs=("crystal",),
+        any_arg=("*_spec.cr",),
+        not_subcommands=("build", "tool", "docs", "init", "env", "clear_cache"),
+        not_with=(*_H, "-v", "--version"),
+    ),
     # --- a compiled test binary run directly: named for its tests ---
     RunnerPattern(
         "test-binary",
         program_globs=(
             *("*_test", "*_tests", "*-test", "*-tests", "*_unittest", "*_unittests", "*.test"),
+            *("*_spec", "*_specs"),  # a compiled spec binary (crystal's std_spec)
             *("*run_tests*", "*run-tests*", "*runtests*", "*test_runner*", "*test-runner*"),
         ),
         not_with=(*_H, "--gtest_list_tests", "--list", "--list-tests", "-l"),
@@ -1193,6 +1255,63 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         file_options=("-f", "--justfile"),
         chdir_options=("-d", "--working-directory"),
         not_with=_JUST_NOT_WITH,
+    ),
+    RunnerPattern(
+        "cargo-alias",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="cargo-alias",
+        programs=("cargo",),
+        value_options=("--config", "-Z", "-C"),
+        not_subcommands=CARGO_OWN_COMMANDS,
+        not_with=(*_H, "-V", "--version", "--list"),
+    ),
+    # ``node --run NAME``: a package.json script, run by node itself
+    RunnerPattern(
+        "node-run-script",
+        programs=("node", "nodejs"),
+        with_options=("--run",),
+        any_arg=CORE_TEST_NAMES,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "node-run-script",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="package-json",
+        programs=("node", "nodejs"),
+        with_options=("--run",),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "rake-task",
+        role=TASK_ROLE,
+        run_names=("test", "spec", "test:*", "spec:*", "test_*", "spec_*"),
+        reader="rake",
+        task_names="all",
+        programs=("rake",),
+        value_options=("-f", "--rakefile", "-I", "--libdir", "-r", "-R", "-j"),
+        file_options=("-f", "--rakefile"),
+        chdir_options=("-C", "--directory"),
+        not_with=(*_H, "-V", "-T", "--tasks", "-n", "--dry-run", "-P", "--prereqs", "-W", "-D"),
+    ),
+    *rows(
+        "melos-script",
+        [("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="melos",
+        programs=("melos",),
+        not_with=(*_H, "--list", "-l", "--json"),
+    ),
+    RunnerPattern(
+        "melos-script",
+        role=TASK_ROLE,
+        run_names=CORE_TEST_NAMES,
+        reader="melos",
+        programs=("melos",),
+        not_subcommands=MELOS_OWN_COMMANDS,
+        not_with=(*_H, "--list", "-l", "--json"),
     ),
     RunnerPattern(
         "taskfile-task",

@@ -292,6 +292,55 @@ for _name in YARN_PROGRAMS:
     )
 WRAPPERS["bun"] = Wrapper(chdir=("--cwd",), subcommands=[("x",)])
 
+# Containers: the command after the image (``run``) or the container or service
+# (``exec``, ``compose run|exec``) is what runs, inside the container.
+_CONTAINER_VALUES = (
+    *("-v", "--volume", "-e", "--env", "--env-file", "-w", "--workdir", "--name", "-p"),
+    *("--publish", "-u", "--user", "--network", "--net", "--entrypoint", "--mount"),
+    *("--platform", "-l", "--label", "--cpus", "-m", "--memory", "--shm-size", "--add-host"),
+    *("--device", "--cap-add", "--cap-drop", "--security-opt", "--ulimit", "--tmpfs", "-h"),
+    *("--hostname", "--gpus", "--pull", "--restart", "--ipc", "--pid", "--runtime", "--dns"),
+    *("--link", "--volumes-from", "--cidfile", "--log-driver", "--log-opt", "--group-add"),
+    *("--expose", "--index", "-f", "--file", "--project-name", "--profile", "--context"),
+    *("--project-directory", "-H", "--host", "--config", "--log-level", "--cpuset-cpus"),
+)
+for _name in ("docker", "podman", "nerdctl"):
+    WRAPPERS[_name] = Wrapper(
+        value=_CONTAINER_VALUES,
+        subcommands=[
+            *(("run",), ("exec",), ("container", "run"), ("container", "exec")),
+            *(("compose", "run"), ("compose", "exec")),
+        ],
+        positionals=1,
+    )
+for _name in ("docker-compose", "podman-compose"):
+    WRAPPERS[_name] = Wrapper(
+        value=_CONTAINER_VALUES, subcommands=[("run",), ("exec",)], positionals=1
+    )
+WRAPPERS.update(
+    {
+        "lima": Wrapper(),  # ``lima CMD``: CMD in the default instance
+        "linux32": Wrapper(),  # personality wrappers: the command runs as it is
+        "linux64": Wrapper(),
+        "setarch": Wrapper(positionals=1),
+        # Intel's emulator: ``sde -- CMD`` (or ``sde64``)
+        "sde": Wrapper(start_after=("--",), requires_start=True),
+        "sde64": Wrapper(start_after=("--",), requires_start=True),
+        # ``meson devenv -C build meson test``: the command in the build's environment
+        "meson": Wrapper(
+            value=("-w", "--workdir", "--dump", "--dump-format"),
+            chdir=("-C",),
+            subcommands=[("devenv",)],
+        ),
+        # ``python -m gevent.monkey -m pytest``: the module runs patched
+        "gevent.monkey": Wrapper(module=("-m", "--module")),
+        # ``cmake -E chdir DIR CMD``: the command in another directory
+        "cmake": Wrapper(subcommands=[("chdir",)], positionals=1),
+        # the Windows launcher: ``py -3.12 -m pytest``
+        "py": Wrapper(module=("-m",)),
+    }
+)
+
 # Coverage, watchers, debuggers, tracers, session and service managers, locks:
 # each runs the command it is given, so the run is the command's.
 WRAPPERS.update(

@@ -46,7 +46,10 @@ little. An unbalanced quote or parenthesis never raises: that text falls back
 to a plain whitespace split.
 
 The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
-whatever :func:`test_invocations` finds, the pre-filter says True for it. It
+whatever :func:`test_invocations` finds through the runner table, the
+pre-filter says True for it; a project script (``scripts/test``, ``./ci.sh``,
+read when tasks are) is let through by
+:func:`~runctx.shell.prefilter.names_a_script`, as cheap. It
 is a substring search for the table's names, so a command that names no
 runner costs microseconds and never compiles the lexer's regexes.
 """
@@ -56,11 +59,12 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
+from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
-from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command
+from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -84,6 +88,17 @@ MAX_STEPS = 2048
 MAX_DEPTH = 4
 MAX_TASK_DEPTH = 4
 """Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
+ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
+"""Runners that run environments: a run unless the environments named run no test."""
+TEST_SCRIPT_RUNNERS = frozenset({"npm-test", "pnpm-test", "yarn-test", "bun-test"})
+"""Runners that are runs by a ``test:NAME`` script's name: unless the name says otherwise
+and the script's text runs no test (:mod:`runctx.runners.tasks.test_named`)."""
+BINARY_RUNNERS = frozenset({"yarn-script", "pnpm-script", "bun-script"})
+"""Task runners that run a package's binary when no script has the name (``yarn jest``)."""
+SCRIPT_KIND = "project-script"
+VARIABLE_KIND = "program-named-by-variable"
+"""The kind of ``$VAR test``: a program named by a variable, asked to test."""
+"""The kind of a run started by the project's own script (``scripts/test``, ``./ci.sh``)."""
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
 
 
@@ -333,7 +348,19 @@ class _Parse:
                 self._resolved([*argv, *fed], dirs, depth)
             else:
                 self._resolved(argv, dirs, depth)
+        else:
+            self._unlisted(argv, dirs)
         return argv
+
+    def _unlisted(self, argv: list[str], dirs: _Dirs) -> None:
+        """A program the table cannot name: the project's script, or ``$VAR test``."""
+        if "/" in argv[0]:
+            self._script(argv, dirs.cwd, known=dirs.known, venv=dirs.venv)
+        elif _variable_program_test(argv):
+            invocation = TestInvocation(
+                VARIABLE_KIND, argv, dirs.cwd, cwd_known=dirs.known, venv=dirs.venv
+            )
+            self.found.append(invocation)
 
     def _resolved(self, argv: list[str], dirs: _Dirs, depth: int) -> None:
         """The simple command ``argv`` through the runner table: a run, a shell string, a task."""
@@ -344,6 +371,14 @@ class _Parse:
         match = resolution.match
         venv = dirs.venv
         if match is not None:
+            if match.kind in ENVIRONMENT_RUNNERS and self._environments_run_none(
+                match.kind, argv, cwd, known=known, venv=venv
+            ):
+                return
+            if match.kind in TEST_SCRIPT_RUNNERS and self._look_alike_runs_none(
+                argv, cwd, known=known, venv=venv
+            ):
+                return
             invocation = TestInvocation(
                 match.kind, argv, cwd, cwd_known=known, role=match.role, venv=venv
             )
@@ -354,6 +389,105 @@ class _Parse:
             self.text(resolution.shell_string, inner, depth + 1)
         elif resolution.task is not None:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
+        else:
+            self._script(argv, cwd, known=known, venv=venv)
+
+    def _environments_run_none(
+        self, kind: str, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool:
+        """Whether the tox or nox environments ``argv`` names are known to run no test.
+
+        Read only on the hook's path (``resolve_tasks``), through the
+        project's files (:mod:`runctx.runners.tasks.environments`); not known
+        means False: the command stays a run.
+        """
+        if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
+            return False
+        from runctx.runners.tasks import ProjectFiles, environments  # noqa: PLC0415 - tox/nox only
+
+        if self.files is None:
+            self.files = ProjectFiles()
+        texts = environments.commands_of(kind, argv, cwd, self.files)
+        if texts is None:
+            return False
+        return not self._texts_run(texts, cwd, known=known, venv=venv)
+
+    def _runs_a_binary(self, call: TaskCall, cwd: str) -> bool:
+        """Whether ``yarn|pnpm|bun run NAME`` runs the package binary NAME: no script so named.
+
+        Only when the project's package.json is read and has no such script.
+        """
+        if call.kind not in BINARY_RUNNERS or not call.names or self.files is None:
+            return False
+        from runctx.runners.tasks import test_named  # noqa: PLC0415 - a task only
+
+        return test_named.has_no_script(call.names[0], cwd, self.files)
+
+    def _look_alike_runs_none(
+        self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool:
+        """Whether a test-named script whose name says otherwise (``test:server``) runs no test.
+
+        Read only on the hook's path (:mod:`runctx.runners.tasks.test_named`).
+        """
+        if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
+            return False
+        from runctx.runners.tasks import ProjectFiles, test_named  # noqa: PLC0415 - npm only
+
+        name = test_named.look_alike_script(argv)
+        if name is None:
+            return False
+        if self.files is None:
+            self.files = ProjectFiles()
+        text = test_named.script_text(name, cwd, self.files)
+        return text is not None and not self._texts_run([text], cwd, known=known, venv=venv)
+
+    def _texts_run(self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> bool:
+        """Whether one of the shell ``texts``, run in ``cwd``, starts a test run (a level down)."""
+        before = len(self.found)
+        self.task_depth += 1
+        try:
+            for text in texts:
+                self.text(text, _Dirs(cwd, known=known, oldpwd=None, stack=[], venv=venv), 0)
+        finally:
+            self.task_depth -= 1
+        inner_runs = self.found[before:]
+        del self.found[before:]
+        return any(found.role != TASK_ROLE for found in inner_runs)
+
+    def _script(self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> None:
+        """The project's own script ``argv`` runs: a run when its text starts one.
+
+        Read only on the hook's path (``resolve_tasks``), as a task is; a
+        script that cannot be read is a run when its name says so
+        (:mod:`runctx.runners.tasks.scripts`).
+        """
+        if not self.resolve_tasks or self.keep_inner:
+            return
+        from runctx.runners.tasks import scripts  # noqa: PLC0415 - a script only
+
+        path = scripts.script_path(argv)
+        if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
+            return  # a runner of the table that its own options made no run
+        text = None
+        if self.task_depth < MAX_TASK_DEPTH:
+            from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a script only
+
+            if self.files is None:
+                self.files = ProjectFiles()
+            text = scripts.script_text(path, cwd, self.files)
+        arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
+        if text is None:
+            runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
+        elif arguments and scripts.dispatches(text):
+            runs = scripts.names_a_test(arguments)  # its arguments pick what it runs
+        else:
+            runs = self._texts_run([text], cwd, known=known, venv=venv) or (
+                scripts.passes_arguments(text)
+                and self._texts_run([a for a in arguments if " " in a], cwd, known=known, venv=venv)
+            )
+        if runs:
+            self.found.append(TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv))
 
     def _task(
         self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
@@ -379,6 +513,14 @@ class _Parse:
             if self.files is None:
                 self.files = ProjectFiles()
             texts = task_texts(call, cwd, self.files)
+        if (
+            texts is None
+            and not self.keep_inner
+            and self._runs_a_binary(call, cwd)
+            and self._texts_run(call.names[:1], cwd, known=known, venv=venv)
+        ):  # ``yarn run jest``: no such script, and the binary it runs is a runner
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+            return
         if texts is None:  # not known what it runs: its name decides
             if call.by_name and not self.keep_inner:
                 self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
@@ -397,6 +539,19 @@ class _Parse:
         del self.found[before:]
         if any(found.role != TASK_ROLE for found in inner_runs):
             self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+
+
+def _variable_program_test(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is a program named by a variable, asked to ``test`` (``$CARGO test``).
+
+    The variable is not expanded; a tool whose ``test`` subcommand runs the tests
+    is what such lines start (``$BUILD_CMD test``, ``${GO} test ./...``).
+    """
+    first = argv[0]
+    if len(argv) < 2 or argv[1] != "test" or not first.startswith("$"):  # noqa: PLR2004
+        return False
+    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
+    return name.replace("_", "").isalnum()
 
 
 def _reads_script_from_stdin(argv: Sequence[str]) -> bool:
@@ -466,7 +621,9 @@ def test_invocations(
         from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - the table is large
 
         patterns = BUILTIN_PATTERNS
-    if not is_probably_test_command(command, patterns):
+    if not is_probably_test_command(command, patterns) and not (
+        resolve_tasks and names_a_script(command)
+    ):
         return ()
     parse = _Parse(patterns, resolve_tasks=resolve_tasks)
     dirs = _Dirs(os.path.normpath(cwd), known=True, oldpwd=None, stack=[])

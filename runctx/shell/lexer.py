@@ -91,7 +91,7 @@ class _Regexes:
 
     def __init__(self) -> None:
         self.operator = re.compile("|".join(re.escape(op) for op in _OPERATORS))
-        self.blanks = re.compile(r"[ \t\r\f\v]+")
+        self.blanks = re.compile(r"(?:[ \t\r\f\v]|\\\n)+")
         self.plain = re.compile(r"[^ \t\r\f\v\n'\"\\$`;&|()<>]+")
         self.double_plain = re.compile(r'[^"\\$`]+')
         self.ansi_c = re.compile(r"(?:[^'\\]|\\.)*'", re.DOTALL)
@@ -186,7 +186,8 @@ class _Lexer:
         while pos < n:
             self.charge()
             char = text[pos]
-            if char in " \t\r\f\v":
+            if char in " \t\r\f\v" or text.startswith("\\\n", pos):
+                # a line continuation between words is a blank, never an empty word
                 pos = self.rx.blanks.match(text, pos).end()  # type: ignore[union-attr]
             elif char == "\n":
                 self._emit("", "\n", pos, pos + 1)

@@ -40,6 +40,8 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "*-test",
     "*-tests",
     "*.test",
+    "*_spec",
+    "*_specs",
     "*_test",
     "*_tests",
     "*_unittest",
@@ -69,6 +71,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "bun",
     "busted",
     "cabal",
+    "cake",
     "cargo",
     "cargo-nextest",
     "cargo-tarpaulin",
@@ -98,8 +101,10 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "doctest",
     "doit",
     "dotnet",
+    "dotnet-cake",
     "dune",
     "electron-mocha",
+    "elixir",
     "ember",
     "flutter",
     "forks.js",
@@ -107,6 +112,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "gleam",
     "gmake",
     "go",
+    "go-acc",
     "go-task",
     "gotestsum",
     "gradle",
@@ -139,6 +145,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "make",
     "makers",
     "manage.py",
+    "melos",
     "meson",
     "mill",
     "millw",
@@ -251,6 +258,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "setup.py",
     "shellspec",
     "simple-phpunit",
+    "spin",
     "stack",
     "start-server-and-test",
     "stencil",
@@ -263,6 +271,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "task",
     "test-setup.sh",
     "testcafe",
+    "tinygo",
     "tox",
     "trial",
     "ts-mocha",
@@ -281,6 +290,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "vmForks.js",
     "vusted",
     "ward",
+    "wasm-pack",
     "wdio",
     "web-test-runner",
     "wireit",
@@ -528,6 +538,65 @@ def is_probably_test_command(command: str, patterns: Sequence[RunnerPattern] | N
     return names_found(command, names_for(patterns))
 
 
+SCRIPT_MARKS = (
+    *("./", "scripts/", "script/", "ci/", ".ci/", "tools/", "tool/", "bin/", "hack/"),
+    *("dev/", "build/", "t/"),
+)
+"""How a project's own script is named at the start of a word (``./ci.sh``, ``scripts/test``,
+``bash ci/run.sh``): such a command may run the script's text, which the parser reads
+(:mod:`runctx.runners.tasks.scripts`)."""
+_SCRIPT_SUFFIX = ".sh"
+_PYTHON_SUFFIX = ".py"
+_SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
+
+
+def names_a_script(command: str) -> bool:
+    """False only if ``command`` names no project script as a word.
+
+    No word starts as a script's path does (:data:`SCRIPT_MARKS`), none ends
+    in ``.sh``, none is a python test file (``test_x.py``, ``x_test.py``), and
+    no program named by a variable is asked to ``test`` (``$CARGO test``).
+    """
+    text = command[:MAX_COMMAND_CHARS]
+    for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, _PYTHON_SUFFIX):
+        at = text.find(mark)
+        while at >= 0:
+            end = at + len(mark)
+            if mark == _PYTHON_SUFFIX:
+                if _ends_word(text, end) and _python_test_file(text, at):
+                    return True
+            elif mark == _SCRIPT_SUFFIX:
+                if _ends_word(text, end):
+                    return True
+            elif at == 0 or text[at - 1] in _SCRIPT_BEFORE:
+                return True
+            at = text.find(mark, at + 1)
+    return "$" in text and _variable_then_test(text)
+
+
+def _variable_then_test(text: str) -> bool:
+    """Whether a word made of a variable is followed by the word ``test`` (``$CARGO test``)."""
+    at = text.find(" test")
+    while at >= 0:
+        end = at + len(" test")
+        start = at
+        while start > 0 and text[start - 1] not in " \t\n;&|(":
+            start -= 1
+        if text[start : start + 1] == "$" and _ends_word(text, end):
+            return True
+        at = text.find(" test", end)
+    return False
+
+
+def _python_test_file(text: str, suffix_at: int) -> bool:
+    """Whether the word whose ``.py`` starts at ``suffix_at`` names a test file by its name."""
+    start = suffix_at
+    while start > 0 and text[start - 1] not in _BEFORE:
+        start -= 1
+    stem = text[start:suffix_at]
+    return stem.startswith("test_") or stem.endswith(("_test", "_tests"))
+
+
 ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
 """A part of every name in the table of commands that change an environment
 (:data:`runctx.runners.installers.INSTALLER_PATTERNS`): ``pip`` of ``pip3``,
@@ -537,17 +606,22 @@ that names none of them costs no import at all."""
 TASK_RUNNER_NAMES = (
     "bmake",
     "bun",
+    "cargo",
     "gmake",
     "go-task",
     "hatch",
     "just",
     "make",
+    "melos",
     "mingw32-make",
+    "node",
+    "nodejs",
     "npm",
     "npm-cli.js",
     "pnpm",
     "pnpm.cjs",
     "pnpm.js",
+    "rake",
     "task",
     "yarn",
     "yarn.cjs",

@@ -29,12 +29,33 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.taskfile`: ``Taskfile.yml``: the task's commands, ``deps`` and
   ``task:`` calls, read line by line; no task means ``default``;
 - :mod:`.hatch`: ``hatch run [ENV:]SCRIPT`` through the environment's scripts
-  (``pyproject.toml`` or ``hatch.toml``), following each ``template``.
+  (``pyproject.toml`` or ``hatch.toml``), following each ``template``;
+- :mod:`.rakefile`: ``rake [TASK]``: the task's ``sh`` calls, its
+  dependencies, and the test libraries' tasks (RSpec, Rake::TestTask,
+  Minitest); no task means ``default``;
+- :mod:`.melos`: ``melos run SCRIPT`` (and ``melos SCRIPT``): the script's
+  ``run``/``exec`` text in ``melos.yaml`` or ``pubspec.yaml``'s ``melos``;
+- :mod:`.cargo_alias`: ``cargo NAME`` where ``.cargo/config.toml``'s
+  ``[alias]`` defines NAME; ``node --run NAME`` reads ``package.json``.
+
+Two more readers are not task rows: :mod:`.scripts` reads the project's own
+shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
+:mod:`.environments` the tox and nox environments a command names (``tox -e
+lint`` is no run when ``lint`` runs ruff).
 """
 
 from __future__ import annotations
 
-from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+from runctx.runners.tasks import (
+    cargo_alias,
+    hatch,
+    justfile,
+    makefile,
+    melos,
+    package_json,
+    rakefile,
+    taskfile,
+)
 from runctx.runners.tasks.budget import BudgetSpentError
 from runctx.runners.tasks.files import MAX_TASKS, ProjectFiles
 
@@ -52,6 +73,9 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "just": justfile.texts,
     "taskfile": taskfile.texts,
     "hatch": hatch.texts,
+    "rake": rakefile.texts,
+    "melos": melos.texts,
+    "cargo-alias": cargo_alias.texts,
 }
 
 

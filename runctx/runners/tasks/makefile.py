@@ -3,10 +3,13 @@
 Read: rules (``targets: prerequisites`` and their tab-indented recipes, or a
 ``; command`` on the rule line), and plain variable assignments (``=``,
 ``:=``, ``::=``, ``?=``, ``+=``), expanded in recipes as ``$(NAME)`` or
-``${NAME}``; ``$(MAKE)`` is ``make``. Skipped: conditionals and includes (their
-lines are read as if every branch were taken), ``define`` blocks, pattern
-rules. A target the file does not define (made by an include or a pattern)
-is not found: the command is then decided by the target's name.
+``${NAME}``; ``$(MAKE)`` is ``make``; the files an ``include`` names plainly
+(relative to the makefile, one level, at most :data:`MAX_INCLUDES`), whose
+rules the makefile's own override. Skipped: conditionals (their lines are
+read as if every branch were taken), ``define`` blocks, pattern rules. A
+target the file does not define (made by a pattern, or by an include named
+through a variable) is not found: the command is then decided by the
+target's name.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ _DIRECTIVES = frozenset(
 _OPERATORS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 _EXPANSION_PASSES = 8
 _CLOSING = {"(": ")", "{": "}"}
+_INCLUDES = frozenset({"include", "-include", "sinclude"})
+MAX_INCLUDES = 4
+"""Files one makefile includes that are read (plain names, relative to its directory)."""
 MAX_EXPANDED_CHARS = 64 * 1024
 """A recipe line is expanded up to this many characters: what the shell parser reads."""
 
@@ -36,13 +42,14 @@ MAX_EXPANDED_CHARS = 64 * 1024
 class Makefile:
     """The rules and plain variables of a makefile, and its first target."""
 
-    __slots__ = ("default", "rules", "variables")
+    __slots__ = ("default", "includes", "rules", "variables")
 
     def __init__(self) -> None:
         """Start empty."""
         self.rules: dict[str, Task] = {}
         self.variables: dict[str, str] = {}
         self.default: str | None = None
+        self.includes: list[str] = []
 
     def assign(self, name: str, operator: str, value: str) -> None:
         """Apply one assignment; ``!=`` (a shell command's output) is not run, so not known."""
@@ -117,6 +124,8 @@ def parse(data: bytes) -> Makefile:
             continue
         stripped = line.split("#", 1)[0].strip()
         first = stripped.split(None, 1)[0] if stripped else ""
+        if first in _INCLUDES:
+            made.includes.extend(stripped.split()[1:][:MAX_INCLUDES])
         if not first or first in _DIRECTIVES:
             continue
         current = []
@@ -193,9 +202,28 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     made = files.parsed(path, parse)
     if not isinstance(made, Makefile):
         return None
+    made = _with_includes(made, os.path.dirname(path), files)
     names = [name for name in call.names if "=" not in name]  # VAR=value sets a variable
     if not names and made.default is not None:
         names = [made.default]
     return expand_tasks(
         names, made.rules.get, lambda line: expand(recipe_line(line), made.variables, files.work)
     )
+
+
+def _with_includes(made: Makefile, directory: str, files: ProjectFiles) -> Makefile:
+    """``made`` with the rules and variables of the files it includes (one level, bounded)."""
+    if not made.includes:
+        return made
+    merged = Makefile()
+    merged.default = made.default
+    for name in made.includes[:MAX_INCLUDES]:
+        if "$" in name or "*" in name or os.path.isabs(name) or ".." in name.split("/"):
+            continue
+        included = files.parsed(os.path.join(directory, name), parse)
+        if isinstance(included, Makefile):
+            merged.rules.update(included.rules)
+            merged.variables.update(included.variables)
+    merged.rules.update(made.rules)
+    merged.variables.update(made.variables)
+    return merged

@@ -1,0 +1,202 @@
+"""The project's own scripts: what ``scripts/test``, ``bash ci/run.sh`` or ``./ci.sh`` run.
+
+A command whose program is a file of the checkout (a path: ``./ci.sh``,
+``scripts/test``, ``.ci/test.sh``) or a shell given such a file
+(``bash scripts/test.sh``, ``sh -e ci/run``) runs that file's text. A shell
+script (a ``.sh``/``.bash`` name, or a shell ``#!`` line) is read, and the
+shell parser reads its text in turn: the script is a test run when its text
+starts one, however it is named (``./ci.sh`` running ``pytest``), and no run
+when its text starts none (``ci/print-test-failures.sh``).
+
+When the file cannot be read (it is not there, it is not a shell script, it
+belongs to another user, it is too large), its name decides
+(:func:`named_for_tests`): ``test``, ``tests``, ``test.sh``, ``run-tests.sh``,
+``run_tests.py``, ``test-unit.sh``, ``unit_test.py``, and, in a directory of
+scripts (``scripts/``, ``ci/``, ``tools/``, ``bin/``...), any script whose name
+holds ``test`` but does not start with a verb that prepares, reports or builds
+(``install-test-deps.sh``, ``print-test-failures.sh``), and a numbered
+test script of a ``t/`` directory (``t/t1234-name.sh``, as git's).
+
+A script that picks what to do from its arguments (``case "$1"``,
+``getopts``) and is given some runs what they name: a run when one of them is
+named for tests (``./build.sh -a test``, ``./build.cmd unit-tests``, ``./x.py
+test``; :func:`names_a_test`), whether the script can be read or not. A script
+that runs its arguments as a command (``"$@"``, ``eval``) and is given one
+that starts a run is a run (``bin/ci with_build_env 'make std_spec'``).
+
+Only files of the checkout are read: a relative path under the directory the
+command runs in, with no ``..`` in it, owned by the caller or by root (a file
+another user could have planted is not opened), through the same bounded,
+non-blocking reader as every project file (:mod:`.files`), at most
+:data:`MAX_SCRIPT_CHARS` of it, within the command's budget of files.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from runctx.runners.tasks.files import ProjectFiles
+
+MAX_SCRIPT_CHARS = 32 * 1024
+"""Only this much of a script's text is read: what a test script needs, bounded."""
+
+SCRIPT_DIRECTORIES = frozenset(
+    {"scripts", "script", "ci", ".ci", "tools", "tool", "bin", "dev", "hack", "build", "t"}
+)
+"""Directories of a project's scripts: a script in one whose name holds ``test`` is a run."""
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash"})
+_INTERPRETERS = frozenset({"py", "ruby", "node", "perl", "php", "pwsh"})
+"""Interpreters whose script (``python tools/test.py``) is judged by its name: not shell text."""
+_SHELL_SUFFIXES = (".sh", ".bash")
+_SCRIPT_SUFFIXES = (*_SHELL_SUFFIXES, ".py", ".rb", ".pl", ".cmd", ".bat", ".ps1", ".js", ".ts")
+_TEST_STEMS = frozenset({"test", "tests", "runtests", "run-tests", "run_tests", "unittests"})
+_TEST_PREFIXES = ("test-", "test_", "tests-", "tests_", "run-test", "run_test", "runtest")
+_TEST_SUFFIXES = ("-test", "_test", "-tests", "_tests")
+_NOT_A_RUN = (
+    *("install", "setup", "prepare", "print", "report", "upload", "download", "make", "build"),
+    *("generate", "gen", "publish", "deploy", "clean", "lint", "format", "fetch", "collect"),
+    *("list", "show", "check-", "update", "bump", "release", "create", "render", "summar"),
+)
+"""Leading words of a script name that prepare, report or build rather than run tests."""
+
+
+def script_path(argv: Sequence[str]) -> str | None:
+    """The project script ``argv`` runs, as written (a relative or ``./`` path), or None.
+
+    Its program when that is a path (``./ci.sh``, ``scripts/test``), or the
+    first operand of a shell or an interpreter (``bash -e scripts/test.sh``,
+    ``python tools/test.py``); never an absolute
+    path or one that climbs out with ``..``.
+    """
+    if not argv:
+        return None
+    first = argv[0]
+    candidate: str | None = None
+    if "/" in first:
+        candidate = first
+    elif first in _SHELLS or first in _INTERPRETERS or first.startswith("python"):
+        code_flags = "cs" if first in _SHELLS else "cemp"
+        for arg in argv[1:]:
+            if arg == "--":
+                continue
+            if arg[:1] in {"-", "+"}:
+                if any(flag in arg[1:] for flag in code_flags) or arg.startswith("--"):
+                    return None  # code, stdin, a module, or a long option: no script
+                continue
+            candidate = arg
+            break
+    if candidate is None or candidate.startswith(("/", "~", "$")):
+        return None
+    parts = candidate.split("/")
+    if ".." in parts or not parts[-1]:
+        return None
+    return candidate
+
+
+def named_for_tests(path: str) -> bool:
+    """Whether the script at ``path`` says by its name that it runs tests."""
+    parts = [p for p in path.split("/") if p not in {"", "."}]
+    if not parts:
+        return False
+    name = parts[-1].lower()
+    stem = name
+    for suffix in _SCRIPT_SUFFIXES:
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    if stem.startswith(_NOT_A_RUN):
+        return False
+    if stem in _TEST_STEMS or stem.startswith(_TEST_PREFIXES) or stem.endswith(_TEST_SUFFIXES):
+        return True
+    directory = parts[-2].lower() if len(parts) > 1 else ""
+    if directory == "t" and _numbered_test(stem):
+        return True
+    return directory in SCRIPT_DIRECTORIES and "test" in stem
+
+
+def _numbered_test(stem: str) -> bool:
+    """Whether ``stem`` names a numbered test script of a ``t/`` directory (``t1234-name``)."""
+    return stem[:1] == "t" and stem[1:5].isdigit() and stem[5:6] in {"-", "_"}
+
+
+def _owned(path: str) -> bool:
+    """Whether the file at ``path`` belongs to the caller or to root (never a planted one)."""
+    try:
+        owner = os.stat(path).st_uid
+    except OSError:
+        return False
+    return owner in (0, os.getuid())
+
+
+def _is_shell_text(path: str, text: str) -> bool:
+    """Whether ``text`` (the file at ``path``) is a shell script."""
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!"):
+        words = first[2:].replace("/", " ").split()
+        return any(word in _SHELLS for word in words[-2:])
+    return path.endswith(_SHELL_SUFFIXES)
+
+
+def script_text(path: str, directory: str, files: ProjectFiles) -> str | None:
+    """The text of the shell script at ``path`` (relative to ``directory``), or None.
+
+    None when it is not there, not a regular file, not owned by the caller or
+    root, too large, not a shell script, or past the command's budget of files.
+    """
+    full = os.path.join(directory, path)
+    if not _owned(full):
+        return None
+    read = files.parsed(full, _decoded)
+    if not isinstance(read, str) or not _is_shell_text(path, read):
+        return None
+    return read[:MAX_SCRIPT_CHARS]
+
+
+def _decoded(data: bytes) -> str:
+    """A script's bytes as text (undecodable bytes replaced)."""
+    return data.decode("utf-8", errors="replace")
+
+
+__all__ = [
+    "dispatches",
+    "named_for_tests",
+    "names_a_test",
+    "passes_arguments",
+    "script_path",
+    "script_text",
+]
+
+
+_DISPATCH_MARKS = ("getopts", 'case "$1"', "case $1", 'case "${1', "case ${1", '"$1" =', "$1 =")
+_PASSES_ARGUMENTS = ('"$@"', "$@", '"$*"', "$*", "eval ")
+_TEST_ARGUMENTS = frozenset(
+    {"test", "tests", "unit", "unittest", "unittests", "spec", "specs", "e2e"}
+)
+
+
+def dispatches(text: str) -> bool:
+    """Whether a script's text picks what it does from its arguments."""
+    return any(mark in text for mark in _DISPATCH_MARKS)
+
+
+def passes_arguments(text: str) -> bool:
+    """Whether a script's text runs its arguments as a command (``"$@"``, ``eval``)."""
+    return any(mark in text for mark in _PASSES_ARGUMENTS)
+
+
+def names_a_test(arguments: Sequence[str]) -> bool:
+    """Whether one of ``arguments`` (or an option's value) names a test action."""
+    for argument in arguments:
+        if argument.startswith("-") and "=" not in argument:
+            continue  # a flag (``--list-tests``), not an action
+        word = argument.rpartition("=")[2].lower()
+        if word in _TEST_ARGUMENTS or word.startswith(("test-", "test_", "test:")):
+            return True
+        if word.endswith(("-test", "_test", "-tests", "_tests", ":test")):
+            return True
+    return False

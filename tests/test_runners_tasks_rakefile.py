@@ -1,0 +1,195 @@
+"""Rakefiles, melos scripts, cargo aliases (``runners/tasks/``): what the task runs."""
+
+from __future__ import annotations
+
+import pytest
+from tasktools import runs, write
+
+RAKEFILE = """\
+    require "rspec/core/rake_task"
+    require "rake/testtask"
+
+    RSpec::Core::RakeTask.new(:spec)
+    Rake::TestTask.new(:unit) do |t|
+      t.libs << "test"
+    end
+
+    namespace :install do
+      task :gem do
+        sh "gem build x.gemspec"
+      end
+    end
+
+    namespace :ci do
+      task :all => [:spec, :unit]
+    end
+
+    task :lint do
+      sh "rubocop"
+    end
+
+    task :external do
+      sh "bundle exec rspec spec/external"
+    end
+
+    task default: %w[lint spec]
+"""
+
+
+@pytest.fixture
+def rake_project(tmp_path):
+    """A checkout whose Rakefile has test tasks, a lint task and a namespace."""
+    write(tmp_path / "Rakefile", RAKEFILE)
+    return tmp_path
+
+
+class TestRake:
+    """``rake`` runs its default task; a task runs its commands and dependencies."""
+
+    @pytest.mark.parametrize(
+        "command",
+        ["rake", "bundle exec rake", "rake ci:all", "rake unit", "rake external", "rake -j4"],
+    )
+    def test_tasks_that_run_tests_are_runs(self, rake_project, command):
+        """The default task, a namespaced task, a test library's task, an ``sh`` call."""
+        assert runs(command, rake_project) != []
+
+    @pytest.mark.parametrize(
+        "command", ["rake lint", "rake install:gem", "rake -T", "rake nowhere"]
+    )
+    def test_tasks_that_run_none_are_no_runs(self, rake_project, command):
+        """Lint and install tasks, listing the tasks, and an unknown task run no test."""
+        assert runs(command, rake_project) == []
+
+    def test_a_default_made_elsewhere_is_judged_by_its_name(self, tmp_path):
+        """``task :default => "spec"`` with ``spec`` defined in an imported file is a run."""
+        write(tmp_path / "Rakefile", 'import "tasks/spec.rake"\ntask :default => "spec"\n')
+        assert runs("bundle exec rake", tmp_path) != []
+        write(tmp_path / "Rakefile", 'task :default => "gem:build"\n')
+        assert runs("bundle exec rake", tmp_path) == []
+
+    def test_without_a_rakefile_rake_alone_is_no_run(self, tmp_path):
+        """No Rakefile: what ``rake`` runs is not known, and its name says nothing."""
+        assert runs("rake", tmp_path) == []
+        assert runs("rake spec", tmp_path) != []
+
+
+MELOS = """\
+    name: workspace
+    packages:
+      - packages/*
+
+    scripts:
+      analyze: dart analyze .
+      test:vm:
+        name: Dart VM tests
+        exec: |
+          if [ -n "$CI" ]; then
+            dart test --coverage=coverage
+          else
+            dart test
+          fi
+      test:all:
+        run: melos run test:vm
+      format:check:
+        run: dart format --set-exit-if-changed .
+"""
+
+
+class TestMelos:
+    """``melos run NAME`` and ``melos NAME`` run the script's text."""
+
+    @pytest.mark.parametrize(
+        "command", ["melos run test:vm", "melos run test:all", "melos test:vm"]
+    )
+    def test_scripts_that_run_tests_are_runs(self, tmp_path, command):
+        """A script running ``dart test``, and one running it through another script."""
+        write(tmp_path / "melos.yaml", MELOS)
+        assert runs(command, tmp_path) != []
+
+    @pytest.mark.parametrize(
+        "command", ["melos run analyze", "melos run format:check", "melos bootstrap", "melos list"]
+    )
+    def test_scripts_that_run_none_are_no_runs(self, tmp_path, command):
+        """An analyzer, a formatter and melos's own commands run no test."""
+        write(tmp_path / "melos.yaml", MELOS)
+        assert runs(command, tmp_path) == []
+
+    def test_pubspec_melos_section(self, tmp_path):
+        """Version 7 of melos keeps its scripts under ``melos:`` in pubspec.yaml."""
+        write(
+            tmp_path / "pubspec.yaml",
+            "name: ws\nmelos:\n  scripts:\n    unit:\n      run: flutter test\n",
+        )
+        assert runs("melos run unit", tmp_path) != []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "elixir -r test/test_helper.exs test/x_test.exs",
+        "bin/elixir lib/mix/test/mix/x_test.exs",
+        "dart run test/io_test.dart",
+        "crystal i spec/std_spec.cr -- --junit_output out",
+        "bin/crystal run spec/compiler_spec.cr",
+        "tinygo test -tags safe ./...",
+        "go-acc . -- -race -v",
+        "wasm-pack test --node",
+        "cargo xtask test --all",
+        "python tests/test_api.py",
+        "python examples/service/test_embedding.py",
+    ],
+)
+def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
+    """A test file run by its interpreter, and the runners of other toolchains."""
+    assert runs(command, tmp_path) != []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "crystal build spec/std_spec.cr",
+        "dart format test/io_test.dart",
+        "cargo xtask dist",
+        "python tools/release.py",
+        "cat tests/test_api.py",
+    ],
+)
+def test_a_test_file_only_named_is_no_run(tmp_path, command):
+    """Building, formatting or reading a test file runs no test."""
+    assert runs(command, tmp_path) == []
+
+
+class TestCargoAlias:
+    """``cargo NAME`` where ``.cargo/config.toml`` defines the alias NAME."""
+
+    def test_aliases_are_followed(self, tmp_path):
+        """An alias running nextest is a run, one running clippy is not, one of another too."""
+        write(
+            tmp_path / ".cargo" / "config.toml",
+            """\
+            [alias]
+            ci-test = "nextest run --profile ci"
+            again = "ci-test"
+            lint = ["clippy", "--all-targets"]
+            xtask = "run --package xtask --"
+            """,
+        )
+        assert runs("cargo ci-test", tmp_path) != []
+        assert runs("cargo again", tmp_path) != []
+        assert runs("cargo lint", tmp_path) == []
+        assert runs("cargo xtask dist", tmp_path) == []
+        assert runs("cargo ci-test", tmp_path / "sub") != []
+
+    def test_without_a_config_an_unknown_subcommand_is_no_run(self, tmp_path):
+        """No config: ``cargo ci-test`` is not known, and cargo's own ``cargo test`` still is."""
+        assert runs("cargo ci-test", tmp_path) == []
+        assert runs("cargo test", tmp_path) != []
+
+
+def test_node_run_reads_package_json(tmp_path):
+    """``node --run NAME`` runs a package.json script, as ``npm run NAME`` does."""
+    (tmp_path / "package.json").write_text('{"scripts": {"unit": "jest", "lint": "eslint ."}}')
+    assert runs("node --run unit", tmp_path) != []
+    assert runs("node --run lint", tmp_path) == []
+    assert runs("node --run test:e2e", tmp_path) != []

@@ -1,0 +1,172 @@
+"""The project's own scripts (``runners/tasks/scripts.py``): read, or judged by their name.
+
+A script of the checkout that a command runs (``scripts/test``, ``bash ci/run.sh``,
+``./ci.sh``) is read and its text parsed: a run when it starts one. A script that
+cannot be read is a run when its name says so.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from tasktools import runs, write
+
+from runctx.runners.tasks.scripts import named_for_tests, script_path
+from runctx.shell.commands import SCRIPT_KIND
+
+
+def _script(path, text):
+    write(path, text)
+    path.chmod(0o755)
+
+
+class TestRead:
+    """A script that can be read is what its text runs, whatever its name."""
+
+    @pytest.mark.parametrize("command", ["scripts/test", "./scripts/test -x", "sh scripts/test"])
+    def test_a_script_running_a_runner_is_a_run(self, tmp_path, command):
+        """``scripts/test`` running ``coverage run -m pytest`` is a run, however it is started."""
+        _script(tmp_path / "scripts" / "test", '#!/bin/sh -e\ncoverage run -m pytest "$@"\n')
+        assert runs(command, tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+
+    def test_a_script_named_otherwise_is_read(self, tmp_path):
+        """``./ci.sh`` that installs and then runs pytest is a run: its text says so."""
+        _script(tmp_path / "ci.sh", "#!/bin/bash\nset -ex\npip install -e .\npytest -W error\n")
+        assert runs("source .venv/bin/activate && ./ci.sh", tmp_path) == [
+            (SCRIPT_KIND, str(tmp_path))
+        ]
+
+    def test_a_test_named_script_that_runs_no_runner_is_no_run(self, tmp_path):
+        """``ci/print-test-failures.sh`` only prints: read, it is no run despite its name."""
+        _script(tmp_path / "ci" / "print-test-failures.sh", "#!/bin/sh\ncat t/test-results/*\n")
+        _script(tmp_path / "scripts" / "test", "#!/bin/sh\nruff check .\nmypy src\n")
+        assert runs("ci/print-test-failures.sh", tmp_path) == []
+        assert runs("bash scripts/test", tmp_path) == []
+
+    def test_scripts_are_followed_a_few_levels_deep(self, tmp_path):
+        """``scripts/ci`` calling ``scripts/unit`` calling ``go test`` is a run."""
+        _script(tmp_path / "scripts" / "ci", "#!/bin/sh\nscripts/lint\nscripts/unit\n")
+        _script(tmp_path / "scripts" / "lint", "#!/bin/sh\ngolangci-lint run\n")
+        _script(tmp_path / "scripts" / "unit", "#!/bin/sh\ngo test ./...\n")
+        assert runs("scripts/ci", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        assert runs("scripts/lint", tmp_path) == []
+
+    def test_a_script_that_calls_itself_ends(self, tmp_path):
+        """A script that runs itself is read a bounded number of times, and is no run."""
+        _script(tmp_path / "scripts" / "loop", "#!/bin/sh\nscripts/loop\n")
+        assert runs("scripts/loop", tmp_path) == []
+
+    def test_a_script_in_a_cd_target_is_read_there(self, tmp_path):
+        """``cd sub && ./run.sh`` reads ``sub/run.sh``."""
+        _script(tmp_path / "sub" / "run.sh", "#!/bin/sh\ncargo test\n")
+        assert runs("cd sub && ./run.sh", tmp_path) == [(SCRIPT_KIND, str(tmp_path / "sub"))]
+
+    @pytest.mark.needs_root
+    def test_a_script_another_user_owns_is_not_read(self, tmp_path):
+        """A script owned by another user is never read: its name decides, and says no run."""
+        _script(tmp_path / "scripts" / "check", "#!/bin/sh\npytest\n")
+        assert runs("scripts/check", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        os.chown(tmp_path / "scripts" / "check", 65534, 65534)
+        assert runs("scripts/check", tmp_path) == []
+
+
+class TestByName:
+    """A script that cannot be read (absent, not shell) is a run when its name says so."""
+
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "scripts/test tests/test_x.py",
+            "bash scripts/test.sh",
+            ".ci/test.sh",
+            "./test ios",
+            "tools/test.py",
+            "./run_tests.py --fast",
+            "ci/run-test-slice.sh 1 10",
+            "sh t/t1234-rebase.sh",
+            "scripts/unit_tests.sh",
+        ],
+    )
+    def test_a_test_named_script_is_a_run(self, tmp_path, command):
+        """Absent from the checkout, a script named for tests counts as a test run."""
+        assert runs(command, tmp_path) != []
+
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "scripts/build",
+            "./configure",
+            "ci/install-test-deps.sh",
+            "ci/print-test-failures.sh",
+            "./scripts/lint.sh",
+            "ls ./tests",
+            "bash -c 'echo scripts/test'",
+            "/usr/local/bin/test",
+            "../other/scripts/test",
+        ],
+    )
+    def test_other_scripts_are_no_runs(self, tmp_path, command):
+        """Absent scripts named otherwise, and paths out of the checkout, are no runs."""
+        assert runs(command, tmp_path) == []
+
+    def test_a_python_test_script_is_judged_by_its_name_even_when_present(self, tmp_path):
+        """A python script is not shell: ``tools/test.py`` present is still a run by its name."""
+        write(tmp_path / "tools" / "test.py", "import subprocess\n")
+        assert runs("python tools/test.py", tmp_path) != []
+        assert named_for_tests("tools/test.py")
+
+    def test_only_checkout_paths_are_scripts(self):
+        """Absolute paths, ``~``, variables and ``..`` name no script of the checkout."""
+        assert script_path(["/bin/test"]) is None
+        assert script_path(["~/bin/test"]) is None
+        assert script_path(["$ROOT/test"]) is None
+        assert script_path(["../x/test"]) is None
+        assert script_path(["bash", "-c", "pytest"]) is None
+        assert script_path(["bash", "-ex", "ci/run.sh"]) == "ci/run.sh"
+
+
+class TestArguments:
+    """A script's arguments: the action it picks, or the command it runs."""
+
+    def test_a_dispatching_script_runs_what_its_arguments_name(self, tmp_path):
+        """``build.sh -a test`` is a run, ``build.sh -a build`` is not: one text holds both."""
+        _script(
+            tmp_path / "build" / "ci" / "build.sh",
+            """\
+            #!/bin/sh
+            while getopts a: opt; do ACTIONS="$ACTIONS $OPTARG"; done
+            for action in $ACTIONS; do
+              case "$action" in
+                build) make ;;
+                test) make check ;;
+                install) make install ;;
+              esac
+            done
+            """,
+        )
+        assert runs("./build/ci/build.sh -a test", tmp_path) != []
+        assert runs("./build/ci/build.sh -a build", tmp_path) == []
+        assert runs("./build/ci/build.sh --action=unit-tests", tmp_path) != []
+
+    def test_an_unreadable_script_given_a_test_action_is_a_run(self, tmp_path):
+        """``./build.cmd unit-tests``, ``./x.py test``: not shell, their first argument decides."""
+        write(tmp_path / "build.cmd", "@echo off\n")
+        assert runs("./build.cmd unit-tests", tmp_path) != []
+        assert runs("./x.py test library/std", tmp_path) != []
+        assert runs("./x.py build", tmp_path) == []
+        assert runs("./build.cmd --list-tests", tmp_path) == []
+
+    def test_a_script_that_runs_its_arguments_runs_the_command_given(self, tmp_path):
+        """``bin/ci with_build_env 'make std_spec'``: the quoted command is judged."""
+        _script(
+            tmp_path / "bin" / "ci",
+            '#!/bin/sh\nwith_build_env() {\n  docker run --rm img sh -c "$1"\n}\n"$@"\n',
+        )
+        assert runs("bin/ci with_build_env 'crystal spec spec/std'", tmp_path) != []
+        assert runs("bin/ci with_build_env 'make docs'", tmp_path) == []
+
+    def test_a_runner_its_options_refuse_is_not_read_as_a_script(self, tmp_path):
+        """``./gradlew test --dry-run`` and ``bin/rails test -h`` stay no runs."""
+        assert runs("./gradlew test --dry-run", tmp_path) == []
+        assert runs("bin/rails test -h", tmp_path) == []

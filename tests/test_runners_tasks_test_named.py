@@ -1,0 +1,69 @@
+"""Test-named package.json scripts that say otherwise (``runners/tasks/test_named.py``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tasktools import runs
+
+SCRIPTS = {
+    "test": "vitest run",
+    "test:unit": "jest",
+    "test:websocket:autobahn:report": "node test/autobahn/report.js",
+    "test:server": "node test/serve.js",
+    "test:types": "tsc -p test",
+    "test:e2e-setup": "node scripts/seed.js",
+    "test:lint": "jest --config lint.config.js",
+    "test:build": "npm run build && vitest run",
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A package.json with test runs and test-named look-alikes."""
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": SCRIPTS}))
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm run test:websocket:autobahn:report",
+        "yarn test:server",
+        "pnpm run test:types",
+        "npm run test:e2e-setup",
+    ],
+)
+def test_a_look_alike_whose_text_runs_no_runner_is_no_run(project, command):
+    """A report, a server, a type check, a setup: read, they run no test."""
+    assert runs(command, project) == []
+
+
+@pytest.mark.parametrize(
+    "command", ["npm test", "npm run test:unit", "npm run test:lint", "npm run test:build"]
+)
+def test_test_named_scripts_that_run_tests_stay_runs(project, command):
+    """A look-alike name whose text runs a runner is a run; other test names are, unread."""
+    assert runs(command, project) != []
+
+
+def test_an_unreadable_look_alike_stays_a_run(tmp_path):
+    """No package.json: ``npm run test:report`` is decided by its name, a run."""
+    assert runs("npm run test:report", tmp_path) != []
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("yarn run --inspect-brk jest --runInBand", True),
+        ("pnpm run vitest", True),
+        ("bun run mocha", True),
+        ("yarn run eslint", False),
+        ("npm run jest", False),
+    ],
+)
+def test_a_name_that_is_no_script_runs_the_binary(tmp_path, command, expected):
+    """yarn, pnpm and bun run the package binary when no script has the name; npm does not."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint ."}}))
+    assert bool(runs(command, tmp_path)) is expected
