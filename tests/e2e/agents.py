@@ -1,0 +1,136 @@
+"""The real agents, installed from the npm registry and pointed at the scripted model server.
+
+Each :class:`Agent` says which npm package (at a pinned version) holds the
+agent, how its headless command is spelled, which environment and files point
+it at a model server on 127.0.0.1, and how the model sees a refusal. The
+packages are installed once into :func:`cache_dir` (``npm install --prefix``),
+not committed, reused while the pinned version stays the same.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+CACHE_ENV = "RUNCTX_E2E_AGENTS"
+"""Where the agents are installed (default: ``.venv/e2e-agents`` of the checkout)."""
+
+NPM_TIMEOUT = 900
+
+
+def cache_dir() -> Path:
+    """The directory the agents are installed under."""
+    chosen = os.environ.get(CACHE_ENV)
+    return Path(chosen) if chosen else REPO / ".venv" / "e2e-agents"
+
+
+def unavailable(reason: str) -> None:
+    """A check that needs an agent it cannot have: fails in CI, skips elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must run every end-to-end check)", pytrace=False)
+    pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class Home:
+    """Where one agent run lives: its HOME, its session directory, the server's address."""
+
+    home: Path
+    cwd: Path
+    base_url: str
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One agent's npm package, headless command and model endpoint."""
+
+    name: str
+    package: str
+    version: str
+    binary: str
+    argv: Callable[[str], list[str]]
+    environment: Callable[[Home], dict[str, str]]
+    prepare: Callable[[Home], None] = lambda _home: None
+    denial: str = ""
+    """A phrase of the agent's own that the model sees with a hook's refusal."""
+    extra_path: tuple[str, ...] = field(default=())
+
+    @property
+    def prefix(self) -> Path:
+        """The npm prefix this agent is installed into."""
+        return cache_dir() / f"{self.name}-{self.version}"
+
+    def program(self) -> Path:
+        """The agent's executable, installed from the registry first when missing."""
+        program = self.prefix / "node_modules" / ".bin" / self.binary
+        installed = self.prefix / "node_modules" / self.package / "package.json"
+        if installed.is_file() and program.exists():
+            version = json.loads(installed.read_text()).get("version")
+            if version == self.version:
+                return program
+        npm = shutil.which("npm")
+        if npm is None:
+            unavailable(f"npm is not installed: cannot install {self.package}")
+        self.prefix.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [
+                npm,
+                "install",
+                "--prefix",
+                str(self.prefix),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                f"{self.package}@{self.version}",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=NPM_TIMEOUT,
+        )
+        if done.returncode != 0 or not program.exists():
+            unavailable(
+                f"npm install {self.package}@{self.version} failed "
+                f"({done.returncode}): {done.stderr.strip()[-2000:]}"
+            )
+        return program
+
+
+def _claude_environment(home: Home) -> dict[str, str]:
+    return {
+        "ANTHROPIC_BASE_URL": home.base_url,
+        "ANTHROPIC_API_KEY": "sk-e2e-offline",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "1",
+    }
+
+
+CLAUDE = Agent(
+    name="claude",
+    package="@anthropic-ai/claude-code",
+    version="2.1.332",
+    binary="claude",
+    argv=lambda prompt: [
+        "-p",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--allowedTools",
+        "Bash",
+        "--include-hook-events",
+    ],
+    environment=_claude_environment,
+)
+
+AGENTS = {agent.name: agent for agent in (CLAUDE,)}

@@ -1,0 +1,152 @@
+"""Every agent, driven for real, runs the hooks ``runctx install AGENT`` wrote.
+
+Each check installs the hooks (user scope in a fresh HOME, or project scope in
+the checkout), scripts the model to ask for one shell command, and reads what
+the agent sent back to the model as the tool's result:
+
+- a live run of the same checkout: the agent's ``pytest`` is refused, never
+  starts (the file its test would write is missing), and the model receives
+  runctx's reason, which names the live run;
+- no live run: the same ``pytest`` runs (its file is written, it passes) and
+  the hook says nothing;
+- a command that is not a test run, next to a live run: it runs, untouched;
+- ``cd CHECKOUT && pytest`` from another directory, next to a live run there:
+  refused, because the hook follows the ``cd``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+from agents import AGENTS, Agent
+from drive import Transcript, drive, pytest_command
+from proctools import PYTHON, Orphan, make_checkout, wait_for
+from runfactory import RunFactory, clean_env, ready_dir
+
+SCOPES = ("user", "project")
+
+HOLD_TEST = """
+import os, pathlib, time
+
+def test_hold():
+    pathlib.Path(os.environ["RUNCTX_READY_DIR"], "holding").touch()
+    time.sleep(600)
+"""
+
+MARKER_TEST = """
+import pathlib
+
+def test_marker():
+    pathlib.Path({marker!r}).write_text("the agent's pytest ran")
+"""
+
+
+@pytest.fixture(params=sorted(AGENTS))
+def agent(request: pytest.FixtureRequest) -> tuple[Agent, Path]:
+    """An agent and its program, installed from the registry at its pinned version."""
+    chosen = AGENTS[request.param]
+    return chosen, chosen.program()
+
+
+class Scene:
+    """A fresh HOME, a checkout with a marker test, and another checkout next to it."""
+
+    def __init__(self, base: Path) -> None:
+        """Make the directories."""
+        self.home = base / "home"
+        self.home.mkdir()
+        self.checkout = make_checkout(base / "work", "proj")
+        self.other = make_checkout(base / "elsewhere", "other")
+        self.marker = base / "marker"
+        tests = self.checkout / "tests"
+        tests.mkdir()
+        (tests / "test_hold.py").write_text(HOLD_TEST)
+        (tests / "test_marker.py").write_text(MARKER_TEST.format(marker=str(self.marker)))
+
+    def test_command(self) -> str:
+        """The agent's test command: pytest on the marker test, in the checkout."""
+        return pytest_command(PYTHON, "tests/test_marker.py")
+
+    def hold(self, runs: RunFactory) -> Orphan:
+        """A live, orphaned pytest of the checkout, holding in its one test."""
+        ready = ready_dir(self.checkout)
+        argv = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:runctx"]
+        run = runs.orphan(
+            [*argv, "tests/test_hold.py"],
+            self.checkout,
+            env=clean_env(RUNCTX_READY_DIR=str(ready)),
+        )
+        wait_for((ready / "holding").exists, what="the live pytest to reach its test")
+        return run
+
+
+@pytest.fixture
+def scene(tmp_path: Path) -> Scene:
+    """The directories of one check."""
+    return Scene(tmp_path)
+
+
+def refused(transcript: Transcript, live: Orphan) -> str:
+    """The tool result that carries runctx's refusal naming ``live``; fails when there is none."""
+    for result in transcript.tool_results:
+        if "runctx" in result and str(live.pid) in result:
+            return result
+    msg = f"the model never received runctx's reason naming pid {live.pid}\n"
+    raise AssertionError(msg + transcript.explain())
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_live_run_refuses_the_agents_pytest(
+    agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
+) -> None:
+    chosen, program = agent
+    live = scene.hold(runs)
+    transcript = drive(
+        runs, chosen, program, scene.home, scene.checkout, scene.test_command(), scope=scope
+    )
+    assert transcript.tool_calls >= 1, transcript.explain()
+    refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_no_live_run_lets_pytest_run(
+    agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
+) -> None:
+    chosen, program = agent
+    transcript = drive(
+        runs, chosen, program, scene.home, scene.checkout, scene.test_command(), scope=scope
+    )
+    assert scene.marker.exists(), "the agent's pytest did not run\n" + transcript.explain()
+    results = "\n".join(transcript.tool_results)
+    assert "1 passed" in results, transcript.explain()
+    assert "runctx" not in results.replace("no:runctx", ""), transcript.explain()
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_other_command_is_untouched_next_to_a_live_run(
+    agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
+) -> None:
+    chosen, program = agent
+    live = scene.hold(runs)
+    command = f"echo untouched > {shlex.quote(str(scene.marker))}"
+    transcript = drive(runs, chosen, program, scene.home, scene.checkout, command, scope=scope)
+    assert scene.marker.exists(), "the command did not run\n" + transcript.explain()
+    assert scene.marker.read_text() == "untouched\n"
+    results = "\n".join(transcript.tool_results)
+    assert str(live.pid) not in results, transcript.explain()
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_cd_into_a_busy_checkout_is_followed(
+    agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
+) -> None:
+    chosen, program = agent
+    live = scene.hold(runs)
+    command = f"cd {shlex.quote(str(scene.checkout))} && {scene.test_command()}"
+    transcript = drive(runs, chosen, program, scene.home, scene.other, command, scope=scope)
+    assert transcript.tool_calls >= 1, transcript.explain()
+    refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
