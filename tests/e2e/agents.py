@@ -133,4 +133,71 @@ CLAUDE = Agent(
     environment=_claude_environment,
 )
 
-AGENTS = {agent.name: agent for agent in (CLAUDE,)}
+def _codex_environment(home: Home) -> dict[str, str]:
+    return {"E2E_API_KEY": "sk-e2e-offline", "CODEX_HOME": str(home.home / ".codex")}
+
+
+def _codex_prepare(home: Home) -> None:
+    """A model provider on the server (Responses API), and the session's folder trusted."""
+    config = home.home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        'model = "e2e-model"\n'
+        'model_provider = "e2e"\n'
+        "[model_providers.e2e]\n"
+        'name = "e2e"\n'
+        f'base_url = "{home.base_url}/v1"\n'
+        'wire_api = "responses"\n'
+        'env_key = "E2E_API_KEY"\n'
+        f"[projects.{json.dumps(str(home.cwd))}]\n"
+        'trust_level = "trusted"\n'
+    )
+
+
+CODEX = Agent(
+    name="codex",
+    package="@openai/codex",
+    version="0.171.0",
+    binary="codex",
+    argv=lambda prompt: [
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        # Codex runs a hook only once its hash is trusted (/hooks in its TUI); this run
+        # is not interactive, so the freshly installed hook is trusted for it alone.
+        "--dangerously-bypass-hook-trust",
+        prompt,
+    ],
+    environment=_codex_environment,
+    prepare=_codex_prepare,
+)
+
+def _gemini_environment(home: Home) -> dict[str, str]:
+    return {"GEMINI_API_KEY": "e2e-offline", "GOOGLE_GEMINI_BASE_URL": home.base_url}
+
+
+def _gemini_prepare(home: Home) -> None:
+    """The API-key login, folder trust on, and the session's folder trusted."""
+    directory = home.home / ".gemini"
+    directory.mkdir(parents=True, exist_ok=True)
+    settings_path = directory / "settings.json"
+    settings = json.loads(settings_path.read_text()) if settings_path.exists() else {}
+    security = settings.setdefault("security", {})
+    security["auth"] = {"selectedType": "gemini-api-key"}
+    security["folderTrust"] = {"enabled": True}
+    settings_path.write_text(json.dumps(settings, indent=2))
+    (directory / "trustedFolders.json").write_text(json.dumps({str(home.cwd): "TRUST_FOLDER"}))
+
+
+GEMINI = Agent(
+    name="gemini",
+    package="@google/gemini-cli",
+    version="0.61.0",
+    binary="gemini",
+    argv=lambda prompt: ["-p", prompt, "--output-format", "stream-json", "--approval-mode", "yolo"],
+    environment=_gemini_environment,
+    prepare=_gemini_prepare,
+)
+
+AGENTS = {agent.name: agent for agent in (CLAUDE, CODEX, GEMINI)}
