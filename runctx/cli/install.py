@@ -1,6 +1,7 @@
 """``runctx install AGENT``: merge runctx's hooks into an agent's settings file, or git's.
 
-``AGENT`` is ``claude``, ``codex``, ``gemini``, ``cursor`` or ``copilot``, or
+``AGENT`` is ``claude``, ``codex``, ``gemini``, ``cursor``, ``copilot`` or
+``qwen``, or
 ``git`` for the ``pre-push`` hook (:mod:`runctx.hooks.git_hook`).
 ``--scope project`` (the default) writes into the checkout of the current
 directory, ``--scope user`` into the user's own settings, ``--scope local``
@@ -105,11 +106,7 @@ def settings_path(
     environ = os.environ if environ is None else environ
     files = chosen.FILES
     if scope == "user":
-        base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
-        home = environ.get("HOME") or os.path.expanduser("~")
-        if not base:
-            base = os.path.join(home, files.user_dir)
-        return os.path.join(base, files.user_name)
+        return os.path.join(user_dir(chosen, environ), files.user_name)
     relative = files.local if scope == "local" else files.project
     if not relative:
         msg = f"--scope {scope} is for Claude Code only (.claude/settings.local.json)"
@@ -130,12 +127,26 @@ def settings_path(
     return os.path.join(root, relative)
 
 
+def agent_home(chosen: Agent, environ: Mapping[str, str]) -> str:
+    """The home directory ``chosen`` reads its user settings under (its override, if set)."""
+    files = chosen.FILES
+    override = environ.get(files.home_env, "") if files.home_env else ""
+    return override or environ.get("HOME") or os.path.expanduser("~")
+
+
+def user_dir(chosen: Agent, environ: Mapping[str, str]) -> str:
+    """The directory of ``chosen``'s user settings: its override variable, or under its home."""
+    files = chosen.FILES
+    base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
+    return base or os.path.join(agent_home(chosen, environ), files.user_dir)
+
+
 def _scope_base(chosen: Agent, scope: str, path: str, environ: Mapping[str, str]) -> str:
     """The directory the scope's file is found under: the checkout root, or the user's dir."""
     if scope == "user":
         files = chosen.FILES
         base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
-        return base or environ.get("HOME") or os.path.expanduser("~")
+        return base or agent_home(chosen, environ)
     relative = chosen.FILES.local if scope == "local" else chosen.FILES.project
     return path[: -len(relative)].rstrip("/") or "/"
 

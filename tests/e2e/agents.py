@@ -200,4 +200,66 @@ GEMINI = Agent(
     prepare=_gemini_prepare,
 )
 
-AGENTS = {agent.name: agent for agent in (CLAUDE, CODEX, GEMINI)}
+def _copilot_environment(home: Home) -> dict[str, str]:
+    return {
+        "COPILOT_PROVIDER_BASE_URL": f"{home.base_url}/v1",
+        "COPILOT_PROVIDER_API_KEY": "sk-e2e-offline",
+        "COPILOT_MODEL": "e2e-model",
+        "COPILOT_OFFLINE": "true",
+        # Not ~/.copilot: the user scope must follow the agent's own override.
+        "COPILOT_HOME": str(home.home / "copilot-home"),
+    }
+
+
+def _copilot_prepare(home: Home) -> None:
+    """The session's folder trusted (project hooks are skipped in an untrusted one)."""
+    directory = home.home / "copilot-home"
+    directory.mkdir(parents=True, exist_ok=True)
+    config = directory / "config.json"
+    settings = json.loads(config.read_text()) if config.exists() else {}
+    settings["trustedFolders"] = [str(home.cwd)]
+    config.write_text(json.dumps(settings, indent=2))
+
+
+COPILOT = Agent(
+    name="copilot",
+    package="@github/copilot",
+    version="1.0.102",
+    binary="copilot",
+    argv=lambda prompt: ["-p", prompt, "--output-format", "json", "--allow-all-tools"],
+    environment=_copilot_environment,
+    prepare=_copilot_prepare,
+)
+
+
+def _qwen_environment(home: Home) -> dict[str, str]:
+    return {
+        "OPENAI_BASE_URL": f"{home.base_url}/v1",
+        "OPENAI_API_KEY": "sk-e2e-offline",
+        "OPENAI_MODEL": "e2e-model",
+        "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+    }
+
+
+def _qwen_prepare(home: Home) -> None:
+    """The OpenAI-compatible login, and the session's folder trusted."""
+    directory = home.home / ".qwen"
+    directory.mkdir(parents=True, exist_ok=True)
+    settings_path = directory / "settings.json"
+    settings = json.loads(settings_path.read_text()) if settings_path.exists() else {}
+    settings.setdefault("security", {})["auth"] = {"selectedType": "openai"}
+    settings_path.write_text(json.dumps(settings, indent=2))
+    (directory / "trustedFolders.json").write_text(json.dumps({str(home.cwd): "TRUST_FOLDER"}))
+
+
+QWEN = Agent(
+    name="qwen",
+    package="@qwen-code/qwen-code",
+    version="0.24.4",
+    binary="qwen",
+    argv=lambda prompt: ["-p", prompt, "--output-format", "stream-json", "--approval-mode", "yolo"],
+    environment=_qwen_environment,
+    prepare=_qwen_prepare,
+)
+
+AGENTS = {agent.name: agent for agent in (CLAUDE, CODEX, GEMINI, COPILOT, QWEN)}

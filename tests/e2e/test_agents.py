@@ -8,7 +8,7 @@ the agent sent back to the model as the tool's result:
   starts (the file its test would write is missing), and the model receives
   runctx's reason, which names the live run;
 - no live run: the same ``pytest`` runs (its file is written, it passes) and
-  the hook says nothing;
+  is not refused (on a busy box the hook may add a note on the contention);
 - a command that is not a test run, next to a live run: it runs, untouched;
 - ``cd CHECKOUT && pytest`` from another directory, next to a live run there:
   refused, because the hook follows the ``cd``.
@@ -122,7 +122,8 @@ def test_no_live_run_lets_pytest_run(
     assert scene.marker.exists(), "the agent's pytest did not run\n" + transcript.explain()
     results = "\n".join(transcript.tool_results)
     assert "1 passed" in results, transcript.explain()
-    assert "runctx" not in results.replace("no:runctx", ""), transcript.explain()
+    # On a busy box the hook may add a note on the contention; it never refuses here.
+    assert "refused" not in results, transcript.explain()
 
 
 @pytest.mark.parametrize("scope", SCOPES)

@@ -18,7 +18,8 @@ Output (exit 0):
 - ``sessionStart``: ``additionalContext``.
 
 Settings: ``.github/hooks/runctx.json`` in the project (a file of runctx's
-own), ``~/.copilot/hooks/runctx.json`` for the user.
+own), ``~/.copilot/hooks/runctx.json`` (or ``$COPILOT_HOME/hooks/runctx.json``)
+for the user.
 """
 
 from __future__ import annotations
@@ -114,7 +115,10 @@ INSTALL = InstallSpec(
     blocks_on_failure=True,
 )
 FILES = SettingsFiles(
-    project=".github/hooks/runctx.json", user_dir=".copilot", user_name="hooks/runctx.json"
+    project=".github/hooks/runctx.json",
+    user_dir_env="COPILOT_HOME",
+    user_dir=".copilot",
+    user_name="hooks/runctx.json",
 )
 AFTER_INSTALL = (
     "The Copilot CLI reads .github/hooks/ in the current directory; the cloud agent "
