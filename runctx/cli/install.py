@@ -270,16 +270,48 @@ def run(args: argparse.Namespace) -> int:
     if not args.file:
         base = _scope_base(chosen, args.scope, path, os.environ)
         refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+        if args.agent == "codex" and args.scope == "project" and not args.uninstall:
+            _refuse_codex_linked_worktree(base)
 
     outcome = _update_settings(args, spec, path, prefix, base)
     if args.dry_run:
         write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0
     write_text(_summary(chosen, outcome, uninstall=args.uninstall) + "\n")
-    if not args.uninstall and outcome.changed:
-        _warn_if_unreachable(prefix)
-        say(f"runctx: {chosen.AFTER_INSTALL}")
+    if not args.uninstall:
+        if outcome.changed:
+            _warn_if_unreachable(prefix)
+            say(f"runctx: {chosen.AFTER_INSTALL}")
+        _say_what_remains(args, path, base)
     return 0
+
+
+def _refuse_codex_linked_worktree(root: str) -> None:
+    """Codex reads a linked worktree's hooks from the main worktree: a file here is never read."""
+    from runctx.hooks.doctor import linked_worktree_main  # noqa: PLC0415 - install only
+
+    main = linked_worktree_main(root)
+    if main is None:
+        return
+    msg = (
+        f"{root} is a linked git worktree of {main}: Codex reads "
+        f"{os.path.join(main, '.codex', 'hooks.json')} there, not a .codex/hooks.json here, "
+        f"so a hook installed here would never run. Install it in the main worktree "
+        f"(cd {shlex.quote(main)} && runctx install codex), which serves every worktree, "
+        "or for yourself with --scope user"
+    )
+    raise RunctxError(msg)
+
+
+def _say_what_remains(args: argparse.Namespace, path: str, base: str | None) -> None:
+    """What still stands between the installed hooks and a run (``runctx doctor``'s problems)."""
+    from runctx.hooks.doctor import diagnose_one  # noqa: PLC0415 - install only
+
+    root = base if args.scope != "user" else None
+    finding = diagnose_one(args.agent, args.scope, path, root, os.environ)
+    remaining = [p for p in finding.problems if "is not on this PATH" not in p]
+    for problem in remaining:
+        say(f"runctx: still to do: {problem}")
 
 
 def _plural(count: int, noun: str) -> str:
