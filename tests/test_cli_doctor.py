@@ -92,8 +92,7 @@ def test_an_untrusted_codex_hook_is_named_until_it_is_trusted(home: Path, checko
     assert "Codex has not trusted this hook" in problems(finding)
     hooks = home / ".codex" / "hooks.json"
     (home / ".codex" / "config.toml").write_text(
-        f'[hooks.state.{json.dumps(f"{hooks}:pre_tool_use:0:0")}]\n'
-        'trusted_hash = "sha256:0123"\n'
+        f'[hooks.state.{json.dumps(f"{hooks}:pre_tool_use:0:0")}]\ntrusted_hash = "sha256:0123"\n'
     )
     finding = doctor("codex", checkout, env)["user"]
     assert finding["will_run"] is True, finding
@@ -109,7 +108,9 @@ def test_codex_project_hooks_need_the_project_trusted(home: Path, checkout: Path
         f'[hooks.state.{json.dumps(f"{hooks}:pre_tool_use:0:0")}]\ntrusted_hash = "sha256:0123"\n'
     )
     assert "only when the project is trusted" in problems(doctor("codex", checkout, env)["project"])
-    config.write_text(config.read_text() + f'[projects.{json.dumps(str(checkout))}]\ntrust_level = "trusted"\n')
+    config.write_text(
+        config.read_text() + f'[projects.{json.dumps(str(checkout))}]\ntrust_level = "trusted"\n'
+    )
     assert doctor("codex", checkout, env)["project"]["will_run"] is True
 
 
@@ -117,16 +118,24 @@ def test_codex_in_a_linked_worktree_is_refused_with_where_codex_reads(
     home: Path, checkout: Path, tmp_path: Path
 ) -> None:
     env = environment(home)
-    subprocess.run(["git", "-C", str(checkout), "commit", "-q", "--allow-empty", "-m", "init"], check=True, env=env)
+    subprocess.run(
+        ["git", "-C", str(checkout), "commit", "-q", "--allow-empty", "-m", "init"],
+        check=True,
+        env=env,
+    )
     linked = tmp_path / "linked"
-    subprocess.run(["git", "-C", str(checkout), "worktree", "add", "-q", str(linked)], check=True, env=env)
+    subprocess.run(
+        ["git", "-C", str(checkout), "worktree", "add", "-q", str(linked)], check=True, env=env
+    )
     done = runctx("install", "codex", cwd=linked, env=env)
     assert done.returncode == 1
     assert "linked git worktree" in done.stderr
     assert str(checkout / ".codex" / "hooks.json") in done.stderr
     assert not (linked / ".codex").exists()
     # Written by hand anyway: the doctor says Codex never reads it.
-    written = runctx("install", "codex", "--file", str(linked / ".codex" / "hooks.json"), cwd=linked, env=env)
+    written = runctx(
+        "install", "codex", "--file", str(linked / ".codex" / "hooks.json"), cwd=linked, env=env
+    )
     assert written.returncode == 0, written.stderr
     assert "linked git worktree" in problems(doctor("codex", linked, env)["project"])
 
@@ -173,7 +182,9 @@ def test_gemini_folder_trust_and_gemini_cli_home(home: Path, checkout: Path) -> 
     assert (moved / ".gemini" / "settings.json").is_file()
     assert runctx("install", "gemini", cwd=checkout, env=env).returncode == 0
     assert "not trusted" in problems(doctor("gemini", checkout, env)["project"])
-    (moved / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(checkout): "TRUST_FOLDER"}))
+    (moved / ".gemini" / "trustedFolders.json").write_text(
+        json.dumps({str(checkout): "TRUST_FOLDER"})
+    )
     assert doctor("gemini", checkout, env)["project"]["will_run"] is True
 
 
@@ -189,7 +200,10 @@ def test_a_program_missing_from_the_path_is_named(home: Path, checkout: Path) ->
 
 def test_a_reinstall_keeps_an_unchanged_hooks_text(home: Path, checkout: Path) -> None:
     env = environment(home)
-    for name, relative in (("codex", ".codex/hooks.json"), ("copilot", ".github/hooks/runctx.json")):
+    for name, relative in (
+        ("codex", ".codex/hooks.json"),
+        ("copilot", ".github/hooks/runctx.json"),
+    ):
         assert runctx("install", name, cwd=checkout, env=env).returncode == 0
         before = (checkout / relative).read_bytes()
         again = runctx("install", name, cwd=checkout, env=env)

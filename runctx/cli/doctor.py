@@ -37,10 +37,15 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         ),
     )
     parser.add_argument(
-        "agents", nargs="*", choices=[[], *sorted(AGENT_NAMES)], metavar="AGENT",
+        "agents",
+        nargs="*",
+        choices=[[], *sorted(AGENT_NAMES)],
+        metavar="AGENT",
         help="the agents to look at (default: all): " + ", ".join(sorted(AGENT_NAMES)),
     )
-    parser.add_argument("--json", action="store_true", help="one JSON object per finding, in a list")
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON object per finding, in a list"
+    )
 
 
 def as_json(finding: Finding) -> dict[str, object]:
@@ -60,9 +65,7 @@ def as_json(finding: Finding) -> dict[str, object]:
 def describe(finding: Finding) -> list[str]:
     """The lines that tell one finding."""
     head = f"{finding.agent} ({finding.scope}): {finding.path}"
-    if not finding.installed and not finding.problems:
-        lines = [f"{head}: not installed"]
-    elif not finding.installed:
+    if (not finding.installed and not finding.problems) or not finding.installed:
         lines = [f"{head}: not installed"]
     elif finding.will_run:
         lines = [f"{head}: installed, will run ({', '.join(finding.registered)})"]

@@ -113,7 +113,9 @@ def registered_faces(chosen: Agent, path: str) -> tuple[tuple[str, ...], str]:
         if not isinstance(items, list):
             continue
         for item in items:
-            handlers = item.get("hooks") if spec.layout == "grouped" and isinstance(item, dict) else [item]
+            handlers = (
+                item.get("hooks") if spec.layout == "grouped" and isinstance(item, dict) else [item]
+            )
             for handler in handlers if isinstance(handlers, list) else []:
                 if settings_file.handler_face(spec, handler) == entry.face:
                     faces.append(entry.face)
@@ -167,10 +169,16 @@ def _home(environ: Mapping[str, str]) -> str:
 # --------------------------------------------------------------------------- per agent
 
 
-def _claude(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
+def _claude(
+    scope: str, root: str | None, environ: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
     notes: list[str] = []
     config_dir = environ.get("CLAUDE_CONFIG_DIR", "")
-    state = os.path.join(config_dir, ".claude.json") if config_dir else os.path.join(_home(environ), ".claude.json")
+    state = (
+        os.path.join(config_dir, ".claude.json")
+        if config_dir
+        else os.path.join(_home(environ), ".claude.json")
+    )
     if root is not None:
         projects = _json(state).get("projects")
         entry = projects.get(root) if isinstance(projects, dict) else None
@@ -204,14 +212,19 @@ def _codex(
     notes: list[str] = []
     config_path, config = _codex_config(environ)
     features = config.get("features")
-    if isinstance(features, dict) and (features.get("hooks") is False or features.get("codex_hooks") is False):
+    if isinstance(features, dict) and (
+        features.get("hooks") is False or features.get("codex_hooks") is False
+    ):
         problems.append(f"hooks are turned off in {config_path} ([features] hooks = false)")
     hooks = config.get("hooks")
     state = hooks.get("state") if isinstance(hooks, dict) else None
     key = f"{path}:pre_tool_use:"
     trusted = isinstance(state, dict) and any(
-        isinstance(name, str) and name.startswith(key) and isinstance(value, dict)
-        and value.get("trusted_hash") and value.get("enabled", True) is not False
+        isinstance(name, str)
+        and name.startswith(key)
+        and isinstance(value, dict)
+        and value.get("trusted_hash")
+        and value.get("enabled", True) is not False
         for name, value in state.items()
     )
     if not trusted:
@@ -220,14 +233,16 @@ def _codex(
             "open /hooks in Codex and trust it (automation: codex --dangerously-bypass-hook-trust)"
         )
     else:
-        notes.append("Codex trusts this hook by its hash: a change to its text needs trusting again")
+        notes.append(
+            "Codex trusts this hook by its hash: a change to its text needs trusting again"
+        )
     if scope == "project" and root is not None:
         projects = config.get("projects")
         entry = projects.get(root) if isinstance(projects, dict) else None
         if not (isinstance(entry, dict) and entry.get("trust_level") == "trusted"):
             problems.append(
                 f"Codex loads a project's .codex/ only when the project is trusted: {root} is not "
-                f"(trust it when Codex asks, or trust_level = \"trusted\" under [projects] in {config_path})"
+                f'(trust it when Codex asks, or trust_level = "trusted" under [projects] in {config_path})'
             )
         main = linked_worktree_main(root)
         if main is not None:
@@ -261,9 +276,7 @@ def linked_worktree_main(root: str) -> str | None:
     return os.path.dirname(common_dir) if os.path.basename(common_dir) == ".git" else None
 
 
-def _folder_trust(
-    title: str, directory: str, root: str | None, settings: JSONObject
-) -> list[str]:
+def _folder_trust(title: str, directory: str, root: str | None, settings: JSONObject) -> list[str]:
     """Gemini CLI / Qwen Code: project hooks need the folder trusted (when folder trust is on)."""
     if root is None:
         return []
@@ -280,7 +293,9 @@ def _folder_trust(
     ]
 
 
-def _gemini(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
+def _gemini(
+    scope: str, root: str | None, environ: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
     from runctx.cli.install import user_dir  # noqa: PLC0415 - one place for the agent's home
 
     directory = user_dir(agent("gemini"), environ)
@@ -288,7 +303,9 @@ def _gemini(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[l
     problems: list[str] = []
     hooks_config = settings.get("hooksConfig")
     if isinstance(hooks_config, dict) and hooks_config.get("enabled") is False:
-        problems.append(f"hooks are turned off: hooksConfig.enabled is false in {directory}/settings.json")
+        problems.append(
+            f"hooks are turned off: hooksConfig.enabled is false in {directory}/settings.json"
+        )
     if scope == "project":
         problems += _folder_trust("Gemini CLI", directory, root, settings)
     return problems, []
@@ -301,7 +318,9 @@ def _qwen(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[lis
     settings = _json(os.path.join(directory, "settings.json"))
     problems: list[str] = []
     if settings.get("disableAllHooks") is True:
-        problems.append(f"hooks are turned off: disableAllHooks is true in {directory}/settings.json")
+        problems.append(
+            f"hooks are turned off: disableAllHooks is true in {directory}/settings.json"
+        )
     if scope == "project":
         problems += _folder_trust("Qwen Code", directory, root, settings)
     return problems, []
@@ -317,7 +336,9 @@ def _copilot(
     directory = user_dir(agent("copilot"), environ)
     if scope == "user" and environ.get("COPILOT_HOME"):
         stray = os.path.join(_home(environ), ".copilot", "hooks", "runctx.json")
-        if os.path.realpath(stray) != os.path.realpath(os.path.join(directory, "hooks", "runctx.json")):
+        if os.path.realpath(stray) != os.path.realpath(
+            os.path.join(directory, "hooks", "runctx.json")
+        ):
             faces, _ = registered_faces(agent("copilot"), stray)
             if faces:
                 problems.append(

@@ -13,9 +13,9 @@ import json
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -133,6 +133,7 @@ CLAUDE = Agent(
     environment=_claude_environment,
 )
 
+
 def _codex_environment(home: Home) -> dict[str, str]:
     return {"E2E_API_KEY": "sk-e2e-offline", "CODEX_HOME": str(home.home / ".codex")}
 
@@ -173,6 +174,7 @@ CODEX = Agent(
     prepare=_codex_prepare,
 )
 
+
 def _gemini_environment(home: Home) -> dict[str, str]:
     return {"GEMINI_API_KEY": "e2e-offline", "GOOGLE_GEMINI_BASE_URL": home.base_url}
 
@@ -199,6 +201,7 @@ GEMINI = Agent(
     environment=_gemini_environment,
     prepare=_gemini_prepare,
 )
+
 
 def _copilot_environment(home: Home) -> dict[str, str]:
     return {

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, Home
-
 from runfactory import RunFactory
 
 SERVER = Path(__file__).with_name("model_server.py")
@@ -85,8 +84,14 @@ def base_environment(home: Home) -> dict[str, str]:
         # a loaded box must not turn the decision these checks are about into a fail-open.
         "RUNCTX_HOOK_DEADLINE": os.environ.get("RUNCTX_E2E_HOOK_DEADLINE", "9"),
     }
-    for name in ("GIT_CONFIG_NOSYSTEM", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
-                 "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "CI"):
+    for name in (
+        "GIT_CONFIG_NOSYSTEM",
+        "GIT_AUTHOR_NAME",
+        "GIT_AUTHOR_EMAIL",
+        "GIT_COMMITTER_NAME",
+        "GIT_COMMITTER_EMAIL",
+        "CI",
+    ):
         if name in os.environ:
             env[name] = os.environ[name]
     return env
@@ -170,6 +175,3 @@ def pytest_command(python: str, test_file: str) -> str:
         f"{shlex.quote(python)} -m pytest -q -p no:cacheprovider -p no:runctx "
         f"{shlex.quote(test_file)}"
     )
-
-
-

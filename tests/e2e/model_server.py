@@ -78,7 +78,9 @@ def tool_names(body: Json) -> list[str]:
         function = tool.get("function")
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             names.append(function["name"])
-        for declaration in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
+        for declaration in (
+            tool.get("functionDeclarations") or tool.get("function_declarations") or []
+        ):
             if isinstance(declaration, dict) and isinstance(declaration.get("name"), str):
                 names.append(declaration["name"])
         if tool.get("type") == "local_shell":
@@ -183,7 +185,10 @@ def anthropic(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) ->
         delta = {"type": "text_delta", "text": text}
     events: list[tuple[str | None, Json]] = [
         ("message_start", {"type": "message_start", "message": start}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": opening}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": opening},
+        ),
         ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
         (
@@ -316,8 +321,14 @@ def gemini_plain(body: Json) -> str:
     config = body.get("generationConfig") or body.get("generation_config") or {}
     if config.get("responseJsonSchema") or config.get("responseSchema"):
         return json.dumps(
-            {"reasoning": "done", "next_speaker": "user", "complexity_reasoning": "simple",
-             "complexity_score": 1, "model_choice": "flash", "reasoning_text": "done"}
+            {
+                "reasoning": "done",
+                "next_speaker": "user",
+                "complexity_reasoning": "simple",
+                "complexity_score": 1,
+                "model_choice": "flash",
+                "reasoning_text": "done",
+            }
         )
     return "done."
 
@@ -341,7 +352,7 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+    def do_GET(self) -> None:
         """Model lists and health checks: an empty list."""
         self._count()
         self.script.record({"method": "GET", "path": self.path})
@@ -354,7 +365,7 @@ class Handler(BaseHTTPRequestHandler):
         if over:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib's name
+    def do_POST(self) -> None:
         """A model request."""
         self._count()
         length = int(self.headers.get("Content-Length") or 0)
@@ -396,7 +407,9 @@ class Handler(BaseHTTPRequestHandler):
             {
                 "method": "POST",
                 "path": self.path,
-                "headers": {k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"},
+                "headers": {
+                    k.lower(): v for k, v in self.headers.items() if k.lower() != "authorization"
+                },
                 "body": body,
                 "tool": tool,
                 "called": call is not None,
@@ -418,7 +431,7 @@ def main() -> int:
     timer.start()
     with open(script.port_file + ".tmp", "w", encoding="utf-8") as port:
         port.write(str(server.server_address[1]))
-    import os  # noqa: PLC0415 - the rename makes the port file appear whole
+    import os
 
     os.replace(script.port_file + ".tmp", script.port_file)
     server.serve_forever()
