@@ -273,6 +273,11 @@ def test_cursor_and_copilot_files(checkout, install):
         "version": 1,
         "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]},
     }
+    cursor.unlink()
+    assert install("cursor", cwd=checkout).returncode == 0
+    done = install("cursor", "--uninstall", cwd=checkout)
+    assert "was removed" in done.stdout
+    assert not cursor.exists(), "a file runctx created is removed whole, no version left"
     copilot = checkout / ".github" / "hooks" / "runctx.json"
     assert install("copilot", cwd=checkout).returncode == 0
     assert (

@@ -237,7 +237,10 @@ def _update_settings(
     def remove_when(document: JSONObject) -> bool:
         if not args.uninstall:
             return False
-        return not document or (spec.owns_file and settings_file.is_empty(spec, document))
+        # A file left holding only what runctx writes into a new one (Cursor's and
+        # Copilot's {"version": 1}) is runctx's own: it goes.
+        owned = spec.owns_file or spec.version is not None
+        return not document or (owned and settings_file.is_empty(spec, document))
 
     fallbacks = [settings_file.PRUNE_EVENTS, settings_file.PRUNE_NOTHING] if args.uninstall else []
     while True:
