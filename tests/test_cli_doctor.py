@@ -1,4 +1,4 @@
-"""``runctx doctor`` and what ``runctx install`` says remains: each silent failure, set up on purpose.
+"""``runctx doctor`` and what ``runctx install`` says remains: each silent failure, on purpose.
 
 Every check runs the real command in a fresh HOME and a real git checkout,
 with the files each agent reads written as the agent writes them.
@@ -39,9 +39,7 @@ def environment(home: Path, **extra: str) -> dict[str, str]:
         "PATH": os.pathsep.join([RUNCTX_BIN, "/usr/bin", "/bin"]),
         "LANG": "C.UTF-8",
     }
-    for name, value in os.environ.items():
-        if name.startswith("GIT_"):
-            env[name] = value
+    env.update({name: value for name, value in os.environ.items() if name.startswith("GIT_")})
     env.update(extra)
     return env
 
@@ -74,6 +72,7 @@ def problems(finding: dict[str, object]) -> str:
 
 
 def test_nothing_installed_is_said_and_exits_0(home: Path, checkout: Path) -> None:
+    """With nothing installed, every agent and scope says so, and the exit is 0."""
     env = environment(home)
     done = runctx("doctor", cwd=checkout, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -82,6 +81,7 @@ def test_nothing_installed_is_said_and_exits_0(home: Path, checkout: Path) -> No
 
 
 def test_an_untrusted_codex_hook_is_named_until_it_is_trusted(home: Path, checkout: Path) -> None:
+    """Codex skips an untrusted hook in silence: said until a hash is recorded."""
     env = environment(home)
     installed = runctx("install", "codex", "--scope", "user", cwd=checkout, env=env)
     assert installed.returncode == 0, installed.stderr
@@ -99,6 +99,7 @@ def test_an_untrusted_codex_hook_is_named_until_it_is_trusted(home: Path, checko
 
 
 def test_codex_project_hooks_need_the_project_trusted(home: Path, checkout: Path) -> None:
+    """A project's .codex/ is read only when Codex trusts the project."""
     env = environment(home)
     assert runctx("install", "codex", cwd=checkout, env=env).returncode == 0
     hooks = checkout / ".codex" / "hooks.json"
@@ -117,6 +118,7 @@ def test_codex_project_hooks_need_the_project_trusted(home: Path, checkout: Path
 def test_codex_in_a_linked_worktree_is_refused_with_where_codex_reads(
     home: Path, checkout: Path, tmp_path: Path
 ) -> None:
+    """In a linked worktree install refuses, naming the main worktree's file Codex reads."""
     env = environment(home)
     subprocess.run(
         ["git", "-C", str(checkout), "commit", "-q", "--allow-empty", "-m", "init"],
@@ -141,6 +143,7 @@ def test_codex_in_a_linked_worktree_is_refused_with_where_codex_reads(
 
 
 def test_copilot_project_hooks_in_an_untrusted_folder(home: Path, checkout: Path) -> None:
+    """Copilot skips project hooks in an untrusted folder: named until the folder is trusted."""
     env = environment(home)
     installed = runctx("install", "copilot", cwd=checkout, env=env)
     assert "still to do: Copilot CLI skips project hooks" in installed.stderr
@@ -151,6 +154,7 @@ def test_copilot_project_hooks_in_an_untrusted_folder(home: Path, checkout: Path
 
 
 def test_copilot_home_is_where_the_user_scope_goes(home: Path, checkout: Path) -> None:
+    """COPILOT_HOME moves the user scope; a file left in ~/.copilot is named as never read."""
     elsewhere = home / "copilot-elsewhere"
     env = environment(home, COPILOT_HOME=str(elsewhere))
     assert runctx("install", "copilot", "--scope", "user", cwd=checkout, env=env).returncode == 0
@@ -164,6 +168,7 @@ def test_copilot_home_is_where_the_user_scope_goes(home: Path, checkout: Path) -
 
 
 def test_copilot_and_claude_hooks_together_are_doubled(home: Path, checkout: Path) -> None:
+    """Copilot also runs .claude/settings.json: both installed means every command judged twice."""
     env = environment(home)
     (home / ".copilot").mkdir()
     (home / ".copilot" / "config.json").write_text(json.dumps({"trustedFolders": [str(checkout)]}))
@@ -176,6 +181,7 @@ def test_copilot_and_claude_hooks_together_are_doubled(home: Path, checkout: Pat
 
 
 def test_gemini_folder_trust_and_gemini_cli_home(home: Path, checkout: Path) -> None:
+    """GEMINI_CLI_HOME moves the user scope; project hooks need the folder trusted there."""
     moved = home / "gemini-home"
     env = environment(home, GEMINI_CLI_HOME=str(moved))
     assert runctx("install", "gemini", "--scope", "user", cwd=checkout, env=env).returncode == 0
@@ -189,6 +195,7 @@ def test_gemini_folder_trust_and_gemini_cli_home(home: Path, checkout: Path) -> 
 
 
 def test_a_program_missing_from_the_path_is_named(home: Path, checkout: Path) -> None:
+    """A hook whose program is not on the PATH cannot start: named, exit 1."""
     env = environment(home)
     assert runctx("install", "claude", cwd=checkout, env=env).returncode == 0
     assert doctor("claude", checkout, env)["project"]["will_run"] is True
@@ -199,6 +206,7 @@ def test_a_program_missing_from_the_path_is_named(home: Path, checkout: Path) ->
 
 
 def test_a_reinstall_keeps_an_unchanged_hooks_text(home: Path, checkout: Path) -> None:
+    """A re-install leaves an unchanged hook byte for byte (Codex would un-trust a changed one)."""
     env = environment(home)
     for name, relative in (
         ("codex", ".codex/hooks.json"),

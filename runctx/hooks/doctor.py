@@ -169,9 +169,7 @@ def _home(environ: Mapping[str, str]) -> str:
 # --------------------------------------------------------------------------- per agent
 
 
-def _claude(
-    scope: str, root: str | None, environ: Mapping[str, str]
-) -> tuple[list[str], list[str]]:
+def _claude(root: str | None, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
     notes: list[str] = []
     config_dir = environ.get("CLAUDE_CONFIG_DIR", "")
     state = (
@@ -241,8 +239,9 @@ def _codex(
         entry = projects.get(root) if isinstance(projects, dict) else None
         if not (isinstance(entry, dict) and entry.get("trust_level") == "trusted"):
             problems.append(
-                f"Codex loads a project's .codex/ only when the project is trusted: {root} is not "
-                f'(trust it when Codex asks, or trust_level = "trusted" under [projects] in {config_path})'
+                f"Codex loads a project's .codex/ only when the project is trusted: {root} is "
+                'not (trust it when Codex asks, or trust_level = "trusted" under [projects] in '
+                f"{config_path})"
             )
         main = linked_worktree_main(root)
         if main is not None:
@@ -287,10 +286,11 @@ def _folder_trust(title: str, directory: str, root: str | None, settings: JSONOb
     rules_path = os.path.join(directory, "trustedFolders.json")
     if _trusted_folder(_json(rules_path), root):
         return []
-    return [
+    message = (
         f"{title} runs project hooks only in a trusted folder, and {root} is not trusted "
         f"(trust it when {title} asks, or with /permissions; the list is {rules_path})"
-    ]
+    )
+    return [message]
 
 
 def _gemini(
@@ -327,7 +327,7 @@ def _qwen(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[lis
 
 
 def _copilot(
-    scope: str, root: str | None, registered: bool, environ: Mapping[str, str]
+    scope: str, root: str | None, environ: Mapping[str, str], *, registered: bool
 ) -> tuple[list[str], list[str]]:
     from runctx.cli.install import user_dir  # noqa: PLC0415 - one place for the agent's home
 
@@ -353,8 +353,9 @@ def _copilot(
         )
         if registered and not trusted:
             problems.append(
-                f"Copilot CLI skips project hooks without a word in a folder it does not trust: "
-                f"{root} is not in trustedFolders of {directory}/config.json (trust it when Copilot asks)"
+                "Copilot CLI skips project hooks without a word in a folder it does not trust: "
+                f"{root} is not in trustedFolders of {directory}/config.json (trust it when "
+                "Copilot asks)"
             )
         claude = agent("claude")
         for relative in (claude.FILES.project, claude.FILES.local):
@@ -364,9 +365,9 @@ def _copilot(
                 continue
             if registered:
                 problems.append(
-                    f"doubled: Copilot CLI also runs the Claude Code hooks in {claude_path}, so every "
-                    "command is judged twice; keep one (runctx install claude --uninstall, or "
-                    "runctx install copilot --uninstall)"
+                    f"doubled: Copilot CLI also runs the Claude Code hooks in {claude_path}, so "
+                    "every command is judged twice; keep one (runctx install claude "
+                    "--uninstall, or runctx install copilot --uninstall)"
                 )
             else:
                 notes.append(
@@ -397,7 +398,7 @@ def diagnose_one(
             problems.append(program)
         extra: tuple[list[str], list[str]] = ([], [])
         if name == "claude":
-            extra = _claude(scope, root, environ) if faces else ([], [])
+            extra = _claude(root, environ) if faces else ([], [])
         elif name == "codex" and faces:
             extra = _codex(scope, root, path, environ)
         elif name == "gemini" and faces:
@@ -405,7 +406,7 @@ def diagnose_one(
         elif name == "qwen" and faces:
             extra = _qwen(scope, root, environ)
         elif name == "copilot":
-            extra = _copilot(scope, root, bool(faces), environ)
+            extra = _copilot(scope, root, environ, registered=bool(faces))
         problems += extra[0]
         notes += extra[1]
     except SettingsFileError as error:

@@ -112,7 +112,7 @@ def install_hooks(agent: str, scope: str, cwd: Path, env: dict[str, str]) -> str
     return done.stdout + done.stderr
 
 
-def drive(
+def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     runs: RunFactory,
     agent: Agent,
     program: Path,
@@ -122,7 +122,7 @@ def drive(
     *,
     scope: str,
 ) -> Transcript:
-    """Install the hooks at ``scope``, run ``agent`` in ``cwd``, script ``command``; the transcript."""
+    """Install the hooks at ``scope``, run ``agent`` in ``cwd`` asked for ``command``."""
     work = home.parent / f"server-{uuid.uuid4().hex[:8]}"
     work.mkdir()
     spec = {

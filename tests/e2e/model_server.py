@@ -67,68 +67,76 @@ class Script:
 # -- what a request holds ---------------------------------------------------------------
 
 
+def _names_of(tool: dict[str, Any]) -> list[str]:
+    """The names one entry of ``tools`` declares (one, or a Gemini list of declarations)."""
+    names = [tool["name"]] if isinstance(tool.get("name"), str) else []
+    function = tool.get("function")
+    if isinstance(function, dict) and isinstance(function.get("name"), str):
+        names.append(function["name"])
+    declarations = tool.get("functionDeclarations") or tool.get("function_declarations") or []
+    names.extend(
+        d["name"] for d in declarations if isinstance(d, dict) and isinstance(d.get("name"), str)
+    )
+    return names
+
+
 def tool_names(body: Json) -> list[str]:
     """The names of the tools a request offers, in every API's shape."""
-    names: list[str] = []
-    for tool in body.get("tools") or []:
-        if not isinstance(tool, dict):
-            continue
-        if isinstance(tool.get("name"), str):
-            names.append(tool["name"])
-        function = tool.get("function")
-        if isinstance(function, dict) and isinstance(function.get("name"), str):
-            names.append(function["name"])
-        for declaration in (
-            tool.get("functionDeclarations") or tool.get("function_declarations") or []
-        ):
-            if isinstance(declaration, dict) and isinstance(declaration.get("name"), str):
-                names.append(declaration["name"])
-        if tool.get("type") == "local_shell":
-            names.append("local_shell")
-    return names
+    return [
+        name
+        for tool in body.get("tools") or []
+        if isinstance(tool, dict)
+        for name in _names_of(tool)
+    ]
 
 
 def shell_tool(body: Json) -> str | None:
     """The shell tool this request offers, or None."""
     offered = tool_names(body)
-    for name in SHELL_TOOLS:
-        if name in offered:
-            return name
-    return None
+    return next((name for name in SHELL_TOOLS if name in offered), None)
 
 
-def tool_results(body: Json) -> list[str]:
-    """The text of every tool result the request carries back, in every API's shape."""
+def _text_of(value: Json) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _message_results(body: Json) -> list[str]:
+    """Anthropic ``tool_result`` blocks and Chat Completions ``role: tool`` messages."""
     found: list[str] = []
-
-    def text_of(value: Json) -> str:
-        if isinstance(value, str):
-            return value
-        return json.dumps(value)
-
     for message in body.get("messages") or []:
         if not isinstance(message, dict):
             continue
         if message.get("role") == "tool":
-            found.append(text_of(message.get("content")))
+            found.append(_text_of(message.get("content")))
         content = message.get("content")
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    found.append(text_of(block.get("content")))
-    for item in body.get("input") or [] if isinstance(body.get("input"), list) else []:
-        if isinstance(item, dict) and item.get("type") in (
-            "function_call_output",
-            "custom_tool_call_output",
-            "local_shell_call_output",
-        ):
-            found.append(text_of(item.get("output")))
+        blocks = content if isinstance(content, list) else []
+        found.extend(
+            _text_of(block.get("content"))
+            for block in blocks
+            if isinstance(block, dict) and block.get("type") == "tool_result"
+        )
+    return found
+
+
+OUTPUT_ITEMS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+def tool_results(body: Json) -> list[str]:
+    """The text of every tool result the request carries back, in every API's shape."""
+    found = _message_results(body)
+    items = body.get("input") if isinstance(body.get("input"), list) else []
+    found.extend(
+        _text_of(item.get("output"))
+        for item in items
+        if isinstance(item, dict) and item.get("type") in OUTPUT_ITEMS
+    )
     for content in body.get("contents") or []:
-        if not isinstance(content, dict):
-            continue
-        for part in content.get("parts") or []:
-            if isinstance(part, dict) and "functionResponse" in part:
-                found.append(text_of(part["functionResponse"].get("response")))
+        parts = content.get("parts") or [] if isinstance(content, dict) else []
+        found.extend(
+            _text_of(part["functionResponse"].get("response"))
+            for part in parts
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+        )
     return found
 
 
@@ -156,6 +164,7 @@ def sse(events: list[tuple[str | None, Json]]) -> bytes:
 
 
 def anthropic(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tuple[str, bytes]:
+    """A Messages API answer: one ``tool_use`` block, or text; SSE when ``stream`` was asked."""
     model = body.get("model", "model")
     usage = {"input_tokens": 1, "output_tokens": 1}
     if call is not None:
@@ -205,6 +214,7 @@ def anthropic(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) ->
 
 
 def responses(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tuple[str, bytes]:
+    """A Responses API stream: one ``function_call`` item, or a message."""
     if call is not None:
         item: Json = {
             "type": "function_call",
@@ -253,6 +263,7 @@ def responses(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) ->
 
 
 def chat(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tuple[str, bytes]:
+    """A Chat Completions answer: one ``tool_calls`` entry, or content; chunks when streamed."""
     model = body.get("model", "model")
     usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
     if call is not None:
@@ -298,8 +309,9 @@ def chat(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tupl
 
 
 def gemini(
-    body: Json, call: tuple[str, dict[str, Any]] | None, text: str, *, stream: bool
+    call: tuple[str, dict[str, Any]] | None, text: str, *, stream: bool
 ) -> tuple[str, bytes]:
+    """A generateContent answer: one ``functionCall`` part, or text; SSE when streamed."""
     if call is not None:
         part: Json = {"functionCall": {"name": call[0], "args": call[1]}}
     else:
@@ -331,6 +343,28 @@ def gemini_plain(body: Json) -> str:
             }
         )
     return "done."
+
+
+def answer(  # noqa: PLR0911 - one return per API
+    path: str, body: Json, call: tuple[str, dict[str, Any]] | None, tool: str | None
+) -> tuple[str, bytes]:
+    """The answer to a request at ``path``, in the shape of the API that path belongs to."""
+    text = "done."
+    if path.endswith("/count_tokens"):
+        return "application/json", b'{"input_tokens": 1}'
+    if path.endswith("/messages"):
+        return anthropic(body, call, text)
+    if path.endswith("/responses"):
+        return responses(body, call, text)
+    if path.endswith("/chat/completions"):
+        return chat(body, call, text)
+    if ":countTokens" in path:
+        return "application/json", b'{"totalTokens": 1}'
+    if ":streamGenerateContent" in path or ":generateContent" in path:
+        if call is None and tool is None:
+            text = gemini_plain(body)
+        return gemini(call, text, stream=":stream" in path)
+    return "application/json", b"{}"
 
 
 # -- the server -------------------------------------------------------------------------
@@ -385,24 +419,7 @@ class Handler(BaseHTTPRequestHandler):
         call = None
         if tool is not None and not results:
             call = (tool, arguments_for(tool, self.script.command))
-        text = "done."
-        if path.endswith("/messages") or path.endswith("/messages/count_tokens"):
-            if path.endswith("count_tokens"):
-                kind, data = "application/json", b'{"input_tokens": 1}'
-            else:
-                kind, data = anthropic(body, call, text)
-        elif path.endswith("/responses"):
-            kind, data = responses(body, call, text)
-        elif path.endswith("/chat/completions"):
-            kind, data = chat(body, call, text)
-        elif ":countTokens" in path:
-            kind, data = "application/json", b'{"totalTokens": 1}'
-        elif ":streamGenerateContent" in path or ":generateContent" in path:
-            if call is None and tool is None:
-                text = gemini_plain(body)
-            kind, data = gemini(body, call, text, stream=":stream" in path)
-        else:
-            kind, data = "application/json", b"{}"
+        kind, data = answer(path, body, call, tool)
         self.script.record(
             {
                 "method": "POST",

@@ -101,6 +101,7 @@ def refused(transcript: Transcript, live: Orphan) -> str:
 def test_live_run_refuses_the_agents_pytest(
     agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
 ) -> None:
+    """A live pytest of the checkout: the agent's pytest is refused and never starts."""
     chosen, program = agent
     live = scene.hold(runs)
     transcript = drive(
@@ -115,6 +116,7 @@ def test_live_run_refuses_the_agents_pytest(
 def test_no_live_run_lets_pytest_run(
     agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
 ) -> None:
+    """No live run: the agent's pytest runs and passes, not refused."""
     chosen, program = agent
     transcript = drive(
         runs, chosen, program, scene.home, scene.checkout, scene.test_command(), scope=scope
@@ -130,6 +132,7 @@ def test_no_live_run_lets_pytest_run(
 def test_other_command_is_untouched_next_to_a_live_run(
     agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
 ) -> None:
+    """A command that is not a test run runs untouched next to a live run."""
     chosen, program = agent
     live = scene.hold(runs)
     command = f"echo untouched > {shlex.quote(str(scene.marker))}"
@@ -144,6 +147,7 @@ def test_other_command_is_untouched_next_to_a_live_run(
 def test_cd_into_a_busy_checkout_is_followed(
     agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
 ) -> None:
+    """From another directory, `cd CHECKOUT && pytest` is judged in the checkout: refused."""
     chosen, program = agent
     live = scene.hold(runs)
     command = f"cd {shlex.quote(str(scene.checkout))} && {scene.test_command()}"
