@@ -34,6 +34,8 @@ class Transcript:
     stdout: str
     stderr: str
     returncode: int
+    doctor: dict[str, object]
+    """What ``runctx doctor AGENT --json`` said of the scope installed, before the run."""
 
     @property
     def tool_calls(self) -> int:
@@ -145,6 +147,7 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     env.update(agent.environment(where))
     install_hooks(agent.name, scope, cwd if scope == "project" else home, env)
     agent.prepare(where)
+    findings = doctor(agent.name, cwd, env)
     stdout, stderr = work / "stdout", work / "stderr"
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = runs.child(
@@ -166,7 +169,24 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
         stdout=stdout.read_text(errors="replace"),
         stderr=stderr.read_text(errors="replace"),
         returncode=process.returncode if process.returncode is not None else -1,
+        doctor=next((f for f in findings if f["scope"] == scope), {}),
     )
+
+
+def doctor(agent: str, cwd: Path, env: dict[str, str]) -> list[dict[str, object]]:
+    """``runctx doctor AGENT --json`` in the agent's environment and directory."""
+    done = subprocess.run(
+        [str(runctx_bin() / "runctx"), "doctor", agent, "--json"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    found: list[dict[str, object]] = json.loads(done.stdout)
+    return found
 
 
 def pytest_command(python: str, test_file: str) -> str:

@@ -110,6 +110,14 @@ def test_live_run_refuses_the_agents_pytest(
     assert transcript.tool_calls >= 1, transcript.explain()
     refused(transcript, live)
     assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+    # What runctx doctor said before the run agrees with what the agent did: the hook ran.
+    # Codex ran it only because the check bypasses hook trust, which the doctor names.
+    problems = "\n".join(transcript.doctor.get("problems") or [])  # type: ignore[arg-type]
+    assert transcript.doctor.get("installed") is True, transcript.doctor
+    if chosen.name == "codex":
+        assert "Codex has not trusted this hook" in problems, transcript.doctor
+    else:
+        assert transcript.doctor.get("will_run") is True, transcript.doctor
 
 
 @pytest.mark.parametrize("scope", SCOPES)
