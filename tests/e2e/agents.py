@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -69,40 +70,80 @@ class Agent:
         """The npm prefix this agent is installed into."""
         return cache_dir() / f"{self.name}-{self.version}"
 
-    def program(self) -> Path:
-        """The agent's executable, installed from the registry first when missing."""
-        program = self.prefix / "node_modules" / ".bin" / self.binary
-        installed = self.prefix / "node_modules" / self.package / "package.json"
-        if installed.is_file() and program.exists():
-            version = json.loads(installed.read_text()).get("version")
-            if version == self.version:
-                return program
+    @property
+    def executable(self) -> Path:
+        """Where the agent's executable is once installed."""
+        return self.prefix / "node_modules" / ".bin" / self.binary
+
+    def installed(self) -> bool:
+        """Whether the pinned version is installed in the cache."""
+        package = self.prefix / "node_modules" / self.package / "package.json"
+        if not (package.is_file() and self.executable.exists()):
+            return False
+        return bool(json.loads(package.read_text()).get("version") == self.version)
+
+    def install_command(self) -> list[str] | None:
+        """The ``npm install`` that puts the pinned version in the cache; None without npm."""
         npm = shutil.which("npm")
         if npm is None:
+            return None
+        return [
+            npm,
+            "install",
+            "--prefix",
+            str(self.prefix),
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            f"{self.package}@{self.version}",
+        ]
+
+    def program(self) -> Path:
+        """The agent's executable, installed from the registry first when missing."""
+        if self.installed():
+            return self.executable
+        command = self.install_command()
+        if command is None:
             unavailable(f"npm is not installed: cannot install {self.package}")
+            raise AssertionError  # unreachable: unavailable() fails or skips
         self.prefix.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(self.prefix),
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                f"{self.package}@{self.version}",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=NPM_TIMEOUT,
+            command, capture_output=True, text=True, check=False, timeout=NPM_TIMEOUT
         )
-        if done.returncode != 0 or not program.exists():
+        if done.returncode != 0 or not self.installed():
             unavailable(
                 f"npm install {self.package}@{self.version} failed "
                 f"({done.returncode}): {done.stderr.strip()[-2000:]}"
             )
-        return program
+        return self.executable
+
+
+def install_missing(agents: list[Agent]) -> None:
+    """Install every agent not yet in the cache, all at once (each npm in its own group).
+
+    A failure is not raised here: the check that needs the agent installs it
+    again through :meth:`Agent.program`, and fails or skips with npm's words.
+    """
+    started = []
+    for agent in agents:
+        command = agent.install_command()
+        if agent.installed() or command is None:
+            continue
+        agent.prefix.mkdir(parents=True, exist_ok=True)
+        started.append(
+            subprocess.Popen(
+                command,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        )
+    for process in started:
+        try:
+            process.wait(timeout=NPM_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def _claude_environment(home: Home) -> dict[str, str]:

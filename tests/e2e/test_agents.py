@@ -20,7 +20,7 @@ import shlex
 from pathlib import Path
 
 import pytest
-from agents import AGENTS, Agent
+from agents import AGENTS, Agent, install_missing
 from drive import Transcript, drive, pytest_command
 from proctools import PYTHON, Orphan, make_checkout, wait_for
 from runfactory import RunFactory, clean_env, ready_dir
@@ -41,6 +41,12 @@ import pathlib
 def test_marker():
     pathlib.Path({marker!r}).write_text("the agent's pytest ran")
 """
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _agents_installed() -> None:
+    """Every agent missing from the cache installed at once, before the first check."""
+    install_missing(list(AGENTS.values()))
 
 
 @pytest.fixture(params=sorted(AGENTS))
