@@ -270,7 +270,14 @@ COPILOT = Agent(
     package="@github/copilot",
     version="1.0.102",
     binary="copilot",
-    argv=lambda prompt: ["-p", prompt, "--output-format", "json", "--allow-all-tools"],
+    argv=lambda prompt: [
+        "-p",
+        prompt,
+        "--output-format",
+        "json",
+        "--allow-all-tools",
+        "--allow-all-paths",
+    ],
     environment=_copilot_environment,
     prepare=_copilot_prepare,
 )
