@@ -123,8 +123,12 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     command: str,
     *,
     scope: str,
+    hooks_of: str = "",
 ) -> Transcript:
-    """Install the hooks at ``scope``, run ``agent`` in ``cwd`` asked for ``command``."""
+    """Install the hooks at ``scope``, run ``agent`` in ``cwd`` asked for ``command``.
+
+    ``hooks_of`` installs another agent's hooks instead (Copilot CLI runs Claude Code's).
+    """
     work = home.parent / f"server-{uuid.uuid4().hex[:8]}"
     work.mkdir()
     spec = {
@@ -145,9 +149,10 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     (home / "tmp").mkdir(exist_ok=True)
     env = base_environment(where)
     env.update(agent.environment(where))
-    install_hooks(agent.name, scope, cwd if scope == "project" else home, env)
+    installed = hooks_of or agent.name
+    install_hooks(installed, scope, cwd if scope == "project" else home, env)
     agent.prepare(where)
-    findings = doctor(agent.name, cwd, env)
+    findings = doctor(installed, cwd, env)
     stdout, stderr = work / "stdout", work / "stderr"
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = runs.child(

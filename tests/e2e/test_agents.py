@@ -169,3 +169,23 @@ def test_cd_into_a_busy_checkout_is_followed(
     assert transcript.tool_calls >= 1, transcript.explain()
     refused(transcript, live)
     assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+
+
+def test_copilot_runs_claude_codes_project_hooks_and_reads_the_refusal(
+    scene: Scene, runs: RunFactory
+) -> None:
+    """Copilot CLI runs .claude/settings.json hooks in Claude's shape: refused through them."""
+    chosen = AGENTS["copilot"]
+    live = scene.hold(runs)
+    transcript = drive(
+        runs,
+        chosen,
+        chosen.program(),
+        scene.home,
+        scene.checkout,
+        scene.test_command(),
+        scope="project",
+        hooks_of="claude",
+    )
+    refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
