@@ -16,6 +16,7 @@ the agent sent back to the model as the tool's result:
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 from pathlib import Path
 
@@ -189,3 +190,27 @@ def test_copilot_runs_claude_codes_project_hooks_and_reads_the_refusal(
     )
     refused(transcript, live)
     assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+
+
+def test_an_untrusted_codex_hook_is_skipped_in_silence_as_doctor_says(
+    scene: Scene, runs: RunFactory
+) -> None:
+    """Without hook trust Codex runs the pytest anyway, without a word: doctor said it would."""
+    bypass = "--dangerously-bypass-hook-trust"
+    codex = AGENTS["codex"]
+    untrusted = dataclasses.replace(
+        codex, argv=lambda prompt: [arg for arg in codex.argv(prompt) if arg != bypass]
+    )
+    live = scene.hold(runs)
+    transcript = drive(
+        runs,
+        untrusted,
+        codex.program(),
+        scene.home,
+        scene.checkout,
+        scene.test_command(),
+        scope="user",
+    )
+    assert "Codex has not trusted this hook" in "\n".join(transcript.doctor["problems"])  # type: ignore[arg-type]
+    assert scene.marker.exists(), "an untrusted hook ran after all\n" + transcript.explain()
+    assert str(live.pid) not in "\n".join(transcript.tool_results), transcript.explain()
