@@ -214,3 +214,25 @@ def test_an_untrusted_codex_hook_is_skipped_in_silence_as_doctor_says(
     assert "Codex has not trusted this hook" in "\n".join(transcript.doctor["problems"])  # type: ignore[arg-type]
     assert scene.marker.exists(), "an untrusted hook ran after all\n" + transcript.explain()
     assert str(live.pid) not in "\n".join(transcript.tool_results), transcript.explain()
+
+
+def test_copilot_skips_project_hooks_in_an_untrusted_folder_as_doctor_says(
+    scene: Scene, runs: RunFactory
+) -> None:
+    """In a folder Copilot CLI does not trust, its project hooks never run: doctor said so."""
+    copilot = AGENTS["copilot"]
+    untrusted = dataclasses.replace(copilot, prepare=lambda _home: None)
+    live = scene.hold(runs)
+    transcript = drive(
+        runs,
+        untrusted,
+        copilot.program(),
+        scene.home,
+        scene.checkout,
+        scene.test_command(),
+        scope="project",
+    )
+    problems = "\n".join(transcript.doctor["problems"])  # type: ignore[arg-type]
+    assert "does not trust" in problems, transcript.doctor
+    assert str(live.pid) not in "\n".join(transcript.tool_results), transcript.explain()
+    assert scene.marker.exists(), "the hook ran in an untrusted folder\n" + transcript.explain()
