@@ -134,12 +134,14 @@ def test_codex_in_a_linked_worktree_is_refused_with_where_codex_reads(
     assert "linked git worktree" in done.stderr
     assert str(checkout / ".codex" / "hooks.json") in done.stderr
     assert not (linked / ".codex").exists()
-    # Written by hand anyway: the doctor says Codex never reads it.
-    written = runctx(
-        "install", "codex", "--file", str(linked / ".codex" / "hooks.json"), cwd=linked, env=env
-    )
-    assert written.returncode == 0, written.stderr
-    assert "linked git worktree" in problems(doctor("codex", linked, env)["project"])
+    # The doctor looks where Codex reads: the main worktree's file, with .codex/ here.
+    assert runctx("install", "codex", cwd=checkout, env=env).returncode == 0
+    finding = doctor("codex", linked, env)["project"]
+    assert finding["path"] == str(checkout / ".codex" / "hooks.json")
+    assert finding["installed"] is True
+    assert "without a .codex directory" in problems(finding)
+    (linked / ".codex").mkdir()
+    assert "without a .codex directory" not in problems(doctor("codex", linked, env)["project"])
 
 
 def test_copilot_project_hooks_in_an_untrusted_folder(home: Path, checkout: Path) -> None:

@@ -298,10 +298,11 @@ def _refuse_codex_linked_worktree(root: str) -> None:
         return
     msg = (
         f"{root} is a linked git worktree of {main}: Codex reads "
-        f"{os.path.join(main, '.codex', 'hooks.json')} there, not a .codex/hooks.json here, "
-        f"so a hook installed here would never run. Install it in the main worktree "
-        f"(cd {shlex.quote(main)} && runctx install codex), which serves every worktree, "
-        "or for yourself with --scope user"
+        f"{os.path.join(main, '.codex', 'hooks.json')} there, not a .codex/hooks.json here "
+        "(and only when this worktree has a .codex directory), so a hook installed here "
+        f"would never run. Install it in the main worktree (cd {shlex.quote(main)} && "
+        f"runctx install codex) and mkdir {shlex.quote(os.path.join(root, '.codex'))}, or "
+        "install it for yourself with --scope user"
     )
     raise RunctxError(msg)
 

@@ -243,13 +243,28 @@ def _codex(
                 'not (trust it when Codex asks, or trust_level = "trusted" under [projects] in '
                 f"{config_path})"
             )
-        main = linked_worktree_main(root)
-        if main is not None:
-            problems.append(
-                f"{root} is a linked git worktree: Codex reads the main worktree's "
-                f"{os.path.join(main, '.codex', 'hooks.json')}, not this one"
-            )
+        problems += _codex_worktree(root, path)
     return problems, notes
+
+
+def _codex_worktree(root: str, path: str) -> list[str]:
+    """A linked worktree: Codex reads the main worktree's file, once this one has ``.codex/``."""
+    main = linked_worktree_main(root)
+    if main is None:
+        return []
+    read = os.path.join(main, ".codex", "hooks.json")
+    found: list[str] = []
+    if os.path.realpath(path) != os.path.realpath(read):
+        found.append(
+            f"{root} is a linked git worktree: Codex reads the main worktree's {read}, "
+            "not this one (runctx install codex in the main worktree)"
+        )
+    if not os.path.isdir(os.path.join(root, ".codex")):
+        found.append(
+            f"{root} is a linked git worktree without a .codex directory: Codex reads no "
+            f"project hooks here until it has one (mkdir {os.path.join(root, '.codex')})"
+        )
+    return found
 
 
 def linked_worktree_main(root: str) -> str | None:
@@ -437,6 +452,9 @@ def diagnose(
             if scope != "user":
                 relative = chosen.FILES.local if scope == "local" else chosen.FILES.project
                 root = path[: -len(relative)].rstrip("/") or "/"
+                main = linked_worktree_main(root) if name == "codex" else None
+                if main is not None:  # the file Codex reads from a linked worktree
+                    path = os.path.join(main, relative)
             finding = diagnose_one(name, scope, path, root, environ)
             found.append(finding)
     return found

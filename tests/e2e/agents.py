@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from runctx.hooks.doctor import linked_worktree_main
+
 REPO = Path(__file__).resolve().parents[2]
 
 CACHE_ENV = "RUNCTX_E2E_AGENTS"
@@ -194,6 +196,10 @@ def _codex_prepare(home: Home) -> None:
         f"[projects.{json.dumps(str(home.cwd))}]\n"
         'trust_level = "trusted"\n'
     )
+    main = linked_worktree_main(str(home.cwd))
+    if main is not None:  # a linked worktree: Codex reads the main worktree's .codex/
+        with config.open("a") as more:
+            more.write(f'[projects.{json.dumps(main)}]\ntrust_level = "trusted"\n')
 
 
 CODEX = Agent(

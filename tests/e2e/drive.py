@@ -124,10 +124,12 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     *,
     scope: str,
     hooks_of: str = "",
+    install_in: Path | None = None,
 ) -> Transcript:
     """Install the hooks at ``scope``, run ``agent`` in ``cwd`` asked for ``command``.
 
-    ``hooks_of`` installs another agent's hooks instead (Copilot CLI runs Claude Code's).
+    ``hooks_of`` installs another agent's hooks instead (Copilot CLI runs Claude Code's);
+    ``install_in`` installs from another directory (a linked worktree's main one).
     """
     work = home.parent / f"server-{uuid.uuid4().hex[:8]}"
     work.mkdir()
@@ -150,7 +152,7 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     env = base_environment(where)
     env.update(agent.environment(where))
     installed = hooks_of or agent.name
-    install_hooks(installed, scope, cwd if scope == "project" else home, env)
+    install_hooks(installed, scope, install_in or (cwd if scope == "project" else home), env)
     agent.prepare(where)
     findings = doctor(installed, cwd, env)
     stdout, stderr = work / "stdout", work / "stderr"

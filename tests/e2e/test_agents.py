@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
 from agents import AGENTS, Agent, install_missing
-from drive import Transcript, drive, pytest_command
-from proctools import PYTHON, Orphan, make_checkout, wait_for
+from drive import Transcript, drive, pytest_command, runctx_bin
+from proctools import PYTHON, Orphan, make_checkout, make_worktree, wait_for
 from runfactory import RunFactory, clean_env, ready_dir
 
 SCOPES = ("user", "project")
@@ -78,11 +79,15 @@ class Scene:
 
     def hold(self, runs: RunFactory) -> Orphan:
         """A live, orphaned pytest of the checkout, holding in its one test."""
-        ready = ready_dir(self.checkout)
+        return self.hold_in(runs, self.checkout)
+
+    def hold_in(self, runs: RunFactory, checkout: Path) -> Orphan:
+        """A live, orphaned pytest of ``checkout``, holding in its one test."""
+        ready = ready_dir(checkout)
         argv = [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:runctx"]
         run = runs.orphan(
             [*argv, "tests/test_hold.py"],
-            self.checkout,
+            checkout,
             env=clean_env(RUNCTX_READY_DIR=str(ready)),
         )
         wait_for((ready / "holding").exists, what="the live pytest to reach its test")
@@ -236,3 +241,34 @@ def test_copilot_skips_project_hooks_in_an_untrusted_folder_as_doctor_says(
     assert "does not trust" in problems, transcript.doctor
     assert str(live.pid) not in "\n".join(transcript.tool_results), transcript.explain()
     assert scene.marker.exists(), "the hook ran in an untrusted folder\n" + transcript.explain()
+
+
+def test_codex_in_a_linked_worktree_reads_the_main_worktrees_hooks(
+    scene: Scene, runs: RunFactory
+) -> None:
+    """Installed where install says (the main worktree, .codex/ here), it guards the linked one."""
+    codex = AGENTS["codex"]
+    linked = make_worktree(scene.checkout, scene.checkout.parent / "linked")
+    refused_here = subprocess.run(
+        [str(runctx_bin() / "runctx"), "install", "codex"],
+        cwd=linked,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert refused_here.returncode == 1
+    assert str(scene.checkout / ".codex" / "hooks.json") in refused_here.stderr
+    (linked / ".codex").mkdir()  # as the refusal says: Codex needs it to read the main's file
+    live = scene.hold_in(runs, linked)
+    transcript = drive(
+        runs,
+        codex,
+        codex.program(),
+        scene.home,
+        linked,
+        scene.test_command(),
+        scope="project",
+        install_in=scene.checkout,
+    )
+    refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
