@@ -9,13 +9,18 @@ LINT_STAMP := $(VENV)/.runctx-lint-installed
 FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test lint bench stress fuzz dist-check clean
+.PHONY: run test e2e lint bench stress fuzz dist-check clean
 
 run: $(RUN_STAMP)
 	@$(BIN)/runctx status
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The real agents (npm registry, pinned versions, cached under $(VENV)/e2e-agents) driven
+# offline by a scripted model server on 127.0.0.1, each running the hooks runctx install writes.
+e2e: $(TEST_STAMP)
+	RUNCTX_E2E=1 $(BIN)/python -m pytest tests/e2e $(PYTEST_ARGS)
 
 lint: $(LINT_STAMP)
 	$(BIN)/ruff check runctx tests fuzz benchmarks

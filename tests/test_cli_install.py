@@ -273,6 +273,11 @@ def test_cursor_and_copilot_files(checkout, install):
         "version": 1,
         "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]},
     }
+    cursor.unlink()
+    assert install("cursor", cwd=checkout).returncode == 0
+    done = install("cursor", "--uninstall", cwd=checkout)
+    assert "was removed" in done.stdout
+    assert not cursor.exists(), "a file runctx created is removed whole, no version left"
     copilot = checkout / ".github" / "hooks" / "runctx.json"
     assert install("copilot", cwd=checkout).returncode == 0
     assert (
@@ -779,10 +784,6 @@ def test_uninstall_removes_what_install_created(checkout, install, name):
     assert (checkout / agent(name).FILES.project).exists()
     done = install(name, "--uninstall", cwd=checkout)
     assert done.returncode == 0, done.stderr
-    if name == "cursor":  # Cursor's file keeps its version key: it is the user's file
-        (checkout / agent(name).FILES.project).unlink()
-        install(name, "--uninstall", cwd=checkout)
-        return
     after = sorted(p.relative_to(checkout) for p in checkout.rglob("*") if ".git" not in p.parts)
     assert after == before
 

@@ -65,6 +65,15 @@ def test_a_run_in_another_checkout_with_the_same_name_gets_a_note_only(world):
     assert "not this checkout's" in context
 
 
+def test_monitor_runs_commands_like_bash_and_is_judged_like_it(world):
+    """Monitor runs its command under the Bash rules: a pytest through it is denied too."""
+    payload = claude_pre_tool_use("pytest -x", world.busy)
+    payload["tool_name"] = "Monitor"
+    output = decision_of(reply(run_hook("claude", payload)))
+    assert output["permissionDecision"] == "deny"
+    assert f"pid {world.run.pid}" in output["permissionDecisionReason"]
+
+
 @pytest.mark.parametrize("command", NOT_TEST_COMMANDS)
 def test_a_command_that_is_not_a_test_run_gets_no_output(world, command):
     """A non-test command in the busy checkout: exit 0, nothing on stdout or stderr."""

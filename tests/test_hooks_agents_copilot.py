@@ -30,11 +30,15 @@ def test_copilot_reads_arguments_sent_as_an_object(world):
     assert reply(run_hook("copilot", payload))["permissionDecision"] == "deny"
 
 
-def test_copilot_note_is_additional_context_only(world):
-    """From the idle checkout, Copilot gets additionalContext and no decision."""
-    answer = reply(run_hook("copilot", copilot_pre_tool_use("pytest", world.idle)))
-    assert set(answer) == {"additionalContext"}
-    assert "foreign test run" in answer["additionalContext"]
+def test_copilot_note_goes_after_the_command_not_before(world):
+    """A note is not a preToolUse field: before, nothing is decided; postToolUse carries it."""
+    before = reply(run_hook("copilot", copilot_pre_tool_use("pytest", world.idle)))
+    assert before == {}
+    payload = copilot_pre_tool_use("pytest", world.idle)
+    payload["toolResult"] = {"resultType": "success", "textResultForLlm": "1 passed"}
+    after = reply(run_hook("copilot-after", payload))
+    assert set(after) == {"additionalContext"}
+    assert "foreign test run" in after["additionalContext"]
 
 
 def test_copilot_fails_open_with_exit_zero(world):

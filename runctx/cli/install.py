@@ -1,6 +1,7 @@
 """``runctx install AGENT``: merge runctx's hooks into an agent's settings file, or git's.
 
-``AGENT`` is ``claude``, ``codex``, ``gemini``, ``cursor`` or ``copilot``, or
+``AGENT`` is ``claude``, ``codex``, ``gemini``, ``cursor``, ``copilot`` or
+``qwen``, or
 ``git`` for the ``pre-push`` hook (:mod:`runctx.hooks.git_hook`).
 ``--scope project`` (the default) writes into the checkout of the current
 directory, ``--scope user`` into the user's own settings, ``--scope local``
@@ -105,11 +106,7 @@ def settings_path(
     environ = os.environ if environ is None else environ
     files = chosen.FILES
     if scope == "user":
-        base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
-        home = environ.get("HOME") or os.path.expanduser("~")
-        if not base:
-            base = os.path.join(home, files.user_dir)
-        return os.path.join(base, files.user_name)
+        return os.path.join(user_dir(chosen, environ), files.user_name)
     relative = files.local if scope == "local" else files.project
     if not relative:
         msg = f"--scope {scope} is for Claude Code only (.claude/settings.local.json)"
@@ -130,12 +127,26 @@ def settings_path(
     return os.path.join(root, relative)
 
 
+def agent_home(chosen: Agent, environ: Mapping[str, str]) -> str:
+    """The home directory ``chosen`` reads its user settings under (its override, if set)."""
+    files = chosen.FILES
+    override = environ.get(files.home_env, "") if files.home_env else ""
+    return override or environ.get("HOME") or os.path.expanduser("~")
+
+
+def user_dir(chosen: Agent, environ: Mapping[str, str]) -> str:
+    """The directory of ``chosen``'s user settings: its override variable, or under its home."""
+    files = chosen.FILES
+    base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
+    return base or os.path.join(agent_home(chosen, environ), files.user_dir)
+
+
 def _scope_base(chosen: Agent, scope: str, path: str, environ: Mapping[str, str]) -> str:
     """The directory the scope's file is found under: the checkout root, or the user's dir."""
     if scope == "user":
         files = chosen.FILES
         base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
-        return base or environ.get("HOME") or os.path.expanduser("~")
+        return base or agent_home(chosen, environ)
     relative = chosen.FILES.local if scope == "local" else chosen.FILES.project
     return path[: -len(relative)].rstrip("/") or "/"
 
@@ -226,7 +237,10 @@ def _update_settings(
     def remove_when(document: JSONObject) -> bool:
         if not args.uninstall:
             return False
-        return not document or (spec.owns_file and settings_file.is_empty(spec, document))
+        # A file left holding only what runctx writes into a new one (Cursor's and
+        # Copilot's {"version": 1}) is runctx's own: it goes.
+        owned = spec.owns_file or spec.version is not None
+        return not document or (owned and settings_file.is_empty(spec, document))
 
     fallbacks = [settings_file.PRUNE_EVENTS, settings_file.PRUNE_NOTHING] if args.uninstall else []
     while True:
@@ -259,16 +273,49 @@ def run(args: argparse.Namespace) -> int:
     if not args.file:
         base = _scope_base(chosen, args.scope, path, os.environ)
         refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+        if args.agent == "codex" and args.scope == "project" and not args.uninstall:
+            _refuse_codex_linked_worktree(base)
 
     outcome = _update_settings(args, spec, path, prefix, base)
     if args.dry_run:
         write_text(outcome.diff() or f"runctx: {outcome.path}: nothing would change\n")
         return 0
     write_text(_summary(chosen, outcome, uninstall=args.uninstall) + "\n")
-    if not args.uninstall and outcome.changed:
-        _warn_if_unreachable(prefix)
-        say(f"runctx: {chosen.AFTER_INSTALL}")
+    if not args.uninstall:
+        if outcome.changed:
+            _warn_if_unreachable(prefix)
+            say(f"runctx: {chosen.AFTER_INSTALL}")
+        _say_what_remains(args, path, base)
     return 0
+
+
+def _refuse_codex_linked_worktree(root: str) -> None:
+    """Codex reads a linked worktree's hooks from the main worktree: a file here is never read."""
+    from runctx.hooks.doctor import linked_worktree_main  # noqa: PLC0415 - install only
+
+    main = linked_worktree_main(root)
+    if main is None:
+        return
+    msg = (
+        f"{root} is a linked git worktree of {main}: Codex reads "
+        f"{os.path.join(main, '.codex', 'hooks.json')} there, not a .codex/hooks.json here "
+        "(and only when this worktree has a .codex directory), so a hook installed here "
+        f"would never run. Install it in the main worktree (cd {shlex.quote(main)} && "
+        f"runctx install codex) and mkdir {shlex.quote(os.path.join(root, '.codex'))}, or "
+        "install it for yourself with --scope user"
+    )
+    raise RunctxError(msg)
+
+
+def _say_what_remains(args: argparse.Namespace, path: str, base: str | None) -> None:
+    """What still stands between the installed hooks and a run (``runctx doctor``'s problems)."""
+    from runctx.hooks.doctor import diagnose_one  # noqa: PLC0415 - install only
+
+    root = base if args.scope != "user" else None
+    finding = diagnose_one(args.agent, args.scope, path, root, os.environ)
+    remaining = [p for p in finding.problems if "is not on this PATH" not in p]
+    for problem in remaining:
+        say(f"runctx: still to do: {problem}")
 
 
 def _plural(count: int, noun: str) -> str:

@@ -63,6 +63,10 @@ SUBCOMMANDS = {
         "runctx.cli.install",
         "add runctx's hooks to an agent's settings or to git (or --uninstall them)",
     ),
+    "doctor": (
+        "runctx.cli.doctor",
+        "tell, per agent and scope, whether the installed hooks will run, and what stops them",
+    ),
     "completion": (
         "runctx.cli.completion",
         "print the shell code that completes runctx (bash, zsh, fish)",

@@ -135,18 +135,21 @@ class SettingsFiles(LightRecord):
 
     ``project`` is relative to the checkout root. The user file is
     ``$USER_DIR_ENV/USER_NAME`` when that variable is set, else
-    ``~/USER_DIR/USER_NAME``. ``local`` is ``""`` for agents without one.
+    ``HOME/USER_DIR/USER_NAME``, where HOME is ``$HOME_ENV`` when the agent has
+    such a variable and it is set (Gemini CLI's ``GEMINI_CLI_HOME``), else the
+    user's home. ``local`` is ``""`` for agents without one.
     """
 
-    __slots__ = ("local", "project", "user_dir", "user_dir_env", "user_name")
+    __slots__ = ("home_env", "local", "project", "user_dir", "user_dir_env", "user_name")
 
     project: str
     local: str
     user_dir_env: str
     user_dir: str
     user_name: str
+    home_env: str
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one argument per path part
         self,
         *,
         project: str,
@@ -154,6 +157,7 @@ class SettingsFiles(LightRecord):
         user_name: str,
         user_dir_env: str = "",
         local: str = "",
+        home_env: str = "",
     ) -> None:
         """Hold the paths."""
         self._hold(
@@ -162,6 +166,7 @@ class SettingsFiles(LightRecord):
             user_dir_env=user_dir_env,
             user_dir=user_dir,
             user_name=user_name,
+            home_env=home_env,
         )
 
 

@@ -1,8 +1,10 @@
-"""Claude Code: ``PreToolUse`` on ``Bash`` and ``SessionStart``.
+"""Claude Code: ``PreToolUse`` on ``Bash`` and ``Monitor``, and ``SessionStart``.
 
 Protocol (https://code.claude.com/docs/en/hooks): JSON on stdin with
 ``hook_event_name``, ``cwd`` (the session's current directory, which is the
-viewpoint), ``tool_name`` and ``tool_input.command``. The answer is exit 0 and
+viewpoint), ``tool_name`` and ``tool_input.command``. ``Monitor`` runs its
+``command`` under the Bash permission rules (Claude Code's tools reference), so
+it is matched and read like ``Bash``. The answer is exit 0 and
 a ``hookSpecificOutput`` object on stdout:
 
 - stop: ``permissionDecision: "deny"``, the reason goes to Claude;
@@ -44,6 +46,8 @@ KIND = "claude-code"
 """The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
 TITLE = "Claude Code"
 SHELL_TOOL = "Bash"
+SHELL_TOOLS = ("Bash", "Monitor")
+"""The tools whose ``command`` Claude Code runs in a shell: what the matcher names."""
 HOOK_TIMEOUT_SECONDS = 20
 """The timeout the installed hooks get: the hook decides within its own 10 s deadline
 (:data:`runctx.hooks.main.DEFAULT_DEADLINE_SECONDS`), which leaves 10 s for the
@@ -53,7 +57,9 @@ interpreter to start and the reply to be read on a saturated box."""
 def read_pre_tool(payload: JSONObject, face: str = NAME) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
     expect_event(payload, "PreToolUse", face)
-    found = shell_tool_input(payload, SHELL_TOOL)
+    named = payload.get("tool_name")
+    tool = named if isinstance(named, str) and named in SHELL_TOOLS else SHELL_TOOL
+    found = shell_tool_input(payload, tool)
     return None if found is None else found[:2]
 
 
@@ -99,7 +105,7 @@ SESSION_FACE = SessionFace(read_session, session_reply)
 INSTALL = InstallSpec(
     layout="grouped",
     entries=(
-        HookEntry("PreToolUse", NAME, matcher=SHELL_TOOL),
+        HookEntry("PreToolUse", NAME, matcher="|".join(SHELL_TOOLS)),
         HookEntry("SessionStart", f"{NAME}-session-start"),
     ),
     timeout=HOOK_TIMEOUT_SECONDS,

@@ -14,17 +14,24 @@ Output (exit 0):
 
 - stop: ``permissionDecision: "deny"`` with ``permissionDecisionReason``;
 - ask: ``permissionDecision: "ask"`` (the CLI prompts the user);
-- a note: ``additionalContext`` alone, no ``permissionDecision``;
+- a note: nothing before the command (``preToolUse`` documents only
+  ``permissionDecision``, ``permissionDecisionReason`` and ``modifiedArgs``;
+  an empty object is written, which decides nothing); the model gets the note
+  from the ``postToolUse`` hook (``runctx hook copilot-after``), whose
+  ``additionalContext`` is documented and is appended to the tool's result:
+  the contention seen when the command finished, next to the output it explains;
 - ``sessionStart``: ``additionalContext``.
 
 Settings: ``.github/hooks/runctx.json`` in the project (a file of runctx's
-own), ``~/.copilot/hooks/runctx.json`` for the user.
+own), ``~/.copilot/hooks/runctx.json`` (or ``$COPILOT_HOME/hooks/runctx.json``)
+for the user.
 """
 
 from __future__ import annotations
 
 from runctx.hooks.agents import claude
 from runctx.hooks.agents.base import (
+    AfterToolFace,
     HookEntry,
     InstallSpec,
     Replies,
@@ -90,7 +97,7 @@ REPLIES = Replies(
         "permissionDecision": "ask",
         "permissionDecisionReason": message,
     },
-    note=lambda message, _summary: {"additionalContext": message},
+    note=lambda _message, _summary: {},
 )
 
 
@@ -100,12 +107,17 @@ def read_session_id(payload: JSONObject) -> str | None:
 
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)
-AFTER_TOOL_FACE = None
+AFTER_TOOL_FACE = AfterToolFace(read_pre_tool, lambda context: {"additionalContext": context})
+"""``postToolUse`` carries the same ``toolName``, ``toolArgs`` and ``cwd``."""
 SESSION_FACE = SessionFace(read_session, lambda context: {"additionalContext": context})
 
 INSTALL = InstallSpec(
     layout="flat",
-    entries=(HookEntry("preToolUse", NAME), HookEntry("sessionStart", f"{NAME}-session-start")),
+    entries=(
+        HookEntry("preToolUse", NAME),
+        HookEntry("postToolUse", f"{NAME}-after"),
+        HookEntry("sessionStart", f"{NAME}-session-start"),
+    ),
     command_key="bash",
     timeout_key="timeoutSec",
     timeout=claude.HOOK_TIMEOUT_SECONDS,
@@ -114,7 +126,10 @@ INSTALL = InstallSpec(
     blocks_on_failure=True,
 )
 FILES = SettingsFiles(
-    project=".github/hooks/runctx.json", user_dir=".copilot", user_name="hooks/runctx.json"
+    project=".github/hooks/runctx.json",
+    user_dir_env="COPILOT_HOME",
+    user_dir=".copilot",
+    user_name="hooks/runctx.json",
 )
 AFTER_INSTALL = (
     "The Copilot CLI reads .github/hooks/ in the current directory; the cloud agent "

@@ -18,7 +18,8 @@ with one JSON object on stdout.
 - ``SessionStart``: ``hookSpecificOutput.additionalContext``.
 
 ``decision: "allow"`` is never written. Settings: ``.gemini/settings.json`` in
-the project, ``~/.gemini/settings.json`` for the user; hook timeouts are
+the project, ``~/.gemini/settings.json`` for the user (``$GEMINI_CLI_HOME``
+stands in for the home directory); hook timeouts are
 milliseconds. Gemini CLI reads its settings files through
 ``strip-json-comments`` before ``JSON.parse`` (``packages/cli/src/config/settings.ts``),
 so they may hold comments, which ``runctx install`` keeps; that package leaves
@@ -125,9 +126,13 @@ INSTALL = InstallSpec(
     comments=True,
 )
 FILES = SettingsFiles(
-    project=".gemini/settings.json", user_dir=".gemini", user_name="settings.json"
+    project=".gemini/settings.json",
+    user_dir=".gemini",
+    user_name="settings.json",
+    home_env="GEMINI_CLI_HOME",
 )
 AFTER_INSTALL = (
-    "Restart Gemini CLI. Releases that still gate hooks behind a setting need "
-    "`tools.enableHooks: true` in ~/.gemini/settings.json."
+    "Restart Gemini CLI. Hooks are on unless `hooksConfig.enabled` is false in its "
+    "settings; project hooks run only in a trusted folder (/permissions, or "
+    "~/.gemini/trustedFolders.json)."
 )

@@ -1,0 +1,85 @@
+"""Qwen Code: ``PreToolUse`` on ``run_shell_command`` and ``SessionStart``.
+
+Protocol (github.com/QwenLM/qwen-code ``docs/users/features/hooks.md``, shipped
+in the npm package as ``bundled/qc-helper/docs/features/hooks.md``): Claude
+Code's payload shape (``hook_event_name``, ``cwd``, ``session_id``,
+``tool_name``, ``tool_input.command``) with Gemini CLI's tool name, and Claude
+Code's ``hookSpecificOutput`` answer:
+
+- stop: ``permissionDecision: "deny"``, the reason goes to the model as the
+  tool's error;
+- ask: ``permissionDecision: "ask"``; a headless run cannot ask and reads it as
+  a deny;
+- a note: ``additionalContext``;
+- nothing to say: no output.
+
+Settings: ``.qwen/settings.json`` in the project (read in a trusted folder
+only), ``~/.qwen/settings.json`` for the user (``$QWEN_HOME`` moves it).
+Hook timeouts were milliseconds in Qwen Code's first hook releases and are
+seconds now, where a value of 1000 or more is still read as milliseconds: so
+runctx writes milliseconds (20000), which both read as 20 s.
+"""
+
+from __future__ import annotations
+
+from runctx.hooks.agents import claude
+from runctx.hooks.agents.base import (
+    HookEntry,
+    InstallSpec,
+    SessionFace,
+    SettingsFiles,
+    ToolFace,
+)
+from runctx.hooks.payload import expect_event, session_id, shell_tool_input
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.hooks.agents.base import JSONObject
+
+NAME = "qwen"
+KIND = "qwen-code"
+"""The kind a run started by this agent's shell tool has (:mod:`runctx.started_by`)."""
+TITLE = "Qwen Code"
+SHELL_TOOL = "run_shell_command"
+
+
+def read_pre_tool(payload: JSONObject) -> tuple[str, str] | None:
+    """The shell command and the directory it runs in, or None for another tool."""
+    expect_event(payload, "PreToolUse", NAME)
+    found = shell_tool_input(payload, SHELL_TOOL)
+    return None if found is None else found[:2]
+
+
+def read_session(payload: JSONObject) -> str:
+    """The directory the session starts in."""
+    return claude.read_session(payload, f"{NAME}-session-start")
+
+
+def read_session_id(payload: JSONObject) -> str | None:
+    """The session the payload comes from, None when it names none."""
+    return session_id(payload, "session_id")
+
+
+PRE_TOOL_FACE = ToolFace(read_pre_tool, claude.REPLIES)
+AFTER_TOOL_FACE = None
+SESSION_FACE = SessionFace(read_session, claude.session_reply)
+
+INSTALL = InstallSpec(
+    layout="grouped",
+    entries=(
+        HookEntry("PreToolUse", NAME, matcher=SHELL_TOOL),
+        HookEntry("SessionStart", f"{NAME}-session-start"),
+    ),
+    timeout=claude.HOOK_TIMEOUT_SECONDS * 1000,  # milliseconds: see the module's docstring
+    comments=True,
+)
+FILES = SettingsFiles(
+    project=".qwen/settings.json",
+    user_dir_env="QWEN_HOME",
+    user_dir=".qwen",
+    user_name="settings.json",
+)
+AFTER_INSTALL = (
+    "Qwen Code reads hooks at startup: restart it. Project hooks run only in a trusted "
+    "folder (/permissions, or ~/.qwen/trustedFolders.json)."
+)
