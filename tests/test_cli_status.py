@@ -91,7 +91,7 @@ def test_status_shows_the_suite_as_this_run():
 def test_the_table_groups_ours_and_foreign_with_reasons(foreign_run):
     """The text report lists the foreign run with its reason, the load and the limits."""
     mine, theirs, run = foreign_run
-    result = runctx("status", cwd=mine)
+    result = runctx("status", "-v", cwd=mine)
     assert result.returncode == 0, result.stderr
     text = result.stdout
     foreign_part = text[text.index("Foreign runs") :]
@@ -271,9 +271,9 @@ def test_status_json_names_each_runs_environment_and_who_shares_it(
 
 
 def test_status_shows_the_environment_and_flags_the_sharing(two_worktrees_on_one_venv):
-    """The table has an ENV column, and a line under each run that shares its environment."""
+    """The table has an ENV column, and (-v) a line under each run that shares its environment."""
     shared, own, in_a, in_b, in_c = two_worktrees_on_one_venv
-    result = runctx("status", cwd=shared.b)
+    result = runctx("status", "-v", cwd=shared.b)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert any(line.split()[:1] == ["PID"] and "ENV" in line.split() for line in lines)
