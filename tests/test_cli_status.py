@@ -282,7 +282,7 @@ def test_status_shows_the_environment_and_flags_the_sharing(two_worktrees_on_one
     row_c = next(line for line in lines if line.strip().startswith(f"{in_c.pid} "))
     assert str(own) in row_c
     assert (
-        f"      shares its environment {shared.venv} with pid {in_b.pid} of other checkouts"
+        f"      shares its environment {shared.venv} with pid {in_b.pid} of another checkout"
         in result.stdout
     )
     assert f"with pid {in_c.pid}" not in result.stdout

@@ -231,10 +231,14 @@ def sharing_line(judged: JudgedRun) -> str | None:
     run = judged.run
     if not run.shares_environment_with or not isinstance(run.environment, Environment):
         return None
-    pids = ", ".join(str(pid) for pid in run.shares_environment_with)
+    others = run.shares_environment_with
+    pids = ", ".join(str(pid) for pid in others)
+    whose = (
+        f"pid {pids} of another checkout" if len(others) == 1 else f"pids {pids} of other checkouts"
+    )
     return (
-        f"      shares its environment {visible(run.environment.prefix)} with pid {pids} of "
-        "other checkouts: an install into it by either changes what the other imports"
+        f"      shares its environment {visible(run.environment.prefix)} with {whose}: "
+        "an install into it by either changes what the other imports"
     )
 
 
