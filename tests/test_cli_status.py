@@ -189,6 +189,15 @@ def test_log_json_writes_json_lines(foreign_run):
     assert verdict["verdict"] == "foreign"
 
 
+def test_log_json_alone_writes_the_verdicts(foreign_run):
+    """--log-json without -v writes what -v shows, as JSON lines (not nothing)."""
+    mine, _theirs, run = foreign_run
+    result = runctx("--log-json", "status", "--json", cwd=mine)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stderr.splitlines()]
+    assert any(e["event"] == "runctx.verdict" and e["pid"] == run.pid for e in events)
+
+
 def test_quiet_by_default(foreign_run):
     """Without -v nothing is logged."""
     mine, _theirs, _run = foreign_run
