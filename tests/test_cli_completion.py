@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from proctools import make_checkout
 from require import require
 
 from runctx.cli.main import SUBCOMMANDS
@@ -34,10 +35,10 @@ def environment() -> dict[str, str]:
     return env
 
 
-def in_shell(argv: list[str]) -> list[str]:
-    """Run ``argv`` (a shell and its script); the completions it prints, one a line."""
+def in_shell(argv: list[str], cwd: Path | None = None) -> list[str]:
+    """Run ``argv`` (a shell and its script) in ``cwd``; the completions it prints, one a line."""
     done = subprocess.run(
-        argv, capture_output=True, text=True, env=environment(), check=False, timeout=120
+        argv, capture_output=True, text=True, env=environment(), cwd=cwd, check=False, timeout=120
     )
     assert done.returncode == 0, done.stderr
     return [line for line in done.stdout.splitlines() if line]
@@ -66,14 +67,14 @@ _python_argcomplete
 FISH = 'runctx completion fish | source; complete -C "$argv[1]"'
 
 
-def complete(name: str, line: str) -> list[str]:
-    """What shell ``name`` offers for the command line ``line``, the words alone."""
+def complete(name: str, line: str, cwd: Path | None = None) -> list[str]:
+    """What shell ``name`` offers for the command line ``line`` (typed in ``cwd``), words alone."""
     if name == "bash":
-        found = in_shell([shell("bash"), "-c", BASH, "bash", line])
+        found = in_shell([shell("bash"), "-c", BASH, "bash", line], cwd)
     elif name == "zsh":
-        found = in_shell([shell("zsh"), "-f", "-c", ZSH, "zsh", line])
+        found = in_shell([shell("zsh"), "-f", "-c", ZSH, "zsh", line], cwd)
     else:
-        found = in_shell([shell("fish"), "--no-config", "-c", FISH, line])
+        found = in_shell([shell("fish"), "--no-config", "-c", FISH, line], cwd)
     # zsh says "word:description", fish "word<TAB>description"
     return [entry.split("\t")[0].split(":")[0].strip() for entry in found]
 
@@ -106,6 +107,17 @@ def test_hook_completes_every_face_of_every_agent(name):
 
     assert set(complete(name, "runctx hook ")) == set(all_faces())
     assert "claude-session-start" in complete(name, "runctx hook claude-")
+
+
+@pytest.mark.parametrize("name", ["bash", "zsh", "fish"])
+def test_stop_completes_this_users_runs_of_this_checkout(name, shared_tmp, runs):
+    """``runctx stop <TAB>`` offers the pid of this checkout's run, not another checkout's."""
+    mine = make_checkout(shared_tmp, "mine")
+    ours = runs.run_tests_script(mine)
+    theirs = runs.run_tests_script(make_checkout(shared_tmp, "theirs"))
+    offered = complete(name, "runctx stop ", cwd=mine)
+    assert str(ours.pid) in offered
+    assert str(theirs.pid) not in offered
 
 
 def test_the_completion_subcommand_names_its_shells():

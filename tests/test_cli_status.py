@@ -91,7 +91,7 @@ def test_status_shows_the_suite_as_this_run():
 def test_the_table_groups_ours_and_foreign_with_reasons(foreign_run):
     """The text report lists the foreign run with its reason, the load and the limits."""
     mine, theirs, run = foreign_run
-    result = runctx("status", cwd=mine)
+    result = runctx("status", "-v", cwd=mine)
     assert result.returncode == 0, result.stderr
     text = result.stdout
     foreign_part = text[text.index("Foreign runs") :]
@@ -190,6 +190,15 @@ def test_log_json_writes_json_lines(foreign_run):
     assert verdict["verdict"] == "foreign"
 
 
+def test_log_json_alone_writes_the_verdicts(foreign_run):
+    """--log-json without -v writes what -v shows, as JSON lines (not nothing)."""
+    mine, _theirs, run = foreign_run
+    result = runctx("--log-json", "status", "--json", cwd=mine)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stderr.splitlines()]
+    assert any(e["event"] == "runctx.verdict" and e["pid"] == run.pid for e in events)
+
+
 def test_quiet_by_default(foreign_run):
     """Without -v nothing is logged."""
     mine, _theirs, _run = foreign_run
@@ -272,9 +281,9 @@ def test_status_json_names_each_runs_environment_and_who_shares_it(
 
 
 def test_status_shows_the_environment_and_flags_the_sharing(two_worktrees_on_one_venv):
-    """The table has an ENV column, and a line under each run that shares its environment."""
+    """The table has an ENV column, and (-v) a line under each run that shares its environment."""
     shared, own, in_a, in_b, in_c = two_worktrees_on_one_venv
-    result = runctx("status", cwd=shared.b)
+    result = runctx("status", "-v", cwd=shared.b)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert any(line.split()[:1] == ["PID"] and "ENV" in line.split() for line in lines)
@@ -283,7 +292,7 @@ def test_status_shows_the_environment_and_flags_the_sharing(two_worktrees_on_one
     row_c = next(line for line in lines if line.strip().startswith(f"{in_c.pid} "))
     assert str(own) in row_c
     assert (
-        f"      shares its environment {shared.venv} with pid {in_b.pid} of other checkouts"
+        f"      shares its environment {shared.venv} with pid {in_b.pid} of another checkout"
         in result.stdout
     )
     assert f"with pid {in_c.pid}" not in result.stdout

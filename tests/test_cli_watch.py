@@ -99,10 +99,10 @@ def test_frames_are_drawn_in_place_without_clearing_the_screen(checkout, runs):
     """On a terminal each frame overwrites the last from the top left, never clearing first."""
     watch = Terminal(runs, checkout, "--interval", "0.1")
     try:
-        watch.read_until(lambda seen: seen.count(HOME.encode()) >= 3)
+        watch.read_until(lambda seen: seen.count(HOME.encode()) >= 4)
         assert watch.seen.startswith(ENTER.encode())
         assert b"\x1b[2J" not in watch.seen  # a full clear would flicker
-        for frame in watch.frames()[:2]:
+        for frame in watch.frames()[1:3]:  # the first is the scanning frame
             assert CLEAR_LINE.encode() in frame
             assert frame.endswith(CLEAR_BELOW.encode())
             assert b"Viewpoint: " in frame
@@ -128,6 +128,54 @@ def test_the_terminal_is_given_back_however_the_watch_ends(checkout, runs, send,
         assert watch.finish() == status
         assert watch.seen.endswith(LEAVE.encode())
         assert termios.tcgetattr(watch.follower) == watch.mode_before
+    finally:
+        watch.close()
+
+
+def test_the_first_frame_is_drawn_before_the_first_scan_ends(checkout, runs):
+    """The screen is never blank: a scanning frame comes first, then the report over it."""
+    watch = Terminal(runs, checkout, "--interval", "30")
+    try:
+        watch.read_until(lambda seen: b"Viewpoint: " in seen)
+        first = watch.frames()[0]
+        assert b"Scanning the processes" in first
+        assert b"Viewpoint: " not in first
+        os.write(watch.leader, b"q")
+        assert watch.finish() == 0
+    finally:
+        watch.close()
+
+
+def test_d_shows_and_hides_why_each_run_is_foreign(checkout, runs, shared_tmp):
+    """One line a run at first; ``d`` adds each foreign run's why: line, ``d`` again hides it."""
+    other = runs.run_tests_script(make_checkout(shared_tmp, "other"))
+    watch = Terminal(runs, checkout, "--interval", "30")
+    row = f"{other.pid} ".encode()
+    try:
+        watch.read_until(
+            lambda seen: b"Viewpoint: " in seen and seen.endswith(CLEAR_BELOW.encode())
+        )
+        assert row in watch.frames()[-1]
+        assert b"why: " not in watch.frames()[-1]
+        assert b"press d" in watch.frames()[-1]
+        drawn = len(watch.frames())
+        os.write(watch.leader, b"d")
+        watch.read_until(
+            lambda seen: (
+                len(seen.split(HOME.encode())) > drawn + 1 and seen.endswith(CLEAR_BELOW.encode())
+            )
+        )
+        assert b"why: " in watch.frames()[-1]
+        drawn = len(watch.frames())
+        os.write(watch.leader, b"d")
+        watch.read_until(
+            lambda seen: (
+                len(seen.split(HOME.encode())) > drawn + 1 and seen.endswith(CLEAR_BELOW.encode())
+            )
+        )
+        assert b"why: " not in watch.frames()[-1]
+        os.write(watch.leader, b"q")
+        assert watch.finish() == 0
     finally:
         watch.close()
 

@@ -309,7 +309,7 @@ def assert_nothing_raw(output: bytes) -> None:
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_status_shows_the_hostile_run_escaped(hostile, encoding):
     """The status table names the run with every control character and bad byte escaped."""
-    done = runctx(hostile, "status", env=ENCODINGS[encoding])
+    done = runctx(hostile, "status", "-v", env=ENCODINGS[encoding])
     assert done.returncode == 0, done.stderr
     assert_nothing_raw(done.stdout)
     row = next(line for line in done.stdout.splitlines() if line.startswith(b"  %d " % hostile.pid))
@@ -545,7 +545,7 @@ def test_another_users_run_in_the_hostile_tree_is_shown_escaped(hostile, runs):
     checkout.chmod(0o777)  # that user may write it: it shares the tree
     theirs = runs.run_tests_script(checkout, uid=OTHER_UID)
     for encoding in ENCODINGS.values():
-        table = runctx(hostile, "status", env=encoding, cwd=hostile.root)
+        table = runctx(hostile, "status", "-v", env=encoding, cwd=hostile.root)
         assert table.returncode == 0, table.stderr
         assert_nothing_raw(table.stdout)
         lines = table.stdout.splitlines()
@@ -632,7 +632,7 @@ def test_a_hostile_environment_is_shown_escaped(hostile_environment, encoding):
     """The ENV cell and the sharing line show the venv's path escaped, never raw."""
     _prefix, (_one, two), base = hostile_environment
     done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status"],
+        [sys.executable, "-m", "runctx", "status", "-v"],
         cwd=base / "one",
         capture_output=True,
         env={k: v for k, v in {**hook_env(), **ENCODINGS[encoding]}.items() if v},

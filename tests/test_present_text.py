@@ -1,7 +1,10 @@
-"""The status table on real runs: it fits the width, --wide shows all, paths are short."""
+"""The status table on real runs: one line a run, busiest first, fits the width, paths short."""
 
 from __future__ import annotations
 
+import os
+import pty
+import select
 import subprocess
 import sys
 
@@ -10,10 +13,14 @@ from hooktools import hook_env
 from livetools import start_npm_test
 from proctools import make_checkout
 
-from runctx.present.text import cut_end, cut_start, shorter_path
+from runctx.present.text import cut_end, cut_middle, cut_start, shorter_path
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 LONG_ARGUMENT = "--an-option-long-enough-to-need-cutting=" + "v" * 150
+TEST_ARGUMENT = "tests/test_kept.py"
+"""The last word of the long command: what tells two runs of one checkout apart."""
+SPIN = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\nwhile True:\n    pass\n"
+HOLD = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 
 
 def status(*argv: str, cwd, **env: str) -> str:
@@ -41,7 +48,7 @@ def long_run(shared_tmp, runs):
     )
     ready = theirs / "ready"
     run = runs.orphan(
-        [sys.executable, str(theirs / "run_tests.py"), str(ready), LONG_ARGUMENT],
+        [sys.executable, str(theirs / "run_tests.py"), str(ready), LONG_ARGUMENT, TEST_ARGUMENT],
         theirs,
         ready=ready,
     )
@@ -55,12 +62,13 @@ def row_of(text: str, pid: int) -> str:
 
 @pytest.mark.parametrize("columns", [80, 120, 200])
 def test_the_table_fits_columns(long_run, columns):
-    """With $COLUMNS every table row fits it; the command is cut at its end with an ellipsis."""
+    """With $COLUMNS every row fits; the command is cut in its middle, its last words kept."""
     mine, _theirs, run = long_run
     text = status(cwd=mine, COLUMNS=str(columns))
     row = row_of(text, run.pid)
     assert len(row) <= columns
-    assert row.endswith("…")
+    assert "…" in row
+    assert row.endswith(TEST_ARGUMENT[-8:])
     header = next(line for line in text.splitlines() if "COMMAND" in line and "PID" in line)
     assert len(header) <= columns
 
@@ -103,10 +111,88 @@ def test_shorter_path_prefers_the_shortest_spelling():
 def test_cuts_keep_to_the_width_and_mark_what_was_cut(width):
     """A cut text is at most ``width`` characters and shows an ellipsis where it was cut."""
     text = "abcdefghij" * 5
-    assert len(cut_end(text, width)) <= max(width, 1)
+    for cut in (cut_end, cut_start, cut_middle):
+        assert len(cut(text, width)) <= max(width, 1)
+        assert "…" in cut(text, width)
+        assert cut("short", 40) == "short"
     assert cut_end(text, width).endswith("…")
     assert cut_start(text, width).startswith("…")
-    assert cut_end("short", 40) == "short"
+
+
+def test_a_middle_cut_keeps_the_program_and_the_last_arguments():
+    """``python -m pytest … tests/test_x.py``: both ends stay, the end with the larger share."""
+    text = ".venv/bin/python -m pytest " + "--option " * 20 + "tests/test_x.py::test_one"
+    cut = cut_middle(text, 40)
+    assert len(cut) == 40
+    assert cut.startswith(".venv/bin/py")
+    assert cut.endswith("tests/test_x.py::test_one")
+
+
+def test_each_run_takes_one_line_and_v_shows_why(long_run):
+    """Without -v a foreign run is its row alone, with a hint; -v adds why it is foreign."""
+    mine, _theirs, run = long_run
+    text = status(cwd=mine)
+    lines = text.splitlines()
+    at = lines.index(row_of(text, run.pid))
+    assert not lines[at + 1].lstrip().startswith("why:")
+    assert "why:" not in text
+    assert "runctx status -v" in text
+    detailed = status("-v", cwd=mine).splitlines()
+    at = detailed.index(row_of("\n".join(detailed), run.pid))
+    assert detailed[at + 1].lstrip().startswith("why: ")
+
+
+def test_foreign_runs_come_busiest_first(shared_tmp, runs):
+    """A foreign run that uses a CPU now is listed above an idle one, whatever their pids."""
+    mine = make_checkout(shared_tmp, "mine")
+    pids = {}
+    for name, script in (("busy", SPIN), ("idle", HOLD)):
+        theirs = make_checkout(shared_tmp, name)
+        (theirs / "run_tests.py").write_text(script)
+        ready = theirs / "ready"
+        pids[name] = runs.orphan(
+            [sys.executable, str(theirs / "run_tests.py"), str(ready)], theirs, ready=ready
+        ).pid
+    text = status(cwd=mine)
+    foreign = text[text.index("Foreign runs") :]
+    assert foreign.index(f"  {pids['busy']} ") < foreign.index(f"  {pids['idle']} ")
+
+
+def test_a_terminal_that_reports_no_size_gets_80_columns(long_run, runs):
+    """On a pty that says 0x0 (``script``, some CI terminals) the table is fitted to 80 columns."""
+    mine, _theirs, run = long_run
+    leader, follower = pty.openpty()
+    try:
+        assert os.get_terminal_size(follower) == (0, 0)
+        env = {k: v for k, v in hook_env().items() if k not in {"COLUMNS", "LINES"}}
+        process = runs.child(
+            [*RUNCTX, "status", "--color", "never"], cwd=mine, stdout=follower, env=env
+        )
+        os.close(follower)
+        follower = -1
+        output = read_until_closed(leader).decode().replace("\r\n", "\n")
+        assert process.wait(timeout=60) == 0
+    finally:
+        for fd in (leader, follower):
+            if fd >= 0:
+                os.close(fd)
+    row = row_of(output, run.pid)
+    assert 60 < len(row) <= 80
+    assert "…" in row
+
+
+def read_until_closed(fd: int) -> bytes:
+    """Everything written to a pty until its last writer closed it (EIO on the leader)."""
+    data = b""
+    while select.select([fd], [], [], 60)[0]:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: every writer is gone
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def test_a_title_is_shown_as_its_text(shared_tmp, runs):

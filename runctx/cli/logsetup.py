@@ -2,7 +2,7 @@
 
 Quiet by default (warnings only). ``-v`` shows each run's verdict and its
 reasons, ``-vv`` every field that could not be read, ``--log-json`` writes the
-events as JSON lines. Logs go to stderr, so ``--json`` output stays clean.
+events as JSON lines (alone, the events ``-v`` shows). Logs go to stderr, so ``--json`` output stays clean.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ def configure_logging(verbosity: int, *, json_lines: bool) -> None:
         return
     import logging  # noqa: PLC0415 - see the docstring
 
-    level = level_for(verbosity)
+    # --log-json alone asks for the events: what -v shows, as JSON lines.
+    level = level_for(max(verbosity, 1) if json_lines else verbosity)
     logger = logging.getLogger(LOGGER_NAME)
     logger.setLevel(level)
     from runctx.present.escape import visible_lines  # noqa: PLC0415

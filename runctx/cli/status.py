@@ -127,6 +127,10 @@ def output_format(args: argparse.Namespace) -> str:
     return "json" if args.json else args.format or "text"
 
 
+FALLBACK_COLUMNS = 80
+"""The width of a terminal that reports none, as ``shutil.get_terminal_size`` assumes."""
+
+
 def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int | None:
     """The width the table fits: ``$COLUMNS``, else the terminal's; None (no limit) for a pipe."""
     environ = os.environ if environ is None else environ
@@ -135,7 +139,8 @@ def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int
         return int(columns)
     try:
         if os.isatty(stream.fileno()):
-            return os.get_terminal_size(stream.fileno()).columns
+            # A terminal that reports no size (0x0: ``script``, some CI terminals) gets 80.
+            return os.get_terminal_size(stream.fileno()).columns or FALLBACK_COLUMNS
     except (OSError, ValueError, AttributeError):
         pass
     return None
@@ -152,7 +157,17 @@ def text_options(args: argparse.Namespace, stream: TextIO) -> TextOptions:
     """How the table is laid out for ``stream``."""
     from runctx.present.text import TextOptions, home_directory  # noqa: PLC0415 - text only
 
-    return TextOptions(width=table_width(stream), wide=args.wide, home=home_directory())
+    return TextOptions(
+        width=table_width(stream),
+        wide=args.wide,
+        details=wants_details(args),
+        home=home_directory(),
+    )
+
+
+def wants_details(args: argparse.Namespace) -> bool:
+    """Whether ``-v`` (before or after ``status``) asks for each run's detail lines."""
+    return bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
 
 
 def render(report: Report, chosen: str, args: argparse.Namespace, busy: BusyRules) -> str:
@@ -237,5 +252,6 @@ def _watch(
         color=use_color(args.color, is_terminal=_is_terminal(out)),
         width=table_width(out),
         busy=busy,
+        details=wants_details(args),
     )
     return watch(take, settings, out)

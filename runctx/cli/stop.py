@@ -84,7 +84,8 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
             "3 not a run, 4 refused, 5 survived SIGKILL."
         ),
     )
-    parser.add_argument("pids", nargs="*", type=_pid, metavar="PID", help="a run's pid")
+    pids = parser.add_argument("pids", nargs="*", type=_pid, metavar="PID", help="a run's pid")
+    pids.completer = stoppable_runs  # type: ignore[attr-defined,unused-ignore]
     parser.add_argument(
         "--orphans",
         action="store_true",
@@ -103,6 +104,27 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         parser, "stop runs of the checkout that holds DIR (default: the current directory's)"
     )
     add_source_option(parser)
+
+
+def stoppable_runs(parsed_args: argparse.Namespace, **_: object) -> dict[str, str]:
+    """What ``runctx stop <TAB>`` offers: this user's runs of this checkout, each described.
+
+    Only runs known to be ours (uid and root both read and both the caller's),
+    and never the run the completion itself belongs to: what ``stop`` would
+    not refuse. A completion never fails: anything wrong offers nothing.
+    """
+    from runctx.identity import Verdict  # noqa: PLC0415 - only at a TAB
+    from runctx.scanning import scan  # noqa: PLC0415
+
+    try:
+        report = scan(viewpoint_from(parsed_args), source=source_from(parsed_args))
+    except Exception:  # noqa: BLE001 - a TAB must never print a traceback
+        return {}
+    return {
+        str(judged.run.pid): describe_run(judged)
+        for judged in report.ours
+        if judged.judgement.verdict is Verdict.OURS
+    }
 
 
 def result_json(result: StopResult) -> dict[str, Any]:

@@ -15,7 +15,9 @@ the scan's short window (:mod:`runctx.cpu_window`); from then on a run's CPU
 NOW is the CPUs its processes kept busy since the last refresh (its CPU time
 then and now, over the time between), which costs the scans nothing. A run
 that appeared since the last refresh is marked ``+`` for a few refreshes,
-and a run that ended is listed under "Ended" for as many.
+and a run that ended is listed under "Ended" for as many. The first frame
+is drawn at once, saying that the first scan is under way; ``d`` shows or
+hides each run's detail lines (why it is foreign, what it shares).
 
 When stdout is not a terminal (a file, a pipe, ``| tee``) the watch prints
 the plain report every interval, each under a line with the time, with no
@@ -49,12 +51,17 @@ from runctx.unknown import Unknown
 MARK_REFRESHES = 3
 """For how many refreshes a run that appeared keeps its mark, and an ended run is listed."""
 QUIT_KEYS = b"qQ"
+DETAILS_KEYS = b"dD"
 
 ENTER = "\x1b[?1049h\x1b[?25l"  # alternate screen, cursor hidden
 LEAVE = "\x1b[?25h\x1b[?1049l"  # cursor shown, main screen back
 HOME = "\x1b[H"
 CLEAR_LINE = "\x1b[K"
 CLEAR_BELOW = "\x1b[J"
+
+
+FALLBACK_SIZE = (80, 24)
+"""The size of a terminal that reports none, as ``shutil.get_terminal_size`` assumes."""
 
 
 class Terminated(BaseException):
@@ -77,8 +84,9 @@ class Ended:
 class Tracker:
     """What changed between refreshes: CPU use now, runs that appeared and that ended."""
 
-    def __init__(self) -> None:
-        """Start with no refresh seen."""
+    def __init__(self, *, keys_read: bool = False) -> None:
+        """Start with no refresh seen; ``keys_read``: the watch takes keys (``d``)."""
+        self.keys_read = keys_read
         self.previous: Report | None = None
         self.new: dict[ProcIdentity, int] = {}
         self.ended: list[Ended] = []
@@ -115,12 +123,14 @@ class Tracker:
             ] + self.ended
         self.previous = report
 
-    def options(self, width: int | None, *, wide: bool) -> TextOptions:
+    def options(self, width: int | None, *, wide: bool, details: bool = False) -> TextOptions:
         """How to lay out the next frame."""
         marks = dict.fromkeys(self.new, "+")
         return TextOptions(
             width=width,
             wide=wide,
+            details=details,
+            details_hint="press d" if self.keys_read else "runctx status -v --watch",
             home=home_directory(),
             marks=marks,
             cpu_now=self.cpu_now,
@@ -136,17 +146,19 @@ def _cpu_used(before: JudgedRun, after: JudgedRun) -> float | None:
     return now - then
 
 
-def frame_lines(
+def frame_lines(  # noqa: PLR0913 - each is a part of the frame
     report: Report,
     tracker: Tracker,
     settings: WatchSettings,
     *,
     width: int | None,
     header: str,
+    details: bool | None = None,
 ) -> list[Line]:
     """One frame: the header, the report's lines, and the runs that ended lately."""
     lines = [line(Span(header, "dim")), line()]
-    options = tracker.options(width, wide=settings.wide)
+    shown = settings.details if details is None else details
+    options = tracker.options(width, wide=settings.wide, details=shown)
     lines.extend(report_lines(report, options, settings.busy))
     if tracker.ended:
         lines.append(line())
@@ -169,10 +181,19 @@ def _ended_text(judged: JudgedRun) -> str:
 
 
 def header_text(interval: float, *, terminal: bool) -> str:
-    """``runctx status --watch: every 2s, 12:53:04`` (and how to quit, on a terminal)."""
+    """``runctx status --watch: every 2s, 12:53:04`` (and its keys, on a terminal)."""
     stamp = time.strftime("%H:%M:%S")
-    quit_hint = "  (q or Ctrl-C to quit)" if terminal else ""
-    return f"runctx status --watch: every {interval:g}s, {stamp}{quit_hint}"
+    keys_hint = "  (q or Ctrl-C to quit, d for details)" if terminal else ""
+    return f"runctx status --watch: every {interval:g}s, {stamp}{keys_hint}"
+
+
+def scanning_lines(interval: float) -> list[Line]:
+    """The frame drawn before the first scan ends, so the screen is never blank."""
+    return [
+        line(Span(header_text(interval, terminal=True), "dim")),
+        line(),
+        line("Scanning the processes of this machine …"),
+    ]
 
 
 def screen_rows(lines: list[Line], width: int, *, wrap: bool) -> list[Line]:
@@ -266,11 +287,12 @@ class Screen:
             os.write(self.wake_write, b"r")
 
     def size(self) -> os.terminal_size:
-        """The terminal's columns and lines now."""
+        """The terminal's columns and lines now; 80x24 where it reports none (0x0)."""
         try:
-            return os.get_terminal_size(self.out.fileno())
+            columns, lines = os.get_terminal_size(self.out.fileno())
         except OSError:
-            return os.terminal_size((80, 24))
+            columns, lines = 0, 0
+        return os.terminal_size((columns or FALLBACK_SIZE[0], lines or FALLBACK_SIZE[1]))
 
     def draw(self, lines: list[Line], *, color: bool, wrap: bool) -> None:
         """Write a frame over the last one: no clear, so no flicker."""
@@ -289,7 +311,7 @@ class Screen:
         write_raw(bytes(data), self.out)
 
     def wait(self, seconds: float) -> str:
-        """Wait up to ``seconds``: ``"quit"`` for a quit key, ``"resize"``, or ``"time"``."""
+        """Wait up to ``seconds``: ``"quit"`` or ``"details"`` (keys), ``"resize"``, ``"time"``."""
         deadline = time.monotonic() + seconds
         while True:
             remaining = deadline - time.monotonic()
@@ -312,6 +334,8 @@ class Screen:
                     self.keys = None
                 elif any(key in typed for key in QUIT_KEYS):
                     return "quit"
+                elif any(key in typed for key in DETAILS_KEYS):
+                    return "details"
 
 
 def _terminate(signum: int, _frame: object) -> None:
@@ -344,15 +368,18 @@ class WatchSettings:
     color: bool
     width: int | None
     busy: BusyRules = DEFAULT_BUSY
+    details: bool = False
 
 
 def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextIO) -> int:
     """The watch on a terminal (module docstring); the exit status."""
     keys = 0 if _is_terminal(sys.stdin) else None
-    tracker = Tracker()
+    tracker = Tracker(keys_read=keys is not None)
+    details = settings.details
     shown = 0
     try:
         with Screen(out, keys) as screen:
+            screen.draw(scanning_lines(settings.interval), color=settings.color, wrap=False)
             while True:
                 report = scan()
                 tracker.update(report)
@@ -364,6 +391,7 @@ def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextI
                         settings,
                         width=screen.size().columns,
                         header=header_text(settings.interval, terminal=True),
+                        details=details,
                     )
                     screen.draw(lines, color=settings.color, wrap=settings.wide)
                     if settings.count is not None and shown >= settings.count:
@@ -371,6 +399,8 @@ def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextI
                     why = screen.wait(settings.interval)
                     if why == "quit":
                         return 0
+                    if why == "details":
+                        details = not details
                     if why == "time":
                         break
     except KeyboardInterrupt:

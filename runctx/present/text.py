@@ -6,12 +6,17 @@ cell or a line, so nothing in it can move the cursor or forge a line; the
 lines are :mod:`runctx.present.style` spans, coloured only when written to a
 terminal that wants colour.
 
-The table fits a width (:class:`TextOptions`): the fixed columns keep their
-width, and the checkout root and the command share what is left, the root
-cut at its start (``…/src/proj``) and the command at its end. ``wide`` shows
-whole commands. Paths are shown relative to the home directory (``~/src``)
-or, in a command, to the run's checkout (``.venv/bin/pytest``) where that is
-shorter; the JSON keeps them exact.
+Each run takes one line, read like ``htop``: foreign runs come busiest first
+(CPU NOW, then CPU time). Why a run is foreign, the tree and the environment
+it shares are details, shown under ``details`` (``-v``, ``--wide``, the ``d``
+key of ``--watch``). The table fits a width (:class:`TextOptions`): the fixed
+columns keep their width (STARTED BY at most :data:`MAX_STARTER` there), and the
+checkout root and the command share what is left, the root cut at its start
+(``…/src/proj``) and the command in its middle, so that both the program and
+the test arguments at its end stay. ``wide`` shows whole commands. Paths
+are shown relative to the home directory (``~/src``) or, in a command, to
+the run's checkout (``.venv/bin/pytest``) where that is shorter; the JSON
+keeps them exact.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ ELLIPSIS = "…"
 MIN_COMMAND = 12
 """The fewest characters the command keeps, however narrow the terminal."""
 MIN_ROOT = 12
+MAX_STARTER = 24
+"""The widest STARTED BY cell: one long agent session name takes no room from every row."""
 INDENT = "  "
 GAP = "  "
 
@@ -54,11 +61,16 @@ class TextOptions:
     ``--watch``), by identity; None for no mark column at all. ``cpu_now``:
     the CPUs each run kept busy since the last refresh (``--watch``), by
     identity, shown where the scan did not measure a run's CPU NOW itself;
-    ``cpu_now_seconds`` the time since that refresh.
+    ``cpu_now_seconds`` the time since that refresh. ``details``: the lines
+    under a run that say why it is foreign and what it shares (``wide``
+    shows them too).
     """
 
     width: int | None = None
     wide: bool = False
+    details: bool = False
+    details_hint: str = "runctx status -v"
+    """Where the details the one-line table leaves out are shown."""
     home: str | None = None
     marks: Mapping[ProcIdentity, str] | None = None
     cpu_now: Mapping[ProcIdentity, float] | None = None
@@ -134,6 +146,20 @@ def cut_end(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(width - 1, 0)] + ELLIPSIS
 
 
+def cut_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, cut in its middle with an ellipsis.
+
+    The start (the program) keeps a third of the room, the end (the test
+    arguments, where runs of one checkout differ) the rest.
+    """
+    if len(text) <= width:
+        return text
+    room = max(width - 1, 0)
+    head = room // 3
+    tail = room - head
+    return text[:head] + ELLIPSIS + (text[len(text) - tail :] if tail else "")
+
+
 def cut_start(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters, cut at its start with an ellipsis."""
     return text if len(text) <= width else ELLIPSIS + text[len(text) - max(width - 1, 0) :]
@@ -180,7 +206,7 @@ def _fit(rows: list[list[str]], width: int | None, *, wide: bool) -> list[list[s
         root_width = max(len("ROOT"), room - command_width)
     for row in rows[1:]:
         row[-2] = cut_start(row[-2], root_width)
-        row[-1] = cut_end(row[-1], command_width)
+        row[-1] = cut_middle(row[-1], command_width)
     return rows
 
 
@@ -205,11 +231,35 @@ def sharing_line(judged: JudgedRun) -> str | None:
     run = judged.run
     if not run.shares_environment_with or not isinstance(run.environment, Environment):
         return None
-    pids = ", ".join(str(pid) for pid in run.shares_environment_with)
-    return (
-        f"      shares its environment {visible(run.environment.prefix)} with pid {pids} of "
-        "other checkouts: an install into it by either changes what the other imports"
+    others = run.shares_environment_with
+    pids = ", ".join(str(pid) for pid in others)
+    whose = (
+        f"pid {pids} of another checkout" if len(others) == 1 else f"pids {pids} of other checkouts"
     )
+    return (
+        f"      shares its environment {visible(run.environment.prefix)} with {whose}: "
+        "an install into it by either changes what the other imports"
+    )
+
+
+def busiest_first(runs: Sequence[JudgedRun], options: TextOptions) -> tuple[JudgedRun, ...]:
+    """``runs`` sorted like ``htop``: CPU NOW, then CPU time, highest first; unknowns last."""
+
+    def key(judged: JudgedRun) -> tuple[float, float, int]:
+        run = judged.run
+        now: float = -1.0
+        if not isinstance(run.cpu_now, Unknown):
+            now = run.cpu_now
+        elif options.cpu_now is not None and run.identity in options.cpu_now:
+            now = options.cpu_now[run.identity]
+        total = -1.0 if isinstance(run.cpu_seconds, Unknown) else run.cpu_seconds
+        return (-now, -total, run.pid)
+
+    return tuple(sorted(runs, key=key))
+
+
+def _details(options: TextOptions) -> bool:
+    return options.details or options.wide
 
 
 def _run_rows(
@@ -231,7 +281,7 @@ def _run_rows(
             "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",
             _cpu_now(judged, options),
             owner_name(run.uid),
-            describe_starter(run.started_by) or "?",
+            _starter_cell(judged, options),
             environment_cell(run.environment),
             root_text(judged, options),
             command_line(judged, options),
@@ -249,6 +299,8 @@ def _run_rows(
             spans.append(Span((mark or " ") + " ", "new" if mark else ""))
         spans.append(Span(text, role))
         lines.append(tuple(spans))
+        if not _details(options):
+            continue
         if with_reason:
             lines.append(line(Span(" " * mark_width + "      why: " + _reasons(judged), "dim")))
             if judged.shares_tree:
@@ -268,6 +320,17 @@ def _run_rows(
         if sharing is not None:
             lines.append(line(Span(" " * mark_width + sharing, "dim")))
     return lines
+
+
+def _starter_cell(judged: JudgedRun, options: TextOptions) -> str:
+    starter = describe_starter(judged.run.started_by) or "?"
+    fitted = options.width is not None and not options.wide
+    return cut_end(starter, MAX_STARTER) if fitted else starter
+
+
+def _hidden_details(report: Report) -> bool:
+    """Whether any run has a detail line that the one-line table leaves out."""
+    return bool(report.foreign) or any(sharing_line(judged) is not None for judged in report.runs)
 
 
 def _reasons(judged: JudgedRun) -> str:
@@ -361,7 +424,9 @@ def report_lines(
                 )
             )
         )
-        lines.extend(_run_rows(foreign, options, "foreign", with_reason=True))
+        lines.extend(
+            _run_rows(busiest_first(foreign, options), options, "foreign", with_reason=True)
+        )
         shared = report.shared_tree
         if shared:
             pids = ", ".join(str(judged.run.pid) for judged in shared)
@@ -375,6 +440,10 @@ def report_lines(
             )
     else:
         lines.append(line(Span("Foreign runs: none live.", "heading")))
+    if not _details(options) and _hidden_details(report):
+        lines.append(
+            line(Span(f"  (details, such as why each is foreign: {options.details_hint})", "dim"))
+        )
     lines.append(line())
     lines.extend(_box_lines(report, busy, options))
     return lines
