@@ -347,6 +347,14 @@ def _measure(  # noqa: PLR0913, PLR0917 - one row's facts
     sys.stderr.flush()
     hook = hook_calls(checkout, command, args.calls)
     status = status_against_ps(launcher, args.status_runs)
+    walls = hook["walls"]
+    assert isinstance(walls, list)  # noqa: S101 - built by hook_calls
+    # each row as soon as it is measured: a run cut short keeps what it measured
+    sys.stderr.write(
+        f"    {hook['counts']}; hook wall median {statistics.median(walls):.2f} s; "
+        f"status wall/CPU/RSS {status['status'][0]:.2f} s / {status['status'][1]:.2f} s / "
+        f"{status['status'][2]:.0f} MiB; ps {status['ps'][0]:.2f} s\n"
+    )
     return {
         "name": name,
         "what": what,
