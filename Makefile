@@ -7,9 +7,10 @@ RUN_STAMP  := $(VENV)/.runctx-run-installed
 TEST_STAMP := $(VENV)/.runctx-test-installed
 LINT_STAMP := $(VENV)/.runctx-lint-installed
 FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
+DOCS_STAMP := $(VENV)/.runctx-docs-installed
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test lint bench fuzz dist-check clean
+.PHONY: run test lint bench fuzz dist-check docs clean
 
 run: $(RUN_STAMP)
 	$(BIN)/runctx status
@@ -33,12 +34,20 @@ fuzz: $(FUZZ_STAMP)
 dist-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider tests/test_packaging.py $(PYTEST_ARGS)
 
+# The documentation as a site in site/ (MkDocs); --strict: a broken link or anchor fails.
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict
+
+$(DOCS_STAMP): pyproject.toml $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]' --config-settings editable_mode=compat
+	@touch $@
+
 $(FUZZ_STAMP): pyproject.toml $(TEST_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[fuzz]' --config-settings editable_mode=compat
 	@touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "runctx needs Python 3.11 or newer; set PYTHON=python3.X")'
