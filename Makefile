@@ -7,9 +7,10 @@ RUN_STAMP  := $(VENV)/.runctx-run-installed
 TEST_STAMP := $(VENV)/.runctx-test-installed
 LINT_STAMP := $(VENV)/.runctx-lint-installed
 FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
+DOCS_STAMP := $(VENV)/.runctx-docs-installed
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test e2e lint bench stress fuzz dist-check clean
+.PHONY: run test e2e lint bench stress fuzz dist-check docs clean
 
 run: $(RUN_STAMP)
 	@$(BIN)/runctx status
@@ -42,12 +43,20 @@ fuzz: $(FUZZ_STAMP)
 dist-check: $(TEST_STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider tests/test_packaging.py $(PYTEST_ARGS)
 
+# The documentation as a site in site/ (MkDocs); --strict: a broken link or anchor fails.
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict
+
+$(DOCS_STAMP): pyproject.toml $(RUN_STAMP)
+	$(QUIETLY) $(BIN)/python -m pip install -e '.[docs]'
+	@touch $@
+
 $(FUZZ_STAMP): pyproject.toml $(TEST_STAMP)
 	$(QUIETLY) $(BIN)/python -m pip install -e '.[fuzz]'
 	@touch $@
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info
 
 # Setting up says nothing when it works: each step's output goes to $(SETUP_LOG), which is
 # printed whole when a step fails.

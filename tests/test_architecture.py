@@ -1,4 +1,4 @@
-"""The README's Architecture map and the tree it maps."""
+"""The Architecture map of docs/development.md and the tree it maps."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ NOT_MAPPED = {"__init__.py", "__main__.py", "py.typed", "__pycache__"}
 
 
 def mapped_names() -> list[str]:
-    """The first column of the README's map of ``runctx/``: one module or package a line."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The first column of the map of ``runctx/``: one module or package a line."""
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
     section = text.split("\n## Architecture\n", 1)[1]
     block = section.split("```", 2)[1]
     return re.findall(r"^  ([\w.]+/?)\s", block, re.MULTILINE)

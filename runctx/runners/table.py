@@ -14,8 +14,8 @@ runner runs below the task. A task that is a run by its name alone
 (``npm test``, ``make check``) has a runner row.
 
 The same table serves the hook's reading of a command string and the scan's
-reading of ``/proc/PID/cmdline``; the README's list of runners is checked
-against it by the test suite.
+reading of ``/proc/PID/cmdline``; the list of runners in ``docs/runners.md`` is
+checked against it by the test suite.
 """
 
 from __future__ import annotations
