@@ -2,7 +2,8 @@
 
 Quiet by default (warnings only). ``-v`` shows each run's verdict and its
 reasons, ``-vv`` every field that could not be read, ``--log-json`` writes the
-events as JSON lines (alone, the events ``-v`` shows). Logs go to stderr, so ``--json`` output stays clean.
+events as JSON lines (alone, the events ``-v`` shows). Logs go to stderr, so
+``--json`` output stays clean.
 """
 
 from __future__ import annotations

@@ -273,7 +273,7 @@ def _read_stdin() -> bytes:
         raise PayloadError(msg) from None
 
 
-def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
+def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa: PLR0911 - one return per outcome
     """The reply of ``agent``'s hook of ``kind`` to ``payload``; runs under the deadline."""
     if kind == SESSION:
         return _session(agent, payload)

@@ -163,6 +163,7 @@ class SourceBase:
         if uid != os.getuid():
             return OTHER_USERS_ENVIRON
         return self._environ(pid, wanted)
+
     def _identity_and_tty(self, pid: int) -> tuple[ProcIdentity | Unknown, bool | Unknown]:
         """The identity of the process holding ``pid`` and whether it has a terminal."""
         return self.current_identity(pid), self._tty(pid)
