@@ -506,7 +506,7 @@ def contention_lines(report: Report, busy: BusyRules | None) -> list[str]:
     from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
 
     rules = busy if busy is not None else DEFAULT_BUSY
-    return live_lines(report, rules, foreign=COUNTED_FOREIGN)
+    return live_lines(report, rules, foreign=COUNTED_FOREIGN, checkout=checkout_lines(report))
 
 
 def header_lines(  # noqa: PLR0913 - each piece of the header is its own fact

@@ -56,7 +56,7 @@ def test_the_readme_starts_with_the_two_commands():
     commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
     assert commands == ["make run", "make test"]
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert re.search(r"^run: .*\n\t\$\(BIN\)/runctx status$", makefile, re.MULTILINE)
+    assert re.search(r"^run: .*\n\t@?\$\(BIN\)/runctx status$", makefile, re.MULTILINE)
     assert re.search(r"^test: .*\n\t\$\(BIN\)/python -m pytest", makefile, re.MULTILINE)
 
 

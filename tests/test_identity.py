@@ -335,7 +335,7 @@ def test_another_users_run_here_is_foreign_and_shares_the_tree(shared_tree):
     assert entry["shares_tree"] is True
     assert entry["root"] == str(checkout)
     assert entry["root_id"] == json.loads(status.stdout)["here"]["root_id"]
-    text = runctx("status", cwd=checkout).stdout
+    text = runctx("status", "-v", cwd=checkout).stdout
     assert "shares this tree" in text
     assert (
         f"Shared tree: 1 foreign run of other users works in this very checkout (pid {run.pid})"

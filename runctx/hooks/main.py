@@ -223,7 +223,7 @@ def _tell_the_agent(argv: list[str], error: BaseException) -> None:
         else:
             from runctx.present.escape import hook_json  # noqa: PLC0415 - only on failure
 
-            text = hook_json(agent.PRE_TOOL_FACE.replies.note(words, words))
+            text = hook_json(agent.PRE_TOOL_FACE.replies.failed_open(words, words))
         _emit(1, text + "\n")
     except Exception:  # noqa: BLE001, S110 - stderr has said it; the agent runs the command
         pass

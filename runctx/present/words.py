@@ -546,12 +546,15 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     foreign: str = BUSY_FOREIGN,
     finished: bool = False,
     pressure: BoxPressure | None = None,
+    checkout: Sequence[str] | None = None,
 ) -> list[str]:
     """What is live from ``report``'s viewpoint besides this run: the one wording of every face.
 
     Runs of this checkout are named (with whose they are, for ``session``),
     or, once a command has ``finished``, said to have been live beside it;
     other users' runs in this very checkout are named (not once finished);
+    ``checkout`` stands for both where a face words them itself (a test session
+    names the runs that started after it as such);
     foreign runs as ``foreign`` says (:data:`EVERY_FOREIGN`,
     :data:`BUSY_FOREIGN`, :data:`COUNTED_FOREIGN`), with the box's pressure
     under ``rules``.
@@ -560,7 +563,9 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     from runctx.modes import BoxMode  # noqa: PLC0415
 
     lines: list[str] = []
-    if report.ours and finished:
+    if checkout is not None:
+        lines.extend(checkout)
+    elif report.ours and finished:
         pids = ", ".join(f"pid {j.run.pid} ({visible(j.run.kind)})" for j in report.ours)
         live = plural(
             len(report.ours),
@@ -573,7 +578,7 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
         )
     elif report.ours:
         lines.extend(same_checkout_lines(report.ours, session))
-    if report.shared_tree and not finished:
+    if report.shared_tree and not finished and checkout is None:
         lines.append(shared_tree_message(report.shared_tree, held=False))
     pressure = pressure if pressure is not None else box_pressure(report.load, rules)
     if foreign == EVERY_FOREIGN:

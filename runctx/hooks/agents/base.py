@@ -176,17 +176,27 @@ class Replies(LightRecord):
     Each builder takes the message and its first line (the summary) and gives
     the JSON object to print. ``ask`` is None for an agent that cannot ask:
     an ask is then a deny whose message says the checkout asks first.
+    ``failed_open`` says that the hook could not check and lets the command
+    run (the note's builder, unless the agent reads notes on another channel).
     """
 
-    __slots__ = ("ask", "deny", "note")
+    __slots__ = ("ask", "deny", "failed_open", "note")
 
     deny: Builder
     ask: Builder | None
     note: Builder
+    failed_open: Builder
 
-    def __init__(self, *, deny: Builder, ask: Builder | None, note: Builder) -> None:
+    def __init__(
+        self,
+        *,
+        deny: Builder,
+        ask: Builder | None,
+        note: Builder,
+        failed_open: Builder | None = None,
+    ) -> None:
         """Hold the builders."""
-        self._hold(deny=deny, ask=ask, note=note)
+        self._hold(deny=deny, ask=ask, note=note, failed_open=failed_open or note)
 
 
 class ToolFace(LightRecord):

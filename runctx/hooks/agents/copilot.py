@@ -98,6 +98,12 @@ REPLIES = Replies(
         "permissionDecisionReason": message,
     },
     note=lambda _message, _summary: {},
+    # A note has no documented channel before the command (it travels on postToolUse);
+    # a hook that could not check says so in the reason of the documented allow.
+    failed_open=lambda message, _summary: {
+        "permissionDecision": "allow",
+        "permissionDecisionReason": message,
+    },
 )
 
 
