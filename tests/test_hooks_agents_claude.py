@@ -301,14 +301,31 @@ def test_a_run_of_another_session_is_said_to_be_that_sessions(shared_tmp, runs):
     assert f"runctx stop {run.pid}" not in reason
 
 
-def test_a_run_of_unknown_origin_keeps_the_leftover_advice(shared_tmp, runs):
-    """A run nothing says who started: the deny names it and how to wait, or stop a leftover."""
+def test_a_run_of_unknown_origin_is_waited_for_never_called_a_leftover(shared_tmp, runs):
+    """A run nothing says who started: the deny names it and how to wait, never to stop it."""
     checkout = make_checkout(shared_tmp)
     env = {k: v for k, v in clean_env().items() if k not in WANTED}
     run = runs.run_tests_script(checkout, env=env)
     reason = deny_reason(checkout, "sess-A")
+    assert f"pid {run.pid} (run-tests-script" in reason
     assert "your own run" not in reason
-    assert f"a leftover: `runctx stop {run.pid}`" in reason
+    assert "`runctx wait`" in reason
+    assert "leftover" not in reason
+    assert f"runctx stop {run.pid}" not in reason
+
+
+def test_a_persons_run_in_a_terminal_is_never_called_a_leftover(shared_tmp, runs):
+    """A run started in a person's tmux pane: the deny says so, how to wait, and never stop it."""
+    checkout = make_checkout(shared_tmp)
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    env.update(TMUX="/tmp/tmux-1000/default,4242,0", TMUX_PANE="%3")
+    run = runs.run_tests_script(checkout, env=env)
+    reason = deny_reason(checkout, "sess-A")
+    assert f"pid {run.pid} (run-tests-script" in reason
+    assert "a person's run, not a leftover" in reason
+    assert "`runctx wait`" in reason
+    assert f"runctx stop {run.pid}" not in reason
+    assert "runctx stop --orphans" not in reason
 
 
 def test_session_start_tells_a_resumed_session_its_own_run(shared_tmp, runs):

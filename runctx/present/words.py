@@ -235,6 +235,9 @@ def foreign_count(report: Report) -> str | None:
 # --------------------------------------------------------------------------- this checkout
 
 
+PERSON_KINDS = frozenset({"terminal", "tmux", "screen", "ssh"})
+"""Who starts a person's run: a terminal, a terminal multiplexer, a remote shell."""
+
 _ADVICE = (
     "Runs of one checkout share caches and lock files. Wait: `runctx wait`, or start it as "
     "`runctx run --wait -- COMMAND`"
@@ -268,6 +271,12 @@ def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bo
             "wait with `runctx wait`."
         )
         return line, False
+    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
+        line = (
+            f"{text}, started from {starter}: a person's run, not a leftover. Wait for it "
+            "with `runctx wait`, or ask whoever started it."
+        )
+        return line, False
     by = f", started by {starter}" if starter else ""
     return f"{text}{by}.", True
 
@@ -296,7 +305,9 @@ def same_checkout_lines(
         lines.append(f"{count - _OURS_NAMED_MAX} more (runctx status).")
     if generic:
         pids = " ".join(str(judged.run.pid) for judged in generic)
-        lines.append(f"{_ADVICE}; a leftover: `runctx stop {pids}`.")
+        # Nothing says these runs are left over (an orphan is, and says so above): the
+        # advice is to wait, never to stop a run whose starter may be alive.
+        lines.append(f"{_ADVICE} (pid {pids}).")
     return lines
 
 
