@@ -225,10 +225,13 @@ def test_one_decision_says_what_to_do_and_what_to_wait_for(  # noqa: PLR0913, PL
 DECIDE = """
 import json, sys
 from runctx import policy
+from runctx.checkout import checkout_root
+from runctx.settings import settings_for
 from runctx.shell.commands import test_invocations
 from runctx.unknown import Unknown
 cwd = sys.stdin.read()
-decision = policy.decide(test_invocations("pytest -x", cwd))
+settings = settings_for(checkout_root(cwd))  # what a face reads, once, and passes down
+decision = policy.decide(test_invocations("pytest -x", cwd), settings=settings)
 windows = [None if isinstance(r.cpu_window, Unknown) else r.cpu_window for r in decision.reports]
 print(json.dumps({"action": decision.action.value, "windows": windows}))
 """

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import os
 
+from runctx.planted import usable_path
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -126,9 +128,11 @@ def _numbered_test(stem: str) -> bool:
 
 def _owned(path: str) -> bool:
     """Whether the file at ``path`` belongs to the caller or to root (never a planted one)."""
+    if not usable_path(path):  # a NUL or a lone surrogate from the command's words
+        return False
     try:
         owner = os.stat(path).st_uid
-    except OSError:
+    except (OSError, ValueError):
         return False
     return owner in (0, os.getuid())
 
