@@ -6,8 +6,8 @@ import json
 import os
 import sys
 import sysconfig
+from pathlib import Path
 
-import conftest
 import psutil
 import pytest
 from proctools import (
@@ -47,19 +47,34 @@ class Outcomes:
             self.seen.append((name, report.when, report.outcome))
 
 
+SUITE_CONFTEST = Path(__file__).resolve().with_name("conftest.py")
+
+
+def suite_conftest(config: pytest.Config) -> object:
+    """The suite's own ``conftest`` module, as pytest registered it.
+
+    Not ``import conftest``: with ``tests/e2e/conftest.py`` collected too, that
+    name may stand for the other directory's module.
+    """
+    for module in config.pluginmanager.get_plugins():
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and Path(path).resolve() == SUITE_CONFTEST:
+            return module
+    msg = f"{SUITE_CONFTEST} is not loaded"
+    raise AssertionError(msg)
+
+
 def session_with_the_marker(
-    directory: str, ci: str | None
+    directory: str, ci: str | None, suite: object
 ) -> tuple[int, list[tuple[str, str, str]]]:
-    """A session over ``directory`` with the suite's conftest as a plugin, ``CI`` set or not."""
+    """A session over ``directory`` with ``suite`` (the conftest) as a plugin, ``CI`` set or not."""
     if ci is None:
         os.environ.pop("CI", None)
     else:
         os.environ["CI"] = ci
     outcomes = Outcomes()
     args = [directory, "-q", "--strict-markers", "-p", "no:cacheprovider", "-p", "no:runctx"]
-    status = pytest.main(
-        [*args, "-p", "no:xdist", "-p", "no:randomly"], plugins=[conftest, outcomes]
-    )
+    status = pytest.main([*args, "-p", "no:xdist", "-p", "no:randomly"], plugins=[suite, outcomes])
     return int(status), outcomes.seen
 
 
@@ -72,9 +87,11 @@ def marked_tests(shared_tmp):
 
 
 @pytest.mark.needs_root  # to run the nested session as a user who is not
-def test_needs_root_fails_in_ci_without_root(marked_tests):
+def test_needs_root_fails_in_ci_without_root(marked_tests, pytestconfig):
     """Under CI, a needs_root test run by a user who is not root fails (an error), never skips."""
-    status, seen = run_as(OTHER_UID, session_with_the_marker, marked_tests, "true")
+    status, seen = run_as(
+        OTHER_UID, session_with_the_marker, marked_tests, "true", suite_conftest(pytestconfig)
+    )
     assert status == pytest.ExitCode.TESTS_FAILED
     assert ("test_marked", "setup", "failed") in seen
     assert ("test_plain", "call", "passed") in seen
@@ -82,18 +99,22 @@ def test_needs_root_fails_in_ci_without_root(marked_tests):
 
 
 @pytest.mark.needs_root
-def test_needs_root_skips_locally_without_root(marked_tests):
+def test_needs_root_skips_locally_without_root(marked_tests, pytestconfig):
     """Without CI, a needs_root test run by a user who is not root is skipped."""
-    status, seen = run_as(OTHER_UID, session_with_the_marker, marked_tests, None)
+    status, seen = run_as(
+        OTHER_UID, session_with_the_marker, marked_tests, None, suite_conftest(pytestconfig)
+    )
     assert status == pytest.ExitCode.OK
     assert ("test_marked", "setup", "skipped") in seen
     assert ("test_plain", "call", "passed") in seen
 
 
 @pytest.mark.needs_root
-def test_needs_root_runs_as_root_in_ci(marked_tests):
+def test_needs_root_runs_as_root_in_ci(marked_tests, pytestconfig):
     """As root, under CI, a needs_root test simply runs."""
-    status, seen = run_as(0, session_with_the_marker, marked_tests, "true")
+    status, seen = run_as(
+        0, session_with_the_marker, marked_tests, "true", suite_conftest(pytestconfig)
+    )
     assert status == pytest.ExitCode.OK
     assert ("test_marked", "call", "passed") in seen
 
