@@ -55,10 +55,14 @@ def test_only_foreign_contention_exits_4(two_checkouts, runs):
     # for a uid that no other run has. The run and the viewpoint have that uid, so the
     # root is what makes the run foreign.
     foreign = runs.run_tests_script(theirs, uid=VIEWER_UID)
-    result = check("--uid", str(VIEWER_UID), cwd=mine)
+    result = check("--uid", str(VIEWER_UID), "-v", cwd=mine)
     assert result.returncode == 4, result.stdout
     assert f"pid {foreign.pid} (run-tests-script" in result.stdout
     assert f"root {theirs} != {mine}" in result.stdout
+    quiet = check("--uid", str(VIEWER_UID), cwd=mine)  # without -v: idle runs counted
+    assert quiet.returncode == 4, quiet.stdout
+    assert "1 idle foreign test run" in quiet.stdout
+    assert f"pid {foreign.pid}" not in quiet.stdout
 
 
 @pytest.mark.needs_root  # to run and judge as a uid of its own (as above)
@@ -84,11 +88,11 @@ def test_ignore_foreign_still_exits_3_for_a_run_of_this_checkout(two_checkouts, 
 
 
 def test_ours_wins_over_foreign(two_checkouts, runs):
-    """With both ours and foreign live, the outcome is 3 and both are named."""
+    """With both ours and foreign live, the outcome is 3 and both are named (-v)."""
     mine, theirs = two_checkouts
     ours = runs.run_tests_script(mine)
     foreign = runs.run_tests_script(theirs)
-    result = check(cwd=mine)
+    result = check("-v", cwd=mine)
     assert result.returncode == 3
     assert f"pid {ours.pid} " in result.stdout
     assert f"pid {foreign.pid} " in result.stdout

@@ -333,8 +333,8 @@ def test_a_coloured_table_carries_only_runctxs_own_sequences(hostile, encoding):
 
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_check_words_show_the_hostile_run_escaped(hostile, encoding):
-    """The sentences of check name the run's root escaped, on one line."""
-    done = runctx(hostile, "check", env=ENCODINGS[encoding])
+    """The sentences of check (-v: every foreign run) name the run's root escaped, on one line."""
+    done = runctx(hostile, "check", "-v", env=ENCODINGS[encoding])
     assert done.returncode in (3, 4), done.stderr
     assert_nothing_raw(done.stdout + done.stderr)
     assert b"x\\x1b[2Jy\\nFAKE: line\\xff\\xfe" in done.stdout

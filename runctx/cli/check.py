@@ -40,7 +40,7 @@ from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.policy import Action, Decision, decision_for
 from runctx.present.json import report_json
 from runctx.present.output import say, write_json, write_text
-from runctx.present.words import EVERY_FOREIGN, live_lines
+from runctx.present.words import COUNTED_FOREIGN, EVERY_FOREIGN, live_lines
 from runctx.report import Report
 from runctx.scanning import CUT_NOTE, scan, was_cut
 from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
@@ -100,14 +100,15 @@ def exit_status(report: Report, decision: Decision, *, ignore_foreign: bool) -> 
     return EXIT_CLEAR
 
 
-def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY) -> str:
-    """What a person asked for: the same words as the hooks, and every foreign run named.
+def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY, *, every: bool = False) -> str:
+    """What a person asked for: the same words as the hooks (``live_lines``).
 
-    Unlike a note injected into an agent's context, ``runctx check`` is asked
-    for, so each foreign run gets a line (who, whose, its CPU use now, why
-    foreign), busy or idle (:func:`runctx.present.words.live_lines`).
+    Foreign runs busy now (or on a busy box) are named and idle ones counted,
+    so that a box shared with many idle suites costs one line; ``every``
+    (``-v``) names each foreign run with who, whose, its CPU use now and why
+    it is foreign, busy or idle.
     """
-    parts = live_lines(report, rules, foreign=EVERY_FOREIGN)
+    parts = live_lines(report, rules, foreign=EVERY_FOREIGN if every else COUNTED_FOREIGN)
     if not parts:
         parts.append("No other test run of this checkout is live, and no foreign run either.")
     return "\n".join(parts)
@@ -140,5 +141,6 @@ def run(args: argparse.Namespace) -> int:
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:
-        write_text(check_text(report, busy) + "\n")
+        every = bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
+        write_text(check_text(report, busy, every=every) + "\n")
     return status
