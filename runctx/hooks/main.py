@@ -283,11 +283,10 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
     if read is None:
         return None
     command, cwd = read
-    root = checkout_root(cwd)
-    settings = _settings_naming_runners(command, root)
-    if settings is None:
+    found = _runs_of(command, cwd)
+    if found is None:
         return None
-    invocations = test_runs(command, cwd, settings)
+    root, settings, invocations = found
     changes = _environment_changes(command, cwd)
     if not invocations and not changes:
         return None
@@ -432,13 +431,10 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     if read is None:
         return None
     command, cwd = read
-    root = checkout_root(cwd)
-    settings = _settings_naming_runners(command, root)
-    if settings is None:
+    found = _runs_of(command, cwd)
+    if found is None or not found[2]:
         return None
-    invocations = test_runs(command, cwd, settings)
-    if not invocations:
-        return None
+    root, settings, invocations = found
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
     context = policy.after_context(
@@ -476,6 +472,21 @@ def _unreadable_config() -> type[Exception]:
     from runctx.exceptions import UnreadableConfigError  # noqa: PLC0415 - errors are rare
 
     return UnreadableConfigError
+
+
+def _runs_of(
+    command: str, cwd: str
+) -> tuple[Root | Unknown, Settings, tuple[TestInvocation, ...]] | None:
+    """The checkout of ``cwd``, its settings (read once) and the test runs ``command`` starts.
+
+    None when the settings cannot be read and ``command`` names no runner:
+    it is let through without them.
+    """
+    root = checkout_root(cwd)
+    settings = _settings_naming_runners(command, root)
+    if settings is None:
+        return None
+    return root, settings, test_runs(command, cwd, settings)
 
 
 def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | None:
