@@ -20,7 +20,8 @@ from runctx.folding import (
     fold_runs,
     reparented,
 )
-from runctx.identity import judge
+from runctx.identity import can_write, judge
+from runctx.modes import Mode
 from runctx.records import ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
@@ -217,11 +218,65 @@ def _vanished(record: ProcRecord) -> bool:
     )
 
 
+class _OtherUsers:
+    """The first pass's filter: which other users' processes are looked into at all.
+
+    A process of another uid is never ours. The one question a first pass
+    asks of it is the shared-tree one: does it work in this very checkout,
+    which its user can write? Asked only when the checkout's
+    ``on-shared-tree`` would hold a run for it (stop, ask), only of a uid
+    that can write the checkout (:func:`runctx.identity.can_write`, once per
+    uid), and answered from its cwd alone. Every other process of another
+    uid keeps its argv unread, so it is neither parsed nor folded into a run;
+    ``passed`` counts them.
+    """
+
+    def __init__(self, source: ProcessSource, here: Viewpoint, *, shared_tree_holds: bool) -> None:
+        self.source = source
+        self.here = here
+        self.shared_tree_holds = shared_tree_holds
+        self.writers: dict[int, bool] = {}
+        self.passed = 0
+
+    def wanted(self, pid: int, uid: int | Unknown) -> bool:
+        """Whether the argv of ``pid`` (owned by ``uid``) is read by this first pass."""
+        here_uid = self.here.uid
+        if isinstance(uid, Unknown) or isinstance(here_uid, Unknown) or uid == here_uid:
+            return True  # ours, or not known not to be: looked at
+        if self._may_share(uid) and self._works_here(pid, uid):
+            return True
+        self.passed += 1
+        return False
+
+    def _may_share(self, uid: int) -> bool:
+        here = self.here.root
+        if not self.shared_tree_holds or not isinstance(here, Root):
+            return False
+        if uid not in self.writers:
+            self.writers[uid] = can_write(uid, str(here))
+        return self.writers[uid]
+
+    def _works_here(self, pid: int, uid: int) -> bool:
+        root = self.source.root_of(pid, uid, self.here.uid)
+        if isinstance(root, Unknown):
+            return False
+        return judge(_Owned(uid, root), self.here.root, self.here.uid).shares_tree
+
+
+@attrs.frozen
+class _Owned:
+    """An owner and a root: what :func:`runctx.identity.judge` asks of a process."""
+
+    uid: int
+    root: Root
+
+
 def _table_and_owners(
     source: ProcessSource,
     detect: Callable[[tuple[str, ...]], RunnerMatch | None],
     viewer_uid: int | Unknown,
     argv_wanted: Callable[[str], bool],
+    others: _OtherUsers | None = None,
 ) -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
     """The process table and each run's authority with its owner read.
 
@@ -236,7 +291,11 @@ def _table_and_owners(
     """
 
     def read() -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
-        table = source.table(argv_wanted)
+        if others is None:
+            table = source.table(argv_wanted)
+        else:
+            others.passed = 0
+            table = source.table(argv_wanted, others.wanted)
         folded = fold_runs(table.records, detect)
         return table, [(found, source.with_owner(found.authority, viewer_uid)) for found in folded]
 
@@ -259,6 +318,10 @@ def _judged(run: Run, here: Viewpoint) -> JudgedRun:
         is_self=run.is_self,
     )
     return JudgedRun(run=run, judgement=judgement)
+
+
+SHARED_TREE_HOLDS = frozenset({Mode.STOP, Mode.ASK})
+"""The ``on-shared-tree`` modes that hold a run: only then does a first pass ask the question."""
 
 
 CUT_NOTE = "time ran out (--timeout)"
@@ -308,7 +371,10 @@ def scan(  # noqa: PLR0913 - each knob is independent
     (:mod:`runctx.cpu_window`), when there is such a run: the scan then takes
     at least that long. With ``essentials_only`` (a hook's first pass, which
     decides whether to refuse) nothing optional is read: no environment, no
-    one who started a run, no CPU window (each stays not read).
+    one who started a run, no CPU window (each stays not read); and another
+    user's process, never ours, is not looked into unless it works in this
+    very checkout and its user can write it (:class:`_OtherUsers`; the
+    report counts the others in ``not_examined``).
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
@@ -334,7 +400,12 @@ def scan(  # noqa: PLR0913 - each knob is independent
             return False
         return wanted(comm)
 
-    table, owned = _table_and_owners(source, detect, here.uid, argv_wanted)
+    others = (
+        _OtherUsers(source, here, shared_tree_holds=settings.shared_tree_mode in SHARED_TREE_HOLDS)
+        if essentials_only
+        else None
+    )
+    table, owned = _table_and_owners(source, detect, here.uid, argv_wanted, others)
     out_of_time = deadline is not None and time.monotonic() >= deadline
     essentials_only = essentials_only or out_of_time
     unreadable = {
@@ -413,6 +484,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
         taken_at=time.time(),
         duration_seconds=time.perf_counter() - began,
         cpu_window=window,
+        not_examined=others.passed if others is not None else 0,
     )
     log_event(
         "runctx.scan_finished",

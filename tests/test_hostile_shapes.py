@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 from hooktools import claude_pre_tool_use, reply, run_hook
 from nstools import require_tools
-from proctools import PYTHON, make_checkout, wait_for
-from runfactory import RUN_TESTS_SCRIPT, clean_env
+from proctools import OTHER_UID, PYTHON, make_checkout, wait_for
+from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import scan, viewpoint
@@ -112,6 +112,96 @@ def test_a_deep_chain_of_titled_wrappers_is_one_run_and_the_refusal_stands(share
     assert set(seen[0].members) == group
     assert live.pid in {judged.run.pid for judged in report.runs}
     assert f"pid {live.pid}" in _refused(checkout)
+
+
+# ---------------------------------------------------------------------------- another user's shapes
+
+
+def _others_chain(runs, checkout: Path, depth: int):
+    """A chain of ``depth`` processes titled ``npm exec`` over ``run_tests.py``, as ``OTHER_UID``.
+
+    It works in ``checkout`` itself: the hostile shape, in the very tree the
+    shared-tree question is about. Returns the chain and its live pids.
+    """
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    (checkout / "run_tests.py").chmod(0o644)
+    ready = ready_dir(checkout) / f"chain-{depth}"
+    chain = runs.orphan(
+        [PYTHON, "-c", CHAIN_SCRIPT, str(depth), str(ready)],
+        checkout,
+        uid=OTHER_UID,
+        env=clean_env(),
+        ready=ready,
+    )
+    group = chain.members()
+    assert len(group) == depth + 1
+    wait_for(
+        lambda: sum(_cmdline(pid).rstrip(b"\0") == b"npm exec" for pid in group) == depth,
+        what=f"{depth} processes titled npm exec",
+    )
+    return chain, group
+
+
+@pytest.mark.needs_root
+def test_another_users_hostile_chain_is_not_looked_into_before_the_refusal(shared_tmp, runs):
+    """Another uid's chain of titled wrappers in this very checkout, which it cannot write.
+
+    A process of another uid is never ours: the first pass (the one that
+    decides the refusal) neither reads its command line nor folds it, since
+    its user cannot write this root-owned 0755 checkout (so it shares
+    nothing). The refusal of a duplicate run stands, and names our run; the
+    full scan, made afterwards, does see the chain, as a foreign run sharing
+    nothing: it was the first pass's choice not to look, not a blind spot.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    chain, group = _others_chain(runs, checkout, 30)
+    here = viewpoint(cwd=str(checkout))
+
+    first = scan(here, essentials_only=True)
+    assert not [judged for judged in first.runs if set(judged.run.members) & group]
+    assert first.not_examined >= len(group)  # each is runner-named: passed by its uid alone
+    assert [judged.run.pid for judged in first.ours_known] == [live.pid]
+
+    full = scan(here)
+    seen = [judged for judged in full.runs if set(judged.run.members) & group]
+    assert [judged.run.pid for judged in seen] == [chain.pid]
+    assert seen[0].foreign
+    assert not seen[0].shares_tree
+    assert f"uid {OTHER_UID} cannot write this checkout: it shares nothing" in (
+        seen[0].judgement.reasons
+    )
+    assert full.not_examined == 0
+
+    assert f"pid {live.pid}" in _refused(checkout)
+
+
+@pytest.mark.needs_root
+def test_another_users_run_in_a_tree_it_can_write_is_the_one_thing_looked_into(shared_tmp, runs):
+    """The shared-tree question is the one the first pass asks of another uid's processes.
+
+    The checkout is made writable for that uid: its chain there is looked
+    into, folded into one run that shares the tree, and the duplicate is
+    refused for it (``on-shared-tree`` stops by default), while the same
+    shape of that uid in another checkout is passed unread.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    checkout.chmod(0o777)
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    chain, group = _others_chain(runs, checkout, 12)
+    _far, far_group = _others_chain(runs, elsewhere, 12)
+
+    first = scan(viewpoint(cwd=str(checkout)), essentials_only=True)
+    sharing = [judged for judged in first.runs if set(judged.run.members) & group]
+    assert [judged.run.pid for judged in sharing] == [chain.pid]
+    assert sharing[0].shares_tree
+    assert set(sharing[0].run.members) == group
+    assert not [judged for judged in first.runs if set(judged.run.members) & far_group]
+    assert first.not_examined >= len(far_group)
+    assert not first.ours
+
+    reason = _refused(checkout)
+    assert f"pid {chain.pid}" in reason
 
 
 # ----------------------------------------------------------------------------- huge command lines

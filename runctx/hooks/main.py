@@ -306,7 +306,8 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
     # Then, in the time left, what is optional: CPU use now, environments, who
     # started each run, and the words they allow. Dropped when the time is out.
     alone = not changes and not any(
-        not judged.run.is_self for report in first.reports for judged in report.runs
+        report.not_examined or any(not judged.run.is_self for judged in report.runs)
+        for report in first.reports
     )
     if alone:  # nothing else is live: nothing optional to add
         return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)

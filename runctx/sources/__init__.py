@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
+from runctx.checkout import Root
 from runctx.environment import Environment
 from runctx.exceptions import ConfigError
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
@@ -31,12 +32,21 @@ class ProcessSource(Protocol):
 
     name: str
 
-    def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
+    def table(
+        self,
+        argv_wanted: Callable[[str], bool] | None = None,
+        owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+    ) -> ProcessTable:
         """One pass over every live process: parent, state, start, argv.
 
         ``argv_wanted`` says, from a process's ``comm``, whether its argv is
         worth reading; the others get ``Unknown(Reason.NOT_READ)`` as argv.
+        ``owner_wanted`` says it then from the pid and its real uid (read
+        only for the processes ``argv_wanted`` keeps).
         """
+
+    def root_of(self, pid: int, uid: int | Unknown, viewer_uid: int | Unknown) -> Root | Unknown:
+        """The checkout root ``pid`` works in (its cwd and the walk from it alone)."""
 
     def read_process(self, pid: int) -> ProcRecord | Unknown:
         """The record of one live process, or why there is none (gone, zombie, ...)."""

@@ -80,6 +80,22 @@ class SourceBase:
         """The real uid and the cwd of one process, each a value or why not."""
         raise NotImplementedError
 
+    def _uid(self, pid: int) -> int | Unknown:
+        """The real uid of one process alone (a source that can read it alone says so)."""
+        return self._owner(pid)[0]
+
+    def _cwd(self, pid: int) -> str | Unknown:
+        """The cwd of one process alone."""
+        return self._owner(pid)[1]
+
+    def root_of(self, pid: int, uid: int | Unknown, viewer_uid: int | Unknown) -> Root | Unknown:
+        """The checkout root ``pid`` works in, by the markers of root, ``uid`` and the viewer.
+
+        Only the cwd and the walk from it: what asks whether another user's
+        process works in this very checkout needs nothing more of it.
+        """
+        return self._root(pid, self._cwd(pid), rules_for([viewer_uid, uid]))
+
     def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
         """The checkout root of the cwd of one process, or why it is not known."""
         raise NotImplementedError
@@ -219,14 +235,26 @@ class SourceBase:
         """
         return self._read(pid, self._now())
 
-    def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
-        """One pass over every listed process; argvs only where ``argv_wanted`` says so."""
+    def table(
+        self,
+        argv_wanted: Callable[[str], bool] | None = None,
+        owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+    ) -> ProcessTable:
+        """One pass over every listed process; argvs only where ``argv_wanted`` says so.
+
+        With ``owner_wanted``, a process whose ``comm`` ``argv_wanted`` keeps
+        has its real uid read, and its argv is read only when
+        ``owner_wanted(pid, uid)`` says yes too.
+        """
         now = self._now()
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = 0
         pids = self._pids()
         for pid in pids:
-            record = self._read(pid, now, argv_wanted)
+            wanted = argv_wanted
+            if owner_wanted is not None:
+                wanted = self._owner_filter(pid, argv_wanted, owner_wanted)
+            record = self._read(pid, now, wanted)
             if isinstance(record, ProcRecord):
                 records[pid] = record
             elif record.reason is Reason.ZOMBIE:
@@ -242,6 +270,21 @@ class SourceBase:
             zombies=zombies,
             kernel_threads=kernel_threads,
         )
+
+    def _owner_filter(
+        self,
+        pid: int,
+        argv_wanted: Callable[[str], bool] | None,
+        owner_wanted: Callable[[int, int | Unknown], bool],
+    ) -> Callable[[str], bool]:
+        """``argv_wanted`` for ``pid``, then ``owner_wanted`` of its uid (read only then)."""
+
+        def wanted(comm: str) -> bool:
+            if argv_wanted is not None and not argv_wanted(comm):
+                return False
+            return owner_wanted(pid, self._uid(pid))
+
+        return wanted
 
     def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
         """The record with its uid, cwd and root read; unknown if it exited meanwhile.

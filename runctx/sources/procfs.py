@@ -308,13 +308,17 @@ class ProcfsSource(SourceBase):
         """The caller's pid as this procfs numbers it (``NSpid``), or why it has none."""
         return pidns.caller_pid(self.proc)
 
-    def table(self, argv_wanted: Callable[[str], bool] | None = None) -> ProcessTable:
+    def table(
+        self,
+        argv_wanted: Callable[[str], bool] | None = None,
+        owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+    ) -> ProcessTable:
         """One pass over every listed process; the caller's mounts are read again if asked."""
         self._mounts = None
         self._their_mounts = {}
         self._roots = {}
         self._cgroups = {}
-        return super().table(argv_wanted)
+        return super().table(argv_wanted, owner_wanted)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""
@@ -577,6 +581,12 @@ class ProcfsSource(SourceBase):
 
     def _owner(self, pid: int) -> tuple[int | Unknown, str | Unknown]:
         return self.read_uid(pid), self.read_cwd(pid)
+
+    def _uid(self, pid: int) -> int | Unknown:
+        return self.read_uid(pid)
+
+    def _cwd(self, pid: int) -> str | Unknown:
+        return self.read_cwd(pid)
 
     def _executable(self, pid: int) -> tuple[str, tuple[int, int]] | Unknown:
         """``/proc/PID/exe``: its link text and the file it leads to (owner and root only)."""

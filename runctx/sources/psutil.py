@@ -432,6 +432,12 @@ class PsutilSource(SourceBase):
             path = mapped(process.cwd)
         return uid, path if isinstance(path, Unknown) else cwd_value(path)
 
+    def _uid(self, pid: int) -> int | Unknown:
+        process = mapped(psutil.Process, pid)
+        if isinstance(process, Unknown):
+            return process
+        return mapped(_real_uid, process)
+
     def _executable(self, pid: int) -> tuple[str, tuple[int, int]] | Unknown:
         """The path ``exe()`` gives, and the file that text names in the caller's view."""
         other = other_mount_namespace(pid) if psutil.LINUX else None
