@@ -375,18 +375,19 @@ def test_a_huge_pyproject_is_refused_by_its_size_and_other_commands_pass(shared_
     """A pyproject.toml past the search bound: not read at all.
 
     A command naming no runner goes through without a word; a test command
-    fails open, saying the settings could not be read (its modes are not
-    known), never by a missed deadline.
+    next to a live run of the checkout is still refused, decided with the
+    defaults, and the reason says the checkout's settings could not be read.
+    It never fails open, by a missed deadline or otherwise.
     """
     checkout = make_checkout(shared_tmp, "proj")
-    _live_run(runs, checkout)
+    live = _live_run(runs, checkout)
     path = checkout / "pyproject.toml"
     with path.open("wb") as stream:
         stream.write(b'[project]\nname = "p"\n')
         stream.truncate(9 << 20)  # sparse: past MAX_SCANNED_BYTES (8 MiB)
     done = run_hook("claude", claude_pre_tool_use("ls -la", checkout))
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
-    done = run_hook("claude", claude_pre_tool_use(TEST_COMMAND, checkout))
-    assert done.returncode == 0
-    assert "larger than 8 MiB" in done.stderr
-    assert "deadline" not in done.stderr
+    reason = _refused(checkout)
+    assert f"pid {live.pid}" in reason
+    assert "settings could not be read" in reason
+    assert "larger than 8 MiB" in reason

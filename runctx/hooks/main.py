@@ -310,7 +310,7 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
         for report in first.reports
     )
     if alone:  # nothing else is live: nothing optional to add
-        return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+        return reply_for(_settings_unread(first), agent.PRE_TOOL_FACE.replies, agent.TITLE)
     full = _optional(
         lambda: policy.decide(
             invocations,
@@ -321,7 +321,7 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
             checkouts=checkouts,
         )
     )
-    decision = _decided(first, full, dropped=bool(changes))
+    decision = _settings_unread(_decided(first, full, dropped=bool(changes)))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
 
 
@@ -341,26 +341,22 @@ def _decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decisi
         return full if firmer or first.action not in held else first
     if not dropped:
         return first
-    line = (
+    return _with_line(
+        first,
         "runctx: out of time on a busy box: whether this command changes an environment a "
-        "live test run imports from was not checked."
+        "live test run imports from was not checked.",
     )
-    if first.action is policy.Action.SILENT:
-        return policy.Decision(policy.Action.NOTE, message=line, reports=first.reports)
-    return policy.Decision(
-        first.action,
-        message=f"{first.message}\n{line}",
-        mode=first.mode,
-        ours=first.ours,
-        foreign=first.foreign,
-        reports=first.reports,
-        shared=first.shared,
-        shared_action=first.shared_action,
-        same_action=first.same_action,
-        box=first.box,
-        box_action=first.box_action,
-        cause=first.cause,
-    )
+
+
+def _with_line(decision: Decision, line: str) -> Decision:
+    """``decision`` with ``line`` added to its words (a silent one becomes a note of it)."""
+    from runctx import policy  # noqa: PLC0415 - a test run only
+
+    if decision.action is policy.Action.SILENT:
+        return policy.Decision(policy.Action.NOTE, message=line, reports=decision.reports)
+    import attrs  # noqa: PLC0415 - loaded with the policy
+
+    return attrs.evolve(decision, message=f"{decision.message}\n{line}")
 
 
 def _optional(work: Callable[[], T]) -> T | None:
@@ -490,19 +486,42 @@ def _runs_of(
     return root, settings, test_runs(command, cwd, settings)
 
 
+_UNREAD_SETTINGS: list[str] = []
+"""Why the checkout's settings could not be read, once :func:`_settings_naming_runners` found so."""
+
+
 def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | None:
     """The settings of ``root``; None when they cannot be read and ``command`` names no runner.
 
-    Settings that cannot be read (a file past the bound): a command naming no
-    runner of the builtin table is let through without them; one that does
-    fails open, saying why.
+    Settings that cannot be read (a file past the bound: a 60 MiB
+    ``pyproject.toml``): a command naming no runner of the builtin table is
+    let through without them; one that does is decided with what can be
+    read (the user's file, the environment, the defaults), and its reply
+    says the checkout's settings were not read (:func:`_settings_unread`). A
+    file runctx cannot read never turns a refusal into a go-ahead.
     """
     try:
         return settings_for(root)
-    except _unreadable_config():
+    except _unreadable_config() as error:
         if not (names_found(command, BUILTIN_NAMES) or names_a_script(command)):
             return None
-        raise
+        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - errors are rare
+
+        _UNREAD_SETTINGS[:] = [" ".join(str(error).split())[:300]]
+        return settings_for(Unknown(Reason.UNPARSABLE, "the checkout's settings are unreadable"))
+
+
+def _settings_unread(decision: Decision) -> Decision:
+    """``decision``, saying the checkout's settings were not read when they could not be."""
+    if not _UNREAD_SETTINGS:
+        return decision
+    from runctx.present.escape import visible  # noqa: PLC0415 - only when something is said
+
+    return _with_line(
+        decision,
+        f"runctx: this checkout's settings could not be read ({visible(_UNREAD_SETTINGS[0])}); "
+        "decided with the user's settings and the defaults.",
+    )
 
 
 def _settings(cwd: str) -> Settings:
