@@ -9,7 +9,9 @@ turn, then measures what an agent and a person would see:
   (``runctx: hook failed open`` on stderr) or let through, out of N calls;
   its wall and CPU time (median and p99);
 - **``runctx status --json``**: its wall and CPU time and peak RSS, against
-  ``ps -eo pid,ppid,uid,args`` measured in turns with it, in the same moment.
+  ``ps -eo pid,ppid,uid,args`` measured in turns with it, in the same moment;
+  and the wall time of ``runctx status --timeout 2``, which must return in
+  about that whatever the box holds.
 
 The box is loaded by CPU burners to a chosen load per CPU and a storm of
 runner-titled processes (``npm test``) of another user (``nobody``) in many
@@ -21,6 +23,7 @@ checkouts. Each shape is then added alone, measured, and removed:
 - ``cmdlines``: runner processes with command lines of megabytes;
 - ``makefile``: a small Makefile of variables that expand into each other,
   read by the hook for ``make ci`` (the command is ``make ci && pytest``);
+- ``bigmakefile``: the same, hundreds of KB of it;
 - ``pyproject``: a huge ``pyproject.toml`` in the checkout itself.
 
 Needs root (to start processes as another user and to mount) and a C
@@ -63,7 +66,24 @@ HOOK_P99 = 2.0
 SHAPE_CPU = 0.2
 STATUS_CPU = 1.0
 STATUS_MIB = 200
-SHAPES = ("chain", "mounts", "cmdlines", "makefile", "pyproject")
+SHAPES = ("chain", "mounts", "cmdlines", "makefile", "bigmakefile", "pyproject")
+STATUS_TIMEOUT = 2.0
+TIMEOUT_SLACK = 0.5
+"""How far past ``--timeout`` "about" reaches: the interpreter's start, the words printed."""
+FULL_SIZES = {
+    "calls": 200,
+    "load_per_cpu": 5.0,
+    "storm": 4000,
+    "chain": 6000,
+    "mounts": 7000,
+    "mount_runners": 200,
+    "cmdlines": 60,
+    "cmdline_mb": 6.0,
+    "makefile_kb": 7,
+    "big_makefile_kb": 240,
+    "pyproject_mb": 60,
+}
+"""The sizes the issue that asked for this harness measured (``--full``)."""
 
 MOUNT_SCRIPT = r"""
 import ctypes, os, sys
@@ -213,6 +233,24 @@ def status_against_ps(launcher: Launcher, rounds: int) -> dict[str, tuple[float,
     }
 
 
+def status_with_timeout(rounds: int) -> float:
+    """The longest wall time of ``runctx status --timeout 2`` over ``rounds`` runs."""
+    env = clean_env()
+    longest = 0.0
+    for _ in range(rounds):
+        began = time.perf_counter()
+        subprocess.run(
+            [RUNCTX, "status", "--timeout", f"{STATUS_TIMEOUT:g}"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            check=False,
+        )
+        longest = max(longest, time.perf_counter() - began)
+    return longest
+
+
 def _count_processes() -> int:
     return sum(1 for name in os.listdir("/proc") if name.isdigit())
 
@@ -310,7 +348,7 @@ def makefile_shape(checkout: Path, size: int) -> Iterator[str]:
     path = checkout / "Makefile"
     path.write_text(fanning_makefile(size))
     try:
-        yield f"a {size // 1024} KB self-expanding Makefile, read for `make ci`"
+        yield f"a {round(size / 1024)} KB self-expanding Makefile, read for `make ci`"
     finally:
         path.unlink()
 
@@ -347,22 +385,29 @@ def _measure(  # noqa: PLR0913, PLR0917 - one row's facts
     sys.stderr.flush()
     hook = hook_calls(checkout, command, args.calls)
     status = status_against_ps(launcher, args.status_runs)
+    cut = status_with_timeout(args.status_runs)
     walls = hook["walls"]
     assert isinstance(walls, list)  # noqa: S101 - built by hook_calls
     # each row as soon as it is measured: a run cut short keeps what it measured
     sys.stderr.write(
         f"    {hook['counts']}; hook wall median {statistics.median(walls):.2f} s; "
         f"status wall/CPU/RSS {status['status'][0]:.2f} s / {status['status'][1]:.2f} s / "
-        f"{status['status'][2]:.0f} MiB; ps {status['ps'][0]:.2f} s\n"
+        f"{status['status'][2]:.0f} MiB; ps {status['ps'][0]:.2f} s; "
+        f"status --timeout {STATUS_TIMEOUT:g}: {cut:.2f} s\n"
     )
-    return {
+    row = {
         "name": name,
         "what": what,
         "processes": _count_processes(),
         "load": os.getloadavg()[0],
         "hook": hook,
         "status": status,
+        "status_timeout": cut,
     }
+    if args.save is not None:  # appended as soon as measured: rows of several runs, one table
+        with args.save.open("a") as stream:
+            stream.write(json.dumps(row) + "\n")
+    return row
 
 
 def run(args: argparse.Namespace) -> list[dict[str, object]]:
@@ -386,7 +431,8 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         checkout = box.checkout("proj")
         box.start(["pytest", "-q", "tests"], cwd=checkout)  # the live run of this checkout
         alone = "the live run of this checkout alone"
-        rows.append(_measure("quiet", alone, checkout, TEST_COMMAND, args, launcher))
+        if "quiet" in args.rows:
+            rows.append(_measure("quiet", alone, checkout, TEST_COMMAND, args, launcher))
         cpus = os.cpu_count() or 1
         for _ in range(round(args.load_per_cpu * cpus)):
             box.start(["burn"], cwd=top, mode="burn", uid=NOBODY)
@@ -397,15 +443,20 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         _wait_for_processes(before + args.storm)
         burners = round(args.load_per_cpu * cpus)
         base = f"{burners} CPU burners, {args.storm} `npm test` of uid {NOBODY}"
-        rows.append(_measure("storm", base, checkout, TEST_COMMAND, args, launcher))
+        if "storm" in args.rows:
+            rows.append(_measure("storm", base, checkout, TEST_COMMAND, args, launcher))
         shapes: dict[str, Callable[[], contextlib.AbstractContextManager[str]]] = {
             "chain": lambda: chain_shape(box, args.chain),
             "mounts": lambda: mounts_shape(box, args.mounts, args.mount_runners),
             "cmdlines": lambda: cmdlines_shape(box, args.cmdlines, args.cmdline_mb),
             "makefile": lambda: makefile_shape(checkout, args.makefile_kb * 1024),
+            "bigmakefile": lambda: makefile_shape(checkout, args.big_makefile_kb * 1024),
             "pyproject": lambda: pyproject_shape(checkout, args.pyproject_mb),
         }
-        commands = {"makefile": f"make ci && {TEST_COMMAND}"}
+        commands = {
+            "makefile": f"make ci && {TEST_COMMAND}",
+            "bigmakefile": f"make ci && {TEST_COMMAND}",
+        }
         for name in args.shapes:
             with shapes[name]() as what:
                 command = commands.get(name, TEST_COMMAND)
@@ -428,19 +479,22 @@ def _ms(seconds: float) -> str:
 def table(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
     """The results as Markdown: one row per shape, then the targets."""
     today = dt.datetime.now(tz=dt.UTC).date()
+    calls = sorted({len(row["hook"]["walls"]) for row in rows})
     lines = [
         (
             f"Measured on: {platform.system()} {platform.release()} on {platform.machine()}, "
             f"{os.cpu_count()} CPUs; Python {platform.python_version()}; {today}; "
-            f"{args.calls} hook calls and {args.status_runs} status runs per row"
+            f"{'/'.join(str(n) for n in calls)} hook calls and {args.status_runs} status runs "
+            "per row"
         ),
         "",
         (
             "| shape | processes | load | refused | failed open | let through "
             "| hook wall median / p99 ms | hook CPU median / p99 ms "
-            "| status wall / CPU ms | status peak RSS MiB | ps wall / CPU ms |"
+            "| status wall / CPU ms | status peak RSS MiB | ps wall / CPU ms "
+            f"| status --timeout {STATUS_TIMEOUT:g} wall ms |"
         ),
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         hook = row["hook"]
@@ -453,7 +507,8 @@ def table(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
             f"| {counts['refused']} | {counts['failed open']} | {counts['let through']} "
             f"| {_ms(statistics.median(walls))} / {_ms(_quantile(walls, 0.99))} "
             f"| {_ms(statistics.median(cpus))} / {_ms(_quantile(cpus, 0.99))} "
-            f"| {_ms(s_wall)} / {_ms(s_cpu)} | {s_rss:.0f} | {_ms(p_wall)} / {_ms(p_cpu)} |"
+            f"| {_ms(s_wall)} / {_ms(s_cpu)} | {s_rss:.0f} | {_ms(p_wall)} / {_ms(p_cpu)} "
+            f"| {_ms(row.get('status_timeout', float('nan')))} |"
         )
     lines += ["", *targets(rows)]
     return "\n".join(lines) + "\n"
@@ -474,6 +529,7 @@ def targets(rows: Sequence[dict[str, Any]]) -> list[str]:
     extra = max(statistics.median(row["hook"]["cpus"]) - base_cpu for row in loaded)
     status_cpu = max(row["status"]["status"][1] for row in loaded)
     status_rss = max(row["status"]["status"][2] for row in loaded)
+    cut = max(float(row.get("status_timeout", 0.0)) for row in loaded)
     return [
         "| target | measured | met? |",
         "|---|---|---|",
@@ -494,6 +550,11 @@ def targets(rows: Sequence[dict[str, Any]]) -> list[str]:
             f"| `status` under 200 MB | worst {status_rss:.0f} MiB "
             f"| {verdict(met=status_rss < STATUS_MIB)} |"
         ),
+        (
+            f"| `status --timeout {STATUS_TIMEOUT:g}` returns within about "
+            f"{STATUS_TIMEOUT:g} s | worst {cut:.2f} s "
+            f"| {verdict(met=cut < STATUS_TIMEOUT + TIMEOUT_SLACK)} |"
+        ),
     ]
 
 
@@ -510,6 +571,10 @@ def write(path: Path, text: str) -> None:
     path.write_text(document)
 
 
+def _sizes_text(sizes: dict[str, object]) -> str:
+    return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sizes.items())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the sizes, run, print (and maybe publish) the table."""
     parser = argparse.ArgumentParser(prog="make stress", description=__doc__.split("\n")[0])
@@ -524,10 +589,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cmdlines", type=int, default=20, help="processes with huge argv (20)")
     parser.add_argument("--cmdline-mb", type=float, default=2.0, help="their argv in MB (2)")
     parser.add_argument("--makefile-kb", type=int, default=7, help="the Makefile's size (7)")
+    parser.add_argument(
+        "--big-makefile-kb", type=int, default=240, help="the big Makefile's size (240)"
+    )
     parser.add_argument("--pyproject-mb", type=int, default=60, help="pyproject.toml MiB (60)")
     parser.add_argument("--shapes", nargs="*", default=list(SHAPES), choices=SHAPES)
+    parser.add_argument(
+        "--rows",
+        nargs="*",
+        default=["quiet", "storm"],
+        choices=("quiet", "storm"),
+        help="the rows measured before the shapes (both; none to measure only shapes)",
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="the issue's sizes: " + _sizes_text(FULL_SIZES)
+    )
+    parser.add_argument(
+        "--save", type=Path, help="append each row measured to this JSON-lines file"
+    )
+    parser.add_argument(
+        "--from",
+        dest="saved",
+        type=Path,
+        nargs="+",
+        help="measure nothing: the table of the rows saved in these files (--save)",
+    )
     parser.add_argument("--write", type=Path, help="publish the table in this Markdown file")
     args = parser.parse_args(argv)
+    if args.full:
+        for name, value in FULL_SIZES.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
+    if args.saved:
+        rows = [json.loads(line) for path in args.saved for line in path.read_text().splitlines()]
+        text = table(rows, args)
+        sys.stdout.write(text)
+        if args.write is not None:
+            write(args.write, text)
+        return 0
     if os.geteuid() != 0:
         sys.stderr.write(
             "make stress needs root: it starts processes as another user (nobody) and mounts "
