@@ -107,6 +107,23 @@ while True:
     os.wait()
 """
 
+STORM_SCRIPT = r"""
+import os, sys
+binary, uid, count, title = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+dirs = sys.argv[5:]
+for i in range(count):
+    if os.fork() == 0:
+        os.chdir(dirs[i % len(dirs)])
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+        os.execve(binary, [title], {"RUNCTX_CHAIN_MODE": "idle"})
+print("ready", flush=True)
+while True:
+    os.wait()
+"""
+"""Starts a storm of idle runner-titled processes of ``uid``: one fork each, not one Popen."""
+
 
 class Box:
     """The processes and files this run made, each removed by its own group or path."""
@@ -158,6 +175,23 @@ class Box:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pgid, 0)
             self.groups.remove(pgid)
+
+    def storm(self, count: int, dirs: Sequence[Path], uid: int, title: str) -> None:
+        """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group."""
+        script = self.top / "storm.py"
+        script.write_text(STORM_SCRIPT)
+        process = subprocess.Popen(
+            [sys.executable, str(script), str(self.binary), str(uid), str(count), title]
+            + [str(path) for path in dirs],
+            start_new_session=True,
+            stdout=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+        )
+        self.groups.append(process.pid)
+        assert process.stdout is not None  # noqa: S101 - piped above
+        if process.stdout.readline().strip() != b"ready":
+            msg = "make stress: the storm could not be started"
+            raise SystemExit(msg)
 
     def checkout(self, name: str, uid: int | None = None) -> Path:
         """A directory with a ``.git``, owned by ``uid`` when given."""
@@ -438,8 +472,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
             box.start(["burn"], cwd=top, mode="burn", uid=NOBODY)
         storm_dirs = [box.checkout(f"storm{n}", NOBODY) for n in range(args.storm_checkouts)]
         before = _count_processes()
-        for n in range(args.storm):
-            box.start(["npm test"], cwd=storm_dirs[n % len(storm_dirs)], uid=NOBODY)
+        box.storm(args.storm, storm_dirs, NOBODY, "npm test")
         _wait_for_processes(before + args.storm)
         burners = round(args.load_per_cpu * cpus)
         base = f"{burners} CPU burners, {args.storm} `npm test` of uid {NOBODY}"

@@ -893,6 +893,7 @@ def test_the_optional_pass_is_dropped_not_waited_for_when_no_time_is_left(monkey
     from runctx.hooks import main as hook_main
 
     called = []
+    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [])
     monkeypatch.setattr(
         hook_main, "_DEADLINE", [time.monotonic() + hook_main.OPTIONAL_RESERVE_SECONDS]
     )
@@ -909,6 +910,7 @@ def test_an_optional_pass_cut_by_its_timer_is_dropped(monkeypatch):
     from runctx.hooks import main as hook_main
 
     reserve = hook_main.OPTIONAL_RESERVE_SECONDS
+    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [])
     monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + reserve + 0.2])
 
     def forever():
@@ -918,6 +920,26 @@ def test_an_optional_pass_cut_by_its_timer_is_dropped(monkeypatch):
     began = time.monotonic()
     assert hook_main._optional(forever) is None
     assert time.monotonic() - began < reserve + 0.2  # cut before the hook's own deadline
+
+
+def test_the_optional_pass_ends_at_its_share_however_far_the_deadline_is(monkeypatch):
+    """A far deadline does not make the hook wait for optional work: its share ends it."""
+    import time
+
+    from runctx.hooks import main as hook_main
+
+    monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + 3600])
+    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [time.monotonic() + 0.2])
+
+    def forever():
+        while True:
+            time.sleep(0.01)
+
+    assert hook_main._optional(forever) is None
+    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [time.monotonic() - 1])
+    called = []
+    assert hook_main._optional(lambda: called.append(1) or "done") is None
+    assert called == []  # past its share: not even started
 
 
 def test_running_out_of_time_never_turns_a_refusal_into_a_go_ahead(world):

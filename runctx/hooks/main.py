@@ -86,6 +86,15 @@ agent never kills a hook that is still deciding."""
 OPTIONAL_RESERVE_SECONDS = 1.0
 """What the optional second pass leaves of the deadline: it ends (and is dropped)
 this long before it, so that the first pass's answer is always given in time."""
+OPTIONAL_SHARE = 0.1
+"""The optional second pass ends this share of the deadline after the hook's start
+(1 s of the default 10 s), or at the reserve, whichever comes first.
+
+On a quiet box it takes a few tens of milliseconds; on a saturated one it
+would take seconds that an agent waits for on every test command, for words
+(CPU use now, who started what) that the refusal does not need. So it is
+given a small, fixed share and dropped past it: the hook answers in about
+the interpreter's start plus that share, however busy the box is."""
 
 USAGE = (
     "usage: runctx hook FACE < payload.json\n"
@@ -251,13 +260,17 @@ def _answer(argv: list[str], began: float) -> str | None:
     if found is None:
         raise HookError(_unknown_face(argv))
     agent, kind = found
-    deadline = began + _deadline_seconds()
+    seconds = _deadline_seconds()
+    deadline = began + seconds
     _DEADLINE[:] = [deadline]
+    _OPTIONAL_END[:] = [began + seconds * OPTIONAL_SHARE]
     return _within(deadline, lambda: _reply(agent, kind, _payload(_read_stdin())))
 
 
 _DEADLINE: list[float] = []
 """The hook's deadline (monotonic seconds), once :func:`_answer` set it."""
+_OPTIONAL_END: list[float] = []
+"""When the optional pass must have ended (monotonic seconds), once :func:`_answer` set it."""
 
 
 class _OptionalDropped(BaseException):
@@ -362,14 +375,18 @@ def _with_line(decision: Decision, line: str) -> Decision:
 def _optional(work: Callable[[], T]) -> T | None:
     """``work()`` in the time the deadline leaves after its reserve; None when it is dropped.
 
-    Optional work is never waited for: an interval timer cuts it
-    :data:`OPTIONAL_RESERVE_SECONDS` before the deadline, and the hook's own
-    timer is set again for what is left.
+    Optional work is never waited for: an interval timer cuts it at its share
+    of the deadline (:data:`OPTIONAL_SHARE`) or :data:`OPTIONAL_RESERVE_SECONDS`
+    before the deadline, whichever comes first, and the hook's own timer is
+    set again for what is left.
     """
     if not _DEADLINE:
         return work()
     deadline = _DEADLINE[0]
-    remaining = deadline - OPTIONAL_RESERVE_SECONDS - time.monotonic()
+    end = deadline - OPTIONAL_RESERVE_SECONDS
+    if _OPTIONAL_END:
+        end = min(end, _OPTIONAL_END[0])
+    remaining = end - time.monotonic()
     if remaining <= 0:
         return None
     import signal  # noqa: PLC0415 - a test run only
