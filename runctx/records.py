@@ -115,6 +115,8 @@ class ProcessTable:
     unreadable: int
     zombies: int
     kernel_threads: int
+    not_read: int = 0
+    """Listed pids left unread: the pass was cut by its deadline before them."""
 
 
 @attrs.frozen

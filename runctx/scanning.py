@@ -22,7 +22,7 @@ from runctx.folding import (
 )
 from runctx.identity import can_write, judge
 from runctx.modes import Mode
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord
+from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
@@ -143,6 +143,13 @@ def flag_shared_environments(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]
     runs are of other checkouts when their roots are known to be different
     directories.
     """
+    # One pass to group the runs by the directory of their environment, so that
+    # each run is compared only with those of the same one: linear in runs.
+    by_directory: dict[object, list[JudgedRun]] = {}
+    for judged in runs:
+        environment = judged.run.environment
+        if isinstance(environment, Environment) and environment.directory_id is not None:
+            by_directory.setdefault(environment.directory_id, []).append(judged)
     flagged = []
     for judged in runs:
         run = judged.run
@@ -151,7 +158,7 @@ def flag_shared_environments(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]
         if isinstance(environment, Environment) and environment.shareable:
             sharing = tuple(
                 other.run.pid
-                for other in runs
+                for other in by_directory.get(environment.directory_id, ())
                 if other is not judged
                 and same_environment(other.run.environment, environment)
                 and _other_checkout(other.run.root, run.root)
@@ -184,10 +191,10 @@ UNKNOWN_OWNERS_ENVIRONMENT = Unknown(
 
 def _who_started(
     source: ProcessSource,
-    run: Run,
     authority: ProcRecord,
     records: Mapping[int, ProcRecord],
     reader_uid: int,
+    known: dict[tuple[Inherited, tuple[str, ...]], StartedBy | None],
 ) -> StartedBy | Unknown:
     """Who started ``run``, from what its authoritative process inherited, or why not known.
 
@@ -197,17 +204,28 @@ def _who_started(
     every user may see: the process tree, the cgroup, the terminal.
     """
     skip: Unknown | None = None
-    if isinstance(run.uid, Unknown):
+    if isinstance(authority.uid, Unknown):
         skip = UNKNOWN_OWNERS_ENVIRONMENT
-    elif run.uid != reader_uid:
+    elif authority.uid != reader_uid:
         skip = OTHER_USERS_ENVIRONMENT
-    inherited = source.inherited(run.identity, WANTED, skip_environ=skip)
-    found = started_by(inherited, ancestor_names(authority, records))
+    inherited = source.inherited(authority.identity, WANTED, skip_environ=skip)
+    # Many runs inherited the same (a storm of one user's runs): told once per scan.
+    key = (inherited, ancestor_names(authority, records))
+    if key in known:
+        found = known[key]
+    else:
+        found = started_by(*key)
+        if len(known) < _STARTERS_MAX:
+            known[key] = found
     if found is not None:
         return found
     if isinstance(inherited.environ, Unknown):
         return inherited.environ
     return Unknown(Reason.ABSENT, "nothing it inherited names who started it")
+
+
+_STARTERS_MAX = 4096
+"""Distinct inherited facts whose starter one scan keeps: a box has far fewer."""
 
 
 def _vanished(record: ProcRecord) -> bool:
@@ -271,12 +289,14 @@ class _Owned:
     root: Root
 
 
-def _table_and_owners(
+def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     source: ProcessSource,
     detect: Callable[[tuple[str, ...]], RunnerMatch | None],
     viewer_uid: int | Unknown,
     argv_wanted: Callable[[str], bool],
+    *,
     others: _OtherUsers | None = None,
+    deadline: float | None = None,
 ) -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
     """The process table and each run's authority with its owner read.
 
@@ -286,21 +306,27 @@ def _table_and_owners(
 
     A run whose authoritative process exits while the scan reads it is not
     live: it is dropped, never reported with an unknown (so "ours") identity.
-    Its members may live on, reparented: the table is read once more, so they
-    are seen as the run(s) they now form.
+    Its members may live on, reparented: when it had any, the table is read
+    once more, so they are seen as the run(s) they now form.
     """
 
     def read() -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
-        if others is None:
+        if others is None and deadline is None:
             table = source.table(argv_wanted)
         else:
-            others.passed = 0
-            table = source.table(argv_wanted, others.wanted)
+            if others is not None:
+                others.passed = 0
+            table = source.table(
+                argv_wanted, others.wanted if others is not None else None, deadline
+            )
         folded = fold_runs(table.records, detect)
         return table, [(found, source.with_owner(found.authority, viewer_uid)) for found in folded]
 
     table, owned = read()
-    if any(_vanished(authority) for _found, authority in owned):
+    # Read again only when a run that vanished had other processes: they may
+    # live on, reparented. A lone process that exited leaves nothing to see (on
+    # a busy box some always do: the table is not read twice for them).
+    if any(_vanished(authority) and len(found.members) > 1 for found, authority in owned):
         table, owned = read()
     return table, [(found, authority) for found, authority in owned if not _vanished(authority)]
 
@@ -328,8 +354,11 @@ CUT_NOTE = "time ran out (--timeout)"
 """How the visibility note of a scan cut by its deadline begins."""
 
 
-def _cut_note(skipped: int, *, lost: bool) -> str:
+def _cut_note(skipped: int, *, lost: bool, unread: int = 0) -> str:
     parts = []
+    if unread:
+        noun = "process was" if unread == 1 else "processes were"
+        parts.append(f"{unread} {noun} not read at all, so a run among them is not shown")
     if skipped:
         noun = "process" if skipped == 1 else "processes"
         parts.append(
@@ -405,7 +434,9 @@ def scan(  # noqa: PLR0913 - each knob is independent
         if essentials_only
         else None
     )
-    table, owned = _table_and_owners(source, detect, here.uid, argv_wanted, others)
+    table, owned = _table_and_owners(
+        source, detect, here.uid, argv_wanted, others=others, deadline=deadline
+    )
     out_of_time = deadline is not None and time.monotonic() >= deadline
     essentials_only = essentials_only or out_of_time
     unreadable = {
@@ -437,13 +468,14 @@ def scan(  # noqa: PLR0913 - each knob is independent
     ]
     first = read_cpu(source, measured) if cpu_window is not None and measured else None
     if not essentials_only:
+        starters: dict[tuple[Inherited, tuple[str, ...]], StartedBy | None] = {}
         judged_runs = [
-            attrs.evolve(
-                judged,
+            JudgedRun(
                 run=attrs.evolve(
                     judged.run,
-                    started_by=_who_started(source, judged.run, authority, table.records, reader),
+                    started_by=_who_started(source, authority, table.records, reader, starters),
                 ),
+                judgement=judged.judgement,
             )
             for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
         ]
@@ -457,10 +489,9 @@ def scan(  # noqa: PLR0913 - each knob is independent
         zombies=table.zombies,
         run_fields_unreadable=unreadable,
     )
-    if skipped[0] or out_of_time:
-        visibility = attrs.evolve(
-            visibility, notes=(*visibility.notes, _cut_note(skipped[0], lost=out_of_time))
-        )
+    if skipped[0] or out_of_time or table.not_read:
+        note = _cut_note(skipped[0], lost=out_of_time, unread=table.not_read)
+        visibility = attrs.evolve(visibility, notes=(*visibility.notes, note))
     window: float | Unknown = NOT_READ
     if first is not None and cpu_window is not None:
         second = second_reading(source, first, cpu_window)

@@ -36,13 +36,16 @@ class ProcessSource(Protocol):
         self,
         argv_wanted: Callable[[str], bool] | None = None,
         owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+        deadline: float | None = None,
     ) -> ProcessTable:
         """One pass over every live process: parent, state, start, argv.
 
         ``argv_wanted`` says, from a process's ``comm``, whether its argv is
         worth reading; the others get ``Unknown(Reason.NOT_READ)`` as argv.
         ``owner_wanted`` says it then from the pid and its real uid (read
-        only for the processes ``argv_wanted`` keeps).
+        only for the processes ``argv_wanted`` keeps). At ``deadline``
+        (:func:`time.monotonic`) the pass stops; the pids left are counted
+        in ``not_read``.
         """
 
     def root_of(self, pid: int, uid: int | Unknown, viewer_uid: int | Unknown) -> Root | Unknown:

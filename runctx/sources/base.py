@@ -8,6 +8,7 @@ process's identity now; :class:`SourceBase` turns those into the
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from runctx._log import log_unreadable
@@ -239,18 +240,24 @@ class SourceBase:
         self,
         argv_wanted: Callable[[str], bool] | None = None,
         owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+        deadline: float | None = None,
     ) -> ProcessTable:
         """One pass over every listed process; argvs only where ``argv_wanted`` says so.
 
         With ``owner_wanted``, a process whose ``comm`` ``argv_wanted`` keeps
-        has its real uid read, and its argv is read only when
-        ``owner_wanted(pid, uid)`` says yes too.
+        has its owner read, and its argv is read only when
+        ``owner_wanted(pid, uid)`` says yes too. At ``deadline``
+        (:func:`time.monotonic`) the pass stops: the pids left are counted
+        as not read.
         """
         now = self._now()
         records: dict[int, ProcRecord] = {}
-        unreadable = zombies = kernel_threads = 0
+        unreadable = zombies = kernel_threads = not_read = 0
         pids = self._pids()
-        for pid in pids:
+        for index, pid in enumerate(pids):
+            if deadline is not None and time.monotonic() >= deadline:
+                not_read = len(pids) - index
+                break
             wanted = argv_wanted
             if owner_wanted is not None:
                 wanted = self._owner_filter(pid, argv_wanted, owner_wanted)
@@ -269,6 +276,7 @@ class SourceBase:
             unreadable=unreadable,
             zombies=zombies,
             kernel_threads=kernel_threads,
+            not_read=not_read,
         )
 
     def _owner_filter(

@@ -312,13 +312,14 @@ class ProcfsSource(SourceBase):
         self,
         argv_wanted: Callable[[str], bool] | None = None,
         owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+        deadline: float | None = None,
     ) -> ProcessTable:
         """One pass over every listed process; the caller's mounts are read again if asked."""
         self._mounts = None
         self._their_mounts = {}
         self._roots = {}
         self._cgroups = {}
-        return super().table(argv_wanted, owner_wanted)
+        return super().table(argv_wanted, owner_wanted, deadline)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""
@@ -403,9 +404,11 @@ class ProcfsSource(SourceBase):
 
     def _cgroup(self, pid: int) -> str | Unknown:
         """The systemd cgroup of ``pid``; each distinct ``cgroup`` text is parsed once per scan."""
-        raw = _read_small(f"{self.proc}/{pid}/cgroup")
+        raw = read_file(f"{self.proc}/{pid}/cgroup", SMALL_READ_MAX + 1)
         if isinstance(raw, Unknown):
             return raw
+        if len(raw) > SMALL_READ_MAX:
+            return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes")
         if raw in self._cgroups:
             path = self._cgroups[raw]
         else:
@@ -583,7 +586,19 @@ class ProcfsSource(SourceBase):
         return self.read_uid(pid), self.read_cwd(pid)
 
     def _uid(self, pid: int) -> int | Unknown:
-        return self.read_uid(pid)
+        """The owner a first pass filters by: the owner of ``/proc/PID`` (one ``stat``).
+
+        The kernel gives that directory the process's effective uid, or root
+        when the process is not dumpable; for root the real uid is read from
+        ``status``. A process whose effective uid is another user's acts with
+        that user's rights (a setuid program), and is filtered as that user's:
+        the full scan reads the real uid of every run it reports.
+        """
+        try:
+            owner = os.stat(f"{self.proc}/{pid}").st_uid
+        except OSError as error:
+            return unknown_of(error)
+        return self.read_uid(pid) if owner == 0 else owner
 
     def _cwd(self, pid: int) -> str | Unknown:
         return self.read_cwd(pid)
