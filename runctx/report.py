@@ -128,11 +128,11 @@ class Report:
     duration_seconds: float
     cpu_window: float | Unknown = NOT_READ
     not_examined: int = 0
-    """Runner-named processes of other users a first pass did not look into.
+    """Processes of other users a first pass did not look into.
 
     A first pass (``scan(essentials_only=True)``) decides whether to refuse:
-    another user's process is never ours, so its argv is read only when it
-    works in this very checkout, which its user can write (the shared-tree
+    another user's process is never ours, so it is read only when it works
+    in this very checkout, which its user can write (the shared-tree
     question). These others are in no run of this report: a report with
     any of them is not a whole picture of the box.
     """

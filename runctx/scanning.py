@@ -245,8 +245,8 @@ class _OtherUsers:
     ``on-shared-tree`` would hold a run for it (stop, ask), only of a uid
     that can write the checkout (:func:`runctx.identity.can_write`, once per
     uid), and answered from its cwd alone. Every other process of another
-    uid keeps its argv unread, so it is neither parsed nor folded into a run;
-    ``passed`` counts them.
+    uid is not read at all (its ``stat``, its command line): it is neither
+    parsed nor folded into a run; ``passed`` counts them.
     """
 
     def __init__(self, source: ProcessSource, here: Viewpoint, *, shared_tree_holds: bool) -> None:
@@ -257,7 +257,7 @@ class _OtherUsers:
         self.passed = 0
 
     def wanted(self, pid: int, uid: int | Unknown) -> bool:
-        """Whether the argv of ``pid`` (owned by ``uid``) is read by this first pass."""
+        """Whether ``pid`` (owned by ``uid``) is read at all by this first pass."""
         here_uid = self.here.uid
         if isinstance(uid, Unknown) or isinstance(here_uid, Unknown) or uid == here_uid:
             return True  # ours, or not known not to be: looked at

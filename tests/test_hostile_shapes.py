@@ -160,7 +160,7 @@ def test_another_users_hostile_chain_is_not_looked_into_before_the_refusal(share
 
     first = scan(here, essentials_only=True)
     assert not [judged for judged in first.runs if set(judged.run.members) & group]
-    assert first.not_examined >= len(group)  # each is runner-named: passed by its uid alone
+    assert first.not_examined >= len(group)  # each passed by its uid alone, not read
     assert [judged.run.pid for judged in first.ours_known] == [live.pid]
 
     full = scan(here)

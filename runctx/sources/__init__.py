@@ -42,8 +42,8 @@ class ProcessSource(Protocol):
 
         ``argv_wanted`` says, from a process's ``comm``, whether its argv is
         worth reading; the others get ``Unknown(Reason.NOT_READ)`` as argv.
-        ``owner_wanted`` says it then from the pid and its real uid (read
-        only for the processes ``argv_wanted`` keeps). At ``deadline``
+        ``owner_wanted``, from the pid and its owner (read first), whether
+        a process is read at all. At ``deadline``
         (:func:`time.monotonic`) the pass stops; the pids left are counted
         in ``not_read``.
         """

@@ -244,9 +244,9 @@ class SourceBase:
     ) -> ProcessTable:
         """One pass over every listed process; argvs only where ``argv_wanted`` says so.
 
-        With ``owner_wanted``, a process whose ``comm`` ``argv_wanted`` keeps
-        has its owner read, and its argv is read only when
-        ``owner_wanted(pid, uid)`` says yes too. At ``deadline``
+        With ``owner_wanted``, each process has its owner read first, and is
+        read at all only when ``owner_wanted(pid, uid)`` says yes (a first
+        pass leaves other users' processes out). At ``deadline``
         (:func:`time.monotonic`) the pass stops: the pids left are counted
         as not read.
         """
@@ -258,10 +258,9 @@ class SourceBase:
             if deadline is not None and time.monotonic() >= deadline:
                 not_read = len(pids) - index
                 break
-            wanted = argv_wanted
-            if owner_wanted is not None:
-                wanted = self._owner_filter(pid, argv_wanted, owner_wanted)
-            record = self._read(pid, now, wanted)
+            if owner_wanted is not None and not owner_wanted(pid, self._uid(pid)):
+                continue
+            record = self._read(pid, now, argv_wanted)
             if isinstance(record, ProcRecord):
                 records[pid] = record
             elif record.reason is Reason.ZOMBIE:
@@ -278,21 +277,6 @@ class SourceBase:
             kernel_threads=kernel_threads,
             not_read=not_read,
         )
-
-    def _owner_filter(
-        self,
-        pid: int,
-        argv_wanted: Callable[[str], bool] | None,
-        owner_wanted: Callable[[int, int | Unknown], bool],
-    ) -> Callable[[str], bool]:
-        """``argv_wanted`` for ``pid``, then ``owner_wanted`` of its uid (read only then)."""
-
-        def wanted(comm: str) -> bool:
-            if argv_wanted is not None and not argv_wanted(comm):
-                return False
-            return owner_wanted(pid, self._uid(pid))
-
-        return wanted
 
     def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
         """The record with its uid, cwd and root read; unknown if it exited meanwhile.
