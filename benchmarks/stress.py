@@ -285,13 +285,23 @@ def status_with_timeout(rounds: int) -> float:
     return longest
 
 
-def _count_processes() -> int:
-    return sum(1 for name in os.listdir("/proc") if name.isdigit())
+def _count_processes(uid: int | None = None) -> int:
+    """The processes listed now (of ``uid`` alone when given: other work comes and goes)."""
+    found = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            if uid is None:
+                found += 1
+                continue
+            with contextlib.suppress(OSError):
+                found += os.stat(f"/proc/{name}").st_uid == uid
+    return found
 
 
 def _wait_for_processes(at_least: int, seconds: float = 600) -> None:
+    """Until ``at_least`` processes of ``NOBODY`` (the ones this run starts) are up."""
     deadline = time.monotonic() + seconds
-    while _count_processes() < at_least and time.monotonic() < deadline:
+    while _count_processes(NOBODY) < at_least and time.monotonic() < deadline:
         time.sleep(0.2)
 
 
@@ -302,7 +312,7 @@ def _wait_for_processes(at_least: int, seconds: float = 600) -> None:
 def chain_shape(box: Box, depth: int) -> Iterator[str]:
     """``depth`` processes titled ``npm exec``, each the parent of the next, over one runner."""
     where = box.checkout("chain", NOBODY)
-    before = _count_processes()
+    before = _count_processes(NOBODY)
     process = box.start(
         ["npm exec", "pytest", "-q", "deep"],
         cwd=where,
@@ -471,7 +481,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         for _ in range(round(args.load_per_cpu * cpus)):
             box.start(["burn"], cwd=top, mode="burn", uid=NOBODY)
         storm_dirs = [box.checkout(f"storm{n}", NOBODY) for n in range(args.storm_checkouts)]
-        before = _count_processes()
+        before = _count_processes(NOBODY)
         box.storm(args.storm, storm_dirs, NOBODY, "npm test")
         _wait_for_processes(before + args.storm)
         burners = round(args.load_per_cpu * cpus)
