@@ -210,12 +210,15 @@ def is_python(base: str) -> bool:
 class _Walk:
     """One pass over an argv. Its state: the words (a wrapper may split one) and the cwd."""
 
-    __slots__ = ("args", "chdir", "code_flag", "index", "task", "task_chdir")
+    __slots__ = ("args", "chdir", "code_flag", "index", "last_program", "task", "task_chdir")
 
     def __init__(self, argv: Sequence[str], index: Index) -> None:
         self.args = argv[:MAX_ARGV_WORDS]
         self.index = index
         self.chdir: str | None = None
+        # The index of the last word taken for a program that is neither a runner
+        # nor a wrapper (``scripts/test.sh`` in ``uv run bash scripts/test.sh``).
+        self.last_program = 0
         self.code_flag = False  # the wrapper being read saw a flag like ``entr -s``
         # The first task row that accepted a word on the way (``yarn unit``): the
         # outcome when unwrapping further finds no runner.
@@ -306,7 +309,10 @@ class _Walk:
         if base == "eval":
             return Outcome(SHELL, text=" ".join(args[i + 1 :]))
         found = self._first(globbed_rows(self.index, base), word, i + 1)
-        return found if found is not None else self._interpreter(base, i)
+        if found is not None:
+            return found
+        self.last_program = i
+        return self._interpreter(base, i)
 
     def _interpreter(self, base: str, i: int) -> Step:
         if is_python(base):
@@ -600,25 +606,33 @@ class CommandResolution(LightRecord):
     the project's files; ``chdir`` the directory the command works in, moved
     by a wrapper (``env -C DIR``, ``uv run --directory DIR``) or by the
     program's own option (``make -C DIR``), relative to the cwd the argv
-    starts in, or None.
+    starts in, or None. ``inner`` is the command the wrappers in front run
+    when the walk ends on a program that is neither a runner nor a wrapper
+    (``scripts/test.sh`` of ``uv run bash scripts/test.sh``, ``sudo
+    ./ci.sh``): the words from that program on, the whole argv when no
+    wrapper came first.
     """
 
-    __slots__ = ("chdir", "match", "shell_string", "task")
+    __slots__ = ("chdir", "inner", "match", "shell_string", "task")
 
     match: RunnerMatch | None
     shell_string: str | None
     chdir: str | None
     task: TaskCall | None
+    inner: tuple[str, ...]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one keyword per answer
         self,
         match: RunnerMatch | None,
         shell_string: str | None,
         chdir: str | None,
         task: TaskCall | None = None,
+        inner: Sequence[str] = (),
     ) -> None:
         """Hold the answers."""
-        self._hold(match=match, shell_string=shell_string, chdir=chdir, task=task)
+        self._hold(
+            match=match, shell_string=shell_string, chdir=chdir, task=task, inner=tuple(inner)
+        )
 
 
 def _table(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
@@ -643,7 +657,8 @@ def resolve_command(
     walk = _Walk(argv, index_for(_table(patterns)))
     outcome = walk.run()
     shell = outcome.text if outcome.kind == SHELL else None
-    return CommandResolution(outcome.match, shell, walk.chdir, outcome.task)
+    inner = walk.args[walk.last_program :]
+    return CommandResolution(outcome.match, shell, walk.chdir, outcome.task, inner)
 
 
 def detect_runner(
