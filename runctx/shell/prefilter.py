@@ -593,8 +593,17 @@ def _python_test_file(text: str, suffix_at: int) -> bool:
     start = suffix_at
     while start > 0 and text[start - 1] not in _BEFORE:
         start -= 1
-    stem = text[start:suffix_at]
-    return stem.startswith("test_") or stem.endswith(("_test", "_tests"))
+    stem = text[start:suffix_at].rpartition("/")[2].lower()
+    return (
+        stem in _PYTHON_TEST_STEMS
+        or stem.startswith(("test_", "test-", "tests_", "tests-"))
+        or stem.endswith(("_test", "_tests", "-test", "-tests"))
+    )
+
+
+_PYTHON_TEST_STEMS = frozenset({"test", "tests", "runtests", "unittests"})
+"""Names of python files that run a test suite when run (``tests/test.py``, ``runtests.py``),
+as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 
 
 ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
