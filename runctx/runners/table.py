@@ -1106,6 +1106,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         any_arg=("eunit", "eunit,*", "*,eunit", "ct", "ct,*", "*,ct", "proper"),
         not_with=(*_H, "-v"),
     ),
+    # Erlang's Common Test (what ``rebar3 ct`` and erlang.mk's ``ct-*`` targets start)
+    RunnerPattern("ct-run", programs=("ct_run",), not_with=(*_H, "-version")),
     *rows("dune-test", [("test",), ("runtest",)], programs=("dune",), not_with=_H),
     RunnerPattern(
         "dune-test",
@@ -1127,7 +1129,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "elixir-test-file",
         programs=("elixir",),
         any_arg=("*_test.exs",),
-        value_options=("-r", "-pr", "-pa", "-pz", "-e", "--eval", "--sname", "--name"),
+        # ``-r``/``-pr`` load files, run as any file given: ``elixir -r test/test_helper.exs
+        # -pr "test/**/*_test.exs"`` (how elixir's own Makefile runs a suite) runs the tests
+        value_options=("-pa", "-pz", "-e", "--eval", "--sname", "--name"),
         not_with=(*_H, "-v", "--version"),
     ),
     RunnerPattern(

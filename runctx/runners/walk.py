@@ -657,7 +657,8 @@ def resolve_command(
     walk = _Walk(argv, index_for(_table(patterns)))
     outcome = walk.run()
     shell = outcome.text if outcome.kind == SHELL else None
-    inner = walk.args[walk.last_program :]
+    ended = outcome.kind not in (FOUND, SHELL, TASK)
+    inner = walk.args[walk.last_program :] if ended else ()
     return CommandResolution(outcome.match, shell, walk.chdir, outcome.task, inner)
 
 

@@ -87,6 +87,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "craco",
     "cross",
     "crystal",
+    "ct_run",
     "ctest",
     "cucumber",
     "cucumber-js",
