@@ -123,6 +123,29 @@ class TestMelos:
         )
         assert runs("melos run unit", tmp_path) != []
 
+    def test_an_exec_mapping_is_read_for_its_command(self, tmp_path):
+        """``exec:`` as a mapping (``command:`` beside ``concurrency:``) runs its command."""
+        write(
+            tmp_path / "pubspec.yaml",
+            """\
+            name: ws
+            melos:
+              scripts:
+                test:
+                  description: Run the tests of each package.
+                  exec:
+                    concurrency: 1
+                    command: dart test
+                  packageFilters:
+                    dirExists: test
+                analyze:
+                  exec:
+                    command: dart analyze .
+            """,
+        )
+        assert runs("melos test", tmp_path) != []
+        assert runs("melos analyze", tmp_path) == []
+
 
 @pytest.mark.parametrize(
     "command",
@@ -138,6 +161,9 @@ class TestMelos:
         "cargo xtask test --all",
         "python tests/test_api.py",
         "python examples/service/test_embedding.py",
+        "python3 share/tool/tests/test.py",
+        "elixir -r test/test_helper.exs -pr 'test/**/*_test.exs'",
+        "ct_run -dir test -suite http_SUITE",
     ],
 )
 def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
@@ -153,6 +179,8 @@ def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
         "cargo xtask dist",
         "python tools/release.py",
         "cat tests/test_api.py",
+        "python tests/integration_sources.py",
+        "elixir -r test/test_helper.exs",
     ],
 )
 def test_a_test_file_only_named_is_no_run(tmp_path, command):
