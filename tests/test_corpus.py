@@ -88,7 +88,9 @@ def test_every_line_is_well_formed():
         assert entry["src"], number
         assert entry.get("part") in PARTS, number
         assert isinstance(entry.get("why", ""), str), number
-        assert set(entry) <= {"label", "eco", "cmd", "src", "files", "part", "why", "category"}, number
+        assert set(entry) <= {"label", "eco", "cmd", "src", "files", "part", "why", "category"}, (
+            number
+        )
         files = entry.get("files", {})
         assert isinstance(files, dict), number
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()), number

@@ -109,8 +109,10 @@ class TestTox:
         assert [kind for kind, _ in runs("tox run -e py3.13", tmp_path)] == ["tox"]
 
     def test_tox_toml(self, tmp_path):
-        """A ``tox.toml`` holds the native tables at its top level; an environment that sets
-        no commands runs the base's."""
+        """A ``tox.toml`` holds the native tables at its top level.
+
+        An environment that sets no commands runs the base's.
+        """
         write(
             tmp_path / "tox.toml",
             """\
@@ -194,7 +196,13 @@ class TestNox:
 
     @pytest.mark.parametrize(
         "command",
-        ["nox -s pep484", "nox -s lint pep484", "nox --session=lint", "nox -e lint", "nox -s style"],
+        [
+            "nox -s pep484",
+            "nox -s lint pep484",
+            "nox --session=lint",
+            "nox -e lint",
+            "nox -s style",
+        ],
     )
     def test_sessions_that_run_no_tests_are_no_run(self, tmp_path, command):
         """Sessions whose ``session.run`` calls run linters run no test.
@@ -219,8 +227,10 @@ class TestNox:
         ],
     )
     def test_sessions_that_run_tests_or_are_unknown_are_runs(self, tmp_path, command):
-        """pytest (through a helper too), a session calling itself, a program at run time,
-        a tag: a run."""
+        """Pytest (through a helper too), a session calling itself, a tag: a run.
+
+        So is a program made at run time.
+        """
         write(tmp_path / "noxfile.py", NOXFILE)
         assert [kind for kind, _ in runs(command, tmp_path)] == ["nox"]
 

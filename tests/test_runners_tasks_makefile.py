@@ -149,7 +149,7 @@ def test_a_pattern_rule_makes_a_target_no_rule_names(tmp_path):
 
 
 def test_a_quiet_prefix_held_in_a_variable_is_taken_off(tmp_path):
-    """``$(Q) cd lib && ../bin/elixir ...`` with ``Q := @``: the recipe runs what follows the ``@``."""
+    """``$(Q) cd lib && ../bin/elixir ...`` with ``Q := @`` runs what follows the ``@``."""
     write(
         tmp_path / "Makefile",
         """\
@@ -165,8 +165,11 @@ def test_a_quiet_prefix_held_in_a_variable_is_taken_off(tmp_path):
 
 
 def test_words_made_of_variables_leave_the_written_targets_read(tmp_path):
-    """``make integration ${extraflags}``: the variable may set a variable or add a target;
-    ``integration`` is read. A command naming targets by variables only is not known."""
+    """``make integration ${extraflags}``: ``integration`` is read.
+
+    The variable may set a variable or add a target. A command naming targets
+    by variables only is not known.
+    """
     write(tmp_path / "Makefile", "GOTEST ?= go test\nintegration:\n\t$(GOTEST) ./integration\n")
     assert runs("make integration ${extraflags} RACE=-race", tmp_path) == [
         ("make-target", str(tmp_path))

@@ -66,8 +66,11 @@ class TestRead:
         ],
     )
     def test_a_script_behind_wrappers_is_read(self, tmp_path, command):
-        """The script a wrapper runs is read as when it is run alone: ``test-cov.sh`` runs
-        ``bash scripts/unit.sh``, which runs pytest; ``scripts/lint.sh`` behind them is no run."""
+        """The script a wrapper runs is read as when it is run alone.
+
+        ``test-cov.sh`` runs ``bash scripts/unit.sh``, which runs pytest;
+        ``scripts/lint.sh`` behind the same wrappers is no run.
+        """
         _script(tmp_path / "scripts" / "test-cov.sh", "#!/bin/sh\nbash scripts/unit.sh --cov\n")
         _script(tmp_path / "scripts" / "unit.sh", '#!/bin/sh\npytest -n auto tests "$@"\n')
         _script(tmp_path / "scripts" / "lint.sh", "#!/bin/sh\nruff check .\n")
@@ -75,14 +78,18 @@ class TestRead:
         assert runs(command.replace("test-cov", "lint"), tmp_path) == []
 
     def test_a_program_after_a_variable_prefix_is_the_program(self, tmp_path):
-        """``${PREFIX}coverage run -m pytest`` (``PREFIX`` a venv's bin directory) runs pytest;
-        ``${PREFIX}mypy`` runs no test."""
+        """``${PREFIX}coverage run -m pytest`` (``PREFIX`` a venv's bin) runs pytest.
+
+        ``${PREFIX}mypy`` runs no test.
+        """
         _script(
             tmp_path / "scripts" / "test",
             '#!/bin/sh\nexport PREFIX=""\n[ -d venv ] && PREFIX="venv/bin/"\n'
             '${PREFIX}coverage run -m pytest "$@"\n',
         )
-        _script(tmp_path / "scripts" / "check", "#!/bin/sh\n${PREFIX}mypy src\n${PREFIX}ruff check\n")
+        _script(
+            tmp_path / "scripts" / "check", "#!/bin/sh\n${PREFIX}mypy src\n${PREFIX}ruff check\n"
+        )
         assert runs("scripts/test", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
         assert runs("scripts/check", tmp_path) == []
         assert runs("${PREFIX}pytest -x", tmp_path) != []

@@ -309,12 +309,10 @@ class _Walk:
         if base == "eval":
             return Outcome(SHELL, text=" ".join(args[i + 1 :]))
         found = self._first(globbed_rows(self.index, base), word, i + 1)
-        if found is not None:
-            return found
-        self.last_program = i
-        return self._interpreter(base, i)
+        return found if found is not None else self._interpreter(base, i)
 
     def _interpreter(self, base: str, i: int) -> Step:
+        self.last_program = i  # neither a runner nor a wrapper: the command wrappers run
         if is_python(base):
             return self._python(i)
         if base in SHELLS:
@@ -621,7 +619,7 @@ class CommandResolution(LightRecord):
     task: TaskCall | None
     inner: tuple[str, ...]
 
-    def __init__(  # noqa: PLR0913 - one keyword per answer
+    def __init__(
         self,
         match: RunnerMatch | None,
         shell_string: str | None,

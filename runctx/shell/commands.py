@@ -618,8 +618,7 @@ def _command_argv(words: Sequence[Token]) -> list[str]:
 
 
 def _unprefixed(program: str) -> str:
-    """The program a word names after a leading ``${VAR}`` prefix: ``${PREFIX}coverage`` gives
-    ``coverage``.
+    """The program a word names after a leading ``${VAR}`` prefix (``${PREFIX}coverage``).
 
     Scripts name a program through a directory held in a variable
     (``PREFIX="venv/bin/"``); the name written after the prefix is the
