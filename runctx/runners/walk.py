@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
+from runctx.runners.containers import COMPOSE_PROGRAMS, ENGINES
 from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import (
     RUNNER_ROLE,
@@ -71,6 +72,9 @@ from runctx.runners.wrappers import (
     WRAPPERS,
     Wrapper,
 )
+
+CONTAINER_PROGRAMS = ENGINES | COMPOSE_PROGRAMS
+"""Container engines and compose tools: the command after them runs in a container."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -210,7 +214,16 @@ def is_python(base: str) -> bool:
 class _Walk:
     """One pass over an argv. Its state: the words (a wrapper may split one) and the cwd."""
 
-    __slots__ = ("args", "chdir", "code_flag", "index", "last_program", "task", "task_chdir")
+    __slots__ = (
+        "args",
+        "chdir",
+        "code_flag",
+        "container",
+        "index",
+        "last_program",
+        "task",
+        "task_chdir",
+    )
 
     def __init__(self, argv: Sequence[str], index: Index) -> None:
         self.args = argv[:MAX_ARGV_WORDS]
@@ -219,6 +232,8 @@ class _Walk:
         # The index of the last word taken for a program that is neither a runner
         # nor a wrapper (``scripts/test.sh`` in ``uv run bash scripts/test.sh``).
         self.last_program = 0
+        # The words from the first container engine on (``docker compose exec web pytest``).
+        self.container: tuple[str, ...] = ()
         self.code_flag = False  # the wrapper being read saw a flag like ``entr -s``
         # The first task row that accepted a word on the way (``yarn unit``): the
         # outcome when unwrapping further finds no runner.
@@ -304,6 +319,8 @@ class _Walk:
             return found
         wrapper = WRAPPERS.get(base)
         if wrapper is not None:
+            if not self.container and base in CONTAINER_PROGRAMS:
+                self.container = tuple(args[i:])
             step = self._wrapper(wrapper, i)
             return _STOPPED if step is _PROGRAM else step
         if base == "eval":
@@ -608,28 +625,38 @@ class CommandResolution(LightRecord):
     when the walk ends on a program that is neither a runner nor a wrapper
     (``scripts/test.sh`` of ``uv run bash scripts/test.sh``, ``sudo
     ./ci.sh``): the words from that program on, the whole argv when no
-    wrapper came first.
+    wrapper came first. ``container`` holds the words from the first container
+    engine on (``docker compose exec web pytest``) when the command runs in a
+    container (:mod:`runctx.runners.containers` says where), else nothing.
     """
 
-    __slots__ = ("chdir", "inner", "match", "shell_string", "task")
+    __slots__ = ("chdir", "container", "inner", "match", "shell_string", "task")
 
     match: RunnerMatch | None
     shell_string: str | None
     chdir: str | None
     task: TaskCall | None
     inner: tuple[str, ...]
+    container: tuple[str, ...]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one keyword per answer
         self,
         match: RunnerMatch | None,
         shell_string: str | None,
         chdir: str | None,
         task: TaskCall | None = None,
+        *,
         inner: Sequence[str] = (),
+        container: Sequence[str] = (),
     ) -> None:
         """Hold the answers."""
         self._hold(
-            match=match, shell_string=shell_string, chdir=chdir, task=task, inner=tuple(inner)
+            match=match,
+            shell_string=shell_string,
+            chdir=chdir,
+            task=task,
+            inner=tuple(inner),
+            container=tuple(container),
         )
 
 
@@ -657,7 +684,9 @@ def resolve_command(
     shell = outcome.text if outcome.kind == SHELL else None
     ended = outcome.kind not in (FOUND, SHELL, TASK)
     inner = walk.args[walk.last_program :] if ended else ()
-    return CommandResolution(outcome.match, shell, walk.chdir, outcome.task, inner)
+    return CommandResolution(
+        outcome.match, shell, walk.chdir, outcome.task, inner=inner, container=walk.container
+    )
 
 
 def detect_runner(

@@ -368,6 +368,8 @@ class _Parse:
         cwd, known = dirs.cwd, dirs.known
         if resolution.chdir is not None:
             cwd, known = dirs.resolve(resolution.chdir)
+        if resolution.container and self.resolve_tasks:
+            cwd, known = self._in_container(resolution.container, cwd, known=known)
         match = resolution.match
         venv = dirs.venv
         if match is not None:
@@ -391,6 +393,24 @@ class _Parse:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
         else:
             self._script(argv, cwd, known=known, venv=venv, inner=resolution.inner)
+
+    def _in_container(self, words: Sequence[str], cwd: str, *, known: bool) -> tuple[str, bool]:
+        """Where a command run in a container works on this machine, and whether it is known.
+
+        The host directory bind-mounted at the container's working directory
+        (:mod:`runctx.runners.containers`); when there is none, or it cannot be
+        told, the command's directory is kept and marked not known: the run
+        is not placed in this checkout, nor anywhere else.
+        """
+        from runctx.runners.containers import placement  # noqa: PLC0415 - a container only
+        from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a container only
+
+        if self.files is None:
+            self.files = ProjectFiles()
+        placed = placement(words, self.files, cwd)
+        if placed.directory is None:
+            return cwd, False
+        return os.path.normpath(os.path.join(cwd, placed.directory)), known
 
     def _environments_run_none(
         self, kind: str, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
