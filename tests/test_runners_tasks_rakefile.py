@@ -164,6 +164,10 @@ class TestMelos:
         "python3 share/tool/tests/test.py",
         "elixir -r test/test_helper.exs -pr 'test/**/*_test.exs'",
         "ct_run -dir test -suite http_SUITE",
+        "python -m gevent.tests --second-chance",
+        "python3 -mtests -v",
+        "uv run python -m app.test_all",
+        "dart run tool/test_with_ddc.dart",
     ],
 )
 def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
@@ -181,6 +185,10 @@ def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
         "cat tests/test_api.py",
         "python tests/integration_sources.py",
         "elixir -r test/test_helper.exs",
+        "python -m pkg.tests.fixtures",
+        "python -m http.server",
+        "python -c 'import sys' -m x.tests",
+        "dart run tool/build.dart",
     ],
 )
 def test_a_test_file_only_named_is_no_run(tmp_path, command):

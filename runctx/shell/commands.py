@@ -501,6 +501,9 @@ class _Parse:
         if path is None and inner:
             path = scripts.script_path(inner)
             argv = inner if path is not None else argv
+        if path is None and scripts.test_module(inner or argv) is not None:
+            self.found.append(TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv))
+            return
         if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
             return  # a runner of the table that its own options made no run
         text = None
