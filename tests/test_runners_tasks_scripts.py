@@ -80,12 +80,13 @@ class TestRead:
     def test_a_program_after_a_variable_prefix_is_the_program(self, tmp_path):
         """``${PREFIX}coverage run -m pytest`` (``PREFIX`` a venv's bin) runs pytest.
 
-        ``${PREFIX}mypy`` runs no test.
+        So it does with options held in a variable (``$branch_option``) before
+        ``-m``. ``${PREFIX}mypy`` runs no test.
         """
         _script(
             tmp_path / "scripts" / "test",
             '#!/bin/sh\nexport PREFIX=""\n[ -d venv ] && PREFIX="venv/bin/"\n'
-            '${PREFIX}coverage run -m pytest "$@"\n',
+            '${PREFIX}coverage run $branch_option -m pytest "$@"\n',
         )
         _script(
             tmp_path / "scripts" / "check", "#!/bin/sh\n${PREFIX}mypy src\n${PREFIX}ruff check\n"

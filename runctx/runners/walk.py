@@ -518,6 +518,9 @@ class _Walk:
             if wrapper.assignments and is_assignment(arg):
                 j += 1
                 continue
+            if _options_variable(self.args, j):
+                j += 1
+                continue
             if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is a word
                 return j
             name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
@@ -552,6 +555,19 @@ class _Walk:
                 self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
+
+
+def _options_variable(args: Sequence[str], j: int) -> bool:
+    """Whether ``args[j]`` is a variable alone among options (``coverage run $opts -m pytest``).
+
+    A word made of one unquoted expansion, followed by an option, holds
+    options (or nothing) in scripts that build them: the command is after.
+    """
+    word = args[j]
+    if j + 1 >= len(args) or not args[j + 1].startswith("-") or not word.startswith("$"):
+        return False
+    name = word[2:-1] if word.startswith("${") and word.endswith("}") else word[1:]
+    return name.replace("_", "a").isalnum()
 
 
 def _cluster(name: str, wrapper: Wrapper) -> str:
