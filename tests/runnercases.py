@@ -474,5 +474,6 @@ TASK_FORMS = [
     (["melos", "run", "test:vm"], "melos-script", ("test:vm",)),
     (["melos", "unit"], "melos-script", ("unit",)),
     (["cargo", "ci-test"], "cargo-alias", ("ci-test",)),
+    (["mvn", "-B", "-e"], "mvn-default-goal", ()),
     (["node", "--run", "unit"], "node-run-script", ("unit",)),
 ]

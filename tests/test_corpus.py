@@ -21,7 +21,7 @@ the test fails when the held-out part's recall is under
 recall is under :data:`MIN_TUNE_RECALL` or it has any false positive.
 
 The held-out recall bound is a ratchet, set to what recognition has reached
-(90.9% when it was set, the goal of :data:`GOAL_HELD_RECALL`): raised, never
+(92.2% when it was set, past the goal of :data:`GOAL_HELD_RECALL`): raised, never
 lowered, as it improves. The false positives are held to the goal,
 :data:`GOAL_HELD_FALSE_RATE`.
 
@@ -47,7 +47,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.jsonl"
 MIN_TUNE_RECALL = 0.98
 GOAL_HELD_RECALL = 0.90
 GOAL_HELD_FALSE_RATE = 0.01
-MIN_HELD_RECALL = 0.90
+MIN_HELD_RECALL = 0.92
 MAX_HELD_FALSE_RATE = GOAL_HELD_FALSE_RATE
 MIN_LINES = 600
 LABELS = ("run", "no")
@@ -210,7 +210,7 @@ def test_tuning_part_recall_and_false_positives(measures):
 
 
 def test_held_out_part_recall_and_false_positives(measures):
-    """The held-out part keeps what recognition reached: 90% recall, at most 1% false positives."""
+    """The held-out part keeps what recognition reached: 92% recall, at most 1% false positives."""
     held = measures["held"]
     assert held.recall >= MIN_HELD_RECALL, held.summary()
     assert held.false_rate <= MAX_HELD_FALSE_RATE, held.summary()

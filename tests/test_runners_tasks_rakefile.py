@@ -223,6 +223,28 @@ class TestCargoAlias:
         assert runs("cargo test", tmp_path) != []
 
 
+def test_mvn_with_no_goal_runs_the_poms_default_goal(tmp_path):
+    """``mvn -B`` runs ``<defaultGoal>``: ``clean verify`` runs the tests, ``compile`` does not.
+
+    A default goal set only in a profile is not the command's, and a goal on
+    the command line, or a test-skipping option, wins over the default.
+    """
+    pom = (
+        "<project><build><defaultGoal>{goal}</defaultGoal></build>"
+        "<profiles><profile><build><defaultGoal>install</defaultGoal></build></profile>"
+        "</profiles></project>"
+    )
+    write(tmp_path / "pom.xml", pom.format(goal="clean verify checkstyle:check"))
+    assert runs("mvn --batch-mode --no-transfer-progress -Ddoclint=all", tmp_path) != []
+    assert runs("./mvnw -B -e", tmp_path) != []
+    assert runs("mvn -B compile", tmp_path) == []
+    assert runs("mvn -B -DskipTests", tmp_path) == []
+    write(tmp_path / "pom.xml", pom.format(goal="compile"))
+    assert runs("mvn -B", tmp_path) == []
+    write(tmp_path / "pom.xml", "<project><!-- <defaultGoal>test</defaultGoal> --></project>")
+    assert runs("mvn -B", tmp_path) == []
+
+
 def test_node_run_reads_package_json(tmp_path):
     """``node --run NAME`` runs a package.json script, as ``npm run NAME`` does."""
     (tmp_path / "package.json").write_text('{"scripts": {"unit": "jest", "lint": "eslint ."}}')

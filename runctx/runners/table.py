@@ -136,6 +136,11 @@ _GRADLE_VALUES = (
     "--tests",
 )
 
+_MAVEN_SKIPS = (
+    *("-DskipTests", "-DskipTests=true", "-Dmaven.test.skip", "-Dmaven.test.skip=true"),
+    *("-Dmaven.test.skip.exec", "-Dmaven.test.skip.exec=true", "-Dtest.skip=true"),
+)
+"""Options with which Maven runs no test."""
 _MAVEN_VALUES = (
     "-s",
     "--settings",
@@ -768,17 +773,18 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         value_options=_MAVEN_VALUES,
         chdir_file_options=("-f", "--file"),
-        not_with=(
-            *_H,
-            "-v",
-            "-DskipTests",
-            "-DskipTests=true",
-            "-Dmaven.test.skip",
-            "-Dmaven.test.skip=true",
-            "-Dmaven.test.skip.exec",
-            "-Dmaven.test.skip.exec=true",
-            "-Dtest.skip=true",
-        ),
+        not_with=(*_H, "-v", *_MAVEN_SKIPS),
+    ),
+    # ``mvn`` with no goal runs the pom's default goal (read by the hook)
+    RunnerPattern(
+        "mvn-default-goal",
+        role=TASK_ROLE,
+        reader="maven",
+        task_names="all",
+        programs=("mvn", "mvnw", "mvnd"),
+        value_options=_MAVEN_VALUES,
+        chdir_file_options=("-f", "--file"),
+        not_with=(*_H, "-v", *_MAVEN_SKIPS),
     ),
     RunnerPattern(
         "gradle-test",
