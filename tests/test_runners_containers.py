@@ -108,6 +108,7 @@ def test_a_bind_mounted_working_directory_places_the_run(project, command, where
         "docker compose exec elsewhere pytest",  # a named volume at the working directory
         "docker compose exec missing pytest",
         "docker compose -f absent.yaml exec web pytest",
+        "docker compose -f ../compose.yaml exec web pytest",  # outside: not read
         "docker run -v $PWD:/src img pytest",  # the image's working directory is not known
         "docker run -v data:/src -w /src img pytest",
         "docker run -v $SRC:/src -w /src img pytest",

@@ -16,6 +16,8 @@ directory is, read from the command and the checkout's files:
   ``WORKDIR`` of the Dockerfile its ``build`` names) and ``volumes``, with the
   command's own ``-w`` and (``run``) ``-v``.
 
+Only files inside the command's directory are read (no ``..``, no absolute
+path): a compose file or Dockerfile elsewhere could be another user's.
 A host source of a mount is a path (relative ones to the command's directory,
 or to the compose file's project directory) or the command's own directory
 (``$PWD``, ``${PWD}``, ``$(pwd)``, ```pwd```); a named volume, another
@@ -237,7 +239,7 @@ def _compose_file(given: Sequence[str], cwd: str) -> str | None:
     """The compose file a command reads, relative to ``cwd``: the first ``-f``, or the default."""
     if given:
         first = given[0]
-        return first if "$" not in first and first != "-" else None
+        return first if _inside(first) else None
     for name in COMPOSE_FILES:
         if os.path.isfile(os.path.join(cwd, name)):
             return name
@@ -251,11 +253,18 @@ def _dockerfile_workdir(
     if build is None:
         return None
     context, dockerfile = build
-    if "$" in context or context.startswith(("/", "~")) or "://" in context:
+    if not (_inside(context) and _inside(dockerfile or "Dockerfile") and _inside(base)):
         return None
     path = os.path.join(cwd, base, context, dockerfile or "Dockerfile")
     found = files.parsed(path, _workdir)
     return found if isinstance(found, str) and found else None
+
+
+def _inside(path: str) -> bool:
+    """Whether ``path`` stays in the command's directory: no variable, root, home or ``..``."""
+    if not path or "$" in path or path == "-" or "://" in path or path.startswith(("/", "~")):
+        return False
+    return ".." not in path.split("/")
 
 
 def _workdir(data: bytes) -> str:
