@@ -173,7 +173,10 @@ SILENT = Decision(Action.SILENT)
 def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     """Why the checkout of the command is not known well enough to stop it, if it is not."""
     if not cwd_known:
-        return "runctx could not follow a `cd` in this command, so its checkout is a guess"
+        return (
+            "runctx could not follow a `cd` in this command, or the container it runs in "
+            "to a directory of this machine, so its checkout is a guess"
+        )
     root = report.here.root
     if isinstance(root, Unknown):
         return f"runctx could not identify the checkout this command runs in ({visible(str(root))})"

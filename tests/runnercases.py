@@ -251,6 +251,7 @@ FORMS = [
     (["rebar3", "eunit", "--module=foo"], "rebar3-test"),
     (["rebar3", "do", "eunit,", "ct"], "rebar3-test"),
     (["rebar3", "as", "test", "proper"], "rebar3-test"),
+    (["ct_run", "-dir", "test", "-suite", "http_SUITE"], "ct-run"),
     (["dune", "runtest", "--force"], "dune-test"),
     (["dune", "build", "@runtest"], "dune-test"),
     (["opam", "exec", "--", "dune", "test"], "dune-test"),
@@ -295,6 +296,7 @@ NOT_RUNS = [
     ["bats", "--count", "test/"],
     ["shellspec", "--init"],
     ["rebar3", "as", "test", "compile"],
+    ["ct_run", "-version"],
     ["dune", "build"],
     ["dune", "build", "@fmt"],
     ["gleam", "build"],
@@ -472,5 +474,6 @@ TASK_FORMS = [
     (["melos", "run", "test:vm"], "melos-script", ("test:vm",)),
     (["melos", "unit"], "melos-script", ("unit",)),
     (["cargo", "ci-test"], "cargo-alias", ("ci-test",)),
+    (["mvn", "-B", "-e"], "mvn-default-goal", ()),
     (["node", "--run", "unit"], "node-run-script", ("unit",)),
 ]

@@ -21,9 +21,15 @@ the test fails when the held-out part's recall is under
 recall is under :data:`MIN_TUNE_RECALL` or it has any false positive.
 
 The held-out recall bound is a ratchet, set to what recognition has reached
-(89.4% when it was set): raised, never lowered, as it improves, toward the
-goal of :data:`GOAL_HELD_RECALL`, which it does not reach yet. The false
-positives are held to the goal, :data:`GOAL_HELD_FALSE_RATE`.
+(92.2% when it was set, past the goal of :data:`GOAL_HELD_RECALL`): raised, never
+lowered, as it improves. The false positives are held to the goal,
+:data:`GOAL_HELD_FALSE_RATE`.
+
+Lines of the fourth round name the ``category`` of the issue they test (a
+project's own test script, a Makefile's variables and sub-makes, a task
+runner, a wrapper or container, a runner spelled otherwise, a test file run
+directly, a tox or nox environment, a test-named script): each category has
+held-out lines that recognition gets right, and the suite says how many.
 """
 
 from __future__ import annotations
@@ -41,11 +47,14 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.jsonl"
 MIN_TUNE_RECALL = 0.98
 GOAL_HELD_RECALL = 0.90
 GOAL_HELD_FALSE_RATE = 0.01
-MIN_HELD_RECALL = 0.89
+MIN_HELD_RECALL = 0.92
 MAX_HELD_FALSE_RATE = GOAL_HELD_FALSE_RATE
 MIN_LINES = 600
 LABELS = ("run", "no")
 PARTS = ("tune", "held")
+CATEGORIES = ("script", "make", "task", "wrapper", "spelled", "file", "environment", "test-named")
+"""The categories of recognition the held-out lines are sorted by (see the module)."""
+OTHER_CATEGORIES = ("plain",)
 
 
 def _lines():
@@ -88,7 +97,10 @@ def test_every_line_is_well_formed():
         assert entry["src"], number
         assert entry.get("part") in PARTS, number
         assert isinstance(entry.get("why", ""), str), number
-        assert set(entry) <= {"label", "eco", "cmd", "src", "files", "part", "why"}, number
+        assert entry.get("category", "plain") in (*CATEGORIES, *OTHER_CATEGORIES), number
+        assert set(entry) <= {"label", "eco", "cmd", "src", "files", "part", "why", "category"}, (
+            number
+        )
         files = entry.get("files", {})
         assert isinstance(files, dict), number
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()), number
@@ -131,9 +143,15 @@ class _Measure:
         self.look_alikes = 0
         self.missed: list[str] = []
         self.false: list[str] = []
+        self.by_category: dict[str, collections.Counter[str]] = collections.defaultdict(
+            collections.Counter
+        )
 
     def add(self, number, entry, recognised):
         where = f"  line {number} [{entry['eco']}] {entry['cmd']!r}"
+        if "category" in entry:
+            right = "right" if recognised == (entry["label"] == "run") else "wrong"
+            self.by_category[entry["category"]][f"{entry['label']} {right}"] += 1
         if entry["label"] == "run":
             self.runs[entry["eco"]] += 1
             self.found[entry["eco"]] += recognised
@@ -161,6 +179,14 @@ class _Measure:
             + ", ".join(f"{eco} {self.found[eco]}/{self.runs[eco]}" for eco in sorted(self.runs))
         )
 
+    def categories(self):
+        """Per category: runs recognised, and look-alikes left alone."""
+        return ", ".join(
+            f"{name} {counts['run right']}/{counts['run right'] + counts['run wrong']} runs "
+            f"{counts['no right']}/{counts['no right'] + counts['no wrong']} look-alikes"
+            for name, counts in sorted(self.by_category.items())
+        )
+
     def report(self):
         return "\n".join([self.summary(), "missed:", *self.missed, "false positives:", *self.false])
 
@@ -172,6 +198,7 @@ def measures(checkout, tmp_path_factory):
     for number, entry in _lines():
         parts[entry["part"]].add(number, entry, _recognised(entry, checkout, tmp_path_factory))
     print("\n" + "\n".join(measure.summary() for measure in parts.values()))
+    print("held by category: " + parts["held"].categories())
     return parts
 
 
@@ -183,10 +210,25 @@ def test_tuning_part_recall_and_false_positives(measures):
 
 
 def test_held_out_part_recall_and_false_positives(measures):
-    """The held-out part keeps what recognition reached: 89% recall, at most 1% false positives."""
+    """The held-out part keeps what recognition reached: 92% recall, at most 1% false positives."""
     held = measures["held"]
     assert held.recall >= MIN_HELD_RECALL, held.summary()
     assert held.false_rate <= MAX_HELD_FALSE_RATE, held.summary()
+
+
+def test_every_category_has_held_out_lines_that_pass(measures):
+    """Each category of recognition has held-out lines, and recognition gets some of them right.
+
+    Runs and look-alikes of each category are counted apart; a category whose
+    lines are all look-alikes (a test-named script that runs no test) passes
+    on those.
+    """
+    held = measures["held"].by_category
+    for category in CATEGORIES:
+        counts = held.get(category, collections.Counter())
+        assert counts["run right"] + counts["no right"] > 0, (category, dict(counts))
+        if counts["run right"] + counts["run wrong"]:
+            assert counts["run right"] > 0, (category, dict(counts))
 
 
 ECOSYSTEMS = (

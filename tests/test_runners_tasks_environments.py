@@ -108,6 +108,34 @@ class TestTox:
         assert runs("tox run -e style,typing", tmp_path) == []
         assert [kind for kind, _ in runs("tox run -e py3.13", tmp_path)] == ["tox"]
 
+    def test_tox_toml(self, tmp_path):
+        """A ``tox.toml`` holds the native tables at its top level.
+
+        An environment that sets no commands runs the base's.
+        """
+        write(
+            tmp_path / "tox.toml",
+            """\
+            env_list = ["3.13", "type"]
+
+            [env_run_base]
+            commands = [["pytest", "-ra", { replace = "posargs", extend = true }]]
+
+            [env.type]
+            commands = [["mypy", { replace = "posargs", extend = true }]]
+
+            [env.docs]
+            commands = [["sphinx-build", "-W", "docs", "out"]]
+
+            [env.path]
+            commands_pre = [["python", "-m", "pip", "uninstall", "-y", "pkg"]]
+            """,
+        )
+        assert runs("tox -e type --skip-pkg-install", tmp_path) == []
+        assert runs("uv tool run --with tox-uv tox r -e docs", tmp_path) == []
+        assert [kind for kind, _ in runs("tox -e path", tmp_path)] == ["tox"]
+        assert [kind for kind, _ in runs("tox -e 3.13", tmp_path)] == ["tox"]
+
     def test_pyproject_legacy_ini(self, tmp_path):
         """``legacy_tox_ini`` is read as a tox.ini."""
         write(
@@ -148,6 +176,18 @@ NOXFILE = """\
     @nox.session
     def dynamic(session):
         session.run(*session.posargs)
+
+    def _types(session):
+        session.run("mypy", "src")
+
+    @nox.session
+    def style(session):
+        lint(session)
+        _types(session)
+
+    @nox.session
+    def loop(session):
+        loop(session)
 """
 
 
@@ -155,10 +195,21 @@ class TestNox:
     """What the named nox sessions run decides."""
 
     @pytest.mark.parametrize(
-        "command", ["nox -s pep484", "nox -s lint pep484", "nox --session=lint", "nox -e lint"]
+        "command",
+        [
+            "nox -s pep484",
+            "nox -s lint pep484",
+            "nox --session=lint",
+            "nox -e lint",
+            "nox -s style",
+        ],
     )
     def test_sessions_that_run_no_tests_are_no_run(self, tmp_path, command):
-        """Sessions whose ``session.run`` calls run linters run no test."""
+        """Sessions whose ``session.run`` calls run linters run no test.
+
+        ``style`` calls another session and a helper of the noxfile: their
+        calls are its own.
+        """
         write(tmp_path / "noxfile.py", NOXFILE)
         assert runs(command, tmp_path) == []
 
@@ -172,10 +223,14 @@ class TestNox:
             "nox -s dynamic",
             "nox -t fast",
             "nox -s missing",
+            "nox -s loop",
         ],
     )
     def test_sessions_that_run_tests_or_are_unknown_are_runs(self, tmp_path, command):
-        """pytest, a helper that is not read, a program at run time, a tag: a run."""
+        """Pytest (through a helper too), a session calling itself, a tag: a run.
+
+        So is a program made at run time.
+        """
         write(tmp_path / "noxfile.py", NOXFILE)
         assert [kind for kind, _ in runs(command, tmp_path)] == ["nox"]
 

@@ -114,3 +114,65 @@ def test_targets_of_an_included_file_are_read(tmp_path):
     assert runs("make unit", tmp_path) == [("make-target", str(tmp_path))]
     assert runs("make lint", tmp_path) == []  # the makefile's own rule wins
     assert runs("make ci", tmp_path) == []
+
+
+def test_a_pattern_rule_makes_a_target_no_rule_names(tmp_path):
+    """``ct-%`` (as erlang.mk writes it, in an included file) makes ``ct-http``; ``$*`` is the stem.
+
+    A rule of the target's own wins over the pattern, and a pattern's recipe
+    that runs no runner is no run.
+    """
+    write(
+        tmp_path / "Makefile",
+        """\
+        include rules.mk
+        ct-lint:
+        \telvis rock
+        """,
+    )
+    write(
+        tmp_path / "rules.mk",
+        """\
+        CT_RUN = ct_run -noinput
+        ct-%: app
+        \t$(CT_RUN) -dir test -suite $*_SUITE
+        docs-%:
+        \tasciidoctor -o $@.html doc/$*.adoc
+        app:
+        \terlc -o ebin src/*.erl
+        """,
+    )
+    assert runs("make ct-http", tmp_path) == [("make-target", str(tmp_path))]
+    assert runs("make ct-lint", tmp_path) == []
+    assert runs("make docs-guide", tmp_path) == []
+    assert makefile.parse(b"%.o: %.c\n\tcc -c $<\nall: a.o\n").default == "all"
+
+
+def test_a_quiet_prefix_held_in_a_variable_is_taken_off(tmp_path):
+    """``$(Q) cd lib && ../bin/elixir ...`` with ``Q := @`` runs what follows the ``@``."""
+    write(
+        tmp_path / "Makefile",
+        """\
+        Q := @
+        test_unit: compile
+        \t$(Q) cd lib && ../bin/elixir -r test/test_helper.exs -pr "test/**/*_test.exs"
+        compile:
+        \t$(Q) bin/elixirc lib -o ebin
+        """,
+    )
+    assert runs("make test_unit", tmp_path) == [("make-target", str(tmp_path))]
+    assert runs("make compile", tmp_path) == []
+
+
+def test_words_made_of_variables_leave_the_written_targets_read(tmp_path):
+    """``make integration ${extraflags}``: ``integration`` is read.
+
+    The variable may set a variable or add a target. A command naming targets
+    by variables only is not known.
+    """
+    write(tmp_path / "Makefile", "GOTEST ?= go test\nintegration:\n\t$(GOTEST) ./integration\n")
+    assert runs("make integration ${extraflags} RACE=-race", tmp_path) == [
+        ("make-target", str(tmp_path))
+    ]
+    write(tmp_path / "Makefile", "build:\n\tgo build ./...\n")
+    assert runs("make build $EXTRA", tmp_path) == []

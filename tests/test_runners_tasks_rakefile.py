@@ -123,6 +123,29 @@ class TestMelos:
         )
         assert runs("melos run unit", tmp_path) != []
 
+    def test_an_exec_mapping_is_read_for_its_command(self, tmp_path):
+        """``exec:`` as a mapping (``command:`` beside ``concurrency:``) runs its command."""
+        write(
+            tmp_path / "pubspec.yaml",
+            """\
+            name: ws
+            melos:
+              scripts:
+                test:
+                  description: Run the tests of each package.
+                  exec:
+                    concurrency: 1
+                    command: dart test
+                  packageFilters:
+                    dirExists: test
+                analyze:
+                  exec:
+                    command: dart analyze .
+            """,
+        )
+        assert runs("melos test", tmp_path) != []
+        assert runs("melos analyze", tmp_path) == []
+
 
 @pytest.mark.parametrize(
     "command",
@@ -138,6 +161,13 @@ class TestMelos:
         "cargo xtask test --all",
         "python tests/test_api.py",
         "python examples/service/test_embedding.py",
+        "python3 share/tool/tests/test.py",
+        "elixir -r test/test_helper.exs -pr 'test/**/*_test.exs'",
+        "ct_run -dir test -suite http_SUITE",
+        "python -m gevent.tests --second-chance",
+        "python3 -mtests -v",
+        "uv run python -m app.test_all",
+        "dart run tool/test_with_ddc.dart",
     ],
 )
 def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
@@ -153,6 +183,12 @@ def test_a_test_file_or_runner_spelled_otherwise_is_a_run(tmp_path, command):
         "cargo xtask dist",
         "python tools/release.py",
         "cat tests/test_api.py",
+        "python tests/integration_sources.py",
+        "elixir -r test/test_helper.exs",
+        "python -m pkg.tests.fixtures",
+        "python -m http.server",
+        "python -c 'import sys' -m x.tests",
+        "dart run tool/build.dart",
     ],
 )
 def test_a_test_file_only_named_is_no_run(tmp_path, command):
@@ -185,6 +221,28 @@ class TestCargoAlias:
         """No config: ``cargo ci-test`` is not known, and cargo's own ``cargo test`` still is."""
         assert runs("cargo ci-test", tmp_path) == []
         assert runs("cargo test", tmp_path) != []
+
+
+def test_mvn_with_no_goal_runs_the_poms_default_goal(tmp_path):
+    """``mvn -B`` runs ``<defaultGoal>``: ``clean verify`` runs the tests, ``compile`` does not.
+
+    A default goal set only in a profile is not the command's, and a goal on
+    the command line, or a test-skipping option, wins over the default.
+    """
+    pom = (
+        "<project><build><defaultGoal>{goal}</defaultGoal></build>"
+        "<profiles><profile><build><defaultGoal>install</defaultGoal></build></profile>"
+        "</profiles></project>"
+    )
+    write(tmp_path / "pom.xml", pom.format(goal="clean verify checkstyle:check"))
+    assert runs("mvn --batch-mode --no-transfer-progress -Ddoclint=all", tmp_path) != []
+    assert runs("./mvnw -B -e", tmp_path) != []
+    assert runs("mvn -B compile", tmp_path) == []
+    assert runs("mvn -B -DskipTests", tmp_path) == []
+    write(tmp_path / "pom.xml", pom.format(goal="compile"))
+    assert runs("mvn -B", tmp_path) == []
+    write(tmp_path / "pom.xml", "<project><!-- <defaultGoal>test</defaultGoal> --></project>")
+    assert runs("mvn -B", tmp_path) == []
 
 
 def test_node_run_reads_package_json(tmp_path):

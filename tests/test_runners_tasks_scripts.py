@@ -57,6 +57,45 @@ class TestRead:
         _script(tmp_path / "scripts" / "loop", "#!/bin/sh\nscripts/loop\n")
         assert runs("scripts/loop", tmp_path) == []
 
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "uv run --no-sync bash scripts/test-cov.sh $PYTEST_OPTIONS",
+            "sudo -E PATH=$PATH ./scripts/test-cov.sh",
+            "poetry run scripts/test-cov.sh",
+        ],
+    )
+    def test_a_script_behind_wrappers_is_read(self, tmp_path, command):
+        """The script a wrapper runs is read as when it is run alone.
+
+        ``test-cov.sh`` runs ``bash scripts/unit.sh``, which runs pytest;
+        ``scripts/lint.sh`` behind the same wrappers is no run.
+        """
+        _script(tmp_path / "scripts" / "test-cov.sh", "#!/bin/sh\nbash scripts/unit.sh --cov\n")
+        _script(tmp_path / "scripts" / "unit.sh", '#!/bin/sh\npytest -n auto tests "$@"\n')
+        _script(tmp_path / "scripts" / "lint.sh", "#!/bin/sh\nruff check .\n")
+        assert runs(command, tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        assert runs(command.replace("test-cov", "lint"), tmp_path) == []
+
+    def test_a_program_after_a_variable_prefix_is_the_program(self, tmp_path):
+        """``${PREFIX}coverage run -m pytest`` (``PREFIX`` a venv's bin) runs pytest.
+
+        So it does with options held in a variable (``$branch_option``) before
+        ``-m``. ``${PREFIX}mypy`` runs no test.
+        """
+        _script(
+            tmp_path / "scripts" / "test",
+            '#!/bin/sh\nexport PREFIX=""\n[ -d venv ] && PREFIX="venv/bin/"\n'
+            '${PREFIX}coverage run $branch_option -m pytest "$@"\n',
+        )
+        _script(
+            tmp_path / "scripts" / "check", "#!/bin/sh\n${PREFIX}mypy src\n${PREFIX}ruff check\n"
+        )
+        assert runs("scripts/test", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        assert runs("scripts/check", tmp_path) == []
+        assert runs("${PREFIX}pytest -x", tmp_path) != []
+        assert runs("${PREFIX}${BIN}pytest -x", tmp_path) == []
+
     def test_a_script_in_a_cd_target_is_read_there(self, tmp_path):
         """``cd sub && ./run.sh`` reads ``sub/run.sh``."""
         _script(tmp_path / "sub" / "run.sh", "#!/bin/sh\ncargo test\n")

@@ -404,6 +404,21 @@ def test_resolve_command_returns_the_shell_string_of_sh_c():
     assert resolve_command(["bash", "run_tests.sh"]).shell_string is None
 
 
+def test_resolve_command_gives_the_command_wrappers_run_when_no_runner_is_found():
+    """Behind wrappers and a shell, the program the walk ends on starts ``inner``.
+
+    ``uv run bash scripts/test.sh`` runs the project's script: the parser reads
+    it as it reads ``scripts/test.sh`` written alone.
+    """
+    assert resolve_command(["uv", "run", "bash", "scripts/test.sh", "-x"]).inner == (
+        "scripts/test.sh",
+        "-x",
+    )
+    assert resolve_command(["sudo", "-E", "PATH=/bin", "./ci.sh"]).inner == ("./ci.sh",)
+    assert resolve_command(["./ci.sh", "unit"]).inner == ("./ci.sh", "unit")
+    assert resolve_command(["uv", "run", "pytest"]).inner == ()
+
+
 def test_resolve_command_reports_the_wrapper_chdir():
     """Wrappers that change directory report it, joined in order."""
     assert resolve_command(["env", "-C", "sub", "pytest"]).chdir == "sub"

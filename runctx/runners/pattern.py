@@ -33,6 +33,7 @@ DEFAULT_NOT_WITH = ("--help", "--version")
 
 TASK_READERS = (
     *("package-json", "make", "just", "taskfile", "hatch", "rake", "melos", "cargo-alias"),
+    "maven",
 )
 """How a task runner's project file is read (:mod:`runctx.runners.tasks`)."""
 TASK_NAMES = ("first", "all")

@@ -136,6 +136,11 @@ _GRADLE_VALUES = (
     "--tests",
 )
 
+_MAVEN_SKIPS = (
+    *("-DskipTests", "-DskipTests=true", "-Dmaven.test.skip", "-Dmaven.test.skip=true"),
+    *("-Dmaven.test.skip.exec", "-Dmaven.test.skip.exec=true", "-Dtest.skip=true"),
+)
+"""Options with which Maven runs no test."""
 _MAVEN_VALUES = (
     "-s",
     "--settings",
@@ -768,17 +773,18 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         value_options=_MAVEN_VALUES,
         chdir_file_options=("-f", "--file"),
-        not_with=(
-            *_H,
-            "-v",
-            "-DskipTests",
-            "-DskipTests=true",
-            "-Dmaven.test.skip",
-            "-Dmaven.test.skip=true",
-            "-Dmaven.test.skip.exec",
-            "-Dmaven.test.skip.exec=true",
-            "-Dtest.skip=true",
-        ),
+        not_with=(*_H, "-v", *_MAVEN_SKIPS),
+    ),
+    # ``mvn`` with no goal runs the pom's default goal (read by the hook)
+    RunnerPattern(
+        "mvn-default-goal",
+        role=TASK_ROLE,
+        reader="maven",
+        task_names="all",
+        programs=("mvn", "mvnw", "mvnd"),
+        value_options=_MAVEN_VALUES,
+        chdir_file_options=("-f", "--file"),
+        not_with=(*_H, "-v", *_MAVEN_SKIPS),
     ),
     RunnerPattern(
         "gradle-test",
@@ -1106,6 +1112,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         any_arg=("eunit", "eunit,*", "*,eunit", "ct", "ct,*", "*,ct", "proper"),
         not_with=(*_H, "-v"),
     ),
+    # Erlang's Common Test (what ``rebar3 ct`` and erlang.mk's ``ct-*`` targets start)
+    RunnerPattern("ct-run", programs=("ct_run",), not_with=(*_H, "-version")),
     *rows("dune-test", [("test",), ("runtest",)], programs=("dune",), not_with=_H),
     RunnerPattern(
         "dune-test",
@@ -1127,7 +1135,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "elixir-test-file",
         programs=("elixir",),
         any_arg=("*_test.exs",),
-        value_options=("-r", "-pr", "-pa", "-pz", "-e", "--eval", "--sname", "--name"),
+        # ``-r``/``-pr`` load files, run as any file given: ``elixir -r test/test_helper.exs
+        # -pr "test/**/*_test.exs"`` (how elixir's own Makefile runs a suite) runs the tests
+        value_options=("-pa", "-pz", "-e", "--eval", "--sname", "--name"),
         not_with=(*_H, "-v", "--version"),
     ),
     RunnerPattern(

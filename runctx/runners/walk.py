@@ -35,6 +35,7 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
+from runctx.runners.containers import COMPOSE_PROGRAMS, ENGINES
 from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import (
     RUNNER_ROLE,
@@ -71,6 +72,9 @@ from runctx.runners.wrappers import (
     WRAPPERS,
     Wrapper,
 )
+
+CONTAINER_PROGRAMS = ENGINES | COMPOSE_PROGRAMS
+"""Container engines and compose tools: the command after them runs in a container."""
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -210,12 +214,26 @@ def is_python(base: str) -> bool:
 class _Walk:
     """One pass over an argv. Its state: the words (a wrapper may split one) and the cwd."""
 
-    __slots__ = ("args", "chdir", "code_flag", "index", "task", "task_chdir")
+    __slots__ = (
+        "args",
+        "chdir",
+        "code_flag",
+        "container",
+        "index",
+        "last_program",
+        "task",
+        "task_chdir",
+    )
 
     def __init__(self, argv: Sequence[str], index: Index) -> None:
         self.args = argv[:MAX_ARGV_WORDS]
         self.index = index
         self.chdir: str | None = None
+        # The index of the last word taken for a program that is neither a runner
+        # nor a wrapper (``scripts/test.sh`` in ``uv run bash scripts/test.sh``).
+        self.last_program = 0
+        # The words from the first container engine on (``docker compose exec web pytest``).
+        self.container: tuple[str, ...] = ()
         self.code_flag = False  # the wrapper being read saw a flag like ``entr -s``
         # The first task row that accepted a word on the way (``yarn unit``): the
         # outcome when unwrapping further finds no runner.
@@ -301,6 +319,8 @@ class _Walk:
             return found
         wrapper = WRAPPERS.get(base)
         if wrapper is not None:
+            if not self.container and base in CONTAINER_PROGRAMS:
+                self.container = tuple(args[i:])
             step = self._wrapper(wrapper, i)
             return _STOPPED if step is _PROGRAM else step
         if base == "eval":
@@ -309,6 +329,7 @@ class _Walk:
         return found if found is not None else self._interpreter(base, i)
 
     def _interpreter(self, base: str, i: int) -> Step:
+        self.last_program = i  # neither a runner nor a wrapper: the command wrappers run
         if is_python(base):
             return self._python(i)
         if base in SHELLS:
@@ -497,6 +518,9 @@ class _Walk:
             if wrapper.assignments and is_assignment(arg):
                 j += 1
                 continue
+            if _options_variable(self.args, j):
+                j += 1
+                continue
             if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is a word
                 return j
             name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
@@ -531,6 +555,19 @@ class _Walk:
                 self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
+
+
+def _options_variable(args: Sequence[str], j: int) -> bool:
+    """Whether ``args[j]`` is a variable alone among options (``coverage run $opts -m pytest``).
+
+    A word made of one unquoted expansion, followed by an option, holds
+    options (or nothing) in scripts that build them: the command is after.
+    """
+    word = args[j]
+    if j + 1 >= len(args) or not args[j + 1].startswith("-") or not word.startswith("$"):
+        return False
+    name = word[2:-1] if word.startswith("${") and word.endswith("}") else word[1:]
+    return name.replace("_", "a").isalnum()
 
 
 def _cluster(name: str, wrapper: Wrapper) -> str:
@@ -600,25 +637,43 @@ class CommandResolution(LightRecord):
     the project's files; ``chdir`` the directory the command works in, moved
     by a wrapper (``env -C DIR``, ``uv run --directory DIR``) or by the
     program's own option (``make -C DIR``), relative to the cwd the argv
-    starts in, or None.
+    starts in, or None. ``inner`` is the command the wrappers in front run
+    when the walk ends on a program that is neither a runner nor a wrapper
+    (``scripts/test.sh`` of ``uv run bash scripts/test.sh``, ``sudo
+    ./ci.sh``): the words from that program on, the whole argv when no
+    wrapper came first. ``container`` holds the words from the first container
+    engine on (``docker compose exec web pytest``) when the command runs in a
+    container (:mod:`runctx.runners.containers` says where), else nothing.
     """
 
-    __slots__ = ("chdir", "match", "shell_string", "task")
+    __slots__ = ("chdir", "container", "inner", "match", "shell_string", "task")
 
     match: RunnerMatch | None
     shell_string: str | None
     chdir: str | None
     task: TaskCall | None
+    inner: tuple[str, ...]
+    container: tuple[str, ...]
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one keyword per answer
         self,
         match: RunnerMatch | None,
         shell_string: str | None,
         chdir: str | None,
         task: TaskCall | None = None,
+        *,
+        inner: Sequence[str] = (),
+        container: Sequence[str] = (),
     ) -> None:
         """Hold the answers."""
-        self._hold(match=match, shell_string=shell_string, chdir=chdir, task=task)
+        self._hold(
+            match=match,
+            shell_string=shell_string,
+            chdir=chdir,
+            task=task,
+            inner=tuple(inner),
+            container=tuple(container),
+        )
 
 
 def _table(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
@@ -643,7 +698,11 @@ def resolve_command(
     walk = _Walk(argv, index_for(_table(patterns)))
     outcome = walk.run()
     shell = outcome.text if outcome.kind == SHELL else None
-    return CommandResolution(outcome.match, shell, walk.chdir, outcome.task)
+    ended = outcome.kind not in (FOUND, SHELL, TASK)
+    inner = walk.args[walk.last_program :] if ended else ()
+    return CommandResolution(
+        outcome.match, shell, walk.chdir, outcome.task, inner=inner, container=walk.container
+    )
 
 
 def detect_runner(

@@ -368,6 +368,8 @@ class _Parse:
         cwd, known = dirs.cwd, dirs.known
         if resolution.chdir is not None:
             cwd, known = dirs.resolve(resolution.chdir)
+        if resolution.container and self.resolve_tasks:
+            cwd, known = self._in_container(resolution.container, cwd, known=known)
         match = resolution.match
         venv = dirs.venv
         if match is not None:
@@ -390,7 +392,25 @@ class _Parse:
         elif resolution.task is not None:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
         else:
-            self._script(argv, cwd, known=known, venv=venv)
+            self._script(argv, cwd, known=known, venv=venv, inner=resolution.inner)
+
+    def _in_container(self, words: Sequence[str], cwd: str, *, known: bool) -> tuple[str, bool]:
+        """Where a command run in a container works on this machine, and whether it is known.
+
+        The host directory bind-mounted at the container's working directory
+        (:mod:`runctx.runners.containers`); when there is none, or it cannot be
+        told, the command's directory is kept and marked not known: the run
+        is not placed in this checkout, nor anywhere else.
+        """
+        from runctx.runners.containers import placement  # noqa: PLC0415 - a container only
+        from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a container only
+
+        if self.files is None:
+            self.files = ProjectFiles()
+        placed = placement(words, self.files, cwd)
+        if placed.directory is None:
+            return cwd, False
+        return os.path.normpath(os.path.join(cwd, placed.directory)), known
 
     def _environments_run_none(
         self, kind: str, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
@@ -455,18 +475,35 @@ class _Parse:
         del self.found[before:]
         return any(found.role != TASK_ROLE for found in inner_runs)
 
-    def _script(self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> None:
+    def _script(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        *,
+        known: bool,
+        venv: str | None,
+        inner: Sequence[str] = (),
+    ) -> None:
         """The project's own script ``argv`` runs: a run when its text starts one.
 
         Read only on the hook's path (``resolve_tasks``), as a task is; a
         script that cannot be read is a run when its name says so
-        (:mod:`runctx.runners.tasks.scripts`).
+        (:mod:`runctx.runners.tasks.scripts`). ``inner`` is the command the
+        wrappers in front of it run (``uv run bash scripts/test.sh``, ``sudo
+        ./ci.sh``): its script when ``argv`` itself names none.
         """
         if not self.resolve_tasks or self.keep_inner:
             return
         from runctx.runners.tasks import scripts  # noqa: PLC0415 - a script only
 
+        written = argv
         path = scripts.script_path(argv)
+        if path is None and inner:
+            path = scripts.script_path(inner)
+            argv = inner if path is not None else argv
+        if path is None and scripts.test_module(inner or argv) is not None:
+            self.found.append(TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv))
+            return
         if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
             return  # a runner of the table that its own options made no run
         text = None
@@ -487,7 +524,8 @@ class _Parse:
                 and self._texts_run([a for a in arguments if " " in a], cwd, known=known, venv=venv)
             )
         if runs:
-            self.found.append(TestInvocation(SCRIPT_KIND, argv, cwd, cwd_known=known, venv=venv))
+            invocation = TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv)
+            self.found.append(invocation)
 
     def _task(
         self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
@@ -596,7 +634,27 @@ def _command_argv(words: Sequence[Token]) -> list[str]:
         if head not in _SKIPPED_RESERVED and not is_assignment(head):
             break
         start += 1
-    return [word.text for word in words[start:]]
+    argv = [word.text for word in words[start:]]
+    if argv:
+        argv[0] = _unprefixed(argv[0])
+    return argv
+
+
+def _unprefixed(program: str) -> str:
+    """The program a word names after a leading ``${VAR}`` prefix (``${PREFIX}coverage``).
+
+    Scripts name a program through a directory held in a variable
+    (``PREFIX="venv/bin/"``); the name written after the prefix is the
+    program's, whatever the variable holds. A word that is only a variable,
+    or whose rest holds another expansion or a path, is kept as written.
+    """
+    if not program.startswith("${"):
+        return program
+    closing = program.find("}")
+    rest = program[closing + 1 :]
+    if closing < 0 or not rest or not all(c.isalnum() or c in "_.+-" for c in rest):
+        return program
+    return rest
 
 
 def test_invocations(

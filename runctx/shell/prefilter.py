@@ -87,6 +87,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "craco",
     "cross",
     "crystal",
+    "ct_run",
     "ctest",
     "cucumber",
     "cucumber-js",
@@ -571,7 +572,23 @@ def names_a_script(command: str) -> bool:
             elif at == 0 or text[at - 1] in _SCRIPT_BEFORE:
                 return True
             at = text.find(mark, at + 1)
-    return "$" in text and _variable_then_test(text)
+    return ("$" in text and _variable_then_test(text)) or ("-m" in text and _test_module(text))
+
+
+def _test_module(text: str) -> bool:
+    """Whether a ``-m MODULE`` word names a test package or module (``-m gevent.tests``)."""
+    at = text.find("-m")
+    while at >= 0:
+        if at == 0 or text[at - 1] in _SCRIPT_BEFORE:
+            rest = text[at + 2 :].lstrip(" \t")  # ``-m mod`` or ``-mmod``
+            end = 0
+            while end < len(rest) and rest[end] not in _BEFORE:
+                end += 1
+            last = rest[:end].rpartition(".")[2].lower()
+            if last and _named_test_stem(last):
+                return True
+        at = text.find("-m", at + 2)
+    return False
 
 
 def _variable_then_test(text: str) -> bool:
@@ -593,8 +610,21 @@ def _python_test_file(text: str, suffix_at: int) -> bool:
     start = suffix_at
     while start > 0 and text[start - 1] not in _BEFORE:
         start -= 1
-    stem = text[start:suffix_at]
-    return stem.startswith("test_") or stem.endswith(("_test", "_tests"))
+    return _named_test_stem(text[start:suffix_at].rpartition("/")[2].lower())
+
+
+def _named_test_stem(stem: str) -> bool:
+    """Whether a python file's or module's name (no ``.py``) says that it runs tests."""
+    return (
+        stem in _PYTHON_TEST_STEMS
+        or stem.startswith(("test_", "test-", "tests_", "tests-"))
+        or stem.endswith(("_test", "_tests", "-test", "-tests"))
+    )
+
+
+_PYTHON_TEST_STEMS = frozenset({"test", "tests", "runtests", "unittests"})
+"""Names of python files that run a test suite when run (``tests/test.py``, ``runtests.py``),
+as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 
 
 ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")

@@ -36,7 +36,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.melos`: ``melos run SCRIPT`` (and ``melos SCRIPT``): the script's
   ``run``/``exec`` text in ``melos.yaml`` or ``pubspec.yaml``'s ``melos``;
 - :mod:`.cargo_alias`: ``cargo NAME`` where ``.cargo/config.toml``'s
-  ``[alias]`` defines NAME; ``node --run NAME`` reads ``package.json``.
+  ``[alias]`` defines NAME; ``node --run NAME`` reads ``package.json``;
+- :mod:`.maven`: ``mvn`` with no goal runs the ``<defaultGoal>`` of
+  ``pom.xml``.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -51,6 +53,7 @@ from runctx.runners.tasks import (
     hatch,
     justfile,
     makefile,
+    maven,
     melos,
     package_json,
     rakefile,
@@ -76,6 +79,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "rake": rakefile.texts,
     "melos": melos.texts,
     "cargo-alias": cargo_alias.texts,
+    "maven": maven.texts,
 }
 
 

@@ -12,9 +12,10 @@ made at run time) leaves the command a run, as its name says.
 
 Read:
 
-- tox: ``tox.ini``, ``setup.cfg`` (``[tox:tox]``) and ``pyproject.toml``
+- tox: ``tox.ini``, ``setup.cfg`` (``[tox:tox]``), ``pyproject.toml``
   (``legacy_tox_ini``, or native ``[tool.tox]`` with ``env_run_base`` and
-  ``env.NAME``). An environment's section is ``[testenv:NAME]``, also by
+  ``env.NAME``) and ``tox.toml`` (the same native tables at its top level),
+  in that order. An environment's section is ``[testenv:NAME]``, also by
   brace expansion (``[testenv:docs-{build,linkcheck}]``) and through
   ``base``/``[testenv]`` when it sets no ``commands``; factor conditions
   (``tests: pytest``, ``py312,py313: ...``, ``!lint: ...``) keep the lines
@@ -22,8 +23,10 @@ Read:
   another section (``{[testenv]commands}``) makes it unknown.
 - nox: ``noxfile.py``, parsed (never run): each ``@nox.session`` function
   (its ``name=`` or its own name) and the ``session.run(...)`` calls of its
-  body whose program is a literal string. A session that calls another
-  function of the noxfile, or whose program is not a literal, is unknown.
+  body whose program is a literal string, with those of the noxfile's own
+  functions it calls (``tests_impl(session)``, ``mypy(session)``), a few
+  calls deep. A session whose program is not a literal, or that calls a
+  function not read, is unknown.
 
 Files come through the command's bounded reader (:mod:`.files`); nothing here
 raises on what it reads.
@@ -224,6 +227,7 @@ def _tox_config(directory: str, files: ProjectFiles) -> _ToxConfig | None:
         ("tox.ini", _tox_ini),
         ("setup.cfg", _setup_cfg),
         ("pyproject.toml", _pyproject),
+        ("tox.toml", _tox_toml),
     ):
         path = os.path.join(directory, name)
         if not os.path.isfile(path):
@@ -309,6 +313,18 @@ def _pyproject(data: bytes) -> _ToxConfig | None:
     legacy = table.get("legacy_tox_ini")
     if isinstance(legacy, str):
         return _from_ini(legacy, "tox")
+    return _native(table)
+
+
+def _tox_toml(data: bytes) -> _ToxConfig | None:
+    """The tox configuration of a ``tox.toml``: the native tables at its top level."""
+    import tomllib  # noqa: PLC0415 - only for a tox command
+
+    return _native(tomllib.loads(data.decode("utf-8", errors="replace")))
+
+
+def _native(table: dict[str, object]) -> _ToxConfig:
+    """The environments of tox's native TOML tables (``env_run_base``, ``env.NAME``)."""
     config = _ToxConfig()
     base = table.get("env_run_base")
     if isinstance(base, dict) and "commands" in base:
@@ -341,6 +357,9 @@ def _toml_lines(commands: object) -> list[str] | None:
 
 # --- nox ---------------------------------------------------------------------------
 
+MAX_NOX_HELPER_DEPTH = 3
+"""How many calls deep a session's calls to the noxfile's own functions are followed."""
+
 
 def _nox_sessions(data: bytes) -> dict[str, list[str] | None]:
     """Each session of a noxfile: the command lines it runs, or None when not known."""
@@ -354,13 +373,14 @@ def _nox_sessions(data: bytes) -> dict[str, list[str] | None]:
     defined = {
         node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     sessions: dict[str, list[str] | None] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
         name = _session_name(node)
         if name is not None:
-            sessions[name] = _session_commands(node, defined)
+            sessions[name] = _session_commands(node, defined, functions)
     return sessions
 
 
@@ -382,8 +402,19 @@ def _session_name(node: ast.FunctionDef) -> str | None:
     return None
 
 
-def _session_commands(node: ast.FunctionDef, defined: set[str]) -> list[str] | None:
-    """The command lines of a session's ``session.run`` calls, or None when not known."""
+def _session_commands(
+    node: ast.FunctionDef,
+    defined: set[str],
+    functions: dict[str, ast.FunctionDef],
+    depth: int = 0,
+) -> list[str] | None:
+    """The command lines of a session's ``session.run`` calls, or None when not known.
+
+    A call to another function of the noxfile (a helper, or another session
+    called as one: ``mypy(session)``) adds that function's lines, read the
+    same way up to :data:`MAX_NOX_HELPER_DEPTH` calls deep; a function
+    defined otherwise (async, nested) is not read.
+    """
     import ast  # noqa: PLC0415 - only for a nox command
 
     lines: list[str] = []
@@ -391,7 +422,14 @@ def _session_commands(node: ast.FunctionDef, defined: set[str]) -> list[str] | N
         if not isinstance(call, ast.Call):
             continue
         if isinstance(call.func, ast.Name) and call.func.id in defined:
-            return None  # a helper of the noxfile: what it runs is not read
+            helper = functions.get(call.func.id)
+            if helper is None or helper is node or depth >= MAX_NOX_HELPER_DEPTH:
+                return None  # not read: what it runs is not known
+            found = _session_commands(helper, defined, functions, depth + 1)
+            if found is None:
+                return None
+            lines.extend(found)
+            continue
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr in {"run", "run_always"}):
             continue

@@ -5,10 +5,13 @@ Read: rules (``targets: prerequisites`` and their tab-indented recipes, or a
 ``:=``, ``::=``, ``?=``, ``+=``), expanded in recipes as ``$(NAME)`` or
 ``${NAME}``; ``$(MAKE)`` is ``make``; the files an ``include`` names plainly
 (relative to the makefile, one level, at most :data:`MAX_INCLUDES`), whose
-rules the makefile's own override. Skipped: conditionals (their lines are
-read as if every branch were taken), ``define`` blocks, pattern rules. A
-target the file does not define (made by a pattern, or by an include named
-through a variable) is not found: the command is then decided by the
+rules the makefile's own override; pattern rules (``ct-%: build`` with
+``$*`` for the stem and ``$@`` for the target), for a target no rule names.
+A recipe's variables are expanded before make's own prefixes are taken off,
+so that ``$(Q)`` holding ``@`` is a quiet prefix. Skipped: conditionals
+(their lines are read as if every branch were taken), ``define`` blocks. A
+target the file does not define (by a rule or a pattern, or in an include
+named through a variable) is not found: the command is then decided by the
 target's name.
 """
 
@@ -70,9 +73,15 @@ class Makefile:
         targets_text, _, rest = line.partition(":")
         prerequisites, _, inline = rest.removeprefix(":").partition(";")
         order_only = prerequisites.split("|")[0]
-        targets = [t for t in targets_text.split() if "%" not in t]
-        distinct = list(dict.fromkeys(p for p in order_only.split() if "%" not in p))
-        distinct = distinct[:MAX_TASKS]
+        written = targets_text.split()
+        if written and all(_pattern(t) for t in written) and ":" not in prerequisites:
+            # a pattern rule (``ct-%: build``): read for the targets no rule names
+            targets = [t for t in written if len(self.rules) < MAX_PATTERN_RULES or t in self.rules]
+            distinct = list(dict.fromkeys(order_only.split()))[:MAX_TASKS]
+        else:
+            targets = [t for t in written if "%" not in t]
+            distinct = list(dict.fromkeys(p for p in order_only.split() if "%" not in p))
+            distinct = distinct[:MAX_TASKS]
         for target in targets:
             first, lines = self.rules.setdefault(target, ([], []))
             for name in distinct:
@@ -82,9 +91,65 @@ class Makefile:
                     first.append(name)
             if inline.strip():
                 lines.append(inline.strip())
-            if self.default is None and not target.startswith("."):
+            if self.default is None and not target.startswith(".") and "%" not in target:
                 self.default = target
         return targets
+
+    def task(self, name: str) -> Task | None:
+        """The rule that makes ``name``: its own, else the first pattern rule that matches it.
+
+        A pattern rule's ``%`` prerequisites and ``$*`` take the stem, ``$@``
+        the target (not when written ``$$*``, a shell's own).
+        """
+        found = self.rules.get(name)
+        if found is not None or "%" in name:
+            return found
+        for pattern, (first, lines) in self.rules.items():
+            stem = _stem(pattern, name)
+            if stem is None:
+                continue
+            made = [p.replace("%", stem, 1) for p in first]
+            return made, [_automatic(line, name, stem) for line in lines]
+        return None
+
+
+MAX_PATTERN_RULES = 64
+"""Rules (pattern rules among them) past which a makefile's pattern rules are no longer kept."""
+
+
+def _pattern(target: str) -> bool:
+    """Whether ``target`` is a pattern (one ``%``), not a plain target or a variable."""
+    return target.count("%") == 1 and "$" not in target
+
+
+def _stem(pattern: str, name: str) -> str | None:
+    """What ``%`` of ``pattern`` stands for in ``name``, or None when it does not match."""
+    if not _pattern(pattern):
+        return None
+    prefix, _, suffix = pattern.partition("%")
+    if len(name) <= len(prefix) + len(suffix):
+        return None
+    if not (name.startswith(prefix) and name.endswith(suffix)):
+        return None
+    return name[len(prefix) : len(name) - len(suffix)]
+
+
+def _automatic(line: str, target: str, stem: str) -> str:
+    """A pattern rule's recipe line with ``$*`` and ``$@`` made the stem and the target."""
+    out: list[str] = []
+    i = 0
+    while i < len(line):
+        pair = line[i : i + 2]
+        if pair == "$$":
+            out.append(pair)
+            i += 2
+        elif pair in {"$*", "$@"}:
+            out.append(stem if pair == "$*" else target)
+            i += 2
+        else:
+            out.append(line[i])
+            i += 1
+    return "".join(out)
 
 
 def _assignment(line: str) -> tuple[str, str, str] | None:
@@ -203,11 +268,17 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not isinstance(made, Makefile):
         return None
     made = _with_includes(made, os.path.dirname(path), files)
-    names = [name for name in call.names if "=" not in name]  # VAR=value sets a variable
+    # VAR=value sets a variable; a word made of a variable (``${extraflags}``) may set one
+    # or name more targets: the targets written are read
+    names = [name for name in call.names if "=" not in name and not name.startswith("$")]
+    if not names and any(name.startswith("$") for name in call.names):
+        return None  # only targets named by variables: not known
     if not names and made.default is not None:
         names = [made.default]
     return expand_tasks(
-        names, made.rules.get, lambda line: expand(recipe_line(line), made.variables, files.work)
+        names,
+        made.task,
+        lambda line: recipe_line(expand(recipe_line(line), made.variables, files.work)),
     )
 
 

@@ -82,10 +82,11 @@ def _script(lines: list[str], key_line: int) -> str | None:
     for i, child in enumerate(block):
         pair = _split(child)
         if _indent(child) == depth and pair is not None and pair[0] in _COMMAND_KEYS:
-            found = _value(block, i)
-            if found is not None:
-                return found
-            return _script(block, i)
+            if not pair[1]:  # a mapping below (``exec:`` with ``command:``), read for its command
+                nested = _script(block, i)
+                if nested is not None:
+                    return nested
+            return _value(block, i)
     return None
 
 

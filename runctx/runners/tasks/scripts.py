@@ -81,23 +81,57 @@ def script_path(argv: Sequence[str]) -> str | None:
     candidate: str | None = None
     if "/" in first:
         candidate = first
+    elif _dart_script(argv):
+        candidate = argv[2]
     elif first in _SHELLS or first in _INTERPRETERS or first.startswith("python"):
-        code_flags = "cs" if first in _SHELLS else "cemp"
-        for arg in argv[1:]:
-            if arg == "--":
-                continue
-            if arg[:1] in {"-", "+"}:
-                if any(flag in arg[1:] for flag in code_flags) or arg.startswith("--"):
-                    return None  # code, stdin, a module, or a long option: no script
-                continue
-            candidate = arg
-            break
+        candidate = _first_operand(argv, "cs" if first in _SHELLS else "cemp")
     if candidate is None or candidate.startswith(("/", "~", "$")):
         return None
     parts = candidate.split("/")
     if ".." in parts or not parts[-1]:
         return None
     return candidate
+
+
+def _first_operand(argv: Sequence[str], code_flags: str) -> str | None:
+    """The script a shell or an interpreter is given: its first operand, unless it runs code."""
+    for arg in argv[1:]:
+        if arg == "--":
+            continue
+        if arg[:1] in {"-", "+"}:
+            if any(flag in arg[1:] for flag in code_flags) or arg.startswith("--"):
+                return None  # code, stdin, a module, or a long option: no script
+            continue
+        return arg
+    return None
+
+
+def _dart_script(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` is ``dart run FILE.dart``: a script (``dart run pkg`` runs a package)."""
+    return (
+        argv[0] == "dart" and argv[1:2] == ["run"] and argv[2:3] != [] and argv[2].endswith(".dart")
+    )
+
+
+def test_module(argv: Sequence[str]) -> str | None:
+    """The module a python command runs when its name says it runs tests, or None.
+
+    ``python -m gevent.tests``, ``python -mtests``, ``python3 -m mypkg.test_all``:
+    a project's test package or module run as the program, named as a test
+    script is (:func:`named_for_tests`).
+    """
+    if not argv or not argv[0].rpartition("/")[2].startswith("python"):
+        return None
+    for i, arg in enumerate(argv[1:], 1):
+        if not arg.startswith("-"):
+            return None  # a script, not a module
+        if arg.startswith("-m"):
+            module = arg[2:] or (argv[i + 1] if i + 1 < len(argv) else "")
+            last = module.rpartition(".")[2]
+            return module if last and named_for_tests(f"{last}.py") else None
+        if arg.startswith("--") or "c" in arg[1:]:
+            return None
+    return None
 
 
 def named_for_tests(path: str) -> bool:
@@ -173,6 +207,7 @@ __all__ = [
     "passes_arguments",
     "script_path",
     "script_text",
+    "test_module",
 ]
 
 
