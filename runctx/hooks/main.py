@@ -419,9 +419,9 @@ def _checkouts(
 
 def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
     """The agent session the payload comes from (its id None when the payload names none)."""
-    from runctx.started_by import AgentSession  # noqa: PLC0415 - a test run only
+    from runctx.started_by import hook_session  # noqa: PLC0415 - a test run only
 
-    return AgentSession(agent.KIND, agent.read_session_id(payload))
+    return hook_session(agent.KIND, agent.read_session_id(payload))
 
 
 def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
