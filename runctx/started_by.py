@@ -369,17 +369,23 @@ def relation(
 
     Own when both ids are known and equal for the same agent, or, where the
     run names no session of its own, when the run (its authoritative ``pid``)
-    descends from the very agent process that asks (:mod:`runctx.agent_process`);
-    another session when the run is another agent's, or the same agent's with
-    another known id. Anything less known is unknown.
+    descends from the very agent process that asks (:mod:`runctx.agent_process`):
+    what the agent's shell gives its commands differs from agent to agent and
+    version to version, the process tree does not. Another session when the
+    run is another agent's, or the same agent's with another known id.
+    Anything less known is unknown.
     """
-    if session is None or isinstance(started, Unknown) or started.kind not in AGENT_KINDS:
+    if session is None:
         return Relation.UNKNOWN
-    if started.kind != session.kind:
-        return Relation.OTHER_SESSION
-    if started.session is not None and session.id is not None:
-        return Relation.OWN if started.session == session.id else Relation.OTHER_SESSION
-    if pid is not None and isinstance(session.process, AgentProcess):
-        if descends_from(pid, session.process):
-            return Relation.OWN
+    if isinstance(started, StartedBy) and started.kind in AGENT_KINDS:
+        if started.kind != session.kind:
+            return Relation.OTHER_SESSION
+        if started.session is not None and session.id is not None:
+            return Relation.OWN if started.session == session.id else Relation.OTHER_SESSION
+    if (
+        pid is not None
+        and isinstance(session.process, AgentProcess)
+        and descends_from(pid, session.process)
+    ):
+        return Relation.OWN
     return Relation.UNKNOWN

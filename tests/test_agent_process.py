@@ -89,3 +89,12 @@ def test_a_run_under_the_agent_without_a_session_id_is_its_own(runs, tmp_path: P
     # Known ids decide first: another known session under this process is not ours.
     other = StartedBy("gemini-cli", "another-session", None)
     assert relation(other, session, shell.pid) is Relation.OTHER_SESSION
+
+
+def test_a_run_under_the_agent_that_its_shell_did_not_mark_is_its_own(runs) -> None:
+    """An agent whose shell sets none of its variables: the tree alone says the run is its own."""
+    shell = runs.child(["sh", "-c", "sleep 120"])
+    session = AgentSession("copilot", None, this_process())
+    for started in (StartedBy("ci", None, None), StartedBy("terminal", None, None)):
+        assert relation(started, session, shell.pid) is Relation.OWN
+    assert relation(StartedBy("terminal", None, None), session) is Relation.UNKNOWN

@@ -45,6 +45,7 @@ import time
 from runctx.checkout import checkout_root
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
+from runctx.hooks.agents.hosts import answering
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
 from runctx.shell.prefilter import (
@@ -279,6 +280,10 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
         return _session(agent, payload)
     if kind == AFTER_TOOL:
         return _after_tool(agent, payload)
+    hosted = answering(agent, payload, os.environ)  # another agent running Claude Code's hook
+    if hosted is None:  # that agent's own runctx hook answers it: said once
+        return None
+    agent = hosted
     read = agent.PRE_TOOL_FACE.read(payload)
     if read is None:
         return None

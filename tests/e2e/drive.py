@@ -125,16 +125,20 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     scope: str,
     hooks_of: str = "",
     install_in: Path | None = None,
+    calls: list[dict[str, object]] | None = None,
 ) -> Transcript:
     """Install the hooks at ``scope``, run ``agent`` in ``cwd`` asked for ``command``.
 
     ``hooks_of`` installs another agent's hooks instead (Copilot CLI runs Claude Code's);
-    ``install_in`` installs from another directory (a linked worktree's main one).
+    ``install_in`` installs from another directory (a linked worktree's main one);
+    ``calls`` asks for several calls in turn instead of ``command`` alone, each a
+    ``command`` with ``background`` or a ``directory`` to run it in (see model_server.py).
     """
     work = home.parent / f"server-{uuid.uuid4().hex[:8]}"
     work.mkdir()
     spec = {
         "command": command,
+        "calls": calls or [{"command": command}],
         "log_file": str(work / "requests.jsonl"),
         "port_file": str(work / "port"),
         "max_requests": 200,
