@@ -109,7 +109,12 @@ _AGENTS: tuple[tuple[str, tuple[str, ...], str | None, frozenset[str]], ...] = (
         "COPILOT_AGENT_SESSION_ID",
         frozenset({"copilot"}),
     ),
-    ("qwen-code", ("QWEN_CODE_SESSION_ID", "QWEN_CODE"), "QWEN_CODE_SESSION_ID", frozenset({"qwen"})),
+    (
+        "qwen-code",
+        ("QWEN_CODE_SESSION_ID", "QWEN_CODE"),
+        "QWEN_CODE_SESSION_ID",
+        frozenset({"qwen"}),
+    ),
 )
 
 

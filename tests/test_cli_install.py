@@ -689,7 +689,7 @@ def test_an_unguarded_entry_is_brought_up_to_date_and_nothing_else_changes(check
         }
     )
     assert json.loads(after)["hooks"]["PreToolUse"] == expected
-    assert after.startswith(USER_CONTENT.split('"command": "./audit.sh"')[0])
+    assert after.startswith(USER_CONTENT.split('"command": "./audit.sh"', maxsplit=1)[0])
 
 
 GEMINI_JSONC = """{

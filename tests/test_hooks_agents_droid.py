@@ -37,7 +37,8 @@ def test_droid_denies_a_second_run_of_the_same_checkout(world):
 
 def test_droid_note_is_additional_context(world):
     """From a same-named checkout the run is foreign: additionalContext, no decision."""
-    output = reply(run_hook("droid", droid_pre_tool_use("pytest", world.idle)))["hookSpecificOutput"]
+    answer = reply(run_hook("droid", droid_pre_tool_use("pytest", world.idle)))
+    output = answer["hookSpecificOutput"]
     assert isinstance(output, dict)
     assert "permissionDecision" not in output
     assert "foreign test run" in output["additionalContext"]

@@ -36,7 +36,7 @@ def test_copilots_own_payload_through_claudes_hook_gets_copilots_answer(world, t
 
 
 def test_copilots_claude_shaped_payload_gets_claudes_answer(world, tmp_path):
-    """What Copilot CLI sends Claude Code's hooks (Claude's shape): Claude's deny, which it reads."""
+    """What Copilot CLI sends Claude Code's hooks (Claude's shape): Claude's deny, read there."""
     env = hook_env(HOME=str(tmp_path), COPILOT_HOME=str(tmp_path / "none"), COPILOT_CLI="1")
     answer = reply(run_hook("claude", claude_pre_tool_use("pytest -q", world.busy), env=env))
     output = answer["hookSpecificOutput"]
@@ -58,11 +58,12 @@ def test_with_copilots_own_hook_installed_claudes_hook_stays_silent(world, tmp_p
 
 
 def test_copilots_project_hook_counts_too(world, tmp_path):
-    """runctx's hook in the checkout's .github/hooks/ is Copilot's own as well."""
+    """A runctx hook in the checkout's .github/hooks/ is Copilot's own as well."""
     project = world.busy / ".github" / "hooks"
     project.mkdir(parents=True)
     try:
-        (project / "runctx.json").write_text('{"hooks": {"preToolUse": [{"bash": "runctx hook copilot"}]}}')
+        own = {"hooks": {"preToolUse": [{"bash": "runctx hook copilot"}]}}
+        (project / "runctx.json").write_text(json.dumps(own))
         env = hook_env(HOME=str(tmp_path), COPILOT_HOME=str(tmp_path / "none"), COPILOT_CLI="1")
         assert_silent(run_hook("claude", claude_pre_tool_use("pytest -q", world.busy), env=env))
     finally:
@@ -85,6 +86,9 @@ def test_with_cursors_own_hook_installed_claudes_hook_stays_silent(world, tmp_pa
     )
     env = hook_env(HOME=str(tmp_path))
     assert_silent(run_hook("claude", cursor_before_shell("pytest -q", world.busy), env=env))
-    assert reply(run_hook("cursor", cursor_before_shell("pytest -q", world.busy), env=env))[
-        "permission"
-    ] == "deny"
+    assert (
+        reply(run_hook("cursor", cursor_before_shell("pytest -q", world.busy), env=env))[
+            "permission"
+        ]
+        == "deny"
+    )

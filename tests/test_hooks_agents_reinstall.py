@@ -16,7 +16,7 @@ from runctx.hooks.agents import agent
 
 def guarded(face: str) -> str:
     """The command runctx writes for ``face``."""
-    return settings_file.hook_command(agent(face.split("-")[0]).INSTALL, face, "runctx")
+    return settings_file.hook_command(agent(face.split("-", maxsplit=1)[0]).INSTALL, face, "runctx")
 
 
 def install(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -51,7 +51,7 @@ def claude_file(checkout: Path, pre_tool_use: list[object]) -> Path:
 
 
 def runctx_handler() -> dict[str, object]:
-    """runctx's PreToolUse handler, as an install from before Monitor wrote it."""
+    """The PreToolUse handler of runctx, as an install from before Monitor wrote it."""
     return {"type": "command", "command": guarded("claude"), "timeout": 20}
 
 
@@ -70,7 +70,7 @@ def test_an_install_matching_bash_alone_is_widened_to_monitor(checkout: Path) ->
 
 
 def test_a_users_handler_next_to_runctx_keeps_its_matcher(checkout: Path) -> None:
-    """runctx's handler leaves a shared Bash group for a Bash|Monitor one; the user's stays."""
+    """The runctx handler leaves a shared Bash group for a Bash|Monitor one; the user's stays."""
     audit = {"type": "command", "command": "./audit.sh"}
     path = claude_file(checkout, [{"matcher": "Bash", "hooks": [audit, runctx_handler()]}])
     assert install("claude", cwd=checkout).returncode == 0
@@ -102,7 +102,7 @@ def test_a_matcher_gets_only_the_names_it_lacks(checkout: Path, matcher: str, af
 
 
 def test_an_unchanged_hook_keeps_its_text_so_codex_keeps_trusting_it(checkout: Path) -> None:
-    """Codex trusts a hook by its definition's hash: a re-install must not touch an unchanged one."""
+    """Codex trusts a hook by its hash: a re-install must not touch an unchanged one."""
     assert install("codex", cwd=checkout).returncode == 0
     path = checkout / ".codex" / "hooks.json"
     before = path.read_bytes()

@@ -225,7 +225,12 @@ def anthropic(body: Json, call: Call | None, text: str) -> tuple[str, bytes]:
     model = body.get("model", "model")
     usage = {"input_tokens": 1, "output_tokens": 1}
     if call is not None:
-        block: Json = {"type": "tool_use", "id": _call_id("toolu", call), "name": call[0], "input": call[1]}
+        block: Json = {
+            "type": "tool_use",
+            "id": _call_id("toolu", call),
+            "name": call[0],
+            "input": call[1],
+        }
         stop = "tool_use"
     else:
         block = {"type": "text", "text": text}
@@ -365,9 +370,7 @@ def chat(body: Json, call: Call | None, text: str) -> tuple[str, bytes]:
     return "text/event-stream", sse(events)
 
 
-def gemini(
-    call: Call | None, text: str, *, stream: bool
-) -> tuple[str, bytes]:
+def gemini(call: Call | None, text: str, *, stream: bool) -> tuple[str, bytes]:
     """A generateContent answer: one ``functionCall`` part, or text; SSE when streamed."""
     if call is not None:
         part: Json = {"functionCall": {"name": call[0], "args": call[1]}}

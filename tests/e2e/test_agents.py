@@ -230,9 +230,8 @@ def test_the_agents_own_background_run_is_named_its_own(
     """The agent's background pytest is live: the next one is refused, named the session's own."""
     chosen, program = agent
     ready = ready_dir(scene.checkout)
-    background = (
-        f"RUNCTX_READY_DIR={shlex.quote(str(ready))} "
-        + pytest_command(PYTHON, "tests/test_background.py")
+    background = f"RUNCTX_READY_DIR={shlex.quote(str(ready))} " + pytest_command(
+        PYTHON, "tests/test_background.py"
     )
     transcript = drive(
         runs,
