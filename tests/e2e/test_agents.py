@@ -223,11 +223,22 @@ def test_the_shell_tools_directory_field_is_followed(
     assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
 
 
+def until_there(path: Path) -> str:
+    """A command that is no test run: it waits (a bounded minute) until ``path`` exists."""
+    there = shlex.quote(str(path))
+    return f"for i in $(seq 300); do [ -e {there} ] && break; sleep 0.2; done"
+
+
 @pytest.mark.parametrize("scope", SCOPES)
 def test_the_agents_own_background_run_is_named_its_own(
     agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
 ) -> None:
-    """The agent's background pytest is live: the next one is refused, named the session's own."""
+    """The agent's background pytest is live: the next one is refused, named the session's own.
+
+    Between the two, the model waits (a command that is no test run) until the
+    background pytest has reached its test: an agent's background mode may
+    answer before the command has even started (Claude Code's does).
+    """
     chosen, program = agent
     ready = ready_dir(scene.checkout)
     background = f"RUNCTX_READY_DIR={shlex.quote(str(ready))} " + pytest_command(
@@ -241,7 +252,11 @@ def test_the_agents_own_background_run_is_named_its_own(
         scene.checkout,
         background,
         scope=scope,
-        calls=[{"command": background, "background": True}, {"command": scene.test_command()}],
+        calls=[
+            {"command": background, "background": True},
+            {"command": until_there(ready / "background")},
+            {"command": scene.test_command()},
+        ],
     )
     said = ready / "background"
     assert said.exists(), "the background pytest never reached its test\n" + transcript.explain()
