@@ -224,9 +224,12 @@ def test_the_shell_tools_directory_field_is_followed(
 
 
 def until_there(path: Path) -> str:
-    """A command that is no test run: it waits (a bounded minute) until ``path`` exists."""
-    there = shlex.quote(str(path))
-    return f"for i in $(seq 300); do [ -e {there} ] && break; sleep 0.2; done"
+    """A command that is no test run: it waits (a bounded minute) until ``path`` exists.
+
+    No ``$``: Gemini CLI refuses a command holding a substitution.
+    """
+    wait = shlex.quote(f"until [ -e {shlex.quote(str(path))} ]; do sleep 0.2; done")
+    return f"timeout 60 sh -c {wait}"
 
 
 @pytest.mark.parametrize("scope", SCOPES)
