@@ -47,11 +47,20 @@ def test_hold():
 BACKGROUND_TEST = """
 import os, pathlib, time
 
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rpartition(")")[2].split()[1])
+
 def test_hold_in_the_background():
-    pathlib.Path(os.environ["RUNCTX_READY_DIR"], "background").write_text(str(os.getpid()))
+    chain = [os.getpid()]
+    while len(chain) < 4 and chain[-1] > 1:
+        chain.append(parent_of(chain[-1]))
+    said = " ".join(map(str, chain))
+    pathlib.Path(os.environ["RUNCTX_READY_DIR"], "background").write_text(said)
     time.sleep(90)
 """
-"""The agent's own background pytest: says its pid once in its test, ends on its own."""
+"""The agent's own background pytest: says its pid and its parents' once in its test (the
+run's authority may be the shell the agent wrapped it in), and ends on its own."""
 
 DIRECTORY_FIELDS = {"codex": "workdir", "gemini": "dir_path", "qwen": "directory"}
 """The shell tools that name the directory a command runs in, and their field."""
@@ -263,11 +272,15 @@ def test_the_agents_own_background_run_is_named_its_own(
     )
     said = ready / "background"
     assert said.exists(), "the background pytest never reached its test\n" + transcript.explain()
-    pid = int(said.read_text())
+    pid, *parents = (int(word) for word in said.read_text().split())
     with contextlib.suppress(ProcessLookupError):
         runs.adopt(pid)  # reaped with the rest, by its own pid, if it still runs
-    reason = next((r for r in transcript.tool_results if "runctx" in r and str(pid) in r), None)
-    assert reason is not None, f"no refusal named pid {pid}\n" + transcript.explain()
+    named = [f"pid {one} " for one in (pid, *parents)]
+    reason = next(
+        (r for r in transcript.tool_results if "refused" in r and any(n in r for n in named)),
+        None,
+    )
+    assert reason is not None, f"no refusal named pid {pid} or a parent\n" + transcript.explain()
     assert "your own run" in reason, reason
     assert "leftover" not in reason, reason
     assert "runctx stop" not in reason, reason
