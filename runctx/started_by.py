@@ -21,6 +21,8 @@ CI job is the agent's, and Cursor sets ``CI=1`` in its agent's commands):
 - ``cursor``: ``CURSOR_AGENT``; no session;
 - ``copilot``: ``COPILOT_AGENT_SESSION_ID`` or ``COPILOT_CLI``; session
   ``COPILOT_AGENT_SESSION_ID``;
+- ``qwen-code``: ``QWEN_CODE`` or ``QWEN_CODE_SESSION_ID``; session
+  ``QWEN_CODE_SESSION_ID``;
 - ``github-actions``: ``GITHUB_ACTIONS=true``; session ``GITHUB_RUN_ID``;
 - ``gitlab-ci``: ``GITLAB_CI=true``; session ``CI_JOB_ID``;
 - ``buildkite``: ``BUILDKITE=true``; session ``BUILDKITE_JOB_ID``;
@@ -46,7 +48,8 @@ Sources: Claude Code's env-vars reference (``CLAUDECODE``,
 sessions are filed under; Gemini CLI's ``docs/tools/shell.md``
 (``GEMINI_CLI=1``); Cursor's agent sets ``CURSOR_AGENT`` (third-party) and
 ``CI=1`` (cursor.com agent troubleshooting); the Copilot variables are
-third-party (dotnet/sdk#54227). The CI variables are each provider's
+third-party (dotnet/sdk#54227); Qwen Code's shell tool sets ``QWEN_CODE=1`` and
+``QWEN_CODE_SESSION_ID`` (its shell execution service). The CI variables are each provider's
 documented defaults (docs.github.com "Variables reference",
 docs.gitlab.com "Predefined CI/CD variables", buildkite.com "Environment
 variables", jenkins.io "Using environment variables", circleci.com "Project
@@ -63,11 +66,12 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
+from runctx.agent_process import AgentProcess, descends_from, hook_agent
 from runctx.records import Inherited
 from runctx.report import StartedBy
-from runctx.unknown import Unknown
+from runctx.unknown import Reason, Unknown
 
-AGENT_KINDS = ("claude-code", "codex", "gemini-cli", "cursor", "copilot")
+AGENT_KINDS = ("claude-code", "codex", "gemini-cli", "cursor", "copilot", "qwen-code")
 """The kinds that are agent sessions; a hook compares its own session with theirs."""
 
 _TRUE = frozenset({"true", "1", "yes"})
@@ -104,6 +108,12 @@ _AGENTS: tuple[tuple[str, tuple[str, ...], str | None, frozenset[str]], ...] = (
         ("COPILOT_AGENT_SESSION_ID", "COPILOT_CLI"),
         "COPILOT_AGENT_SESSION_ID",
         frozenset({"copilot"}),
+    ),
+    (
+        "qwen-code",
+        ("QWEN_CODE_SESSION_ID", "QWEN_CODE"),
+        "QWEN_CODE_SESSION_ID",
+        frozenset({"qwen"}),
     ),
 )
 
@@ -323,12 +333,27 @@ def started_by(inherited: Inherited, ancestors: Sequence[str]) -> StartedBy | No
 # --------------------------------------------------------------------------- this session's runs
 
 
+_NO_PROCESS = Unknown(Reason.NOT_READ, "the agent process was not looked for")
+
+
 @attrs.frozen
 class AgentSession:
-    """The agent session a hook answers: its kind (``claude-code``) and id, None when not sent."""
+    """The agent session a hook answers: its kind (``claude-code``) and id, None when not sent.
+
+    ``process`` is the agent process that runs the hook
+    (:func:`runctx.agent_process.hook_agent`), or why it is not known: a run
+    that descends from it was started by this session even when its shell
+    tool does not hand commands the session id (Gemini CLI).
+    """
 
     kind: str
     id: str | None
+    process: AgentProcess | Unknown = _NO_PROCESS
+
+
+def hook_session(kind: str, session_id: str | None) -> AgentSession:
+    """The session of the agent that runs this hook, with the agent's process found."""
+    return AgentSession(kind, session_id, hook_agent())
 
 
 class Relation(enum.Enum):
@@ -342,17 +367,30 @@ class Relation(enum.Enum):
     """Not known: no session asks, or the run's starter or session is not known."""
 
 
-def relation(started: StartedBy | Unknown, session: AgentSession | None) -> Relation:
+def relation(
+    started: StartedBy | Unknown, session: AgentSession | None, pid: int | None = None
+) -> Relation:
     """How a run started by ``started`` stands to ``session``; never a guess.
 
-    Own only when both ids are known and equal for the same agent; another
-    session when the run is another agent's, or the same agent's with
-    another known id. Anything less known is unknown.
+    Own when both ids are known and equal for the same agent, or, where the
+    run names no session of its own, when the run (its authoritative ``pid``)
+    descends from the very agent process that asks (:mod:`runctx.agent_process`):
+    what the agent's shell gives its commands differs from agent to agent and
+    version to version, the process tree does not. Another session when the
+    run is another agent's, or the same agent's with another known id.
+    Anything less known is unknown.
     """
-    if session is None or isinstance(started, Unknown) or started.kind not in AGENT_KINDS:
+    if session is None:
         return Relation.UNKNOWN
-    if started.kind != session.kind:
-        return Relation.OTHER_SESSION
-    if started.session is None or session.id is None:
-        return Relation.UNKNOWN
-    return Relation.OWN if started.session == session.id else Relation.OTHER_SESSION
+    if isinstance(started, StartedBy) and started.kind in AGENT_KINDS:
+        if started.kind != session.kind:
+            return Relation.OTHER_SESSION
+        if started.session is not None and session.id is not None:
+            return Relation.OWN if started.session == session.id else Relation.OTHER_SESSION
+    if (
+        pid is not None
+        and isinstance(session.process, AgentProcess)
+        and descends_from(pid, session.process)
+    ):
+        return Relation.OWN
+    return Relation.UNKNOWN

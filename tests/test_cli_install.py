@@ -266,7 +266,9 @@ def test_cursor_and_copilot_files(checkout, install):
     cursor.write_text('{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}')
     assert install("cursor", cwd=checkout).returncode == 0
     document = json.loads(cursor.read_text())
-    assert document["hooks"]["beforeShellExecution"] == [{"command": guarded("cursor")}]
+    assert document["hooks"]["beforeShellExecution"] == [
+        {"command": guarded("cursor"), "timeout": 20}
+    ]
     assert document["hooks"]["afterFileEdit"] == [{"command": "./fmt.sh"}]
     assert install("cursor", "--uninstall", cwd=checkout).returncode == 0
     assert json.loads(cursor.read_text()) == {
@@ -674,13 +676,20 @@ def test_an_unguarded_entry_is_brought_up_to_date_and_nothing_else_changes(check
     assert done.returncode == 0, done.stderr
     assert "updated the Claude Code hooks in" in done.stdout
     new_command = guarded("claude", "~/venv/bin/runctx")
-    expected = old.replace('"~/venv/bin/runctx hook claude"', json.dumps(new_command))
     after = path.read_text()
-    # the SessionStart entry is added; apart from it, only the command changed
+    # the SessionStart entry is added; runctx's handler gets the guard and the timeout,
+    # in a group of its own matching Monitor too (the user's audit.sh keeps its Bash)
     session = json.loads(after)["hooks"].pop("SessionStart")
     assert len(session) == 1
-    assert json.loads(after)["hooks"]["PreToolUse"] == json.loads(expected)["hooks"]["PreToolUse"]
-    assert after.startswith(expected.split('"Stop"')[0])
+    expected = json.loads(USER_CONTENT)["hooks"]["PreToolUse"]
+    expected.append(
+        {
+            "matcher": "Bash|Monitor",
+            "hooks": [{"type": "command", "command": new_command, "timeout": 20}],
+        }
+    )
+    assert json.loads(after)["hooks"]["PreToolUse"] == expected
+    assert after.startswith(USER_CONTENT.split('"command": "./audit.sh"', maxsplit=1)[0])
 
 
 GEMINI_JSONC = """{

@@ -52,3 +52,18 @@ def test_qwen_other_tools_and_claudes_tool_name_are_left_alone(world):
     """Another tool, and a Claude Code tool name, are not Qwen Code's shell: no answer."""
     assert_silent(run_hook("qwen", qwen_pre_tool_use("pytest", world.busy, tool="read_file")))
     assert_silent(run_hook("qwen", qwen_pre_tool_use("pytest", world.busy, tool="Bash")))
+
+
+def test_qwen_follows_the_directory_its_shell_tool_names(world):
+    """``tool_input.directory`` is where the command runs: judged there, not in ``cwd``."""
+    payload = qwen_pre_tool_use("pytest -q", world.idle)
+    payload["tool_input"] = {"command": "pytest -q", "directory": str(world.busy)}
+    output = reply(run_hook("qwen", payload))["hookSpecificOutput"]
+    assert isinstance(output, dict)
+    assert output["permissionDecision"] == "deny"
+    # Relative to cwd, too (Gemini CLI's dir_path spelling is read as well).
+    payload["cwd"] = str(world.busy.parent)
+    payload["tool_input"] = {"command": "pytest -q", "dir_path": world.busy.name}
+    output = reply(run_hook("qwen", payload))["hookSpecificOutput"]
+    assert isinstance(output, dict)
+    assert output["permissionDecision"] == "deny"

@@ -25,7 +25,7 @@ import pytest
 from require import require
 
 ROOT = Path(__file__).resolve().parents[1]
-AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
+AGENTS = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "droid")
 
 
 def quiet_env() -> dict[str, str]:

@@ -62,6 +62,11 @@ def started(checkout: Path, pid: int):
         ({"CURSOR_AGENT": "1", "CI": "1"}, StartedBy("cursor", None, None)),
         ({"COPILOT_AGENT_SESSION_ID": "c9"}, StartedBy("copilot", "c9", None)),
         (
+            {"QWEN_CODE": "1", "QWEN_CODE_SESSION_ID": "q7"},
+            StartedBy("qwen-code", "q7", None),
+        ),
+        ({"QWEN_CODE": "1"}, StartedBy("qwen-code", None, None)),
+        (
             {
                 "GITHUB_ACTIONS": "true",
                 "GITHUB_RUN_ID": "42",

@@ -45,6 +45,7 @@ import time
 from runctx.checkout import checkout_root
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
+from runctx.hooks.agents.hosts import answering
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
 from runctx.shell.prefilter import (
@@ -292,6 +293,10 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
         return _session(agent, payload)
     if kind == AFTER_TOOL:
         return _after_tool(agent, payload)
+    hosted = answering(agent, payload, os.environ)  # another agent running Claude Code's hook
+    if hosted is None:  # that agent's own runctx hook answers it: said once
+        return None
+    agent = hosted
     read = agent.PRE_TOOL_FACE.read(payload)
     if read is None:
         return None
@@ -433,9 +438,9 @@ def _checkouts(
 
 def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
     """The agent session the payload comes from (its id None when the payload names none)."""
-    from runctx.started_by import AgentSession  # noqa: PLC0415 - a test run only
+    from runctx.started_by import hook_session  # noqa: PLC0415 - a test run only
 
-    return AgentSession(agent.KIND, agent.read_session_id(payload))
+    return hook_session(agent.KIND, agent.read_session_id(payload))
 
 
 def _after_tool(agent: Agent, payload: JSONObject) -> str | None:

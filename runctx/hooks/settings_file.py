@@ -362,11 +362,12 @@ def install(
             items.append(hook_item(spec, entry, prefix))
             added.append(entry)
             continue
-        updated.extend(
-            entry
+        changed = [
+            _bring_up_to_date(spec, entry, found, prefix, keep_prefix=keep_prefix)
             for found in present
-            if _bring_up_to_date(spec, entry, found, prefix, keep_prefix=keep_prefix)
-        )
+        ]
+        if any(changed) | _widen_matcher(spec, entry, items):
+            updated.append(entry)
     if spec.version is not None:
         document.setdefault("version", spec.version)
     return Installed(added=tuple(added), updated=tuple(updated))
@@ -387,10 +388,54 @@ def _bring_up_to_date(
         return False
     own = prefix_of(command) if keep_prefix else None
     wanted = hook_command(spec, entry.face, own or prefix)
-    if command == wanted:
+    changed = False
+    if command != wanted:
+        found[spec.command_key] = wanted
+        changed = True
+    if spec.timeout_key is not None and spec.timeout is not None and spec.timeout_key not in found:
+        found[spec.timeout_key] = spec.timeout  # a timeout the user chose is theirs: kept
+        changed = True
+    return changed
+
+
+_TOOL_NAMES = re.compile(r"[A-Za-z0-9_]+(?:\|[A-Za-z0-9_]+)*")
+"""A matcher that is a plain list of tool names (``Bash``, ``Bash|PowerShell``)."""
+
+
+def _widen_matcher(spec: InstallSpec, entry: HookEntry, items: list[object]) -> bool:
+    """Give the groups holding ``entry``'s handler every tool name its matcher names now.
+
+    An install from before a tool was added (Claude Code's ``Monitor``) has a
+    matcher of ``Bash`` alone: the names missing are added, after the ones
+    there (a user's own ``PowerShell`` stays). A group that also holds other
+    handlers keeps its matcher for them, and runctx's handler moves to a group
+    of its own. A matcher that is a pattern (``.*``, empty: every tool) is
+    the user's, left as it is. Whether anything changed.
+    """
+    if spec.layout != "grouped" or entry.matcher is None:
         return False
-    found[spec.command_key] = wanted
-    return True
+    wanted = entry.matcher.split("|")
+    changed = False
+    for group in list(items):
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            continue
+        handlers: list[object] = group["hooks"]
+        ours = [h for h in handlers if handler_face(spec, h) == entry.face]
+        matcher = group.get("matcher")
+        if not ours or not isinstance(matcher, str) or not _TOOL_NAMES.fullmatch(matcher):
+            continue
+        names = matcher.split("|")
+        missing = [name for name in wanted if name not in names]
+        if not missing:
+            continue
+        widened = "|".join([*names, *missing])
+        if len(ours) == len(handlers):
+            group["matcher"] = widened
+        else:
+            group["hooks"] = [h for h in handlers if all(h is not mine for mine in ours)]
+            items.append({"matcher": widened, "hooks": ours})
+        changed = True
+    return changed
 
 
 PRUNE_ALL, PRUNE_EVENTS, PRUNE_NOTHING = "all", "events", "nothing"

@@ -256,7 +256,7 @@ def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bo
             "or if it is a leftover, end it with `runctx stop --orphans`."
         )
         return line, False
-    related = relation(run.started_by, session)
+    related = relation(run.started_by, session, run.pid)
     if related is Relation.OWN:
         line = (
             f"{text} is your own run, started {age} ago in this session: wait for it with "

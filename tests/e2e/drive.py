@@ -2,7 +2,10 @@
 
 Every process is started through the run factory (``runs``), each in its own
 process group, so the test's teardown reaps the server, the agent and
-whatever the agent started, by group, never by name.
+whatever the agent started in its group, by group, never by name. The agent
+is started orphaned (double fork, its own session), as a user's agent is:
+a child of this suite's pytest would make every run the agent starts a
+member of the suite's own run, which a hook never counts.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import Agent, Home
+from proctools import is_live, wait_for
 from runfactory import RunFactory
 
 SERVER = Path(__file__).with_name("model_server.py")
@@ -125,16 +129,20 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     scope: str,
     hooks_of: str = "",
     install_in: Path | None = None,
+    calls: list[dict[str, object]] | None = None,
 ) -> Transcript:
     """Install the hooks at ``scope``, run ``agent`` in ``cwd`` asked for ``command``.
 
     ``hooks_of`` installs another agent's hooks instead (Copilot CLI runs Claude Code's);
-    ``install_in`` installs from another directory (a linked worktree's main one).
+    ``install_in`` installs from another directory (a linked worktree's main one);
+    ``calls`` asks for several calls in turn instead of ``command`` alone, each a
+    ``command`` with ``background`` or a ``directory`` to run it in (see model_server.py).
     """
     work = home.parent / f"server-{uuid.uuid4().hex[:8]}"
     work.mkdir()
     spec = {
         "command": command,
+        "calls": calls or [{"command": command}],
         "log_file": str(work / "requests.jsonl"),
         "port_file": str(work / "port"),
         "max_requests": 200,
@@ -155,27 +163,39 @@ def drive(  # noqa: PLR0913, PLR0917 - the run's parts, each its own
     install_hooks(installed, scope, install_in or (cwd if scope == "project" else home), env)
     agent.prepare(where)
     findings = doctor(installed, cwd, env)
-    stdout, stderr = work / "stdout", work / "stderr"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = runs.child(
-            [str(program), *agent.argv(PROMPT)],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
+    stdout, stderr, status = work / "stdout", work / "stderr", work / "status"
+    # Orphaned, as a user's agent is: started under this suite's pytest, every run the
+    # agent starts would fold into the suite's own run, which a hook never counts.
+    script = (
+        f'"$0" "$@" >{shlex.quote(str(stdout))} 2>{shlex.quote(str(stderr))} </dev/null; '
+        f"echo $? >{shlex.quote(str(status))}"
+    )
+    agent_process = runs.orphan(
+        [
+            "/bin/sh",
+            "-c",
+            script,
+            str(program),
+            *agent.argv(PROMPT),
+        ],
+        cwd,
+        env=env,
+    )
+    try:
+        wait_for(
+            lambda: not is_live(agent_process.pid),
+            timeout=AGENT_TIMEOUT,
+            what=f"{agent.name} to end",
         )
-        try:
-            process.wait(timeout=AGENT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            runs.kill(process)
+    except AssertionError:
+        runs.kill(agent_process)
     log = work / "requests.jsonl"
     requests = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return Transcript(
         requests=requests,
         stdout=stdout.read_text(errors="replace"),
         stderr=stderr.read_text(errors="replace"),
-        returncode=process.returncode if process.returncode is not None else -1,
+        returncode=int(status.read_text()) if status.exists() else -1,
         doctor=next((f for f in findings if f["scope"] == scope), {}),
     )
 

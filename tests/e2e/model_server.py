@@ -13,10 +13,14 @@ agent's model API in its own shape, and records every request it receives
 - Gemini API (Gemini CLI): ``POST .../models/M:streamGenerateContent`` (SSE)
   and ``:generateContent``, ``:countTokens``.
 
-The conversation it scripts: when a request offers the shell tool and holds
-no tool result yet, the answer is one call of that tool with the script's
-command; once a request holds a tool result, the answer is a plain "done."
-(the agent ends its turn). Any other request (titles, summaries, checks)
+The conversation it scripts: the script holds one or more calls (a command,
+whether to run it in the background, the directory to run it in). When a
+request offers the shell tool and holds fewer tool results than there are
+calls, the answer is the next call of that tool, its arguments spelled the
+way that tool declares them (``run_in_background``, ``is_background``,
+``mode: "async"``, ``yield_time_ms``; ``workdir``, ``dir_path``,
+``directory``); once every call has its result, the answer is a plain
+"done." (the agent ends its turn). Any other request (titles, summaries, checks)
 gets a short plain answer. The server stops itself after ``max_requests``
 requests or ``lifetime`` seconds, whichever comes first; request bodies
 are bounded.
@@ -50,7 +54,7 @@ class Script:
 
     def __init__(self, spec: dict[str, Any]) -> None:
         """Read the spec: ``command``, ``log_file``, ``port_file``, the bounds."""
-        self.command: str = spec["command"]
+        self.calls: list[dict[str, Any]] = spec.get("calls") or [{"command": spec["command"]}]
         self.log_file: str = spec["log_file"]
         self.port_file: str = spec["port_file"]
         self.max_requests: int = int(spec.get("max_requests", 200))
@@ -94,6 +98,26 @@ def shell_tool(body: Json) -> str | None:
     """The shell tool this request offers, or None."""
     offered = tool_names(body)
     return next((name for name in SHELL_TOOLS if name in offered), None)
+
+
+def _schema_of(tool: dict[str, Any], name: str) -> dict[str, Any] | None:
+    candidates = [tool, tool.get("function") or {}]
+    candidates += tool.get("functionDeclarations") or tool.get("function_declarations") or []
+    for found in candidates:
+        if isinstance(found, dict) and found.get("name") == name:
+            for key in ("input_schema", "parameters", "parametersJsonSchema"):
+                if isinstance(found.get(key), dict):
+                    return found[key]
+    return None
+
+
+def tool_parameters(body: Json, name: str) -> set[str]:
+    """The parameters the request's tool ``name`` declares, in every API's shape."""
+    for tool in body.get("tools") or []:
+        schema = _schema_of(tool, name) if isinstance(tool, dict) else None
+        if schema is not None:
+            return set(schema.get("properties") or {})
+    return set()
 
 
 def _text_of(value: Json) -> str:
@@ -140,18 +164,51 @@ def tool_results(body: Json) -> list[str]:
     return found
 
 
-def arguments_for(tool: str, command: str) -> dict[str, Any]:
-    """The arguments that ask ``tool`` to run ``command``."""
+BACKGROUND = (
+    ("run_in_background", True),  # Claude Code's Bash
+    ("is_background", True),  # Gemini CLI's and Qwen Code's run_shell_command
+    ("mode", "async"),  # Copilot CLI's bash (attached to the session, not detached)
+    ("yield_time_ms", 1000),  # Codex's exec_command: it yields, the command runs on
+)
+"""How each shell tool is asked to run a command in the background, by the parameter it has."""
+DIRECTORY = ("workdir", "dir_path", "directory")
+"""The parameter that names the directory a command runs in (Codex, Gemini CLI, Qwen Code)."""
+
+
+def arguments_for(tool: str, call: dict[str, Any], parameters: set[str]) -> dict[str, Any]:
+    """The arguments that ask ``tool`` (declaring ``parameters``) to make ``call``."""
+    command = call["command"]
     if tool == "shell":
-        return {"command": ["bash", "-lc", command]}
-    if tool == "exec_command":
-        return {"cmd": command}
-    if tool == "run_shell_command":
-        return {"command": command, "description": "run the command"}
-    return {"command": command, "description": "run the command"}
+        arguments: dict[str, Any] = {"command": ["bash", "-lc", command]}
+    elif tool == "exec_command":
+        arguments = {"cmd": command}
+    else:
+        arguments = {"command": command, "description": "run the command"}
+    if call.get("background"):
+        name, value = next((b for b in BACKGROUND if b[0] in parameters), (None, None))
+        if name is None:
+            msg = f"{tool} declares no way to run in the background: {sorted(parameters)}"
+            raise ValueError(msg)
+        arguments[name] = value
+    if call.get("directory"):
+        name = next((d for d in DIRECTORY if d in parameters), None)
+        if name is None:
+            msg = f"{tool} declares no directory parameter: {sorted(parameters)}"
+            raise ValueError(msg)
+        arguments[name] = call["directory"]
+    return arguments
 
 
 # -- the answers, per API ----------------------------------------------------------------
+
+
+Call = tuple[str, dict[str, Any], int]
+"""A call of the shell tool: its name, its arguments, and which call of the script it is."""
+
+
+def _call_id(kind: str, call: Call) -> str:
+    """An id for the tool call being answered: unique within the conversation."""
+    return f"{kind}_e2e_{call[2] + 1}"
 
 
 def sse(events: list[tuple[str | None, Json]]) -> bytes:
@@ -163,12 +220,17 @@ def sse(events: list[tuple[str | None, Json]]) -> bytes:
     return "".join(out).encode()
 
 
-def anthropic(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tuple[str, bytes]:
+def anthropic(body: Json, call: Call | None, text: str) -> tuple[str, bytes]:
     """A Messages API answer: one ``tool_use`` block, or text; SSE when ``stream`` was asked."""
     model = body.get("model", "model")
     usage = {"input_tokens": 1, "output_tokens": 1}
     if call is not None:
-        block: Json = {"type": "tool_use", "id": "toolu_e2e_1", "name": call[0], "input": call[1]}
+        block: Json = {
+            "type": "tool_use",
+            "id": _call_id("toolu", call),
+            "name": call[0],
+            "input": call[1],
+        }
         stop = "tool_use"
     else:
         block = {"type": "text", "text": text}
@@ -213,13 +275,13 @@ def anthropic(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) ->
     return "text/event-stream", sse(events)
 
 
-def responses(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tuple[str, bytes]:
+def responses(body: Json, call: Call | None, text: str) -> tuple[str, bytes]:
     """A Responses API stream: one ``function_call`` item, or a message."""
     if call is not None:
         item: Json = {
             "type": "function_call",
-            "id": "fc_e2e_1",
-            "call_id": "call_e2e_1",
+            "id": _call_id("fc", call),
+            "call_id": _call_id("call", call),
             "name": call[0],
             "arguments": json.dumps(call[1]),
             "status": "completed",
@@ -262,14 +324,14 @@ def responses(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) ->
     return "text/event-stream", sse(events)
 
 
-def chat(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tuple[str, bytes]:
+def chat(body: Json, call: Call | None, text: str) -> tuple[str, bytes]:
     """A Chat Completions answer: one ``tool_calls`` entry, or content; chunks when streamed."""
     model = body.get("model", "model")
     usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
     if call is not None:
         tool_call = {
             "index": 0,
-            "id": "call_e2e_1",
+            "id": _call_id("call", call),
             "type": "function",
             "function": {"name": call[0], "arguments": json.dumps(call[1])},
         }
@@ -308,9 +370,7 @@ def chat(body: Json, call: tuple[str, dict[str, Any]] | None, text: str) -> tupl
     return "text/event-stream", sse(events)
 
 
-def gemini(
-    call: tuple[str, dict[str, Any]] | None, text: str, *, stream: bool
-) -> tuple[str, bytes]:
+def gemini(call: Call | None, text: str, *, stream: bool) -> tuple[str, bytes]:
     """A generateContent answer: one ``functionCall`` part, or text; SSE when streamed."""
     if call is not None:
         part: Json = {"functionCall": {"name": call[0], "args": call[1]}}
@@ -346,7 +406,7 @@ def gemini_plain(body: Json) -> str:
 
 
 def answer(  # noqa: PLR0911 - one return per API
-    path: str, body: Json, call: tuple[str, dict[str, Any]] | None, tool: str | None
+    path: str, body: Json, call: Call | None, tool: str | None
 ) -> tuple[str, bytes]:
     """The answer to a request at ``path``, in the shape of the API that path belongs to."""
     text = "done."
@@ -417,8 +477,14 @@ class Handler(BaseHTTPRequestHandler):
         results = tool_results(body)
         tool = shell_tool(body)
         call = None
-        if tool is not None and not results:
-            call = (tool, arguments_for(tool, self.script.command))
+        error = None
+        if tool is not None and len(results) < len(self.script.calls):
+            wanted = self.script.calls[len(results)]
+            try:
+                arguments = arguments_for(tool, wanted, tool_parameters(body, tool))
+                call = (tool, arguments, len(results))
+            except ValueError as refused:
+                error = str(refused)
         kind, data = answer(path, body, call, tool)
         self.script.record(
             {
@@ -430,6 +496,8 @@ class Handler(BaseHTTPRequestHandler):
                 "body": body,
                 "tool": tool,
                 "called": call is not None,
+                "call": call[1] if call is not None else None,
+                "error": error,
                 "tool_results": results,
             }
         )

@@ -11,11 +11,18 @@ the agent sent back to the model as the tool's result:
   is not refused (on a busy box the hook may add a note on the contention);
 - a command that is not a test run, next to a live run: it runs, untouched;
 - ``cd CHECKOUT && pytest`` from another directory, next to a live run there:
-  refused, because the hook follows the ``cd``.
+  refused, because the hook follows the ``cd``; and the same through the
+  shell tool's own working-directory field, where it has one (Codex
+  ``workdir``, Gemini CLI ``dir_path``, Qwen Code ``directory``);
+- the agent's own background run: a pytest the agent started in the
+  background through its shell tool is live when it asks for the same
+  pytest again: refused, and the reason names the run as the session's own,
+  never as a leftover to stop.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shlex
 import subprocess
@@ -36,6 +43,27 @@ def test_hold():
     pathlib.Path(os.environ["RUNCTX_READY_DIR"], "holding").touch()
     time.sleep(600)
 """
+
+BACKGROUND_TEST = """
+import os, pathlib, time
+
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as stat:
+        return int(stat.read().rpartition(")")[2].split()[1])
+
+def test_hold_in_the_background():
+    chain = [os.getpid()]
+    while len(chain) < 4 and chain[-1] > 1:
+        chain.append(parent_of(chain[-1]))
+    said = " ".join(map(str, chain))
+    pathlib.Path(os.environ["RUNCTX_READY_DIR"], "background").write_text(said)
+    time.sleep(90)
+"""
+"""The agent's own background pytest: says its pid and its parents' once in its test (the
+run's authority may be the shell the agent wrapped it in), and ends on its own."""
+
+DIRECTORY_FIELDS = {"codex": "workdir", "gemini": "dir_path", "qwen": "directory"}
+"""The shell tools that name the directory a command runs in, and their field."""
 
 MARKER_TEST = """
 import pathlib
@@ -72,6 +100,7 @@ class Scene:
         tests.mkdir()
         (tests / "test_hold.py").write_text(HOLD_TEST)
         (tests / "test_marker.py").write_text(MARKER_TEST.format(marker=str(self.marker)))
+        (tests / "test_background.py").write_text(BACKGROUND_TEST)
 
     def test_command(self) -> str:
         """The agent's test command: pytest on the marker test, in the checkout."""
@@ -174,6 +203,87 @@ def test_cd_into_a_busy_checkout_is_followed(
     transcript = drive(runs, chosen, program, scene.home, scene.other, command, scope=scope)
     assert transcript.tool_calls >= 1, transcript.explain()
     refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+@pytest.mark.parametrize("name", sorted(DIRECTORY_FIELDS))
+def test_the_shell_tools_directory_field_is_followed(
+    name: str, scope: str, scene: Scene, runs: RunFactory
+) -> None:
+    """A pytest the model sends to the checkout through the tool's directory field: refused."""
+    chosen = AGENTS[name]
+    live = scene.hold(runs)
+    session_dir = scene.checkout.parent  # the workspace holds the checkout; it is none itself
+    transcript = drive(
+        runs,
+        chosen,
+        chosen.program(),
+        scene.home,
+        session_dir,
+        scene.test_command(),
+        scope=scope,
+        calls=[{"command": scene.test_command(), "directory": str(scene.checkout)}],
+    )
+    made = [request["call"] for request in transcript.requests if request.get("called")]
+    assert made, transcript.explain()
+    assert made[0].get(DIRECTORY_FIELDS[name]) == str(scene.checkout), made  # type: ignore[union-attr]
+    refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+
+
+def until_there(path: Path) -> str:
+    """A command that is no test run: it waits (a bounded minute) until ``path`` exists.
+
+    No ``$``: Gemini CLI refuses a command holding a substitution.
+    """
+    wait = shlex.quote(f"until [ -e {shlex.quote(str(path))} ]; do sleep 0.2; done")
+    return f"timeout 60 sh -c {wait}"
+
+
+@pytest.mark.parametrize("scope", SCOPES)
+def test_the_agents_own_background_run_is_named_its_own(
+    agent: tuple[Agent, Path], scope: str, scene: Scene, runs: RunFactory
+) -> None:
+    """The agent's background pytest is live: the next one is refused, named the session's own.
+
+    Between the two, the model waits (a command that is no test run) until the
+    background pytest has reached its test: an agent's background mode may
+    answer before the command has even started (Claude Code's does).
+    """
+    chosen, program = agent
+    ready = ready_dir(scene.checkout)
+    background = f"RUNCTX_READY_DIR={shlex.quote(str(ready))} " + pytest_command(
+        PYTHON, "tests/test_background.py"
+    )
+    transcript = drive(
+        runs,
+        chosen,
+        program,
+        scene.home,
+        scene.checkout,
+        background,
+        scope=scope,
+        calls=[
+            {"command": background, "background": True},
+            {"command": until_there(ready / "background")},
+            {"command": scene.test_command()},
+        ],
+    )
+    said = ready / "background"
+    assert said.exists(), "the background pytest never reached its test\n" + transcript.explain()
+    pid, *parents = (int(word) for word in said.read_text().split())
+    with contextlib.suppress(ProcessLookupError):
+        runs.adopt(pid)  # reaped with the rest, by its own pid, if it still runs
+    named = [f"pid {one} " for one in (pid, *parents)]
+    reason = next(
+        (r for r in transcript.tool_results if "refused" in r and any(n in r for n in named)),
+        None,
+    )
+    assert reason is not None, f"no refusal named pid {pid} or a parent\n" + transcript.explain()
+    assert "your own run" in reason, reason
+    assert "leftover" not in reason, reason
+    assert "runctx stop" not in reason, reason
     assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
 
 

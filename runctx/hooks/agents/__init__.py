@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent
 
-AGENT_NAMES = ("claude", "codex", "gemini", "cursor", "copilot", "qwen")
+AGENT_NAMES = ("claude", "codex", "gemini", "cursor", "copilot", "qwen", "droid")
 
 
 def agent(name: str) -> Agent:

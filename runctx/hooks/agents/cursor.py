@@ -14,12 +14,15 @@ agent).
   user's behalf; whether a client shows messages that come without a
   permission is not documented, so a note may go unseen, never a prompt.
 
+The installed hook gets a ``timeout`` of 20 s (per-hook, in seconds; Cursor's
+default of 5 s could end a decision on a saturated box before it is given).
 When ``cwd`` is empty, the first workspace root stands in for it. Settings:
 ``.cursor/hooks.json`` in the project, ``~/.cursor/hooks.json`` for the user.
 """
 
 from __future__ import annotations
 
+from runctx.hooks.agents import claude
 from runctx.hooks.agents.base import HookEntry, InstallSpec, Replies, SettingsFiles, ToolFace
 from runctx.hooks.payload import (
     PayloadError,
@@ -84,7 +87,7 @@ SESSION_FACE = None
 INSTALL = InstallSpec(
     layout="flat",
     entries=(HookEntry(EVENT, NAME),),
-    timeout_key=None,
+    timeout=claude.HOOK_TIMEOUT_SECONDS,  # seconds; Cursor's own default is 5 s
     handler_type=False,
     version=1,
 )

@@ -3,7 +3,8 @@
 Protocol (github.com/QwenLM/qwen-code ``docs/users/features/hooks.md``, shipped
 in the npm package as ``bundled/qc-helper/docs/features/hooks.md``): Claude
 Code's payload shape (``hook_event_name``, ``cwd``, ``session_id``,
-``tool_name``, ``tool_input.command``) with Gemini CLI's tool name, and Claude
+``tool_name``, ``tool_input.command``, and ``tool_input.directory``, where the
+command runs when the model named one) with Gemini CLI's tool name, and Claude
 Code's ``hookSpecificOutput`` answer:
 
 - stop: ``permissionDecision: "deny"``, the reason goes to the model as the
@@ -22,6 +23,8 @@ runctx writes milliseconds (20000), which both read as 20 s.
 
 from __future__ import annotations
 
+import os
+
 from runctx.hooks.agents import claude
 from runctx.hooks.agents.base import (
     HookEntry,
@@ -30,7 +33,7 @@ from runctx.hooks.agents.base import (
     SettingsFiles,
     ToolFace,
 )
-from runctx.hooks.payload import expect_event, session_id, shell_tool_input
+from runctx.hooks.payload import expect_event, session_id, shell_tool_input, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,11 +46,23 @@ TITLE = "Qwen Code"
 SHELL_TOOL = "run_shell_command"
 
 
+DIRECTORY_FIELDS = ("directory", "dir_path")
+"""Where the shell tool's input names the directory its command runs in (``directory``
+in Qwen Code; ``dir_path``, Gemini CLI's name, read too): absolute, or relative to ``cwd``."""
+
+
 def read_pre_tool(payload: JSONObject) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
     expect_event(payload, "PreToolUse", NAME)
     found = shell_tool_input(payload, SHELL_TOOL)
-    return None if found is None else found[:2]
+    if found is None:
+        return None
+    command, cwd, tool_input = found
+    for name in DIRECTORY_FIELDS:
+        where = text(tool_input, name, where="tool_input")
+        if where:
+            return command, os.path.normpath(os.path.join(cwd, where))
+    return command, cwd
 
 
 def read_session(payload: JSONObject) -> str:
