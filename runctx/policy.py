@@ -21,6 +21,12 @@ the directory it runs in), one scan per checkout they run in decides:
   beyond the note on busy foreign runs), ``warn`` (a note), or ``wait``
   (``runctx run`` and the plugin wait for room; a hook cannot wait, so it
   stops and says how to wait);
+- a run of this checkout that re-runs its tests on change (a watcher,
+  :mod:`runctx.watchers`: a person's ``watch -n 600 pytest`` in a tmux pane,
+  ``ptw``, ``jest --watch``): the checkout's ``on-watcher`` setting says what
+  happens: ``warn`` (the default: go ahead, with one line naming it), ``stop``,
+  ``ask`` or ``wait`` (it never ends by itself, so it is waited for only when
+  asked so). A watcher is never called a leftover;
 - nothing else live: silent.
 
 A hook knows the agent session it answers (:class:`~runctx.started_by.AgentSession`);
@@ -51,11 +57,20 @@ from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.environment import Environment, activated, command_environment
 from runctx.identity import Verdict
-from runctx.modes import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, BoxMode, Mode
+from runctx.modes import (
+    DEFAULT_MODE,
+    DEFAULT_SHARED_TREE_MODE,
+    DEFAULT_WATCHER_MODE,
+    BoxMode,
+    Mode,
+)
 from runctx.present.escape import visible
 from runctx.present.words import (
     MESSAGE_MAX_CHARS,
     NOTE_MAX_CHARS,
+    WATCHER_GOES_AHEAD,
+    WATCHER_HOLDS,
+    WATCHER_WAITED_FOR,
     cap,
     environment_change_message,
     foreign_lines,
@@ -64,6 +79,7 @@ from runctx.present.words import (
     same_checkout_lines,
     shared_environment_message,
     shared_tree_message,
+    watcher_line,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
@@ -73,6 +89,7 @@ from runctx.sources import ProcessSource
 from runctx.started_by import AgentSession
 from runctx.unknown import Unknown
 from runctx.waiting import blocking_runs, sharing_runs
+from runctx.watchers import watcher_of
 
 
 class Action(enum.StrEnum):
@@ -160,6 +177,8 @@ class Decision:
     box: BoxPressure = NO_PRESSURE
     box_action: Action = Action.SILENT
     cause: Cause = Cause.NONE
+    watchers: tuple[JudgedRun, ...] = ()
+    """Runs of this checkout that re-run its tests on change, named in the message."""
 
     @property
     def summary(self) -> str:
@@ -301,6 +320,8 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     shared_mode: Mode = DEFAULT_SHARED_TREE_MODE,
     busy: BusyRules = DEFAULT_BUSY,
     session: AgentSession | None = None,
+    watcher_mode: Mode = DEFAULT_WATCHER_MODE,
+    watchers: Sequence[str] = (),
 ) -> Decision:
     """The decision for a test run about to start from ``report``'s viewpoint.
 
@@ -314,9 +335,23 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     run in this very checkout does, in the same order. ``busy`` holds the
     thresholds of "busy now" and ``on-busy-box``; ``session`` the agent
     session asking, so that a refusal can say whose run is in the way.
+    A run of this checkout that re-runs on change (:mod:`runctx.watchers`,
+    ``watchers`` the programs the settings declare) follows ``watcher_mode``
+    (``on-watcher``) instead of ``mode``, and is never called a leftover.
     """
-    ours = blocking_runs(report) if own_run else report.ours_known
-    unsure = tuple(judged for judged in report.ours if judged.judgement.verdict is Verdict.UNKNOWN)
+    known = blocking_runs(report, with_watchers=True) if own_run else report.ours_known
+    labels = {
+        judged.run.identity: label
+        for judged in (*known, *report.ours)
+        if (label := watcher_of(judged.run, watchers)) is not None
+    }
+    watching = tuple(judged for judged in known if judged.run.identity in labels)
+    ours = tuple(judged for judged in known if judged.run.identity not in labels)
+    unsure = tuple(
+        judged
+        for judged in report.ours
+        if judged.judgement.verdict is Verdict.UNKNOWN and judged.run.identity not in labels
+    )
     shared = sharing_runs(report) if own_run else report.shared_tree
     pressure = box_pressure(report.load, busy)
     box_action = _box_action(busy, pressure)
@@ -341,14 +376,30 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
             **more,  # type: ignore[arg-type]
         )
 
-    if not ours and not unsure and not shared:
+    uncertain = _uncertain(report, cwd_known=cwd_known) if watching else None
+    watcher_action = _watcher_action(watcher_mode, watching, uncertain)
+
+    def watcher_lines(outcome: str | None) -> list[str]:
+        return [watcher_line(j, labels[j.run.identity], outcome) for j in watching]
+
+    if not ours and not unsure and not shared and watcher_action in {Action.SILENT, Action.NOTE}:
         action, message = _contention_only(pressure, contention, waits_for_room=waits_for_room)
         cause = Cause.BUSY_BOX if waits_for_room else Cause.NONE
-        return decided(action, message, cause=cause)
+        if watching and action is Action.WAIT:
+            message = cap("\n".join([message, *watcher_lines(None)]), MESSAGE_MAX_CHARS)
+        elif watching:  # one line each, and the run goes ahead
+            action = Action.NOTE
+            lines = [*watcher_lines(WATCHER_GOES_AHEAD), *contention]
+            message = cap("runctx: " + "\n".join(lines), MESSAGE_MAX_CHARS)
+        return decided(action, message, cause=cause, watchers=watching)
     uncertain = _uncertain(report, cwd_known=cwd_known)
     same_action, same_uncertain = (
         _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
     )
+    if watcher_action is not Action.NOTE:
+        if _SEVERITY[watcher_action] > _SEVERITY[same_action]:
+            same_uncertain = same_uncertain or uncertain
+        same_action = _firmest(same_action, watcher_action)
     shared_action = _ACTION_OF_MODE[shared_mode] if shared else Action.SILENT
     if uncertain is not None and shared_action in {Action.STOP, Action.ASK}:
         shared_action = Action.WARN
@@ -366,6 +417,13 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     box_first = cause is Cause.BUSY_BOX
     if ours or unsure:
         parts.extend(same_checkout_lines(ours + unsure, session))
+    held_here = action in {Action.STOP, Action.ASK, Action.WAIT}
+    if watching and watcher_action is action and action in {Action.STOP, Action.ASK}:
+        parts.extend(watcher_lines(WATCHER_HOLDS))
+    elif watching and watcher_action is action is Action.WAIT:
+        parts.extend(watcher_lines(WATCHER_WAITED_FOR))
+    elif watching:
+        parts.extend(watcher_lines(None if held_here else WATCHER_GOES_AHEAD))
     if shared:
         held = action in {Action.STOP, Action.ASK, Action.WAIT}
         parts.append(shared_tree_message(shared, held=held))
@@ -376,12 +434,25 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     return decided(
         action,
         cap("\n".join(parts), MESSAGE_MAX_CHARS),
-        ours=ours + unsure,
+        ours=ours + unsure + (watching if watcher_action is not Action.NOTE else ()),
         shared=shared,
         shared_action=shared_action,
         same_action=same_action,
         cause=cause,
+        watchers=watching,
     )
+
+
+def _watcher_action(mode: Mode, watching: tuple[JudgedRun, ...], uncertain: str | None) -> Action:
+    """What ``on-watcher`` alone asks for: a note (``warn``, going ahead), or a hold."""
+    if not watching:
+        return Action.SILENT
+    action = _ACTION_OF_MODE[mode]
+    if action is Action.WARN:
+        return Action.NOTE
+    if uncertain is not None:
+        return Action.WARN
+    return action
 
 
 def delegated(invocation: TestInvocation) -> bool:
@@ -529,6 +600,8 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 shared_mode=settings_here.shared_tree_mode,
                 busy=settings_here.busy,
                 session=session,
+                watcher_mode=settings_here.watcher_mode,
+                watchers=settings_here.watchers,
             )
         )
     environment_decisions = _environment_decisions(

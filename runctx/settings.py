@@ -359,6 +359,9 @@ BOX_LOAD_KEY = "busy-box-load-per-cpu"
 BOX_MEMORY_KEY = "busy-box-memory-available"
 BUSY_BOX_KEY = "on-busy-box"
 BUSY_BOX_ENV = "RUNCTX_ON_BUSY_BOX"
+WATCHER_KEY = "on-watcher"
+WATCHER_ENV = "RUNCTX_ON_WATCHER"
+WATCHERS_KEY = "watchers"
 
 
 class BusyRules(LightRecord):
@@ -445,6 +448,8 @@ _SETTING_KEYS = (
     RUNNERS_KEY,
     *(key for key, _, _, _ in _THRESHOLDS),
     BUSY_BOX_KEY,
+    WATCHER_KEY,
+    WATCHERS_KEY,
 )
 
 _RUNNER_KEYS = frozenset(
@@ -465,8 +470,11 @@ class Settings(LightRecord):
     thresholds of "busy now" and the ``on-busy-box`` mode that are set
     (``busy`` gives them all, defaults filled in); ``on_environment_change``
     the mode for a command that changes an environment a live run imports
-    from, or None (``environment_change_mode``); ``sources`` which layer set
-    each key (:meth:`source_of`).
+    from, or None (``environment_change_mode``); ``on_watcher`` the mode next
+    to a run of this checkout that re-runs on change, or None
+    (``watcher_mode``), and ``watchers`` the programs the user declared
+    watchers (:mod:`runctx.watchers`); ``sources`` which layer set each key
+    (:meth:`source_of`).
 
     A value is built by a face, once per call, from its layers
     (:func:`layers`: the user's file, the checkout's, the environment) merged
@@ -482,10 +490,12 @@ class Settings(LightRecord):
         "on_environment_change",
         "on_same_checkout",
         "on_shared_tree",
+        "on_watcher",
         "path",
         "runners",
         "sources",
         "user_path",
+        "watchers",
     )
 
     path: str
@@ -496,6 +506,8 @@ class Settings(LightRecord):
     user_path: str
     on_environment_change: Mode | None
     sources: Sources
+    on_watcher: Mode | None
+    watchers: tuple[str, ...]
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
     _busy: list[BusyRules]
@@ -511,9 +523,13 @@ class Settings(LightRecord):
         user_path: str = "",
         on_environment_change: Mode | None = None,
         sources: Sources = (),
+        on_watcher: Mode | None = None,
+        watchers: tuple[str, ...] = (),
     ) -> None:
         """Hold validated values."""
         self._hold(
+            on_watcher=on_watcher,
+            watchers=watchers,
             path=path,
             runners=runners,
             on_same_checkout=on_same_checkout,
@@ -599,6 +615,13 @@ class Settings(LightRecord):
         from runctx.modes import DEFAULT_ENVIRONMENT_CHANGE_MODE  # noqa: PLC0415 - see the module docstring
 
         return self.on_environment_change or DEFAULT_ENVIRONMENT_CHANGE_MODE
+
+    @property
+    def watcher_mode(self) -> Mode:
+        """``on_watcher``, or the default (``warn``: go ahead, naming it) when nothing sets it."""
+        from runctx.modes import DEFAULT_WATCHER_MODE  # noqa: PLC0415 - see the module docstring
+
+        return self.on_watcher or DEFAULT_WATCHER_MODE
 
 
 def _busy_rules(given: BusyGiven) -> BusyRules:
@@ -687,6 +710,7 @@ def _by_key(weaker: object, stronger: object) -> object:
 
 _MERGE: dict[str, Callable[[object, object], object]] = {
     "runners": _rows,
+    "watchers": _rows,
     "busy_given": _by_key,
     "sources": _by_key,
 }
@@ -697,6 +721,7 @@ _ENVIRONMENT_KEYS = (
     (SHARED_TREE_ENV, SHARED_TREE_KEY),
     (BUSY_BOX_ENV, BUSY_BOX_KEY),
     (ENVIRONMENT_CHANGE_ENV, ENVIRONMENT_CHANGE_KEY),
+    (WATCHER_ENV, WATCHER_KEY),
 )
 
 
@@ -823,10 +848,40 @@ def settings_of_table(
         runner_of_entry(entry, f"{base} runners[{n}]") for n, entry in enumerate(entries)
     )
     busy = busy_given_of_table(table, base, at)
+    watcher = None
+    if WATCHER_KEY in table:
+        from runctx.modes import WATCHER_MODES  # noqa: PLC0415 - see the module docstring
+
+        watcher = parse_mode(table[WATCHER_KEY], at(WATCHER_KEY), WATCHER_MODES)
+    watchers = parse_watchers(table.get(WATCHERS_KEY, []), at(WATCHERS_KEY))
+    # a declared watcher is a run of its own, recognised wherever it runs
+    runners += tuple(
+        runner_of_entry({"kind": name, "program": name}, f"{base} watchers")
+        for name in watchers
+        if not any(name in row.programs for row in runners)
+    )
     sources = tuple((key, layer) for key in _SETTING_KEYS if key in table)
     return Settings(
-        path, runners, mode, shared, busy, on_environment_change=change, sources=sources
+        path,
+        runners,
+        mode,
+        shared,
+        busy,
+        on_environment_change=change,
+        sources=sources,
+        on_watcher=watcher,
+        watchers=watchers,
     )
+
+
+def parse_watchers(value: object, where: str) -> tuple[str, ...]:
+    """``watchers``: program names, each a run of its own that re-runs on change."""
+    if not isinstance(value, list) or not all(
+        isinstance(name, str) and name and "/" not in name for name in value
+    ):
+        msg = f"{where} must be a list of program names (no path), got {value!r}"
+        raise _error(msg)
+    return tuple(value)
 
 
 def busy_given_of_table(

@@ -107,7 +107,9 @@ def describe_starter(started: StartedBy | Unknown, *, detail: bool = True) -> st
         return None
     text = visible(started.kind)
     if started.session is not None:
-        noun = {"github-actions": "run", "systemd": "invocation"}.get(started.kind, "session")
+        noun = {"github-actions": "run", "systemd": "invocation", "tmux": "pane"}.get(
+            started.kind, "session"
+        )
         if started.kind in {"gitlab-ci", "buildkite", "jenkins", "circleci"}:
             noun = "job"
         text += f" {noun} {short_session(started.session)}"
@@ -244,12 +246,62 @@ _ADVICE = (
 )
 
 
+WATCHER_GOES_AHEAD = "goes-ahead"
+"""A watcher next to a test run that starts anyway (``on-watcher = "warn"``, the default)."""
+WATCHER_HOLDS = "holds"
+"""A watcher next to a test run that does not start (``on-watcher``: ``stop`` or ``ask``)."""
+WATCHER_WAITED_FOR = "waited-for"
+"""A watcher a test run waits for (``on-watcher = "wait"``)."""
+
+
+def watcher_line(judged: JudgedRun, label: str, outcome: str | None = None) -> str:
+    """One line naming a watcher of this checkout: never a leftover, never a run to stop.
+
+    ``outcome`` says what it means for the test run about to start
+    (:data:`WATCHER_GOES_AHEAD`, :data:`WATCHER_HOLDS`, :data:`WATCHER_WAITED_FOR`);
+    None says only what it is.
+    """
+    run = judged.run
+    starter = describe_starter(run.started_by)
+    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
+        whose = f", a person's, started from {starter}"
+    elif starter is not None:
+        whose = f", started by {starter}"
+    else:
+        whose = ""
+    text = (
+        f"pid {run.pid} re-runs this checkout's tests on change (`{visible(label)}`{whose}, "
+        f"running {human_age(run.age_seconds)}): a watcher, not a leftover"
+    )
+    if outcome == WATCHER_GOES_AHEAD:
+        return text + "; this test run goes ahead (the two may overlap when it re-runs)."
+    if outcome == WATCHER_HOLDS:
+        return (
+            text + "; this checkout starts no test run next to one (on-watcher): ask whoever "
+            'started it, or set on-watcher = "warn" in [tool.runctx].'
+        )
+    if outcome == WATCHER_WAITED_FOR:
+        return text + '; this checkout waits for it to end (on-watcher = "wait").'
+    return text + "."
+
+
 def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bool]:
     """One line on a run of this checkout, and whether the generic advice applies to it."""
     run = judged.run
     text = describe_ours(judged)
     starter = describe_starter(run.started_by)
     age = human_age(run.age_seconds)
+    from runctx.watchers import watcher_of  # noqa: PLC0415 - words load after the scan
+
+    label = watcher_of(run)
+    if label is not None:
+        return watcher_line(judged, label), False
+    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
+        line = (
+            f"{text}, started from {starter}: a person's run, not a leftover. Wait for it "
+            "with `runctx wait`, or ask whoever started it."
+        )
+        return line, False
     if run.orphaned:
         line = (
             f"{text} lost the process that started it (an orphan): wait with `runctx wait`, "
@@ -269,12 +321,6 @@ def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bo
         line = (
             f"{text} was started by another session ({who}): leave it to that session; "
             "wait with `runctx wait`."
-        )
-        return line, False
-    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
-        line = (
-            f"{text}, started from {starter}: a person's run, not a leftover. Wait for it "
-            "with `runctx wait`, or ask whoever started it."
         )
         return line, False
     by = f", started by {starter}" if starter else ""
@@ -376,7 +422,8 @@ def code_elsewhere_lines(check: CodeCheck) -> list[str]:
     lines = [
         (
             f"the code under test is not this checkout's ({visible(check.checkout)}): "
-            f"{len(check.elsewhere)} of its packages come from elsewhere"
+            f"{plural(len(check.elsewhere), 'of its packages comes', 'of its packages come')} "
+            "from elsewhere"
         ),
     ]
     for origin in check.elsewhere:
