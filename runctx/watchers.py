@@ -22,6 +22,7 @@ an interpreter, ``npx``, ``uv run``):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from runctx.report import Run, StartedBy
@@ -59,7 +60,7 @@ _WATCH_SUBCOMMANDS = {
 _TASK_RUNNERS = frozenset(
     {"npm", "pnpm", "yarn", "bun", "make", "gmake", "just", "task", "tox", "nox", "hatch"}
 )
-_INTERPRETER_PREFIXES = ("python", "node", "pypy")
+_INTERPRETERS = re.compile(r"(python|pypy)[0-9.]*|node|nodejs")
 _PASS_THROUGH = frozenset({"env", "npx", "pnpx", "bunx", "uvx", "exec", "nice", "time"})
 _PERSON_KINDS = frozenset({"terminal", "tmux", "screen", "ssh"})
 _LABEL_WORDS = 3
@@ -81,7 +82,7 @@ def _program(argv: Sequence[str]) -> tuple[str, int]:
         if name in _PASS_THROUGH or (name in {"uv", "poetry", "pdm"} and index + 1 < len(argv)):
             index += 2 if name in {"uv", "poetry", "pdm"} and argv[index + 1] == "run" else 1
             continue
-        if name.startswith(_INTERPRETER_PREFIXES):
+        if _INTERPRETERS.fullmatch(name):
             rest = argv[index + 1 :]
             for offset, arg in enumerate(rest):
                 if arg == "-m" and offset + 1 < len(rest):
@@ -110,8 +111,12 @@ def watcher_label(
         return None
     rest = list(argv[at + 1 :])
     if program in WATCH_PROGRAMS or program in configured:
-        options = [word for word in rest[:2] if word.startswith("-") or word.isdigit()]
-        return " ".join([program, *options][:_LABEL_WORDS])
+        options = []
+        for word in rest[: _LABEL_WORDS - 1]:
+            if word == "--" or not (word.startswith("-") or word.isdigit()):
+                break
+            options.append(word)
+        return " ".join([program, *options])
     flag = next((word for word in rest if word.partition("=")[0] in _WATCH_FLAGS), None)
     if flag is not None and not flag.endswith("=false"):
         return f"{program} {flag}"

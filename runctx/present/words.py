@@ -31,6 +31,7 @@ from runctx.report import JudgedRun, Report, StartedBy
 from runctx.settings import BusyRules
 from runctx.started_by import AgentSession, Relation, relation
 from runctx.unknown import Unknown
+from runctx.watchers import watcher_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -291,8 +292,6 @@ def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bo
     text = describe_ours(judged)
     starter = describe_starter(run.started_by)
     age = human_age(run.age_seconds)
-    from runctx.watchers import watcher_of  # noqa: PLC0415 - words load after the scan
-
     label = watcher_of(run)
     if label is not None:
         return watcher_line(judged, label), False
