@@ -47,6 +47,7 @@ the pytest plugin) translates the :class:`Decision`, none decides on its own.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
@@ -72,6 +73,7 @@ from runctx.present.words import (
     WATCHER_HOLDS,
     WATCHER_WAITED_FOR,
     cap,
+    contention_fingerprint,
     environment_change_message,
     foreign_lines,
     live_lines,
@@ -199,7 +201,7 @@ def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     return None
 
 
-def _head(action: Action, uncertain: str | None) -> str:
+def _head(action: Action, uncertain: str | None, warn_why: str) -> str:
     if action is Action.WAIT:
         return (
             "runctx: refused to start this test run. This checkout is set to wait for its "
@@ -212,7 +214,7 @@ def _head(action: Action, uncertain: str | None) -> str:
         return "runctx: asking before this test run starts."
     if uncertain is not None:
         return f"runctx: warning only, starting anyway ({uncertain})."
-    return "runctx: warning only, starting anyway (this checkout is set to only warn)."
+    return f"runctx: warning only, starting anyway ({warn_why})."
 
 
 def _shared_head(action: Action, uncertain: str | None) -> str:
@@ -256,6 +258,7 @@ def _head_and_cause(
     box: tuple[Action, BoxPressure],
     *,
     held_by_shared: bool,
+    warn_why: str,
 ) -> tuple[list[str], Cause]:
     """The first line of the message, and which rule gave the action (the firmest alone)."""
     (same_action, same_uncertain), (shared_action, uncertain) = same, shared
@@ -268,7 +271,7 @@ def _head_and_cause(
     elif _SEVERITY[shared_action] > _SEVERITY[same_action] or held_by_shared:
         parts, cause = [_shared_head(action, uncertain)], Cause.SHARED_TREE
     else:
-        parts, cause = [_head(action, same_uncertain)], Cause.SAME_CHECKOUT
+        parts, cause = [_head(action, same_uncertain, warn_why)], Cause.SAME_CHECKOUT
         if shared_action is action:  # as firm: waiting for this checkout would not help
             cause = Cause.SHARED_TREE
     if action not in {Action.STOP, Action.ASK, Action.WAIT}:
@@ -322,6 +325,9 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     session: AgentSession | None = None,
     watcher_mode: Mode = DEFAULT_WATCHER_MODE,
     watchers: Sequence[str] = (),
+    wanted: float | None = None,
+    said: Callable[[str], bool] | None = None,
+    warn_why: str = "this checkout is set to only warn",
 ) -> Decision:
     """The decision for a test run about to start from ``report``'s viewpoint.
 
@@ -338,6 +344,11 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     A run of this checkout that re-runs on change (:mod:`runctx.watchers`,
     ``watchers`` the programs the settings declare) follows ``watcher_mode``
     (``on-watcher``) instead of ``mode``, and is never called a leftover.
+    ``wanted`` (the CPUs the run will use, :mod:`runctx.demand`) keeps a note
+    on foreign load for load likely to hurt it; ``said`` answers whether the
+    listener was told the same already (:func:`runctx.said.said_before`, given
+    the note's :func:`~runctx.present.words.contention_fingerprint`): then the
+    note is not said again.
     """
     known = blocking_runs(report, with_watchers=True) if own_run else report.ours_known
     labels = {
@@ -362,7 +373,14 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         pressure,
         box_note=box_action is not Action.SILENT,
         show_box=not waits_for_room,  # the refusal says it already
+        wanted=wanted,
     )
+
+    def fresh(lines: list[str]) -> list[str]:
+        """``lines``, unless the listener was told the same already (asked only when said)."""
+        if lines and said is not None and said(contention_fingerprint(report, busy, pressure)):
+            return []
+        return lines
 
     def decided(action: Action, message: str, **more: object) -> Decision:
         return Decision(
@@ -383,6 +401,8 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         return [watcher_line(j, labels[j.run.identity], outcome) for j in watching]
 
     if not ours and not unsure and not shared and watcher_action in {Action.SILENT, Action.NOTE}:
+        if not waits_for_room:
+            contention = fresh(contention)
         action, message = _contention_only(pressure, contention, waits_for_room=waits_for_room)
         cause = Cause.BUSY_BOX if waits_for_room else Cause.NONE
         if watching and action is Action.WAIT:
@@ -413,6 +433,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         (shared_action, uncertain),
         (box_action, pressure),
         held_by_shared=held_by_shared,
+        warn_why=warn_why,
     )
     box_first = cause is Cause.BUSY_BOX
     if ours or unsure:
@@ -430,7 +451,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     if waits_for_room and not box_first:
         parts.append(_box_line(pressure))
     if action not in {Action.STOP, Action.ASK, Action.WAIT}:
-        parts.extend(contention)  # slowness matters only to a command that starts
+        parts.extend(fresh(contention))  # slowness matters only to a command that starts
     return decided(
         action,
         cap("\n".join(parts), MESSAGE_MAX_CHARS),
@@ -531,6 +552,45 @@ def viewpoints(
     return list(found.items())
 
 
+def _said(session: AgentSession | None, listener: str | None) -> Callable[[str], bool] | None:
+    """Whether the listener (the agent session, else ``listener``) was told a note already."""
+    if session is not None and session.id:
+        listener = f"{session.kind}:{session.id}"
+    if listener is None:
+        return None
+    from runctx.said import ONCE_ENV, said_before  # noqa: PLC0415 - only with a listener
+
+    if os.environ.get(ONCE_ENV, "") == "0":
+        return None
+
+    who = listener
+    return lambda fingerprint: said_before(who, fingerprint)
+
+
+def _wanted(invocations: Sequence[TestInvocation], report: Report) -> float | None:
+    """The most CPUs one of the invocations will use (None when the box's CPUs are unknown)."""
+    from runctx.demand import cpus_wanted  # noqa: PLC0415 - only with a note to weigh
+
+    usable = report.load.usable_cpus
+    if isinstance(usable, Unknown) or not invocations:
+        return None
+    return max(cpus_wanted(i.kind, i.argv, usable) for i in invocations)
+
+
+def _warn_why(mode: Mode | None, settings: Settings) -> str:
+    """Why a run of this checkout is only warned about: who set ``on-same-checkout``."""
+    if mode is not None:
+        return f"runctx run was asked to only warn: --mode {mode.value}"
+    from runctx.settings import ENVIRONMENT_LAYER, MODE_ENV, MODE_KEY, USER_LAYER  # noqa: PLC0415
+
+    layer = settings.source_of(MODE_KEY)
+    if layer == ENVIRONMENT_LAYER:
+        return f"${MODE_ENV} is warn"
+    if layer == USER_LAYER:
+        return f"{MODE_KEY} = warn in your runctx configuration"
+    return "this checkout is set to only warn"
+
+
 def measures_cpu(judged: JudgedRun) -> bool:
     """Whether a run's CPU use now matters to the words: only a foreign run's does."""
     return judged.foreign
@@ -551,8 +611,15 @@ def decide(  # noqa: PLR0913 - each knob is independent
     settings: Settings = DEFAULTS,
     checkouts: Mapping[Viewpoint, Settings] | None = None,
     essentials_only: bool = False,
+    listener: str | None = None,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
+
+    A note on foreign load is given only for load likely to hurt the run
+    (weighed against the CPUs the invocations will use, :mod:`runctx.demand`),
+    and once per listener until what it says changes (:mod:`runctx.said`): the
+    listener is the agent ``session``, else ``listener`` (a terminal), else none
+    (every note is said).
 
     ``essentials_only``: decide whether to refuse, and nothing more (a hook's
     first pass): each scan reads no environment, no one who started a run and
@@ -578,6 +645,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
     decisions = []
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
+    said = _said(session, listener) if not essentials_only else None
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)
         report = scan(
@@ -602,6 +670,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 session=session,
                 watcher_mode=settings_here.watcher_mode,
                 watchers=settings_here.watchers,
+                wanted=None if settings_here.foreign_note == "busy" else _wanted(invocations, report),
+                said=said,
+                warn_why=_warn_why(mode, settings_here),
             )
         )
     environment_decisions = _environment_decisions(

@@ -362,6 +362,10 @@ BUSY_BOX_ENV = "RUNCTX_ON_BUSY_BOX"
 WATCHER_KEY = "on-watcher"
 WATCHER_ENV = "RUNCTX_ON_WATCHER"
 WATCHERS_KEY = "watchers"
+FOREIGN_NOTE_KEY = "foreign-note"
+FOREIGN_NOTE_CHOICES = ("hurts", "busy")
+"""``hurts`` (the default): a note on foreign load only when the busy foreign runs leave
+fewer CPUs free than the run about to start will use; ``busy``: whenever one is busy now."""
 
 
 class BusyRules(LightRecord):
@@ -450,6 +454,7 @@ _SETTING_KEYS = (
     BUSY_BOX_KEY,
     WATCHER_KEY,
     WATCHERS_KEY,
+    FOREIGN_NOTE_KEY,
 )
 
 _RUNNER_KEYS = frozenset(
@@ -473,7 +478,8 @@ class Settings(LightRecord):
     from, or None (``environment_change_mode``); ``on_watcher`` the mode next
     to a run of this checkout that re-runs on change, or None
     (``watcher_mode``), and ``watchers`` the programs the user declared
-    watchers (:mod:`runctx.watchers`); ``sources`` which layer set each key
+    watchers (:mod:`runctx.watchers`); ``foreign_note`` when a note on
+    foreign load is given (:data:`FOREIGN_NOTE_CHOICES`, None: ``hurts``); ``sources`` which layer set each key
     (:meth:`source_of`).
 
     A value is built by a face, once per call, from its layers
@@ -490,6 +496,7 @@ class Settings(LightRecord):
         "on_environment_change",
         "on_same_checkout",
         "on_shared_tree",
+        "foreign_note",
         "on_watcher",
         "path",
         "runners",
@@ -508,6 +515,7 @@ class Settings(LightRecord):
     sources: Sources
     on_watcher: Mode | None
     watchers: tuple[str, ...]
+    foreign_note: str | None
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
     _busy: list[BusyRules]
@@ -525,9 +533,11 @@ class Settings(LightRecord):
         sources: Sources = (),
         on_watcher: Mode | None = None,
         watchers: tuple[str, ...] = (),
+        foreign_note: str | None = None,
     ) -> None:
         """Hold validated values."""
         self._hold(
+            foreign_note=foreign_note,
             on_watcher=on_watcher,
             watchers=watchers,
             path=path,
@@ -871,7 +881,22 @@ def settings_of_table(
         sources=sources,
         on_watcher=watcher,
         watchers=watchers,
+        foreign_note=parse_choice(table, FOREIGN_NOTE_KEY, FOREIGN_NOTE_CHOICES, at),
     )
+
+
+def parse_choice(
+    table: Mapping[str, object], key: str, choices: tuple[str, ...], at: Callable[[str], str]
+) -> str | None:
+    """``table[key]`` when it is one of ``choices``, None when absent; else a ConfigError."""
+    if key not in table:
+        return None
+    value = table[key]
+    if isinstance(value, str) and value in choices:
+        return value
+    named = ", ".join(f'"{choice}"' for choice in choices)
+    msg = f"{at(key)} must be one of {named}, got {value!r}"
+    raise _error(msg)
 
 
 def parse_watchers(value: object, where: str) -> tuple[str, ...]:

@@ -189,15 +189,21 @@ def foreign_lines(
     *,
     box_note: bool = False,
     show_box: bool = True,
+    wanted: float | None = None,
 ) -> list[str]:
     """The lines a note on contention has, or none when nothing is worth a note.
 
     Busy foreign runs are named (the busiest first, at most two); idle ones
     are counted. With ``box_note`` a busy box is worth a line even with no
     foreign run at all (``on-busy-box``); ``show_box`` False leaves the line on
-    the box's pressure out (a refusal that says it already).
+    the box's pressure out (a refusal that says it already). ``wanted``, the
+    CPUs the run about to start will use (:func:`runctx.demand.cpus_wanted`),
+    keeps the note for foreign load likely to hurt it
+    (:func:`foreign_load_hurts`).
     """
     busy, idle = split_by_cpu(report.foreign, rules)
+    if wanted is not None and not box_note and not foreign_load_hurts(report, busy, wanted):
+        return []
     if not busy and not pressure.busy:
         return []
     if not busy and not idle and not box_note:
@@ -217,6 +223,36 @@ def foreign_lines(
     tail.append("Slowness may come from this load, not a regression.")
     lines.append(" ".join(tail))
     return lines
+
+
+def foreign_load_hurts(report: Report, busy: Sequence[JudgedRun], wanted: float) -> bool:
+    """Whether the busy foreign runs leave fewer CPUs free than a run that wants ``wanted``.
+
+    A run whose CPU use now is not known counts as one CPU (the visible answer);
+    a box whose CPUs are not known is assumed hurt when any foreign run is busy.
+    """
+    from runctx.demand import hurts  # noqa: PLC0415 - only for a run about to start
+
+    if not busy:
+        return False
+    usable = report.load.usable_cpus
+    if isinstance(usable, Unknown):
+        return True
+    total = sum(
+        1.0 if isinstance(judged.run.cpu_now, Unknown) else judged.run.cpu_now for judged in busy
+    )
+    return hurts(total, wanted, usable)
+
+
+def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressure) -> str:
+    """What a note on contention says, without its passing numbers: busy runs, crossed thresholds.
+
+    Two notes with one fingerprint say the same thing (:mod:`runctx.said`).
+    """
+    busy, _ = split_by_cpu(report.foreign, rules)
+    pids = ",".join(sorted(str(judged.run.pid) for judged in busy))
+    crossed = ",".join(sorted(reason.partition(" ")[0] for reason in pressure.reasons))
+    return f"{report.here.root}|{pids}|{crossed}"
 
 
 def foreign_note(
