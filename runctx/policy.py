@@ -646,8 +646,11 @@ def decide(  # noqa: PLR0913 - each knob is independent
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
     said = _said(session, listener) if not essentials_only else None
+    problems: dict[str, None] = {}
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)
+        if settings_here.problem:
+            problems[settings_here.problem] = None
         report = scan(
             here,
             source=source,
@@ -686,6 +689,10 @@ def decide(  # noqa: PLR0913 - each knob is independent
         lambda here: given.get(here, settings).environment_change_mode,
     )
     decision = combine([*decisions, *environment_decisions])
+    if settings.problem:
+        problems[settings.problem] = None
+    if problems:
+        decision = with_broken_configuration(decision, "; ".join(problems))
     log_event(
         "runctx.policy_decided",
         level=INFO,
@@ -696,6 +703,22 @@ def decide(  # noqa: PLR0913 - each knob is independent
         box=list(decision.box.reasons),
     )
     return decision
+
+
+def broken_configuration_line(problem: str) -> str:
+    """What an agent is told when a runctx configuration file could not be used."""
+    return (
+        f"runctx: the runctx configuration is broken ({visible(problem)}); this command was "
+        "judged with the defaults instead. Fix that file."
+    )
+
+
+def with_broken_configuration(decision: Decision, problem: str) -> Decision:
+    """``decision`` telling the agent that the configuration is broken (a note when it was silent)."""
+    line = broken_configuration_line(problem)
+    if decision.action is Action.SILENT:
+        return attrs.evolve(decision, action=Action.NOTE, message=cap(line, MESSAGE_MAX_CHARS))
+    return attrs.evolve(decision, message=cap(f"{decision.message}\n{line}", MESSAGE_MAX_CHARS))
 
 
 def _other_checkout_than(judged: JudgedRun, here: Root | Unknown) -> bool:

@@ -479,7 +479,9 @@ class Settings(LightRecord):
     to a run of this checkout that re-runs on change, or None
     (``watcher_mode``), and ``watchers`` the programs the user declared
     watchers (:mod:`runctx.watchers`); ``foreign_note`` when a note on
-    foreign load is given (:data:`FOREIGN_NOTE_CHOICES`, None: ``hurts``); ``sources`` which layer set each key
+    foreign load is given (:data:`FOREIGN_NOTE_CHOICES`, None: ``hurts``);
+    ``problem`` what was wrong with a layer that could not be read, which
+    was left out (``settings_for(..., degrade=True)``; ``""`` when none); ``sources`` which layer set each key
     (:meth:`source_of`).
 
     A value is built by a face, once per call, from its layers
@@ -499,6 +501,7 @@ class Settings(LightRecord):
         "foreign_note",
         "on_watcher",
         "path",
+        "problem",
         "runners",
         "sources",
         "user_path",
@@ -516,6 +519,7 @@ class Settings(LightRecord):
     on_watcher: Mode | None
     watchers: tuple[str, ...]
     foreign_note: str | None
+    problem: str
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
     _busy: list[BusyRules]
@@ -534,9 +538,11 @@ class Settings(LightRecord):
         on_watcher: Mode | None = None,
         watchers: tuple[str, ...] = (),
         foreign_note: str | None = None,
+        problem: str = "",
     ) -> None:
         """Hold validated values."""
         self._hold(
+            problem=problem,
             foreign_note=foreign_note,
             on_watcher=on_watcher,
             watchers=watchers,
@@ -658,7 +664,9 @@ DEFAULTS = Settings()
 _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 
 
-def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
+def settings_for(
+    root: str | Unknown, environ: Mapping[str, str] | None = None, *, degrade: bool = False
+) -> Settings:
     """The settings of the checkout at ``root``: its pyproject, the user's file, the environment.
 
     A face's entry calls this once per call and passes the value down
@@ -670,9 +678,81 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
     that cannot be identified has the user's settings alone. Each file is read
     and validated once while it stays unchanged. A malformed file, table or
     value raises :class:`~runctx.exceptions.ConfigError` naming the file and
-    the key.
+    the key; with ``degrade`` it does not: a layer that cannot be read is left
+    out (its keys keep their defaults) and :attr:`Settings.problem` says which
+    file, which line and what is wrong (:func:`settings_and_problem`).
     """
-    return merged(layers(root, os.environ if environ is None else environ))
+    env = os.environ if environ is None else environ
+    if not degrade:
+        return merged(layers(root, env))
+    found: list[Settings] = []
+    problems: list[str] = []
+    readers: list[Callable[[], Settings]] = []
+    user_path = user_config_path(env)
+    if user_path is not None:
+        readers.append(lambda: _cached(user_path, _user_settings))
+    if isinstance(root, str):
+        readers.append(lambda: _file_settings(root))
+    readers.append(lambda: environment_settings(env))
+    from runctx.exceptions import ConfigError  # noqa: PLC0415 - a face that degrades
+
+    for read in readers:
+        try:
+            layer = read()
+        except ConfigError as error:
+            problems.append(located(str(error)))
+            continue
+        if layer is not DEFAULTS:
+            found.append(layer)
+    result = merged(found)
+    return result.replaced(problem="; ".join(problems)) if problems else result
+
+
+def settings_and_problem(
+    root: str | Unknown, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, str | None]:
+    """The settings of ``root`` with every layer that can be read, and what was wrong, if anything.
+
+    For the faces that must not fail on a broken configuration (``status``,
+    ``check``, ``wait``, the hooks, the pytest plugin): they warn with the
+    problem (file, line, what is wrong) and go on with the defaults for what
+    the broken layer would have set.
+    """
+    settings = settings_for(root, environ, degrade=True)
+    return settings, settings.problem or None
+
+
+_TOML_AT = "(at line "
+
+
+def located(message: str) -> str:
+    """A configuration error's message with the line of the file it is about: ``PATH:LINE: ...``.
+
+    A TOML error says its line; a bad value is found by its key's line. The
+    message is kept as it is when no line can be told.
+    """
+    import re  # noqa: PLC0415 - errors are rare
+
+    head, colon, rest = message.partition(": ")
+    if not colon or not os.path.isabs(head):
+        return message
+    at = re.search(r"\(at line (\d+), column \d+\)", rest)
+    if at is not None:
+        return f"{head}:{at.group(1)}: {rest}"
+    keys = (*_SETTING_KEYS, *(key for key, _ in _ENVIRONMENT_KEYS))
+    named = re.search(r"(?:\]|^|\s)([a-z][a-z-]*)(?:\[\d+\])?\s", rest + " ")
+    key = named.group(1) if named is not None and named.group(1) in keys else None
+    if key is None:
+        return message
+    try:
+        data = (read_pyproject(head) if head.endswith(PYPROJECT) else read_user_config(head)) or b""
+    except OSError:
+        return message
+    pattern = re.compile(rb"""\s*["']?""" + re.escape(key.encode()) + rb"""["']?\s*=""")
+    for number, line in enumerate(data.splitlines(), start=1):
+        if pattern.match(line):
+            return f"{head}:{number}: {rest}"
+    return message
 
 
 def layers(root: str | Unknown, environ: Mapping[str, str]) -> tuple[Settings, ...]:
@@ -718,7 +798,12 @@ def _by_key(weaker: object, stronger: object) -> object:
     return _merged(weaker, stronger)  # type: ignore[arg-type]
 
 
+def _problems(weaker: object, stronger: object) -> object:
+    return "; ".join(text for text in (weaker, stronger) if text)
+
+
 _MERGE: dict[str, Callable[[object, object], object]] = {
+    "problem": _problems,
     "runners": _rows,
     "watchers": _rows,
     "busy_given": _by_key,

@@ -25,6 +25,7 @@ from runctx.cli.common import (
     add_viewpoint_options,
     duration,
     positive_duration,
+    settings_warned,
     source_from,
     viewpoint_from,
 )
@@ -33,7 +34,6 @@ from runctx.exits import EXIT_GAVE_UP_WAITING
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
-from runctx.settings import settings_for
 from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn, watching_runs
 from runctx.watchers import watcher_of
 
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     source = source_from(args)
     here = viewpoint_from(args)
     progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
-    settings = settings_for(here.root)
+    settings = settings_warned(here.root)
     try:
         outcome = wait_for_turn(
             here,

@@ -413,7 +413,7 @@ def _checkouts(
     here = Viewpoint(root=root, uid=os.getuid())
     found = {}
     for view, _ in policy.viewpoints(invocations, known={cwd: here}):
-        found[view] = settings if view == here else settings_for(view.root)
+        found[view] = settings if view == here else settings_for(view.root, degrade=True)
     return found
 
 
@@ -496,8 +496,8 @@ def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | N
     runner of the builtin table is let through without them; one that does
     fails open, saying why.
     """
-    try:
-        return settings_for(root)
+    try:  # a broken file is left out, and the decision tells the agent so
+        return settings_for(root, degrade=True)
     except _unreadable_config():
         if not (names_found(command, BUILTIN_NAMES) or names_a_script(command)):
             return None
@@ -506,7 +506,7 @@ def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | N
 
 def _settings(cwd: str) -> Settings:
     """The settings of the checkout ``cwd`` is in (the one rule), with the user's own."""
-    return settings_for(checkout_root(cwd))
+    return settings_for(checkout_root(cwd), degrade=True)
 
 
 def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
