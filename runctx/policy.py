@@ -251,7 +251,7 @@ def _same_checkout_action(
     return action, uncertain
 
 
-def _head_and_cause(
+def _head_and_cause(  # noqa: PLR0913 - each input is one rule's
     action: Action,
     same: tuple[Action, str | None],
     shared: tuple[Action, str | None],
@@ -351,18 +351,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     note is not said again.
     """
     known = blocking_runs(report, with_watchers=True) if own_run else report.ours_known
-    labels = {
-        judged.run.identity: label
-        for judged in (*known, *report.ours)
-        if (label := watcher_of(judged.run, watchers)) is not None
-    }
-    watching = tuple(judged for judged in known if judged.run.identity in labels)
-    ours = tuple(judged for judged in known if judged.run.identity not in labels)
-    unsure = tuple(
-        judged
-        for judged in report.ours
-        if judged.judgement.verdict is Verdict.UNKNOWN and judged.run.identity not in labels
-    )
+    labels, watching, ours, unsure = _split_watchers(report, known, watchers)
     shared = sharing_runs(report) if own_run else report.shared_tree
     pressure = box_pressure(report.load, busy)
     box_action = _box_action(busy, pressure)
@@ -376,11 +365,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         wanted=wanted,
     )
 
-    def fresh(lines: list[str]) -> list[str]:
-        """``lines``, unless the listener was told the same already (asked only when said)."""
-        if lines and said is not None and said(contention_fingerprint(report, busy, pressure)):
-            return []
-        return lines
+    told = _Told(said, lambda: contention_fingerprint(report, busy, pressure))
 
     def decided(action: Action, message: str, **more: object) -> Decision:
         return Decision(
@@ -397,29 +382,22 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     uncertain = _uncertain(report, cwd_known=cwd_known) if watching else None
     watcher_action = _watcher_action(watcher_mode, watching, uncertain)
 
-    def watcher_lines(outcome: str | None) -> list[str]:
-        return [watcher_line(j, labels[j.run.identity], outcome) for j in watching]
+    watcher_lines = _WatcherLines(watching, labels)
 
     if not ours and not unsure and not shared and watcher_action in {Action.SILENT, Action.NOTE}:
-        if not waits_for_room:
-            contention = fresh(contention)
+        contention = contention if waits_for_room else told.fresh(contention)
         action, message = _contention_only(pressure, contention, waits_for_room=waits_for_room)
         cause = Cause.BUSY_BOX if waits_for_room else Cause.NONE
-        if watching and action is Action.WAIT:
-            message = cap("\n".join([message, *watcher_lines(None)]), MESSAGE_MAX_CHARS)
-        elif watching:  # one line each, and the run goes ahead
-            action = Action.NOTE
-            lines = [*watcher_lines(WATCHER_GOES_AHEAD), *contention]
-            message = cap("runctx: " + "\n".join(lines), MESSAGE_MAX_CHARS)
+        if watching:
+            action, message = _beside_watchers(action, message, watcher_lines, contention)
         return decided(action, message, cause=cause, watchers=watching)
     uncertain = _uncertain(report, cwd_known=cwd_known)
     same_action, same_uncertain = (
         _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
     )
-    if watcher_action is not Action.NOTE:
-        if _SEVERITY[watcher_action] > _SEVERITY[same_action]:
-            same_uncertain = same_uncertain or uncertain
-        same_action = _firmest(same_action, watcher_action)
+    same_action, same_uncertain = _with_watcher_action(
+        (same_action, same_uncertain), watcher_action, uncertain
+    )
     shared_action = _ACTION_OF_MODE[shared_mode] if shared else Action.SILENT
     if uncertain is not None and shared_action in {Action.STOP, Action.ASK}:
         shared_action = Action.WARN
@@ -438,20 +416,14 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     box_first = cause is Cause.BUSY_BOX
     if ours or unsure:
         parts.extend(same_checkout_lines(ours + unsure, session))
-    held_here = action in {Action.STOP, Action.ASK, Action.WAIT}
-    if watching and watcher_action is action and action in {Action.STOP, Action.ASK}:
-        parts.extend(watcher_lines(WATCHER_HOLDS))
-    elif watching and watcher_action is action is Action.WAIT:
-        parts.extend(watcher_lines(WATCHER_WAITED_FOR))
-    elif watching:
-        parts.extend(watcher_lines(None if held_here else WATCHER_GOES_AHEAD))
+    parts.extend(watcher_lines(_watcher_outcome(action, watcher_action)))  # none: no line
     if shared:
         held = action in {Action.STOP, Action.ASK, Action.WAIT}
         parts.append(shared_tree_message(shared, held=held))
     if waits_for_room and not box_first:
         parts.append(_box_line(pressure))
     if action not in {Action.STOP, Action.ASK, Action.WAIT}:
-        parts.extend(fresh(contention))  # slowness matters only to a command that starts
+        parts.extend(told.fresh(contention))  # slowness matters only to a command that starts
     return decided(
         action,
         cap("\n".join(parts), MESSAGE_MAX_CHARS),
@@ -462,6 +434,89 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         cause=cause,
         watchers=watching,
     )
+
+
+@attrs.frozen
+class _Told:
+    """Whether a note's lines were said already to the listener (:mod:`runctx.said`)."""
+
+    said: Callable[[str], bool] | None
+    fingerprint: Callable[[], str]
+
+    def fresh(self, lines: list[str]) -> list[str]:
+        """``lines``, unless the listener was told the same already (asked only when said)."""
+        if lines and self.said is not None and self.said(self.fingerprint()):
+            return []
+        return lines
+
+
+@attrs.frozen
+class _WatcherLines:
+    """One line for each watcher of this checkout, saying what it means for the command."""
+
+    watching: tuple[JudgedRun, ...]
+    labels: Mapping[object, str]
+
+    def __call__(self, outcome: str | None) -> list[str]:
+        """The lines, with ``outcome`` (:func:`runctx.present.words.watcher_line`)."""
+        return [watcher_line(j, self.labels[j.run.identity], outcome) for j in self.watching]
+
+
+def _with_watcher_action(
+    same: tuple[Action, str | None], watcher_action: Action, uncertain: str | None
+) -> tuple[Action, str | None]:
+    """``on-same-checkout``'s action and why it was lowered, with ``on-watcher``'s hold in it."""
+    action, why = same
+    if watcher_action is Action.NOTE or _SEVERITY[watcher_action] <= _SEVERITY[action]:
+        return same
+    return watcher_action, why or uncertain
+
+
+def _beside_watchers(
+    action: Action,
+    message: str,
+    watcher_lines: Callable[[str | None], list[str]],
+    contention: list[str],
+) -> tuple[Action, str]:
+    """The action and words when only watchers of this checkout (and foreign runs) are live.
+
+    The run goes ahead with one line for each watcher, unless it waits for room on the box.
+    """
+    if action is Action.WAIT:
+        return action, cap("\n".join([message, *watcher_lines(None)]), MESSAGE_MAX_CHARS)
+    lines = [*watcher_lines(WATCHER_GOES_AHEAD), *contention]
+    return Action.NOTE, cap("runctx: " + "\n".join(lines), MESSAGE_MAX_CHARS)
+
+
+def _split_watchers(
+    report: Report, known: tuple[JudgedRun, ...], watchers: Sequence[str]
+) -> tuple[dict[object, str], tuple[JudgedRun, ...], tuple[JudgedRun, ...], tuple[JudgedRun, ...]]:
+    """The watchers' labels by identity, the watchers, the other known runs, the unsure ones.
+
+    Runs of unknown identity that are watchers are neither unsure nor in the way.
+    """
+    labels: dict[object, str] = {
+        judged.run.identity: label
+        for judged in (*known, *report.ours)
+        if (label := watcher_of(judged.run, watchers)) is not None
+    }
+    watching = tuple(judged for judged in known if judged.run.identity in labels)
+    ours = tuple(judged for judged in known if judged.run.identity not in labels)
+    unsure = tuple(
+        judged
+        for judged in report.ours
+        if judged.judgement.verdict is Verdict.UNKNOWN and judged.run.identity not in labels
+    )
+    return labels, watching, ours, unsure
+
+
+def _watcher_outcome(action: Action, watcher_action: Action) -> str | None:
+    """What a watcher's line says it means for the command: it holds it, is waited for, or not."""
+    if watcher_action is action and action in {Action.STOP, Action.ASK}:
+        return WATCHER_HOLDS
+    if watcher_action is action is Action.WAIT:
+        return WATCHER_WAITED_FOR
+    return None if action in {Action.STOP, Action.ASK, Action.WAIT} else WATCHER_GOES_AHEAD
 
 
 def _watcher_action(mode: Mode, watching: tuple[JudgedRun, ...], uncertain: str | None) -> Action:
@@ -673,7 +728,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 session=session,
                 watcher_mode=settings_here.watcher_mode,
                 watchers=settings_here.watchers,
-                wanted=None if settings_here.foreign_note == "busy" else _wanted(invocations, report),
+                wanted=None
+                if settings_here.foreign_note == "busy"
+                else _wanted(invocations, report),
                 said=said,
                 warn_why=_warn_why(mode, settings_here),
             )
@@ -714,11 +771,12 @@ def broken_configuration_line(problem: str) -> str:
 
 
 def with_broken_configuration(decision: Decision, problem: str) -> Decision:
-    """``decision`` telling the agent that the configuration is broken (a note when it was silent)."""
+    """``decision``, telling the agent the configuration is broken (a note if it was silent)."""
     line = broken_configuration_line(problem)
     if decision.action is Action.SILENT:
         return attrs.evolve(decision, action=Action.NOTE, message=cap(line, MESSAGE_MAX_CHARS))
-    return attrs.evolve(decision, message=cap(f"{decision.message}\n{line}", MESSAGE_MAX_CHARS))
+    message = cap(f"{decision.message}\n{line}", MESSAGE_MAX_CHARS)
+    return attrs.evolve(decision, message=message)
 
 
 def _other_checkout_than(judged: JudgedRun, here: Root | Unknown) -> bool:

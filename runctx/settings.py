@@ -481,8 +481,8 @@ class Settings(LightRecord):
     watchers (:mod:`runctx.watchers`); ``foreign_note`` when a note on
     foreign load is given (:data:`FOREIGN_NOTE_CHOICES`, None: ``hurts``);
     ``problem`` what was wrong with a layer that could not be read, which
-    was left out (``settings_for(..., degrade=True)``; ``""`` when none); ``sources`` which layer set each key
-    (:meth:`source_of`).
+    was left out (``settings_for(..., degrade=True)``; ``""`` when none);
+    ``sources`` which layer set each key (:meth:`source_of`).
 
     A value is built by a face, once per call, from its layers
     (:func:`layers`: the user's file, the checkout's, the environment) merged
@@ -495,10 +495,10 @@ class Settings(LightRecord):
         "_names",
         "_patterns",
         "busy_given",
+        "foreign_note",
         "on_environment_change",
         "on_same_checkout",
         "on_shared_tree",
-        "foreign_note",
         "on_watcher",
         "path",
         "problem",
@@ -799,7 +799,7 @@ def _by_key(weaker: object, stronger: object) -> object:
 
 
 def _problems(weaker: object, stronger: object) -> object:
-    return "; ".join(text for text in (weaker, stronger) if text)
+    return "; ".join(text for text in (weaker, stronger) if isinstance(text, str) and text)
 
 
 _MERGE: dict[str, Callable[[object, object], object]] = {

@@ -189,9 +189,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     ends = None if timeout is None else time.monotonic() + max(timeout, MIN_SCAN_SECONDS)
     while True:
         report = scan(here, source=source, settings=settings, deadline=ends)
-        blocking = blocking_runs(
-            report, watchers=settings.watchers, with_watchers=with_watchers
-        )
+        blocking = blocking_runs(report, watchers=settings.watchers, with_watchers=with_watchers)
         identities = frozenset(judged.run.identity for judged in blocking)
         for judged in blocking:
             waited_for.setdefault(judged.run.identity, judged)

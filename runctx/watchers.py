@@ -117,6 +117,11 @@ def watcher_label(
                 break
             options.append(word)
         return " ".join([program, *options])
+    return _asked_to_watch(program, rest, from_person=from_person)
+
+
+def _asked_to_watch(program: str, rest: list[str], *, from_person: bool) -> str | None:
+    """A runner told to watch by a flag or a subcommand, or a task named for it."""
     flag = next((word for word in rest if word.partition("=")[0] in _WATCH_FLAGS), None)
     if flag is not None and not flag.endswith("=false"):
         return f"{program} {flag}"
@@ -127,6 +132,13 @@ def watcher_label(
     subcommand = _WATCH_SUBCOMMANDS.get(program)
     if subcommand is not None and operands[:1] == [subcommand]:
         return f"{program} {subcommand}"
+    return _watching_by_default(program, rest, operands, from_person=from_person)
+
+
+def _watching_by_default(
+    program: str, rest: list[str], operands: list[str], *, from_person: bool
+) -> str | None:
+    """A bare ``vitest`` on a terminal, ``sbt ~test``, a task whose name says it watches."""
     if program == "vitest" and from_person and not operands and "--run" not in rest:
         return "vitest (watch mode)"
     if program == "sbt" and any(word.startswith("~") for word in rest):

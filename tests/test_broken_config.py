@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from proctools import make_checkout
 
@@ -44,17 +45,16 @@ def test_without_degrade_a_broken_file_still_raises(tmp_path):
     from runctx.exceptions import ConfigError
 
     (tmp_path / "pyproject.toml").write_text(TYPO)
-    try:
+    with pytest.raises(ConfigError, match="stpo"):
         settings_for(str(tmp_path), environ={})
-    except ConfigError as error:
-        assert "stpo" in str(error)
-    else:
-        raise AssertionError("a bad value was accepted")
 
 
 def test_the_hook_tells_the_agent_and_decides_with_the_defaults(shared_tmp, runs):
-    """A typo next to a live run of this checkout: still refused (the default), and the agent
-    is told which file is broken; alone, the command goes ahead with the same words."""
+    """A typo: the agent is told which file is broken, and the defaults decide.
+
+    Alone, the command goes ahead with the words; next to a live run of this
+    checkout it is refused (the default, ``stop``), with the same words.
+    """
     checkout = make_checkout(shared_tmp)
     (checkout / "pyproject.toml").write_text(TYPO)
     alone = reply(run_hook("claude", claude_pre_tool_use("pytest -x", checkout)))

@@ -95,9 +95,7 @@ def test_the_quick_start_note_is_what_the_policy_says_of_a_busy_foreign_run(shar
     report = attrs.evolve(
         report, runs=tuple(j for j in report.runs if j.run.is_self or j.run.pid == spinner.pid)
     )
-    quiet_box = BusyRules(
-        run_cpu=0.01, cpu_pressure=None, load_per_cpu=None, memory_available=None
-    )
+    quiet_box = BusyRules(run_cpu=0.01, cpu_pressure=None, load_per_cpu=None, memory_available=None)
     decision = policy.decision_for(report, Mode.STOP, busy=quiet_box)
     claude = agent("claude")
     answer = reply_for(decision, claude.PRE_TOOL_FACE.replies, claude.TITLE)

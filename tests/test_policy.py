@@ -474,8 +474,10 @@ def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, mon
 def test_a_note_on_foreign_load_weighs_what_the_run_will_use_and_is_said_once(
     shared_tmp, runs, tmp_path
 ):
-    """A spinning foreign run: a note for a run that wants every CPU, none for one that fits;
-    the same note to the same listener is said once, until what it says changes."""
+    """A spinning foreign run: a note for a run that wants every CPU, none for one that fits.
+
+    The same note to the same listener is said once, until what it says changes.
+    """
     mine = make_checkout(shared_tmp, "mine")
     spinner = runs.spinner(make_checkout(shared_tmp, "theirs"))
     report = only(scan_from(mine, cpu_window=0.3, cpu_of=policy.measures_cpu), spinner.pid)

@@ -9,8 +9,8 @@ import time
 
 from runctx.report import Viewpoint
 from runctx.scanning import viewpoint
-from runctx.sources import SOURCE_NAMES, ProcessSource, make_source
 from runctx.settings import Settings
+from runctx.sources import SOURCE_NAMES, ProcessSource, make_source
 from runctx.unknown import Unknown
 from runctx.waiting import parse_duration
 
@@ -107,7 +107,7 @@ def viewpoint_from(args: argparse.Namespace) -> Viewpoint:
 
 
 def settings_warned(root: str | Unknown) -> Settings:
-    """The settings of ``root`` for a face that only reads: a broken file is warned about and left out.
+    """The settings of ``root`` for a face that only reads: a broken file is warned of, left out.
 
     The warning (on stderr) names the file, the line and what is wrong; the
     face goes on with the defaults for what that file would have set.

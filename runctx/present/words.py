@@ -182,7 +182,7 @@ def idle_count(count: int) -> str:
     return f"{count} idle foreign test run{'' if count == 1 else 's'}"
 
 
-def foreign_lines(
+def foreign_lines(  # noqa: PLR0913 - each choice is one face's
     report: Report,
     rules: BusyRules,
     pressure: BoxPressure,
