@@ -12,6 +12,8 @@ import json
 import os
 import pty
 import re
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -119,3 +121,49 @@ def test_the_own_session_refusal_in_identity_md_is_what_the_hook_answers(shared_
     assert f"pid {run.pid} " in reason
     kinds = r"\((?:pytest|run-tests-script), running AGE, \d+ process(?:es)?\)"
     assert re.sub(kinds, "(RUN)", normalised(reason)) == re.sub(kinds, "(RUN)", normalised(shown))
+
+
+def shape(text: str) -> list[str]:
+    """The lines of a ``runctx status`` table as kinds: headings by their words, rows as ROW."""
+    kinds = []
+    for line in text.splitlines():
+        if line.startswith("$ ") or not line.strip():
+            continue
+        if re.match(r"\s+\d+", line):
+            kinds.append("ROW")
+        elif line.startswith("  "):
+            kinds.append(" ".join(line.split()))
+        else:
+            kinds.append(re.split(r"[(:]", line, maxsplit=1)[0].strip())
+    return kinds
+
+
+def test_the_status_example_has_the_shape_runctx_status_prints(shared_tmp, runs):
+    """docs/status.md: the same sections, columns and lines as a real ``runctx status``."""
+    (shown,) = blocks("status.md", "$ runctx status\n")
+    mine = make_checkout(shared_tmp / "a")
+    ours = runs.run_tests_script(mine)
+    theirs = runs.run_tests_script(make_checkout(shared_tmp / "b"))
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env={**hook_env(), "COLUMNS": "400"},
+        check=True,
+        timeout=120,
+    )
+    assert f"  {ours.pid}  " in done.stdout
+    assert f"  {theirs.pid}  " in done.stdout
+    # the status process is a child of this suite, so it shows "This run" (the suite) first:
+    # a section the example, taken from a shell, has not
+    printed = shape(re.sub(r"^This run.*?\n\n", "", done.stdout, flags=re.MULTILINE | re.DOTALL))
+    documented = shape(shown)
+    # the scene may have more runs than the example (other suites on the box): compare
+    # each section's lines with the rows folded
+    assert folded(printed) == folded(documented)
+
+
+def folded(kinds: list[str]) -> list[str]:
+    """``kinds`` with each run of ROWs as one."""
+    return [kind for n, kind in enumerate(kinds) if kind != "ROW" or kinds[n - 1] != "ROW"]
