@@ -887,10 +887,15 @@ def _environment_decisions(  # noqa: PLR0913, PLR0917 - each input is independen
 
 
 def _context(
-    report: Report, busy: BusyRules, session: AgentSession | None, *, finished: bool
+    report: Report,
+    busy: BusyRules,
+    session: AgentSession | None,
+    *,
+    finished: bool,
+    wanted: float | None = None,
 ) -> str | None:
     """What an agent should know about the runs live from ``report``'s viewpoint, briefly."""
-    parts = live_lines(report, busy, session=session, finished=finished)
+    parts = live_lines(report, busy, session=session, finished=finished, wanted=wanted)
     named = (report.ours and not finished) or (report.shared_tree and not finished)
     limit = MESSAGE_MAX_CHARS if named else NOTE_MAX_CHARS
     return cap("runctx: " + "\n".join(parts), limit) if parts else None
@@ -934,7 +939,8 @@ def after_context(  # noqa: PLR0913 - each knob is independent
         report = scan(
             here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings_here
         )
-        text = _context(report, settings_here.busy, None, finished=True)
+        wanted = None if settings_here.foreign_note == "busy" else _wanted(invocations, report)
+        text = _context(report, settings_here.busy, None, finished=True, wanted=wanted)
         if text is not None:
             texts.append(text)
     return cap("\n".join(dict.fromkeys(texts)), MESSAGE_MAX_CHARS) if texts else None

@@ -640,6 +640,7 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     finished: bool = False,
     pressure: BoxPressure | None = None,
     checkout: Sequence[str] | None = None,
+    wanted: float | None = None,
 ) -> list[str]:
     """What is live from ``report``'s viewpoint besides this run: the one wording of every face.
 
@@ -650,7 +651,8 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     names the runs that started after it as such);
     foreign runs as ``foreign`` says (:data:`EVERY_FOREIGN`,
     :data:`BUSY_FOREIGN`, :data:`COUNTED_FOREIGN`), with the box's pressure
-    under ``rules``.
+    under ``rules``; ``wanted`` (the CPUs the command uses) keeps a note on
+    foreign load for load that hurts it (:func:`foreign_lines`).
     """
     from runctx.busy import box_pressure  # noqa: PLC0415 - words load after the scan
     from runctx.modes import BoxMode  # noqa: PLC0415
@@ -684,7 +686,9 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
         if pressure.busy and lines:
             lines.append(box_line(pressure))
         return lines
-    noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
+    noted = foreign_lines(
+        report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF, wanted=wanted
+    )
     lines.extend(noted)
     counted = foreign_count(report)
     if foreign == COUNTED_FOREIGN and not noted and counted is not None:
