@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import subprocess
 import sys
@@ -59,28 +58,52 @@ def person_env() -> dict[str, str]:
     return env
 
 
-def run_in_a_terminal(checkout: Path, runs) -> int:
-    """``python3 run_tests.py`` with a controlling terminal (a person's), held until reaped."""
+def run_in_a_terminal(checkout: Path, runs) -> tuple[int, int]:
+    """``python3 run_tests.py`` on a terminal of its own (a person's), orphaned, held until reaped.
+
+    Orphaned (a double fork) so that it does not fold into this suite's run; the
+    terminal's master end is returned, to be closed by the caller.
+    """
     (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
     ready = ready_dir(checkout) / f"terminal-{uuid.uuid4().hex}"
     env = person_env()
-    pid, master = pty.fork()
-    if pid == 0:  # pragma: no cover - the child, on its own terminal
-        os.chdir(checkout)
-        os.execve(PYTHON, [PYTHON, "run_tests.py", str(ready)], env)
+    master, slave = os.openpty()
+    terminal = os.ttyname(slave)
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - the forked middle process
+        try:
+            grandchild = os.fork()
+            if grandchild == 0:
+                os.setsid()
+                tty = os.open(terminal, os.O_RDWR)  # a session leader's first tty: its own
+                for fd in (0, 1, 2):
+                    os.dup2(tty, fd)
+                os.chdir(checkout)
+                os.execve(PYTHON, [PYTHON, "run_tests.py", str(ready)], env)
+            os.write(write_end, str(grandchild).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(middle, 0)
+    with os.fdopen(read_end, "rb") as pipe:
+        pid = int(pipe.read())
+    os.close(slave)
     runs.adopt(pid)
     wait_for(ready.exists, what="the run in a terminal to start")
-    os.close(master)  # the run keeps its terminal; no one reads it
-    return pid
+    return pid, master
 
 
 def test_the_quick_start_deny_is_what_the_hook_answers(shared_tmp, runs):
     """docs/hooks.md: the deny for a second run next to a person's run in a terminal."""
     (shown,) = blocks("hooks.md", '"permissionDecision": "deny", "permissionDecisionReason"')
     checkout = make_checkout(shared_tmp)
-    pid = run_in_a_terminal(checkout, runs)
-    payload = claude_pre_tool_use("python3 run_tests.py", checkout)
-    done = run_hook("claude", payload, env=hook_env())
+    pid, master = run_in_a_terminal(checkout, runs)
+    try:
+        payload = claude_pre_tool_use("python3 run_tests.py", checkout)
+        done = run_hook("claude", payload, env=hook_env())
+    finally:
+        os.close(master)
     assert done.returncode == 0, done.stderr
     answer = done.stdout.strip()
     assert f"pid {pid} " in answer

@@ -247,7 +247,7 @@ def test_a_hook_samples_cpu_use_only_when_a_foreign_run_is_live(
 ):
     """A window next to a foreign run only: none next to nothing or this checkout's run."""
     mine = make_checkout(shared_tmp, "mine")
-    (mine / "pyproject.toml").write_text("[tool.runctx]\nbusy-run-cpu = 0\n")
+    (mine / "pyproject.toml").write_text('[tool.runctx]\nbusy-run-cpu = 0\nforeign-note = "busy"\n')
     theirs = make_checkout(shared_tmp / "other", "mine")
     started = {"nowhere": [], "mine": [sandboxed_run(mine)], "theirs": [sandboxed_run(theirs)]}
     found = in_own_pid_namespace(runs, started[where], [PYTHON, "-c", DECIDE], str(mine), cwd=mine)
