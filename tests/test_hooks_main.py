@@ -682,10 +682,15 @@ def test_an_idle_foreign_run_costs_an_agent_no_words_on_a_quiet_box(shared_tmp, 
     assert (answer["code"], answer["stdout"], answer["stderr"]) == (0, "", "")
 
 
+FOREIGN_NOTE_BUSY = 'foreign-note = "busy"\n'
+"""A note on every busy foreign run, whatever the CPUs the command will use."""
+
+
 @pytest.mark.needs_root
 def test_idle_foreign_runs_on_a_busy_box_are_only_counted(shared_tmp, runs):
     """On a busy box the note says so, counts the idle foreign runs, and names none of them."""
-    here = with_settings(make_checkout(shared_tmp, "mine"), ALWAYS_BUSY_BOX)
+    # foreign-note = "busy": a note whatever the command will use (the default weighs it)
+    here = with_settings(make_checkout(shared_tmp, "mine"), ALWAYS_BUSY_BOX + FOREIGN_NOTE_BUSY)
     base = os.path.join(sys.base_prefix, "bin", "python3")  # not the command's environment
     started = [
         sandboxed_run(make_checkout(shared_tmp / f"o{n}", "mine"), python=base) for n in range(3)
@@ -703,7 +708,8 @@ def test_idle_foreign_runs_on_a_busy_box_are_only_counted(shared_tmp, runs):
 @pytest.mark.needs_root
 def test_a_cpu_busy_foreign_run_is_named_with_its_cpu_use_now(shared_tmp, runs):
     """Next to a spinning foreign run, the hook's note names it and the CPUs it keeps busy."""
-    here = with_settings(make_checkout(shared_tmp, "mine"), QUIET_BOX + "busy-run-cpu = 0.01\n")
+    settings = QUIET_BOX + "busy-run-cpu = 0.01\n" + FOREIGN_NOTE_BUSY
+    here = with_settings(make_checkout(shared_tmp, "mine"), settings)
     theirs = make_checkout(shared_tmp / "other", "mine")
     found = hook_in_own_pid_namespace(
         runs,
