@@ -1,7 +1,7 @@
 """What a test run does next to other runs: the modes a setting names.
 
 ``on-same-checkout``, ``on-shared-tree``, ``on-environment-change`` and
-``on-busy-box``, each an enum.
+``on-busy-box``, each an enum, and ``on-watcher``.
 They have their own module so that reading the settings (on the hook's path
 for every command) creates the enums only when a file or the environment
 sets a mode, or a face asks for one.
@@ -45,6 +45,16 @@ DEFAULT_ENVIRONMENT_CHANGE_MODE = Mode.WARN
 """``pip install -e .`` next to a live run that imports from the same environment is a
 hazard to that run, not necessarily a mistake (reinstalling a shared venv on purpose):
 warn by default, and let a checkout that shares one venv across worktrees stop or ask."""
+
+
+WATCHER_MODES = (Mode.STOP, Mode.ASK, Mode.WARN, Mode.WAIT)
+"""What ``on-watcher`` may say (:mod:`runctx.watchers`)."""
+DEFAULT_WATCHER_MODE = Mode.WARN
+"""A run of this checkout that re-runs its tests on change (``watch -n 600 pytest`` in a
+person's terminal pane, ``ptw``, ``jest --watch``) lives for hours and never ends by
+itself: refusing next to it would refuse every test run for as long as it lives, and
+waiting for it would wait for ever. So a test run goes ahead with one line naming it;
+a checkout that wants its runs kept apart sets ``stop``, ``ask`` or ``wait``."""
 
 
 class BoxMode(enum.StrEnum):

@@ -21,6 +21,12 @@ the directory it runs in), one scan per checkout they run in decides:
   beyond the note on busy foreign runs), ``warn`` (a note), or ``wait``
   (``runctx run`` and the plugin wait for room; a hook cannot wait, so it
   stops and says how to wait);
+- a run of this checkout that re-runs its tests on change (a watcher,
+  :mod:`runctx.watchers`: a person's ``watch -n 600 pytest`` in a tmux pane,
+  ``ptw``, ``jest --watch``): the checkout's ``on-watcher`` setting says what
+  happens: ``warn`` (the default: go ahead, with one line naming it), ``stop``,
+  ``ask`` or ``wait`` (it never ends by itself, so it is waited for only when
+  asked so). A watcher is never called a leftover;
 - nothing else live: silent.
 
 A hook knows the agent session it answers (:class:`~runctx.started_by.AgentSession`);
@@ -41,6 +47,7 @@ the pytest plugin) translates the :class:`Decision`, none decides on its own.
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Callable, Mapping, Sequence
 
 import attrs
@@ -51,12 +58,22 @@ from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.environment import Environment, activated, command_environment
 from runctx.identity import Verdict
-from runctx.modes import DEFAULT_MODE, DEFAULT_SHARED_TREE_MODE, BoxMode, Mode
+from runctx.modes import (
+    DEFAULT_MODE,
+    DEFAULT_SHARED_TREE_MODE,
+    DEFAULT_WATCHER_MODE,
+    BoxMode,
+    Mode,
+)
 from runctx.present.escape import visible
 from runctx.present.words import (
     MESSAGE_MAX_CHARS,
     NOTE_MAX_CHARS,
+    WATCHER_GOES_AHEAD,
+    WATCHER_HOLDS,
+    WATCHER_WAITED_FOR,
     cap,
+    contention_fingerprint,
     environment_change_message,
     foreign_lines,
     live_lines,
@@ -64,6 +81,7 @@ from runctx.present.words import (
     same_checkout_lines,
     shared_environment_message,
     shared_tree_message,
+    watcher_line,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
@@ -73,6 +91,7 @@ from runctx.sources import ProcessSource
 from runctx.started_by import AgentSession
 from runctx.unknown import Unknown
 from runctx.waiting import blocking_runs, sharing_runs
+from runctx.watchers import watcher_of
 
 
 class Action(enum.StrEnum):
@@ -160,6 +179,8 @@ class Decision:
     box: BoxPressure = NO_PRESSURE
     box_action: Action = Action.SILENT
     cause: Cause = Cause.NONE
+    watchers: tuple[JudgedRun, ...] = ()
+    """Runs of this checkout that re-run its tests on change, named in the message."""
 
     @property
     def summary(self) -> str:
@@ -183,7 +204,7 @@ def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     return None
 
 
-def _head(action: Action, uncertain: str | None) -> str:
+def _head(action: Action, uncertain: str | None, warn_why: str) -> str:
     if action is Action.WAIT:
         return (
             "runctx: refused to start this test run. This checkout is set to wait for its "
@@ -196,7 +217,7 @@ def _head(action: Action, uncertain: str | None) -> str:
         return "runctx: asking before this test run starts."
     if uncertain is not None:
         return f"runctx: warning only, starting anyway ({uncertain})."
-    return "runctx: warning only, starting anyway (this checkout is set to only warn)."
+    return f"runctx: warning only, starting anyway ({warn_why})."
 
 
 def _shared_head(action: Action, uncertain: str | None) -> str:
@@ -233,13 +254,14 @@ def _same_checkout_action(
     return action, uncertain
 
 
-def _head_and_cause(
+def _head_and_cause(  # noqa: PLR0913 - each input is one rule's
     action: Action,
     same: tuple[Action, str | None],
     shared: tuple[Action, str | None],
     box: tuple[Action, BoxPressure],
     *,
     held_by_shared: bool,
+    warn_why: str,
 ) -> tuple[list[str], Cause]:
     """The first line of the message, and which rule gave the action (the firmest alone)."""
     (same_action, same_uncertain), (shared_action, uncertain) = same, shared
@@ -252,7 +274,7 @@ def _head_and_cause(
     elif _SEVERITY[shared_action] > _SEVERITY[same_action] or held_by_shared:
         parts, cause = [_shared_head(action, uncertain)], Cause.SHARED_TREE
     else:
-        parts, cause = [_head(action, same_uncertain)], Cause.SAME_CHECKOUT
+        parts, cause = [_head(action, same_uncertain, warn_why)], Cause.SAME_CHECKOUT
         if shared_action is action:  # as firm: waiting for this checkout would not help
             cause = Cause.SHARED_TREE
     if action not in {Action.STOP, Action.ASK, Action.WAIT}:
@@ -304,6 +326,11 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     shared_mode: Mode = DEFAULT_SHARED_TREE_MODE,
     busy: BusyRules = DEFAULT_BUSY,
     session: AgentSession | None = None,
+    watcher_mode: Mode = DEFAULT_WATCHER_MODE,
+    watchers: Sequence[str] = (),
+    wanted: float | None = None,
+    said: Callable[[str], bool] | None = None,
+    warn_why: str = "this checkout is set to only warn",
 ) -> Decision:
     """The decision for a test run about to start from ``report``'s viewpoint.
 
@@ -317,9 +344,17 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     run in this very checkout does, in the same order. ``busy`` holds the
     thresholds of "busy now" and ``on-busy-box``; ``session`` the agent
     session asking, so that a refusal can say whose run is in the way.
+    A run of this checkout that re-runs on change (:mod:`runctx.watchers`,
+    ``watchers`` the programs the settings declare) follows ``watcher_mode``
+    (``on-watcher``) instead of ``mode``, and is never called a leftover.
+    ``wanted`` (the CPUs the run will use, :mod:`runctx.demand`) keeps a note
+    on foreign load for load likely to hurt it; ``said`` answers whether the
+    listener was told the same already (:func:`runctx.said.said_before`, given
+    the note's :func:`~runctx.present.words.contention_fingerprint`): then the
+    note is not said again.
     """
-    ours = blocking_runs(report) if own_run else report.ours_known
-    unsure = tuple(judged for judged in report.ours if judged.judgement.verdict is Verdict.UNKNOWN)
+    known = blocking_runs(report, with_watchers=True) if own_run else report.ours_known
+    labels, watching, ours, unsure = _split_watchers(report, known, watchers)
     shared = sharing_runs(report) if own_run else report.shared_tree
     pressure = box_pressure(report.load, busy)
     box_action = _box_action(busy, pressure)
@@ -330,7 +365,10 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         pressure,
         box_note=box_action is not Action.SILENT,
         show_box=not waits_for_room,  # the refusal says it already
+        wanted=wanted,
     )
+
+    told = _Told(said, lambda: contention_fingerprint(report, busy, pressure))
 
     def decided(action: Action, message: str, **more: object) -> Decision:
         return Decision(
@@ -344,13 +382,24 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
             **more,  # type: ignore[arg-type]
         )
 
-    if not ours and not unsure and not shared:
+    uncertain = _uncertain(report, cwd_known=cwd_known) if watching else None
+    watcher_action = _watcher_action(watcher_mode, watching, uncertain)
+
+    watcher_lines = _WatcherLines(watching, labels)
+
+    if not ours and not unsure and not shared and watcher_action in {Action.SILENT, Action.NOTE}:
+        contention = contention if waits_for_room else told.fresh(contention)
         action, message = _contention_only(pressure, contention, waits_for_room=waits_for_room)
         cause = Cause.BUSY_BOX if waits_for_room else Cause.NONE
-        return decided(action, message, cause=cause)
+        if watching:
+            action, message = _beside_watchers(action, message, watcher_lines, contention)
+        return decided(action, message, cause=cause, watchers=watching)
     uncertain = _uncertain(report, cwd_known=cwd_known)
     same_action, same_uncertain = (
         _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
+    )
+    same_action, same_uncertain = _with_watcher_action(
+        (same_action, same_uncertain), watcher_action, uncertain
     )
     shared_action = _ACTION_OF_MODE[shared_mode] if shared else Action.SILENT
     if uncertain is not None and shared_action in {Action.STOP, Action.ASK}:
@@ -365,26 +414,124 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         (shared_action, uncertain),
         (box_action, pressure),
         held_by_shared=held_by_shared,
+        warn_why=warn_why,
     )
     box_first = cause is Cause.BUSY_BOX
     if ours or unsure:
         parts.extend(same_checkout_lines(ours + unsure, session))
+    parts.extend(watcher_lines(_watcher_outcome(action, watcher_action)))  # none: no line
     if shared:
         held = action in {Action.STOP, Action.ASK, Action.WAIT}
         parts.append(shared_tree_message(shared, held=held))
     if waits_for_room and not box_first:
         parts.append(_box_line(pressure))
     if action not in {Action.STOP, Action.ASK, Action.WAIT}:
-        parts.extend(contention)  # slowness matters only to a command that starts
+        parts.extend(told.fresh(contention))  # slowness matters only to a command that starts
     return decided(
         action,
         cap("\n".join(parts), MESSAGE_MAX_CHARS),
-        ours=ours + unsure,
+        ours=ours + unsure + (watching if watcher_action is not Action.NOTE else ()),
         shared=shared,
         shared_action=shared_action,
         same_action=same_action,
         cause=cause,
+        watchers=watching,
     )
+
+
+@attrs.frozen
+class _Told:
+    """Whether a note's lines were said already to the listener (:mod:`runctx.said`)."""
+
+    said: Callable[[str], bool] | None
+    fingerprint: Callable[[], str]
+
+    def fresh(self, lines: list[str]) -> list[str]:
+        """``lines``, unless the listener was told the same already (asked only when said)."""
+        if lines and self.said is not None and self.said(self.fingerprint()):
+            return []
+        return lines
+
+
+@attrs.frozen
+class _WatcherLines:
+    """One line for each watcher of this checkout, saying what it means for the command."""
+
+    watching: tuple[JudgedRun, ...]
+    labels: Mapping[object, str]
+
+    def __call__(self, outcome: str | None) -> list[str]:
+        """The lines, with ``outcome`` (:func:`runctx.present.words.watcher_line`)."""
+        return [watcher_line(j, self.labels[j.run.identity], outcome) for j in self.watching]
+
+
+def _with_watcher_action(
+    same: tuple[Action, str | None], watcher_action: Action, uncertain: str | None
+) -> tuple[Action, str | None]:
+    """``on-same-checkout``'s action and why it was lowered, with ``on-watcher``'s hold in it."""
+    action, why = same
+    if watcher_action is Action.NOTE or _SEVERITY[watcher_action] <= _SEVERITY[action]:
+        return same
+    return watcher_action, why or uncertain
+
+
+def _beside_watchers(
+    action: Action,
+    message: str,
+    watcher_lines: Callable[[str | None], list[str]],
+    contention: list[str],
+) -> tuple[Action, str]:
+    """The action and words when only watchers of this checkout (and foreign runs) are live.
+
+    The run goes ahead with one line for each watcher, unless it waits for room on the box.
+    """
+    if action is Action.WAIT:
+        return action, cap("\n".join([message, *watcher_lines(None)]), MESSAGE_MAX_CHARS)
+    lines = [*watcher_lines(WATCHER_GOES_AHEAD), *contention]
+    return Action.NOTE, cap("runctx: " + "\n".join(lines), MESSAGE_MAX_CHARS)
+
+
+def _split_watchers(
+    report: Report, known: tuple[JudgedRun, ...], watchers: Sequence[str]
+) -> tuple[dict[object, str], tuple[JudgedRun, ...], tuple[JudgedRun, ...], tuple[JudgedRun, ...]]:
+    """The watchers' labels by identity, the watchers, the other known runs, the unsure ones.
+
+    Runs of unknown identity that are watchers are neither unsure nor in the way.
+    """
+    labels: dict[object, str] = {
+        judged.run.identity: label
+        for judged in (*known, *report.ours)
+        if (label := watcher_of(judged.run, watchers)) is not None
+    }
+    watching = tuple(judged for judged in known if judged.run.identity in labels)
+    ours = tuple(judged for judged in known if judged.run.identity not in labels)
+    unsure = tuple(
+        judged
+        for judged in report.ours
+        if judged.judgement.verdict is Verdict.UNKNOWN and judged.run.identity not in labels
+    )
+    return labels, watching, ours, unsure
+
+
+def _watcher_outcome(action: Action, watcher_action: Action) -> str | None:
+    """What a watcher's line says it means for the command: it holds it, is waited for, or not."""
+    if watcher_action is action and action in {Action.STOP, Action.ASK}:
+        return WATCHER_HOLDS
+    if watcher_action is action is Action.WAIT:
+        return WATCHER_WAITED_FOR
+    return None if action in {Action.STOP, Action.ASK, Action.WAIT} else WATCHER_GOES_AHEAD
+
+
+def _watcher_action(mode: Mode, watching: tuple[JudgedRun, ...], uncertain: str | None) -> Action:
+    """What ``on-watcher`` alone asks for: a note (``warn``, going ahead), or a hold."""
+    if not watching:
+        return Action.SILENT
+    action = _ACTION_OF_MODE[mode]
+    if action is Action.WARN:
+        return Action.NOTE
+    if uncertain is not None:
+        return Action.WARN
+    return action
 
 
 def delegated(invocation: TestInvocation) -> bool:
@@ -463,6 +610,45 @@ def viewpoints(
     return list(found.items())
 
 
+def _said(session: AgentSession | None, listener: str | None) -> Callable[[str], bool] | None:
+    """Whether the listener (the agent session, else ``listener``) was told a note already."""
+    if session is not None and session.id:
+        listener = f"{session.kind}:{session.id}"
+    if listener is None:
+        return None
+    from runctx.said import ONCE_ENV, said_before  # noqa: PLC0415 - only with a listener
+
+    if os.environ.get(ONCE_ENV, "") == "0":
+        return None
+
+    who = listener
+    return lambda fingerprint: said_before(who, fingerprint)
+
+
+def _wanted(invocations: Sequence[TestInvocation], report: Report) -> float | None:
+    """The most CPUs one of the invocations will use (None when the box's CPUs are unknown)."""
+    from runctx.demand import cpus_wanted  # noqa: PLC0415 - only with a note to weigh
+
+    usable = report.load.usable_cpus
+    if isinstance(usable, Unknown) or not invocations:
+        return None
+    return max(cpus_wanted(i.kind, i.argv, usable) for i in invocations)
+
+
+def _warn_why(mode: Mode | None, settings: Settings) -> str:
+    """Why a run of this checkout is only warned about: who set ``on-same-checkout``."""
+    if mode is not None:
+        return f"runctx run was asked to only warn: --mode {mode.value}"
+    from runctx.settings import ENVIRONMENT_LAYER, MODE_ENV, MODE_KEY, USER_LAYER  # noqa: PLC0415
+
+    layer = settings.source_of(MODE_KEY)
+    if layer == ENVIRONMENT_LAYER:
+        return f"${MODE_ENV} is warn"
+    if layer == USER_LAYER:
+        return f"{MODE_KEY} = warn in your runctx configuration"
+    return "this checkout is set to only warn"
+
+
 def measures_cpu(judged: JudgedRun) -> bool:
     """Whether a run's CPU use now matters to the words: only a foreign run's does."""
     return judged.foreign
@@ -483,8 +669,15 @@ def decide(  # noqa: PLR0913 - each knob is independent
     settings: Settings = DEFAULTS,
     checkouts: Mapping[Viewpoint, Settings] | None = None,
     essentials_only: bool = False,
+    listener: str | None = None,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
+
+    A note on foreign load is given only for load likely to hurt the run
+    (weighed against the CPUs the invocations will use, :mod:`runctx.demand`),
+    and once per listener until what it says changes (:mod:`runctx.said`): the
+    listener is the agent ``session``, else ``listener`` (a terminal), else none
+    (every note is said).
 
     ``essentials_only``: decide whether to refuse, and nothing more (a hook's
     first pass): each scan reads no environment, no one who started a run and
@@ -510,8 +703,12 @@ def decide(  # noqa: PLR0913 - each knob is independent
     decisions = []
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
+    said = _said(session, listener) if not essentials_only else None
+    problems: dict[str, None] = {}
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)
+        if settings_here.problem:
+            problems[settings_here.problem] = None
         report = scan(
             here,
             source=source,
@@ -532,6 +729,13 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 shared_mode=settings_here.shared_tree_mode,
                 busy=settings_here.busy,
                 session=session,
+                watcher_mode=settings_here.watcher_mode,
+                watchers=settings_here.watchers,
+                wanted=None
+                if settings_here.foreign_note == "busy"
+                else _wanted(invocations, report),
+                said=said,
+                warn_why=_warn_why(mode, settings_here),
             )
         )
     environment_decisions = _environment_decisions(
@@ -545,6 +749,10 @@ def decide(  # noqa: PLR0913 - each knob is independent
         lambda here: given.get(here, settings).environment_change_mode,
     )
     decision = combine([*decisions, *environment_decisions])
+    if settings.problem:
+        problems[settings.problem] = None
+    if problems:
+        decision = with_broken_configuration(decision, "; ".join(problems))
     log_event(
         "runctx.policy_decided",
         level=INFO,
@@ -555,6 +763,23 @@ def decide(  # noqa: PLR0913 - each knob is independent
         box=list(decision.box.reasons),
     )
     return decision
+
+
+def broken_configuration_line(problem: str) -> str:
+    """What an agent is told when a runctx configuration file could not be used."""
+    return (
+        f"runctx: the runctx configuration is broken ({visible(problem)}); this command was "
+        "judged with the defaults instead. Fix that file."
+    )
+
+
+def with_broken_configuration(decision: Decision, problem: str) -> Decision:
+    """``decision``, telling the agent the configuration is broken (a note if it was silent)."""
+    line = broken_configuration_line(problem)
+    if decision.action is Action.SILENT:
+        return attrs.evolve(decision, action=Action.NOTE, message=cap(line, MESSAGE_MAX_CHARS))
+    message = cap(f"{decision.message}\n{line}", MESSAGE_MAX_CHARS)
+    return attrs.evolve(decision, message=message)
 
 
 def _other_checkout_than(judged: JudgedRun, here: Root | Unknown) -> bool:
@@ -665,10 +890,15 @@ def _environment_decisions(  # noqa: PLR0913, PLR0917 - each input is independen
 
 
 def _context(
-    report: Report, busy: BusyRules, session: AgentSession | None, *, finished: bool
+    report: Report,
+    busy: BusyRules,
+    session: AgentSession | None,
+    *,
+    finished: bool,
+    wanted: float | None = None,
 ) -> str | None:
     """What an agent should know about the runs live from ``report``'s viewpoint, briefly."""
-    parts = live_lines(report, busy, session=session, finished=finished)
+    parts = live_lines(report, busy, session=session, finished=finished, wanted=wanted)
     named = (report.ours and not finished) or (report.shared_tree and not finished)
     limit = MESSAGE_MAX_CHARS if named else NOTE_MAX_CHARS
     return cap("runctx: " + "\n".join(parts), limit) if parts else None
@@ -712,7 +942,8 @@ def after_context(  # noqa: PLR0913 - each knob is independent
         report = scan(
             here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings_here
         )
-        text = _context(report, settings_here.busy, None, finished=True)
+        wanted = None if settings_here.foreign_note == "busy" else _wanted(invocations, report)
+        text = _context(report, settings_here.busy, None, finished=True, wanted=wanted)
         if text is not None:
             texts.append(text)
     return cap("\n".join(dict.fromkeys(texts)), MESSAGE_MAX_CHARS) if texts else None

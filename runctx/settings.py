@@ -359,6 +359,13 @@ BOX_LOAD_KEY = "busy-box-load-per-cpu"
 BOX_MEMORY_KEY = "busy-box-memory-available"
 BUSY_BOX_KEY = "on-busy-box"
 BUSY_BOX_ENV = "RUNCTX_ON_BUSY_BOX"
+WATCHER_KEY = "on-watcher"
+WATCHER_ENV = "RUNCTX_ON_WATCHER"
+WATCHERS_KEY = "watchers"
+FOREIGN_NOTE_KEY = "foreign-note"
+FOREIGN_NOTE_CHOICES = ("hurts", "busy")
+"""``hurts`` (the default): a note on foreign load only when the busy foreign runs leave
+fewer CPUs free than the run about to start will use; ``busy``: whenever one is busy now."""
 
 
 class BusyRules(LightRecord):
@@ -445,6 +452,9 @@ _SETTING_KEYS = (
     RUNNERS_KEY,
     *(key for key, _, _, _ in _THRESHOLDS),
     BUSY_BOX_KEY,
+    WATCHER_KEY,
+    WATCHERS_KEY,
+    FOREIGN_NOTE_KEY,
 )
 
 _RUNNER_KEYS = frozenset(
@@ -465,8 +475,14 @@ class Settings(LightRecord):
     thresholds of "busy now" and the ``on-busy-box`` mode that are set
     (``busy`` gives them all, defaults filled in); ``on_environment_change``
     the mode for a command that changes an environment a live run imports
-    from, or None (``environment_change_mode``); ``sources`` which layer set
-    each key (:meth:`source_of`).
+    from, or None (``environment_change_mode``); ``on_watcher`` the mode next
+    to a run of this checkout that re-runs on change, or None
+    (``watcher_mode``), and ``watchers`` the programs the user declared
+    watchers (:mod:`runctx.watchers`); ``foreign_note`` when a note on
+    foreign load is given (:data:`FOREIGN_NOTE_CHOICES`, None: ``hurts``);
+    ``problem`` what was wrong with a layer that could not be read, which
+    was left out (``settings_for(..., degrade=True)``; ``""`` when none);
+    ``sources`` which layer set each key (:meth:`source_of`).
 
     A value is built by a face, once per call, from its layers
     (:func:`layers`: the user's file, the checkout's, the environment) merged
@@ -479,13 +495,17 @@ class Settings(LightRecord):
         "_names",
         "_patterns",
         "busy_given",
+        "foreign_note",
         "on_environment_change",
         "on_same_checkout",
         "on_shared_tree",
+        "on_watcher",
         "path",
+        "problem",
         "runners",
         "sources",
         "user_path",
+        "watchers",
     )
 
     path: str
@@ -496,6 +516,10 @@ class Settings(LightRecord):
     user_path: str
     on_environment_change: Mode | None
     sources: Sources
+    on_watcher: Mode | None
+    watchers: tuple[str, ...]
+    foreign_note: str | None
+    problem: str
     _patterns: list[tuple[RunnerPattern, ...]]
     _names: list[tuple[str, ...]]
     _busy: list[BusyRules]
@@ -511,9 +535,17 @@ class Settings(LightRecord):
         user_path: str = "",
         on_environment_change: Mode | None = None,
         sources: Sources = (),
+        on_watcher: Mode | None = None,
+        watchers: tuple[str, ...] = (),
+        foreign_note: str | None = None,
+        problem: str = "",
     ) -> None:
         """Hold validated values."""
         self._hold(
+            problem=problem,
+            foreign_note=foreign_note,
+            on_watcher=on_watcher,
+            watchers=watchers,
             path=path,
             runners=runners,
             on_same_checkout=on_same_checkout,
@@ -600,6 +632,13 @@ class Settings(LightRecord):
 
         return self.on_environment_change or DEFAULT_ENVIRONMENT_CHANGE_MODE
 
+    @property
+    def watcher_mode(self) -> Mode:
+        """``on_watcher``, or the default (``warn``: go ahead, naming it) when nothing sets it."""
+        from runctx.modes import DEFAULT_WATCHER_MODE  # noqa: PLC0415 - see the module docstring
+
+        return self.on_watcher or DEFAULT_WATCHER_MODE
+
 
 def _busy_rules(given: BusyGiven) -> BusyRules:
     """The rules with the fields ``given``, the defaults elsewhere (one value for none given)."""
@@ -625,7 +664,9 @@ DEFAULTS = Settings()
 _CACHE: dict[str, tuple[tuple[int, int, int], Settings]] = {}
 
 
-def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) -> Settings:
+def settings_for(
+    root: str | Unknown, environ: Mapping[str, str] | None = None, *, degrade: bool = False
+) -> Settings:
     """The settings of the checkout at ``root``: its pyproject, the user's file, the environment.
 
     A face's entry calls this once per call and passes the value down
@@ -637,9 +678,81 @@ def settings_for(root: str | Unknown, environ: Mapping[str, str] | None = None) 
     that cannot be identified has the user's settings alone. Each file is read
     and validated once while it stays unchanged. A malformed file, table or
     value raises :class:`~runctx.exceptions.ConfigError` naming the file and
-    the key.
+    the key; with ``degrade`` it does not: a layer that cannot be read is left
+    out (its keys keep their defaults) and :attr:`Settings.problem` says which
+    file, which line and what is wrong (:func:`settings_and_problem`).
     """
-    return merged(layers(root, os.environ if environ is None else environ))
+    env = os.environ if environ is None else environ
+    if not degrade:
+        return merged(layers(root, env))
+    found: list[Settings] = []
+    problems: list[str] = []
+    readers: list[Callable[[], Settings]] = []
+    user_path = user_config_path(env)
+    if user_path is not None:
+        readers.append(lambda: _cached(user_path, _user_settings))
+    if isinstance(root, str):
+        readers.append(lambda: _file_settings(root))
+    readers.append(lambda: environment_settings(env))
+    from runctx.exceptions import ConfigError  # noqa: PLC0415 - a face that degrades
+
+    for read in readers:
+        try:
+            layer = read()
+        except ConfigError as error:
+            problems.append(located(str(error)))
+            continue
+        if layer is not DEFAULTS:
+            found.append(layer)
+    result = merged(found)
+    return result.replaced(problem="; ".join(problems)) if problems else result
+
+
+def settings_and_problem(
+    root: str | Unknown, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, str | None]:
+    """The settings of ``root`` with every layer that can be read, and what was wrong, if anything.
+
+    For the faces that must not fail on a broken configuration (``status``,
+    ``check``, ``wait``, the hooks, the pytest plugin): they warn with the
+    problem (file, line, what is wrong) and go on with the defaults for what
+    the broken layer would have set.
+    """
+    settings = settings_for(root, environ, degrade=True)
+    return settings, settings.problem or None
+
+
+_TOML_AT = "(at line "
+
+
+def located(message: str) -> str:
+    """A configuration error's message with the line of the file it is about: ``PATH:LINE: ...``.
+
+    A TOML error says its line; a bad value is found by its key's line. The
+    message is kept as it is when no line can be told.
+    """
+    import re  # noqa: PLC0415 - errors are rare
+
+    head, colon, rest = message.partition(": ")
+    if not colon or not os.path.isabs(head):
+        return message
+    at = re.search(r"\(at line (\d+), column \d+\)", rest)
+    if at is not None:
+        return f"{head}:{at.group(1)}: {rest}"
+    keys = (*_SETTING_KEYS, *(key for key, _ in _ENVIRONMENT_KEYS))
+    named = re.search(r"(?:\]|^|\s)([a-z][a-z-]*)(?:\[\d+\])?\s", rest + " ")
+    key = named.group(1) if named is not None and named.group(1) in keys else None
+    if key is None:
+        return message
+    try:
+        data = (read_pyproject(head) if head.endswith(PYPROJECT) else read_user_config(head)) or b""
+    except OSError:
+        return message
+    pattern = re.compile(rb"""\s*["']?""" + re.escape(key.encode()) + rb"""["']?\s*=""")
+    for number, line in enumerate(data.splitlines(), start=1):
+        if pattern.match(line):
+            return f"{head}:{number}: {rest}"
+    return message
 
 
 def layers(root: str | Unknown, environ: Mapping[str, str]) -> tuple[Settings, ...]:
@@ -685,8 +798,14 @@ def _by_key(weaker: object, stronger: object) -> object:
     return _merged(weaker, stronger)  # type: ignore[arg-type]
 
 
+def _problems(weaker: object, stronger: object) -> object:
+    return "; ".join(text for text in (weaker, stronger) if isinstance(text, str) and text)
+
+
 _MERGE: dict[str, Callable[[object, object], object]] = {
+    "problem": _problems,
     "runners": _rows,
+    "watchers": _rows,
     "busy_given": _by_key,
     "sources": _by_key,
 }
@@ -697,6 +816,7 @@ _ENVIRONMENT_KEYS = (
     (SHARED_TREE_ENV, SHARED_TREE_KEY),
     (BUSY_BOX_ENV, BUSY_BOX_KEY),
     (ENVIRONMENT_CHANGE_ENV, ENVIRONMENT_CHANGE_KEY),
+    (WATCHER_ENV, WATCHER_KEY),
 )
 
 
@@ -823,10 +943,55 @@ def settings_of_table(
         runner_of_entry(entry, f"{base} runners[{n}]") for n, entry in enumerate(entries)
     )
     busy = busy_given_of_table(table, base, at)
+    watcher = None
+    if WATCHER_KEY in table:
+        from runctx.modes import WATCHER_MODES  # noqa: PLC0415 - see the module docstring
+
+        watcher = parse_mode(table[WATCHER_KEY], at(WATCHER_KEY), WATCHER_MODES)
+    watchers = parse_watchers(table.get(WATCHERS_KEY, []), at(WATCHERS_KEY))
+    # a declared watcher is a run of its own, recognised wherever it runs
+    runners += tuple(
+        runner_of_entry({"kind": name, "program": name}, f"{base} watchers")
+        for name in watchers
+        if not any(name in row.programs for row in runners)
+    )
     sources = tuple((key, layer) for key in _SETTING_KEYS if key in table)
     return Settings(
-        path, runners, mode, shared, busy, on_environment_change=change, sources=sources
+        path,
+        runners,
+        mode,
+        shared,
+        busy,
+        on_environment_change=change,
+        sources=sources,
+        on_watcher=watcher,
+        watchers=watchers,
+        foreign_note=parse_choice(table, FOREIGN_NOTE_KEY, FOREIGN_NOTE_CHOICES, at),
     )
+
+
+def parse_choice(
+    table: Mapping[str, object], key: str, choices: tuple[str, ...], at: Callable[[str], str]
+) -> str | None:
+    """``table[key]`` when it is one of ``choices``, None when absent; else a ConfigError."""
+    if key not in table:
+        return None
+    value = table[key]
+    if isinstance(value, str) and value in choices:
+        return value
+    named = ", ".join(f'"{choice}"' for choice in choices)
+    msg = f"{at(key)} must be one of {named}, got {value!r}"
+    raise _error(msg)
+
+
+def parse_watchers(value: object, where: str) -> tuple[str, ...]:
+    """``watchers``: program names, each a run of its own that re-runs on change."""
+    if not isinstance(value, list) or not all(
+        isinstance(name, str) and name and "/" not in name for name in value
+    ):
+        msg = f"{where} must be a list of program names (no path), got {value!r}"
+        raise _error(msg)
+    return tuple(value)
 
 
 def busy_given_of_table(

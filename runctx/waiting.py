@@ -10,6 +10,11 @@ another checkout (a pytest started by a test of another project). No run of
 this checkout can be waiting for such a waiter, because its run is not one of
 this checkout's, so waiting for all cannot close a cycle.
 
+A watcher of this checkout (a run that re-runs the tests on change, such as a
+person's ``watch -n 600 pytest``: :mod:`runctx.watchers`) never ends by itself,
+so it is not waited for unless asked: ``on-watcher = "wait"``, or
+``runctx wait --watchers``.
+
 Each poll is a fresh scan, so a run is followed by its identity (pid plus start
 time), never by its pid alone: a pid that is reused by another process never
 keeps a waiter waiting, not even when the newcomer is itself a run of this
@@ -24,7 +29,7 @@ caller's own pid namespace's: elsewhere :func:`wait_for_turn` raises
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -38,6 +43,7 @@ from runctx.scanning import scan, was_cut
 from runctx.settings import DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason
+from runctx.watchers import watcher_of
 
 if TYPE_CHECKING:
     from runctx.policy import Decision
@@ -94,8 +100,13 @@ def _earlier(report: Report, runs: tuple[JudgedRun, ...]) -> tuple[JudgedRun, ..
     return tuple(judged for judged in runs if _order(judged.run.identity) < mine)
 
 
-def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
+def blocking_runs(
+    report: Report, *, watchers: Sequence[str] = (), with_watchers: bool = False
+) -> tuple[JudgedRun, ...]:
     """Runs of this checkout the caller must wait for.
+
+    A watcher (:func:`runctx.watchers.watcher_of`, ``watchers`` the programs the
+    settings declare) is one only ``with_watchers``: it never ends by itself.
 
     Every other run *known* to be this checkout's and user's, except those that
     started after the caller's own run when that run is one of this
@@ -105,7 +116,16 @@ def blocking_runs(report: Report) -> tuple[JudgedRun, ...]:
     or one whose cwd could not be read, would otherwise hold every run of its
     user.
     """
-    return _earlier(report, report.ours_known)
+    runs = _earlier(report, report.ours_known)
+    if with_watchers:
+        return runs
+    return tuple(judged for judged in runs if watcher_of(judged.run, watchers) is None)
+
+
+def watching_runs(report: Report, watchers: Sequence[str] = ()) -> tuple[JudgedRun, ...]:
+    """The watchers among the runs of this checkout a caller would otherwise wait for."""
+    runs = _earlier(report, report.ours_known)
+    return tuple(judged for judged in runs if watcher_of(judged.run, watchers) is not None)
 
 
 def sharing_runs(report: Report) -> tuple[JudgedRun, ...]:
@@ -136,8 +156,12 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     sleep: Callable[[float], None] = time.sleep,
     on_poll: Callable[[tuple[JudgedRun, ...], float], None] | None = None,
     settings: Settings = DEFAULTS,
+    with_watchers: bool | None = None,
 ) -> WaitOutcome:
     """Block until no earlier run of this checkout is live, or ``timeout`` passes.
+
+    Watchers of this checkout are waited for only ``with_watchers`` (None: when
+    the settings' ``on-watcher`` is ``wait``), see :func:`blocking_runs`.
 
     ``on_change`` is called with the blocking runs whenever that set of
     identities changes (first call included), so a caller can show who it waits
@@ -154,6 +178,10 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     source = source if source is not None else default_source()
     refuse_other_namespace(source, "wait")
     began = clock()
+    if with_watchers is None:
+        from runctx.modes import Mode  # noqa: PLC0415 - see runctx.settings
+
+        with_watchers = settings.watcher_mode is Mode.WAIT
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
     # --timeout is wall time: a scan is cut when it passes (and then says so), but
@@ -161,7 +189,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     ends = None if timeout is None else time.monotonic() + max(timeout, MIN_SCAN_SECONDS)
     while True:
         report = scan(here, source=source, settings=settings, deadline=ends)
-        blocking = blocking_runs(report)
+        blocking = blocking_runs(report, watchers=settings.watchers, with_watchers=with_watchers)
         identities = frozenset(judged.run.identity for judged in blocking)
         for judged in blocking:
             waited_for.setdefault(judged.run.identity, judged)

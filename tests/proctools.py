@@ -151,9 +151,10 @@ def make_checkout(parent: Path, name: str = "proj") -> Path:
     return root
 
 
-NAME_EVERY_FOREIGN_RUN = "\n[tool.runctx]\nbusy-run-cpu = 0\n"
+NAME_EVERY_FOREIGN_RUN = '\n[tool.runctx]\nbusy-run-cpu = 0\nforeign-note = "busy"\n'
 """Settings under which every foreign run is busy enough to be named in a note (an idle
-foreign run is only counted by default), whatever the box's load."""
+foreign run is only counted by default, and a busy one only when it leaves too few CPUs
+for the run about to start), whatever the box's load."""
 
 
 def name_every_foreign_run(checkout: Path) -> Path:

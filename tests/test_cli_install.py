@@ -853,3 +853,15 @@ def test_a_pre_push_hook_path_with_a_space_is_one_program(tmp_path, install):
         f"runctx=$(git config --get runctx.path) || runctx='{program}'"
         in (checkout / ".git" / "hooks" / "pre-push").read_text()
     )
+
+
+def test_a_user_scope_install_gets_no_project_advice(checkout, tmp_path, install):
+    """``install copilot --scope user``: not told to commit .github/hooks/, told where it counts."""
+    home = tmp_path / "home"
+    home.mkdir()
+    done = install("copilot", "--scope", "user", cwd=checkout, env={"HOME": str(home)})
+    assert done.returncode == 0
+    assert agent("copilot").AFTER_INSTALL not in done.stderr
+    assert "for every project you open" in done.stderr
+    project = install("copilot", cwd=checkout, env={"HOME": str(home)})
+    assert agent("copilot").AFTER_INSTALL in project.stderr

@@ -156,16 +156,18 @@ def test_the_checkout_setting_in_pyproject_is_read(world):
     assert "warning only" in output["additionalContext"]
 
 
-def test_a_malformed_setting_fails_open(world):
-    """A bad on-same-checkout value lets the command through and names the problem."""
+def test_a_malformed_setting_is_named_and_the_defaults_decide(world):
+    """A bad on-same-checkout value: the default (stop) decides, and the reason names the file."""
     pyproject = world.busy / "pyproject.toml"
     original = pyproject.read_text()
     try:
         pyproject.write_text(original + '\n[tool.runctx]\non-same-checkout = "sometimes"\n')
-        done = run_hook("claude", claude_pre_tool_use("pytest", world.busy))
+        output = decision_of(reply(run_hook("claude", claude_pre_tool_use("pytest", world.busy))))
     finally:
         pyproject.write_text(original)
-    assert_failed_open(done, "on-same-checkout must be one of")
+    assert output["permissionDecision"] == "deny"
+    assert "runctx configuration is broken" in output["permissionDecisionReason"]
+    assert "on-same-checkout must be one of" in output["permissionDecisionReason"]
 
 
 def test_a_runner_from_the_checkout_settings_is_a_test_run(world):

@@ -247,7 +247,7 @@ def test_a_hook_samples_cpu_use_only_when_a_foreign_run_is_live(
 ):
     """A window next to a foreign run only: none next to nothing or this checkout's run."""
     mine = make_checkout(shared_tmp, "mine")
-    (mine / "pyproject.toml").write_text("[tool.runctx]\nbusy-run-cpu = 0\n")
+    (mine / "pyproject.toml").write_text('[tool.runctx]\nbusy-run-cpu = 0\nforeign-note = "busy"\n')
     theirs = make_checkout(shared_tmp / "other", "mine")
     started = {"nowhere": [], "mine": [sandboxed_run(mine)], "theirs": [sandboxed_run(theirs)]}
     found = in_own_pid_namespace(runs, started[where], [PYTHON, "-c", DECIDE], str(mine), cwd=mine)
@@ -466,3 +466,49 @@ def test_decide_judges_test_runs_and_changes_of_one_command(worktrees, runs, mon
     assert run.pid in pids(decision.environment)
     assert "changes" in decision.message
     assert f"environment too, {worktrees.venv} (a venv)" in decision.message
+
+
+# --------------------------------------------------------------------------- quiet by default
+
+
+def test_a_note_on_foreign_load_weighs_what_the_run_will_use_and_is_said_once(
+    shared_tmp, runs, tmp_path
+):
+    """A spinning foreign run: a note for a run that wants every CPU, none for one that fits.
+
+    The same note to the same listener is said once, until what it says changes.
+    """
+    mine = make_checkout(shared_tmp, "mine")
+    spinner = runs.spinner(make_checkout(shared_tmp, "theirs"))
+    report = only(scan_from(mine, cpu_window=0.3, cpu_of=policy.measures_cpu), spinner.pid)
+    usable = report.load.usable_cpus
+    assert isinstance(usable, int)
+    rules = BusyRules(run_cpu=0.01, cpu_pressure=None, load_per_cpu=None, memory_available=None)
+    wants_all = policy.decision_for(report, Mode.STOP, busy=rules, wanted=float(usable))
+    assert wants_all.action is Action.NOTE
+    assert f"pid {spinner.pid} (run-tests-script" in wants_all.message
+    fits = policy.decision_for(report, Mode.STOP, busy=rules, wanted=0.0)
+    assert fits.action is Action.SILENT  # one spinning process never fills every CPU
+    told: list[str] = []
+
+    def said(fingerprint: str) -> bool:
+        from runctx.said import said_before
+
+        told.append(fingerprint)
+        return said_before("claude-code:sess", fingerprint, directory=str(tmp_path / "state"))
+
+    first = policy.decision_for(report, Mode.STOP, busy=rules, wanted=float(usable), said=said)
+    again = policy.decision_for(report, Mode.STOP, busy=rules, wanted=float(usable), said=said)
+    assert first.action is Action.NOTE
+    assert again.action is Action.SILENT
+    assert told[0] == told[1]
+    assert str(spinner.pid) in told[0]
+
+
+def test_run_mode_warn_says_the_flag_set_it(world):
+    """``runctx run --mode warn`` is not told that the checkout is set to only warn."""
+    invocations = test_invocations("pytest -x", str(world.busy))
+    flagged = policy.decide(invocations, mode=Mode.WARN)
+    assert flagged.action is Action.WARN
+    assert "--mode warn" in flagged.summary
+    assert "this checkout is set" not in flagged.summary

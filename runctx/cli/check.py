@@ -33,6 +33,7 @@ from runctx.cli.common import (
     add_timeout_option,
     add_viewpoint_options,
     deadline_from,
+    settings_warned,
     source_from,
     viewpoint_from,
 )
@@ -43,7 +44,7 @@ from runctx.present.output import say, write_json, write_text
 from runctx.present.words import COUNTED_FOREIGN, EVERY_FOREIGN, live_lines
 from runctx.report import Report
 from runctx.scanning import CUT_NOTE, scan, was_cut
-from runctx.settings import DEFAULT_BUSY, BusyRules, settings_for
+from runctx.settings import DEFAULT_BUSY, BusyRules
 
 EXIT_CLEAR = 0
 EXIT_OURS = 3
@@ -117,7 +118,7 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY, *, every: bool =
 def run(args: argparse.Namespace) -> int:
     """Print what the scan found; exit with its outcome."""
     here = viewpoint_from(args)
-    settings = settings_for(here.root)
+    settings = settings_warned(here.root)
     report = scan(
         here,
         source=source_from(args),

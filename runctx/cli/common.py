@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 from runctx.report import Viewpoint
 from runctx.scanning import viewpoint
+from runctx.settings import Settings
 from runctx.sources import SOURCE_NAMES, ProcessSource, make_source
+from runctx.unknown import Unknown
 from runctx.waiting import parse_duration
 
 
@@ -118,3 +121,24 @@ def viewpoint_from(args: argparse.Namespace) -> Viewpoint:
     if args.root is not None:
         return viewpoint(cwd=args.root, uid=uid)
     return viewpoint(uid=uid)
+
+
+def settings_warned(root: str | Unknown) -> Settings:
+    """The settings of ``root`` for a face that only reads: a broken file is warned of, left out.
+
+    The warning (on stderr) names the file, the line and what is wrong; the
+    face goes on with the defaults for what that file would have set.
+    """
+    from runctx.present.escape import visible_lines  # noqa: PLC0415
+    from runctx.settings import settings_and_problem  # noqa: PLC0415
+
+    settings, problem = settings_and_problem(root)
+    if problem is not None:
+        sys.stderr.write(
+            visible_lines(
+                f"runctx: warning: the runctx configuration is broken: {problem}; "
+                "going on with the defaults for it"
+            )
+            + "\n"
+        )
+    return settings

@@ -284,9 +284,24 @@ def run(args: argparse.Namespace) -> int:
     if not args.uninstall:
         if outcome.changed:
             _warn_if_unreachable(prefix)
-            say(f"runctx: {chosen.AFTER_INSTALL}")
+            say(f"runctx: {_after_install(chosen, args.scope, path)}")
         _say_what_remains(args, path, base)
     return 0
+
+
+def _after_install(chosen: Agent, scope: str, path: str) -> str:
+    """What to do next: the agent's own advice for a project's file; for the user's, when it counts.
+
+    An agent's advice is about the project's file (commit it, accept the
+    folder's trust); a file in the user's own settings is read in every
+    project, from the agent's next session.
+    """
+    if scope != "user":
+        return str(chosen.AFTER_INSTALL)
+    return (
+        f"{chosen.TITLE} reads {path} for every project you open, from its next session on; "
+        "nothing to commit."
+    )
 
 
 def _refuse_codex_linked_worktree(root: str) -> None:

@@ -163,7 +163,11 @@ def _check(
     settings: Settings,
 ) -> int | None:
     """None to run the command now, or the exit status when it is not run."""
-    decision = policy.decide(invocations, own_run=True, mode=mode, settings=settings)
+    from runctx.said import terminal_listener  # noqa: PLC0415 - only for a test run
+
+    decision = policy.decide(
+        invocations, own_run=True, mode=mode, settings=settings, listener=terminal_listener()
+    )
     action = decision.action
     if action is Action.SILENT:
         return None

@@ -21,6 +21,7 @@ from runctx.cli.common import (
     add_viewpoint_options,
     deadline_from,
     positive_duration,
+    settings_warned,
     source_from,
     viewpoint_from,
 )
@@ -38,7 +39,7 @@ from runctx.present.output import (
 from runctx.present.style import COLOR_CHOICES, use_color
 from runctx.report import Report
 from runctx.scanning import scan
-from runctx.settings import BusyRules, settings_for
+from runctx.settings import BusyRules
 
 if TYPE_CHECKING:
     from runctx.present.text import TextOptions
@@ -190,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     chosen = output_format(args)
     here = viewpoint_from(args)
     source = source_from(args)
-    settings = settings_for(here.root)
+    settings = settings_warned(here.root)
     busy = settings.busy
     if args.watch:
         taken: list[Report] = []

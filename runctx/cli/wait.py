@@ -4,6 +4,11 @@ Exit statuses: 0 ready, 75 gave up waiting (``--timeout`` passed while another r
 this checkout is still live: the same "try again later" as ``runctx run`` and the
 pytest plugin), 130 interrupted, 1 error, 2 usage error.
 
+A watcher of this checkout (a run that re-runs the tests on change, such as
+``watch -n 600 pytest`` in a terminal pane) never ends by itself: it is waited
+for only with ``--watchers`` (or ``on-watcher = "wait"``), and otherwise named
+in one line.
+
 Called from a shell it waits for every other run of this checkout; called from
 inside a run of this checkout (a ``make test`` recipe) it waits only for the
 runs that started before that one, so two runs never wait for each other.
@@ -20,6 +25,7 @@ from runctx.cli.common import (
     add_viewpoint_options,
     duration,
     positive_duration,
+    settings_warned,
     source_from,
     viewpoint_from,
 )
@@ -28,8 +34,8 @@ from runctx.exits import EXIT_GAVE_UP_WAITING
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
-from runctx.settings import settings_for
-from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
+from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn, watching_runs
+from runctx.watchers import watcher_of
 
 EXIT_READY = 0
 EXIT_TIMED_OUT = EXIT_GAVE_UP_WAITING
@@ -60,6 +66,13 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         default=DEFAULT_POLL_SECONDS,
         metavar="DURATION",
         help=f"scan every DURATION (default: {DEFAULT_POLL_SECONDS}s)",
+    )
+    parser.add_argument(
+        "--watchers",
+        action="store_true",
+        default=None,
+        help="wait for this checkout's watchers too (runs that re-run on change and never "
+        'end by themselves; default: only with on-watcher = "wait")',
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     add_viewpoint_options(parser)
@@ -122,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     source = source_from(args)
     here = viewpoint_from(args)
     progress = Progress(sys.stderr, live=sys.stderr.isatty(), quiet=args.quiet)
+    settings = settings_warned(here.root)
     try:
         outcome = wait_for_turn(
             here,
@@ -130,12 +144,32 @@ def run(args: argparse.Namespace) -> int:
             on_change=progress.change,
             on_poll=progress.poll,
             source=source,
-            settings=settings_for(here.root),
+            settings=settings,
+            with_watchers=args.watchers,
         )
     except KeyboardInterrupt:
         progress.end("runctx: interrupted while waiting")
         raise
     waited = seconds_text(outcome.waited_seconds)
+    blocking = {judged.run.identity for judged in outcome.blocking}
+    left_out = [
+        judged
+        for judged in watching_runs(outcome.report, settings.watchers)
+        if judged.run.identity not in blocking
+    ]
+    if left_out and not args.quiet:
+        named = "; ".join(
+            f"pid {judged.run.pid} (`{watcher_of(judged.run, settings.watchers)}`)"
+            for judged in left_out
+        )
+        sys.stderr.write(
+            visible_lines(
+                f"runctx: not waiting for this checkout's watcher{'s' if len(left_out) > 1 else ''}"
+                f" {named}: it re-runs on change and never ends by itself "
+                "(`runctx wait --watchers` waits for it too)"
+            )
+            + "\n"
+        )
     if outcome.ready:
         done = f"runctx: ready after {waited}: no run of this checkout left to wait for"
         progress.end(done if progress.waited else None)

@@ -432,7 +432,7 @@ def _checkouts(
     here = Viewpoint(root=root, uid=os.getuid())
     found = {}
     for view, _ in policy.viewpoints(invocations, known={cwd: here}):
-        found[view] = settings if view == here else settings_for(view.root)
+        found[view] = settings if view == here else settings_for(view.root, degrade=True)
     return found
 
 
@@ -522,8 +522,8 @@ def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | N
     says the checkout's settings were not read (:func:`_settings_unread`). A
     file runctx cannot read never turns a refusal into a go-ahead.
     """
-    try:
-        return settings_for(root)
+    try:  # a broken file is left out, and the decision tells the agent so
+        return settings_for(root, degrade=True)
     except _unreadable_config() as error:
         if not (names_found(command, BUILTIN_NAMES) or names_a_script(command)):
             return None
@@ -548,7 +548,7 @@ def _settings_unread(decision: Decision) -> Decision:
 
 def _settings(cwd: str) -> Settings:
     """The settings of the checkout ``cwd`` is in (the one rule), with the user's own."""
-    return settings_for(checkout_root(cwd))
+    return settings_for(checkout_root(cwd), degrade=True)
 
 
 def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:

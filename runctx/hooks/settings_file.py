@@ -136,7 +136,7 @@ def missing_message(face: str) -> str:
     """The one stderr line of a hook whose program cannot be found on this machine."""
     return (
         f"runctx hook {face}: runctx is not installed here; test runs are not checked "
-        "(pip install runctx)"
+        "(runctx is on no package index: install it from its repository)"
     )
 
 

@@ -49,11 +49,12 @@ from runctx.environment import Environment
 from runctx.present.escape import base64_bytes, is_exact, json_bytes, json_text
 from runctx.present.schema import SCHEMA_VERSION
 from runctx.records import argv_truncated
-from runctx.report import JudgedRun, Report, StartedBy, Viewpoint
+from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.settings import BusyRules
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
 from runctx.unknown import Unknown
+from runctx.watchers import watcher_of
 
 
 def _known(value: object) -> object:
@@ -144,6 +145,11 @@ def started_by_json(started: StartedBy | Unknown) -> dict[str, str | None] | Non
     return out
 
 
+def _watcher(run: Run) -> str | None:
+    label = watcher_of(run)
+    return None if label is None else json_text(label)
+
+
 def run_json(judged: JudgedRun) -> dict[str, Any]:
     """One judged run as JSON."""
     run = judged.run
@@ -164,6 +170,7 @@ def run_json(judged: JudgedRun) -> dict[str, Any]:
         "reasons": [json_text(reason) for reason in judged.judgement.reasons],
         "self": run.is_self,
         "orphaned": run.orphaned,
+        "watcher": _watcher(run),
         "members": list(run.members),
         "started": round(run.started, 3),
         "age_seconds": round(run.age_seconds, 3),

@@ -34,10 +34,11 @@ from runctx.present.escape import visible
 from runctx.present.style import Line, Span, line, plain_text
 from runctx.present.words import describe_starter, human_age, owner_name
 from runctx.records import ProcIdentity
-from runctx.report import JudgedRun, Report
+from runctx.report import JudgedRun, Report, Run
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
 from runctx.unknown import Reason, Unknown
+from runctx.watchers import watcher_of
 
 _GIB = 1024**3
 
@@ -258,6 +259,12 @@ def busiest_first(runs: Sequence[JudgedRun], options: TextOptions) -> tuple[Judg
     return tuple(sorted(runs, key=key))
 
 
+def kind_cell(run: Run) -> str:
+    """The run's kind, ``pytest (watch)`` for a run that re-runs on change."""
+    kind = visible(run.kind)
+    return f"{kind} (watch)" if watcher_of(run) is not None else kind
+
+
 def _details(options: TextOptions) -> bool:
     return options.details or options.wide
 
@@ -275,7 +282,7 @@ def _run_rows(
         orphaned = " (orphaned)" if run.orphaned else ""
         row = [
             f"{run.pid}{orphaned}",
-            visible(run.kind),
+            kind_cell(run),
             human_age(run.age_seconds),
             str(len(run.members)),
             "?" if isinstance(run.cpu_seconds, Unknown) else f"{run.cpu_seconds:.1f}s",

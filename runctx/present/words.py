@@ -31,6 +31,7 @@ from runctx.report import JudgedRun, Report, StartedBy
 from runctx.settings import BusyRules
 from runctx.started_by import AgentSession, Relation, relation
 from runctx.unknown import Unknown
+from runctx.watchers import watcher_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,7 +108,9 @@ def describe_starter(started: StartedBy | Unknown, *, detail: bool = True) -> st
         return None
     text = visible(started.kind)
     if started.session is not None:
-        noun = {"github-actions": "run", "systemd": "invocation"}.get(started.kind, "session")
+        noun = {"github-actions": "run", "systemd": "invocation", "tmux": "pane"}.get(
+            started.kind, "session"
+        )
         if started.kind in {"gitlab-ci", "buildkite", "jenkins", "circleci"}:
             noun = "job"
         text += f" {noun} {short_session(started.session)}"
@@ -179,22 +182,28 @@ def idle_count(count: int) -> str:
     return f"{count} idle foreign test run{'' if count == 1 else 's'}"
 
 
-def foreign_lines(
+def foreign_lines(  # noqa: PLR0913 - each choice is one face's
     report: Report,
     rules: BusyRules,
     pressure: BoxPressure,
     *,
     box_note: bool = False,
     show_box: bool = True,
+    wanted: float | None = None,
 ) -> list[str]:
     """The lines a note on contention has, or none when nothing is worth a note.
 
     Busy foreign runs are named (the busiest first, at most two); idle ones
     are counted. With ``box_note`` a busy box is worth a line even with no
     foreign run at all (``on-busy-box``); ``show_box`` False leaves the line on
-    the box's pressure out (a refusal that says it already).
+    the box's pressure out (a refusal that says it already). ``wanted``, the
+    CPUs the run about to start will use (:func:`runctx.demand.cpus_wanted`),
+    keeps the note for foreign load likely to hurt it
+    (:func:`foreign_load_hurts`).
     """
     busy, idle = split_by_cpu(report.foreign, rules)
+    if wanted is not None and not box_note and not foreign_load_hurts(report, busy, wanted):
+        return []
     if not busy and not pressure.busy:
         return []
     if not busy and not idle and not box_note:
@@ -214,6 +223,36 @@ def foreign_lines(
     tail.append("Slowness may come from this load, not a regression.")
     lines.append(" ".join(tail))
     return lines
+
+
+def foreign_load_hurts(report: Report, busy: Sequence[JudgedRun], wanted: float) -> bool:
+    """Whether the busy foreign runs leave fewer CPUs free than a run that wants ``wanted``.
+
+    A run whose CPU use now is not known counts as one CPU (the visible answer);
+    a box whose CPUs are not known is assumed hurt when any foreign run is busy.
+    """
+    from runctx.demand import hurts  # noqa: PLC0415 - only for a run about to start
+
+    if not busy:
+        return False
+    usable = report.load.usable_cpus
+    if isinstance(usable, Unknown):
+        return True
+    total = sum(
+        1.0 if isinstance(judged.run.cpu_now, Unknown) else judged.run.cpu_now for judged in busy
+    )
+    return hurts(total, wanted, usable)
+
+
+def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressure) -> str:
+    """What a note on contention says, without its passing numbers: busy runs, crossed thresholds.
+
+    Two notes with one fingerprint say the same thing (:mod:`runctx.said`).
+    """
+    busy, _ = split_by_cpu(report.foreign, rules)
+    pids = ",".join(sorted(str(judged.run.pid) for judged in busy))
+    crossed = ",".join(sorted(reason.partition(" ")[0] for reason in pressure.reasons))
+    return f"{report.here.root}|{pids}|{crossed}"
 
 
 def foreign_note(
@@ -244,12 +283,60 @@ _ADVICE = (
 )
 
 
+WATCHER_GOES_AHEAD = "goes-ahead"
+"""A watcher next to a test run that starts anyway (``on-watcher = "warn"``, the default)."""
+WATCHER_HOLDS = "holds"
+"""A watcher next to a test run that does not start (``on-watcher``: ``stop`` or ``ask``)."""
+WATCHER_WAITED_FOR = "waited-for"
+"""A watcher a test run waits for (``on-watcher = "wait"``)."""
+
+
+def watcher_line(judged: JudgedRun, label: str, outcome: str | None = None) -> str:
+    """One line naming a watcher of this checkout: never a leftover, never a run to stop.
+
+    ``outcome`` says what it means for the test run about to start
+    (:data:`WATCHER_GOES_AHEAD`, :data:`WATCHER_HOLDS`, :data:`WATCHER_WAITED_FOR`);
+    None says only what it is.
+    """
+    run = judged.run
+    starter = describe_starter(run.started_by)
+    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
+        whose = f", a person's, started from {starter}"
+    elif starter is not None:
+        whose = f", started by {starter}"
+    else:
+        whose = ""
+    text = (
+        f"pid {run.pid} re-runs this checkout's tests on change (`{visible(label)}`{whose}, "
+        f"running {human_age(run.age_seconds)}): a watcher, not a leftover"
+    )
+    if outcome == WATCHER_GOES_AHEAD:
+        return text + "; this test run goes ahead (the two may overlap when it re-runs)."
+    if outcome == WATCHER_HOLDS:
+        return (
+            text + "; this checkout starts no test run next to one (on-watcher): ask whoever "
+            'started it, or set on-watcher = "warn" in [tool.runctx].'
+        )
+    if outcome == WATCHER_WAITED_FOR:
+        return text + '; this checkout waits for it to end (on-watcher = "wait").'
+    return text + "."
+
+
 def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bool]:
     """One line on a run of this checkout, and whether the generic advice applies to it."""
     run = judged.run
     text = describe_ours(judged)
     starter = describe_starter(run.started_by)
     age = human_age(run.age_seconds)
+    label = watcher_of(run)
+    if label is not None:
+        return watcher_line(judged, label), False
+    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
+        line = (
+            f"{text}, started from {starter}: a person's run, not a leftover. Wait for it "
+            "with `runctx wait`, or ask whoever started it."
+        )
+        return line, False
     if run.orphaned:
         line = (
             f"{text} lost the process that started it (an orphan): wait with `runctx wait`, "
@@ -269,12 +356,6 @@ def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bo
         line = (
             f"{text} was started by another session ({who}): leave it to that session; "
             "wait with `runctx wait`."
-        )
-        return line, False
-    if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
-        line = (
-            f"{text}, started from {starter}: a person's run, not a leftover. Wait for it "
-            "with `runctx wait`, or ask whoever started it."
         )
         return line, False
     by = f", started by {starter}" if starter else ""
@@ -376,7 +457,8 @@ def code_elsewhere_lines(check: CodeCheck) -> list[str]:
     lines = [
         (
             f"the code under test is not this checkout's ({visible(check.checkout)}): "
-            f"{len(check.elsewhere)} of its packages come from elsewhere"
+            f"{plural(len(check.elsewhere), 'of its packages comes', 'of its packages come')} "
+            "from elsewhere"
         ),
     ]
     for origin in check.elsewhere:
@@ -558,6 +640,7 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     finished: bool = False,
     pressure: BoxPressure | None = None,
     checkout: Sequence[str] | None = None,
+    wanted: float | None = None,
 ) -> list[str]:
     """What is live from ``report``'s viewpoint besides this run: the one wording of every face.
 
@@ -568,7 +651,8 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     names the runs that started after it as such);
     foreign runs as ``foreign`` says (:data:`EVERY_FOREIGN`,
     :data:`BUSY_FOREIGN`, :data:`COUNTED_FOREIGN`), with the box's pressure
-    under ``rules``.
+    under ``rules``; ``wanted`` (the CPUs the command uses) keeps a note on
+    foreign load for load that hurts it (:func:`foreign_lines`).
     """
     from runctx.busy import box_pressure  # noqa: PLC0415 - words load after the scan
     from runctx.modes import BoxMode  # noqa: PLC0415
@@ -602,7 +686,9 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
         if pressure.busy and lines:
             lines.append(box_line(pressure))
         return lines
-    noted = foreign_lines(report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF)
+    noted = foreign_lines(
+        report, rules, pressure, box_note=rules.on_busy_box is not BoxMode.OFF, wanted=wanted
+    )
     lines.extend(noted)
     counted = foreign_count(report)
     if foreign == COUNTED_FOREIGN and not noted and counted is not None:

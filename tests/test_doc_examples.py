@@ -1,0 +1,192 @@
+"""Every documented example of runctx's words is what runctx prints on a real scene.
+
+Each example block of the docs that shows runctx's answer is rendered here from
+real processes (the hook as a process, or the policy over a real scan) and
+compared with the block, after pids, ages, CPU figures and user names are
+normalised: the words themselves must match, so the docs cannot drift.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import attrs
+from hooktools import claude_pre_tool_use, hook_env, run_hook
+from proctools import PYTHON, make_checkout, wait_for
+from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
+
+from runctx import policy
+from runctx.hooks.agents import agent
+from runctx.hooks.agents.base import reply_for
+from runctx.modes import Mode
+from runctx.scanning import scan, viewpoint
+from runctx.settings import BusyRules
+from runctx.started_by import WANTED
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def blocks(name: str, marker: str) -> list[str]:
+    """The fenced blocks of ``docs/NAME`` that hold ``marker``, as text."""
+    text = (DOCS / name).read_text()
+    found = re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+    return [block.strip() for block in found if marker in block]
+
+
+def normalised(text: str) -> str:
+    """``text`` with what changes from run to run (pids, ages, CPU figures, names) replaced."""
+    text = re.sub(r"\bpid \d+", "pid PID", text)
+    text = re.sub(r"\b\d+(?:m\d\ds|h\d\dm|s)\b", "AGE", text)
+    text = re.sub(r"\b\d+\.\d CPUs busy now", "N CPUs busy now", text)
+    text = re.sub(r"\(run-tests-script, [^,)]+\)", "(run-tests-script, USER)", text)
+    return re.sub(r"\+\d+ idle foreign test runs?\. ", "", text)
+
+
+def person_env() -> dict[str, str]:
+    """A terminal's environment: no agent, CI or multiplexer variable."""
+    env = {k: v for k, v in clean_env().items() if k not in WANTED}
+    for name in ("TERM_PROGRAM", "TMUX", "TMUX_PANE", "STY", "SSH_CONNECTION", "SSH_CLIENT"):
+        env.pop(name, None)
+    for name in ("SSH_TTY", "INVOCATION_ID", "CI"):
+        env.pop(name, None)
+    return env
+
+
+def run_in_a_terminal(checkout: Path, runs) -> tuple[int, int]:
+    """``python3 run_tests.py`` on a terminal of its own (a person's), orphaned, held until reaped.
+
+    Orphaned (a double fork) so that it does not fold into this suite's run; the
+    terminal's master end is returned, to be closed by the caller.
+    """
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = ready_dir(checkout) / f"terminal-{uuid.uuid4().hex}"
+    env = person_env()
+    master, slave = os.openpty()
+    terminal = os.ttyname(slave)
+    read_end, write_end = os.pipe()
+    middle = os.fork()
+    if middle == 0:  # pragma: no cover - the forked middle process
+        try:
+            grandchild = os.fork()
+            if grandchild == 0:
+                os.setsid()
+                tty = os.open(terminal, os.O_RDWR)  # a session leader's first tty: its own
+                for fd in (0, 1, 2):
+                    os.dup2(tty, fd)
+                os.chdir(checkout)
+                os.execve(PYTHON, [PYTHON, "run_tests.py", str(ready)], env)
+            os.write(write_end, str(grandchild).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(middle, 0)
+    with os.fdopen(read_end, "rb") as pipe:
+        pid = int(pipe.read())
+    os.close(slave)
+    runs.adopt(pid)
+    wait_for(ready.exists, what="the run in a terminal to start")
+    return pid, master
+
+
+def test_the_quick_start_deny_is_what_the_hook_answers(shared_tmp, runs):
+    """docs/hooks.md: the deny for a second run next to a person's run in a terminal."""
+    (shown,) = blocks("hooks.md", '"permissionDecision": "deny", "permissionDecisionReason"')
+    checkout = make_checkout(shared_tmp)
+    pid, master = run_in_a_terminal(checkout, runs)
+    try:
+        payload = claude_pre_tool_use("python3 run_tests.py", checkout)
+        done = run_hook("claude", payload, env=hook_env())
+    finally:
+        os.close(master)
+    assert done.returncode == 0, done.stderr
+    answer = done.stdout.strip()
+    assert f"pid {pid} " in answer
+    assert normalised(answer) == normalised(shown)
+
+
+def test_the_quick_start_note_is_what_the_policy_says_of_a_busy_foreign_run(shared_tmp, runs):
+    """docs/hooks.md: the note on a busy foreign run, rendered as the hook renders it."""
+    (shown,) = blocks("hooks.md", '"additionalContext": "runctx: Busy foreign')
+    theirs = make_checkout(shared_tmp / "a")
+    spinner = runs.spinner(theirs)
+    mine = make_checkout(shared_tmp / "b")
+    report = scan(viewpoint(cwd=str(mine)), cpu_window=0.3, cpu_of=policy.measures_cpu)
+    report = attrs.evolve(
+        report, runs=tuple(j for j in report.runs if j.run.is_self or j.run.pid == spinner.pid)
+    )
+    quiet_box = BusyRules(run_cpu=0.01, cpu_pressure=None, load_per_cpu=None, memory_available=None)
+    decision = policy.decision_for(report, Mode.STOP, busy=quiet_box)
+    claude = agent("claude")
+    answer = reply_for(decision, claude.PRE_TOOL_FACE.replies, claude.TITLE)
+    assert answer is not None
+    assert f"pid {spinner.pid} " in answer
+    assert normalised(answer) == normalised(shown)
+
+
+def test_the_own_session_refusal_in_identity_md_is_what_the_hook_answers(shared_tmp, runs):
+    """docs/identity.md: the refusal for a run this very session started."""
+    (shown,) = blocks("identity.md", "is your own run, started")
+    checkout = make_checkout(shared_tmp)
+    env = person_env()
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="sess-doc")
+    run = runs.run_tests_script(checkout, env=env)
+    payload = claude_pre_tool_use("pytest -x", checkout)
+    payload["session_id"] = "sess-doc"
+    done = run_hook("claude", payload, env=hook_env())
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    reason = output["permissionDecisionReason"]
+    assert f"pid {run.pid} " in reason
+    kinds = r"\((?:pytest|run-tests-script), running AGE, \d+ process(?:es)?\)"
+    assert re.sub(kinds, "(RUN)", normalised(reason)) == re.sub(kinds, "(RUN)", normalised(shown))
+
+
+def shape(text: str) -> list[str]:
+    """The lines of a ``runctx status`` table as kinds: headings by their words, rows as ROW."""
+    kinds = []
+    for line in text.splitlines():
+        if line.startswith("$ ") or not line.strip():
+            continue
+        if re.match(r"\s+\d+", line):
+            kinds.append("ROW")
+        elif line.startswith("  "):
+            kinds.append(" ".join(line.split()))
+        else:
+            kinds.append(re.split(r"[(:]", line, maxsplit=1)[0].strip())
+    return kinds
+
+
+def test_the_status_example_has_the_shape_runctx_status_prints(shared_tmp, runs):
+    """docs/status.md: the same sections, columns and lines as a real ``runctx status``."""
+    (shown,) = blocks("status.md", "$ runctx status\n")
+    mine = make_checkout(shared_tmp / "a")
+    ours = runs.run_tests_script(mine)
+    theirs = runs.run_tests_script(make_checkout(shared_tmp / "b"))
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env={**hook_env(), "COLUMNS": "400"},
+        check=True,
+        timeout=120,
+    )
+    assert f"  {ours.pid}  " in done.stdout
+    assert f"  {theirs.pid}  " in done.stdout
+    # the status process is a child of this suite, so it shows "This run" (the suite) first:
+    # a section the example, taken from a shell, has not
+    printed = shape(re.sub(r"^This run.*?\n\n", "", done.stdout, flags=re.MULTILINE | re.DOTALL))
+    documented = shape(shown)
+    # the scene may have more runs than the example (other suites on the box): compare
+    # each section's lines with the rows folded
+    assert folded(printed) == folded(documented)
+
+
+def folded(kinds: list[str]) -> list[str]:
+    """``kinds`` with each run of ROWs as one."""
+    return [kind for n, kind in enumerate(kinds) if kind != "ROW" or kinds[n - 1] != "ROW"]
