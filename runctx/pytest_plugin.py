@@ -92,7 +92,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.busy import BoxPressure
     from runctx.bytecode import StaleModule
-    from runctx.code_origin import CodeCheck
+    from runctx.code_origin import CodeCheck, Install
     from runctx.policy import Decision
     from runctx.records import ProcIdentity
     from runctx.report import JudgedRun, Report, Viewpoint
@@ -166,6 +166,10 @@ class PluginState:
     waited: WaitOutcome | None = None
     urgent: list[str] = dataclasses.field(default_factory=list)
     """Header lines written under ``-q`` too: runs of this checkout, other users' in it."""
+    brief: list[str] = dataclasses.field(default_factory=list)
+    """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
+    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    """The parts of that line written under ``-q`` too."""
     last_sample: float = 0.0
     reports_seen: int = 0
     sampling: bool = True
@@ -315,24 +319,19 @@ def _share_cpus(config: pytest.Config) -> bool:
     return bool(value == "yes")
 
 
-def _checkout_settings(config: pytest.Config) -> Settings:
-    """The settings of the checkout the session's rootdir is in.
+def _checkout_settings(config: pytest.Config) -> tuple[Settings, tuple[str, ...]]:
+    """The settings of the checkout the session's rootdir is in, and what is wrong with them.
 
-    A malformed setting is a usage error; a settings file that cannot be read
-    at all (a FIFO another user put in a shared directory, a file past the
-    bound) is raised as it is, and the plugin fails open on it: one header
-    line, and the session goes on.
+    A typo in ``[tool.runctx]`` (or the user's file, or ``$RUNCTX_ON_...``), or
+    a settings file that cannot be read at all (a FIFO another user put in a
+    shared directory, a file past the bound), never stops the session: the
+    plugin warns, naming the file, the line and what is wrong, and that
+    layer's keys have their defaults (:func:`runctx.settings.settings_with_warnings`).
     """
     from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
-    from runctx.exceptions import ConfigError, UnreadableConfigError  # noqa: PLC0415
-    from runctx.settings import settings_for  # noqa: PLC0415
+    from runctx.settings import settings_with_warnings  # noqa: PLC0415
 
-    try:
-        return settings_for(checkout_root(str(config.rootpath)))
-    except UnreadableConfigError:
-        raise
-    except ConfigError as error:
-        raise pytest.UsageError(str(error)) from None
+    return settings_with_warnings(checkout_root(str(config.rootpath)))
 
 
 def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:
@@ -378,7 +377,7 @@ def _shared_mode(settings: Settings) -> tuple[str, str]:
 
 
 def _state_from(config: pytest.Config) -> PluginState:
-    settings = _checkout_settings(config)
+    settings, warnings = _checkout_settings(config)
     mode, mode_from = _mode(config, settings)
     shared_mode, shared_from = _shared_mode(settings)
     poll = _duration(config, "runctx_poll", None) or None
@@ -393,6 +392,10 @@ def _state_from(config: pytest.Config) -> PluginState:
         shared_from=shared_from,
         busy=settings.busy,
         settings=settings,
+        header=[f"{PREFIX}{warning}" for warning in warnings],
+        urgent=[f"{PREFIX}{warning}" for warning in warnings],
+        brief=list(warnings),
+        brief_urgent=list(warnings),
     )
 
 
@@ -646,7 +649,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
     never under pressure, are counted. The summary stays short however many
     runs the box holds: ``runctx status`` shows them all.
     """
-    labels = ", ".join(sample.label for sample in samples)
+    labels = _labels(samples)
     count = len(samples)
     taken = f"{count} sample{'s' if count != 1 else ''}: {labels}"
     lines = [f"runctx could not check for other runs: {error}" for error in errors]
@@ -703,6 +706,17 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
     return lines
 
 
+def _labels(samples: list[Sample]) -> str:
+    """The samples' labels, a run of one label counted: ``start, 12 during, end``."""
+    from itertools import groupby  # noqa: PLC0415 - see the module docstring
+
+    said = []
+    for label, group in groupby(sample.label for sample in samples):
+        count = sum(1 for _ in group)
+        said.append(label if count == 1 else f"{count} {label}")
+    return ", ".join(said)
+
+
 def _named_then_counted(
     seen: list[tuple[JudgedRun, list[str]]],
     limit: int,
@@ -750,6 +764,7 @@ def _broken(state: PluginState, error: Exception) -> None:
     state.errors.append(_error_text(error))
     state.sampling = False
     state.header.append(f"{PREFIX}could not check for other runs ({_error_text(error)})")
+    state.brief.append(f"could not check for other runs ({_error_text(error)})")
 
 
 def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
@@ -817,7 +832,20 @@ def _make_header(state: PluginState) -> None:
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             _broken(state, error)
             return
-    state.urgent = [PREFIX + line for line in checkout_lines(report)]
+    state.urgent.extend(PREFIX + line for line in checkout_lines(report))
+    brief_checkout = _brief_checkout(report)
+    state.brief_urgent.extend(brief_checkout)
+    if state.handoff not in {QUIET, CHECKED}:
+        from runctx.pytest_brief import foreign_parts  # noqa: PLC0415
+        from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+
+        rules = state.busy if state.busy is not None else DEFAULT_BUSY
+        state.brief.extend([*brief_checkout, *foreign_parts(report, rules)])
+    if state.handoff != QUIET:
+        decided = header_lines(
+            report, decision, state.mode_from, state.timeout, state.shared_from, said=True
+        )
+        state.brief.extend(line.removeprefix(PREFIX) for line in decided)
     if state.handoff != QUIET:
         state.header.extend(
             header_lines(
@@ -830,6 +858,20 @@ def _make_header(state: PluginState) -> None:
                 said=state.handoff == CHECKED,
             )
         )
+
+
+def _brief_checkout(report: Report) -> list[str]:
+    """The parts of the one header line on runs of this checkout and other users' in it."""
+    from runctx.pytest_brief import ours_parts, shared_part  # noqa: PLC0415
+
+    later = started_after(report)
+    earlier = tuple(judged for judged in report.ours if judged not in later)
+    return [*ours_parts(earlier, later), *shared_part(report.shared_tree)]
+
+
+def _verbose(config: pytest.Config) -> bool:
+    """Whether the session asked for details (``-v``): every line, not one."""
+    return config.get_verbosity() > 0
 
 
 def _header_shown(config: pytest.Config) -> bool:
@@ -848,11 +890,18 @@ def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeSt
         return
     from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
 
-    lines = []
+    lines: list[str] = []
+    parts: list[str] = []
     if state is not None and state.handoff not in {CHECKED, QUIET}:  # runctx run said them
         lines.extend(state.urgent)
+        parts.extend(state.brief_urgent)
     if code is not None:
         lines.extend(code.urgent)
+        parts.extend(code.brief_urgent)
+    if not _verbose(config):
+        from runctx.pytest_brief import joined  # noqa: PLC0415
+
+        lines = [PREFIX + joined(parts)] if parts else []
     for line in lines:
         _write(config, line)
 
@@ -1042,12 +1091,20 @@ class Sampler:
             _sample(state, "first test" if first else "during")
 
 
+END_SAMPLE_AFTER_SECONDS = 5.0
+"""A session whose last sample is younger than this (or than ``--runctx-sample``) takes none at
+its end: that sample describes it, and a short session pays for one scan, not two."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Sample once more at the end, before the summary is written; check the bytecode."""
     _finish_code(session)
     state = session.config.stash.get(STATE, None)
-    if state is not None and state.start is not None:
+    if state is None or state.start is None:
+        return
+    since = time.monotonic() - state.last_sample
+    if since >= min(END_SAMPLE_AFTER_SECONDS, state.sample_seconds):
         _sample(state, "end")
 
 
@@ -1059,12 +1116,20 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
 
     lines = list(state.header)
+    parts = list(state.brief)
     code = config.stash.get(CODE, None)
     if code is not None:
         lines.extend(code.header)
+        parts.extend(code.brief)
     note = config.stash.get(AUTO_WORKERS_NOTE, None)
     if note is not None and state.handoff != QUIET:
         lines.append(PREFIX + note)
+        parts.append(note)
+    if not _verbose(config):
+        from runctx.pytest_brief import MORE, joined  # noqa: PLC0415
+
+        more = f" ({MORE})" if len(lines) > 1 else ""
+        lines = [PREFIX + joined(parts) + more] if parts else []
     return [_visible(line) for line in lines]
 
 
@@ -1078,20 +1143,36 @@ def pytest_terminal_summary(
     from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
 
     failed = exitstatus == pytest.ExitCode.TESTS_FAILED
-    always = failed or config.get_verbosity() > 0
-    # Under runctx run, which said what it saw, the summary speaks only when tests failed.
-    said = state.handoff == QUIET or (state.handoff == CHECKED and not failed)
+    verbose = _verbose(config)
+    always = failed or verbose
+    # Under runctx run, which said what it saw, the summary speaks only when tests failed;
+    # under -qq too.
+    said = state.handoff == QUIET or (
+        not failed and (state.handoff == CHECKED or config.get_verbosity() < -1)
+    )
     samples = [] if said else state.samples
+    code = config.stash.get(CODE, None)
     try:
-        lines = summary_lines(samples, state.errors, always=always)
-        code = config.stash.get(CODE, None)
+        if verbose:
+            lines = summary_lines(samples, state.errors, always=always)
+        else:
+            from runctx.pytest_brief import summary_line  # noqa: PLC0415
+
+            line = summary_line(samples, state.errors, always=always)
+            lines = [PREFIX + line] if line else []
         if code is not None:
-            lines.extend(bytecode_summary(code))
+            stale = bytecode_summary(code)
+            if stale and not verbose:
+                from runctx.pytest_brief import one_line  # noqa: PLC0415
+
+                stale = [PREFIX + one_line(stale)]
+            lines.extend(stale)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         lines = [f"runctx could not summarise ({_error_text(error)})"]
     if not lines:
         return
-    terminalreporter.write_sep("-", "runctx")
+    if verbose:
+        terminalreporter.write_sep("-", "runctx")
     for line in lines:
         terminalreporter.write_line(_visible(line))
 
@@ -1179,7 +1260,7 @@ def _auto_workers(config: pytest.Config) -> int | None:
 
     xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
     base = int(xdist_count(config))
-    settings = _checkout_settings(config)
+    settings, _warnings = _checkout_settings(config)
     report = scan(cpu_window=AUTO_WINDOW_SECONDS, settings=settings)
     usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or usable < 1:
@@ -1238,7 +1319,13 @@ class CodeState:
     header: list[str] = dataclasses.field(default_factory=list)
     urgent: list[str] = dataclasses.field(default_factory=list)
     """Header lines written under ``-q`` too: code under test that is not this checkout's."""
+    brief: list[str] = dataclasses.field(default_factory=list)
+    """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
+    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    """The parts of that line written under ``-q`` too."""
     check: CodeCheck | None = None
+    installs: tuple[Install, ...] | None = None
+    """The installs found at session start, for the check after collection."""
     refuse_after_collection: bool = False
     prefix: str | None = None
     owns_prefix: bool = False
@@ -1399,19 +1486,28 @@ def _check_code_at_start(config: pytest.Config, state: CodeState) -> None:
 
     assert state.checkout is not None  # noqa: S101 - set by _code_state
     front, back = _prediction_paths(config)
-    state.check = check_code(state.checkout, str(config.rootpath), front=front, back=back)
+    from runctx.code_origin import checkout_installs  # noqa: PLC0415
+
+    state.installs = checkout_installs()
+    state.check = check_code(
+        state.checkout, str(config.rootpath), front=front, back=back, installs=state.installs
+    )
     lines = code_elsewhere_lines(state.check)
     state.header.extend(PREFIX + line for line in lines)
     state.urgent.extend(PREFIX + line for line in lines)
+    if lines:
+        from runctx.pytest_brief import one_line  # noqa: PLC0415
+
+        state.brief.append(one_line(lines))
+        state.brief_urgent.append(one_line(lines))
     # Collecting here tells what was really imported; xdist's controller never collects.
     in_process = not _distributed(config)
     state.refuse_after_collection = state.code_mode == "refuse" and in_process
     if lines and state.code_mode == "refuse":
         verdict = "after collection, if they still do" if in_process else "now"
-        state.header.append(
-            f"{PREFIX}--runctx-code=refuse: not running these tests ({verdict}; "
-            f"exit {EXIT_REFUSED})"
-        )
+        refusal = f"--runctx-code=refuse: not running these tests ({verdict}; exit {EXIT_REFUSED})"
+        state.header.append(PREFIX + refusal)
+        state.brief.append(refusal)
 
 
 @pytest.hookimpl(trylast=True)
@@ -1428,7 +1524,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
 
         assert state.checkout is not None  # noqa: S101 - set with the check
-        now = check_code(state.checkout, str(config.rootpath))
+        now = check_code(state.checkout, str(config.rootpath), installs=state.installs)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         return
@@ -1443,7 +1539,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     new = [o for o in now.elsewhere if o.imported and o.package not in before]
     if new:
-        for line in code_elsewhere_lines(evolve(now, elsewhere=tuple(new))):
+        lines = code_elsewhere_lines(evolve(now, elsewhere=tuple(new)))
+        if not _verbose(config):
+            from runctx.pytest_brief import one_line  # noqa: PLC0415
+
+            lines = [one_line(lines)]
+        for line in lines:
             _write(config, PREFIX + line)
     # Refused: a package imported from elsewhere, or one the header named that an import
     # would still find elsewhere (a test that imports it in its body, or in a subprocess).
@@ -1574,6 +1675,7 @@ def _configure_code(config: pytest.Config) -> None:
         state = CodeState(code_mode="warn", bytecode="off")
         state.errors.append(_error_text(error))
         state.header.append(f"{PREFIX}could not check the code under test ({_error_text(error)})")
+        state.brief.append(f"could not check the code under test ({_error_text(error)})")
         config.stash[CODE] = state
 
 
@@ -1590,7 +1692,10 @@ def _start_code(config: pytest.Config, state: CodeState, *, said: bool) -> None:
             state.header.append(
                 f"{PREFIX}could not check the code under test ({_error_text(error)})"
             )
-    state.header.extend(_bytecode_header(state))
+            state.brief.append(f"could not check the code under test ({_error_text(error)})")
+    bytecode = _bytecode_header(state)
+    state.header.extend(bytecode)
+    state.brief.extend(line.removeprefix(PREFIX) for line in bytecode[:1])
 
 
 def _finish_code(session: pytest.Session) -> None:
