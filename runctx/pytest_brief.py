@@ -82,9 +82,14 @@ def shared_part(runs: Sequence[JudgedRun]) -> list[str]:
     """Other users' runs in this very checkout, which share its files."""
     if not runs:
         return []
-    named = ", ".join(f"pid {j.run.pid} ({owner_name(j.run.uid)})" for j in runs[:2])
+    named = ", ".join(f"{describe_run(j)} owned by {owner_name(j.run.uid)}" for j in runs[:2])
     more = f" and {len(runs) - 2} more" if len(runs) > 2 else ""  # noqa: PLR2004
-    return [f"another user's test run in this checkout: {named}{more}"]
+    live = plural(
+        len(runs),
+        "test run of another user is live in this very checkout",
+        "test runs of another user are live in this very checkout",
+    )
+    return [f"{live}: {named}{more}"]
 
 
 def _foreign_brief(judged: JudgedRun) -> str:

@@ -1091,20 +1091,12 @@ class Sampler:
             _sample(state, "first test" if first else "during")
 
 
-END_SAMPLE_AFTER_SECONDS = 5.0
-"""A session whose last sample is younger than this (or than ``--runctx-sample``) takes none at
-its end: that sample describes it, and a short session pays for one scan, not two."""
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Sample once more at the end, before the summary is written; check the bytecode."""
     _finish_code(session)
     state = session.config.stash.get(STATE, None)
-    if state is None or state.start is None:
-        return
-    since = time.monotonic() - state.last_sample
-    if since >= min(END_SAMPLE_AFTER_SECONDS, state.sample_seconds):
+    if state is not None and state.start is not None:
         _sample(state, "end")
 
 

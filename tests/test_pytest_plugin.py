@@ -122,7 +122,7 @@ def start_session(pytester, runs: RunFactory, *args: str) -> Session:
     argv = [PYTHON, "-mpytest", f"--basetemp={basetemp}", "--rootdir", str(checkout)]
     # At the default verbosity the plugin says one line before the tests and one after;
     # these tests read its details, so the session asks for them, unless it asks for quiet.
-    if not any(arg.startswith(("-q", "--quiet", "-v", "--verbos")) for arg in args):
+    if not any(arg.startswith(("-q", "--quiet", "-v", "--verbos", "--no-header")) for arg in args):
         argv.append("-v")
     path = os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH", "")]))
     env = {**os.environ, "PYTHONPATH": path}
