@@ -44,8 +44,11 @@ def joined(parts: Sequence[str]) -> str:
 
 
 def one_line(lines: Sequence[str]) -> str:
-    """A multi-line message as one line: its lines joined, their indentation dropped."""
-    return " ".join(line.strip() for line in lines if line.strip())
+    """A message of a head line and the lines under it as one line: ``head: one; two``."""
+    said = [line.strip() for line in lines if line.strip()]
+    if len(said) < 2:  # noqa: PLR2004 - a head and what is under it
+        return "".join(said)
+    return f"{said[0].rstrip(':')}: " + "; ".join(line.rstrip(".") for line in said[1:])
 
 
 def _whose(judged: JudgedRun) -> str:
