@@ -77,6 +77,7 @@ point load it once, not twice (pytest would refuse the second).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -177,6 +178,41 @@ class PluginState:
 
 STATE = pytest.StashKey[PluginState]()
 AUTO_WORKERS_NOTE = pytest.StashKey[str]()
+
+
+THIRD_PARTY = ("attr", "attrs")
+"""The packages runctx's modules use as they load, which may be the project under test."""
+
+
+@contextlib.contextmanager
+def _untraced() -> Generator[None, None, None]:
+    """Keep runctx's own work unseen by a coverage tool measuring the session.
+
+    The packages runctx uses (:data:`THIRD_PARTY`) are imported first, while
+    coverage measures, so that their module-level lines count as the suite's
+    own import of them would; then coverage (``coverage.Coverage.current()``,
+    as pytest-cov runs it) stops while runctx defines its records and scans,
+    so that runctx's use of them covers no line of a project that is one of
+    them. Coverage figures are then those of the suite alone.
+    """
+    import importlib  # noqa: PLC0415
+
+    for name in THIRD_PARTY:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    coverage = sys.modules.get("coverage")
+    current = getattr(getattr(coverage, "Coverage", None), "current", None)
+    measuring = current() if callable(current) else None
+    stopped = False
+    if measuring is not None:
+        with contextlib.suppress(Exception):
+            measuring.stop()
+            stopped = True
+    try:
+        yield
+    finally:
+        if stopped and measuring is not None:
+            measuring.start()
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -402,6 +438,11 @@ def _state_from(config: pytest.Config) -> PluginState:
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Set up the controller's state; workers get none and never act."""
+    with _untraced():
+        _configure(config)
+
+
+def _configure(config: pytest.Config) -> None:
     _configure_code(config)
     if _is_worker(config):
         return
@@ -933,19 +974,21 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
     config = session.config
     state = config.stash.get(STATE, None)
     code = config.stash.get(CODE, None)
-    if state is not None:
-        _first_scan(state)
-        if code is not None:
-            _start_code(config, code, said=bool(state.errors))
-        if not _refuses(state):
-            _act(config, state)
-        _make_header(state)
-    _write_urgent(config, state, code)
+    with _untraced():
+        if state is not None:
+            _first_scan(state)
+            if code is not None:
+                _start_code(config, code, said=bool(state.errors))
+            if not _refuses(state):
+                _act(config, state)
+            _make_header(state)
+        _write_urgent(config, state, code)
     yield
-    if state is not None and _refuses(state):
-        _act(config, state)
-    if code is not None and state is not None:
-        _refuse_code_now(code)
+    with _untraced():
+        if state is not None and _refuses(state):
+            _act(config, state)
+        if code is not None and state is not None:
+            _refuse_code_now(code)
 
 
 def _act(config: pytest.Config, state: PluginState) -> None:
@@ -1088,20 +1131,27 @@ class Sampler:
         state.reports_seen += 1
         first = state.reports_seen == 1 and _distributed(self.config)
         if first or time.monotonic() - state.last_sample >= state.sample_seconds:
-            _sample(state, "first test" if first else "during")
+            with _untraced():
+                _sample(state, "first test" if first else "during")
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Sample once more at the end, before the summary is written; check the bytecode."""
-    _finish_code(session)
-    state = session.config.stash.get(STATE, None)
-    if state is not None and state.start is not None:
-        _sample(state, "end")
+    with _untraced():
+        _finish_code(session)
+        state = session.config.stash.get(STATE, None)
+        if state is not None and state.start is not None:
+            _sample(state, "end")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """What the scan at session start saw, and what the plugin decided."""
+    with _untraced():
+        return _report_header(config)
+
+
+def _report_header(config: pytest.Config) -> list[str]:
     state = config.stash.get(STATE, None)
     if state is None:
         return []
@@ -1129,6 +1179,13 @@ def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
     """Whether contention was seen during the session."""
+    with _untraced():
+        _terminal_summary(terminalreporter, exitstatus, config)
+
+
+def _terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     state = config.stash.get(STATE, None)
     if state is None:
         return
@@ -1505,6 +1562,11 @@ def _check_code_at_start(config: pytest.Config, state: CodeState) -> None:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """After collection: what was really imported, said when it differs from the header."""
+    with _untraced():
+        _after_collection(session)
+
+
+def _after_collection(session: pytest.Session) -> None:
     config = session.config
     state = config.stash.get(CODE, None)
     if state is None or state.check is None or _is_worker(config):
