@@ -1170,8 +1170,10 @@ def _report_header(config: pytest.Config) -> list[str]:
     if not _verbose(config):
         from runctx.pytest_brief import MORE, joined  # noqa: PLC0415
 
-        more = f" ({MORE})" if len(lines) > 1 else ""
+        own = code.own_lines if code is not None else []
+        more = f" ({MORE})" if len(lines) > 1 + len(own) else ""
         lines = [PREFIX + joined(parts) + more] if parts else []
+        lines.extend(own)
     return [_visible(line) for line in lines]
 
 
@@ -1372,6 +1374,8 @@ class CodeState:
     """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
     brief_urgent: list[str] = dataclasses.field(default_factory=list)
     """The parts of that line written under ``-q`` too."""
+    own_lines: list[str] = dataclasses.field(default_factory=list)
+    """Header lines of their own even unless ``-v``: what ``--runctx-bytecode`` cannot do."""
     check: CodeCheck | None = None
     installs: tuple[Install, ...] | None = None
     """The installs found at session start, for the check after collection."""
@@ -1750,6 +1754,7 @@ def _start_code(config: pytest.Config, state: CodeState, *, said: bool) -> None:
     bytecode = _bytecode_header(state)
     state.header.extend(bytecode)
     state.brief.extend(line.removeprefix(PREFIX) for line in bytecode[:1])
+    state.own_lines.extend(bytecode[1:])
 
 
 def _finish_code(session: pytest.Session) -> None:
