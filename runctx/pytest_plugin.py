@@ -1211,13 +1211,11 @@ def _terminal_summary(
 
             line = summary_line(samples, state.errors, always=always)
             lines = [PREFIX + line] if line else []
-        if code is not None:
-            stale = bytecode_summary(code)
-            if stale and not verbose:
-                from runctx.pytest_brief import one_line  # noqa: PLC0415
-
-                stale = [PREFIX + one_line(stale)]
-            lines.extend(stale)
+        if code is not None:  # --runctx-bytecode asked for every line of it
+            lines.extend(
+                line if verbose or line.startswith(" ") else PREFIX + line
+                for line in bytecode_summary(code)
+            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         lines = [f"runctx could not summarise ({_error_text(error)})"]
     if not lines:
@@ -1375,7 +1373,7 @@ class CodeState:
     brief_urgent: list[str] = dataclasses.field(default_factory=list)
     """The parts of that line written under ``-q`` too."""
     own_lines: list[str] = dataclasses.field(default_factory=list)
-    """Header lines of their own even unless ``-v``: what ``--runctx-bytecode`` cannot do."""
+    """Header lines of their own at any verbosity: ``--runctx-bytecode``, which asked for them."""
     check: CodeCheck | None = None
     installs: tuple[Install, ...] | None = None
     """The installs found at session start, for the check after collection."""
@@ -1753,8 +1751,7 @@ def _start_code(config: pytest.Config, state: CodeState, *, said: bool) -> None:
             state.brief.append(f"could not check the code under test ({_error_text(error)})")
     bytecode = _bytecode_header(state)
     state.header.extend(bytecode)
-    state.brief.extend(line.removeprefix(PREFIX) for line in bytecode[:1])
-    state.own_lines.extend(bytecode[1:])
+    state.own_lines.extend(bytecode)
 
 
 def _finish_code(session: pytest.Session) -> None:
