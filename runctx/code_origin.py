@@ -473,22 +473,25 @@ def _unique(names: Iterable[str]) -> Iterator[str]:
             yield name
 
 
-def check_code(
+def check_code(  # noqa: PLR0913 - where to look, each its own
     checkout: str,
     rootdir: str | None = None,
     *,
     front: Sequence[str] = (),
     back: Sequence[str] = (),
     path: Sequence[str] | None = None,
+    installs: tuple[Install, ...] | None = None,
 ) -> CodeCheck:
     """Where the project's packages come from, seen from ``checkout`` (see the module).
 
     ``front`` and ``back`` are directories that will stand before and after
     ``sys.path`` when the tests are imported; ``path`` is where installs are
-    looked for (default ``sys.path``).
+    looked for (default ``sys.path``), unless ``installs`` gives them (those
+    :func:`checkout_installs` found for an earlier check of the same session).
     """
     top = os.path.realpath(checkout)
-    installs = checkout_installs(path)
+    if installs is None:
+        installs = checkout_installs(path)
     ours = project_installs(top, installs, project_name(top))
     names: list[str] = []
     for directory in dict.fromkeys([os.path.realpath(rootdir or top), top]):

@@ -77,6 +77,7 @@ point load it once, not twice (pytest would refuse the second).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -92,7 +93,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.busy import BoxPressure
     from runctx.bytecode import StaleModule
-    from runctx.code_origin import CodeCheck
+    from runctx.code_origin import CodeCheck, Install
     from runctx.policy import Decision
     from runctx.records import ProcIdentity
     from runctx.report import JudgedRun, Report, Viewpoint
@@ -166,6 +167,10 @@ class PluginState:
     waited: WaitOutcome | None = None
     urgent: list[str] = dataclasses.field(default_factory=list)
     """Header lines written under ``-q`` too: runs of this checkout, other users' in it."""
+    brief: list[str] = dataclasses.field(default_factory=list)
+    """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
+    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    """The parts of that line written under ``-q`` too."""
     last_sample: float = 0.0
     reports_seen: int = 0
     sampling: bool = True
@@ -173,6 +178,41 @@ class PluginState:
 
 STATE = pytest.StashKey[PluginState]()
 AUTO_WORKERS_NOTE = pytest.StashKey[str]()
+
+
+THIRD_PARTY = ("attr", "attrs")
+"""The packages runctx's modules use as they load, which may be the project under test."""
+
+
+@contextlib.contextmanager
+def _untraced() -> Generator[None, None, None]:
+    """Keep runctx's own work unseen by a coverage tool measuring the session.
+
+    The packages runctx uses (:data:`THIRD_PARTY`) are imported first, while
+    coverage measures, so that their module-level lines count as the suite's
+    own import of them would; then coverage (``coverage.Coverage.current()``,
+    as pytest-cov runs it) stops while runctx defines its records and scans,
+    so that runctx's use of them covers no line of a project that is one of
+    them. Coverage figures are then those of the suite alone.
+    """
+    import importlib  # noqa: PLC0415
+
+    for name in THIRD_PARTY:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    coverage = sys.modules.get("coverage")
+    current = getattr(getattr(coverage, "Coverage", None), "current", None)
+    measuring = current() if callable(current) else None
+    stopped = False
+    if measuring is not None:
+        with contextlib.suppress(Exception):
+            measuring.stop()
+            stopped = True
+    try:
+        yield
+    finally:
+        if stopped and measuring is not None:
+            measuring.start()
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -315,24 +355,19 @@ def _share_cpus(config: pytest.Config) -> bool:
     return bool(value == "yes")
 
 
-def _checkout_settings(config: pytest.Config) -> Settings:
-    """The settings of the checkout the session's rootdir is in.
+def _checkout_settings(config: pytest.Config) -> tuple[Settings, tuple[str, ...]]:
+    """The settings of the checkout the session's rootdir is in, and what is wrong with them.
 
-    A malformed setting is a usage error; a settings file that cannot be read
-    at all (a FIFO another user put in a shared directory, a file past the
-    bound) is raised as it is, and the plugin fails open on it: one header
-    line, and the session goes on.
+    A typo in ``[tool.runctx]`` (or the user's file, or ``$RUNCTX_ON_...``), or
+    a settings file that cannot be read at all (a FIFO another user put in a
+    shared directory, a file past the bound), never stops the session: the
+    plugin warns, naming the file, the line and what is wrong, and that
+    layer's keys have their defaults (:func:`runctx.settings.settings_with_warnings`).
     """
     from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
-    from runctx.exceptions import ConfigError, UnreadableConfigError  # noqa: PLC0415
-    from runctx.settings import settings_for  # noqa: PLC0415
+    from runctx.settings import settings_with_warnings  # noqa: PLC0415
 
-    try:
-        return settings_for(checkout_root(str(config.rootpath)))
-    except UnreadableConfigError:
-        raise
-    except ConfigError as error:
-        raise pytest.UsageError(str(error)) from None
+    return settings_with_warnings(checkout_root(str(config.rootpath)))
 
 
 def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:
@@ -378,7 +413,7 @@ def _shared_mode(settings: Settings) -> tuple[str, str]:
 
 
 def _state_from(config: pytest.Config) -> PluginState:
-    settings = _checkout_settings(config)
+    settings, warnings = _checkout_settings(config)
     mode, mode_from = _mode(config, settings)
     shared_mode, shared_from = _shared_mode(settings)
     poll = _duration(config, "runctx_poll", None) or None
@@ -393,12 +428,21 @@ def _state_from(config: pytest.Config) -> PluginState:
         shared_from=shared_from,
         busy=settings.busy,
         settings=settings,
+        header=[f"{PREFIX}{warning}" for warning in warnings],
+        urgent=[f"{PREFIX}{warning}" for warning in warnings],
+        brief=list(warnings),
+        brief_urgent=list(warnings),
     )
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Set up the controller's state; workers get none and never act."""
+    with _untraced():
+        _configure(config)
+
+
+def _configure(config: pytest.Config) -> None:
     _configure_code(config)
     if _is_worker(config):
         return
@@ -646,7 +690,7 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
     never under pressure, are counted. The summary stays short however many
     runs the box holds: ``runctx status`` shows them all.
     """
-    labels = ", ".join(sample.label for sample in samples)
+    labels = _labels(samples)
     count = len(samples)
     taken = f"{count} sample{'s' if count != 1 else ''}: {labels}"
     lines = [f"runctx could not check for other runs: {error}" for error in errors]
@@ -703,6 +747,17 @@ def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> 
     return lines
 
 
+def _labels(samples: list[Sample]) -> str:
+    """The samples' labels, a run of one label counted: ``start, 12 during, end``."""
+    from itertools import groupby  # noqa: PLC0415 - see the module docstring
+
+    said = []
+    for label, group in groupby(sample.label for sample in samples):
+        count = sum(1 for _ in group)
+        said.append(label if count == 1 else f"{count} {label}")
+    return ", ".join(said)
+
+
 def _named_then_counted(
     seen: list[tuple[JudgedRun, list[str]]],
     limit: int,
@@ -750,6 +805,7 @@ def _broken(state: PluginState, error: Exception) -> None:
     state.errors.append(_error_text(error))
     state.sampling = False
     state.header.append(f"{PREFIX}could not check for other runs ({_error_text(error)})")
+    state.brief.append(f"could not check for other runs ({_error_text(error)})")
 
 
 def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
@@ -817,7 +873,20 @@ def _make_header(state: PluginState) -> None:
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             _broken(state, error)
             return
-    state.urgent = [PREFIX + line for line in checkout_lines(report)]
+    state.urgent.extend(PREFIX + line for line in checkout_lines(report))
+    brief_checkout = _brief_checkout(report)
+    state.brief_urgent.extend(brief_checkout)
+    if state.handoff not in {QUIET, CHECKED}:
+        from runctx.pytest_brief import foreign_parts  # noqa: PLC0415
+        from runctx.settings import DEFAULT_BUSY  # noqa: PLC0415
+
+        rules = state.busy if state.busy is not None else DEFAULT_BUSY
+        state.brief.extend([*brief_checkout, *foreign_parts(report, rules)])
+    if state.handoff != QUIET:
+        decided = header_lines(
+            report, decision, state.mode_from, state.timeout, state.shared_from, said=True
+        )
+        state.brief.extend(line.removeprefix(PREFIX) for line in decided)
     if state.handoff != QUIET:
         state.header.extend(
             header_lines(
@@ -830,6 +899,20 @@ def _make_header(state: PluginState) -> None:
                 said=state.handoff == CHECKED,
             )
         )
+
+
+def _brief_checkout(report: Report) -> list[str]:
+    """The parts of the one header line on runs of this checkout and other users' in it."""
+    from runctx.pytest_brief import ours_parts, shared_part  # noqa: PLC0415
+
+    later = started_after(report)
+    earlier = tuple(judged for judged in report.ours if judged not in later)
+    return [*ours_parts(earlier, later), *shared_part(report.shared_tree)]
+
+
+def _verbose(config: pytest.Config) -> bool:
+    """Whether the session asked for details (``-v``): every line, not one."""
+    return config.get_verbosity() > 0
 
 
 def _header_shown(config: pytest.Config) -> bool:
@@ -848,11 +931,18 @@ def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeSt
         return
     from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
 
-    lines = []
+    lines: list[str] = []
+    parts: list[str] = []
     if state is not None and state.handoff not in {CHECKED, QUIET}:  # runctx run said them
         lines.extend(state.urgent)
+        parts.extend(state.brief_urgent)
     if code is not None:
         lines.extend(code.urgent)
+        parts.extend(code.brief_urgent)
+    if not _verbose(config):
+        from runctx.pytest_brief import joined  # noqa: PLC0415
+
+        lines = [PREFIX + joined(parts)] if parts else []
     for line in lines:
         _write(config, line)
 
@@ -884,19 +974,21 @@ def pytest_sessionstart(session: pytest.Session) -> Generator[None, None, None]:
     config = session.config
     state = config.stash.get(STATE, None)
     code = config.stash.get(CODE, None)
-    if state is not None:
-        _first_scan(state)
-        if code is not None:
-            _start_code(config, code, said=bool(state.errors))
-        if not _refuses(state):
-            _act(config, state)
-        _make_header(state)
-    _write_urgent(config, state, code)
+    with _untraced():
+        if state is not None:
+            _first_scan(state)
+            if code is not None:
+                _start_code(config, code, said=bool(state.errors))
+            if not _refuses(state):
+                _act(config, state)
+            _make_header(state)
+        _write_urgent(config, state, code)
     yield
-    if state is not None and _refuses(state):
-        _act(config, state)
-    if code is not None and state is not None:
-        _refuse_code_now(code)
+    with _untraced():
+        if state is not None and _refuses(state):
+            _act(config, state)
+        if code is not None and state is not None:
+            _refuse_code_now(code)
 
 
 def _act(config: pytest.Config, state: PluginState) -> None:
@@ -1039,32 +1131,49 @@ class Sampler:
         state.reports_seen += 1
         first = state.reports_seen == 1 and _distributed(self.config)
         if first or time.monotonic() - state.last_sample >= state.sample_seconds:
-            _sample(state, "first test" if first else "during")
+            with _untraced():
+                _sample(state, "first test" if first else "during")
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Sample once more at the end, before the summary is written; check the bytecode."""
-    _finish_code(session)
-    state = session.config.stash.get(STATE, None)
-    if state is not None and state.start is not None:
-        _sample(state, "end")
+    with _untraced():
+        _finish_code(session)
+        state = session.config.stash.get(STATE, None)
+        if state is not None and state.start is not None:
+            _sample(state, "end")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """What the scan at session start saw, and what the plugin decided."""
+    with _untraced():
+        return _report_header(config)
+
+
+def _report_header(config: pytest.Config) -> list[str]:
     state = config.stash.get(STATE, None)
     if state is None:
         return []
     from runctx.handoff import QUIET  # noqa: PLC0415 - see the module docstring
 
     lines = list(state.header)
+    parts = list(state.brief)
     code = config.stash.get(CODE, None)
     if code is not None:
         lines.extend(code.header)
+        parts.extend(code.brief)
     note = config.stash.get(AUTO_WORKERS_NOTE, None)
     if note is not None and state.handoff != QUIET:
         lines.append(PREFIX + note)
+        parts.append(note)
+    if not _verbose(config):
+        from runctx.pytest_brief import MORE, joined  # noqa: PLC0415
+
+        own = code.own_lines if code is not None else []
+        more = f" ({MORE})" if len(lines) > 1 + len(own) else ""
+        lines = [PREFIX + joined(parts) + more] if parts else []
+        lines.extend(own)
     return [_visible(line) for line in lines]
 
 
@@ -1072,26 +1181,47 @@ def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
 ) -> None:
     """Whether contention was seen during the session."""
+    with _untraced():
+        _terminal_summary(terminalreporter, exitstatus, config)
+
+
+def _terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> None:
     state = config.stash.get(STATE, None)
     if state is None:
         return
     from runctx.handoff import CHECKED, QUIET  # noqa: PLC0415 - see the module docstring
 
     failed = exitstatus == pytest.ExitCode.TESTS_FAILED
-    always = failed or config.get_verbosity() > 0
-    # Under runctx run, which said what it saw, the summary speaks only when tests failed.
-    said = state.handoff == QUIET or (state.handoff == CHECKED and not failed)
+    verbose = _verbose(config)
+    always = failed or verbose
+    # Under runctx run, which said what it saw, the summary speaks only when tests failed;
+    # under -qq too.
+    said = state.handoff == QUIET or (
+        not failed and (state.handoff == CHECKED or config.get_verbosity() < -1)
+    )
     samples = [] if said else state.samples
+    code = config.stash.get(CODE, None)
     try:
-        lines = summary_lines(samples, state.errors, always=always)
-        code = config.stash.get(CODE, None)
-        if code is not None:
-            lines.extend(bytecode_summary(code))
+        if verbose:
+            lines = summary_lines(samples, state.errors, always=always)
+        else:
+            from runctx.pytest_brief import summary_line  # noqa: PLC0415
+
+            line = summary_line(samples, state.errors, always=always)
+            lines = [PREFIX + line] if line else []
+        if code is not None:  # --runctx-bytecode asked for every line of it
+            lines.extend(
+                line if verbose or line.startswith(" ") else PREFIX + line
+                for line in bytecode_summary(code)
+            )
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         lines = [f"runctx could not summarise ({_error_text(error)})"]
     if not lines:
         return
-    terminalreporter.write_sep("-", "runctx")
+    if verbose:
+        terminalreporter.write_sep("-", "runctx")
     for line in lines:
         terminalreporter.write_line(_visible(line))
 
@@ -1179,7 +1309,7 @@ def _auto_workers(config: pytest.Config) -> int | None:
 
     xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
     base = int(xdist_count(config))
-    settings = _checkout_settings(config)
+    settings, _warnings = _checkout_settings(config)
     report = scan(cpu_window=AUTO_WINDOW_SECONDS, settings=settings)
     usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or usable < 1:
@@ -1238,7 +1368,15 @@ class CodeState:
     header: list[str] = dataclasses.field(default_factory=list)
     urgent: list[str] = dataclasses.field(default_factory=list)
     """Header lines written under ``-q`` too: code under test that is not this checkout's."""
+    brief: list[str] = dataclasses.field(default_factory=list)
+    """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
+    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    """The parts of that line written under ``-q`` too."""
+    own_lines: list[str] = dataclasses.field(default_factory=list)
+    """Header lines of their own at any verbosity: ``--runctx-bytecode``, which asked for them."""
     check: CodeCheck | None = None
+    installs: tuple[Install, ...] | None = None
+    """The installs found at session start, for the check after collection."""
     refuse_after_collection: bool = False
     prefix: str | None = None
     owns_prefix: bool = False
@@ -1399,24 +1537,38 @@ def _check_code_at_start(config: pytest.Config, state: CodeState) -> None:
 
     assert state.checkout is not None  # noqa: S101 - set by _code_state
     front, back = _prediction_paths(config)
-    state.check = check_code(state.checkout, str(config.rootpath), front=front, back=back)
+    from runctx.code_origin import checkout_installs  # noqa: PLC0415
+
+    state.installs = checkout_installs()
+    state.check = check_code(
+        state.checkout, str(config.rootpath), front=front, back=back, installs=state.installs
+    )
     lines = code_elsewhere_lines(state.check)
     state.header.extend(PREFIX + line for line in lines)
     state.urgent.extend(PREFIX + line for line in lines)
+    if lines:
+        from runctx.pytest_brief import one_line  # noqa: PLC0415
+
+        state.brief.append(one_line(lines))
+        state.brief_urgent.append(one_line(lines))
     # Collecting here tells what was really imported; xdist's controller never collects.
     in_process = not _distributed(config)
     state.refuse_after_collection = state.code_mode == "refuse" and in_process
     if lines and state.code_mode == "refuse":
         verdict = "after collection, if they still do" if in_process else "now"
-        state.header.append(
-            f"{PREFIX}--runctx-code=refuse: not running these tests ({verdict}; "
-            f"exit {EXIT_REFUSED})"
-        )
+        refusal = f"--runctx-code=refuse: not running these tests ({verdict}; exit {EXIT_REFUSED})"
+        state.header.append(PREFIX + refusal)
+        state.brief.append(refusal)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """After collection: what was really imported, said when it differs from the header."""
+    with _untraced():
+        _after_collection(session)
+
+
+def _after_collection(session: pytest.Session) -> None:
     config = session.config
     state = config.stash.get(CODE, None)
     if state is None or state.check is None or _is_worker(config):
@@ -1428,7 +1580,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from runctx.present.words import code_elsewhere_lines  # noqa: PLC0415
 
         assert state.checkout is not None  # noqa: S101 - set with the check
-        now = check_code(state.checkout, str(config.rootpath))
+        now = check_code(state.checkout, str(config.rootpath), installs=state.installs)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(_error_text(error))
         return
@@ -1443,7 +1595,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     new = [o for o in now.elsewhere if o.imported and o.package not in before]
     if new:
-        for line in code_elsewhere_lines(evolve(now, elsewhere=tuple(new))):
+        lines = code_elsewhere_lines(evolve(now, elsewhere=tuple(new)))
+        if not _verbose(config):
+            from runctx.pytest_brief import one_line  # noqa: PLC0415
+
+            lines = [one_line(lines)]
+        for line in lines:
             _write(config, PREFIX + line)
     # Refused: a package imported from elsewhere, or one the header named that an import
     # would still find elsewhere (a test that imports it in its body, or in a subprocess).
@@ -1574,6 +1731,7 @@ def _configure_code(config: pytest.Config) -> None:
         state = CodeState(code_mode="warn", bytecode="off")
         state.errors.append(_error_text(error))
         state.header.append(f"{PREFIX}could not check the code under test ({_error_text(error)})")
+        state.brief.append(f"could not check the code under test ({_error_text(error)})")
         config.stash[CODE] = state
 
 
@@ -1590,7 +1748,10 @@ def _start_code(config: pytest.Config, state: CodeState, *, said: bool) -> None:
             state.header.append(
                 f"{PREFIX}could not check the code under test ({_error_text(error)})"
             )
-    state.header.extend(_bytecode_header(state))
+            state.brief.append(f"could not check the code under test ({_error_text(error)})")
+    bytecode = _bytecode_header(state)
+    state.header.extend(bytecode)
+    state.own_lines.extend(bytecode)
 
 
 def _finish_code(session: pytest.Session) -> None:

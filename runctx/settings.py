@@ -1104,6 +1104,86 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         raise _error(msg) from error
 
 
+def settings_with_warnings(
+    root: str | Unknown, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, tuple[str, ...]]:
+    """The settings of :func:`settings_for`, and what is wrong with them, never an error.
+
+    For a read-only face, which must not stop for a typo: a layer (the user's
+    file, the checkout's ``[tool.runctx]``, the environment) that is malformed
+    or cannot be read is left out, so that its keys have their defaults, and
+    the warning names the file, the line where it can be found and what is
+    wrong. A key of ``[tool.runctx]`` that runctx does not know (a misspelt
+    one) is named too.
+    """
+    environ = os.environ if environ is None else environ
+    readers: list[tuple[str, Callable[[], Settings]]] = []
+    user_path = user_config_path(environ)
+    if user_path is not None:
+        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
+    pyproject = os.path.join(root, PYPROJECT) if isinstance(root, str) else ""
+    if isinstance(root, str):
+        readers.append((pyproject, lambda: _file_settings(root)))
+    readers.append(("", lambda: environment_settings(environ)))
+    found: list[Settings] = []
+    warnings: list[str] = []
+    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
+
+    for path, read in readers:
+        try:
+            layer = read()
+            unknown = _unknown_keys(pyproject) if path == pyproject and layer.path else []
+        except ConfigError as error:
+            warnings.append(_at_line(str(error), path) + "; its defaults are used instead")
+            continue
+        if layer is not DEFAULTS:
+            found.append(layer)
+        warnings.extend(unknown)
+    return merged(found), tuple(warnings)
+
+
+def _unknown_keys(path: str) -> list[str]:
+    """A warning for each key of ``[tool.runctx]`` in ``path`` runctx does not know."""
+    table = runctx_table(path)
+    unknown = sorted(str(key) for key in table if key not in _SETTING_KEYS)
+    return [
+        _at_line(f"{path}: [tool.runctx] {key}: not a runctx setting, ignored", path)
+        + f" (known: {', '.join(_SETTING_KEYS)})"
+        for key in unknown
+    ]
+
+
+def _at_line(message: str, path: str) -> str:
+    """``message`` (``PATH: [tool.runctx] KEY ...``) with the line of ``KEY`` in ``path``.
+
+    The TOML parser names the line of a syntax error itself; a value's line
+    is that of its key in the ``[tool.runctx]`` table. Without one found, the
+    message is as it was.
+    """
+    head = f"{path}: [tool.runctx] "
+    if not path or not message.startswith(head):
+        return message
+    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
+
+    try:
+        data = read_pyproject(path)
+    except (OSError, ConfigError):
+        return message
+    if data is None:
+        return message
+    key_of = message[len(head) :].split(" ", 1)[0].rstrip(":")
+    in_table = False
+    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("["):
+            in_table = line.replace(" ", "").strip("[]") in {"tool.runctx", 'tool."runctx"'}
+            continue
+        name = line.split("=", 1)[0].strip().strip("\"'")
+        if in_table and "=" in line and name == key_of:
+            return f"{path}, line {number}: [tool.runctx] {message[len(head) :]}"
+    return message
+
+
 _LAZY = frozenset(
     {"Mode", "DEFAULT_MODE", "SHARED_TREE_MODES", "DEFAULT_SHARED_TREE_MODE", "BoxMode"}
     | {"DEFAULT_BOX_MODE", "ENVIRONMENT_CHANGE_MODES", "DEFAULT_ENVIRONMENT_CHANGE_MODE"}

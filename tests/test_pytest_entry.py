@@ -188,7 +188,7 @@ def test_pytest_cov_measures_a_package_runctx_uses_as_without_runctx(tmp_path):
     project's coverage fell from 99% to 87%). Every line the suite covers
     without runctx is covered with it: no file misses a line it did not miss
     without the plugin. (runctx's own use of attrs after coverage starts can
-    only cover more.)
+    only cover more, unless coverage is paused for it, as it is.)
     """
     import shutil
 
@@ -210,7 +210,7 @@ def test_pytest_cov_measures_a_package_runctx_uses_as_without_runctx(tmp_path):
     assert "attr/__init__.py" in with_runctx
     for name, (statements, missed) in without.items():
         assert with_runctx[name][0] == statements, name
-        assert with_runctx[name][1] <= missed, (name, sorted(with_runctx[name][1] - missed))
+        assert with_runctx[name][1] == missed, (name, sorted(with_runctx[name][1] ^ missed))
     # The module-level lines of the package's __init__ run when it is imported: all measured.
     assert with_runctx["attr/__init__.py"][1] == without["attr/__init__.py"][1]
     assert with_runctx["attrs/__init__.py"][1] == without["attrs/__init__.py"][1]
