@@ -403,12 +403,6 @@ class BusyRules(LightRecord):
             on_busy_box=on_busy_box,
         )
 
-    def with_mode(self, on_busy_box: BoxMode) -> BusyRules:
-        """The same thresholds with another ``on-busy-box``."""
-        return BusyRules(
-            self.run_cpu, self.cpu_pressure, self.load_per_cpu, self.memory_available, on_busy_box
-        )
-
 
 _THRESHOLDS = (
     # key, BusyRules field, the largest value that makes sense, whether false turns it off

@@ -24,7 +24,7 @@ from runctx.cli.common import (
     viewpoint_from,
 )
 from runctx.cli.main import terminal_columns
-from runctx.exits import EXIT_GAVE_UP_WAITING
+from runctx.exits import EXIT_REFUSED
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
@@ -32,7 +32,8 @@ from runctx.settings import settings_for
 from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn
 
 EXIT_READY = 0
-EXIT_TIMED_OUT = EXIT_GAVE_UP_WAITING
+EXIT_TIMED_OUT = EXIT_REFUSED
+"""A wait that passed its timeout: the same "try again later" as a refusal."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
@@ -42,7 +43,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         help=summary,
         description=(
             "Block until no other test run of this checkout is live. Exit 0 when ready, "
-            f"{EXIT_GAVE_UP_WAITING} when --timeout passed first, 130 when interrupted."
+            f"{EXIT_TIMED_OUT} when --timeout passed first, 130 when interrupted."
         ),
     )
     parser.add_argument(
@@ -51,7 +52,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         metavar="DURATION",
         help=(
             "give up after DURATION of wall time (seconds, or 30s, 10m, 1h), scans included, "
-            f"and exit {EXIT_GAVE_UP_WAITING} (default: never)"
+            f"and exit {EXIT_TIMED_OUT} (default: never)"
         ),
     )
     parser.add_argument(
