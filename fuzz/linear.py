@@ -105,7 +105,6 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: b"some avg10=x\n" * (n // 13),
         proctext.parse_pressure,  # type: ignore[dict-item]
     ),
-    "cgroup: many lines": (lambda n: b"1:cpu:/a\n" * (n // 9), proctext.parse_cgroup_v2_path),  # type: ignore[dict-item]
     "cgroup: many hierarchies": (
         lambda n: b"1:a,b,c:/x/y\n" * (n // 13),
         lambda data: proctext.systemd_path(proctext.parse_cgroup(data)),  # type: ignore[arg-type]

@@ -2,14 +2,15 @@
 
 Take a scan (:func:`scan`) from the viewpoint of the current process
 (:func:`viewpoint`) and read the :class:`Report`: its runs, each judged ours or
-foreign with its reasons (:func:`is_foreign`, :func:`judge`), who started it
-(:class:`StartedBy`), its CPU use now (``scan(cpu_window=...)``), the box's
-load and memory, and what could not be seen. :func:`wait_for_turn` waits for
-this checkout's other runs; :func:`stop_runs` stops runs known to be ours,
+foreign with its reasons (:func:`is_foreign`, :func:`judge`). :func:`decision_for`
+says whether a test run may start next to them, by the checkout's
+:class:`Settings` (:func:`settings_for`); :func:`wait_for_turn` waits for this
+checkout's other runs; :func:`stop_runs` stops runs known to be ours,
 :func:`stop_orphans` this checkout's orphaned ones.
 
-The names below are loaded on first use, so that ``import runctx`` stays cheap
-for the hook that runs before every shell command.
+The public names are listed once, in :mod:`runctx.api`, and loaded on first
+use, so that ``import runctx`` stays cheap for the hook that runs before every
+shell command.
 """
 
 from __future__ import annotations
@@ -20,127 +21,35 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from runctx.checkout import Root, checkout_root, same_directory
-    from runctx.environment import Environment, command_environment, same_environment
-    from runctx.exceptions import ConfigError, RunctxError
-    from runctx.folding import FoldedRun, fold_runs
-    from runctx.identity import HasOwner, Judgement, Verdict, foreign_reasons, is_foreign, judge
-    from runctx.present.escape import visible
-    from runctx.present.json import report_json
-    from runctx.records import ProcIdentity, ProcRecord
-    from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
-    from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
-    from runctx.scanning import scan, viewpoint
-    from runctx.sources import ProcessSource
-    from runctx.sources.load import Load, MemInfo, Pressure
-    from runctx.sources.visibility import Visibility
-    from runctx.stopping import StopResult, StopStatus, stop_orphans, stop_runs
-    from runctx.unknown import Reason, Unknown
-    from runctx.waiting import WaitOutcome, blocking_runs, wait_for_turn
+    from runctx.api import *  # noqa: F403 - the public names, listed once there
 
-__all__ = [
-    "ConfigError",
-    "Environment",
-    "FoldedRun",
-    "HasOwner",
-    "JudgedRun",
-    "Judgement",
-    "Load",
-    "MemInfo",
-    "Pressure",
-    "ProcIdentity",
-    "ProcRecord",
-    "ProcessSource",
-    "Reason",
-    "Report",
-    "Root",
-    "Run",
-    "RunctxError",
-    "RunnerMatch",
-    "RunnerPattern",
-    "StartedBy",
-    "StopResult",
-    "StopStatus",
-    "Unknown",
-    "Verdict",
-    "Viewpoint",
-    "Visibility",
-    "WaitOutcome",
-    "__version__",
-    "blocking_runs",
-    "checkout_root",
-    "command_environment",
-    "detect_runner",
-    "fold_runs",
-    "foreign_reasons",
-    "is_foreign",
-    "judge",
-    "report_json",
-    "same_directory",
-    "same_environment",
-    "scan",
-    "stop_orphans",
-    "stop_runs",
-    "viewpoint",
-    "visible",
-    "wait_for_turn",
-]
 
-_HOMES = {
-    "checkout_root": "runctx.checkout",
-    "Root": "runctx.checkout",
-    "same_directory": "runctx.checkout",
-    "ConfigError": "runctx.exceptions",
-    "Environment": "runctx.environment",
-    "command_environment": "runctx.environment",
-    "same_environment": "runctx.environment",
-    "RunctxError": "runctx.exceptions",
-    "HasOwner": "runctx.identity",
-    "Judgement": "runctx.identity",
-    "Verdict": "runctx.identity",
-    "foreign_reasons": "runctx.identity",
-    "is_foreign": "runctx.identity",
-    "judge": "runctx.identity",
-    "report_json": "runctx.present.json",
-    "visible": "runctx.present.escape",
-    "Load": "runctx.sources.load",
-    "Pressure": "runctx.sources.load",
-    "MemInfo": "runctx.sources.load",
-    "ProcIdentity": "runctx.records",
-    "ProcRecord": "runctx.records",
-    "Report": "runctx.report",
-    "Viewpoint": "runctx.report",
-    "RunnerMatch": "runctx.runners",
-    "RunnerPattern": "runctx.runners",
-    "detect_runner": "runctx.runners",
-    "FoldedRun": "runctx.folding",
-    "JudgedRun": "runctx.report",
-    "Run": "runctx.report",
-    "StartedBy": "runctx.report",
-    "fold_runs": "runctx.folding",
-    "scan": "runctx.scanning",
-    "viewpoint": "runctx.scanning",
-    "ProcessSource": "runctx.sources",
-    "StopResult": "runctx.stopping",
-    "StopStatus": "runctx.stopping",
-    "stop_runs": "runctx.stopping",
-    "stop_orphans": "runctx.stopping",
-    "Reason": "runctx.unknown",
-    "Unknown": "runctx.unknown",
-    "Visibility": "runctx.sources.visibility",
-    "WaitOutcome": "runctx.waiting",
-    "blocking_runs": "runctx.waiting",
-    "wait_for_turn": "runctx.waiting",
-}
+def _load_public() -> list[str]:
+    """Load every name :mod:`runctx.api` binds into this package; the sorted names."""
+    __import__("runctx.api")  # importlib.import_module would import warnings
+    api = vars(sys.modules["runctx.api"])
+    public = {  # not the names an import hook may add (pytest's assertion rewriting)
+        name: value
+        for name, value in api.items()
+        if name.isidentifier() and not name.startswith("_") and name != "annotations"
+    }
+    names = sorted([*public, "__version__"])
+    globals().update(public, __all__=names)
+    return names
 
 
 def __getattr__(name: str) -> object:
-    """Load a public name from its module on first use."""
+    """A public name (and ``__all__``), loaded on first use."""
     if name == "__version__":
         from importlib.metadata import version  # noqa: PLC0415
 
         return version("runctx")
-    return lazy_attribute(globals(), _HOMES, __name__, name)
+    if name == "__all__":
+        return _load_public()
+    if not name.startswith("_") and name in _load_public():
+        return globals()[name]
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
 
 
 def lazy_attribute(
@@ -148,7 +57,7 @@ def lazy_attribute(
 ) -> object:
     """A package's public ``name``, loaded from its module in ``homes`` and kept in ``namespace``.
 
-    What a package's ``__getattr__`` answers (this one's, :mod:`runctx.runners`'):
+    What a package's ``__getattr__`` answers (:mod:`runctx.runners`'):
     the module is imported on first use only; AttributeError for a name it has not.
     """
     home = homes.get(name)
@@ -163,4 +72,4 @@ def lazy_attribute(
 
 def __dir__() -> list[str]:
     """The public names."""
-    return sorted(__all__)
+    return _load_public()

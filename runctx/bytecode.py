@@ -15,9 +15,9 @@ Two answers, for the pytest plugin's ``--runctx-bytecode``:
   (``sys.pycache_prefix`` for this process, ``PYTHONPYCACHEPREFIX`` for the
   processes it starts): every module imported after it is compiled from its
   source as it is then.
-- :func:`stale_modules` looks, after a session, at every module it imported
-  from the checkout and names those whose code is not what their source on
-  disk compiles to now. The code a module ran is the cache entry it was
+- :func:`check_module` looks, after a session, at each module it imported
+  from the checkout (:func:`checkout_modules`) and names it when its code is not
+  what its source on disk compiles to now. The code a module ran is the cache entry it was
   loaded from; an entry whose header still matches the source, but whose code
   differs from the source's, is the same-second, same-size case: it is served
   to every import, and it was served to this one. An entry written during the
@@ -60,7 +60,6 @@ __all__ = [
     "fresh_prefix",
     "header_matches",
     "parse_header",
-    "stale_modules",
     "use_prefix",
 ]
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
@@ -274,18 +273,3 @@ def _staleness(  # noqa: PLR0911 - one answer per way the code can differ
     if entry.st_mtime_ns >= since_ns:
         return Staleness.CHANGED, ""
     return (Staleness.UNSURE, "") if changed_during else None
-
-
-def stale_modules(
-    checkout: str,
-    since_ns: int,
-    modules: Mapping[str, object] | None = None,
-    rewrite_config: object = None,
-) -> tuple[StaleModule, ...]:
-    """Every module imported from ``checkout`` that did not (or may not) run the code on disk."""
-    found = []
-    for name, module in checkout_modules(checkout, modules):
-        stale = check_module(name, module, since_ns, rewrite_config)
-        if stale is not None:
-            found.append(stale)
-    return tuple(found)

@@ -54,8 +54,6 @@ from runctx.planted import read_bounded, small_text
 
 MAX_ENTRIES = 4096
 """The most entries of one directory looked at (``sys.path`` entries, a rootdir, a ``src/``)."""
-MAX_SMALL_BYTES = 64 * 1024
-"""The largest ``direct_url.json``, ``.git`` file or ``commondir`` read."""
 MAX_RECORD_BYTES = 4 * 1024 * 1024
 """The largest ``RECORD`` read (a distribution's list of files)."""
 MAX_PYPROJECT_BYTES = 1024 * 1024

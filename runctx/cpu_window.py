@@ -67,9 +67,6 @@ def second_reading(
     return CpuReading(at=at, seconds=source.cpu_times(first.seconds))
 
 
-NOT_SAMPLED = Unknown(Reason.NOT_READ, "not sampled")
-
-
 def cpu_now(run: Run, first: CpuReading, second: CpuReading) -> float | Unknown:
     """The CPUs ``run`` kept busy between the readings; unknown if no process was read twice."""
     elapsed = second.at - first.at

@@ -17,8 +17,6 @@ its checkout is live, or a wait for such runs gave up. ``runctx run`` (refused, 
 ``--timeout`` passed), ``runctx wait --timeout``, the pytest plugin (``refuse``, or
 ``wait`` past ``--runctx-timeout``) and the pre-push hook all exit with it: one status
 for "not now" wherever runctx waits or refuses."""
-EXIT_GAVE_UP_WAITING = EXIT_REFUSED
-"""A wait that passed its timeout: the same "try again later" (see :data:`EXIT_REFUSED`)."""
 EXIT_INTERRUPTED = 130
 """Ctrl-C."""
 EXIT_BROKEN_PIPE = 141

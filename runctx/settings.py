@@ -63,6 +63,13 @@ MAX_USER_CONFIG_BYTES = MAX_PYPROJECT_BYTES
 _DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
 _KEYS = (b"runctx", b'"runctx"', b"'runctx'")
 _BREAKS = (b"\n", b"\r")
+_TOOL_KEYS = (b"tool={", b'"tool"={', b"'tool'={")
+
+
+def _header_name(line: bytes) -> bytes:
+    """The name of a ``[...]`` header line, unquoted, without a comment after it."""
+    name = line.lstrip(b"[").partition(b"]")[0]
+    return name.replace(b" ", b"").replace(b"\t", b"").replace(b'"', b"").replace(b"'", b"")
 
 
 def _error(message: str) -> ConfigError:
@@ -105,12 +112,14 @@ class _TableSpotter:
                 at = squeezed.find(dotted)
                 if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
                     return True
+            if squeezed.startswith(_TOOL_KEYS):  # tool = { runctx = ... }
+                return True
             if self.header in (b"tool", None) and squeezed.startswith(_KEYS):
                 rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
                 if rest[:1] in (b".", b"="):
                     return True
         if line.startswith(b"["):
-            self.header = line.strip(b"[]").strip()
+            self.header = _header_name(line)
         return False
 
     def lines(self, data: bytes) -> bool:
@@ -129,7 +138,7 @@ class _TableSpotter:
             )
             line = data[start:stop].strip()
             if line.startswith(b"["):
-                self.header = line.strip(b"[]").strip()
+                self.header = _header_name(line)
                 return False
             end = start
         return False
@@ -408,12 +417,6 @@ class BusyRules(LightRecord):
             load_per_cpu=load_per_cpu,
             memory_available=memory_available,
             on_busy_box=on_busy_box,
-        )
-
-    def with_mode(self, on_busy_box: BoxMode) -> BusyRules:
-        """The same thresholds with another ``on-busy-box``."""
-        return BusyRules(
-            self.run_cpu, self.cpu_pressure, self.load_per_cpu, self.memory_available, on_busy_box
         )
 
 

@@ -48,9 +48,5 @@ class Unknown:
             return f"unknown ({self.reason.value}: {self.detail})"
         return f"unknown ({self.reason.value})"
 
-    def to_json(self) -> dict[str, str]:
-        """Describe the unknown for the JSON report."""
-        return {"unknown": self.reason.value, "detail": self.detail}
-
 
 NOT_READ = Unknown(Reason.NOT_READ)

@@ -209,13 +209,22 @@ def package(shared_tmp, monkeypatch):
     sys.modules.pop(name, None)
 
 
+def stale_modules(checkout, since):
+    """What the plugin finds at the end of a session: each of the checkout's modules checked."""
+    found = (
+        bytecode.check_module(name, module, since)
+        for name, module in bytecode.checkout_modules(checkout)
+    )
+    return tuple(stale for stale in found if stale is not None)
+
+
 def test_a_source_changed_after_its_import_is_named_changed(package):
     """A module imported this session whose source then changed ran code not on disk."""
     checkout, name = package
     since = bytecode.filesystem_now()
     importlib.import_module(name)
     (checkout / f"{name}.py").write_text(TOOL.format("a longer version"))
-    found = bytecode.stale_modules(str(checkout), since)
+    found = stale_modules(str(checkout), since)
     assert [(s.name, s.how) for s in found] == [(name, Staleness.CHANGED)]
 
 
@@ -224,7 +233,7 @@ def test_a_module_that_ran_its_source_is_not_named(package):
     checkout, name = package
     since = bytecode.filesystem_now()
     importlib.import_module(name)
-    assert bytecode.stale_modules(str(checkout), since) == ()
+    assert stale_modules(str(checkout), since) == ()
 
 
 def test_only_modules_of_the_checkout_are_checked(package):

@@ -15,11 +15,14 @@ from proctools import OTHER_UID, make_checkout, run_as
 from runctx.cli.main import main
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
-from runctx.hooks.ready import ready_file
+from runctx.hooks.ready import READY_DIR
 from runctx.hooks.settings_file import TEMP_MARK
 
 ROOT = Path(__file__).resolve().parents[1]
-READY_FILES = {name: ready_file(name, agent(name).FILES.project) for name in AGENT_NAMES}
+READY_FILES = {
+    name: os.path.join(READY_DIR, name, os.path.basename(agent(name).FILES.project))
+    for name in AGENT_NAMES
+}
 """The ready file of each agent: what an install writes into a new project file."""
 
 USER_CONTENT = """{

@@ -53,7 +53,6 @@ def test_help_lists_every_subcommand_the_hook_and_every_exit_status():
         exits.EXIT_ERROR,
         exits.EXIT_USAGE,
         exits.EXIT_REFUSED,
-        exits.EXIT_GAVE_UP_WAITING,
         exits.EXIT_INTERRUPTED,
         exits.EXIT_BROKEN_PIPE,
         check.EXIT_CLEAR,

@@ -16,10 +16,13 @@ from strategies import PROPERTY, json_values
 
 from runctx.hooks import json_layout, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
-from runctx.hooks.ready import ready_file
+from runctx.hooks.ready import READY_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-READY_FILES = {name: ready_file(name, agent(name).FILES.project) for name in AGENT_NAMES}
+READY_FILES = {
+    name: os.path.join(READY_DIR, name, os.path.basename(agent(name).FILES.project))
+    for name in AGENT_NAMES
+}
 """The ready file of each agent: what an install writes into a new project file."""
 
 

@@ -13,11 +13,11 @@ import os
 import attrs
 from proctools import make_checkout, wait_for
 
-from runctx.busy import box_pressure
+from runctx.modes import DEFAULT_MODE
+from runctx.policy import decision_for
 from runctx.present.words import (
     NOTE_MAX_CHARS,
     describe_starter,
-    foreign_note,
     plural,
     same_checkout_lines,
 )
@@ -28,6 +28,11 @@ from runctx.unknown import Reason, Unknown
 
 QUIET = {"cpu_pressure": None, "load_per_cpu": None, "memory_available": None}
 """Box thresholds off: the box's own load never decides these notes."""
+
+
+def foreign_note(report, rules):
+    """The note a command started next to ``report``'s foreign runs gets, or None."""
+    return decision_for(report, DEFAULT_MODE, busy=rules).message or None
 
 
 def only(report, pids):
@@ -43,13 +48,13 @@ def test_a_note_is_short_and_counts_idle_runs_in_a_few_words(shared_tmp, runs):
     alone = only(report, {run.pid for run in started})
     assert len(alone.runs) == 12
     always_busy = BusyRules(cpu_pressure=0)
-    note = foreign_note(alone, always_busy, box_pressure(alone.load, always_busy))
+    note = foreign_note(alone, always_busy)
     assert note is not None
     assert len(note) <= NOTE_MAX_CHARS
     assert "+12 idle foreign test runs" in note
     assert not any(f"pid {run.pid}" in note for run in started)
     quiet = BusyRules(**QUIET)
-    assert foreign_note(alone, quiet, box_pressure(alone.load, quiet)) is None
+    assert foreign_note(alone, quiet) is None
 
 
 def test_a_busy_foreign_run_is_named_with_its_cpu_use_now(shared_tmp, runs):
@@ -62,7 +67,7 @@ def test_a_busy_foreign_run_is_named_with_its_cpu_use_now(shared_tmp, runs):
 
     def named() -> bool:
         alone = only(scan(here, cpu_window=0.1), {spinner.pid})
-        notes[:] = [foreign_note(alone, rules, box_pressure(alone.load, rules))]
+        notes[:] = [foreign_note(alone, rules)]
         return notes[0] is not None
 
     wait_for(named, what="a note on the spinning run")

@@ -8,11 +8,11 @@ import shlex
 import pytest
 from shellcases import CWD
 
-from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners, tool_of
+from runctx.runners.detect import detect_runner
+from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
 from runctx.runners.needles import names_of
 from runctx.runners.pattern import TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.runners.walk import detect_runner
 from runctx.shell.commands import commands_run, test_invocations
 from runctx.shell.prefilter import (
     ENVIRONMENT_WORDS,
@@ -156,20 +156,6 @@ def test_the_prefilter_says_no_to_ordinary_commands():
     """Commands that name no tool are rejected without parsing."""
     for command in ("git status && ls -la", "pytest -x", "cat README.md | head", "cmake ."):
         assert not may_change_environment(command)
-
-
-def test_tool_of_a_kind():
-    """The tool of a row is the part of its kind before the colon."""
-    assert {tool_of(p.kind) for p in INSTALLER_PATTERNS} == {
-        "pip",
-        "uv",
-        "poetry",
-        "pdm",
-        "hatch",
-        "npm",
-        "pnpm",
-        "yarn",
-    }
 
 
 # -- through a task runner: ``make install`` whose recipe is ``pip install -e .`` ---------

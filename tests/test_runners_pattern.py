@@ -206,7 +206,7 @@ def _accepted_argv(row: RunnerPattern) -> list[str] | None:
     if any("*" in word for word in words):
         return None
     argv = [row.program_order[0], *words]
-    return argv if row.accepts(argv[0], argv[1:]) else None
+    return argv if row.read(argv[0], argv[1:]) is not None else None
 
 
 def test_every_builtin_row_refuses_its_short_no_run_flags_inside_a_cluster():
@@ -222,8 +222,8 @@ def test_every_builtin_row_refuses_its_short_no_run_flags_inside_a_cluster():
         )
         for flag in row.not_with:
             if len(flag) == 2 and flag[0] == "-" and flag[1].isalpha():
-                assert not row.accepts(argv[0], [*argv[1:], filler + flag[1]]), (row.kind, flag)
-                assert not row.accepts(argv[0], [*argv[1:], flag + filler[1]]), (row.kind, flag)
+                assert row.read(argv[0], [*argv[1:], filler + flag[1]]) is None, (row.kind, flag)
+                assert row.read(argv[0], [*argv[1:], flag + filler[1]]) is None, (row.kind, flag)
                 checked += 1
     assert checked > 50
 

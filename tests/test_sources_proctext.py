@@ -27,7 +27,6 @@ from runctx.sources.proctext import (
     StatFields,
     parse_cfs_quota,
     parse_cgroup,
-    parse_cgroup_v2_path,
     parse_cmdline,
     parse_cpu_max,
     parse_environ,
@@ -466,24 +465,6 @@ def test_cpu_max_gives_quota_over_period(quota, period):
     """``QUOTA PERIOD`` is the share of CPUs granted; ``max PERIOD`` is no limit."""
     assert parse_cpu_max(b"%d %d\n" % (quota, period)) == quota / period
     assert parse_cpu_max(b"max %d\n" % period) is None
-
-
-@PROPERTY
-@given(anything)
-@example(b"0::/../../etc\n")
-def test_cgroup_path_of_any_bytes_stays_under_the_cgroup_root(data):
-    """Any bytes give None or an absolute path that cannot climb out with ``..``."""
-    path = parse_cgroup_v2_path(data)
-    assert path is None or (path.startswith("/") and ".." not in path.split("/"))
-
-
-@PROPERTY
-@given(st.lists(st.from_regex(r"[a-z0-9_.-]{1,12}", fullmatch=True), max_size=6))
-def test_cgroup_path_is_read_from_the_v2_line(parts):
-    """The ``0::`` line's path is read, after any v1 lines."""
-    path = "/" + "/".join(part for part in parts if part != "..")
-    text = b"12:cpu,cpuacct:/v1\n0::" + path.encode() + b"\n"
-    assert parse_cgroup_v2_path(text) == path
 
 
 @PROPERTY

@@ -30,7 +30,7 @@ from runctx.cli.common import (
     viewpoint_from,
 )
 from runctx.cli.main import terminal_columns
-from runctx.exits import EXIT_GAVE_UP_WAITING
+from runctx.exits import EXIT_REFUSED
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
@@ -38,7 +38,8 @@ from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn, watching_runs
 from runctx.watchers import watcher_of
 
 EXIT_READY = 0
-EXIT_TIMED_OUT = EXIT_GAVE_UP_WAITING
+EXIT_TIMED_OUT = EXIT_REFUSED
+"""A wait that passed its timeout: the same "try again later" as a refusal."""
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
@@ -48,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         help=summary,
         description=(
             "Block until no other test run of this checkout is live. Exit 0 when ready, "
-            f"{EXIT_GAVE_UP_WAITING} when --timeout passed first, 130 when interrupted."
+            f"{EXIT_TIMED_OUT} when --timeout passed first, 130 when interrupted."
         ),
     )
     parser.add_argument(
@@ -57,7 +58,7 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
         metavar="DURATION",
         help=(
             "give up after DURATION of wall time (seconds, or 30s, 10m, 1h), scans included, "
-            f"and exit {EXIT_GAVE_UP_WAITING} (default: never)"
+            f"and exit {EXIT_TIMED_OUT} (default: never)"
         ),
     )
     parser.add_argument(

@@ -17,8 +17,3 @@ READY_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 
 PRE_PUSH = os.path.join(READY_DIR, "git", "pre-push")
 """The ready git ``pre-push`` hook."""
-
-
-def ready_file(agent_name: str, project_file: str) -> str:
-    """The ready settings file of an agent (``project_file``: its project-scope path)."""
-    return os.path.join(READY_DIR, agent_name, os.path.basename(project_file))

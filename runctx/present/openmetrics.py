@@ -51,8 +51,6 @@ from runctx.report import JudgedRun, Report
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.unknown import Unknown
 
-CONTENT_TYPE = "application/openmetrics-text; version=1.0.0; charset=utf-8"
-"""What a server would send this text as."""
 ROOT_HASH_DIGITS = 12
 """How many hex digits of the SHA-256 of a root's path its ``root`` label keeps."""
 VERDICTS = ("ours", "foreign", "unknown", "self")

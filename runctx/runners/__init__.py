@@ -5,8 +5,10 @@
 - :mod:`runctx.runners.table`: the builtin rows, data only;
 - :mod:`runctx.runners.wrappers`: how wrappers and interpreters are seen through;
 - :mod:`runctx.runners.programs`: names and option lists both tables share;
-- :mod:`runctx.runners.walk`: :func:`detect_runner` (an argv read from ``/proc``)
-  and :func:`resolve_command` (one simple command of a shell string);
+- :mod:`runctx.runners.walk`: :func:`resolve_command` (one argv, or one simple
+  command of a shell string);
+- :mod:`runctx.runners.detect`: :func:`detect_runner` (an argv read from ``/proc``,
+  a live shell's string read by :mod:`runctx.shell`);
 - :mod:`runctx.runners.tasks`: a task runner's task, read from the project's files;
 - :mod:`runctx.runners.needles`: the table's names, for the pre-filter;
 - :mod:`runctx.runners.comms`: which ``comm`` names are worth reading a cmdline for.
@@ -24,6 +26,7 @@ from runctx import lazy_attribute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from runctx.runners.detect import detect_runner
     from runctx.runners.pattern import (
         DEFAULT_NOT_WITH,
         ROLES,
@@ -35,12 +38,7 @@ if TYPE_CHECKING:
         RunnerPattern,
     )
     from runctx.runners.table import BUILTIN_PATTERNS
-    from runctx.runners.walk import (
-        MAX_ARGV_WORDS,
-        CommandResolution,
-        detect_runner,
-        resolve_command,
-    )
+    from runctx.runners.walk import MAX_ARGV_WORDS, CommandResolution, resolve_command
 
     RUNNER_KINDS: tuple[str, ...]
 
@@ -73,7 +71,7 @@ _HOMES = {
     "BUILTIN_PATTERNS": "runctx.runners.table",
     "CommandResolution": "runctx.runners.walk",
     "MAX_ARGV_WORDS": "runctx.runners.walk",
-    "detect_runner": "runctx.runners.walk",
+    "detect_runner": "runctx.runners.detect",
     "resolve_command": "runctx.runners.walk",
 }
 

@@ -127,11 +127,6 @@ INSTALLER_PATTERNS: tuple[RunnerPattern, ...] = (
 """Every command that changes an environment, by tool (``pip:``, ``uv:``, ``npm:``...)."""
 
 
-def tool_of(kind: str) -> str:
-    """The tool of an installer row's kind: ``pip`` of ``pip:install``."""
-    return kind.partition(":")[0]
-
-
 _THROUGH_TASKS: list[tuple[RunnerPattern, ...]] = []
 
 

@@ -48,20 +48,6 @@ def _glob_needle(glob: str) -> str:
     return f"*{middle}*" if middle else "*"
 
 
-_COMPUTED: dict[int, tuple[object, tuple[str, ...]]] = {}
-
-
-def names_for(patterns: Sequence[RunnerPattern] | None) -> tuple[str, ...]:
-    """The names of ``patterns`` (the builtin table's when None), one tuple per table."""
-    if patterns is None:
-        from runctx.shell.prefilter import BUILTIN_NAMES  # noqa: PLC0415 - where the literal lives
-
-        return BUILTIN_NAMES
-    from runctx.shell.prefilter import by_identity  # noqa: PLC0415 - loaded with the literal
-
-    return by_identity(_COMPUTED, patterns, lambda: names_of(patterns))
-
-
 def generated_literal(names: Sequence[str]) -> str:
     """The source text of :data:`BUILTIN_NAMES` for ``names``."""
     import json  # noqa: PLC0415 - a maintenance command only

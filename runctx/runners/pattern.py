@@ -417,10 +417,6 @@ class RunnerPattern(LightRecord):
         """What this row finds: its kind and role."""
         return RunnerMatch(self.kind, self.role)
 
-    def accepts(self, word: str, args: Sequence[str]) -> bool:
-        """Whether this pattern's argument rules accept ``args`` of program ``word``."""
-        return self.read(word, args) is not None
-
     def read(self, word: str, args: Sequence[str]) -> ArgsRead | None:
         """What this row reads from ``args`` of program ``word``, or None if it does not match."""
         if self.path_suffixes and not ("/" + word).endswith(self.path_suffixes):

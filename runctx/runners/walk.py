@@ -40,7 +40,6 @@ from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import (
     RUNNER_ROLE,
     TASK_ROLE,
-    WRAPPER_ROLE,
     RunnerMatch,
     joined_directory,
 )
@@ -676,7 +675,7 @@ class CommandResolution(LightRecord):
         )
 
 
-def _table(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
+def table_or_builtin(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
     """``patterns``, or the builtin table (imported only then: it is large) when None."""
     if patterns is not None:
         return patterns
@@ -690,12 +689,12 @@ def resolve_command(
 ) -> CommandResolution:
     """What ``argv`` runs: its runner, or the shell string it hands to a shell.
 
-    The same walk as :func:`detect_runner` (without its cheap pre-check and
+    The same walk as :func:`~runctx.runners.detect.detect_runner` (without its cheap pre-check and
     without the process-title split); the shell parser uses it for each simple
     command of a command line. ``patterns`` is the runner table (the builtin
     one when None).
     """
-    walk = _Walk(argv, index_for(_table(patterns)))
+    walk = _Walk(argv, index_for(table_or_builtin(patterns)))
     outcome = walk.run()
     shell = outcome.text if outcome.kind == SHELL else None
     ended = outcome.kind not in (FOUND, SHELL, TASK)
@@ -703,74 +702,6 @@ def resolve_command(
     return CommandResolution(
         outcome.match, shell, walk.chdir, outcome.task, inner=inner, container=walk.container
     )
-
-
-def detect_runner(
-    argv: Sequence[str], patterns: Sequence[RunnerPattern] | None = None
-) -> RunnerMatch | None:
-    """The runner that ``argv`` (a ``/proc/PID/cmdline`` split on NUL) starts, or None.
-
-    ``patterns`` is the runner table (the builtin one when None); pass the
-    same tuple object on every call of a scan, so that its index is built
-    once. A title the process wrote over
-    its argv (``npm test`` and NUL padding) is read as its words
-    (:func:`title_words`). A live shell's string (``sh -c STRING``) is read by
-    the shell parser; a task runner's task (``npm run unit``) gives its row's
-    kind with the role :data:`~runctx.runners.pattern.TASK_ROLE`, since no
-    project file is read here: folding decides whether a runner runs under it.
-    A title that names a wrapper and its subcommand and nothing more
-    (``npm exec``: npm titles itself with its positional words only, so
-    ``npx -c 'node --test'`` is ``npm exec``) hides the command it runs: it
-    gets the role :data:`~runctx.runners.pattern.WRAPPER_ROLE`, and folding
-    makes it a run only when its child is one.
-    Only the first :data:`MAX_ARGV_WORDS` words are read (see the module).
-    """
-    words = title_words(argv)
-    if words is not argv:
-        hidden = _hidden_command(words)
-        if hidden is not None:
-            return hidden
-    argv = words
-    patterns = _table(patterns)
-    if not argv or not worth_a_look(argv[0], patterns):
-        return None
-    walk = _Walk(argv, index_for(patterns))
-    outcome = walk.run()
-    if outcome.kind == TASK and outcome.task is not None:
-        return outcome.task.match
-    if outcome.kind == SHELL and walk.chdir is None:
-        return _shell_runner(outcome.text, patterns)
-    return outcome.match
-
-
-def _hidden_command(words: Sequence[str]) -> RunnerMatch | None:
-    """The wrapper a title's ``words`` name with no command after it, or None.
-
-    Only a wrapper that takes its command as a shell string (``-c``) can run
-    one its title does not show: ``npm exec``, ``npm x``, ``pnpm exec``.
-    """
-    if len(words) != 2:  # noqa: PLR2004 - a program and its subcommand
-        return None
-    base = words[0].rpartition("/")[2]
-    wrapper = WRAPPERS.get(base)
-    if wrapper is None or not wrapper.code or (words[1],) not in wrapper.subcommands:
-        return None
-    return RunnerMatch(f"{base}-{words[1]}", WRAPPER_ROLE)
-
-
-def _shell_runner(text: str, patterns: Sequence[RunnerPattern]) -> RunnerMatch | None:
-    """The runner a live shell (``sh -c TEXT``) runs first, read by the shell parser.
-
-    Only a runner that the string starts where the shell itself stands counts:
-    after a ``cd`` the runner works in another directory, and is better seen
-    as its own process there. No project file is read (tasks stay tasks).
-    """
-    from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a live shell only
-
-    for invocation in test_invocations(text, ".", patterns, resolve_tasks=False):
-        if invocation.cwd == "." and invocation.cwd_known:
-            return RunnerMatch(invocation.kind, invocation.role)
-    return None
 
 
 def title_words(argv: Sequence[str]) -> Sequence[str]:

@@ -529,13 +529,23 @@ def names_found(command: str, names: Sequence[str]) -> bool:
     return finder.found_in(text.replace("\\\n", "").translate(_STRIP))
 
 
+_COMPUTED: dict[int, tuple[object, tuple[str, ...]]] = {}
+
+
+def names_for(patterns: Sequence[RunnerPattern] | None) -> tuple[str, ...]:
+    """The names of ``patterns`` (:data:`BUILTIN_NAMES` when None), one tuple per table."""
+    if patterns is None:
+        return BUILTIN_NAMES
+    from runctx.runners.needles import names_of  # noqa: PLC0415 - light, but only when called
+
+    return by_identity(_COMPUTED, patterns, lambda: names_of(patterns))
+
+
 def is_probably_test_command(command: str, patterns: Sequence[RunnerPattern] | None = None) -> bool:
     """False only if :func:`runctx.shell.commands.test_invocations` surely finds nothing.
 
     ``patterns`` is the runner table (the builtin one by default).
     """
-    from runctx.runners.needles import names_for  # noqa: PLC0415 - light, but only when called
-
     return names_found(command, names_for(patterns))
 
 

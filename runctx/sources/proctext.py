@@ -196,19 +196,6 @@ def parse_cpu_max(text: bytes) -> float | None:
     return granted if granted > 0 else None
 
 
-def parse_cgroup_v2_path(text: bytes) -> str | None:
-    """The cgroup v2 path of a process from its ``/proc/PID/cgroup`` (the ``0::`` line).
-
-    None when there is none (cgroup v1 only), or it is not an absolute path
-    without ``..`` (a path to join under ``/sys/fs/cgroup`` must stay there).
-    """
-    for line in text.splitlines():
-        if line.startswith(b"0::"):
-            path = os.fsdecode(line[3:]).strip()
-            return path if stays_under(path) else None
-    return None
-
-
 def stays_under(path: str) -> bool:
     """Whether a cgroup path can be joined under ``/sys/fs/cgroup`` and stay there.
 
