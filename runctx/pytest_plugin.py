@@ -362,12 +362,12 @@ def _checkout_settings(config: pytest.Config) -> tuple[Settings, tuple[str, ...]
     a settings file that cannot be read at all (a FIFO another user put in a
     shared directory, a file past the bound), never stops the session: the
     plugin warns, naming the file, the line and what is wrong, and that
-    layer's keys have their defaults (:func:`runctx.settings.settings_with_warnings`).
+    layer's keys have their defaults (:func:`runctx.settings.settings_and_problems`).
     """
     from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
-    from runctx.settings import settings_with_warnings  # noqa: PLC0415
+    from runctx.settings import settings_and_problems  # noqa: PLC0415
 
-    return settings_with_warnings(checkout_root(str(config.rootpath)))
+    return settings_and_problems(checkout_root(str(config.rootpath)))
 
 
 def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:

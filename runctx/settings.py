@@ -685,30 +685,47 @@ def settings_for(
     out (its keys keep their defaults) and :attr:`Settings.problem` says which
     file, which line and what is wrong (:func:`settings_and_problem`).
     """
-    env = os.environ if environ is None else environ
     if not degrade:
-        return merged(layers(root, env))
-    found: list[Settings] = []
-    problems: list[str] = []
-    readers: list[Callable[[], Settings]] = []
+        return merged(layers(root, os.environ if environ is None else environ))
+    settings, problems = settings_and_problems(root, environ)
+    return settings.replaced(problem="; ".join(problems)) if problems else settings
+
+
+def settings_and_problems(
+    root: str | Unknown, environ: Mapping[str, str] | None = None
+) -> tuple[Settings, tuple[str, ...]]:
+    """The settings of ``root`` from every layer that can be read, and each problem found.
+
+    A layer (the user's file, the checkout's ``[tool.runctx]``, the
+    environment) that is malformed or cannot be read is left out, so its keys
+    keep their defaults; its problem names the file, the line and what is
+    wrong (:func:`located`). A key of ``[tool.runctx]`` runctx does not know (a
+    misspelt one) is a problem too, and the rest of the table still counts.
+    """
+    env = os.environ if environ is None else environ
+    readers: list[tuple[str, Callable[[], Settings]]] = []
     user_path = user_config_path(env)
     if user_path is not None:
-        readers.append(lambda: _cached(user_path, _user_settings))
+        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
+    pyproject = os.path.join(root, PYPROJECT) if isinstance(root, str) else ""
     if isinstance(root, str):
-        readers.append(lambda: _file_settings(root))
-    readers.append(lambda: environment_settings(env))
+        readers.append((pyproject, lambda: _file_settings(root)))
+    readers.append(("", lambda: environment_settings(env)))
     from runctx.exceptions import ConfigError  # noqa: PLC0415 - a face that degrades
 
-    for read in readers:
+    found: list[Settings] = []
+    problems: list[str] = []
+    for path, read in readers:
         try:
             layer = read()
+            unknown = _unknown_keys(pyproject) if path == pyproject and layer.path else []
         except ConfigError as error:
-            problems.append(located(str(error)))
+            problems.append(located(str(error)) + "; its defaults are used instead")
             continue
         if layer is not DEFAULTS:
             found.append(layer)
-    result = merged(found)
-    return result.replaced(problem="; ".join(problems)) if problems else result
+        problems.extend(unknown)
+    return merged(found), tuple(problems)
 
 
 def settings_and_problem(
@@ -721,8 +738,8 @@ def settings_and_problem(
     problem (file, line, what is wrong) and go on with the defaults for what
     the broken layer would have set.
     """
-    settings = settings_for(root, environ, degrade=True)
-    return settings, settings.problem or None
+    settings, problems = settings_and_problems(root, environ)
+    return settings, "; ".join(problems) or None
 
 
 _TOML_AT = "(at line "
@@ -745,16 +762,23 @@ def located(message: str) -> str:
     keys = (*_SETTING_KEYS, *(key for key, _ in _ENVIRONMENT_KEYS))
     named = re.search(r"(?:\]|^|\s)([a-z][a-z-]*)(?:\[\d+\])?\s", rest + " ")
     key = named.group(1) if named is not None and named.group(1) in keys else None
-    if key is None:
-        return message
+    return message if key is None else _located_key(message, head, key)
+
+
+def _located_key(message: str, path: str, key: str) -> str:
+    """``message`` (``PATH: ...``) as ``PATH:LINE: ...``, LINE that of ``key =`` in ``path``."""
+    import re  # noqa: PLC0415 - errors are rare
+
+    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
+
     try:
-        data = (read_pyproject(head) if head.endswith(PYPROJECT) else read_user_config(head)) or b""
-    except OSError:
+        data = (read_pyproject(path) if path.endswith(PYPROJECT) else read_user_config(path)) or b""
+    except (OSError, ConfigError):
         return message
     pattern = re.compile(rb"""\s*["']?""" + re.escape(key.encode()) + rb"""["']?\s*=""")
     for number, line in enumerate(data.splitlines(), start=1):
         if pattern.match(line):
-            return f"{head}:{number}: {rest}"
+            return f"{path}:{number}: {message.removeprefix(path + ': ')}"
     return message
 
 
@@ -1107,84 +1131,15 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         raise _error(msg) from error
 
 
-def settings_with_warnings(
-    root: str | Unknown, environ: Mapping[str, str] | None = None
-) -> tuple[Settings, tuple[str, ...]]:
-    """The settings of :func:`settings_for`, and what is wrong with them, never an error.
-
-    For a read-only face, which must not stop for a typo: a layer (the user's
-    file, the checkout's ``[tool.runctx]``, the environment) that is malformed
-    or cannot be read is left out, so that its keys have their defaults, and
-    the warning names the file, the line where it can be found and what is
-    wrong. A key of ``[tool.runctx]`` that runctx does not know (a misspelt
-    one) is named too.
-    """
-    environ = os.environ if environ is None else environ
-    readers: list[tuple[str, Callable[[], Settings]]] = []
-    user_path = user_config_path(environ)
-    if user_path is not None:
-        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
-    pyproject = os.path.join(root, PYPROJECT) if isinstance(root, str) else ""
-    if isinstance(root, str):
-        readers.append((pyproject, lambda: _file_settings(root)))
-    readers.append(("", lambda: environment_settings(environ)))
-    found: list[Settings] = []
-    warnings: list[str] = []
-    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
-
-    for path, read in readers:
-        try:
-            layer = read()
-            unknown = _unknown_keys(pyproject) if path == pyproject and layer.path else []
-        except ConfigError as error:
-            warnings.append(_at_line(str(error), path) + "; its defaults are used instead")
-            continue
-        if layer is not DEFAULTS:
-            found.append(layer)
-        warnings.extend(unknown)
-    return merged(found), tuple(warnings)
-
-
 def _unknown_keys(path: str) -> list[str]:
     """A warning for each key of ``[tool.runctx]`` in ``path`` runctx does not know."""
     table = runctx_table(path)
     unknown = sorted(str(key) for key in table if key not in _SETTING_KEYS)
     return [
-        _at_line(f"{path}: [tool.runctx] {key}: not a runctx setting, ignored", path)
+        _located_key(f"{path}: [tool.runctx] {key}: not a runctx setting, ignored", path, key)
         + f" (known: {', '.join(_SETTING_KEYS)})"
         for key in unknown
     ]
-
-
-def _at_line(message: str, path: str) -> str:
-    """``message`` (``PATH: [tool.runctx] KEY ...``) with the line of ``KEY`` in ``path``.
-
-    The TOML parser names the line of a syntax error itself; a value's line
-    is that of its key in the ``[tool.runctx]`` table. Without one found, the
-    message is as it was.
-    """
-    head = f"{path}: [tool.runctx] "
-    if not path or not message.startswith(head):
-        return message
-    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
-
-    try:
-        data = read_pyproject(path)
-    except (OSError, ConfigError):
-        return message
-    if data is None:
-        return message
-    key_of = message[len(head) :].split(" ", 1)[0].rstrip(":")
-    in_table = False
-    for number, raw in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
-        line = raw.strip()
-        if line.startswith("["):
-            in_table = line.replace(" ", "").strip("[]") in {"tool.runctx", 'tool."runctx"'}
-            continue
-        name = line.split("=", 1)[0].strip().strip("\"'")
-        if in_table and "=" in line and name == key_of:
-            return f"{path}, line {number}: [tool.runctx] {message[len(head) :]}"
-    return message
 
 
 _LAZY = frozenset(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_pytest_plugin import RAN, session
 
-from runctx.settings import MODE_ENV, settings_with_warnings
+from runctx.settings import MODE_ENV, settings_and_problems
 
 pytest_plugins = ["pytester"]
 
@@ -115,7 +115,7 @@ def test_a_typo_in_the_table_lets_the_session_run_with_a_warning(
     warned = [line for line in runctx_lines(result) if said in line]
     assert len(warned) == 1, result.outlines
     assert str(checkout / "pyproject.toml") in warned[0]
-    assert "line 5" in warned[0]
+    assert ":5: " in warned[0]
 
 
 def test_a_typo_leaves_the_table_at_its_defaults(tmp_path):
@@ -123,15 +123,15 @@ def test_a_typo_leaves_the_table_at_its_defaults(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.runctx]\non-same-checkout = "wait"\nbusy-run-cpu = "a lot"\n')
-    settings, warnings = settings_with_warnings(str(tmp_path), environ={})
+    settings, warnings = settings_and_problems(str(tmp_path), environ={})
     assert settings.on_same_checkout is None
     (warning,) = warnings
-    assert warning.startswith(f"{pyproject}, line 3: [tool.runctx] busy-run-cpu must be")
+    assert warning.startswith(f"{pyproject}:3: [tool.runctx] busy-run-cpu must be")
     pyproject.write_text('[tool.runctx]\non-same-checkout = "wait"\nbusy-run-cpus = 1\n')
-    settings, warnings = settings_with_warnings(str(tmp_path), environ={})
+    settings, warnings = settings_and_problems(str(tmp_path), environ={})
     assert settings.on_same_checkout is not None
     assert settings.on_same_checkout.value == "wait"
     (warning,) = warnings
-    assert warning.startswith(f"{pyproject}, line 3: [tool.runctx] busy-run-cpus: not a runctx")
+    assert warning.startswith(f"{pyproject}:3: [tool.runctx] busy-run-cpus: not a runctx")
     pyproject.write_text('[tool.runctx]\non-same-checkout = "wait"\n')
-    assert settings_with_warnings(str(tmp_path), environ={})[1] == ()
+    assert settings_and_problems(str(tmp_path), environ={})[1] == ()

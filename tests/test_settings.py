@@ -205,7 +205,10 @@ class TestRunnersSetting:
         assert detect_runner(["make", "lint", "verify"], table) == RunnerMatch(
             "make-target", "task"
         )
-        assert detect_runner(["mvn", "-pl", "smoke", "clean"], table) is None
+        # not smoke: only a task (what its pom's default goal runs), a run only if a runner runs
+        assert detect_runner(["mvn", "-pl", "smoke", "clean"], table) == RunnerMatch(
+            "mvn-default-goal", "task"
+        )
         assert detect_runner(["mvn", "clean", "smoke"], table) == RunnerMatch("smoke")
         assert detect_runner(["bgworker"], table) == RunnerMatch("bg", "worker")
         assert detect_runner(["bgworker", "--dry"], table) is None
