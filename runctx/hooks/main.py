@@ -49,7 +49,6 @@ from runctx.hooks.agents.hosts import answering
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
 from runctx.shell.prefilter import (
-    BUILTIN_NAMES,
     may_change_environment,
     names_a_script,
     names_found,
@@ -301,10 +300,7 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
     if read is None:
         return None
     command, cwd = read
-    found = _runs_of(command, cwd)
-    if found is None:
-        return None
-    root, settings, invocations = found
+    root, settings, invocations = _runs_of(command, cwd)
     changes = _environment_changes(command, cwd)
     if not invocations and not changes:
         return None
@@ -328,7 +324,7 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
         for report in first.reports
     )
     if alone:  # nothing else is live: nothing optional to add
-        return reply_for(_settings_unread(first), agent.PRE_TOOL_FACE.replies, agent.TITLE)
+        return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
     full = _optional(
         lambda: policy.decide(
             invocations,
@@ -339,7 +335,7 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
             checkouts=checkouts,
         )
     )
-    decision = _settings_unread(_decided(first, full, dropped=bool(changes)))
+    decision = _decided(first, full, dropped=bool(changes))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
 
 
@@ -450,10 +446,9 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     if read is None:
         return None
     command, cwd = read
-    found = _runs_of(command, cwd)
-    if found is None or not found[2]:
+    root, settings, invocations = _runs_of(command, cwd)
+    if not invocations:
         return None
-    root, settings, invocations = found
     from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
 
     context = policy.after_context(
@@ -493,57 +488,17 @@ def _unreadable_config() -> type[Exception]:
     return UnreadableConfigError
 
 
-def _runs_of(
-    command: str, cwd: str
-) -> tuple[Root | Unknown, Settings, tuple[TestInvocation, ...]] | None:
+def _runs_of(command: str, cwd: str) -> tuple[Root | Unknown, Settings, tuple[TestInvocation, ...]]:
     """The checkout of ``cwd``, its settings (read once) and the test runs ``command`` starts.
 
-    None when the settings cannot be read and ``command`` names no runner:
-    it is let through without them.
+    A settings file that cannot be read (a file past the bound: a 60 MiB
+    ``pyproject.toml``, a FIFO) or is malformed is left out, and the decision
+    says which and why (:attr:`Settings.problem`): a file runctx cannot read
+    never turns a refusal into a go-ahead.
     """
     root = checkout_root(cwd)
-    settings = _settings_naming_runners(command, root)
-    if settings is None:
-        return None
+    settings = settings_for(root, degrade=True)
     return root, settings, test_runs(command, cwd, settings)
-
-
-_UNREAD_SETTINGS: list[str] = []
-"""Why the checkout's settings could not be read, once :func:`_settings_naming_runners` found so."""
-
-
-def _settings_naming_runners(command: str, root: Root | Unknown) -> Settings | None:
-    """The settings of ``root``; None when they cannot be read and ``command`` names no runner.
-
-    Settings that cannot be read (a file past the bound: a 60 MiB
-    ``pyproject.toml``): a command naming no runner of the builtin table is
-    let through without them; one that does is decided with what can be
-    read (the user's file, the environment, the defaults), and its reply
-    says the checkout's settings were not read (:func:`_settings_unread`). A
-    file runctx cannot read never turns a refusal into a go-ahead.
-    """
-    try:  # a broken file is left out, and the decision tells the agent so
-        return settings_for(root, degrade=True)
-    except _unreadable_config() as error:
-        if not (names_found(command, BUILTIN_NAMES) or names_a_script(command)):
-            return None
-        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - errors are rare
-
-        _UNREAD_SETTINGS[:] = [" ".join(str(error).split())[:300]]
-        return settings_for(Unknown(Reason.UNPARSABLE, "the checkout's settings are unreadable"))
-
-
-def _settings_unread(decision: Decision) -> Decision:
-    """``decision``, saying the checkout's settings were not read when they could not be."""
-    if not _UNREAD_SETTINGS:
-        return decision
-    from runctx.present.escape import visible  # noqa: PLC0415 - only when something is said
-
-    return _with_line(
-        decision,
-        f"runctx: this checkout's settings could not be read ({visible(_UNREAD_SETTINGS[0])}); "
-        "decided with the user's settings and the defaults.",
-    )
 
 
 def _settings(cwd: str) -> Settings:
