@@ -15,6 +15,7 @@ shell command.
 
 from __future__ import annotations
 
+import os
 import sys
 
 TYPE_CHECKING = False
@@ -46,10 +47,25 @@ def __getattr__(name: str) -> object:
         return version("runctx")
     if name == "__all__":
         return _load_public()
+    if _is_submodule(name):  # ``from runctx import pycache``: the import system loads it
+        msg = f"module {__name__!r} has no attribute {name!r}"
+        raise AttributeError(msg)
     if not name.startswith("_") and name in _load_public():
         return globals()[name]
     msg = f"module {__name__!r} has no attribute {name!r}"
     raise AttributeError(msg)
+
+
+def _is_submodule(name: str) -> bool:
+    """Whether ``name`` is one of this package's modules, told by one look at the directory.
+
+    Asked before the public names are loaded, so that importing a submodule
+    (``from runctx import pycache``) never loads the whole public API.
+    """
+    here = __path__[0]
+    return os.path.isfile(os.path.join(here, f"{name}.py")) or os.path.isfile(
+        os.path.join(here, name, "__init__.py")
+    )
 
 
 def lazy_attribute(

@@ -367,7 +367,15 @@ def _checkout_settings(config: pytest.Config) -> tuple[Settings, tuple[str, ...]
     from runctx.checkout import checkout_root  # noqa: PLC0415 - see the module docstring
     from runctx.settings import settings_and_problems  # noqa: PLC0415
 
-    return settings_and_problems(checkout_root(str(config.rootpath)))
+    settings, problems = settings_and_problems(checkout_root(str(config.rootpath)))
+    return settings, tuple(
+        problem if _IGNORED_KEY in problem else f"{problem}; its defaults are used instead"
+        for problem in problems
+    )
+
+
+_IGNORED_KEY = "not a runctx setting, ignored"
+"""How a problem that leaves out only one misspelt key says so (:mod:`runctx.settings`)."""
 
 
 def _mode(config: pytest.Config, settings: Settings) -> tuple[str, str]:

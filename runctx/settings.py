@@ -720,7 +720,7 @@ def settings_and_problems(
             layer = read()
             unknown = _unknown_keys(pyproject) if path == pyproject and layer.path else []
         except ConfigError as error:
-            problems.append(located(str(error)) + "; its defaults are used instead")
+            problems.append(located(str(error)))
             continue
         if layer is not DEFAULTS:
             found.append(layer)

@@ -389,5 +389,5 @@ def test_a_huge_pyproject_is_refused_by_its_size_and_other_commands_pass(shared_
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
     reason = _refused(checkout)
     assert f"pid {live.pid}" in reason
-    assert "settings could not be read" in reason
+    assert "configuration is broken" in reason
     assert "larger than 8 MiB" in reason

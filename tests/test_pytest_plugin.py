@@ -359,7 +359,7 @@ def test_an_invalid_setting_is_a_warning_naming_the_file_and_the_default_holds(
     assert result.ret == 0, result.outlines + result.errlines
     assert (checkout / "ran").exists()
     line = the_line(header_of(result), "on-same-checkout must be one of")
-    assert f"{checkout / 'pyproject.toml'}, line 2: " in line
+    assert f"{checkout / 'pyproject.toml'}:2: " in line
     assert f"pid {ours.pid} (" in "\n".join(header_of(result))  # reported, as warn does
 
 
