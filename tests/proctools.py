@@ -138,16 +138,18 @@ def argv_of(pid: int) -> list[str]:
 
 
 def make_checkout(parent: Path, name: str = "proj") -> Path:
-    """A real git checkout that other uids may enter (mode 0755 up the tree)."""
+    """A real git checkout; the directories it makes (the checkout, new parents) are 0755.
+
+    A directory that was there before is never widened: another uid reaches the
+    checkout only through a parent every uid may enter already (``shared_tmp``).
+    """
     root = parent / name
+    made = [path for path in (root, *root.parents) if not path.exists()]
     root.mkdir(parents=True)
+    for path in made:
+        path.chmod(0o755)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     (root / "pyproject.toml").write_text('[project]\nname = "proj"\nversion = "0"\n')
-    for path in (root, *root.parents):
-        if path == Path("/tmp") or str(path) == "/":
-            break
-        with contextlib.suppress(PermissionError):
-            path.chmod(path.stat().st_mode | 0o755)
     return root
 
 

@@ -76,11 +76,10 @@ class Mirror:
         self._libdir = ""
         files = [base]
         if sysconfig.get_config_var("Py_ENABLE_SHARED"):
-            libdir = os.path.realpath(sysconfig.get_config_var("LIBDIR") or "")
-            library = sysconfig.get_config_var("INSTSONAME") or ""
-            if library and os.path.exists(os.path.join(libdir, library)):
-                files.append(os.path.join(libdir, library))
-                self._libdir = self.root + libdir
+            library = _loaded_libpython()
+            if library:
+                files.append(library)
+                self._libdir = self.root + os.path.dirname(library)
         self._trees: list[str] = []
         self._tops: list[str] = []
         self._pruned: list[str] = []
@@ -249,6 +248,22 @@ def _inside_any(path: str, trees: list[str], *, itself: bool = False) -> bool:
     return any(
         (itself and path == tree) or path.startswith(tree.rstrip("/") + "/") for tree in trees
     )
+
+
+def _loaded_libpython() -> str:
+    """The shared libpython this process really loaded, else where sysconfig says it is.
+
+    The loaded one first: a Python copied or moved after it was built (a relocated
+    pyenv) keeps naming its build's ``LIBDIR``, which may not exist here.
+    """
+    with contextlib.suppress(OSError), open("/proc/self/maps", encoding="utf-8") as maps:
+        for line in maps:
+            path = line.rstrip("\n").partition("/")[2]
+            if path and os.path.basename(path).startswith("libpython"):
+                return os.path.realpath("/" + path)
+    libdir = os.path.realpath(sysconfig.get_config_var("LIBDIR") or "")
+    library = os.path.join(libdir, sysconfig.get_config_var("INSTSONAME") or "")
+    return library if os.path.isfile(library) else ""
 
 
 def _package_paths() -> list[str]:

@@ -15,12 +15,14 @@ prove everything and a skip would hide a missing install.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import NoReturn
 
 import pytest
@@ -48,6 +50,14 @@ def require(tool: str) -> str:
     if problem:
         unavailable(problem)
     return path
+
+
+def require_module(name: str) -> ModuleType:
+    """The module ``name`` when it imports here (a package of the test extra); else unavailable."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        unavailable(f"the Python module {name} cannot be imported here: {error}")
 
 
 def find(tool: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,7 +62,10 @@ def test_only_foreign_contention_exits_4(two_checkouts, runs):
     assert f"root {theirs} != {mine}" in result.stdout
     quiet = check("--uid", str(VIEWER_UID), cwd=mine)  # without -v: idle runs counted
     assert quiet.returncode == 4, quiet.stdout
-    assert "1 idle foreign test run" in quiet.stdout
+    # Counted, not named: 1 here, more on a box where other users' runs are idle too.
+    counted = re.search(r"\b(\d+) idle foreign test runs?\b", quiet.stdout)
+    assert counted, quiet.stdout
+    assert int(counted.group(1)) >= 1
     assert f"pid {foreign.pid}" not in quiet.stdout
 
 

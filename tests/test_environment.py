@@ -362,7 +362,7 @@ MAKEFILE = """\
 test:
 \t{python} -c "import os, sys; os.setgroups([]); os.setgid({uid}); os.setuid({uid}); \\
 os.execve(sys.argv[1], ['python', sys.argv[2], sys.argv[3]], \\
-{{'VIRTUAL_ENV': sys.argv[4], 'PATH': sys.argv[5]}})" \\
+{{'VIRTUAL_ENV': sys.argv[4], 'PATH': sys.argv[5], **{libraries}}})" \\
 {python} {holder} {ready} {venv} {path}
 """
 
@@ -376,6 +376,7 @@ def test_another_users_member_of_roots_run_has_its_environment_unread(source, sh
     never read (the source says so), and its private venv never shows.
     """
     from proctools import OTHER_UID, interpreter_for, make_checkout
+    from readable import mirror
 
     from runctx.scanning import scan, viewpoint
 
@@ -390,7 +391,14 @@ def test_another_users_member_of_roots_run_has_its_environment_unread(source, sh
     path = f"{private / 'bin'}{os.pathsep}/usr/bin"
     (checkout / "Makefile").write_text(
         MAKEFILE.format(
-            python=python, uid=OTHER_UID, holder=holder, ready=ready, venv=private, path=path
+            python=python,
+            uid=OTHER_UID,
+            holder=holder,
+            ready=ready,
+            venv=private,
+            path=path,
+            # the shared libpython the interpreter needs, where that uid may read it
+            libraries=repr(mirror().environment({}, python)),
         )
     )
     make = runs.orphan(

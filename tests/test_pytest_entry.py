@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from proctools import PYTHON, make_checkout
+from require import require_module
 from runfactory import clean_env
 
 SEPARATOR = "- runctx -"
@@ -194,7 +195,7 @@ def test_pytest_cov_measures_a_package_runctx_uses_as_without_runctx(tmp_path):
 
     import attr
 
-    pytest.importorskip("pytest_cov")
+    require_module("pytest_cov")
     project = make_checkout(tmp_path)
     src = project / "src"
     installed = Path(attr.__file__).parent.parent

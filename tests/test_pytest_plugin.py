@@ -24,6 +24,7 @@ import psutil
 import pytest
 from nstools import child_pid_namespace_argv
 from proctools import PYTHON, Orphan, is_live, make_checkout, wait_for
+from require import unavailable
 from runfactory import RunFactory, clean_env, ready_dir
 
 from runctx.pytest_plugin import (
@@ -593,7 +594,7 @@ def test_n_auto_leaves_room_for_cpus_other_runs_keep_busy(
     """With -n auto and a foreign run burning a CPU, fewer workers start than xdist's count."""
     base = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
     if base < 2:
-        pytest.skip("needs at least 2 CPUs to leave one free")
+        unavailable(f"needs at least 2 CPUs to leave one free ({base} here)")
     busy_checkout = make_checkout(shared_tmp, "busy")
     (busy_checkout / "run_tests.py").write_text(BUSY)
     ready = ready_dir(busy_checkout) / "busy"
@@ -624,7 +625,7 @@ def test_n_auto_leaves_room_for_memory(pytester, checkout, runs, monkeypatch):
     """
     base = psutil.cpu_count(logical=False) or psutil.cpu_count() or 1
     if base < 2:
-        pytest.skip("needs at least 2 CPUs to leave one free")
+        unavailable(f"needs at least 2 CPUs to leave one free ({base} here)")
     available = psutil.virtual_memory().available
     pytester.makepyfile(
         test_count=(

@@ -75,3 +75,14 @@ def test_cargo_from_rustup_with_no_toolchain_counts_as_absent(monkeypatch, tmp_p
     required._usable.cache_clear()
     with pytest.raises(pytest.skip.Exception, match="cargo is here"):
         require("cargo")
+
+
+def test_a_module_that_cannot_be_imported_skips_locally_and_fails_in_ci(monkeypatch):
+    """A package of the test extra that is missing: a skip naming it here, a failure in CI."""
+    monkeypatch.delenv("CI", raising=False)
+    assert required.require_module("json").dumps(1) == "1"
+    with pytest.raises(pytest.skip.Exception, match="runctx_no_such_module cannot be imported"):
+        required.require_module("runctx_no_such_module")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run this test"):
+        required.require_module("runctx_no_such_module")

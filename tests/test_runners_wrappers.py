@@ -24,7 +24,7 @@ from pathlib import Path
 import psutil
 import pytest
 from proctools import make_checkout, wait_for
-from require import require
+from require import require, unavailable
 from runfactory import clean_env
 
 from runctx.scanning import scan, viewpoint
@@ -67,7 +67,7 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, runs, tool, templ
     """The process started through the wrapper is one pytest run, the holder a member."""
     require(tool)
     if tool in {"su", "runuser"} and os.geteuid() != 0:
-        pytest.skip(f"{tool} needs root here")
+        unavailable(f"{tool} needs root here")
     checkout = make_checkout(shared_tmp)
     holder = checkout / "bin" / "pytest"
     holder.parent.mkdir()
