@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,8 +53,16 @@ NEEDS_ROOT = (
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the suite's markers (``--strict-markers`` is on)."""
+    """Register the suite's markers (``--strict-markers`` is on); state kept away from home.
+
+    What runctx keeps between calls (notes said once, :mod:`runctx.said`) goes
+    to a directory of the session's own, never into the user's
+    ``~/.local/state``, for every hook and command the tests start.
+    """
     config.addinivalue_line("markers", NEEDS_ROOT)
+    state = tempfile.mkdtemp(prefix="runctx-test-state-")
+    config.add_cleanup(lambda: shutil.rmtree(state, ignore_errors=True))
+    os.environ["XDG_STATE_HOME"] = state
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
