@@ -51,7 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -614,7 +614,7 @@ def write(path: Path, text: str) -> None:
     path.write_text(document)
 
 
-def _sizes_text(sizes: dict[str, object]) -> str:
+def _sizes_text(sizes: Mapping[str, object]) -> str:
     return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sizes.items())
 
 

@@ -62,7 +62,7 @@ def _is_submodule(name: str) -> bool:
     Asked before the public names are loaded, so that importing a submodule
     (``from runctx import pycache``) never loads the whole public API.
     """
-    here = __path__[0]
+    here = os.path.dirname(__file__)
     return os.path.isfile(os.path.join(here, f"{name}.py")) or os.path.isfile(
         os.path.join(here, name, "__init__.py")
     )
