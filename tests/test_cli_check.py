@@ -258,7 +258,7 @@ def test_a_scan_cut_by_its_timeout_says_what_it_could_not_read(two_checkouts, ru
     )
     report = json.loads(cut.stdout)
     notes = report["visibility"]["notes"]
-    assert any(note.startswith("time ran out (--timeout): the command lines of") for note in notes)
+    assert any(note.startswith("time ran out (--timeout): ") for note in notes), notes
     assert ours.pid not in {entry["pid"] for entry in report["runs"]}
     whole = json.loads(check("--json", "--timeout", "60", cwd=mine).stdout)
     assert ours.pid in {entry["pid"] for entry in whole["runs"]}

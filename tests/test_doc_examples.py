@@ -44,7 +44,7 @@ def normalised(text: str) -> str:
     text = re.sub(r"\bpid \d+", "pid PID", text)
     text = re.sub(r"\b\d+(?:m\d\ds|h\d\dm|s)\b", "AGE", text)
     text = re.sub(r"\b\d+\.\d CPUs busy now", "N CPUs busy now", text)
-    text = re.sub(r"\(run-tests-script, [^,)]+\)", "(run-tests-script, USER)", text)
+    text = re.sub(r"\(run-tests-script, (?!running )[^)]+\)", "(run-tests-script, USER)", text)
     return re.sub(r"\+\d+ idle foreign test runs?\. ", "", text)
 
 
