@@ -108,6 +108,11 @@ def sandboxed_npm_test(checkout: Path) -> tuple[list[str], Path, Path]:
     return ["npm", "test"], checkout, ready
 
 
+FAILED_INSTALLS: dict[str, str] = {}
+"""Why an install from a registry failed in this session, by cache directory: tried once
+per session, so that a registry out of reach (no network, a proxy's certificate the user
+has not configured) costs one attempt, not one per test."""
+
 NODE_PACKAGES = ("jest-worker@30", "mocha@11", "vitest@3", "bats@1")
 """Small npm packages the live tests install once, from the registry, into a cache."""
 
@@ -128,6 +133,8 @@ def node_modules() -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "runctx-tests"
     key = hashlib.sha256(" ".join(NODE_PACKAGES).encode()).hexdigest()[:12]
     home = cache / f"node-{key}"
+    if str(home) in FAILED_INSTALLS:
+        unavailable(FAILED_INSTALLS[str(home)])
     home.mkdir(parents=True, exist_ok=True)
     done = home / "installed"
     with (home / "lock").open("w") as lock:
@@ -142,7 +149,9 @@ def node_modules() -> Path:
                 check=False,
             )
             if installed.returncode != 0:
-                unavailable(f"npm could not install {NODE_PACKAGES}: {installed.stderr[-300:]}")
+                why = f"npm could not install {NODE_PACKAGES}: {installed.stderr[-300:]}"
+                FAILED_INSTALLS[str(home)] = why
+                unavailable(why)
             done.touch()
     return home / "node_modules"
 
@@ -174,6 +183,8 @@ def python_tools() -> Path:
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     key = hashlib.sha256(" ".join((version, *PYTHON_TOOLS)).encode()).hexdigest()[:12]
     home = cache / f"python-{key}"
+    if str(home) in FAILED_INSTALLS:
+        unavailable(FAILED_INSTALLS[str(home)])
     cache.mkdir(parents=True, exist_ok=True)
     with (cache / f"python-{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -187,6 +198,8 @@ def python_tools() -> Path:
                 check=False,
             )
             if installed.returncode != 0:
-                unavailable(f"pip could not install {PYTHON_TOOLS}: {installed.stderr[-300:]}")
+                why = f"pip could not install {PYTHON_TOOLS}: {installed.stderr[-300:]}"
+                FAILED_INSTALLS[str(home)] = why
+                unavailable(why)
             (home / "installed").touch()
     return home / "bin"
