@@ -505,7 +505,10 @@ def test_real_python_with_flags_and_module_is_detected(tmp_path, runs):
     ready = tmp_path / "ready"
     argv0 = "/opt/ci/.venv/bin/python3.11"
     command = [argv0, "-u", "-X", "dev", "-W", "error", "-m", "pytest", str(ready)]
-    proc = runs.child(command, ready=ready, executable=sys.executable, cwd=tmp_path)
+    # an argv[0] that is no file leaves the interpreter to find its library by the prefix it
+    # was built with; one moved since (a copy under a private home) is told where it is
+    env = {**os.environ, "PYTHONHOME": sys.base_prefix}
+    proc = runs.child(command, ready=ready, executable=sys.executable, cwd=tmp_path, env=env)
     argv = argv_of(proc.pid)
     assert argv == command
     assert detect_runner(argv) == RunnerMatch("pytest")
