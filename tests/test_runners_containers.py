@@ -26,7 +26,7 @@ COMPOSE = """\
         working_dir: /app
         volumes:
           - .:/app
-          - cache:/root/.cache
+          - cache:/var/cache/app
         command: ["python", "manage.py", "runserver"]
       worker:
         build:
