@@ -7,35 +7,30 @@ typo in ``[tool.runctx]`` is a warning, never a session that cannot start.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
-from test_pytest_plugin import RAN, header_of, session, summary_of
+import test_pytest_plugin
+from test_pytest_plugin import (
+    RAN,
+    header_of,
+    session,
+    summary_of,
+)
 
-from runctx.settings import MODE_ENV, settings_and_problems
+from runctx.settings import settings_and_problems
 
 pytest_plugins = ["pytester"]
+
+checkout = test_pytest_plugin.checkout
+"""The one pytester checkout fixture, shared with the plugin's other tests."""
 
 BUSY_ALWAYS = (
     "[tool.runctx]\nbusy-box-cpu-pressure = 0\nbusy-box-load-per-cpu = 0\n"
     "busy-box-memory-available = false\n"
 )
 """Thresholds any box crosses: every sample of the session finds the box busy."""
-
-
-@pytest.fixture
-def checkout(pytester, monkeypatch):
-    """The pytester directory a real git checkout, ``$HOME`` beside it."""
-    subprocess.run(["git", "init", "-q", str(pytester.path)], check=True)
-    home = pytester.path.parent / f"{pytester.path.name}-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    for name in (MODE_ENV, "RUNCTX_SOURCE"):
-        monkeypatch.delenv(name, raising=False)
-    return Path(os.path.realpath(pytester.path))
 
 
 def runctx_lines(result: pytest.RunResult) -> list[str]:
