@@ -10,7 +10,7 @@ import attrs
 
 from runctx._log import INFO, log_event
 from runctx.checkout import Root, checkout_root, root_at, rules_for, same_directory
-from runctx.cpu_window import cpu_now, read_cpu, second_reading
+from runctx.cpu_window import CpuReading, cpu_now, read_cpu, second_reading
 from runctx.environment import Environment, same_environment
 from runctx.folding import (
     WORKER_ROLE,
@@ -75,16 +75,19 @@ def _whole(value: float | Unknown) -> int | Unknown:
     return value if isinstance(value, Unknown) else int(value)
 
 
-def _run_of(
+def _run_of(  # noqa: PLR0913 - the run's facts, each read apart
     authority: ProcRecord,
     found: FoldedRun,
     records: Mapping[int, ProcRecord],
     self_pid: int | Unknown,
     environment: Environment | Unknown,
+    *,
+    who: StartedBy | Unknown = NOT_READ,
 ) -> Run:
     members = tuple(pid for pid in found.members if pid in records)
     return Run(
         environment=environment,
+        started_by=who,
         pid=authority.pid,
         start=authority.start,
         kind=found.kind,
@@ -289,6 +292,24 @@ class _Owned:
     root: Root
 
 
+def _passed(deadline: float | None) -> bool:
+    """Whether ``deadline`` (:func:`time.monotonic`) has passed; never without one."""
+    return deadline is not None and time.monotonic() >= deadline
+
+
+@attrs.frozen
+class _FoundRuns:
+    """The table of one pass and each run found in it with its owner read.
+
+    ``unjudged`` counts the runs found whose owner was not read before the
+    deadline: they are not judged at all, and the report says how many.
+    """
+
+    table: ProcessTable
+    runs: list[tuple[FoldedRun, ProcRecord]]
+    unjudged: int = 0
+
+
 def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     source: ProcessSource,
     detect: Callable[[tuple[str, ...]], RunnerMatch | None],
@@ -297,7 +318,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     *,
     others: _OtherUsers | None = None,
     deadline: float | None = None,
-) -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
+) -> _FoundRuns:
     """The process table and each run's authority with its owner read.
 
     Argvs are read only for the processes whose ``comm`` ``argv_wanted`` keeps
@@ -308,9 +329,12 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     live: it is dropped, never reported with an unknown (so "ours") identity.
     Its members may live on, reparented: when it had any, the table is read
     once more, so they are seen as the run(s) they now form.
+
+    At ``deadline`` the owners are read no more: the runs left are counted in
+    ``unjudged``, never judged late.
     """
 
-    def read() -> tuple[ProcessTable, list[tuple[FoldedRun, ProcRecord]]]:
+    def read() -> _FoundRuns:
         if others is None and deadline is None:
             table = source.table(argv_wanted)
         else:
@@ -320,15 +344,28 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
                 argv_wanted, others.wanted if others is not None else None, deadline
             )
         folded = fold_runs(table.records, detect)
-        return table, [(found, source.with_owner(found.authority, viewer_uid)) for found in folded]
+        owned: list[tuple[FoldedRun, ProcRecord]] = []
+        for index, found in enumerate(folded):
+            if _passed(deadline):
+                return _FoundRuns(table, owned, len(folded) - index)
+            owned.append((found, source.with_owner(found.authority, viewer_uid)))
+        return _FoundRuns(table, owned)
 
-    table, owned = read()
+    first = read()
     # Read again only when a run that vanished had other processes: they may
     # live on, reparented. A lone process that exited leaves nothing to see (on
     # a busy box some always do: the table is not read twice for them).
-    if any(_vanished(authority) and len(found.members) > 1 for found, authority in owned):
-        table, owned = read()
-    return table, [(found, authority) for found, authority in owned if not _vanished(authority)]
+    moved = sum(_vanished(authority) and len(found.members) > 1 for found, authority in first.runs)
+    if not moved:
+        again = first
+    elif _passed(deadline):  # no time to read again: what they now form is not judged
+        again = attrs.evolve(first, unjudged=first.unjudged + moved)
+    else:
+        again = read()
+    return attrs.evolve(
+        again,
+        runs=[(found, authority) for found, authority in again.runs if not _vanished(authority)],
+    )
 
 
 def _judged(run: Run, here: Viewpoint) -> JudgedRun:
@@ -346,6 +383,59 @@ def _judged(run: Run, here: Viewpoint) -> JudgedRun:
     return JudgedRun(run=run, judgement=judgement)
 
 
+def _judged_runs(  # noqa: PLR0913 - each is an independent input
+    source: ProcessSource,
+    here: Viewpoint,
+    found: _FoundRuns,
+    caller: int | Unknown,
+    *,
+    deadline: float | None,
+    optional: bool,
+) -> tuple[list[JudgedRun], int]:
+    """Each run found, judged from ``here``; and how many had their optional facts dropped.
+
+    One pass over the runs. With ``optional``, each is also given its
+    environment and who started it, while the deadline is not passed; the
+    runs left past it keep those not read, and are counted.
+    """
+    reader = os.getuid()
+    records = found.table.records
+    starters: dict[tuple[Inherited, tuple[str, ...]], StartedBy | None] = {}
+    skipped = 0
+    judged_runs = []
+    for folded, authority in found.runs:
+        environment: Environment | Unknown = NOT_READ
+        who: StartedBy | Unknown = NOT_READ
+        if optional and _passed(deadline):
+            skipped += 1
+        elif optional:
+            environment = _environment_of(source, authority, folded, records, reader)
+            who = _who_started(source, authority, records, reader, starters)
+        run = _run_of(authority, folded, records, caller, environment, who=who)
+        judged_runs.append(_judged(run, here))
+    return judged_runs, skipped
+
+
+def _with_cpu_now(
+    source: ProcessSource,
+    judged_runs: list[JudgedRun],
+    measured: list[Run],
+    first: CpuReading,
+    cpu_window: float,
+) -> tuple[list[JudgedRun], float]:
+    """The runs ``measured`` with their CPU use now, from ``first`` and a second reading."""
+    second = second_reading(source, first, cpu_window)
+    sampled = {run.identity for run in measured}
+    return [
+        attrs.evolve(
+            judged, run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second))
+        )
+        if judged.run.identity in sampled
+        else judged
+        for judged in judged_runs
+    ], second.at - first.at
+
+
 SHARED_TREE_HOLDS = frozenset({Mode.STOP, Mode.ASK})
 """The ``on-shared-tree`` modes that hold a run: only then does a first pass ask the question."""
 
@@ -354,7 +444,15 @@ CUT_NOTE = "time ran out (--timeout)"
 """How the visibility note of a scan cut by its deadline begins."""
 
 
-def _cut_note(skipped: int, *, lost: bool, unread: int = 0) -> str:
+def _cut_note(  # noqa: PLR0913 - each is one thing the deadline left undone
+    skipped: int,
+    *,
+    lost: bool,
+    unread: int = 0,
+    unjudged: int = 0,
+    optional_skipped: int = 0,
+    cpu_dropped: bool = False,
+) -> str:
     parts = []
     if unread:
         noun = "process was" if unread == 1 else "processes were"
@@ -364,8 +462,17 @@ def _cut_note(skipped: int, *, lost: bool, unread: int = 0) -> str:
         parts.append(
             f"the command lines of {skipped} {noun} were not read, so a run among them is not shown"
         )
+    if unjudged:
+        noun = "run was" if unjudged == 1 else "runs were"
+        parts.append(f"{unjudged} {noun} found but not judged (its owner not read), so not shown")
     if lost:
         parts.append("no environment, starter or CPU use now was read")
+    else:
+        if optional_skipped:
+            noun = "run" if optional_skipped == 1 else "runs"
+            parts.append(f"the environment and starter of {optional_skipped} {noun} were not read")
+        if cpu_dropped:
+            parts.append("no CPU use now was read")
     return f"{CUT_NOTE}: " + "; ".join(parts or ["the scan was cut"])
 
 
@@ -434,31 +541,24 @@ def scan(  # noqa: PLR0913 - each knob is independent
         if essentials_only
         else None
     )
-    table, owned = _table_and_owners(
+    found = _table_and_owners(
         source, detect, here.uid, argv_wanted, others=others, deadline=deadline
     )
-    out_of_time = deadline is not None and time.monotonic() >= deadline
+    table, owned = found.table, found.runs
+    out_of_time = _passed(deadline)
     essentials_only = essentials_only or out_of_time
     unreadable = {
         "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
         "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
     }
-    reader = os.getuid()
-    judged_runs = [
-        _judged(
-            _run_of(
-                authority,
-                found,
-                table.records,
-                caller,
-                NOT_READ
-                if essentials_only
-                else _environment_of(source, authority, found, table.records, reader),
-            ),
-            here,
-        )
-        for found, authority in owned
-    ]
+    judged_runs, optional_skipped = _judged_runs(
+        source,
+        here,
+        found,
+        caller,
+        deadline=deadline,
+        optional=not essentials_only,
+    )
     if essentials_only:
         cpu_window = None
     measured = [
@@ -466,19 +566,10 @@ def scan(  # noqa: PLR0913 - each knob is independent
         for judged in judged_runs
         if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
     ]
-    first = read_cpu(source, measured) if cpu_window is not None and measured else None
-    if not essentials_only:
-        starters: dict[tuple[Inherited, tuple[str, ...]], StartedBy | None] = {}
-        judged_runs = [
-            JudgedRun(
-                run=attrs.evolve(
-                    judged.run,
-                    started_by=_who_started(source, authority, table.records, reader, starters),
-                ),
-                judgement=judged.judgement,
-            )
-            for judged, (_found, authority) in zip(judged_runs, owned, strict=True)
-        ]
+    first = None
+    if cpu_window is not None and measured and not _passed(deadline):
+        first = read_cpu(source, measured)
+    reading_took = 0.0 if first is None else time.monotonic() - first.at
     load = source.load()
     visibility = describe_limits(
         source=source.name,
@@ -489,22 +580,28 @@ def scan(  # noqa: PLR0913 - each knob is independent
         zombies=table.zombies,
         run_fields_unreadable=unreadable,
     )
-    if skipped[0] or out_of_time or table.not_read:
-        note = _cut_note(skipped[0], lost=out_of_time, unread=table.not_read)
-        visibility = attrs.evolve(visibility, notes=(*visibility.notes, note))
     window: float | Unknown = NOT_READ
+    cpu_dropped = False
     if first is not None and cpu_window is not None:
-        second = second_reading(source, first, cpu_window)
-        window = second.at - first.at
-        sampled = {run.identity for run in measured}
-        judged_runs = [
-            attrs.evolve(
-                judged, run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second))
-            )
-            if judged.run.identity in sampled
-            else judged
-            for judged in judged_runs
-        ]
+        # The second reading costs about what the first did: taken only when
+        # it ends before the deadline, never late.
+        ends = max(time.monotonic(), first.at + cpu_window) + reading_took
+        if deadline is not None and ends >= deadline:
+            cpu_dropped = True
+        else:
+            judged_runs, window = _with_cpu_now(source, judged_runs, measured, first, cpu_window)
+    if any((skipped[0], out_of_time, table.not_read, found.unjudged, optional_skipped)) or (
+        cpu_dropped
+    ):
+        note = _cut_note(
+            skipped[0],
+            lost=out_of_time,
+            unread=table.not_read,
+            unjudged=found.unjudged,
+            optional_skipped=optional_skipped,
+            cpu_dropped=cpu_dropped,
+        )
+        visibility = attrs.evolve(visibility, notes=(*visibility.notes, note))
 
     report = Report(
         here=here,

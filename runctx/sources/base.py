@@ -211,19 +211,19 @@ class SourceBase:
     ) -> Inherited:
         """What ``process`` inherited at exec: the ``wanted`` variables, its cgroup, its terminal.
 
-        The identity is read before and after: a pid that changed hands gives
-        nothing (every field ``gone``), so facts of one process are never told
-        about another.
+        The identity is read after the rest, with the terminal: when ``pid``
+        is still held by ``process`` then, it was held by it all along (a
+        process's pid and start time never come back once it exits). A pid
+        that changed hands gives nothing (every field ``gone``), so facts of
+        one process are never told about another.
         """
         pid = process.pid
-        before, tty = self._identity_and_tty(pid)
-        if before != process:
-            gone = before if isinstance(before, Unknown) else PID_REUSED
-            return Inherited(environ=gone, cgroup=gone, tty=gone)
         environ = skip_environ if skip_environ is not None else self._own_environ(pid, wanted)
         cgroup = self._cgroup(pid)
-        if self.current_identity(pid) != process:
-            return Inherited(environ=PID_REUSED, cgroup=PID_REUSED, tty=PID_REUSED)
+        now, tty = self._identity_and_tty(pid)
+        if now != process:
+            gone = now if isinstance(now, Unknown) else PID_REUSED
+            return Inherited(environ=gone, cgroup=gone, tty=gone)
         pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))
         log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
         return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
