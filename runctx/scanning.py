@@ -463,8 +463,12 @@ def _cut_note(  # noqa: PLR0913 - each is one thing the deadline left undone
             f"the command lines of {skipped} {noun} were not read, so a run among them is not shown"
         )
     if unjudged:
-        noun = "run was" if unjudged == 1 else "runs were"
-        parts.append(f"{unjudged} {noun} found but not judged (its owner not read), so not shown")
+        said = (
+            "run was found but not judged, so it is"
+            if unjudged == 1
+            else ("runs were found but not judged, so they are")
+        )
+        parts.append(f"{unjudged} {said} not shown")
     if lost:
         parts.append("no environment, starter or CPU use now was read")
     else:
@@ -567,7 +571,8 @@ def scan(  # noqa: PLR0913 - each knob is independent
         if not judged.run.is_self and (cpu_of is None or cpu_of(judged))
     ]
     first = None
-    if cpu_window is not None and measured and not _passed(deadline):
+    cpu_dropped = bool(cpu_window is not None and measured and _passed(deadline))
+    if cpu_window is not None and measured and not cpu_dropped:
         first = read_cpu(source, measured)
     reading_took = 0.0 if first is None else time.monotonic() - first.at
     load = source.load()
@@ -581,7 +586,6 @@ def scan(  # noqa: PLR0913 - each knob is independent
         run_fields_unreadable=unreadable,
     )
     window: float | Unknown = NOT_READ
-    cpu_dropped = False
     if first is not None and cpu_window is not None:
         # The second reading costs about what the first did: taken only when
         # it ends before the deadline, never late.

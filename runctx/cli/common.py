@@ -81,10 +81,24 @@ def deadline_from(args: argparse.Namespace) -> float | None:
 
     Counted from this process's start: on a saturated box the interpreter's
     start and the imports take seconds of wall time, and ``--timeout`` is the
-    wall time the caller waits.
+    wall time the caller waits. The scan ends :func:`rendering_reserve`
+    before it, so that the report is written within ``--timeout`` too.
     """
-    timeout = getattr(args, "timeout", None)
-    return None if timeout is None else time.monotonic() + timeout - _age()
+    timeout: float | None = getattr(args, "timeout", None)
+    if timeout is None:
+        return None
+    return time.monotonic() + timeout - rendering_reserve(timeout) - _age()
+
+
+RENDERING_SHARE = 0.2
+"""The share of ``--timeout`` left after the scan for writing its report."""
+RENDERING_RESERVE_MAX = 0.5
+"""The most of ``--timeout`` left for writing the report (seconds): thousands of runs take less."""
+
+
+def rendering_reserve(timeout: float) -> float:
+    """The seconds of ``timeout`` kept for writing the report once the scan ends."""
+    return min(timeout * RENDERING_SHARE, RENDERING_RESERVE_MAX)
 
 
 def _age() -> float:

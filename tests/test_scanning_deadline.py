@@ -1,0 +1,218 @@
+"""A scan's deadline covers all of it: what was not judged by then is counted, not done late.
+
+Many real runner processes are started (one small ``sleep`` each, titled
+``pytest``); a scan is cut at a point the test chooses by moving the scan's
+clock past its deadline from inside the real procfs source, and what the
+scan did after that point is counted. No time is measured: the outcome is
+what was read, what was judged, and what the report says it could not read.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from proctools import PYTHON, group_members, make_checkout, wait_for
+from runfactory import clean_env
+
+from runctx import scanning
+from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
+from runctx.scanning import was_cut
+from runctx.sources.procfs import ProcfsSource
+from runctx.started_by import WANTED
+from runctx.unknown import NOT_READ
+
+RUNCTX = [sys.executable, "-m", "runctx"]
+RUNNERS = 40
+CUT_COUNTS = (
+    r"(\d+) process(?:es)? (?:was|were) not read at all",
+    r"the command lines of (\d+) process",
+    r"(\d+) runs? (?:was|were) found but not judged",
+)
+"""What a cut note counts as left out: processes, command lines, runs."""
+
+STORM = r"""
+import os, sys, time
+program, count, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+for index in range(count):
+    if os.fork() == 0:
+        os.execv(program, ["pytest", str(3600 + index)])
+open(ready, "w").close()
+while True:
+    time.sleep(3600)
+"""
+"""A leader that is no runner, and ``count`` children titled ``pytest``: each a run of its own."""
+
+
+def _storm(runs, checkout: Path, count: int) -> set[int]:
+    """``count`` live runner processes in ``checkout``, orphaned in one group; their pids."""
+    sleep = shutil.which("sleep")
+    assert sleep, "the storm needs sleep(1)"
+    program = checkout / "pytest"
+    program.symlink_to(sleep)  # so that each one's comm, as its argv, says pytest
+    ready = checkout / "storm-ready"
+    leader = runs.orphan(
+        [PYTHON, "-c", STORM, str(program), str(count), str(ready)],
+        checkout,
+        env=clean_env(),
+        ready=ready,
+    )
+    wait_for(lambda: len(group_members(leader.pid)) == count + 1, what=f"{count} runner processes")
+    return group_members(leader.pid) - {leader.pid}
+
+
+class _ClockJump:
+    """The scan's clock, which jumps an hour ahead once the source read ``after`` owners."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.ahead
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(time, name)
+
+
+class _OwnersThenDeadline(ProcfsSource):
+    """The real ``/proc``; the deadline passes while the ``after``-th run's owner is read."""
+
+    def __init__(self, clock: _ClockJump, after: int) -> None:
+        super().__init__()
+        self.clock = clock
+        self.after = after
+        self.owners_read = 0
+
+    def with_owner(self, record, viewer_uid=None):
+        self.owners_read += 1
+        if self.owners_read == self.after:
+            self.clock.ahead = 3600.0
+        return super().with_owner(record, viewer_uid)
+
+
+def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(
+    shared_tmp, runs, monkeypatch
+):
+    """The deadline passes while the third run's owner is read: no run after it is read.
+
+    Three runs are judged, with nothing optional read for any (no
+    environment, no starter, no CPU use now); every other run found is
+    counted in the report's note as found but not judged, so each runner
+    started is either shown or counted.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    started = _storm(runs, checkout, RUNNERS)
+    clock = _ClockJump()
+    monkeypatch.setattr(scanning, "time", clock)
+    source = _OwnersThenDeadline(clock, after=3)
+    report = scanning.scan(
+        scanning.viewpoint(cwd=str(checkout)),
+        source=source,
+        cpu_window=DEFAULT_WINDOW_SECONDS,
+        deadline=clock.monotonic() + 600,
+    )
+    assert source.owners_read == 3
+    assert len(report.runs) == 3
+    assert was_cut(report)
+    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    unjudged = re.search(r"(\d+) runs were found but not judged", note)
+    assert unjudged, note
+    shown = {judged.run.pid for judged in report.runs} & started
+    assert len(shown) + int(unjudged.group(1)) >= RUNNERS, note
+    assert "no environment, starter or CPU use now was read" in note
+    for judged in report.runs:
+        assert judged.run.environment == NOT_READ
+        assert judged.run.started_by == NOT_READ
+        assert judged.run.cpu_now == NOT_READ
+    assert report.cpu_window == NOT_READ
+
+
+def test_an_uncut_scan_of_the_same_storm_judges_every_run_with_its_optional_facts(shared_tmp, runs):
+    """The same storm without a deadline: every runner is a run, read whole."""
+    checkout = make_checkout(shared_tmp, "proj")
+    started = _storm(runs, checkout, RUNNERS)
+    report = scanning.scan(scanning.viewpoint(cwd=str(checkout)), cpu_window=DEFAULT_WINDOW_SECONDS)
+    assert not was_cut(report)
+    ours = [judged.run for judged in report.runs if judged.run.pid in started]
+    assert len(ours) == RUNNERS
+    assert all(NOT_READ not in (run.started_by, run.cpu_now) for run in ours)
+
+
+@pytest.mark.parametrize("fmt", ["--json", "text"])
+def test_status_cut_by_a_tiny_timeout_says_what_it_did_not_read_and_exits_0(shared_tmp, runs, fmt):
+    """``status --timeout`` far shorter than the scan: exit 0, and every runner shown or counted.
+
+    What was cut is said in numbers (processes not read, command lines not
+    read, runs not judged), so that the runs the report leaves out are
+    accounted for: a cut report is never a quiet box.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    started = _storm(runs, checkout, RUNNERS)
+    args = [*RUNCTX, "status", "--timeout", "0.001"]
+    if fmt == "--json":
+        args.append("--json")
+    done = subprocess.run(
+        args, cwd=checkout, capture_output=True, text=True, check=False, env=clean_env()
+    )
+    assert done.returncode == 0, done.stderr
+    if fmt == "--json":
+        report = json.loads(done.stdout)
+        notes = report["visibility"]["notes"]
+        shown = {entry["pid"] for entry in report["runs"]} & started
+    else:
+        notes = [line for line in done.stdout.splitlines() if scanning.CUT_NOTE in line]
+        shown = {pid for pid in started if re.search(rf"\b{pid}\b", done.stdout)}
+    (note,) = [n for n in notes if scanning.CUT_NOTE in n]
+    counted = sum(int(number) for pattern in CUT_COUNTS for number in re.findall(pattern, note))
+    assert counted, note
+    assert len(shown) + counted >= RUNNERS, note
+
+
+class _StartersThenDeadline(ProcfsSource):
+    """The real ``/proc``; the deadline passes while the ``after``-th run's starter is read."""
+
+    def __init__(self, clock: _ClockJump, after: int) -> None:
+        super().__init__()
+        self.clock = clock
+        self.after = after
+        self.starters_read = 0
+
+    def inherited(self, process, wanted, *, skip_environ=None):
+        if wanted == WANTED:
+            self.starters_read += 1
+            if self.starters_read == self.after:
+                self.clock.ahead = 3600.0
+        return super().inherited(process, wanted, skip_environ=skip_environ)
+
+
+def test_optional_facts_past_the_deadline_are_dropped_and_counted(shared_tmp, runs, monkeypatch):
+    """The deadline passes while the fifth run's starter is read: every run is judged.
+
+    Four runs have who started them; the others keep it not read, and the
+    note counts them; no CPU use now is read for any.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    started = _storm(runs, checkout, RUNNERS)
+    clock = _ClockJump()
+    monkeypatch.setattr(scanning, "time", clock)
+    source = _StartersThenDeadline(clock, after=5)
+    report = scanning.scan(
+        scanning.viewpoint(cwd=str(checkout)),
+        source=source,
+        cpu_window=DEFAULT_WINDOW_SECONDS,
+        deadline=clock.monotonic() + 600,
+    )
+    assert source.starters_read == 5
+    assert {judged.run.pid for judged in report.runs} >= started
+    starters = [judged.run.started_by for judged in report.runs]
+    assert sum(started_by != NOT_READ for started_by in starters) == 5
+    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    assert f"the environment and starter of {len(report.runs) - 5} runs were not read" in note
+    assert "no CPU use now was read" in note
+    assert all(judged.run.cpu_now == NOT_READ for judged in report.runs)
