@@ -17,7 +17,9 @@ The box is loaded by CPU burners to a chosen load per CPU and a storm of
 runner-titled processes (``npm test``) of another user (``nobody``) in many
 checkouts. Each shape is then added alone, measured, and removed:
 
-- ``chain``: a deep chain of processes titled ``npm exec`` over one runner;
+- ``chain``: a deep chain of processes titled ``npm exec`` over one runner,
+  of another user; ``ownchain``: the same, of the harness's own user, in
+  another checkout (the hook cannot set it aside by its owner);
 - ``mounts``: many mounts in another mount namespace (``unshare -m``), with
   runner-named processes of another user working in them;
 - ``cmdlines``: runner processes with command lines of megabytes;
@@ -25,6 +27,13 @@ checkouts. Each shape is then added alone, measured, and removed:
   read by the hook for ``make ci`` (the command is ``make ci && pytest``);
 - ``bigmakefile``: the same, hundreds of KB of it;
 - ``pyproject``: a huge ``pyproject.toml`` in the checkout itself.
+
+``--done-when`` runs the issue's figures (``--full``: 200 hook calls a row,
+10 burners on 2 CPUs, 4,000 processes, a 6,000-deep chain...) and prints
+each figure beside its target, row by row as measured and in the table.
+``--hold [SECONDS]`` measures nothing: it keeps 4 burners and a storm of
+2,000 processes of another user alive until interrupted (or for SECONDS),
+so that the test suite can be run beside it.
 
 Needs root (to start processes as another user and to mount) and a C
 compiler (``benchmarks/chain.c`` makes the processes, a few pages each); says
