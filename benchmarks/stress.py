@@ -122,24 +122,6 @@ while True:
     os.wait()
 """
 
-STORM_SCRIPT = r"""
-import ctypes, os, sys
-binary, uid, count, title = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-ctypes.CDLL(None).prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL: dies with the harness
-dirs = sys.argv[5:]
-for i in range(count):
-    if os.fork() == 0:
-        os.chdir(dirs[i % len(dirs)])
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        os.execve(binary, [title], {"RUNCTX_CHAIN_MODE": "idle"})
-print("ready", flush=True)
-while True:
-    os.wait()
-"""
-"""Starts a storm of idle runner-titled processes of ``uid``: one fork each, not one Popen."""
-
 
 class Box:
     """The processes and files this run made, each removed by its own group or path."""
@@ -193,21 +175,25 @@ class Box:
             self.groups.remove(pgid)
 
     def storm(self, count: int, dirs: Sequence[Path], uid: int, title: str) -> None:
-        """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group."""
-        script = self.top / "storm.py"
-        script.write_text(STORM_SCRIPT)
+        """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group.
+
+        Forked by one ``chain.c`` process (a fork from this interpreter would take
+        minutes on a saturated box), which dies with the harness.
+        """
+        ready = self.top / f"storm-{len(self.groups)}"
         process = subprocess.Popen(
-            [sys.executable, str(script), str(self.binary), str(uid), str(count), title]
-            + [str(path) for path in dirs],
+            ["storm", str(count), "0", str(uid), title, str(ready), *map(str, dirs)],
+            executable=str(self.binary),
+            env={"RUNCTX_CHAIN_MODE": "storm"},
             start_new_session=True,
-            stdout=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
         )
         self.groups.append(process.pid)
-        assert process.stdout is not None  # noqa: S101 - piped above
-        if process.stdout.readline().strip() != b"ready":
-            msg = "make stress: the storm could not be started"
-            raise SystemExit(msg)
+        while not ready.exists():
+            if process.poll() is not None:
+                msg = f"make stress: the storm could not be started (exit {process.returncode})"
+                raise SystemExit(msg)
+            time.sleep(0.1)
 
     def checkout(self, name: str, uid: int | None = None) -> Path:
         """A directory with a ``.git``, owned by ``uid`` when given."""
