@@ -131,6 +131,8 @@ class Box:
         self.binary = binary
         self.top = top
         self.groups: list[int] = []
+        self.burners: list[int] = []
+        """The CPU burners' groups (also in ``groups``)."""
 
     def start(  # noqa: PLR0913 - each is how one process differs
         self,
@@ -165,6 +167,19 @@ class Box:
         self.groups.append(process.pid)
         return process
 
+    @contextlib.contextmanager
+    def burners_paused(self) -> Iterator[None]:
+        """The burners stopped (SIGSTOP to their groups) while a shape is built."""
+        for pgid in self.burners:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pgid in self.burners:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pgid, signal.SIGCONT)
+
     def stop(self, groups: Sequence[int] | None = None) -> None:
         """Kill ``groups`` (default: all) by process group, and reap what is ours."""
         for pgid in list(groups if groups is not None else self.groups):
@@ -173,6 +188,8 @@ class Box:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pgid, 0)
             self.groups.remove(pgid)
+            if pgid in self.burners:
+                self.burners.remove(pgid)
 
     def storm(self, count: int, dirs: Sequence[Path], uid: int, title: str) -> None:
         """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group.
@@ -298,13 +315,6 @@ def _count_processes(uid: int | None = None) -> int:
             with contextlib.suppress(OSError):
                 found += os.stat(f"/proc/{name}").st_uid == uid
     return found
-
-
-def _wait_for_processes(at_least: int, seconds: float = 600) -> None:
-    """Until ``at_least`` processes of ``NOBODY`` (the ones this run starts) are up."""
-    deadline = time.monotonic() + seconds
-    while _count_processes(NOBODY) < at_least and time.monotonic() < deadline:
-        time.sleep(0.2)
 
 
 # ----------------------------------------------------------------------------- the shapes
@@ -543,13 +553,11 @@ def _burners(args: argparse.Namespace) -> int:
 
 def load_the_box(box: Box, args: argparse.Namespace) -> str:
     """Start the burners and the storm of another uid; say what was started."""
+    storm_dirs = [box.checkout(f"storm{n}", NOBODY) for n in range(args.storm_checkouts)]
+    box.storm(args.storm, storm_dirs, NOBODY, "npm test")
     burners = _burners(args)
     for _ in range(burners):
-        box.start(["burn"], cwd=box.top, mode="burn", uid=NOBODY)
-    storm_dirs = [box.checkout(f"storm{n}", NOBODY) for n in range(args.storm_checkouts)]
-    before = _count_processes(NOBODY)
-    box.storm(args.storm, storm_dirs, NOBODY, "npm test")
-    _wait_for_processes(before + args.storm)
+        box.burners.append(box.start(["burn"], cwd=box.top, mode="burn", uid=NOBODY).pid)
     return f"{burners} CPU burners, {args.storm} `npm test` of uid {NOBODY}"
 
 
@@ -606,7 +614,9 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
             "bigmakefile": f"make ci && {TEST_COMMAND}",
         }
         for name in args.shapes:
-            with shapes[name]() as shape:
+            with contextlib.ExitStack() as alive:
+                with box.burners_paused():  # a chain is built one fork after another
+                    shape = alive.enter_context(shapes[name]())
                 command = commands.get(name, TEST_COMMAND)
                 what = f"storm + {shape}"
                 rows.append(_measure(name, what, checkout, command, args, launcher, rows))
