@@ -32,6 +32,9 @@ bench: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 # A loaded, hostile box (needs root and cc): hook decisions and status costs, shape by shape.
+# STRESS_ARGS=--done-when: the issue's figures beside their targets; STRESS_ARGS="--hold [S]":
+# measure nothing, keep 4 CPU burners and 2000 processes of another user alive (to run
+# `make test` beside) until Ctrl-C or for S seconds.
 stress: $(TEST_STAMP)
 	$(BIN)/python -m benchmarks.stress $(STRESS_ARGS)
 

@@ -17,7 +17,9 @@ The box is loaded by CPU burners to a chosen load per CPU and a storm of
 runner-titled processes (``npm test``) of another user (``nobody``) in many
 checkouts. Each shape is then added alone, measured, and removed:
 
-- ``chain``: a deep chain of processes titled ``npm exec`` over one runner;
+- ``chain``: a deep chain of processes titled ``npm exec`` over one runner,
+  of another user; ``ownchain``: the same, of the harness's own user, in
+  another checkout (the hook cannot set it aside by its owner);
 - ``mounts``: many mounts in another mount namespace (``unshare -m``), with
   runner-named processes of another user working in them;
 - ``cmdlines``: runner processes with command lines of megabytes;
@@ -25,6 +27,13 @@ checkouts. Each shape is then added alone, measured, and removed:
   read by the hook for ``make ci`` (the command is ``make ci && pytest``);
 - ``bigmakefile``: the same, hundreds of KB of it;
 - ``pyproject``: a huge ``pyproject.toml`` in the checkout itself.
+
+``--done-when`` runs the issue's figures (``--full``: 200 hook calls a row,
+10 burners on 2 CPUs, 4,000 processes, a 6,000-deep chain...) and prints
+each figure beside its target, row by row as measured and in the table.
+``--hold [SECONDS]`` measures nothing: it keeps 4 burners and a storm of
+2,000 processes of another user alive until interrupted (or for SECONDS),
+so that the test suite can be run beside it.
 
 Needs root (to start processes as another user and to mount) and a C
 compiler (``benchmarks/chain.c`` makes the processes, a few pages each); says
@@ -65,8 +74,8 @@ END_MARKER = "<!-- /stress results -->"
 HOOK_P99 = 2.0
 SHAPE_CPU = 0.2
 STATUS_CPU = 1.0
-STATUS_MIB = 200
-SHAPES = ("chain", "mounts", "cmdlines", "makefile", "bigmakefile", "pyproject")
+STATUS_MB = 200
+SHAPES = ("chain", "ownchain", "mounts", "cmdlines", "makefile", "bigmakefile", "pyproject")
 STATUS_TIMEOUT = 2.0
 TIMEOUT_SLACK = 0.5
 """How far past ``--timeout`` "about" reaches: the interpreter's start, the words printed."""
@@ -84,12 +93,18 @@ FULL_SIZES = {
     "pyproject_mb": 60,
 }
 """The sizes the issue that asked for this harness measured (``--full``)."""
+DONE_WHEN_SETTLE = 180.0
+"""Seconds ``--done-when`` waits at most for the load average to reach the burners."""
+HOLD_BURNERS = 4
+HOLD_STORM = 2000
+"""What ``--hold`` keeps alive unless told otherwise: the load the suite must pass beside."""
 
 MOUNT_SCRIPT = r"""
 import ctypes, os, sys
 base, binary = sys.argv[1], sys.argv[4]
 count, runners, uid = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[5])
 libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(1, 9, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGKILL: dies with the harness
 for i in range(count):
     path = os.path.join(base, f"m{i}")
     os.mkdir(path)
@@ -107,23 +122,6 @@ while True:
     os.wait()
 """
 
-STORM_SCRIPT = r"""
-import os, sys
-binary, uid, count, title = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-dirs = sys.argv[5:]
-for i in range(count):
-    if os.fork() == 0:
-        os.chdir(dirs[i % len(dirs)])
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-        os.execve(binary, [title], {"RUNCTX_CHAIN_MODE": "idle"})
-print("ready", flush=True)
-while True:
-    os.wait()
-"""
-"""Starts a storm of idle runner-titled processes of ``uid``: one fork each, not one Popen."""
-
 
 class Box:
     """The processes and files this run made, each removed by its own group or path."""
@@ -133,6 +131,8 @@ class Box:
         self.binary = binary
         self.top = top
         self.groups: list[int] = []
+        self.burners: list[int] = []
+        """The CPU burners' groups (also in ``groups``)."""
 
     def start(  # noqa: PLR0913 - each is how one process differs
         self,
@@ -167,6 +167,19 @@ class Box:
         self.groups.append(process.pid)
         return process
 
+    @contextlib.contextmanager
+    def burners_paused(self) -> Iterator[None]:
+        """The burners stopped (SIGSTOP to their groups) while a shape is built."""
+        for pgid in self.burners:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pgid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pgid in self.burners:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pgid, signal.SIGCONT)
+
     def stop(self, groups: Sequence[int] | None = None) -> None:
         """Kill ``groups`` (default: all) by process group, and reap what is ours."""
         for pgid in list(groups if groups is not None else self.groups):
@@ -175,23 +188,29 @@ class Box:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pgid, 0)
             self.groups.remove(pgid)
+            if pgid in self.burners:
+                self.burners.remove(pgid)
 
     def storm(self, count: int, dirs: Sequence[Path], uid: int, title: str) -> None:
-        """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group."""
-        script = self.top / "storm.py"
-        script.write_text(STORM_SCRIPT)
+        """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group.
+
+        Forked by one ``chain.c`` process (a fork from this interpreter would take
+        minutes on a saturated box), which dies with the harness.
+        """
+        ready = self.top / f"storm-{len(self.groups)}"
         process = subprocess.Popen(
-            [sys.executable, str(script), str(self.binary), str(uid), str(count), title]
-            + [str(path) for path in dirs],
+            ["storm", str(count), "0", str(uid), title, str(ready), *map(str, dirs)],
+            executable=str(self.binary),
+            env={"RUNCTX_CHAIN_MODE": "storm"},
             start_new_session=True,
-            stdout=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
         )
         self.groups.append(process.pid)
-        assert process.stdout is not None  # noqa: S101 - piped above
-        if process.stdout.readline().strip() != b"ready":
-            msg = "make stress: the storm could not be started"
-            raise SystemExit(msg)
+        while not ready.exists():
+            if process.poll() is not None:
+                msg = f"make stress: the storm could not be started (exit {process.returncode})"
+                raise SystemExit(msg)
+            time.sleep(0.1)
 
     def checkout(self, name: str, uid: int | None = None) -> Path:
         """A directory with a ``.git``, owned by ``uid`` when given."""
@@ -247,7 +266,7 @@ def _decision(stdout: bytes) -> str | None:
 
 
 def status_against_ps(launcher: Launcher, rounds: int) -> dict[str, tuple[float, float, float]]:
-    """Median (wall s, CPU s, peak RSS MiB) of ``status --json`` and ``ps``, taken in turns."""
+    """Median (wall s, CPU s) and peak RSS (MB) of ``status --json`` and ``ps``, in turns."""
     env = clean_env()
     commands = {
         "status": [RUNCTX, "status", "--json"],
@@ -261,7 +280,7 @@ def status_against_ps(launcher: Launcher, rounds: int) -> dict[str, tuple[float,
         name: (
             statistics.median(w for w, _r, _c in runs),
             statistics.median(c for _w, _r, c in runs),
-            max(r for _w, r, _c in runs) / 1024,
+            max(r for _w, r, _c in runs) * 1024 / 1e6,  # KiB to MB (the target's unit)
         )
         for name, runs in found.items()
     }
@@ -298,33 +317,49 @@ def _count_processes(uid: int | None = None) -> int:
     return found
 
 
-def _wait_for_processes(at_least: int, seconds: float = 600) -> None:
-    """Until ``at_least`` processes of ``NOBODY`` (the ones this run starts) are up."""
-    deadline = time.monotonic() + seconds
-    while _count_processes(NOBODY) < at_least and time.monotonic() < deadline:
-        time.sleep(0.2)
-
-
 # ----------------------------------------------------------------------------- the shapes
 
 
 @contextlib.contextmanager
-def chain_shape(box: Box, depth: int) -> Iterator[str]:
-    """``depth`` processes titled ``npm exec``, each the parent of the next, over one runner."""
-    where = box.checkout("chain", NOBODY)
-    before = _count_processes(NOBODY)
+def chain_shape(box: Box, depth: int, *, own: bool = False) -> Iterator[str]:
+    """``depth`` processes titled ``npm exec``, each the parent of the next, over one runner.
+
+    Of another user (``nobody``), or with ``own`` of the harness's own user in
+    another checkout: a chain the hook's first pass cannot set aside by its owner.
+    """
+    uid = None if own else NOBODY
+    where = box.checkout("ownchain" if own else "chain", uid)
     process = box.start(
         ["npm exec", "pytest", "-q", "deep"],
         cwd=where,
         mode=None,
-        uid=NOBODY,
+        uid=uid,
         env={"RUNCTX_CHAIN_DEPTH": str(depth), "RUNCTX_CHAIN_TITLE": "npm exec"},
     )
-    _wait_for_processes(before + depth + 1)
+    owner = uid if uid is not None else os.geteuid()
+    deadline = time.monotonic() + 600
+    while (reached := len(_group_members(process.pid))) < depth + 1:
+        if time.monotonic() > deadline or process.poll() is not None:
+            break
+        time.sleep(0.5)
+    short = f" (of {depth + 1} asked)" if reached < depth + 1 else ""
+    whose = f"uid {owner}, another checkout" if own else f"uid {owner}"
     try:
-        yield f"{depth}-deep npm exec chain over pytest (uid {NOBODY})"
+        yield f"{reached - 1}-deep npm exec chain over pytest{short} ({whose})"
     finally:
         box.stop([process.pid])
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The processes of process group ``pgid`` now."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                stat = Path(f"/proc/{name}/stat").read_text()
+                if int(stat.rpartition(")")[2].split()[2]) == pgid:
+                    found.append(int(name))
+    return found
 
 
 @contextlib.contextmanager
@@ -424,72 +459,150 @@ def _measure(  # noqa: PLR0913, PLR0917 - one row's facts
     command: str,
     args: argparse.Namespace,
     launcher: Launcher,
+    before: Sequence[dict[str, Any]],
 ) -> dict[str, object]:
     sys.stderr.write(f"  measuring {name}: {what}\n")
     sys.stderr.flush()
+    load_start = os.getloadavg()[0]
+    processes = _count_processes()
     hook = hook_calls(checkout, command, args.calls)
     status = status_against_ps(launcher, args.status_runs)
     cut = status_with_timeout(args.status_runs)
-    walls = hook["walls"]
-    assert isinstance(walls, list)  # noqa: S101 - built by hook_calls
-    # each row as soon as it is measured: a run cut short keeps what it measured
-    sys.stderr.write(
-        f"    {hook['counts']}; hook wall median {statistics.median(walls):.2f} s; "
-        f"status wall/CPU/RSS {status['status'][0]:.2f} s / {status['status'][1]:.2f} s / "
-        f"{status['status'][2]:.0f} MiB; ps {status['ps'][0]:.2f} s; "
-        f"status --timeout {STATUS_TIMEOUT:g}: {cut:.2f} s\n"
-    )
-    row = {
+    row: dict[str, Any] = {
         "name": name,
         "what": what,
-        "processes": _count_processes(),
+        "processes": max(processes, _count_processes()),
+        "load_start": load_start,
         "load": os.getloadavg()[0],
         "hook": hook,
         "status": status,
+        "rss_unit": "MB",
         "status_timeout": cut,
     }
+    # each row as soon as it is measured, each figure beside its target: a run cut short
+    # keeps what it measured
+    for line in row_verdicts(row, before):
+        sys.stderr.write(f"    {line}\n")
+    sys.stderr.flush()
     if args.save is not None:  # appended as soon as measured: rows of several runs, one table
         with args.save.open("a") as stream:
             stream.write(json.dumps(row) + "\n")
     return row
 
 
-def run(args: argparse.Namespace) -> list[dict[str, object]]:
-    """Load the box, keep each shape alive in turn, measure; always clean up."""
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP end the run (as ``KeyboardInterrupt``), and its ``finally``.
+
+    What the ``finally`` runs (killing every group) is not itself cut short: the
+    signals are held while it runs (see :func:`_signals_held`).
+    """
+
+    def interrupted(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {number: signal.signal(number, interrupted) for number in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """The stop signals wait until the block is done (a second Ctrl-C cannot cut a cleanup)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+@contextlib.contextmanager
+def _box() -> Iterator[Box]:
+    """A box with ``chain.c`` built and a scratch directory; every group killed on the way out."""
     binary = build("chain")
     if binary is None:
         msg = "make stress: no C compiler (cc or gcc) to build benchmarks/chain.c"
         raise SystemExit(msg)
     binary.parent.chmod(0o755)  # run by another user too
-    launcher = Launcher()
     top = Path(tempfile.mkdtemp(prefix="runctx-stress-"))
     top.chmod(0o755)
     box = Box(binary, top)
-    rows: list[dict[str, object]] = []
-
-    def interrupted(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupted)
     try:
+        with _stopped_by_signals():
+            yield box
+    finally:
+        with _signals_held():
+            box.stop()
+            shutil.rmtree(top, ignore_errors=True)
+            shutil.rmtree(binary.parent, ignore_errors=True)
+
+
+def _burners(args: argparse.Namespace) -> int:
+    """How many CPU burners: ``--burners``, else ``--load-per-cpu`` times the CPUs."""
+    if args.burners is not None:
+        return int(args.burners)
+    per_cpu: float = args.load_per_cpu
+    return round(per_cpu * (os.cpu_count() or 1))
+
+
+def load_the_box(box: Box, args: argparse.Namespace) -> str:
+    """Start the burners and the storm of another uid; say what was started."""
+    storm_dirs = [box.checkout(f"storm{n}", NOBODY) for n in range(args.storm_checkouts)]
+    box.storm(args.storm, storm_dirs, NOBODY, "npm test")
+    burners = _burners(args)
+    for _ in range(burners):
+        box.burners.append(box.start(["burn"], cwd=box.top, mode="burn", uid=NOBODY).pid)
+    return f"{burners} CPU burners, {args.storm} `npm test` of uid {NOBODY}"
+
+
+def _wait_for_load(target: float, seconds: float) -> None:
+    """Until the load average (it lags the burners) reaches ``target``, or for ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while os.getloadavg()[0] < target and time.monotonic() < deadline:
+        time.sleep(1)
+    sys.stderr.write(f"  load {os.getloadavg()[0]:.1f} (wanted {target:g})\n")
+
+
+def hold(args: argparse.Namespace) -> int:
+    """Keep the burners and the storm alive until interrupted, or for ``--hold`` seconds."""
+    with _box() as box:
+        what = load_the_box(box, args)
+        until = "interrupted (Ctrl-C)" if not args.hold else f"{args.hold:g} s or interrupted"
+        sys.stderr.write(f"make stress: holding {what} until {until}\n")
+        sys.stderr.flush()
+        deadline = time.monotonic() + args.hold if args.hold else None
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                time.sleep(1 if deadline is None else min(1, deadline - time.monotonic()))
+        except KeyboardInterrupt:
+            sys.stderr.write("make stress: interrupted, stopping what was held\n")
+    return 0
+
+
+def run(args: argparse.Namespace) -> list[dict[str, object]]:
+    """Load the box, keep each shape alive in turn, measure; always clean up."""
+    launcher = Launcher()
+    rows: list[dict[str, object]] = []
+    with _box() as box:
         checkout = box.checkout("proj")
         box.start(["pytest", "-q", "tests"], cwd=checkout)  # the live run of this checkout
         alone = "the live run of this checkout alone"
         if "quiet" in args.rows:
-            rows.append(_measure("quiet", alone, checkout, TEST_COMMAND, args, launcher))
-        cpus = os.cpu_count() or 1
-        for _ in range(round(args.load_per_cpu * cpus)):
-            box.start(["burn"], cwd=top, mode="burn", uid=NOBODY)
-        storm_dirs = [box.checkout(f"storm{n}", NOBODY) for n in range(args.storm_checkouts)]
-        before = _count_processes(NOBODY)
-        box.storm(args.storm, storm_dirs, NOBODY, "npm test")
-        _wait_for_processes(before + args.storm)
-        burners = round(args.load_per_cpu * cpus)
-        base = f"{burners} CPU burners, {args.storm} `npm test` of uid {NOBODY}"
+            rows.append(_measure("quiet", alone, checkout, TEST_COMMAND, args, launcher, rows))
+        base = load_the_box(box, args)
+        if args.settle:
+            _wait_for_load(_burners(args), args.settle)
         if "storm" in args.rows:
-            rows.append(_measure("storm", base, checkout, TEST_COMMAND, args, launcher))
+            rows.append(_measure("storm", base, checkout, TEST_COMMAND, args, launcher, rows))
         shapes: dict[str, Callable[[], contextlib.AbstractContextManager[str]]] = {
             "chain": lambda: chain_shape(box, args.chain),
+            "ownchain": lambda: chain_shape(box, args.chain, own=True),
             "mounts": lambda: mounts_shape(box, args.mounts, args.mount_runners),
             "cmdlines": lambda: cmdlines_shape(box, args.cmdlines, args.cmdline_mb),
             "makefile": lambda: makefile_shape(checkout, args.makefile_kb * 1024),
@@ -501,14 +614,12 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
             "bigmakefile": f"make ci && {TEST_COMMAND}",
         }
         for name in args.shapes:
-            with shapes[name]() as what:
+            with contextlib.ExitStack() as alive:
+                with box.burners_paused():  # a chain is built one fork after another
+                    shape = alive.enter_context(shapes[name]())
                 command = commands.get(name, TEST_COMMAND)
-                rows.append(_measure(name, f"storm + {what}", checkout, command, args, launcher))
-    finally:
-        box.stop()
-        signal.signal(signal.SIGTERM, previous)
-        shutil.rmtree(top, ignore_errors=True)
-        shutil.rmtree(binary.parent, ignore_errors=True)
+                what = f"storm + {shape}"
+                rows.append(_measure(name, what, checkout, command, args, launcher, rows))
     return rows
 
 
@@ -519,8 +630,67 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f}"
 
 
+def _rss_mb(row: Mapping[str, Any]) -> float:
+    """The row's peak RSS of ``status`` in MB (rows saved before this unit held MiB)."""
+    value = float(row["status"]["status"][2])
+    return value if row.get("rss_unit") == "MB" else value * (1 << 20) / 1e6
+
+
+def _storm_cpu(rows: Sequence[Mapping[str, Any]]) -> float | None:
+    """The median hook CPU of the storm row, which each shape's row is compared with."""
+    base = next((row for row in rows if row["name"] == "storm"), None)
+    return statistics.median(base["hook"]["cpus"]) if base else None
+
+
+def _met(*, met: bool) -> str:
+    return "yes" if met else "**no**"
+
+
+def row_verdicts(row: Mapping[str, Any], before: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One row's figures, each beside the target it is held to (as printed while measuring)."""
+    counts, walls, cpus = row["hook"]["counts"], row["hook"]["walls"], row["hook"]["cpus"]
+    s_wall, s_cpu, _ = row["status"]["status"]
+    p_wall, p_cpu, _ = row["status"]["ps"]
+    p99, cpu = _quantile(walls, 0.99), statistics.median(cpus)
+    base = _storm_cpu(before) if row["name"] not in {"quiet", "storm"} else None
+    shape = (
+        f"; over the storm row {cpu - base:+.3f} s (target < {SHAPE_CPU:g} s: "
+        f"{_met(met=cpu - base < SHAPE_CPU)})"
+        if base is not None
+        else ""
+    )
+    wrong = counts["failed open"] + counts["let through"]
+    return [
+        (
+            f"load {row.get('load_start', row['load']):.1f} to {row['load']:.1f}, "
+            f"{row['processes']} processes"
+        ),
+        (
+            f"hook: {counts['refused']} of {len(walls)} refused, {counts['failed open']} "
+            f"failed open, {counts['let through']} let through "
+            f"(target 0 failed open or let through: {_met(met=wrong == 0)})"
+        ),
+        (
+            f"hook wall median {statistics.median(walls):.2f} s, p99 {p99:.2f} s "
+            f"(target p99 < {HOOK_P99:g} s: {_met(met=p99 < HOOK_P99)})"
+        ),
+        f"hook CPU median {cpu:.3f} s, p99 {_quantile(cpus, 0.99):.3f} s{shape}",
+        (
+            f"status wall {s_wall:.2f} s, CPU {s_cpu:.2f} s (target < {STATUS_CPU:g} s: "
+            f"{_met(met=s_cpu < STATUS_CPU)}), peak RSS {_rss_mb(row):.0f} MB "
+            f"(target < {STATUS_MB} MB: {_met(met=_rss_mb(row) < STATUS_MB)}); "
+            f"ps wall {p_wall:.2f} s, CPU {p_cpu:.2f} s"
+        ),
+        (
+            f"status --timeout {STATUS_TIMEOUT:g} wall {row['status_timeout']:.2f} s "
+            f"(target about {STATUS_TIMEOUT:g} s, under {STATUS_TIMEOUT + TIMEOUT_SLACK:g} s: "
+            f"{_met(met=row['status_timeout'] < STATUS_TIMEOUT + TIMEOUT_SLACK)})"
+        ),
+    ]
+
+
 def table(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
-    """The results as Markdown: one row per shape, then the targets."""
+    """The results as Markdown: one row per shape (targets in the headings), then the targets."""
     today = dt.datetime.now(tz=dt.UTC).date()
     calls = sorted({len(row["hook"]["walls"]) for row in rows})
     lines = [
@@ -532,10 +702,13 @@ def table(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
         ),
         "",
         (
-            "| shape | processes | load | refused | failed open | let through "
-            "| hook wall median / p99 ms | hook CPU median / p99 ms "
-            "| status wall / CPU ms | status peak RSS MiB | ps wall / CPU ms "
-            f"| status --timeout {STATUS_TIMEOUT:g} wall ms |"
+            "| shape | processes | load (start to end) | refused | failed open (target 0) "
+            "| let through (target 0) "
+            f"| hook wall median / p99 ms (p99 < {HOOK_P99 * 1000:.0f}) "
+            f"| hook CPU median / p99 ms (a shape: < +{SHAPE_CPU * 1000:.0f} over storm) "
+            f"| status wall / CPU ms (CPU < {STATUS_CPU * 1000:.0f}) "
+            f"| status peak RSS MB (< {STATUS_MB}) | ps wall / CPU ms "
+            f"| status --timeout {STATUS_TIMEOUT:g} wall ms (about {STATUS_TIMEOUT * 1000:.0f}) |"
         ),
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
@@ -543,14 +716,15 @@ def table(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
         hook = row["hook"]
         status = row["status"]
         counts, walls, cpus = hook["counts"], hook["walls"], hook["cpus"]
-        s_wall, s_cpu, s_rss = status["status"]
+        s_wall, s_cpu, _s_rss = status["status"]
         p_wall, p_cpu, _p_rss = status["ps"]
         lines.append(
-            f"| {row['name']}: {row['what']} | {row['processes']} | {row['load']:.1f} "
+            f"| {row['name']}: {row['what']} | {row['processes']} "
+            f"| {row.get('load_start', row['load']):.1f} to {row['load']:.1f} "
             f"| {counts['refused']} | {counts['failed open']} | {counts['let through']} "
             f"| {_ms(statistics.median(walls))} / {_ms(_quantile(walls, 0.99))} "
             f"| {_ms(statistics.median(cpus))} / {_ms(_quantile(cpus, 0.99))} "
-            f"| {_ms(s_wall)} / {_ms(s_cpu)} | {s_rss:.0f} | {_ms(p_wall)} / {_ms(p_cpu)} "
+            f"| {_ms(s_wall)} / {_ms(s_cpu)} | {_rss_mb(row):.0f} | {_ms(p_wall)} / {_ms(p_cpu)} "
             f"| {_ms(row.get('status_timeout', float('nan')))} |"
         )
     lines += ["", *targets(rows)]
@@ -559,44 +733,49 @@ def table(rows: Sequence[dict[str, Any]], args: argparse.Namespace) -> str:
 
 def targets(rows: Sequence[dict[str, Any]]) -> list[str]:
     """Each of the issue's targets, met or not, over the loaded rows."""
-    loaded = [row for row in rows if row["name"] != "quiet"]
-    base = next((row for row in rows if row["name"] == "storm"), None)
-    base_cpu = statistics.median(base["hook"]["cpus"]) if base else 0.0
+    loaded = [row for row in rows if row["name"] != "quiet"] or list(rows)
+    base_cpu = _storm_cpu(rows) or 0.0
+    shapes = [row for row in loaded if row["name"] != "storm"]
 
-    def verdict(*, met: bool) -> str:
-        return "yes" if met else "**no**"
-
+    wrong = [
+        int(row["hook"]["counts"]["failed open"]) + int(row["hook"]["counts"]["let through"])
+        for row in loaded
+    ]
     fail_opens = sum(int(row["hook"]["counts"]["failed open"]) for row in loaded)
-    calls = sum(len(row["hook"]["walls"]) for row in loaded)
+    calls = [len(row["hook"]["walls"]) for row in loaded]
     p99 = max(_quantile(row["hook"]["walls"], 0.99) for row in loaded)
-    extra = max(statistics.median(row["hook"]["cpus"]) - base_cpu for row in loaded)
+    extra = max((statistics.median(row["hook"]["cpus"]) - base_cpu for row in shapes), default=0.0)
     status_cpu = max(row["status"]["status"][1] for row in loaded)
-    status_rss = max(row["status"]["status"][2] for row in loaded)
+    status_rss = max(_rss_mb(row) for row in loaded)
     cut = max(float(row.get("status_timeout", 0.0)) for row in loaded)
+    per_row = f"{min(calls)}" if min(calls) == max(calls) else f"{min(calls)} to {max(calls)}"
     return [
         "| target | measured | met? |",
         "|---|---|---|",
         (
-            f"| 0 fail-opens next to a live run of the same checkout "
-            f"| {fail_opens} of {calls} calls | {verdict(met=fail_opens == 0)} |"
+            f"| 0 fail-opens in each row's hook calls next to a live run of the same checkout "
+            f"({per_row} calls a row) | {fail_opens} failed open, "
+            f"{sum(wrong) - fail_opens} let through, in {sum(calls)} calls of {len(loaded)} rows "
+            f"| {_met(met=sum(wrong) == 0)} |"
         ),
-        f"| hook p99 under 2 s wall | worst row {p99:.2f} s | {verdict(met=p99 < HOOK_P99)} |",
+        f"| hook p99 under 2 s wall | worst row {p99:.2f} s | {_met(met=p99 < HOOK_P99)} |",
         (
-            f"| each shape costs the hook under 0.2 s CPU (median, over the storm row) "
-            f"| worst +{extra:.3f} s | {verdict(met=extra < SHAPE_CPU)} |"
+            f"| each shape costs the hook under 0.2 s CPU (median, over the storm row's "
+            f"{base_cpu:.3f} s) | worst {extra:+.3f} s | {_met(met=extra < SHAPE_CPU)} |"
         ),
         (
             f"| `status` under 1 s CPU | worst {status_cpu:.2f} s "
-            f"| {verdict(met=status_cpu < STATUS_CPU)} |"
+            f"| {_met(met=status_cpu < STATUS_CPU)} |"
         ),
         (
-            f"| `status` under 200 MB | worst {status_rss:.0f} MiB "
-            f"| {verdict(met=status_rss < STATUS_MIB)} |"
+            f"| `status` under 200 MB | worst {status_rss:.0f} MB "
+            f"| {_met(met=status_rss < STATUS_MB)} |"
         ),
         (
             f"| `status --timeout {STATUS_TIMEOUT:g}` returns within about "
-            f"{STATUS_TIMEOUT:g} s | worst {cut:.2f} s "
-            f"| {verdict(met=cut < STATUS_TIMEOUT + TIMEOUT_SLACK)} |"
+            f"{STATUS_TIMEOUT:g} s (under {STATUS_TIMEOUT + TIMEOUT_SLACK:g} s) "
+            f"| worst {cut:.2f} s "
+            f"| {_met(met=cut < STATUS_TIMEOUT + TIMEOUT_SLACK)} |"
         ),
     ]
 
@@ -618,12 +797,20 @@ def _sizes_text(sizes: Mapping[str, object]) -> str:
     return " ".join(f"--{name.replace('_', '-')} {value}" for name, value in sizes.items())
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the sizes, run, print (and maybe publish) the table."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="make stress", description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=40, help="hook calls per shape (40)")
     parser.add_argument("--status-runs", type=int, default=3, help="status runs per shape (3)")
     parser.add_argument("--load-per-cpu", type=float, default=2.0, help="CPU burners per CPU (2)")
+    parser.add_argument(
+        "--burners", type=int, help="this many CPU burners (instead of --load-per-cpu)"
+    )
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=0.0,
+        help="seconds to wait at most, once loaded, for the load average to reach the burners",
+    )
     parser.add_argument("--storm", type=int, default=1000, help="`npm test` of another uid (1000)")
     parser.add_argument("--storm-checkouts", type=int, default=40, help="their checkouts (40)")
     parser.add_argument("--chain", type=int, default=1000, help="depth of the npm exec chain")
@@ -648,6 +835,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--full", action="store_true", help="the issue's sizes: " + _sizes_text(FULL_SIZES)
     )
     parser.add_argument(
+        "--done-when",
+        action="store_true",
+        help="the issue's figures, each beside its target: --full, --settle "
+        f"{DONE_WHEN_SETTLE:g}, the storm row, then each shape",
+    )
+    parser.add_argument(
+        "--hold",
+        type=float,
+        nargs="?",
+        const=0.0,
+        metavar="SECONDS",
+        help="measure nothing: keep the burners (--burners, 4 here) and the storm (--storm, "
+        f"{HOLD_STORM} here) alive until interrupted, or for SECONDS, to run other work beside",
+    )
+    parser.add_argument(
         "--save", type=Path, help="append each row measured to this JSON-lines file"
     )
     parser.add_argument(
@@ -658,11 +860,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="measure nothing: the table of the rows saved in these files (--save)",
     )
     parser.add_argument("--write", type=Path, help="publish the table in this Markdown file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _settle_sizes(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """What ``--hold``, ``--done-when`` and ``--full`` imply, for each size not given."""
+    if args.hold is not None:
+        if args.burners is None:
+            args.burners = HOLD_BURNERS
+        if args.storm == parser.get_default("storm"):
+            args.storm = HOLD_STORM
+    if args.done_when:
+        args.full = True
+        if args.settle == parser.get_default("settle"):
+            args.settle = DONE_WHEN_SETTLE
+        if args.rows == parser.get_default("rows"):
+            args.rows = ["storm"]
     if args.full:
         for name, value in FULL_SIZES.items():
             if getattr(args, name) == parser.get_default(name):
                 setattr(args, name, value)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the sizes, run, print (and maybe publish) the table; or hold the load."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _settle_sizes(args, parser)
     if args.saved:
         rows = [json.loads(line) for path in args.saved for line in path.read_text().splitlines()]
         text = table(rows, args)
@@ -676,6 +900,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "in a new mount namespace. Run it as root (in a VM or container you own).\n"
         )
         return 2
+    if args.hold is not None:
+        return hold(args)
     rows = run(args)
     text = table(rows, args)
     sys.stdout.write(text)
