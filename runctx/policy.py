@@ -625,6 +625,11 @@ def _said(session: AgentSession | None, listener: str | None) -> Callable[[str],
     return lambda fingerprint: said_before(who, fingerprint)
 
 
+def _left_to_the_second_pass(_fingerprint: str) -> bool:
+    """Whether a note was said already, for a pass that reads nothing optional: always."""
+    return True
+
+
 def _wanted(invocations: Sequence[TestInvocation], report: Report) -> float | None:
     """The most CPUs one of the invocations will use (None when the box's CPUs are unknown)."""
     from runctx.demand import cpus_wanted  # noqa: PLC0415 - only with a note to weigh
@@ -681,7 +686,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
 
     ``essentials_only``: decide whether to refuse, and nothing more (a hook's
     first pass): each scan reads no environment, no one who started a run and
-    no CPU use now, and ``changes`` and ``environments`` wait for the second.
+    no CPU use now, and ``changes``, ``environments`` and any note on contention
+    wait for the second (a note from a pass that measured no CPU would call
+    every foreign run busy, on every command, when the second pass is dropped).
 
     ``settings`` is the value the face built for its call
     (:func:`runctx.settings.settings_for`; the defaults when none is given),
@@ -703,7 +710,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
     decisions = []
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
-    said = _said(session, listener) if not essentials_only else None
+    # The first pass reads no CPU use now: every foreign run would look busy, and a note
+    # said from it would be said on every command. Notes are the second pass's alone.
+    said = _said(session, listener) if not essentials_only else _left_to_the_second_pass
     problems: dict[str, None] = {}
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)
