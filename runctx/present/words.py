@@ -245,14 +245,16 @@ def foreign_load_hurts(report: Report, busy: Sequence[JudgedRun], wanted: float)
 
 
 def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressure) -> str:
-    """What a note on contention says, without its passing numbers: busy runs, crossed thresholds.
+    """What a note on contention says, without its passing numbers: one fact a line.
 
-    Two notes with one fingerprint say the same thing (:mod:`runctx.said`).
+    The checkout, each busy foreign run, each crossed threshold: a note whose
+    facts were all told already says nothing new (:mod:`runctx.said`).
     """
     busy, _ = split_by_cpu(report.foreign, rules)
-    pids = ",".join(sorted(str(judged.run.pid) for judged in busy))
-    crossed = ",".join(sorted(reason.partition(" ")[0] for reason in pressure.reasons))
-    return f"{report.here.root}|{pids}|{crossed}"
+    facts = [f"here {report.here.root}"]
+    facts += sorted(f"busy {judged.run.pid}" for judged in busy)
+    facts += sorted(f"over {reason.partition(' ')[0]}" for reason in pressure.reasons)
+    return "\n".join(facts)
 
 
 def foreign_note(
