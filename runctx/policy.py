@@ -67,6 +67,7 @@ from runctx.modes import (
 )
 from runctx.present.escape import visible
 from runctx.present.words import (
+    BUSY_FACT,
     MESSAGE_MAX_CHARS,
     NOTE_MAX_CHARS,
     WATCHER_GOES_AHEAD,
@@ -625,9 +626,13 @@ def _said(session: AgentSession | None, listener: str | None) -> Callable[[str],
     return lambda fingerprint: said_before(who, fingerprint)
 
 
-def _left_to_the_second_pass(_fingerprint: str) -> bool:
-    """Whether a note was said already, for a pass that reads nothing optional: always."""
-    return True
+def _names_unmeasured_runs(fingerprint: str) -> bool:
+    """For a pass that measures no CPU: a note that names busy foreign runs counts as said.
+
+    Their CPU use now was not read, so they only look busy; a note on the box
+    alone (``on-busy-box = "warn"``) is said.
+    """
+    return any(fact.startswith(BUSY_FACT) for fact in fingerprint.split("\n"))
 
 
 def _wanted(invocations: Sequence[TestInvocation], report: Report) -> float | None:
@@ -686,8 +691,8 @@ def decide(  # noqa: PLR0913 - each knob is independent
 
     ``essentials_only``: decide whether to refuse, and nothing more (a hook's
     first pass): each scan reads no environment, no one who started a run and
-    no CPU use now, and ``changes``, ``environments`` and any note on contention
-    wait for the second (a note from a pass that measured no CPU would call
+    no CPU use now, and ``changes``, ``environments`` and a note naming busy
+    foreign runs wait for the second (a pass that measured no CPU would call
     every foreign run busy, on every command, when the second pass is dropped).
 
     ``settings`` is the value the face built for its call
@@ -711,8 +716,8 @@ def decide(  # noqa: PLR0913 - each knob is independent
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
     # The first pass reads no CPU use now: every foreign run would look busy, and a note
-    # said from it would be said on every command. Notes are the second pass's alone.
-    said = _said(session, listener) if not essentials_only else _left_to_the_second_pass
+    # naming them, said from it, would be said on every command: that is the second pass's.
+    said = _said(session, listener) if not essentials_only else _names_unmeasured_runs
     problems: dict[str, None] = {}
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)

@@ -244,6 +244,10 @@ def foreign_load_hurts(report: Report, busy: Sequence[JudgedRun], wanted: float)
     return hurts(total, wanted, usable)
 
 
+BUSY_FACT = "busy "
+"""How a fingerprint's line naming a busy foreign run starts (``busy 41210``)."""
+
+
 def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressure) -> str:
     """What a note on contention says, without its passing numbers: one fact a line.
 
@@ -252,7 +256,7 @@ def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressu
     """
     busy, _ = split_by_cpu(report.foreign, rules)
     facts = [f"here {report.here.root}"]
-    facts += sorted(f"busy {judged.run.pid}" for judged in busy)
+    facts += sorted(f"{BUSY_FACT}{judged.run.pid}" for judged in busy)
     facts += sorted(f"over {reason.partition(' ')[0]}" for reason in pressure.reasons)
     return "\n".join(facts)
 
