@@ -376,3 +376,69 @@ def test_a_note_with_no_fact_not_told_already_is_not_said_again(tmp_path):
     assert said_before("claude-code:s1", "here /src/proj\nbusy 43", directory=where) is False
     assert said_before("claude-code:s1", "here /src/proj\nbusy 42", directory=where) is False
     assert said_before("claude-code:s1", "here /src/other\nbusy 42", directory=where) is False
+
+
+# --------------------------------------------------------------------------- docs/api.md
+
+
+def _plugin_words(text: str) -> str:
+    """The plugin's words in ``text``, with what changes from run to run replaced."""
+    text = re.sub(r"\bpid \d+", "pid PID", text)
+    text = re.sub(r"\b\d+(?:m\d\ds|h\d\dm|s)\b", "AGE", text)
+    text = re.sub(r"\([a-z-]+, running AGE, \d+ process(?:es)?\)", "(RUN)", text)
+    text = re.sub(r"pid PID \([a-z-]+, [^),]+\)", "pid PID (KIND, OWNER)", text)
+    text = re.sub(r"\b\d+\.\d CPUs busy now", "N CPUs busy now", text)
+    text = re.sub(r"owned by \S+, ", "owned by OWNER, ", text)
+    text = re.sub(r"busy now: [^\[\n]*\[", "busy now: REASONS [", text)
+    text = re.sub(r"\bseen at [^\]]+\]", "seen at WHEN]", text)
+    text = re.sub(r"\(\d+ samples?: [^)]*\)", "(SAMPLES)", text)
+    text = re.sub(r"\b\d+ of \d+ samples \([^)]*\)", "N of M samples (REASONS)", text)
+    text = re.sub(r"box busy: [^;]*;", "box busy: REASONS;", text)
+    text = re.sub(r"Box busy: .*\.$", "Box busy: REASONS.", text, flags=re.MULTILINE)
+    text = re.sub(r"box busy \(start\): .*$", "box busy (start): REASONS", text, flags=re.MULTILINE)
+    return re.sub(r"\b\d+ idle foreign test runs?\b", "N idle foreign test runs", text)
+
+
+def _without_the_box(text: str) -> str:
+    """``text`` with every word on the box's pressure left out (a box under every threshold)."""
+    text = text.replace(" box busy: REASONS;", "").replace("; box busy in N of M samples", "")
+    return "\n".join(line for line in text.splitlines() if "ox busy" not in line)
+
+
+def _runctx_said(output: str) -> str:
+    """What runctx wrote into a session's output: its lines, and its section under ``-v``."""
+    lines = output.splitlines()
+    said = [line for line in lines if line.startswith("runctx:")]
+    heading = [n for n, line in enumerate(lines) if re.match(r"-+ runctx -+$", line)]
+    if heading:
+        end = next(n for n in range(heading[0], len(lines)) if lines[n].startswith("Slowness"))
+        said += lines[heading[0] : end + 1]
+    return "\n".join(said)
+
+
+@pytest.mark.parametrize("verbosity", ["", "-v"])
+def test_the_plugins_example_in_api_md_is_what_a_session_prints(scene, runs, verbosity):
+    """docs/api.md: a session next to a person's run of its checkout and the busy CI job."""
+    from test_doc_examples import blocks, run_in_a_terminal
+
+    (shown,) = blocks("api.md", f"$ pytest{' ' + verbosity if verbosity else ''}\n")
+    checkout = make_checkout(scene.checkout.parent / f"other{verbosity}", "proj")
+    (checkout / "test_it.py").write_text(WATCHED_TESTS)
+    person, master = run_in_a_terminal(checkout, runs)
+    try:
+        wait_for(lambda: _job_hurts(scene), timeout=30, what="the CI job to keep the box busy")
+        args = ["-p", "no:cacheprovider", *([verbosity] if verbosity else []), "test_it.py"]
+        status, output = _orphaned_session(runs, checkout, *args)
+    finally:
+        os.close(master)
+    assert status == 0, output
+    assert f"pid {person} " in output
+    assert f"pid {scene.job} " in output, output
+    printed = _plugin_words(_runctx_said(output))
+    pytests_own = ("$ ", "=", "...")  # the command, pytest's heading, what pytest says between
+    documented = _plugin_words(
+        "\n".join(line for line in shown.splitlines() if not line.startswith(pytests_own))
+    )
+    if "ox busy" not in printed:  # a box under every threshold: the example's box words go
+        documented = _without_the_box(documented)
+    assert printed == documented
