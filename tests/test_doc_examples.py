@@ -290,3 +290,40 @@ def test_every_field_of_the_json_example_is_in_what_status_prints(shared_tmp, ru
     printed["runs"] = [judged]
     assert judged["environment"] is not None, judged
     assert keys(json.loads(shown)) <= keys(printed)
+
+
+def metric_lines(text: str) -> list[str]:
+    """OpenMetrics lines with their hashes, counts and uids replaced."""
+    text = re.sub(r'root="[0-9a-f]{12}"', 'root="HASH"', text)
+    text = re.sub(r'uid="\d+"', 'uid="UID"', text)
+    text = re.sub(r'kind="[a-z-]+"', 'kind="KIND"', text)
+    text = re.sub(r"\} \d+$", "} N", text, flags=re.MULTILINE)
+    return re.sub(r"^(runctx_usable_cpus) \d+$", r"\1 N", text, flags=re.MULTILINE).splitlines()
+
+
+def test_the_openmetrics_example_is_what_runctx_writes(shared_tmp, runs):
+    """docs/metrics.md: each line of the example, in its order, in what a real scan writes."""
+    (shown,) = blocks("metrics.md", "$ runctx status --format openmetrics\n")
+    mine = make_checkout(shared_tmp / "a")
+    theirs = runs.run_tests_script(make_checkout(shared_tmp / "b"))
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--format", "openmetrics"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=True,
+        timeout=120,
+    )
+    assert theirs.pid  # its run is one of the foreign runs counted
+    written = metric_lines(done.stdout)
+    documented = [line for line in metric_lines(shown) if line != "..."][1:]
+    at = 0
+    for line in documented:
+        assert line in written[at:], line
+        at = written.index(line, at) + 1
+    families = set(re.findall(r"^# TYPE (runctx_[a-z_]+) gauge$", done.stdout, re.MULTILINE))
+    named = set(re.findall(r"`(runctx_[a-z_]+)`", (DOCS / "metrics.md").read_text()))
+    assert named == families  # the table names every family written, and no other
+    (queries,) = blocks("metrics.md", "sum by (verdict)")
+    assert set(re.findall(r"\b(runctx_[a-z_]+)", queries)) <= families
