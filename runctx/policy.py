@@ -781,9 +781,10 @@ def decide(  # noqa: PLR0913 - each knob is independent
 
 def broken_configuration_line(problem: str) -> str:
     """What an agent is told when a runctx configuration file could not be used."""
+    where = "variable" if problem.startswith("$") else "file"
     return (
         f"runctx: the runctx configuration is broken ({visible(problem)}); this command was "
-        "judged with the defaults instead. Fix that file."
+        f"judged with the defaults instead. Fix that {where}."
     )
 
 

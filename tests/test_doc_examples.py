@@ -327,3 +327,24 @@ def test_the_openmetrics_example_is_what_runctx_writes(shared_tmp, runs):
     assert named == families  # the table names every family written, and no other
     (queries,) = blocks("metrics.md", "sum by (verdict)")
     assert set(re.findall(r"\b(runctx_[a-z_]+)", queries)) <= families
+
+
+def test_a_broken_setting_is_named_with_where_to_fix_it(shared_tmp):
+    """A hook tells the agent which file, or which variable, is broken: never a file for both."""
+    checkout = make_checkout(shared_tmp)
+    payload = claude_pre_tool_use("pytest", checkout)
+    told = {}
+    for where, env in (
+        ("variable", hook_env(RUNCTX_ON_SAME_CHECKOUT="sometimes")),
+        ("file", hook_env()),
+    ):
+        if where == "file":
+            with (checkout / "pyproject.toml").open("a") as file:
+                file.write('\n[tool.runctx]\non-same-checkout = "sometimes"\n')
+        done = run_hook("claude", payload, env=env)
+        assert done.returncode == 0, done.stderr
+        told[where] = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "($RUNCTX_ON_SAME_CHECKOUT must be one of" in told["variable"]
+    assert told["variable"].endswith("judged with the defaults instead. Fix that variable.")
+    assert f"({checkout / 'pyproject.toml'}:" in told["file"]
+    assert told["file"].endswith("judged with the defaults instead. Fix that file.")
