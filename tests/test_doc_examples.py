@@ -348,3 +348,15 @@ def test_a_broken_setting_is_named_with_where_to_fix_it(shared_tmp):
     assert told["variable"].endswith("judged with the defaults instead. Fix that variable.")
     assert f"({checkout / 'pyproject.toml'}:" in told["file"]
     assert told["file"].endswith("judged with the defaults instead. Fix that file.")
+
+
+def test_two_runs_in_the_way_are_named_as_pids(shared_tmp, runs):
+    """The advice after two runs of this checkout names them as ``pids A, B``, in one list."""
+    checkout = make_checkout(shared_tmp)
+    first = runs.run_tests_script(checkout)
+    second = runs.run_tests_script(checkout)
+    done = run_hook("claude", claude_pre_tool_use("pytest", checkout), env=hook_env())
+    reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    named = re.search(r"\(pids (\d+), (\d+)\)\.$", reason)
+    assert named is not None, reason
+    assert {int(pid) for pid in named.groups()} == {first.pid, second.pid}
