@@ -67,6 +67,7 @@ from runctx.modes import (
 )
 from runctx.present.escape import visible
 from runctx.present.words import (
+    BUSY_FACT,
     MESSAGE_MAX_CHARS,
     NOTE_MAX_CHARS,
     WATCHER_GOES_AHEAD,
@@ -625,6 +626,15 @@ def _said(session: AgentSession | None, listener: str | None) -> Callable[[str],
     return lambda fingerprint: said_before(who, fingerprint)
 
 
+def _names_unmeasured_runs(fingerprint: str) -> bool:
+    """For a pass that measures no CPU: a note that names busy foreign runs counts as said.
+
+    Their CPU use now was not read, so they only look busy; a note on the box
+    alone (``on-busy-box = "warn"``) is said.
+    """
+    return any(fact.startswith(BUSY_FACT) for fact in fingerprint.split("\n"))
+
+
 def _wanted(invocations: Sequence[TestInvocation], report: Report) -> float | None:
     """The most CPUs one of the invocations will use (None when the box's CPUs are unknown)."""
     from runctx.demand import cpus_wanted  # noqa: PLC0415 - only with a note to weigh
@@ -681,7 +691,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
 
     ``essentials_only``: decide whether to refuse, and nothing more (a hook's
     first pass): each scan reads no environment, no one who started a run and
-    no CPU use now, and ``changes`` and ``environments`` wait for the second.
+    no CPU use now, and ``changes``, ``environments`` and a note naming busy
+    foreign runs wait for the second (a pass that measured no CPU would call
+    every foreign run busy, on every command, when the second pass is dropped).
 
     ``settings`` is the value the face built for its call
     (:func:`runctx.settings.settings_for`; the defaults when none is given),
@@ -703,7 +715,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
     decisions = []
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
-    said = _said(session, listener) if not essentials_only else None
+    # The first pass reads no CPU use now: every foreign run would look busy, and a note
+    # naming them, said from it, would be said on every command: that is the second pass's.
+    said = _said(session, listener) if not essentials_only else _names_unmeasured_runs
     problems: dict[str, None] = {}
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)
@@ -767,9 +781,10 @@ def decide(  # noqa: PLR0913 - each knob is independent
 
 def broken_configuration_line(problem: str) -> str:
     """What an agent is told when a runctx configuration file could not be used."""
+    where = "variable" if problem.startswith("$") else "file"
     return (
         f"runctx: the runctx configuration is broken ({visible(problem)}); this command was "
-        "judged with the defaults instead. Fix that file."
+        f"judged with the defaults instead. Fix that {where}."
     )
 
 

@@ -3,9 +3,10 @@
 An agent that runs forty test commands on a busy box does not need forty
 copies of the same note. :func:`said_before` remembers, per listener (an
 agent's session, or a terminal), the last thing a note said (a fingerprint of
-its facts: which foreign runs are busy, which thresholds the box is over), and
-answers True when it would say the same again. A note whose facts changed is
-said again.
+its facts, one a line: which foreign runs are busy, which thresholds the box is
+over), and answers True when it would say nothing new: every fact of the note
+was told already. A note with a fact not told before is said again (and
+remembered in place of the last).
 
 The state is the user's own: one small file in ``$XDG_STATE_HOME/runctx``
 (default ``~/.local/state/runctx``), in a directory only the user may write,
@@ -83,6 +84,15 @@ def _load(path: str, owners: frozenset[int]) -> dict[str, list[object]]:
     }
 
 
+def told_already(fingerprint: str, told: str) -> bool:
+    """Whether every fact of ``fingerprint`` (one a line) is one of the facts ``told``.
+
+    A note with fewer facts (a busy run that calmed down, a threshold no longer
+    crossed) says nothing new; one with a fact not told before does.
+    """
+    return set(fingerprint.split("\n")) <= set(told.split("\n"))
+
+
 def said_before(
     listener: str,
     fingerprint: str,
@@ -110,7 +120,11 @@ def said_before(
         log_event("runctx.said_state_unreadable", path=path, error=str(error))
         state = {}
     last = state.get(key)
-    if last is not None and last[0] == fingerprint and moment - float(last[1]) < FORGET_SECONDS:  # type: ignore[arg-type]
+    if (
+        last is not None
+        and told_already(fingerprint, str(last[0]))
+        and moment - float(last[1]) < FORGET_SECONDS  # type: ignore[arg-type]
+    ):
         return True
     state[key] = [fingerprint, moment]
     kept = sorted(state.items(), key=lambda item: float(item[1][1]), reverse=True)  # type: ignore[arg-type]

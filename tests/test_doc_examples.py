@@ -33,7 +33,7 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def blocks(name: str, marker: str) -> list[str]:
-    """The fenced blocks of ``docs/NAME`` that hold ``marker``, as text."""
+    """The fenced blocks of ``docs/NAME`` (``../README.md``) that hold ``marker``, as text."""
     text = (DOCS / name).read_text()
     found = re.findall(r"^```[a-z]*\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
     return [block.strip() for block in found if marker in block]
@@ -44,7 +44,7 @@ def normalised(text: str) -> str:
     text = re.sub(r"\bpid \d+", "pid PID", text)
     text = re.sub(r"\b\d+(?:m\d\ds|h\d\dm|s)\b", "AGE", text)
     text = re.sub(r"\b\d+\.\d CPUs busy now", "N CPUs busy now", text)
-    text = re.sub(r"\(run-tests-script, (?!running )[^)]+\)", "(run-tests-script, USER)", text)
+    text = re.sub(r"\([a-z-]+, (?!running )[^)]+\): ", "(KIND, OWNER): ", text)
     return re.sub(r"\+\d+ idle foreign test runs?\. ", "", text)
 
 
@@ -127,6 +127,11 @@ def test_the_quick_start_note_is_what_the_policy_says_of_a_busy_foreign_run(shar
     assert answer is not None
     assert f"pid {spinner.pid} " in answer
     assert normalised(answer) == normalised(shown)
+    # identity.md shows the same note as an agent reads it, with idle runs counted
+    (told,) = blocks("identity.md", "runctx: Busy foreign test run (not this checkout's)")
+    assert normalised(json.loads(answer)["hookSpecificOutput"]["additionalContext"]) == (
+        normalised(told)
+    )
 
 
 def test_the_own_session_refusal_in_identity_md_is_what_the_hook_answers(shared_tmp, runs):
@@ -190,3 +195,168 @@ def test_the_status_example_has_the_shape_runctx_status_prints(shared_tmp, runs)
 def folded(kinds: list[str]) -> list[str]:
     """``kinds`` with each run of ROWs as one."""
     return [kind for n, kind in enumerate(kinds) if kind != "ROW" or kinds[n - 1] != "ROW"]
+
+
+def test_the_readme_shows_the_pages_examples_word_for_word():
+    """README.md's examples are the pages' (each rendered from a real scene above), not drifting."""
+    for marker, page in (
+        ("$ runctx status\n", "status.md"),
+        ('"permissionDecision": "deny", "permissionDecisionReason"', "hooks.md"),
+        ("id: runctx-check", "hooks.md"),
+    ):
+        (readme,) = blocks("../README.md", marker)
+        (shown,) = blocks(page, marker)
+        assert readme == shown, marker
+
+
+def test_the_teammate_guard_is_the_command_runctx_install_writes(shared_tmp):
+    """docs/hooks.md: the guarded command, as ``runctx install claude`` writes it."""
+    (shown,) = blocks("hooks.md", "if command -v runctx")
+    checkout = make_checkout(shared_tmp)
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "install", "claude", "--dry-run"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=True,
+        timeout=120,
+    )
+    written = [
+        json.loads(line.split(": ", 1)[1].rstrip(","))
+        for line in done.stdout.splitlines()
+        if '"command": ' in line
+    ]
+    assert shown in written
+
+
+def test_a_hook_that_fails_open_says_what_the_docs_show():
+    """docs/hooks.md: the stderr line and the note to the agent when the payload is malformed."""
+    (shown,) = blocks("hooks.md", "runctx: hook failed open:")
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "cwd": "/",
+        "tool_input": {"command": 5},
+    }
+    done = run_hook("claude", payload, env=hook_env())
+    assert done.returncode == 0
+    assert done.stderr.splitlines()[0] == shown
+    note = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert note.startswith("runctx could not check for other test runs (")
+    assert note.endswith(
+        "); this command was let through unchecked, so a second run of this checkout may "
+        "collide with one already live."
+    )
+
+
+def keys(value: object, at: str = "") -> set[str]:
+    """Every key path in a JSON value (``runs[].pid``)."""
+    found: set[str] = set()
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            found.add(f"{at}{key}")
+            found |= keys(inner, f"{at}{key}.")
+    elif isinstance(value, list):
+        for inner in value:
+            found |= keys(inner, f"{at}[].")
+    return found
+
+
+def test_every_field_of_the_json_example_is_in_what_status_prints(shared_tmp, runs):
+    """docs/status.md: the JSON contract's example names no field ``runctx status --json`` lacks."""
+    (shown,) = blocks("status.md", '{"schema_version": 1,')
+    mine = make_checkout(shared_tmp)
+    venv = mine / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    os.symlink(PYTHON, venv / "python")
+    (mine / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (mine / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = ready_dir(mine) / "venv-run"
+    run = runs.orphan(
+        [str(venv / "python"), "run_tests.py", str(ready)], mine, env=clean_env(), ready=ready
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--json"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=True,
+        timeout=120,
+    )
+    printed = json.loads(done.stdout)
+    (judged,) = [r for r in printed["runs"] if r["pid"] == run.pid]
+    printed["runs"] = [judged]
+    assert judged["environment"] is not None, judged
+    assert keys(json.loads(shown)) <= keys(printed)
+
+
+def metric_lines(text: str) -> list[str]:
+    """OpenMetrics lines with their hashes, counts and uids replaced."""
+    text = re.sub(r'root="[0-9a-f]{12}"', 'root="HASH"', text)
+    text = re.sub(r'uid="\d+"', 'uid="UID"', text)
+    text = re.sub(r'kind="[a-z-]+"', 'kind="KIND"', text)
+    text = re.sub(r"\} \d+$", "} N", text, flags=re.MULTILINE)
+    return re.sub(r"^(runctx_usable_cpus) \d+$", r"\1 N", text, flags=re.MULTILINE).splitlines()
+
+
+def test_the_openmetrics_example_is_what_runctx_writes(shared_tmp, runs):
+    """docs/metrics.md: each line of the example, in its order, in what a real scan writes."""
+    (shown,) = blocks("metrics.md", "$ runctx status --format openmetrics\n")
+    mine = make_checkout(shared_tmp / "a")
+    theirs = runs.run_tests_script(make_checkout(shared_tmp / "b"))
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--format", "openmetrics"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=True,
+        timeout=120,
+    )
+    assert theirs.pid  # its run is one of the foreign runs counted
+    written = metric_lines(done.stdout)
+    documented = [line for line in metric_lines(shown) if line != "..."][1:]
+    at = 0
+    for line in documented:
+        assert line in written[at:], line
+        at = written.index(line, at) + 1
+    families = set(re.findall(r"^# TYPE (runctx_[a-z_]+) gauge$", done.stdout, re.MULTILINE))
+    named = set(re.findall(r"`(runctx_[a-z_]+)`", (DOCS / "metrics.md").read_text()))
+    assert named == families  # the table names every family written, and no other
+    (queries,) = blocks("metrics.md", "sum by (verdict)")
+    assert set(re.findall(r"\b(runctx_[a-z_]+)", queries)) <= families
+
+
+def test_a_broken_setting_is_named_with_where_to_fix_it(shared_tmp):
+    """A hook tells the agent which file, or which variable, is broken: never a file for both."""
+    checkout = make_checkout(shared_tmp)
+    payload = claude_pre_tool_use("pytest", checkout)
+    told = {}
+    for where, env in (
+        ("variable", hook_env(RUNCTX_ON_SAME_CHECKOUT="sometimes")),
+        ("file", hook_env()),
+    ):
+        if where == "file":
+            with (checkout / "pyproject.toml").open("a") as file:
+                file.write('\n[tool.runctx]\non-same-checkout = "sometimes"\n')
+        done = run_hook("claude", payload, env=env)
+        assert done.returncode == 0, done.stderr
+        told[where] = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "($RUNCTX_ON_SAME_CHECKOUT must be one of" in told["variable"]
+    assert told["variable"].endswith("judged with the defaults instead. Fix that variable.")
+    assert f"({checkout / 'pyproject.toml'}:" in told["file"]
+    assert told["file"].endswith("judged with the defaults instead. Fix that file.")
+
+
+def test_two_runs_in_the_way_are_named_as_pids(shared_tmp, runs):
+    """The advice after two runs of this checkout names them as ``pids A, B``, in one list."""
+    checkout = make_checkout(shared_tmp)
+    first = runs.run_tests_script(checkout)
+    second = runs.run_tests_script(checkout)
+    done = run_hook("claude", claude_pre_tool_use("pytest", checkout), env=hook_env())
+    reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    named = re.search(r"\(pids (\d+), (\d+)\)\.$", reason)
+    assert named is not None, reason
+    assert {int(pid) for pid in named.groups()} == {first.pid, second.pid}

@@ -177,6 +177,11 @@ def _foreign_brief(judged: JudgedRun) -> str:
     return f"pid {run.pid} ({', '.join(parts)}): {describe_cpu(judged)}"
 
 
+def pid_list(pids: Sequence[int]) -> str:
+    """``pid 41210`` for one, ``pids 41210, 41388`` for more."""
+    return ("pid " if len(pids) == 1 else "pids ") + ", ".join(str(pid) for pid in pids)
+
+
 def idle_count(count: int) -> str:
     """``1 idle foreign test run``, ``3 idle foreign test runs``."""
     return f"{count} idle foreign test run{'' if count == 1 else 's'}"
@@ -244,15 +249,21 @@ def foreign_load_hurts(report: Report, busy: Sequence[JudgedRun], wanted: float)
     return hurts(total, wanted, usable)
 
 
-def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressure) -> str:
-    """What a note on contention says, without its passing numbers: busy runs, crossed thresholds.
+BUSY_FACT = "busy "
+"""How a fingerprint's line naming a busy foreign run starts (``busy 41210``)."""
 
-    Two notes with one fingerprint say the same thing (:mod:`runctx.said`).
+
+def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressure) -> str:
+    """What a note on contention says, without its passing numbers: one fact a line.
+
+    The checkout, each busy foreign run, each crossed threshold: a note whose
+    facts were all told already says nothing new (:mod:`runctx.said`).
     """
     busy, _ = split_by_cpu(report.foreign, rules)
-    pids = ",".join(sorted(str(judged.run.pid) for judged in busy))
-    crossed = ",".join(sorted(reason.partition(" ")[0] for reason in pressure.reasons))
-    return f"{report.here.root}|{pids}|{crossed}"
+    facts = [f"here {report.here.root}"]
+    facts += sorted(f"{BUSY_FACT}{judged.run.pid}" for judged in busy)
+    facts += sorted(f"over {reason.partition(' ')[0]}" for reason in pressure.reasons)
+    return "\n".join(facts)
 
 
 def foreign_note(
@@ -385,10 +396,10 @@ def same_checkout_lines(
     if count > _OURS_NAMED_MAX:
         lines.append(f"{count - _OURS_NAMED_MAX} more (runctx status).")
     if generic:
-        pids = " ".join(str(judged.run.pid) for judged in generic)
+        pids = pid_list([judged.run.pid for judged in generic])
         # Nothing says these runs are left over (an orphan is, and says so above): the
         # advice is to wait, never to stop a run whose starter may be alive.
-        lines.append(f"{_ADVICE} (pid {pids}).")
+        lines.append(f"{_ADVICE} ({pids}).")
     return lines
 
 
@@ -553,13 +564,13 @@ def shared_environment_message(environment: Environment, runs: tuple[JudgedRun, 
         if len(runs) == 1
         else "live test runs of other checkouts"
     )
-    pids = ", ".join(str(judged.run.pid) for judged in runs[:_ENVIRONMENT_RUNS_NAMED])
+    pids = pid_list([judged.run.pid for judged in runs[:_ENVIRONMENT_RUNS_NAMED]])
     more = len(runs) - _ENVIRONMENT_RUNS_NAMED
     if more > 0:
         pids += f" and {more} more"
     verb = "imports" if len(runs) == 1 else "import"
     return (
-        f"{who} (pid {pids}) {verb} from this command's environment too, "
+        f"{who} ({pids}) {verb} from this command's environment too, "
         f"{describe_environment(environment)}: an install by either changes what the other "
         "imports."
     )
