@@ -27,14 +27,13 @@ from proctools import PYTHON, Orphan, is_live, make_checkout, wait_for
 from require import unavailable
 from runfactory import RunFactory, clean_env, ready_dir
 
-from runctx.pytest_plugin import (
-    EXIT_REFUSED,
+from runctx.exits import EXIT_REFUSED
+from runctx.pytest_auto import memory_worker_count, shared_worker_count
+from runctx.pytest_contention import (
     Sample,
-    _sample_of,
     header_lines,
-    memory_worker_count,
+    sample_of,
     session_decision,
-    shared_worker_count,
     summary_lines,
 )
 from runctx.scanning import scan, viewpoint
@@ -403,19 +402,18 @@ def test_a_bad_ini_value_is_a_usage_error(pytester):
 
 ROLE_CONFTEST = """
 import pathlib
-from runctx.pytest_plugin import STATE
-
 def pytest_sessionfinish(session):
     config = session.config
     worker = getattr(config, "workerinput", {}).get("workerid", "controller")
-    sampler = config.pluginmanager.get_plugin("runctx-sampler") is not None
+    contention = config.pluginmanager.get_plugin("runctx-session") is not None
+    code = config.pluginmanager.get_plugin("runctx-code-session") is not None
     path = config.rootpath / f"role-{worker}"
-    path.write_text(f"state={STATE in config.stash} sampler={sampler}")
+    path.write_text(f"contention={contention} code={code}")
 """
 
 
 def test_under_xdist_only_the_controller_reports(pytester, checkout, runs):
-    """With -n 2 the controller scans and reports once; the workers hold no runctx state."""
+    """With -n 2 the controller scans and reports once; workers hold only the code plugin."""
     ours = runs.run_tests_script(checkout)
     pytester.makeconftest(ROLE_CONFTEST)
     pytester.makepyfile(test_two="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
@@ -424,9 +422,9 @@ def test_under_xdist_only_the_controller_reports(pytester, checkout, runs):
     result.assert_outcomes(passed=2)
     roles = {path.name: path.read_text() for path in checkout.glob("role-*")}
     assert roles == {
-        "role-controller": "state=True sampler=True",
-        "role-gw0": "state=False sampler=False",
-        "role-gw1": "state=False sampler=False",
+        "role-controller": "contention=True code=True",
+        "role-gw0": "contention=False code=True",
+        "role-gw1": "contention=False code=True",
     }
     assert len([line for line in result.outlines if f"pid {ours.pid} (" in line]) == 2
     the_line(header_of(result), f"pid {ours.pid} (")
@@ -706,7 +704,7 @@ def test_the_summary_names_a_few_runs_and_counts_the_rest(shared_tmp, runs):
     report = scan(viewpoint(cwd=str(here)), cpu_window=0.1)
     alone = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.pid in started))
     every_run_busy = BusyRules(run_cpu=0, cpu_pressure=None, load_per_cpu=None)
-    samples = [_sample_of(label, alone, every_run_busy) for label in ("start", "end")]
+    samples = [sample_of(label, alone, every_run_busy) for label in ("start", "end")]
     assert len(samples[-1].ours) == 5
     assert len(samples[-1].busy_foreign) == 5
     lines = summary_lines(samples, [], always=False)
@@ -984,11 +982,10 @@ import json, os
 
 
 def pytest_unconfigure(config):
-    from runctx.pytest_plugin import STATE
-
-    state = config.stash.get(STATE, None)
-    if state is None:
+    plugin = config.pluginmanager.get_plugin("runctx-session")
+    if plugin is None:
         return
+    state = plugin.state
     samples = [{"label": s.label, "pressure": list(s.pressure)} for s in state.samples]
     with open(os.environ["SAMPLES_OUT"], "w") as out:
         json.dump(samples, out)
