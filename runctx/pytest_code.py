@@ -42,7 +42,7 @@ from runctx.pycache import (
     use_prefix,
     write_anyway,
 )
-from runctx.pytest_terminal import choice, error_text, untraced
+from runctx.pytest_terminal import PREFIX, choice, error_text, untraced
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -178,8 +178,15 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the session's plugin object (on the controller and on every worker)."""
     with untraced():
-        from runctx.pytest_code_session import configure  # noqa: PLC0415 - after coverage starts
-
+        try:
+            from runctx.pytest_code_session import configure  # noqa: PLC0415 - after coverage
+        except Exception as error:  # noqa: BLE001 - even a broken install never breaks a session
+            state = CodeState(code_mode="warn", bytecode="off")
+            state.errors.append(error_text(error))
+            state.brief.append(f"could not check the code under test ({error_text(error)})")
+            state.header.append(PREFIX + state.brief[-1])  # the contention plugin writes it
+            config.stash[CODE] = state
+            return
         configure(config)
 
 

@@ -81,7 +81,7 @@ import os
 
 import pytest
 
-from runctx.pytest_terminal import error_text, is_worker, untraced
+from runctx.pytest_terminal import PREFIX, error_text, is_worker, summary_section, untraced
 
 MODES = ("warn", "wait", "refuse", "stop", "ask")
 """The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
@@ -159,9 +159,31 @@ def pytest_configure(config: pytest.Config) -> None:
     if is_worker(config):
         return
     with untraced():
-        from runctx.pytest_session import configure  # noqa: PLC0415 - after coverage starts
-
+        try:
+            from runctx.pytest_session import configure  # noqa: PLC0415 - after coverage starts
+        except Exception as error:  # noqa: BLE001 - even a broken install never breaks a session
+            config.pluginmanager.register(Unavailable(error_text(error)), "runctx-session")
+            return
         configure(config)
+
+
+class Unavailable:
+    """Where runctx's own modules cannot be imported (a broken install): one line each end."""
+
+    def __init__(self, error: str) -> None:
+        """Say ``error`` (escaped already) in the header and the summary."""
+        self.error = error
+
+    def pytest_report_header(self) -> list[str]:
+        """One line: runctx could not check, and why."""
+        return [f"{PREFIX}could not check for other runs ({self.error})"]
+
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter, config: pytest.Config
+    ) -> None:
+        """The same, after the tests."""
+        summary_section(terminalreporter, config)
+        terminalreporter.write_line(f"runctx could not check for other runs: {self.error}")
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
