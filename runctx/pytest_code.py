@@ -55,6 +55,8 @@ BYTECODE_MODES = ("off", "check", "fresh")
 """``--runctx-bytecode``: nothing, check the bytecode after the session, or a fresh cache."""
 CODE_PLUGIN = "runctx-code-session"
 """The name the session's plugin object is registered under."""
+BYTECODE_PLUGIN = "runctx-bytecode-session"
+"""The name the bytecode check's plugin object is registered under (only when asked for)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -188,6 +190,11 @@ def pytest_configure(config: pytest.Config) -> None:
             config.stash[CODE] = state
             return
         configure(config)
+        state = config.stash[CODE]
+        if state.bytecode != "off":
+            from runctx.pytest_bytecode import BytecodeSession  # noqa: PLC0415 - only when asked
+
+            config.pluginmanager.register(BytecodeSession(config, state), BYTECODE_PLUGIN)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,13 +1,11 @@
-"""The code plugin's session: where the code under test comes from, and its bytecode.
+"""The code plugin's session: where the code under test comes from.
 
 One :class:`CodeSession` per process of the session (the controller and
-every xdist worker, each checking its own imports), registered by
-:func:`runctx.pytest_code.pytest_configure` once a coverage tool measures.
-Its hooks: the code's origin into the header at session start
-(:func:`runctx.code_origin.check_code`), again after collection, a refusal
-for ``--runctx-code=refuse``; the bytecode checked after the session
-(:mod:`runctx.bytecode`), workers handing theirs to the controller, and its
-summary.
+every xdist worker), registered by :func:`runctx.pytest_code.pytest_configure`
+once a coverage tool measures. Its hooks: the code's origin into the header
+at session start (:func:`runctx.code_origin.check_code`), again after
+collection, and a refusal for ``--runctx-code=refuse``. The bytecode check is
+:mod:`runctx.pytest_bytecode`'s, registered only when asked for.
 """
 
 from __future__ import annotations
@@ -17,10 +15,9 @@ from collections.abc import Generator
 import attrs
 import pytest
 
-from runctx.bytecode import StaleModule, check_module, checkout_modules
 from runctx.code_origin import check_code, checkout_installs, pytest_import_dirs
 from runctx.exits import EXIT_REFUSED
-from runctx.present.words import code_elsewhere_lines, stale_reason
+from runctx.present.words import code_elsewhere_lines
 from runctx.pycache import filesystem_now
 from runctx.pytest_brief import joined, one_line
 from runctx.pytest_code import (
@@ -29,7 +26,6 @@ from runctx.pytest_code import (
     CODE_MODES,
     CODE_PLUGIN,
     FRESH,
-    STALE_OUTPUT,
     CodeState,
     checkout_of,
 )
@@ -40,7 +36,6 @@ from runctx.pytest_terminal import (
     error_text,
     header_shown,
     is_worker,
-    summary_section,
     untraced,
     verbose,
     visible,
@@ -62,45 +57,6 @@ def _code_state(config: pytest.Config) -> CodeState:
     if state.checkout is None:
         state.checkout = checkout_of(config)
     return state
-
-
-def _bytecode_header(state: CodeState) -> list[str]:
-    if state.bytecode == "fresh" and state.prefix is None:
-        reason = state.cannot or "; ".join(state.errors) or "no cache was made"
-        return [
-            (
-                f"{PREFIX}--runctx-bytecode=fresh: this session cannot have a cache of its own "
-                f"({reason}); it runs on the usual cache"
-            ),
-        ]
-    if state.bytecode == "fresh":
-        lines = [
-            (
-                f"{PREFIX}--runctx-bytecode=fresh: this session compiles into a cache of its own "
-                f"({state.prefix}), so no earlier cache can serve it"
-            ),
-        ]
-        if state.no_write_before is not None:
-            lines.append(
-                f"{PREFIX}PYTHONDONTWRITEBYTECODE is set: the session writes its compiled modules "
-                "into that cache all the same (and into no other), so that its processes compile "
-                "each module once"
-            )
-        if state.early:
-            lines.append(
-                f"{PREFIX}not compiled into that cache, since they were imported before it was "
-                "in place (when pytest started, by a plugin it loads at startup); checked against "
-                "their source after the session instead: " + ", ".join(state.early)
-            )
-        return lines
-    if state.bytecode == "check":
-        return [
-            (
-                f"{PREFIX}--runctx-bytecode=check: every module imported from this checkout is "
-                "checked against its source on disk after the session"
-            ),
-        ]
-    return []
 
 
 def _prediction_paths(config: pytest.Config) -> tuple[list[str], list[str]]:
@@ -194,89 +150,14 @@ def _refuse_code_now(state: CodeState) -> None:
     pytest.exit(visible("runctx: " + msg), returncode=EXIT_REFUSED)
 
 
-def _check_bytecode(config: pytest.Config, state: CodeState) -> None:
-    """After the session: the modules of this checkout that did not run the code on disk."""
-    if state.bytecode == "off" or state.since_ns is None or state.checkout is None:
-        return
-
-    try:
-        modules = checkout_modules(state.checkout)
-        if state.bytecode == "fresh":
-            modules = [(name, module) for name, module in modules if name in state.early]
-        state.checked += len(modules)
-        for name, module in modules:
-            found = check_module(name, module, state.since_ns, config)
-            if found is not None:
-                state.stale.append(found)
-    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
-        state.errors.append(error_text(error))
-    if is_worker(config):
-        output = getattr(config, "workeroutput", None)
-        if isinstance(output, dict):
-            output[STALE_OUTPUT] = {
-                "checked": state.checked,
-                "stale": [attrs.asdict(stale) for stale in state.stale],
-                "errors": state.errors,
-            }
-
-
-FAILING_STALENESS = ("served", "changed", "sourceless")
-"""What turns a passing ``check`` session's exit status to 1: code that is known not on disk."""
-
-
-def bytecode_summary(state: CodeState) -> list[str]:
-    """The terminal summary of ``--runctx-bytecode``."""
-    if state.bytecode == "off":
-        return []
-
-    lines = [f"runctx could not check the bytecode: {error}" for error in state.errors]
-    if not state.stale:
-        if state.bytecode == "check" or state.early:
-            lines.append(
-                f"--runctx-bytecode={state.bytecode}: all {state.checked} module(s) checked "
-                "ran the code of their source on disk"
-            )
-        return lines
-    failing = [s for s in state.stale if s.how in FAILING_STALENESS]
-    lines.append(
-        f"stale bytecode: {len(state.stale)} module(s) imported from this checkout did not "
-        "(or may not) run the code of their source on disk:"
-    )
-    lines.extend(f"  {stale.name} ({stale.source}): {stale_reason(stale)}" for stale in state.stale)
-    if failing:
-        lines.append(
-            "This session's results describe code that is not on disk. Rerun with "
-            "--runctx-bytecode=fresh (a cache of the session's own), or remove the stale cache "
-            f"(exit status {int(pytest.ExitCode.TESTS_FAILED)} when the session had passed)."
-        )
-    return lines
-
-
 def _start_code(config: pytest.Config, state: CodeState) -> None:
-    """At session start: the code under test, and the bytecode mode, into the header."""
+    """At session start: where the code under test comes from, into the header."""
     try:
         _check_code_at_start(config, state)
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(error_text(error))
         state.header.append(f"{PREFIX}could not check the code under test ({error_text(error)})")
         state.brief.append(f"could not check the code under test ({error_text(error)})")
-    bytecode = _bytecode_header(state)
-    state.header.extend(bytecode)
-    state.own_lines.extend(bytecode)
-
-
-def _finish_code(session: pytest.Session) -> None:
-    """Check the bytecode, and fail a passing session that ran code not on disk."""
-    config = session.config
-    state = config.stash.get(CODE, None)
-    if state is None:
-        return
-    if state.bytecode == "fresh" or not distributed(config):
-        _check_bytecode(config, state)
-    if is_worker(config):
-        return
-    if any(s.how in FAILING_STALENESS for s in state.stale) and session.exitstatus == 0:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 class CodeSession:
@@ -316,28 +197,6 @@ class CodeSession:
         with untraced():
             _after_collection(session)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        """Check the bytecode, and fail a passing session that ran code not on disk."""
-        with untraced():
-            _finish_code(session)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: object, error: object) -> None:
-        """An xdist worker's stale modules, gathered on the controller."""
-        del error
-        output = getattr(node, "workeroutput", None)
-        if not isinstance(output, dict) or STALE_OUTPUT not in output:
-            return
-        state = self.state
-        found = output[STALE_OUTPUT]
-        state.checked += int(found.get("checked", 0))
-        state.errors.extend(str(error) for error in found.get("errors", ()))
-        for item in found.get("stale", ()):
-            stale = StaleModule(**item)
-            if stale not in state.stale:
-                state.stale.append(stale)
-
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         """The header lines of this plugin, where the contention plugin does not write them."""
         if not self._alone():
@@ -348,25 +207,6 @@ class CodeSession:
             lines = [PREFIX + joined(state.brief)] if state.brief else []
             lines.extend(state.own_lines)
         return [visible(line) for line in lines]
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(
-        self, terminalreporter: pytest.TerminalReporter, config: pytest.Config
-    ) -> None:
-        """The bytecode's summary (``--runctx-bytecode`` asked for every line of it)."""
-        detailed = verbose(config)
-        try:
-            lines = [
-                line if detailed or line.startswith(" ") else PREFIX + line
-                for line in bytecode_summary(self.state)
-            ]
-        except Exception as error:  # noqa: BLE001 - runctx never breaks a session
-            lines = [f"runctx could not summarise the bytecode ({error_text(error)})"]
-        if not lines:
-            return
-        summary_section(terminalreporter, config)
-        for line in lines:
-            terminalreporter.write_line(visible(line))
 
 
 def _write_urgent(config: pytest.Config, state: CodeState) -> None:
