@@ -431,6 +431,25 @@ def test_under_xdist_only_the_controller_reports(pytester, checkout, runs):
     the_line(summary_of(result), f"pid {ours.pid} (")
 
 
+@pytest.mark.parametrize(
+    ("blocked", "expected"),
+    [
+        ((), "contention=True code=True"),
+        (("-p", "no:runctx.code"), "contention=True code=False"),
+        (("-p", "no:runctx"), "contention=False code=False"),
+    ],
+)
+def test_each_entry_point_is_turned_off_by_its_name_and_no_runctx_turns_off_both(
+    pytester, checkout, runs, blocked, expected
+):
+    """``runctx.code`` is the second entry point: ``-p no:runctx`` blocks it too."""
+    pytester.makeconftest(ROLE_CONFTEST)
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    result = session(pytester, runs, *blocked)
+    assert result.ret == 0, result.outlines
+    assert (checkout / "role-controller").read_text() == expected
+
+
 WORKER_CONFTEST = """
 import pathlib, psutil
 
