@@ -2,7 +2,7 @@
 
 A session's reader wants its test results; runctx says what it saw in one
 line before them and one after, unless ``-v`` asks for every detail
-(:func:`runctx.pytest_plugin.header_lines`, :func:`runctx.pytest_plugin.summary_lines`).
+(:func:`runctx.pytest_contention.header_lines`, :func:`runctx.pytest_contention.summary_lines`).
 Each line is made of *parts* joined by ``; ``: the runs of this checkout
 first (they matter most), then other users' runs in it, then busy foreign
 runs and the box's pressure, then a count of idle foreign runs. The
@@ -32,7 +32,7 @@ from runctx.settings import BusyRules
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from runctx.pytest_plugin import Sample
+    from runctx.pytest_contention import Sample
 
 MORE = "pytest -v says more"
 """The hint at the end of a line that left details out."""

@@ -1,33 +1,47 @@
-"""What the ``pytest11`` entry point loads: it registers :mod:`runctx.pytest_plugin` once.
+"""What the ``pytest11`` entry points load: each registers one of runctx's plugin modules once.
 
 pytest refuses a module registered under two names ("Plugin already
-registered"), and a user may name the plugin module too: ``-p
+registered"), and a user may name a plugin module too: ``-p
 runctx.pytest_plugin`` (registered before the entry points) or
 ``pytest_plugins = ["runctx.pytest_plugin"]`` in a conftest (after them).
-So the entry point is this separate module, with no hook but one, which
-registers the plugin module under its own name unless it is registered or
-blocked already; a later ``pytest_plugins`` naming it then finds it there.
-``-p no:runctx`` blocks this module, so the plugin stays off. The names to
-give pytest are ``runctx`` (this entry point) and ``runctx.pytest_plugin``;
-this module's own name is not one of them.
+So each entry point is a separate module with no hook but one, which
+registers its plugin module under the module's own name unless it is
+registered or blocked already; a later ``pytest_plugins`` naming it then
+finds it there.
+
+- ``runctx`` (this module) registers :mod:`runctx.pytest_plugin`: other
+  test runs, their contention, ``-n auto``;
+- ``runctx.code`` (:mod:`runctx.pytest_code_entry`) registers
+  :mod:`runctx.pytest_code`: the code under test and its bytecode.
+
+``-p no:runctx`` blocks this module, and the second entry point sees it and
+registers nothing, so both plugins stay off; ``-p no:runctx.code`` turns off
+the second alone. The modules' own names are not names to give pytest.
 """
 
 from __future__ import annotations
+
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import pytest
 
 PLUGIN_MODULE = "runctx.pytest_plugin"
+ENTRY_NAME = "runctx"
+"""The name of the first entry point: ``-p no:runctx`` turns all of runctx's plugins off."""
+
+
+def register_once(pluginmanager: pytest.PytestPluginManager, module: str) -> None:
+    """Register ``module`` under its own name unless it is registered or blocked already."""
+    if pluginmanager.is_blocked(module) or pluginmanager.has_plugin(module):
+        return
+    __import__(module)
+    plugin = sys.modules[module]
+    if not pluginmanager.is_registered(plugin):
+        pluginmanager.register(plugin, module)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     """Register the plugin module once (called as soon as this module is registered)."""
-    if pluginmanager.is_blocked(PLUGIN_MODULE) or pluginmanager.has_plugin(PLUGIN_MODULE):
-        return
-    __import__(PLUGIN_MODULE)
-    import sys  # noqa: PLC0415
-
-    plugin = sys.modules[PLUGIN_MODULE]
-    if not pluginmanager.is_registered(plugin):
-        pluginmanager.register(plugin, PLUGIN_MODULE)
+    register_once(pluginmanager, PLUGIN_MODULE)

@@ -7,6 +7,10 @@ session the plugin therefore judges the box by what it can tell is someone
 else's: the CPU time the whole box spent over a short window (``/proc/stat``)
 less what the session's own processes spent over the same window (their
 ``/proc/PID/stat``, with the children they reaped), divided by the window.
+The session's processes are its run's members and every process below them
+at either end of the window (``/proc/PID/task/TID/children``), so that a
+child a test starts during the window counts as the session's; one started
+during it counts with all its CPU time, all of it spent since.
 
 Linux only; elsewhere (and where ``/proc/stat`` cannot be read) the answer is
 None, and the box's figures are taken only before the session's workers start.
@@ -23,6 +27,8 @@ _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
 """user, nice, system, irq, softirq, steal of the ``cpu`` line (guest time is within user)."""
 MAX_STAT_BYTES = 4096
+MAX_DESCENDANTS = 4096
+"""The most processes below a session's own that are followed (a fork bomb is not walked)."""
 
 
 def box_cpu_seconds(proc: str = "/proc") -> float | None:
@@ -62,23 +68,57 @@ def tree_cpu_seconds(pids: Iterable[int], proc: str = "/proc") -> float:
     return sum(process_cpu_seconds(pid, proc) for pid in pids)
 
 
+def children_of(pid: int, proc: str = "/proc") -> list[int]:
+    """The live children of ``pid`` (of each of its threads); none where they cannot be read."""
+    found: list[int] = []
+    task = os.path.join(proc, str(pid), "task")
+    try:
+        threads = os.listdir(task)
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(os.path.join(task, thread, "children"), "rb") as children:
+                data = children.read(MAX_STAT_BYTES * 16)
+        except OSError:
+            continue
+        found.extend(int(word) for word in data.split() if word.isdigit())
+    return found
+
+
+def with_descendants(pids: Iterable[int], proc: str = "/proc") -> set[int]:
+    """``pids`` and every live process below them (at most :data:`MAX_DESCENDANTS` more)."""
+    seen = set(pids)
+    todo = list(seen)
+    limit = len(seen) + MAX_DESCENDANTS
+    while todo and len(seen) < limit:
+        for child in children_of(todo.pop(), proc):
+            if child not in seen:
+                seen.add(child)
+                todo.append(child)
+    return seen
+
+
 def others_busy_cpus(
     own: Iterable[int], window: float = 0.1, proc: str = "/proc"
 ) -> tuple[float, float] | None:
     """(CPUs others kept busy, CPUs the session kept busy) over ``window`` seconds.
 
-    ``own`` are the session's processes (its run's members). None where the
-    box's CPU time cannot be read.
+    ``own`` are the session's processes (its run's members); the processes
+    below them, at the start of the window and at its end, are the
+    session's too. None where the box's CPU time cannot be read.
     """
-    pids = tuple(own)
+    roots = tuple(own)
     box_before = box_cpu_seconds(proc)
     if box_before is None:
         return None
+    pids = with_descendants(roots, proc)
     own_before = tree_cpu_seconds(pids, proc)
     began = time.monotonic()
     time.sleep(window)
     box_after = box_cpu_seconds(proc)
-    own_after = tree_cpu_seconds(pids, proc)
+    # A process started during the window had spent nothing before it: all its time counts.
+    own_after = tree_cpu_seconds(pids | with_descendants(roots, proc), proc)
     elapsed = time.monotonic() - began
     if box_after is None or elapsed <= 0:
         return None

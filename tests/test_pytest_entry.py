@@ -110,13 +110,20 @@ def test_loading_the_plugin_imports_none_of_the_packages_it_uses(checkout, tmp_p
     on = _probe(checkout, tmp_path)
     off = _probe(checkout, tmp_path, "-p", "no:runctx")
     assert "runctx.pytest_plugin" in on["runctx"]  # the plugin really was loaded by then
+    assert "runctx.pytest_code" in on["runctx"]  # and the second one, the code under test
     assert "runctx.pytest_plugin" not in off["runctx"]
+    assert "runctx.pytest_code" not in off["runctx"]  # -p no:runctx turns off both
     assert on["world"] == off["world"] == []
     assert set(on["runctx"]) <= {
         "runctx",
-        "runctx.exits",
+        "runctx.present",
+        "runctx.present.escape",
+        "runctx.pycache",
+        "runctx.pytest_code",
+        "runctx.pytest_code_entry",
         "runctx.pytest_entry",
         "runctx.pytest_plugin",
+        "runctx.pytest_terminal",
     }
 
 

@@ -27,14 +27,13 @@ from proctools import PYTHON, Orphan, is_live, make_checkout, wait_for
 from require import unavailable
 from runfactory import RunFactory, clean_env, ready_dir
 
-from runctx.pytest_plugin import (
-    EXIT_REFUSED,
+from runctx.exits import EXIT_REFUSED
+from runctx.pytest_auto import memory_worker_count, shared_worker_count
+from runctx.pytest_contention import (
     Sample,
-    _sample_of,
     header_lines,
-    memory_worker_count,
+    sample_of,
     session_decision,
-    shared_worker_count,
     summary_lines,
 )
 from runctx.scanning import scan, viewpoint
@@ -403,19 +402,18 @@ def test_a_bad_ini_value_is_a_usage_error(pytester):
 
 ROLE_CONFTEST = """
 import pathlib
-from runctx.pytest_plugin import STATE
-
 def pytest_sessionfinish(session):
     config = session.config
     worker = getattr(config, "workerinput", {}).get("workerid", "controller")
-    sampler = config.pluginmanager.get_plugin("runctx-sampler") is not None
+    contention = config.pluginmanager.get_plugin("runctx-session") is not None
+    code = config.pluginmanager.get_plugin("runctx-code-session") is not None
     path = config.rootpath / f"role-{worker}"
-    path.write_text(f"state={STATE in config.stash} sampler={sampler}")
+    path.write_text(f"contention={contention} code={code}")
 """
 
 
 def test_under_xdist_only_the_controller_reports(pytester, checkout, runs):
-    """With -n 2 the controller scans and reports once; the workers hold no runctx state."""
+    """With -n 2 the controller scans and reports once; workers hold only the code plugin."""
     ours = runs.run_tests_script(checkout)
     pytester.makeconftest(ROLE_CONFTEST)
     pytester.makepyfile(test_two="def test_a():\n    pass\n\ndef test_b():\n    pass\n")
@@ -424,13 +422,32 @@ def test_under_xdist_only_the_controller_reports(pytester, checkout, runs):
     result.assert_outcomes(passed=2)
     roles = {path.name: path.read_text() for path in checkout.glob("role-*")}
     assert roles == {
-        "role-controller": "state=True sampler=True",
-        "role-gw0": "state=False sampler=False",
-        "role-gw1": "state=False sampler=False",
+        "role-controller": "contention=True code=True",
+        "role-gw0": "contention=False code=True",
+        "role-gw1": "contention=False code=True",
     }
     assert len([line for line in result.outlines if f"pid {ours.pid} (" in line]) == 2
     the_line(header_of(result), f"pid {ours.pid} (")
     the_line(summary_of(result), f"pid {ours.pid} (")
+
+
+@pytest.mark.parametrize(
+    ("blocked", "expected"),
+    [
+        ((), "contention=True code=True"),
+        (("-p", "no:runctx.code"), "contention=True code=False"),
+        (("-p", "no:runctx"), "contention=False code=False"),
+    ],
+)
+def test_each_entry_point_is_turned_off_by_its_name_and_no_runctx_turns_off_both(
+    pytester, checkout, runs, blocked, expected
+):
+    """``runctx.code`` is the second entry point: ``-p no:runctx`` blocks it too."""
+    pytester.makeconftest(ROLE_CONFTEST)
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    result = session(pytester, runs, *blocked)
+    assert result.ret == 0, result.outlines
+    assert (checkout / "role-controller").read_text() == expected
 
 
 WORKER_CONFTEST = """
@@ -706,7 +723,7 @@ def test_the_summary_names_a_few_runs_and_counts_the_rest(shared_tmp, runs):
     report = scan(viewpoint(cwd=str(here)), cpu_window=0.1)
     alone = attrs.evolve(report, runs=tuple(j for j in report.runs if j.run.pid in started))
     every_run_busy = BusyRules(run_cpu=0, cpu_pressure=None, load_per_cpu=None)
-    samples = [_sample_of(label, alone, every_run_busy) for label in ("start", "end")]
+    samples = [sample_of(label, alone, every_run_busy) for label in ("start", "end")]
     assert len(samples[-1].ours) == 5
     assert len(samples[-1].busy_foreign) == 5
     lines = summary_lines(samples, [], always=False)
@@ -984,11 +1001,10 @@ import json, os
 
 
 def pytest_unconfigure(config):
-    from runctx.pytest_plugin import STATE
-
-    state = config.stash.get(STATE, None)
-    if state is None:
+    plugin = config.pluginmanager.get_plugin("runctx-session")
+    if plugin is None:
         return
+    state = plugin.state
     samples = [{"label": s.label, "pressure": list(s.pressure)} for s in state.samples]
     with open(os.environ["SAMPLES_OUT"], "w") as out:
         json.dump(samples, out)
@@ -1061,3 +1077,51 @@ def test_the_sessions_cpu_counts_its_processes_and_the_children_they_reaped(runs
     theirs, mine = measured
     assert mine < 0.2  # the parent sleeps: the session keeps no CPU busy
     assert theirs >= 0.0
+
+
+FORK_A_SPINNER_ON_GO = """
+import os, sys, time
+go = sys.argv[1]
+while not os.path.exists(go):
+    time.sleep(0.01)
+child = os.fork()
+if child == 0:
+    while True:
+        pass
+print(child, flush=True)
+time.sleep(300)
+"""
+
+
+def test_a_child_the_session_starts_during_the_window_counts_as_the_sessions(runs, tmp_path):
+    """A process of the session forks a spinning child mid-window: its CPU is the session's.
+
+    The child is not among the pids the measure is given (a scan taken before
+    it started could not name it); it is found below them, and all the CPU it
+    spent (all of it within the window) counts as the session's, none as
+    others'.
+    """
+    import threading
+
+    import psutil
+
+    from runctx.session_cpu import others_busy_cpus
+
+    go, out = tmp_path / "go", tmp_path / "out"
+    with out.open("wb") as stdout:
+        parent = runs.child([PYTHON, "-c", FORK_A_SPINNER_ON_GO, str(go)], stdout=stdout)
+    threading.Timer(0.2, go.touch).start()
+    window = 1.5
+    measured = others_busy_cpus([parent.pid], window=window)
+    wait_for(lambda: out.read_bytes().strip(), what="the child's pid")
+    child = psutil.Process(int(out.read_bytes()))
+    try:
+        times = child.cpu_times()
+        spent = times.user + times.system
+        assert measured is not None
+        _theirs, mine = measured
+        assert spent >= 0.02  # the child really spun within the window
+        # Without the child found below the parent, the sleeping parent alone is ~0 CPUs.
+        assert mine * window >= spent * 0.8 - 0.02, (mine, spent)
+    finally:
+        child.kill()  # the parent, a child of the suite, reaps it or is stopped at teardown

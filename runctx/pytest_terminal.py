@@ -1,0 +1,136 @@
+"""What runctx's two pytest plugins share: their terminal, their verbosity, their options.
+
+Both plugins (:mod:`runctx.pytest_plugin`, other test runs; :mod:`runctx.pytest_code`,
+the code under test) write through these helpers, so that every line they
+write is escaped for the terminal (:func:`runctx.present.escape.terminal_text`),
+a foreign run's argv or directory name cannot write on it, and both follow
+the session's verbosity the same way.
+
+Loaded when pytest loads the plugins, before a coverage tool measures: it
+imports pytest and the standard library only (and runctx's escaping, which
+is standard library too). :func:`untraced` is how the plugins keep their own
+work out of a coverage tool's figures once it measures.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+from collections.abc import Generator
+
+import pytest
+
+from runctx.present.escape import terminal_text
+
+PREFIX = "runctx: "
+THIRD_PARTY = ("attr", "attrs")
+"""The packages runctx's modules use as they load, which may be the project under test."""
+SEPARATOR_WRITTEN = pytest.StashKey[bool]()
+"""Set once the terminal summary's ``runctx`` separator (under ``-v``) is written."""
+
+
+@contextlib.contextmanager
+def untraced() -> Generator[None, None, None]:
+    """Keep runctx's own work unseen by a coverage tool measuring the session.
+
+    The packages runctx uses (:data:`THIRD_PARTY`) are imported first, while
+    coverage measures, so that their module-level lines count as the suite's
+    own import of them would; then coverage (``coverage.Coverage.current()``,
+    as pytest-cov runs it) stops while runctx imports its modules, defines its
+    records and scans, so that runctx's use of them covers no line of a
+    project that is one of them. Coverage figures are then those of the suite
+    alone.
+    """
+    for name in THIRD_PARTY:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    coverage = sys.modules.get("coverage")
+    current = getattr(getattr(coverage, "Coverage", None), "current", None)
+    measuring = current() if callable(current) else None
+    stopped = False
+    if measuring is not None:
+        with contextlib.suppress(Exception):
+            measuring.stop()
+            stopped = True
+    try:
+        yield
+    finally:
+        if stopped and measuring is not None:
+            measuring.start()
+
+
+def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is a pytest-xdist worker."""
+    return hasattr(config, "workerinput")
+
+
+def distributed(config: pytest.Config) -> bool:
+    """Whether this is the controller of an xdist session (its workers collect and run)."""
+    return not is_worker(config) and config.pluginmanager.has_plugin("dsession")
+
+
+def error_text(error: BaseException) -> str:
+    """An exception as one escaped line: its type and message."""
+    return visible(f"{type(error).__name__}: {error}")
+
+
+def visible(text: str) -> str:
+    """``text`` escaped for the terminal, line by line, in what its encoding can hold.
+
+    pytest's terminal writer escapes a whole line again (backslashes too)
+    when one character does not fit the terminal's encoding (``…`` on an
+    ASCII terminal); written as its escape here, nothing is escaped twice.
+    """
+    return terminal_text(text, getattr(sys.__stdout__, "encoding", None))
+
+
+def write(config: pytest.Config, text: str) -> None:
+    """A line on the terminal now, whatever the verbosity (stderr without a terminal)."""
+    text = visible(text)
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+        return
+    reporter.write_line(text)
+    reporter.flush()
+
+
+def verbose(config: pytest.Config) -> bool:
+    """Whether the session asked for details (``-v``): every line, not one."""
+    return config.get_verbosity() > 0
+
+
+def header_shown(config: pytest.Config) -> bool:
+    """Whether pytest writes the report header (not under ``-q``, ``-qq`` or ``--no-header``)."""
+    return config.get_verbosity() >= 0 and not config.getoption("no_header", default=False)
+
+
+def summary_section(reporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """Under ``-v``, the ``runctx`` separator before the summary's lines, once per session."""
+    if verbose(config) and not config.stash.get(SEPARATOR_WRITTEN, False):
+        reporter.write_sep("-", "runctx")
+        config.stash[SEPARATOR_WRITTEN] = True
+
+
+def setting(config: pytest.Config, name: str) -> str:
+    """The command-line value of a setting, else its ini value."""
+    value = config.getoption(name)
+    if value is None:
+        value = config.getini(name)
+    return str(value).strip()
+
+
+def choice(config: pytest.Config, name: str, choices: tuple[str, ...], default: str) -> str:
+    """An option's value, else its ini value, else ``default``; a bad ini value is an error."""
+    value = getattr(config.known_args_namespace, name, None) or config.getoption(name, None)
+    if value:
+        return str(value)
+    ini = str(config.getini(name)).strip()
+    if not ini:
+        return default
+    if ini not in choices:
+        msg = f"{name} = {ini!r}: choose one of {', '.join(choices)}"
+        raise pytest.UsageError(msg)
+    return ini
