@@ -53,6 +53,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.actions import Action as Action  # noqa: PLC0414 - re-exported for every face
 from runctx.busy import BoxPressure, box_pressure
 from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
@@ -92,25 +93,6 @@ from runctx.started_by import AgentSession
 from runctx.unknown import Unknown
 from runctx.waiting import blocking_runs, sharing_runs
 from runctx.watchers import watcher_of
-
-
-class Action(enum.StrEnum):
-    """What a face does with a command, from the quietest to the firmest."""
-
-    SILENT = "silent"
-    """Nothing worth a word is live: say nothing, let it run."""
-    NOTE = "note"
-    """Only foreign runs, busy now (or a busy box): let it run, with a note on the contention."""
-    WARN = "warn"
-    """Another run of this checkout is live, but the checkout only warns: let it run."""
-    ASK = "ask"
-    """Another run of this checkout is live: ask the user first."""
-    WAIT = "wait"
-    """Wait, then start: for this checkout's earlier runs (``same_action``), for room on
-    the box (``box_action``), or both. A face that cannot wait (a hook) refuses and
-    says how to wait."""
-    STOP = "stop"
-    """Do not start, and no waiting changes that."""
 
 
 class Cause(enum.StrEnum):
