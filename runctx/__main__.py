@@ -1,5 +1,5 @@
 """``python -m runctx``."""
 
-from runctx.cli.main import main
+from runctx.hooks.main import console
 
-raise SystemExit(main())
+raise SystemExit(console())

@@ -54,6 +54,7 @@ might be.
 from __future__ import annotations
 
 import os
+import pwd
 import stat
 
 TYPE_CHECKING = False
@@ -195,8 +196,6 @@ _HOME_CACHE: dict[int, str | None] = {}
 def _home_of(uid: int) -> str | None:
     """The home directory of ``uid`` in the user database, cached per process."""
     if uid not in _HOME_CACHE:
-        import pwd  # noqa: PLC0415 - only when a uid's home is asked for
-
         try:
             _HOME_CACHE[uid] = pwd.getpwuid(uid).pw_dir
         except KeyError:

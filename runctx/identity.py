@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import os
+import pwd
 import stat
 from typing import Protocol
 
@@ -152,8 +153,6 @@ def _root_ground(root: str | Unknown, here: str | Unknown) -> tuple[_Ground, str
 
 def _groups_of(uid: int) -> set[int]:
     """The groups of ``uid`` in the user database (primary and supplementary); none if unknown."""
-    import pwd  # noqa: PLC0415 - only for another user's run in this very checkout
-
     try:
         entry = pwd.getpwuid(uid)
         return set(os.getgrouplist(entry.pw_name, entry.pw_gid))

@@ -53,9 +53,11 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.actions import Action as Action  # noqa: PLC0414 - re-exported for every face
 from runctx.busy import BoxPressure, box_pressure
 from runctx.checkout import Root, same_directory
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
+from runctx.demand import cpus_wanted
 from runctx.environment import Environment, activated, command_environment
 from runctx.identity import Verdict
 from runctx.modes import (
@@ -85,33 +87,24 @@ from runctx.present.words import (
     watcher_line,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
+from runctx.said import ONCE_ENV, said_before
 from runctx.scanning import scan, viewpoint
-from runctx.settings import DEFAULT_BUSY, DEFAULTS, BusyRules, Settings
+from runctx.settings import (
+    DEFAULT_BUSY,
+    DEFAULTS,
+    ENVIRONMENT_LAYER,
+    MODE_ENV,
+    MODE_KEY,
+    USER_LAYER,
+    BusyRules,
+    Settings,
+)
 from runctx.shell.commands import TestInvocation
 from runctx.sources import ProcessSource
 from runctx.started_by import AgentSession
 from runctx.unknown import Unknown
 from runctx.waiting import blocking_runs, sharing_runs
 from runctx.watchers import watcher_of
-
-
-class Action(enum.StrEnum):
-    """What a face does with a command, from the quietest to the firmest."""
-
-    SILENT = "silent"
-    """Nothing worth a word is live: say nothing, let it run."""
-    NOTE = "note"
-    """Only foreign runs, busy now (or a busy box): let it run, with a note on the contention."""
-    WARN = "warn"
-    """Another run of this checkout is live, but the checkout only warns: let it run."""
-    ASK = "ask"
-    """Another run of this checkout is live: ask the user first."""
-    WAIT = "wait"
-    """Wait, then start: for this checkout's earlier runs (``same_action``), for room on
-    the box (``box_action``), or both. A face that cannot wait (a hook) refuses and
-    says how to wait."""
-    STOP = "stop"
-    """Do not start, and no waiting changes that."""
 
 
 class Cause(enum.StrEnum):
@@ -617,7 +610,6 @@ def _said(session: AgentSession | None, listener: str | None) -> Callable[[str],
         listener = f"{session.kind}:{session.id}"
     if listener is None:
         return None
-    from runctx.said import ONCE_ENV, said_before  # noqa: PLC0415 - only with a listener
 
     if os.environ.get(ONCE_ENV, "") == "0":
         return None
@@ -637,8 +629,6 @@ def _names_unmeasured_runs(fingerprint: str) -> bool:
 
 def _wanted(invocations: Sequence[TestInvocation], report: Report) -> float | None:
     """The most CPUs one of the invocations will use (None when the box's CPUs are unknown)."""
-    from runctx.demand import cpus_wanted  # noqa: PLC0415 - only with a note to weigh
-
     usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or not invocations:
         return None
@@ -649,7 +639,6 @@ def _warn_why(mode: Mode | None, settings: Settings) -> str:
     """Why a run of this checkout is only warned about: who set ``on-same-checkout``."""
     if mode is not None:
         return f"runctx run was asked to only warn: --mode {mode.value}"
-    from runctx.settings import ENVIRONMENT_LAYER, MODE_ENV, MODE_KEY, USER_LAYER  # noqa: PLC0415
 
     layer = settings.source_of(MODE_KEY)
     if layer == ENVIRONMENT_LAYER:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from runctx.checkout import Root
-from runctx.environment import Environment
+from runctx.environment import Environment, same_environment
 from runctx.identity import Judgement, Verdict
 from runctx.records import ProcIdentity
 from runctx.sources.load import Load
@@ -164,8 +164,6 @@ class Report:
 
     def using(self, environment: Environment) -> tuple[JudgedRun, ...]:
         """The runs (this run aside) that import from ``environment``."""
-        from runctx.environment import same_environment  # noqa: PLC0415 - loaded with Environment
-
         return tuple(
             j
             for j in self.runs

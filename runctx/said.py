@@ -25,6 +25,9 @@ import stat
 import time
 from collections.abc import Mapping
 
+from runctx._log import log_event
+from runctx.planted import check_owned, read_bounded, write_atomically
+
 ONCE_ENV = "RUNCTX_NOTE_ONCE"
 """Set to ``0``: every note is said every time (nothing is remembered)."""
 STATE_FILE = "notes-said.json"
@@ -63,7 +66,6 @@ def _own_directory(path: str) -> bool:
 
 
 def _load(path: str, owners: frozenset[int]) -> dict[str, list[object]]:
-    from runctx.planted import check_owned, read_bounded  # noqa: PLC0415 - only with a note
 
     if check_owned(path, owners) is None:
         return {}
@@ -105,8 +107,6 @@ def said_before(
     Never raises: when the state cannot be read or written safely, the answer
     is False (say it).
     """
-    from runctx._log import log_event  # noqa: PLC0415 - only with a note
-
     where = directory if directory is not None else state_directory()
     if where is None or not _own_directory(where):
         return False
@@ -130,7 +130,6 @@ def said_before(
     kept = sorted(state.items(), key=lambda item: float(item[1][1]), reverse=True)  # type: ignore[arg-type]
     kept = [item for item in kept if moment - float(item[1][1]) < FORGET_SECONDS]  # type: ignore[arg-type]
     data = json.dumps(dict(kept[:MAX_LISTENERS]), separators=(",", ":")).encode()
-    from runctx.planted import write_atomically  # noqa: PLC0415
 
     try:
         write_atomically(path, data, new_mode=0o600, owners=owners, temporary_prefix=".said-")

@@ -32,7 +32,11 @@ from __future__ import annotations
 
 import os
 
+from runctx._log import log_event
 from runctx._record import LightRecord
+from runctx.checkout import rules_for
+from runctx.exceptions import ConfigError, UnreadableConfigError
+from runctx.planted import feed_chunks, read_bounded
 from runctx.shell.prefilter import BUILTIN_NAMES
 
 TYPE_CHECKING = False
@@ -40,7 +44,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
-    from runctx.exceptions import ConfigError
     from runctx.modes import BoxMode, Mode
     from runctx.runners.pattern import RunnerPattern
     from runctx.unknown import Unknown
@@ -70,20 +73,6 @@ def _header_name(line: bytes) -> bytes:
     """The name of a ``[...]`` header line, unquoted, without a comment after it."""
     name = line.lstrip(b"[").partition(b"]")[0]
     return name.replace(b" ", b"").replace(b"\t", b"").replace(b'"', b"").replace(b"'", b"")
-
-
-def _error(message: str) -> ConfigError:
-    """A :class:`~runctx.exceptions.ConfigError` (its module loads only when one is raised)."""
-    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
-
-    return ConfigError(message)
-
-
-def _unreadable(message: str) -> ConfigError:
-    """An :class:`~runctx.exceptions.UnreadableConfigError`: the file, not a value, is at fault."""
-    from runctx.exceptions import UnreadableConfigError  # noqa: PLC0415 - errors are rare
-
-    return UnreadableConfigError(message)
 
 
 def _name_goes_on(following: bytes) -> bool:
@@ -234,8 +223,6 @@ def read_pyproject(path: str) -> bytes | None:
     settings cannot be read, and :class:`ConfigError` says so rather than
     silently using the defaults.
     """
-    from runctx.planted import feed_chunks, read_bounded  # noqa: PLC0415 - a file exists here
-
     try:
         data, whole = read_bounded(path, MAX_PYPROJECT_BYTES)
         if whole:
@@ -251,7 +238,7 @@ def read_pyproject(path: str) -> bytes | None:
         return None
     except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path
         msg = f"{path!r}: cannot read: {getattr(error, 'strerror', None) or error}"
-        raise _unreadable(msg) from error
+        raise UnreadableConfigError(msg) from error
     if found is False:
         return None
     size = MAX_PYPROJECT_BYTES // 1024 // 1024
@@ -270,7 +257,7 @@ def read_pyproject(path: str) -> bytes | None:
             f"{path} is larger than {cap} MiB, the most runctx searches for a [tool.runctx] "
             f"table: whether it holds one cannot be told. {advice}"
         )
-    raise _unreadable(msg)
+    raise UnreadableConfigError(msg)
 
 
 def user_config_path(environ: Mapping[str, str]) -> str | None:
@@ -299,19 +286,17 @@ def read_user_config(path: str) -> bytes | None:
     without blocking), whole: a file past :data:`MAX_USER_CONFIG_BYTES` is a
     :class:`ConfigError` naming the file and the bound, never the defaults.
     """
-    from runctx.planted import read_bounded  # noqa: PLC0415 - a file exists here
-
     try:
         data, whole = read_bounded(path, MAX_USER_CONFIG_BYTES)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path
         msg = f"{path!r}: cannot read: {getattr(error, 'strerror', None) or error}"
-        raise _unreadable(msg) from error
+        raise UnreadableConfigError(msg) from error
     if not whole:
         size = MAX_USER_CONFIG_BYTES // 1024 // 1024
         msg = f"{path} is larger than {size} MiB, the most runctx reads of its configuration file"
-        raise _unreadable(msg)
+        raise UnreadableConfigError(msg)
     return data
 
 
@@ -326,7 +311,7 @@ def user_table(path: str) -> dict[str, object]:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         msg = f"{path}: invalid TOML: {error}"
-        raise _error(msg) from error
+        raise ConfigError(msg) from error
 
 
 def runctx_table(path: str) -> dict[str, object]:
@@ -344,12 +329,12 @@ def runctx_table(path: str) -> dict[str, object]:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         msg = f"{path}: invalid TOML: {error}"
-        raise _error(msg) from error
+        raise ConfigError(msg) from error
     tools = document.get("tool", {})
     table = tools.get("runctx", {}) if isinstance(tools, dict) else None
     if not isinstance(table, dict):
         msg = f"{path}: [tool.runctx] must be a table"
-        raise _error(msg)
+        raise ConfigError(msg)
     return table
 
 
@@ -711,7 +696,6 @@ def settings_and_problems(
     if isinstance(root, str):
         readers.append((pyproject, lambda: _file_settings(root)))
     readers.append(("", lambda: environment_settings(env)))
-    from runctx.exceptions import ConfigError  # noqa: PLC0415 - a face that degrades
 
     found: list[Settings] = []
     problems: list[str] = []
@@ -768,8 +752,6 @@ def located(message: str) -> str:
 def _located_key(message: str, path: str, key: str) -> str:
     """``message`` (``PATH: ...``) as ``PATH:LINE: ...``, LINE that of ``key =`` in ``path``."""
     import re  # noqa: PLC0415 - errors are rare
-
-    from runctx.exceptions import ConfigError  # noqa: PLC0415 - errors are rare
 
     try:
         data = (read_pyproject(path) if path.endswith(PYPROJECT) else read_user_config(path)) or b""
@@ -910,11 +892,9 @@ def trusted_settings_file(path: str) -> bool:
         owner = os.lstat(path).st_uid
     except (OSError, ValueError):
         return True
-    from runctx.checkout import rules_for  # noqa: PLC0415 - cached: the walk made the rules
 
     if owner in rules_for([os.getuid()]).owners:
         return True
-    from runctx._log import log_event  # noqa: PLC0415
 
     log_event("runctx.settings_ignored", path=path, owner=owner, why="not a trusted owner")
     return False
@@ -965,7 +945,7 @@ def settings_of_table(
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{at(RUNNERS_KEY)} must be an array of tables"
-        raise _error(msg)
+        raise ConfigError(msg)
     runners = tuple(
         runner_of_entry(entry, f"{base} runners[{n}]") for n, entry in enumerate(entries)
     )
@@ -1008,7 +988,7 @@ def parse_choice(
         return value
     named = ", ".join(f'"{choice}"' for choice in choices)
     msg = f"{at(key)} must be one of {named}, got {value!r}"
-    raise _error(msg)
+    raise ConfigError(msg)
 
 
 def parse_watchers(value: object, where: str) -> tuple[str, ...]:
@@ -1017,7 +997,7 @@ def parse_watchers(value: object, where: str) -> tuple[str, ...]:
         isinstance(name, str) and name and "/" not in name for name in value
     ):
         msg = f"{where} must be a list of program names (no path), got {value!r}"
-        raise _error(msg)
+        raise ConfigError(msg)
     return tuple(value)
 
 
@@ -1051,7 +1031,7 @@ def parse_threshold(
             return number
     off = " (or false to turn it off)" if can_be_off else ""
     msg = f"{where} must be a number from 0 to {largest:g}{off}, got {value!r}"
-    raise _error(msg)
+    raise ConfigError(msg)
 
 
 def parse_box_mode(value: object, where: str) -> BoxMode:
@@ -1065,7 +1045,7 @@ def parse_box_mode(value: object, where: str) -> BoxMode:
             pass
     choices = ", ".join(f'"{mode.value}"' for mode in BoxMode)
     msg = f"{where} must be one of {choices}, got {value!r}"
-    raise _error(msg)
+    raise ConfigError(msg)
 
 
 def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] | None = None) -> Mode:
@@ -1083,23 +1063,23 @@ def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] | None = Non
                 return mode
     choices = ", ".join(f'"{mode.value}"' for mode in allowed)
     msg = f"{where} must be one of {choices}, got {value!r}"
-    raise _error(msg)
+    raise ConfigError(msg)
 
 
 def runner_of_entry(entry: object, where: str) -> RunnerPattern:
     """The runner row of one ``runners`` entry, or a ConfigError naming ``where`` it is."""
     if not isinstance(entry, dict):
         msg = f"{where} must be a table like {{ kind = ..., program = ... }}, got {entry!r}"
-        raise _error(msg)
+        raise ConfigError(msg)
     unknown = sorted(set(entry) - _RUNNER_KEYS)
     if unknown:
         known = ", ".join(sorted(_RUNNER_KEYS))
         keys = "key" if len(unknown) == 1 else "keys"
         msg = f"{where} {entry!r}: unknown {keys} {', '.join(unknown)} (known: {known})"
-        raise _error(msg)
+        raise ConfigError(msg)
     if "program" not in entry and "module" not in entry:
         msg = f"{where} {entry!r}: needs 'program' or 'module'"
-        raise _error(msg)
+        raise ConfigError(msg)
     for key, value in entry.items():
         if key in {"kind", "role"}:
             ok = isinstance(value, str)
@@ -1112,7 +1092,7 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         if not ok:
             wanted = "a string" if key in {"kind", "role"} else "a list of strings"
             msg = f"{where} {entry!r}: '{key}' must be {wanted}, got {value!r}"
-            raise _error(msg)
+            raise ConfigError(msg)
     from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern  # noqa: PLC0415
 
     try:
@@ -1128,7 +1108,7 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
         )
     except (TypeError, ValueError) as error:
         msg = f"{where} {entry!r}: {error}"
-        raise _error(msg) from error
+        raise ConfigError(msg) from error
 
 
 def _unknown_keys(path: str) -> list[str]:

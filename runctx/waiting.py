@@ -35,8 +35,10 @@ from typing import TYPE_CHECKING
 import attrs
 
 from runctx._log import INFO, log_event
+from runctx.actions import Action
 from runctx.busy import BoxPressure, box_pressure
 from runctx.exceptions import PidNamespaceError
+from runctx.modes import Mode
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, was_cut
@@ -179,8 +181,6 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     refuse_other_namespace(source, "wait")
     began = clock()
     if with_watchers is None:
-        from runctx.modes import Mode  # noqa: PLC0415 - see runctx.settings
-
         with_watchers = settings.watcher_mode is Mode.WAIT
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
@@ -320,8 +320,6 @@ def wait_as_decided(  # noqa: PLR0913 - each knob is independent
     words the outcome. Raises :class:`~runctx.exceptions.PidNamespaceError`
     as :func:`wait_for_turn` does.
     """
-    from runctx.policy import Action  # noqa: PLC0415 - the policy imports this module
-
     shown = listener if listener is not None else WaitListener()
     waited = 0.0
 

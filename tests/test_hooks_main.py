@@ -951,7 +951,7 @@ def test_the_optional_pass_ends_at_its_share_however_far_the_deadline_is(monkeyp
 def test_running_out_of_time_never_turns_a_refusal_into_a_go_ahead(world):
     """The first pass's refusal stands whether the second pass is dropped or less firm."""
     from runctx import policy
-    from runctx.hooks.main import _decided
+    from runctx.hooks.answer import decided as _decided
     from runctx.policy import Action
     from runctx.shell.commands import test_invocations
 

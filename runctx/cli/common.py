@@ -7,9 +7,10 @@ import os
 import sys
 import time
 
+from runctx.present.escape import visible_lines
 from runctx.report import Viewpoint
 from runctx.scanning import viewpoint
-from runctx.settings import Settings
+from runctx.settings import Settings, settings_and_problem
 from runctx.sources import SOURCE_NAMES, ProcessSource, make_source
 from runctx.unknown import Unknown
 from runctx.waiting import parse_duration
@@ -143,9 +144,6 @@ def settings_warned(root: str | Unknown) -> Settings:
     The warning (on stderr) names the file, the line and what is wrong; the
     face goes on with the defaults for what that file would have set.
     """
-    from runctx.present.escape import visible_lines  # noqa: PLC0415
-    from runctx.settings import settings_and_problem  # noqa: PLC0415
-
     settings, problem = settings_and_problem(root)
     if problem is not None:
         sys.stderr.write(

@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from argcomplete.shell_integration import shellcode
+
 from runctx.present.output import write_text
 
 SHELLS = ("bash", "zsh", "fish")
@@ -42,8 +44,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
 
 def shell_code(shell: str) -> str:
     """The code that makes ``shell`` complete ``runctx``."""
-    from argcomplete.shell_integration import shellcode  # noqa: PLC0415 - only this subcommand
-
     return shellcode([PROGRAM], shell=shell)
 
 

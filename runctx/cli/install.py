@@ -39,14 +39,15 @@ import stat
 from collections.abc import Mapping
 from typing import Any
 
-from runctx.checkout import Root, checkout_root, rules_for
+from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.agents.base import InstallSpec
+from runctx.hooks.doctor import diagnose_one, linked_worktree_main
+from runctx.hooks.places import agent_home, settings_path
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
-from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -97,48 +98,6 @@ def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> Non
 
 GIT = "git"
 DEFAULT_PREFIX = "runctx"
-
-
-def settings_path(
-    chosen: Agent, scope: str, cwd: str, environ: Mapping[str, str] | None = None
-) -> str:
-    """The settings file of ``chosen`` at ``scope``, seen from ``cwd``."""
-    environ = os.environ if environ is None else environ
-    files = chosen.FILES
-    if scope == "user":
-        return os.path.join(user_dir(chosen, environ), files.user_name)
-    relative = files.local if scope == "local" else files.project
-    if not relative:
-        msg = f"--scope {scope} is for Claude Code only (.claude/settings.local.json)"
-        raise RunctxError(msg)
-    rules = rules_for([os.geteuid()], environ)
-    root = checkout_root(cwd, rules)
-    if isinstance(root, Unknown):
-        msg = f"cannot find the checkout of {cwd}: {root}"
-        raise RunctxError(msg)
-    if isinstance(root, Root) and root.directory_id in rules.homes:
-        msg = (
-            f"{cwd} is in no project: its checkout would be your home directory {root}, "
-            f"where {relative} is not a project's file but your own settings for every "
-            "project (or one the agent does not read). Run this in a project's checkout, "
-            "or install for yourself with --scope user"
-        )
-        raise RunctxError(msg)
-    return os.path.join(root, relative)
-
-
-def agent_home(chosen: Agent, environ: Mapping[str, str]) -> str:
-    """The home directory ``chosen`` reads its user settings under (its override, if set)."""
-    files = chosen.FILES
-    override = environ.get(files.home_env, "") if files.home_env else ""
-    return override or environ.get("HOME") or os.path.expanduser("~")
-
-
-def user_dir(chosen: Agent, environ: Mapping[str, str]) -> str:
-    """The directory of ``chosen``'s user settings: its override variable, or under its home."""
-    files = chosen.FILES
-    base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
-    return base or os.path.join(agent_home(chosen, environ), files.user_dir)
 
 
 def _scope_base(chosen: Agent, scope: str, path: str, environ: Mapping[str, str]) -> str:
@@ -306,8 +265,6 @@ def _after_install(chosen: Agent, scope: str, path: str) -> str:
 
 def _refuse_codex_linked_worktree(root: str) -> None:
     """Codex reads a linked worktree's hooks from the main worktree: a file here is never read."""
-    from runctx.hooks.doctor import linked_worktree_main  # noqa: PLC0415 - install only
-
     main = linked_worktree_main(root)
     if main is None:
         return
@@ -324,8 +281,6 @@ def _refuse_codex_linked_worktree(root: str) -> None:
 
 def _say_what_remains(args: argparse.Namespace, path: str, base: str | None) -> None:
     """What still stands between the installed hooks and a run (``runctx doctor``'s problems)."""
-    from runctx.hooks.doctor import diagnose_one  # noqa: PLC0415 - install only
-
     root = base if args.scope != "user" else None
     finding = diagnose_one(args.agent, args.scope, path, root, os.environ)
     remaining = [p for p in finding.problems if "is not on this PATH" not in p]

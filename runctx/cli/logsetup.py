@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from runctx._log import DEBUG, INFO, LOGGER_NAME, WARNING
+from runctx.present.escape import visible_lines
 
 
 def level_for(verbosity: int) -> int:
@@ -36,7 +37,6 @@ def configure_logging(verbosity: int, *, json_lines: bool) -> None:
     level = level_for(max(verbosity, 1) if json_lines else verbosity)
     logger = logging.getLogger(LOGGER_NAME)
     logger.setLevel(level)
-    from runctx.present.escape import visible_lines  # noqa: PLC0415
 
     class VisibleFormatter(logging.Formatter):
         """Log lines escaped like every other text on the terminal."""

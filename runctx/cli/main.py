@@ -22,8 +22,13 @@ too (:func:`error_json`), with the same exit status.
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
+import textwrap
 
+from runctx.cli.logsetup import configure_logging
+from runctx.exceptions import RunctxError, UsageError
 from runctx.exits import (
     EXIT_BROKEN_PIPE,
     EXIT_ERROR,
@@ -31,10 +36,13 @@ from runctx.exits import (
     EXIT_REFUSED,
     EXIT_USAGE,
 )
+from runctx.hooks.agents import all_faces
+from runctx.present.escape import json_text
+from runctx.present.output import OutputClosedError, OutputError, say, write_json, write_text
+from runctx.present.schema import SCHEMA_VERSION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
     from types import ModuleType
     from typing import Any, NoReturn
@@ -118,8 +126,6 @@ def terminal_columns() -> int:
     ``$COLUMNS`` when it is a positive number, else the width of the terminal
     on stdout, else 80.
     """
-    import os  # noqa: PLC0415 - loaded at startup; imported here like the rest of main's
-
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
@@ -134,7 +140,6 @@ def terminal_columns() -> int:
 
 
 def _epilog() -> str:
-    import textwrap  # noqa: PLC0415
 
     width = max(len(code) for code, _ in EXIT_STATUSES)
     indent = " " * (width + 4)
@@ -151,7 +156,7 @@ def _epilog() -> str:
 
 def version_text() -> str:
     """``runctx 0.1.0``: the installed distribution's version."""
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 - email, zipfile: only for --version
 
     try:
         return f"runctx {version('runctx')}"
@@ -165,8 +170,6 @@ def add_global_options(parser: argparse.ArgumentParser, *, after: bool) -> None:
     The copies after the subcommand count into their own destinations, which
     :func:`main` adds up, so ``runctx -v status -v`` is ``-vv``.
     """
-    import argparse  # noqa: PLC0415 - see the module docstring
-
     group = parser.add_argument_group("global options") if after else parser
     group.add_argument(
         "-v",
@@ -193,8 +196,6 @@ def _parser_classes(
     Usage errors are one line (JSON under ``--json``) and exit 2; the help is
     laid out to the terminal's width, found without argparse's shutil.
     """
-    import argparse  # noqa: PLC0415 - see the module docstring
-
     width = terminal_columns() - 2  # what argparse's formatters take off the columns
 
     class Formatter(argparse.HelpFormatter):
@@ -240,8 +241,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
 
     ``json_errors``: a usage error is written as JSON on stdout (``--json`` was given).
     """
-    import argparse  # noqa: PLC0415 - see the module docstring
-
     top_parser, parser_class = _parser_classes(json_errors=json_errors)
     parser = top_parser(
         prog="runctx",
@@ -252,7 +251,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         """``--version``: the version is looked up only when asked for (metadata is slow)."""
 
         def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> NoReturn:
-            from runctx.present.output import write_text  # noqa: PLC0415
 
             write_text(version_text() + "\n")
             parser.exit()
@@ -276,8 +274,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     # agent's module.
     faces: tuple[str, ...] | None = None
     if only in (None, HOOK):
-        from runctx.hooks.agents import all_faces  # noqa: PLC0415
-
         faces = all_faces()
     hook.add_argument("face", nargs="?", choices=faces)
     return parser
@@ -285,8 +281,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
 
 def error_json(message: str, status: int) -> dict[str, object]:
     """An error as JSON: ``{"schema_version": ..., "error": {...}}``."""
-    from runctx.present.schema import SCHEMA_VERSION  # noqa: PLC0415
-
     kind = "usage" if status == EXIT_USAGE else "error"
     return {
         "schema_version": SCHEMA_VERSION,
@@ -296,9 +290,6 @@ def error_json(message: str, status: int) -> dict[str, object]:
 
 def report_error(message: str, status: int, *, json_errors: bool) -> None:
     """Say an error: one line on stderr, or JSON on stdout under ``--json``."""
-    from runctx.present.escape import json_text  # noqa: PLC0415
-    from runctx.present.output import OutputError, say, write_json  # noqa: PLC0415
-
     if json_errors:
         try:
             write_json(error_json(json_text(message), status))
@@ -338,13 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = _module(HOOK_MODULE).main(args_list[1:])
         return status
 
-    import os  # noqa: PLC0415
-
     if argv is None and COMPLETE_ENV in os.environ:
         _complete()
-
-    from runctx.cli.logsetup import configure_logging  # noqa: PLC0415
-    from runctx.present.output import say  # noqa: PLC0415
 
     json_errors = _wants_json(args_list)
     parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
@@ -362,9 +348,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     """The subcommand's exit status; runctx's own errors said on stderr (or as JSON)."""
-    from runctx.exceptions import RunctxError, UsageError  # noqa: PLC0415
-    from runctx.present.output import OutputClosedError  # noqa: PLC0415
-
     try:
         result: int = _module(SUBCOMMANDS[args.command][0]).run(args)
     except OutputClosedError:
@@ -383,8 +366,6 @@ def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
 
 def _drop_stdout() -> None:
     """Point stdout at ``/dev/null``, so that the exit's flush has nowhere to fail."""
-    import os  # noqa: PLC0415
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)

@@ -70,6 +70,7 @@ from runctx.present.escape import visible
 from runctx.present.output import say
 from runctx.present.words import describe_ours
 from runctx.report import JudgedRun
+from runctx.said import terminal_listener
 from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations
 from runctx.waiting import WaitListener, wait_as_decided
@@ -163,8 +164,6 @@ def _check(
     settings: Settings,
 ) -> int | None:
     """None to run the command now, or the exit status when it is not run."""
-    from runctx.said import terminal_listener  # noqa: PLC0415 - only for a test run
-
     decision = policy.decide(
         invocations, own_run=True, mode=mode, settings=settings, listener=terminal_listener()
     )

@@ -35,10 +35,12 @@ from runctx.cli.common import (
     viewpoint_from,
 )
 from runctx.exits import EXIT_USAGE
+from runctx.identity import Verdict
 from runctx.present.escape import json_text, visible
 from runctx.present.json import run_json
 from runctx.present.output import say, write_json, write_text
 from runctx.present.words import describe_run
+from runctx.scanning import scan
 from runctx.settings import settings_for
 from runctx.stopping import (
     DEFAULT_GRACE_SECONDS,
@@ -113,9 +115,6 @@ def stoppable_runs(parsed_args: argparse.Namespace, **_: object) -> dict[str, st
     and never the run the completion itself belongs to: what ``stop`` would
     not refuse. A completion never fails: anything wrong offers nothing.
     """
-    from runctx.identity import Verdict  # noqa: PLC0415 - only at a TAB
-    from runctx.scanning import scan  # noqa: PLC0415
-
     try:
         report = scan(viewpoint_from(parsed_args), source=source_from(parsed_args))
     except Exception:  # noqa: BLE001 - a TAB must never print a traceback

@@ -31,7 +31,9 @@ import os
 import select
 import signal
 import sys
+import termios
 import time
+import tty
 from collections.abc import Callable
 from typing import Any, Self, TextIO
 
@@ -269,8 +271,6 @@ class Screen:
         with contextlib.suppress(OSError, ValueError):
             write_raw(LEAVE.encode("ascii"), self.out)
         if self.keys is not None and self.saved_mode is not None:
-            import termios  # noqa: PLC0415 - only with a terminal
-
             with contextlib.suppress(termios.error, OSError):
                 termios.tcsetattr(self.keys, termios.TCSADRAIN, self.saved_mode)
         for signum, handler in self.previous_handlers.items():
@@ -344,9 +344,6 @@ def _terminate(signum: int, _frame: object) -> None:
 
 def _cbreak(fd: int) -> list[Any] | None:
     """Read keys one at a time without echo; the mode before, to restore (None if not a tty)."""
-    import termios  # noqa: PLC0415 - only with a terminal
-    import tty  # noqa: PLC0415
-
     try:
         saved = termios.tcgetattr(fd)
         tty.setcbreak(fd, termios.TCSANOW)

@@ -28,8 +28,10 @@ from collections.abc import Mapping
 
 import attrs
 
-from runctx.hooks import settings_file
+from runctx.exceptions import RunctxError
+from runctx.hooks import json_layout, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
+from runctx.hooks.places import settings_path, user_dir
 from runctx.hooks.settings_file import MAX_SETTINGS_BYTES, JSONObject, SettingsFileError
 
 TYPE_CHECKING = False
@@ -86,8 +88,6 @@ def _json(path: str) -> JSONObject:
     text = _read(path)
     if text is None or not text.strip():
         return {}
-    from runctx.hooks import json_layout  # noqa: PLC0415 - only the doctor needs it
-
     try:
         value = json.loads(json_layout.to_strict(text, comments=True, trailing_commas=True))
     except ValueError as error:
@@ -311,8 +311,6 @@ def _folder_trust(title: str, directory: str, root: str | None, settings: JSONOb
 def _gemini(
     scope: str, root: str | None, environ: Mapping[str, str]
 ) -> tuple[list[str], list[str]]:
-    from runctx.cli.install import user_dir  # noqa: PLC0415 - one place for the agent's home
-
     directory = user_dir(agent("gemini"), environ)
     settings = _json(os.path.join(directory, "settings.json"))
     problems: list[str] = []
@@ -327,8 +325,6 @@ def _gemini(
 
 
 def _qwen(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    from runctx.cli.install import user_dir  # noqa: PLC0415 - one place for the agent's home
-
     directory = user_dir(agent("qwen"), environ)
     settings = _json(os.path.join(directory, "settings.json"))
     problems: list[str] = []
@@ -344,8 +340,6 @@ def _qwen(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[lis
 def _copilot(
     scope: str, root: str | None, environ: Mapping[str, str], *, registered: bool
 ) -> tuple[list[str], list[str]]:
-    from runctx.cli.install import user_dir  # noqa: PLC0415 - one place for the agent's home
-
     problems: list[str] = []
     notes: list[str] = []
     directory = user_dir(agent("copilot"), environ)
@@ -436,9 +430,6 @@ def diagnose(
     environ: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Every agent in ``names`` at every scope, seen from ``cwd``."""
-    from runctx.cli.install import settings_path  # noqa: PLC0415 - the files install writes
-    from runctx.exceptions import RunctxError  # noqa: PLC0415
-
     environ = os.environ if environ is None else environ
     found: list[Finding] = []
     for name in names:

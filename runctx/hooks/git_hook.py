@@ -15,6 +15,7 @@ import os
 import shlex
 import subprocess
 
+from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks.ready import PRE_PUSH
 from runctx.hooks.settings_file import Update
@@ -75,8 +76,6 @@ def hook_text(prefix: str) -> str:
 
 def _current(path: str) -> str | None:
     """The text of the hook now there (None: none), refusing what is not runctx's own."""
-    from runctx.checkout import rules_for  # noqa: PLC0415 - cached: the walk made the rules
-
     try:
         if check_owned(path, rules_for([os.geteuid()]).owners) is None:
             return None
@@ -120,7 +119,6 @@ def install(path: str, prefix: str, *, uninstall: bool = False, dry_run: bool = 
 
 
 def _write_executable(path: str, text: str) -> None:
-    from runctx.checkout import rules_for  # noqa: PLC0415 - only for a write
 
     os.makedirs(os.path.dirname(path), exist_ok=True)
     owners = rules_for([os.geteuid()]).owners

@@ -40,20 +40,16 @@ descriptor, and a failure to write it is one line on stderr.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 from runctx.checkout import checkout_root
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
-from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply, reply_for
+from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply
 from runctx.hooks.agents.hosts import answering
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
-from runctx.shell.prefilter import (
-    may_change_environment,
-    names_a_script,
-    names_found,
-    names_task_runner,
-)
+from runctx.shell.prefilter import may_change_environment, names_a_script, names_found
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,11 +59,8 @@ if TYPE_CHECKING:
 
     from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
-    from runctx.policy import Decision
-    from runctx.report import Viewpoint
     from runctx.settings import Settings
     from runctx.shell.commands import TestInvocation
-    from runctx.started_by import AgentSession
     from runctx.unknown import Unknown
 
     T = TypeVar("T")
@@ -113,6 +106,21 @@ class HookError(Exception):
 
 class _DeadlineError(HookError):
     """No decision within the deadline."""
+
+
+def console() -> int:
+    """The ``runctx`` command: ``runctx hook FACE`` is answered here, anything else by the CLI.
+
+    The hook runs before every shell command an agent issues, so the console
+    script comes here first and the command line (argparse, every subcommand's
+    parser) is imported only for the other subcommands
+    (:func:`runctx.cli.main.main`).
+    """
+    if sys.argv[1:2] == ["hook"]:
+        return main(sys.argv[2:])
+    from runctx.cli.main import main as command_line  # noqa: PLC0415 - never on the hook's path
+
+    return command_line()
 
 
 def main(argv: Sequence[str]) -> int:
@@ -287,7 +295,11 @@ def _read_stdin() -> bytes:
 
 
 def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa: PLR0911 - one return per outcome
-    """The reply of ``agent``'s hook of ``kind`` to ``payload``; runs under the deadline."""
+    """The reply of ``agent``'s hook of ``kind`` to ``payload``; runs under the deadline.
+
+    A command the pre-filter finds no test run and no change of an environment
+    in is answered here, with nothing; the rest by :mod:`runctx.hooks.answer`.
+    """
     if kind == SESSION:
         return _session(agent, payload)
     if kind == AFTER_TOOL:
@@ -301,76 +313,14 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
         return None
     command, cwd = read
     root, settings, invocations = _runs_of(command, cwd)
-    changes = _environment_changes(command, cwd)
+    if not invocations and not may_change_environment(command):
+        return None
+    from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
+
+    changes = answer.environment_changes(command, cwd)
     if not invocations and not changes:
         return None
-    from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
-
-    session = _agent_session(agent, payload)
-    checkouts = _checkouts(invocations, cwd, root, settings)
-    # Decide first: is a run of this checkout, known to be ours, in the way? With
-    # the whole budget, and nothing optional read.
-    first = policy.decide(
-        invocations,
-        session=session,
-        settings=settings,
-        checkouts=checkouts,
-        essentials_only=True,
-    )
-    # Then, in the time left, what is optional: CPU use now, environments, who
-    # started each run, and the words they allow. Dropped when the time is out.
-    alone = not changes and not any(
-        report.not_examined or any(not judged.run.is_self for judged in report.runs)
-        for report in first.reports
-    )
-    if alone:  # nothing else is live: nothing optional to add
-        return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
-    full = _optional(
-        lambda: policy.decide(
-            invocations,
-            changes=changes,
-            environments=True,
-            session=session,
-            settings=settings,
-            checkouts=checkouts,
-        )
-    )
-    decision = _decided(first, full, dropped=bool(changes))
-    return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
-
-
-def _decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decision:
-    """The answer of the two passes: the second's, unless it came too late or would lift a hold.
-
-    The time running out never turns the first pass's refusal into a go-ahead.
-    When the second pass was dropped and it had a command that changes an
-    environment to judge (``dropped``), the answer says it was not judged.
-    """
-    from runctx import policy  # noqa: PLC0415 - a test run only
-
-    held = (policy.Action.STOP, policy.Action.ASK, policy.Action.WAIT)
-    if full is not None:
-        order = list(policy.Action)
-        firmer = order.index(full.action) >= order.index(first.action)
-        return full if firmer or first.action not in held else first
-    if not dropped:
-        return first
-    return _with_line(
-        first,
-        "runctx: out of time on a busy box: whether this command changes an environment a "
-        "live test run imports from was not checked.",
-    )
-
-
-def _with_line(decision: Decision, line: str) -> Decision:
-    """``decision`` with ``line`` added to its words (a silent one becomes a note of it)."""
-    from runctx import policy  # noqa: PLC0415 - a test run only
-
-    if decision.action is policy.Action.SILENT:
-        return policy.Decision(policy.Action.NOTE, message=line, reports=decision.reports)
-    import attrs  # noqa: PLC0415 - loaded with the policy
-
-    return attrs.evolve(decision, message=f"{decision.message}\n{line}")
+    return answer.pre_tool(agent, payload, cwd, root, settings, invocations, changes, _optional)
 
 
 def _optional(work: Callable[[], T]) -> T | None:
@@ -414,31 +364,6 @@ def _optional(work: Callable[[], T]) -> T | None:
             signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
 
 
-def _checkouts(
-    invocations: Sequence[TestInvocation], cwd: str, root: Root | Unknown, settings: Settings
-) -> dict[Viewpoint, Settings]:
-    """The settings of each checkout the invocations run in: the hook's own, read once.
-
-    The checkout of ``cwd`` was found already (``root``): it is not walked to
-    again, and its settings are ``settings``.
-    """
-    from runctx import policy  # noqa: PLC0415 - a test run only
-    from runctx.report import Viewpoint  # noqa: PLC0415
-
-    here = Viewpoint(root=root, uid=os.getuid())
-    found = {}
-    for view, _ in policy.viewpoints(invocations, known={cwd: here}):
-        found[view] = settings if view == here else settings_for(view.root, degrade=True)
-    return found
-
-
-def _agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
-    """The agent session the payload comes from (its id None when the payload names none)."""
-    from runctx.started_by import hook_session  # noqa: PLC0415 - a test run only
-
-    return hook_session(agent.KIND, agent.read_session_id(payload))
-
-
 def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
@@ -449,12 +374,9 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
     root, settings, invocations = _runs_of(command, cwd)
     if not invocations:
         return None
-    from runctx import policy  # noqa: PLC0415 - a test run only: the scan's imports
+    from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
 
-    context = policy.after_context(
-        invocations, settings=settings, checkouts=_checkouts(invocations, cwd, root, settings)
-    )
-    return context_reply(face, context) if context else None
+    return answer.after_tool(agent, cwd, root, settings, invocations)
 
 
 def test_runs(
@@ -481,13 +403,6 @@ def test_runs(
 test_runs.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
 
 
-def _unreadable_config() -> type[Exception]:
-    """The error of a settings file that cannot be read; imported only when one is raised."""
-    from runctx.exceptions import UnreadableConfigError  # noqa: PLC0415 - errors are rare
-
-    return UnreadableConfigError
-
-
 def _runs_of(command: str, cwd: str) -> tuple[Root | Unknown, Settings, tuple[TestInvocation, ...]]:
     """The checkout of ``cwd``, its settings (read once) and the test runs ``command`` starts.
 
@@ -506,38 +421,13 @@ def _settings(cwd: str) -> Settings:
     return settings_for(checkout_root(cwd), degrade=True)
 
 
-def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
-    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
-
-    Plain substring tests first (:func:`may_change_environment`): a command
-    that names no such tool and no task runner imports and reads nothing
-    more. A command that names a task runner (``make install``, ``npm run
-    setup``) is read through its tasks' texts in the project's files, the way
-    a test run's task is: a task whose text runs an installer is a change in
-    the directory the task runs in.
-    """
-    if not may_change_environment(command):
-        return ()
-    from runctx.runners.installers import (  # noqa: PLC0415 - a tool is named
-        INSTALLER_PATTERNS,
-        through_task_runners,
-    )
-    from runctx.shell.commands import commands_run  # noqa: PLC0415
-
-    if names_task_runner(command):
-        return commands_run(command, cwd, through_task_runners())
-    return commands_run(command, cwd, INSTALLER_PATTERNS)
-
-
 def _session(agent: Agent, payload: JSONObject) -> str | None:
     face = agent.SESSION_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     cwd = face.read(payload)
-    from runctx import policy  # noqa: PLC0415 - the scan's imports
+    from runctx.hooks import answer  # noqa: PLC0415 - the scan's imports
 
-    session = _agent_session(agent, payload)
-    context = policy.session_context(cwd, session=session, settings=_settings(cwd))
-    return context_reply(face, context) if context else None
+    return answer.session_start(agent, payload, cwd, _settings(cwd))
 
 
 def _payload(raw: bytes) -> dict[str, object]:

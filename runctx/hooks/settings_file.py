@@ -60,6 +60,7 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
+from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks import json_layout
 from runctx.hooks.agents.base import HookEntry, InstallSpec
@@ -610,8 +611,6 @@ def _write_atomically(path: str, text: str) -> None:
 
 def _owners() -> frozenset[int]:
     """Whose settings file runctx edits: the markers' rule (the caller, root, ``SUDO_UID``)."""
-    from runctx.checkout import rules_for  # noqa: PLC0415 - cached: the walk made the rules
-
     return rules_for([os.geteuid()]).owners
 
 

@@ -31,6 +31,7 @@ import os
 import sys
 
 from runctx.exceptions import RunctxError
+from runctx.planted import NotRegularFileError, write_atomically
 from runctx.present.escape import json_controls_escaped, json_text, terminal_bytes, visible
 from runctx.present.style import RESET, Line, sgr
 
@@ -151,8 +152,6 @@ def write_file_atomically(path: str, text: str) -> None:
     reads it); a new file is made readable as any would be (``0666`` less the
     umask), a replaced one keeps its mode. On failure ``path`` is left as it was.
     """
-    from runctx.planted import NotRegularFileError, write_atomically  # noqa: PLC0415
-
     try:
         write_atomically(path, text.encode("utf-8"))
     except NotRegularFileError as error:

@@ -24,8 +24,10 @@ from __future__ import annotations
 import pwd
 from collections.abc import Sequence
 
-from runctx.busy import BoxPressure, split_by_cpu
+from runctx.busy import BoxPressure, box_pressure, split_by_cpu
+from runctx.demand import hurts
 from runctx.identity import Verdict
+from runctx.modes import BoxMode
 from runctx.present.escape import visible
 from runctx.report import JudgedRun, Report, StartedBy
 from runctx.settings import BusyRules
@@ -236,8 +238,6 @@ def foreign_load_hurts(report: Report, busy: Sequence[JudgedRun], wanted: float)
     A run whose CPU use now is not known counts as one CPU (the visible answer);
     a box whose CPUs are not known is assumed hurt when any foreign run is busy.
     """
-    from runctx.demand import hurts  # noqa: PLC0415 - only for a run about to start
-
     if not busy:
         return False
     usable = report.load.usable_cpus
@@ -665,9 +665,6 @@ def live_lines(  # noqa: PLR0913 - each choice is one face's
     under ``rules``; ``wanted`` (the CPUs the command uses) keeps a note on
     foreign load for load that hurts it (:func:`foreign_lines`).
     """
-    from runctx.busy import box_pressure  # noqa: PLC0415 - words load after the scan
-    from runctx.modes import BoxMode  # noqa: PLC0415
-
     lines: list[str] = []
     if checkout is not None:
         lines.extend(checkout)

@@ -8,9 +8,11 @@ changes.
 
 from __future__ import annotations
 
+import pathlib
 import sys
 
 from runctx.runners.pattern import TASK_ROLE, WORKER_ROLE
+from runctx.runners.table import BUILTIN_PATTERNS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,10 +93,6 @@ def listed(document: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Rewrite the generated list of ``docs/runners.md`` (or of the document named)."""
-    import pathlib  # noqa: PLC0415 - a maintenance command only
-
-    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415
-
     (path,) = argv if argv is not None else sys.argv[1:]
     file = pathlib.Path(path)
     file.write_text(with_list(file.read_text(), full_list(BUILTIN_PATTERNS)))

@@ -8,6 +8,7 @@ the table tuple, so pass the same tuple on every call.
 
 from __future__ import annotations
 
+from runctx.runners.pattern import glob
 from runctx.runners.wrappers import JAVAS, LUAS, NODES, PERLS, PHPS, RUBIES, SHELLS, WRAPPERS
 
 TYPE_CHECKING = False
@@ -70,6 +71,5 @@ def globbed_rows(index: Index, base: str) -> tuple[RunnerPattern, ...]:
     """The rows whose program globs match the basename ``base`` (``unit_tests``)."""
     if not index.globbed:
         return ()
-    from runctx.runners.pattern import glob  # noqa: PLC0415 - light; only when globs exist
 
     return tuple(row for row in index.globbed if any(glob(base, p) for p in row.program_globs))

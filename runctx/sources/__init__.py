@@ -20,6 +20,7 @@ from runctx.environment import Environment
 from runctx.exceptions import ConfigError
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.sources.load import Load
+from runctx.sources.procfs import ProcfsSource
 from runctx.sources.proctext import ProcMount
 from runctx.unknown import Unknown
 
@@ -103,8 +104,6 @@ class ProcessSource(Protocol):
 def make_source(name: str) -> ProcessSource:
     """The source called ``name`` (``procfs`` or ``psutil``)."""
     if name == "procfs":
-        from runctx.sources.procfs import ProcfsSource  # noqa: PLC0415 - only the chosen one loads
-
         return ProcfsSource()
     if name == "psutil":
         from runctx.sources.psutil import PsutilSource  # noqa: PLC0415

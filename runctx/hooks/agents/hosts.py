@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import os
 
+from runctx.checkout import checkout_root
 from runctx.hooks.agents import claude
 from runctx.hooks.payload import text
+from runctx.planted import NotRegularFileError, read_bounded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -117,8 +119,6 @@ def _user_file(chosen: Agent, environ: Mapping[str, str]) -> str:
 
 def _runs_runctx(path: str, face: str) -> bool:
     """Whether the regular file at ``path`` runs ``runctx hook FACE`` (read with a bound)."""
-    from runctx.planted import NotRegularFileError, read_bounded  # noqa: PLC0415 - a host only
-
     try:
         data, _whole = read_bounded(path, OWN_FILE_MAX)
     except (OSError, NotRegularFileError):
@@ -131,7 +131,6 @@ def answered_by_host(host: str, cwd: str, environ: Mapping[str, str]) -> bool:
     chosen = _agent(host)
     if _runs_runctx(_user_file(chosen, environ), host):
         return True
-    from runctx.checkout import checkout_root  # noqa: PLC0415 - a host only
 
     root = checkout_root(cwd)
     places = {cwd} if not isinstance(root, str) else {cwd, str(root)}

@@ -34,12 +34,13 @@ raises on what it reads.
 
 from __future__ import annotations
 
+import ast
 import configparser
 import os
+import tomllib
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import ast
     from collections.abc import Sequence
 
     from runctx.runners.tasks.files import ProjectFiles
@@ -305,8 +306,6 @@ def _expanded(name: str) -> list[str]:
 
 def _pyproject(data: bytes) -> _ToxConfig | None:
     """The tox configuration of a ``pyproject.toml``: ``legacy_tox_ini`` or native tables."""
-    import tomllib  # noqa: PLC0415 - only for a tox command
-
     table = tomllib.loads(data.decode("utf-8", errors="replace")).get("tool", {}).get("tox")
     if not isinstance(table, dict):
         return None
@@ -318,8 +317,6 @@ def _pyproject(data: bytes) -> _ToxConfig | None:
 
 def _tox_toml(data: bytes) -> _ToxConfig | None:
     """The tox configuration of a ``tox.toml``: the native tables at its top level."""
-    import tomllib  # noqa: PLC0415 - only for a tox command
-
     return _native(tomllib.loads(data.decode("utf-8", errors="replace")))
 
 
@@ -363,8 +360,6 @@ MAX_NOX_HELPER_DEPTH = 3
 
 def _nox_sessions(data: bytes) -> dict[str, list[str] | None]:
     """Each session of a noxfile: the command lines it runs, or None when not known."""
-    import ast  # noqa: PLC0415 - only for a nox command
-
     try:
         tree = ast.parse(data.decode("utf-8", errors="replace"))
     except SyntaxError as error:
@@ -386,8 +381,6 @@ def _nox_sessions(data: bytes) -> dict[str, list[str] | None]:
 
 def _session_name(node: ast.FunctionDef) -> str | None:
     """The name of the nox session ``node`` defines, or None if it is no session."""
-    import ast  # noqa: PLC0415 - only for a nox command
-
     for decorator in node.decorator_list:
         call = decorator if isinstance(decorator, ast.Call) else None
         target = call.func if call is not None else decorator
@@ -415,8 +408,6 @@ def _session_commands(
     same way up to :data:`MAX_NOX_HELPER_DEPTH` calls deep; a function
     defined otherwise (async, nested) is not read.
     """
-    import ast  # noqa: PLC0415 - only for a nox command
-
     lines: list[str] = []
     for call in ast.walk(node):
         if not isinstance(call, ast.Call):
