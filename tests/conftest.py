@@ -4,6 +4,9 @@
   test starts through it is reaped by process group at teardown.
 - ``world``: two same-named checkouts and one live run, shared by a module; from
   the ``idle`` one every foreign run is worth a note (``busy-run-cpu = 0``).
+- ``foreign_run`` and ``ours_and_foreign``: the two-checkouts scene
+  (:mod:`scenes`) with a live run in ``theirs`` (and in ``mine``), shared by a
+  module; the tests using them only read it.
 - ``shared_tree``: a checkout of the suite's uid with a live run of another
   uid in it (tests using it are ``needs_root``).
 - ``shared_tmp``: a temporary directory every uid may enter (wherever ``$TMPDIR`` is).
@@ -26,6 +29,7 @@ from proctools import OTHER_UID, Orphan, make_checkout, name_every_foreign_run
 from readable import shared_tempdir
 from require import unavailable
 from runfactory import RunFactory
+from scenes import TwoCheckouts, two_checkouts, two_checkouts_with_runs
 
 # Git identity for the checkouts tests create, independent of the machine's config.
 for _name, _value in {
@@ -142,9 +146,30 @@ def world() -> Iterator[World]:
     base = shared_tempdir("runctx-world-").resolve()
     factory = RunFactory()
     try:
-        busy = make_checkout(base / "a", "proj")
-        idle = name_every_foreign_run(make_checkout(base / "b", "proj"))
-        yield World(base, busy, idle, factory.run_tests_script(busy))
+        busy, idle = two_checkouts(base)
+        yield World(base, busy, name_every_foreign_run(idle), factory.run_tests_script(busy))
     finally:
         factory.reap()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _scene_of_a_module(*, ours: bool) -> Iterator[TwoCheckouts]:
+    base = shared_tempdir("runctx-scene-").resolve()
+    factory = RunFactory()
+    try:
+        yield two_checkouts_with_runs(base, factory, ours=ours)
+    finally:
+        factory.reap()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def foreign_run() -> Iterator[TwoCheckouts]:
+    """Two same-named checkouts, a live run in ``theirs`` (foreign to ``mine``); one per module."""
+    yield from _scene_of_a_module(ours=False)
+
+
+@pytest.fixture(scope="module")
+def ours_and_foreign() -> Iterator[TwoCheckouts]:
+    """Two same-named checkouts, a live run in each; one per module."""
+    yield from _scene_of_a_module(ours=True)

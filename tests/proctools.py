@@ -137,6 +137,10 @@ def argv_of(pid: int) -> list[str]:
 # -- checkouts ------------------------------------------------------------------------
 
 
+PYPROJECT = '[project]\nname = "proj"\nversion = "0"\n'
+"""The ``pyproject.toml`` :func:`make_checkout` writes: a project that configures nothing."""
+
+
 def make_checkout(parent: Path, name: str = "proj") -> Path:
     """A real git checkout; the directories it makes (the checkout, new parents) are 0755.
 
@@ -149,7 +153,7 @@ def make_checkout(parent: Path, name: str = "proj") -> Path:
     for path in made:
         path.chmod(0o755)
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / "pyproject.toml").write_text('[project]\nname = "proj"\nversion = "0"\n')
+    (root / "pyproject.toml").write_text(PYPROJECT)
     return root
 
 

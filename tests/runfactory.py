@@ -65,6 +65,7 @@ import pathlib, sys, time
 pathlib.Path(sys.argv[1]).touch()
 time.sleep(300)
 """
+"""The holder, the suite's one: it touches the file named by its first argument, then holds."""
 
 WORKER_PARENT_SCRIPT = """
 import pathlib, subprocess, sys, time

@@ -9,7 +9,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from proctools import make_checkout
+from scenes import two_checkouts
 
 import runctx
 from runctx.folding import fold_runs
@@ -27,8 +27,7 @@ def api_example() -> str:
 
 def test_the_documented_example_runs_next_to_real_runs(shared_tmp, runs):
     """The API example of docs/api.md runs and reports a run of ours and a foreign one."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     ours, foreign = runs.run_tests_script(mine), runs.run_tests_script(theirs)
     result = subprocess.run(
         [sys.executable, "-c", api_example()],

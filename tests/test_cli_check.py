@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import scenes
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
 
@@ -33,8 +34,8 @@ def check(*args, cwd):
 
 @pytest.fixture
 def two_checkouts(shared_tmp):
-    """Ours and a foreign checkout with the same directory name."""
-    return make_checkout(shared_tmp / "a", "proj"), make_checkout(shared_tmp / "b", "proj")
+    """Ours and a foreign checkout with the same directory name (:func:`scenes.two_checkouts`)."""
+    return scenes.two_checkouts(shared_tmp)
 
 
 def test_another_run_of_ours_exits_3(two_checkouts, runs):

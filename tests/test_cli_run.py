@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hooktools import RUNCTX, hook_env
 from proctools import argv_of, make_checkout
+from runfactory import RUN_TESTS_SCRIPT
 
 from runctx.hooks import ready
 
@@ -25,7 +26,6 @@ MARKING_SCRIPT = (
 )
 # A test script that leaves a mark and exits 0.
 QUIET_MARKING_SCRIPT = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\n"
-HOLDING_SCRIPT = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 
 
 def runctx_run(
@@ -151,7 +151,7 @@ def test_wait_mode_gives_up_after_the_timeout(world):
 
 def test_the_command_replaces_runctx_and_receives_its_signals(world, runs):
     """After exec the command has runctx's pid; a signal sent to that pid is the command's."""
-    (world.idle / "run-tests.py").write_text(HOLDING_SCRIPT)
+    (world.idle / "run-tests.py").write_text(RUN_TESTS_SCRIPT)
     ready = world.idle / "held"
     ready.unlink(missing_ok=True)
     process = runs.child(

@@ -34,17 +34,9 @@ def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
     )
 
 
-@pytest.fixture
-def foreign_run(shared_tmp, runs):
-    """A live run in another checkout with the same directory name."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
-    return mine, theirs, runs.run_tests_script(theirs)
-
-
 def test_json_follows_the_contract(foreign_run):
     """--json has here, runs (with the required fields), load and visibility."""
-    mine, theirs, run = foreign_run
+    mine, theirs, run = foreign_run.mine, foreign_run.theirs, foreign_run.foreign
     result = runctx("status", "--json", cwd=mine)
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -90,7 +82,7 @@ def test_status_shows_the_suite_as_this_run():
 
 def test_the_table_groups_ours_and_foreign_with_reasons(foreign_run):
     """The text report lists the foreign run with its reason, the load and the limits."""
-    mine, theirs, run = foreign_run
+    mine, theirs, run = foreign_run.mine, foreign_run.theirs, foreign_run.foreign
     result = runctx("status", "-v", cwd=mine)
     assert result.returncode == 0, result.stderr
     text = result.stdout
@@ -124,7 +116,7 @@ def test_status_says_which_claude_code_session_started_a_run(shared_tmp, runs):
 
 def test_status_json_says_how_busy_each_run_and_the_box_are(foreign_run):
     """--json: each run's CPU use now over the window, busy_now, the box's memory and verdict."""
-    mine, _theirs, run = foreign_run
+    mine, run = foreign_run.mine, foreign_run.foreign
     report = json.loads(runctx("status", "--json", cwd=mine).stdout)
     assert isinstance(report["cpu_window_seconds"], float)
     entry = next(e for e in report["runs"] if e["pid"] == run.pid)
@@ -139,7 +131,7 @@ def test_status_json_says_how_busy_each_run_and_the_box_are(foreign_run):
 
 def test_root_and_uid_options_set_the_viewpoint(foreign_run):
     """--root and --uid move the viewpoint: the foreign run becomes ours."""
-    _mine, theirs, run = foreign_run
+    theirs, run = foreign_run.theirs, foreign_run.foreign
     (theirs / "tests").mkdir(exist_ok=True)
     result = runctx("status", "--json", "--root", str(theirs / "tests"), "--uid", str(os.getuid()))
     report = json.loads(result.stdout)
@@ -170,7 +162,7 @@ def test_usage_errors_exit_2_with_one_line(args):
 
 def test_verbose_says_why_each_run_got_its_verdict(foreign_run):
     """-v logs one verdict event per run, with its reasons, on stderr only."""
-    mine, theirs, run = foreign_run
+    mine, theirs, run = foreign_run.mine, foreign_run.theirs, foreign_run.foreign
     result = runctx("-v", "status", "--json", cwd=mine)
     assert result.returncode == 0
     json.loads(result.stdout)
@@ -181,7 +173,7 @@ def test_verbose_says_why_each_run_got_its_verdict(foreign_run):
 
 def test_log_json_writes_json_lines(foreign_run):
     """--log-json makes every stderr line a JSON event."""
-    mine, _theirs, run = foreign_run
+    mine, run = foreign_run.mine, foreign_run.foreign
     result = runctx("-v", "--log-json", "status", "--json", cwd=mine)
     assert result.returncode == 0
     events = [json.loads(line) for line in result.stderr.splitlines()]
@@ -192,7 +184,7 @@ def test_log_json_writes_json_lines(foreign_run):
 
 def test_log_json_alone_writes_the_verdicts(foreign_run):
     """--log-json without -v writes what -v shows, as JSON lines (not nothing)."""
-    mine, _theirs, run = foreign_run
+    mine, run = foreign_run.mine, foreign_run.foreign
     result = runctx("--log-json", "status", "--json", cwd=mine)
     assert result.returncode == 0, result.stderr
     events = [json.loads(line) for line in result.stderr.splitlines()]
@@ -201,13 +193,13 @@ def test_log_json_alone_writes_the_verdicts(foreign_run):
 
 def test_quiet_by_default(foreign_run):
     """Without -v nothing is logged."""
-    mine, _theirs, _run = foreign_run
+    mine = foreign_run.mine
     assert runctx("status", cwd=mine).stderr == ""
 
 
 def test_main_can_be_called_in_process(capsys, foreign_run):
     """main() returns the exit status and prints the JSON report."""
-    mine, _theirs, run = foreign_run
+    mine, run = foreign_run.mine, foreign_run.foreign
     assert main(["status", "--json", "--root", str(mine)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert run.pid in [entry["pid"] for entry in report["runs"]]

@@ -10,6 +10,7 @@ import pytest
 from nstools import in_child_pid_namespace
 from proctools import OTHER_UID, PYTHON, argv_of, is_live, make_checkout, wait_for
 from runfactory import clean_env, ready_dir
+from scenes import two_checkouts
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 
@@ -71,8 +72,7 @@ def test_a_member_pid_is_refused_with_the_run_to_name(shared_tmp, runs):
 
 def test_refuses_a_run_of_another_checkout_with_the_same_name(shared_tmp, runs):
     """A run in b/proj is foreign to a/proj: refused with the root reason, left live."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     run = runs.run_tests_script(theirs)
     result = stop("--grace", "0", str(run.pid), cwd=mine)
     assert result.returncode == 4

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from envtools import make_venv, venv_python
-from runfactory import SLEEPER, RunFactory, clean_env
+from runfactory import RUN_TESTS_SCRIPT, SLEEPER, RunFactory, clean_env
 
 from runctx.environment import (
     CONDA,
@@ -339,7 +339,7 @@ def test_a_scan_does_not_believe_a_stale_virtual_env(venv, base, runs):
     from proctools import make_checkout
 
     checkout = make_checkout(base, f"stale-{uuid.uuid4().hex}")
-    (checkout / "run_tests.py").write_text(HOLDER)
+    (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
     interpreter = _base_interpreter(venv)
     ready = base / f"ready-{uuid.uuid4().hex}"
     env = clean_env(PATH=f"{interpreter.parent}{os.pathsep}/usr/bin", VIRTUAL_ENV=str(venv))
@@ -355,8 +355,6 @@ def test_a_scan_does_not_believe_a_stale_virtual_env(venv, base, runs):
     assert found.kind != VENV
     assert found.directory_id != directory_id(venv)
 
-
-HOLDER = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 
 MAKEFILE = """\
 test:
@@ -385,7 +383,7 @@ def test_another_users_member_of_roots_run_has_its_environment_unread(source, sh
     checkout = make_checkout(shared_tmp, "proj")
     checkout.chmod(0o755)
     holder = shared_tmp / "holder.py"
-    holder.write_text(HOLDER)
+    holder.write_text(RUN_TESTS_SCRIPT)
     ready = shared_tmp / "ready"
     shared_tmp.chmod(0o777)
     path = f"{private / 'bin'}{os.pathsep}/usr/bin"

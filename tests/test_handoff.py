@@ -13,8 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from proctools import NAME_EVERY_FOREIGN_RUN, PYTHON, make_checkout
+from proctools import NAME_EVERY_FOREIGN_RUN, PYTHON
 from runfactory import clean_env
+from scenes import two_checkouts
 
 from runctx.handoff import CHECKED, HANDOFF_ENV, QUIET, take_handoff
 
@@ -36,11 +37,11 @@ def test_sees_no_handoff():
 @pytest.fixture
 def scene(shared_tmp, runs):
     """A checkout with one test, and a live foreign run in a checkout of the same name."""
-    mine = make_checkout(shared_tmp / "a", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     with (mine / "pyproject.toml").open("a") as pyproject:
         pyproject.write(SETTINGS)
     (mine / "test_handoff_seen.py").write_text(TEST_FILE)
-    runs.run_tests_script(make_checkout(shared_tmp / "b", "proj"))
+    runs.run_tests_script(theirs)
     return mine
 
 

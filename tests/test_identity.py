@@ -18,6 +18,7 @@ import pytest
 from hooktools import RUNCTX, claude_pre_tool_use, hook_env, run_hook
 from nstools import mount_namespace, require_tools, start_run_in_mount_namespace
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, make_worktree, run_as
+from scenes import two_checkouts
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
 from runctx.scanning import scan, viewpoint
@@ -34,8 +35,7 @@ def the_run(report, pid):
 
 def test_same_directory_name_under_another_parent_is_foreign_by_root(shared_tmp, runs):
     """Two checkouts named proj: a run in one is foreign to the other, by root."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     run = runs.run_tests_script(theirs)
     report = scan(viewpoint(cwd=str(mine)))
     judged = the_run(report, run.pid)
@@ -48,8 +48,7 @@ def test_same_directory_name_under_another_parent_is_foreign_by_root(shared_tmp,
 
 def test_the_same_real_record_flips_with_the_viewpoint(shared_tmp, runs):
     """One real run: ours from its own checkout, foreign from a same-named other one."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     run = runs.run_tests_script(theirs)
     record = the_run(scan(viewpoint(cwd=str(mine))), run.pid).run
     assert is_foreign(record, str(mine), os.getuid())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from proctools import make_checkout
+from scenes import two_checkouts
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
 from runctx.scanning import scan, viewpoint
@@ -40,8 +40,7 @@ def test_the_table_has_every_cell_once():
 
 def test_judge_follows_the_table_on_a_real_run(shared_tmp, runs):
     """One real run judged from nine viewpoints gives the verdict of each cell, with reasons."""
-    theirs = make_checkout(shared_tmp / "a", "proj")
-    other = make_checkout(shared_tmp / "b", "proj")
+    theirs, other = two_checkouts(shared_tmp)
     started = runs.run_tests_script(theirs)
     report = scan(viewpoint(cwd=str(theirs)))
     (record,) = [judged.run for judged in report.runs if judged.run.pid == started.pid]

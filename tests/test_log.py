@@ -6,15 +6,14 @@ import logging
 import subprocess
 import sys
 
-from proctools import make_checkout
+from scenes import two_checkouts
 
 from runctx.scanning import scan, viewpoint
 
 
 def test_caplog_sees_each_verdict_with_its_reasons(caplog, shared_tmp, runs):
     """A scan emits one runctx.verdict event per run, visible to stdlib logging."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     run = runs.run_tests_script(theirs)
     with caplog.at_level(logging.DEBUG, logger="runctx"):
         scan(viewpoint(cwd=str(mine)))

@@ -18,11 +18,11 @@ from hooktools import hook_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from proctools import PYTHON, make_checkout, name_every_foreign_run
+from runfactory import RUN_TESTS_SCRIPT
 
 from runctx.present.escape import json_controls_escaped
 from runctx.present.output import json_dumps
 
-HOLD = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 CONTROLS = "\u009b31m\u202eevil\u2066\x7f\u0085\u200f"
 """C1 (CSI, NEL), bidi (RLO, LRI, RLM) and DEL: what ``ensure_ascii=False`` leaves raw."""
 
@@ -41,7 +41,7 @@ def hostile_run(tmp_path_factory):
     base = tmp_path_factory.mktemp("faces")
     base.chmod(0o755)
     root = make_checkout(base, f"proj{CONTROLS}")
-    (root / "run_tests.py").write_text(HOLD)
+    (root / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
     viewer = name_every_foreign_run(make_checkout(base, "viewer"))
     ready = base / "ready"
     factory = RunFactory()

@@ -30,7 +30,7 @@ from prometheus_client.openmetrics.parser import (
     text_string_to_metric_families as openmetrics_families,
 )
 from prometheus_client.parser import text_string_to_metric_families as prometheus_families
-from runfactory import RunFactory, clean_env
+from runfactory import RUN_TESTS_SCRIPT, RunFactory, clean_env
 from schematools import validate
 
 from runctx.present.escape import (
@@ -237,8 +237,6 @@ ENCODINGS = {
     "c-locale": {"LC_ALL": "C", "PYTHONIOENCODING": ""},
 }
 
-HOLD = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
-
 
 class Hostile:
     """The hostile run, a checkout to look at it from, and a directory inside its checkout."""
@@ -266,7 +264,7 @@ def hostile():
     os.mkdir(root)
     subprocess.run(["git", "init", "-q", root], check=True)
     with open(root + b"/run_tests.py", "w", encoding="utf-8") as script:
-        script.write(HOLD)
+        script.write(RUN_TESTS_SCRIPT)
     os.mkdir(root + b"/sub")
     with open(root + b"/sub/run_tests.py", "w", encoding="utf-8") as script:
         script.write("pass\n")
@@ -515,7 +513,7 @@ def test_a_removed_hostile_root_is_shown_escaped_and_given_exactly(hostile, runs
     gone = os.fsencode(parent) + b"/" + DIRECTORY
     os.mkdir(gone)
     with open(gone + b"/run_tests.py", "w", encoding="utf-8") as script:
-        script.write(HOLD)
+        script.write(RUN_TESTS_SCRIPT)
     ready = parent / "ready"
     argv = [PYTHON, "run_tests.py", str(ready)]
     run = runs.orphan(argv, Path(os.fsdecode(gone)), env=clean_env(), ready=ready)
@@ -617,7 +615,7 @@ def hostile_environment():
         pids = []
         for name in ("one", "two"):
             checkout = make_checkout(base, name)
-            (checkout / "run_tests.py").write_text(HOLD)
+            (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
             ready = base / f"ready-{name}"
             argv = [os.fsdecode(prefix + b"/bin/python"), "run_tests.py", str(ready)]
             pids.append(factory.orphan(argv, checkout, env=clean_env(), ready=ready).pid)

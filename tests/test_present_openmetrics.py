@@ -48,17 +48,14 @@ def value(found: dict, name: str, **labels: str) -> float:
     return match
 
 
-@pytest.fixture
-def ours_and_foreign(shared_tmp, runs):
-    """A run of this checkout and one of another checkout with the same name, both live."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
-    return mine, theirs, runs.run_tests_script(mine), runs.run_tests_script(theirs)
-
-
 def test_real_runs_are_counted_by_kind_verdict_and_root(ours_and_foreign):
     """Each started run is one sample of runctx_runs under its kind, verdict and root hash."""
-    mine, theirs, ours, foreign = ours_and_foreign
+    mine, theirs, ours, foreign = (
+        ours_and_foreign.mine,
+        ours_and_foreign.theirs,
+        ours_and_foreign.ours,
+        ours_and_foreign.foreign,
+    )
     report = scan(viewpoint(cwd=str(mine)))
     found = samples(report_metrics(report))
     for run, root, verdict in ((ours, mine, "ours"), (foreign, theirs, "foreign")):
@@ -74,7 +71,8 @@ def test_real_runs_are_counted_by_kind_verdict_and_root(ours_and_foreign):
 
 def test_cpu_use_now_and_memory_are_the_scans_own(ours_and_foreign):
     """With the scan's CPU window, each run's CPUs busy now and the box's memory are there."""
-    mine, theirs, _ours, foreign = ours_and_foreign
+    scene = ours_and_foreign
+    mine, theirs, foreign = scene.mine, scene.theirs, scene.foreign
     report = scan(viewpoint(cwd=str(mine)), cpu_window=0.1)
     found = samples(report_metrics(report))
     judged = next(j for j in report.runs if j.run.pid == foreign.pid)
@@ -90,7 +88,7 @@ def test_cpu_use_now_and_memory_are_the_scans_own(ours_and_foreign):
 
 def test_roots_are_hashes_unless_paths_are_asked_for(ours_and_foreign):
     """By default no path leaves the machine; --root-label path shows it, none drops it."""
-    mine, theirs, _ours, _foreign = ours_and_foreign
+    mine, theirs = ours_and_foreign.mine, ours_and_foreign.theirs
     report = scan(viewpoint(cwd=str(mine)))
     hashed = report_metrics(report)
     assert str(theirs) not in hashed
@@ -148,7 +146,7 @@ def test_an_unknown_fact_is_named_never_a_silent_zero(shared_tmp):
 
 def test_the_command_writes_the_file_atomically_for_the_textfile_collector(ours_and_foreign):
     """--output replaces the .prom file in one rename: no temporary file is ever left beside it."""
-    mine, _theirs, _ours, _foreign = ours_and_foreign
+    mine = ours_and_foreign.mine
     directory = mine / "textfile"
     directory.mkdir()
     target = directory / "runctx.prom"

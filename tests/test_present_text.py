@@ -12,6 +12,7 @@ import pytest
 from hooktools import hook_env
 from livetools import start_npm_test
 from proctools import make_checkout
+from runfactory import RUN_TESTS_SCRIPT
 
 from runctx.present.text import cut_end, cut_middle, cut_start, shorter_path
 
@@ -20,7 +21,6 @@ LONG_ARGUMENT = "--an-option-long-enough-to-need-cutting=" + "v" * 150
 TEST_ARGUMENT = "tests/test_kept.py"
 """The last word of the long command: what tells two runs of one checkout apart."""
 SPIN = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\nwhile True:\n    pass\n"
-HOLD = "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
 
 
 def status(*argv: str, cwd, **env: str) -> str:
@@ -43,9 +43,7 @@ def long_run(shared_tmp, runs):
     """A run of another checkout whose command line is long, and a checkout to look from."""
     mine = make_checkout(shared_tmp / "home" / "src", "mine")
     theirs = make_checkout(shared_tmp / "home" / "src", "theirs")
-    (theirs / "run_tests.py").write_text(
-        "import pathlib, sys, time\npathlib.Path(sys.argv[1]).touch()\ntime.sleep(300)\n"
-    )
+    (theirs / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
     ready = theirs / "ready"
     run = runs.orphan(
         [sys.executable, str(theirs / "run_tests.py"), str(ready), LONG_ARGUMENT, TEST_ARGUMENT],
@@ -146,7 +144,7 @@ def test_foreign_runs_come_busiest_first(shared_tmp, runs):
     """A foreign run that uses a CPU now is listed above an idle one, whatever their pids."""
     mine = make_checkout(shared_tmp, "mine")
     pids = {}
-    for name, script in (("busy", SPIN), ("idle", HOLD)):
+    for name, script in (("busy", SPIN), ("idle", RUN_TESTS_SCRIPT)):
         theirs = make_checkout(shared_tmp, name)
         (theirs / "run_tests.py").write_text(script)
         ready = theirs / "ready"

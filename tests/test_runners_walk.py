@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from proctools import argv_of, wait_for
 from require import require
+from runfactory import RUN_TESTS_SCRIPT
 from runnercases import FORMS, TASK_FORMS
 
 from runctx.runners import (
@@ -454,17 +455,11 @@ def test_earlier_patterns_win():
 
 # --------------------------------------------------------------------------- real processes
 
-SLEEPER = """\
-import pathlib, sys, time
-pathlib.Path(sys.argv[1]).write_text("ready")
-time.sleep(300)
-"""
-
 
 def _shebang_script(directory: Path, name: str) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     script = directory / name
-    script.write_text(f"#!{sys.executable}\n{SLEEPER}")
+    script.write_text(f"#!{sys.executable}\n{RUN_TESTS_SCRIPT}")
     script.chmod(0o755)
     return script
 
@@ -501,7 +496,8 @@ def test_real_script_in_non_utf8_directory_is_detected(tmp_path, runs):
 @linux_only
 def test_real_python_with_flags_and_module_is_detected(tmp_path, runs):
     """``python -u -X dev -W error -m pytest`` under an arbitrary argv[0] is detected from /proc."""
-    (tmp_path / "pytest.py").write_text(SLEEPER)  # shadows the real pytest in this child only
+    # the holder, named pytest.py: it shadows the real pytest in this child only
+    (tmp_path / "pytest.py").write_text(RUN_TESTS_SCRIPT)
     ready = tmp_path / "ready"
     argv0 = "/opt/ci/.venv/bin/python3.11"
     command = [argv0, "-u", "-X", "dev", "-W", "error", "-m", "pytest", str(ready)]
@@ -517,7 +513,7 @@ def test_real_python_with_flags_and_module_is_detected(tmp_path, runs):
 @linux_only
 def test_real_configured_module_is_detected(tmp_path, runs):
     """A module named in a real pyproject.toml is detected on a real ``python -m`` process."""
-    (tmp_path / "integ_runner.py").write_text(SLEEPER)
+    (tmp_path / "integ_runner.py").write_text(RUN_TESTS_SCRIPT)
     config = tmp_path / "pyproject.toml"
     config.write_text('[tool.runctx]\nrunners = [{ kind = "integ", module = "integ_runner" }]\n')
     ready = tmp_path / "ready"

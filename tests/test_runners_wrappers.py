@@ -25,15 +25,9 @@ import psutil
 import pytest
 from proctools import make_checkout, wait_for
 from require import require, unavailable
-from runfactory import clean_env
+from runfactory import RUN_TESTS_SCRIPT, clean_env
 
 from runctx.scanning import scan, viewpoint
-
-HOLDER = """\
-import pathlib, sys, time
-pathlib.Path(sys.argv[1]).touch()
-time.sleep(300)
-"""
 
 # (the wrapper's program, its argv around COMMAND, which stands for the holder's argv)
 WRAPPED = [
@@ -71,7 +65,7 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, runs, tool, templ
     checkout = make_checkout(shared_tmp)
     holder = checkout / "bin" / "pytest"
     holder.parent.mkdir()
-    holder.write_text(f"#!{sys.executable}\n{HOLDER}")
+    holder.write_text(f"#!{sys.executable}\n{RUN_TESTS_SCRIPT}")
     holder.chmod(0o755)
     ready = checkout / "ready"
     argv = _filled(template, holder, ready, checkout)

@@ -20,6 +20,7 @@ from proctools import (
     status,
     wait_for,
 )
+from scenes import two_checkouts
 
 from runctx.identity import Verdict
 from runctx.records import ProcIdentity, ProcRecord
@@ -87,8 +88,7 @@ def scan_with_both(here):
 
 def test_both_sources_fold_and_judge_real_runs_alike(shared_tmp, runs):
     """An xdist run here and a run in a same-named checkout: same runs, members, verdicts."""
-    mine = make_checkout(shared_tmp / "a", "proj")
-    theirs = make_checkout(shared_tmp / "b", "proj")
+    mine, theirs = two_checkouts(shared_tmp)
     started = [runs.xdist(mine, workers=2), runs.run_tests_script(theirs)]
     here = viewpoint(cwd=str(mine))
     before = ProcfsSource().table()

@@ -10,14 +10,18 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
-from proctools import PYTHON, children_of, is_live, make_checkout, wait_for
+from proctools import PYPROJECT, PYTHON, children_of, is_live, make_checkout, wait_for
+from readable import shared_tempdir
 from require import find, unavailable
+from runfactory import RunFactory
 
 from runctx.watchers import watcher_label
 
@@ -104,15 +108,21 @@ def _tmux(tmux: str, socket: str, *args: str, env: dict[str, str] | None = None)
     return done.stdout.strip()
 
 
-@pytest.fixture
-def watcher_in_tmux(shared_tmp, runs):
-    """A person's ``watch -n 600 python -m pytest -q`` in a tmux pane, between two runs."""
+@pytest.fixture(scope="module")
+def tmux_watcher() -> Iterator[tuple[Path, int]]:
+    """A person's ``watch -n 600 python -m pytest -q`` in a tmux pane, between two runs.
+
+    One per module: starting it runs pytest once, the slow part; the tests read
+    it and each writes the checkout's settings it asks under (:func:`watcher_in_tmux`).
+    """
     tmux = find("tmux")
     if tmux is None:
         unavailable("tmux is not installed")
-    checkout = make_checkout(shared_tmp)
+    base = shared_tempdir("runctx-watcher-").resolve()
+    runs = RunFactory()
+    checkout = make_checkout(base)
     (checkout / "test_watched.py").write_text(TEST_FILE)
-    ready = shared_tmp / f"watched-{uuid.uuid4().hex}"
+    ready = base / f"watched-{uuid.uuid4().hex}"
     socket = f"runctx-test-{uuid.uuid4().hex[:12]}"
     # a person's terminal: no CI or agent variables (tmux adds TMUX and TMUX_PANE)
     env = {
@@ -124,15 +134,13 @@ def watcher_in_tmux(shared_tmp, runs):
         "RUNCTX_HOOK_DEADLINE": "3600",
     }
     command = f"watch -n 600 {shlex.quote(PYTHON)} -m pytest -q -p no:cacheprovider"
-    _tmux(
-        tmux,
-        socket,
-        *("new-session", "-d", "-s", "w", "-x", "120", "-y", "30", "-c", str(checkout), command),
-        env=env,
-    )
-    pane = int(_tmux(tmux, socket, "display-message", "-p", "-t", "w", "#{pane_pid}"))
-    runs.adopt(pane)  # the pane's process group is reaped with the others
+    pane = 0
     try:
+        size = ("-x", "120", "-y", "30")
+        start = ("new-session", "-d", "-s", "w", *size, "-c", str(checkout), command)
+        _tmux(tmux, socket, *start, env=env)
+        pane = int(_tmux(tmux, socket, "display-message", "-p", "-t", "w", "#{pane_pid}"))
+        runs.adopt(pane)  # the pane's process group is reaped with the others
         wait_for(ready.exists, timeout=120, what="the watched pytest to run once")
         # its first run over: watch waits its 600 s, with no child
         wait_for(lambda: not children_of(pane), timeout=120, what="the first run to end")
@@ -141,7 +149,18 @@ def watcher_in_tmux(shared_tmp, runs):
         subprocess.run(
             [tmux, "-L", socket, "kill-server"], capture_output=True, check=False, timeout=30
         )
-        wait_for(lambda: not is_live(pane), what=f"the tmux pane {pane} to end")
+        if pane:
+            wait_for(lambda: not is_live(pane), what=f"the tmux pane {pane} to end")
+        runs.reap()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def watcher_in_tmux(tmux_watcher: tuple[Path, int]) -> tuple[Path, int]:
+    """The module's watcher, its checkout's settings as :func:`make_checkout` wrote them."""
+    checkout, _pane = tmux_watcher
+    (checkout / "pyproject.toml").write_text(PYPROJECT)
+    return tmux_watcher
 
 
 def _pre_tool(checkout: Path) -> dict[str, object]:
@@ -149,33 +168,42 @@ def _pre_tool(checkout: Path) -> dict[str, object]:
     return reply(run_hook("claude", payload, env=hook_env()))["hookSpecificOutput"]
 
 
-def test_a_persons_watcher_gets_one_line_never_leftover_never_stop(watcher_in_tmux):
-    """The real hook lets the agent's run go ahead, with one line naming the person's watcher."""
-    checkout, pane = watcher_in_tmux
-    output = _pre_tool(checkout)
-    assert "permissionDecision" not in output  # not refused, never "allow" either
-    context = output["additionalContext"]
-    named = [line for line in context.splitlines() if f"pid {pane}" in line]
-    assert len(named) == 1, context
-    assert named[0].startswith(f"runctx: pid {pane} re-runs this checkout's tests on change")
-    assert "`watch -n 600`, a person's, started from tmux pane %" in named[0]
-    assert "this test run goes ahead" in named[0]
-    assert "leftover" not in context.replace("not a leftover", "")
-    assert "runctx stop" not in context
+@pytest.mark.parametrize(
+    ("setting", "decision", "words"),
+    [
+        pytest.param(
+            "",
+            None,
+            ("`watch -n 600`, a person's, started from tmux pane %", "this test run goes ahead"),
+            id="default-goes-ahead",
+        ),
+        # A checkout can refuse next to a watcher: the refusal names it and the setting.
+        pytest.param('on-watcher = "stop"', "deny", ("on-watcher",), id="on-watcher-stop"),
+    ],
+)
+def test_a_persons_watcher_is_named_in_one_line_never_leftover_never_stop(
+    watcher_in_tmux, setting, decision, words
+):
+    """The real hook names the person's watcher in one line, as the checkout's setting decides.
 
-
-def test_a_checkout_can_refuse_next_to_a_watcher_and_still_never_says_stop(watcher_in_tmux):
-    """``on-watcher = "stop"``: a refusal that names the watcher, with no advice to stop it."""
+    By default the agent's run goes ahead (never "allow" either); under
+    ``on-watcher = "stop"`` it is refused. Either way nothing calls the watcher
+    a leftover or advises stopping it.
+    """
     checkout, pane = watcher_in_tmux
-    with (checkout / "pyproject.toml").open("a") as file:
-        file.write('\n[tool.runctx]\non-watcher = "stop"\n')
+    if setting:
+        with (checkout / "pyproject.toml").open("a") as file:
+            file.write(f"\n[tool.runctx]\n{setting}\n")
     output = _pre_tool(checkout)
-    assert output["permissionDecision"] == "deny"
-    reason = output["permissionDecisionReason"]
-    assert f"pid {pane} re-runs this checkout's tests on change" in reason
-    assert "on-watcher" in reason
-    assert "runctx stop" not in reason
-    assert "leftover" not in reason.replace("not a leftover", "")
+    assert output.get("permissionDecision") == decision
+    said = str(output["permissionDecisionReason" if decision else "additionalContext"])
+    named = [line for line in said.splitlines() if f"pid {pane}" in line]
+    assert len(named) == 1, said
+    assert f"pid {pane} re-runs this checkout's tests on change" in named[0]
+    for word in words:
+        assert word in named[0], said
+    assert "leftover" not in said.replace("not a leftover", "")
+    assert "runctx stop" not in said
 
 
 def test_wait_does_not_wait_for_ever_on_a_watcher_unless_asked(watcher_in_tmux):
