@@ -28,6 +28,7 @@ from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
 from runctx.settings import DEFAULTS, Settings
 from runctx.sources import ProcessSource, default_source
+from runctx.sources.base import MAX_ENVIRONMENT_PROCESSES
 from runctx.sources.visibility import describe_limits
 from runctx.started_by import WANTED, started_by
 from runctx.unknown import NOT_READ, Reason, Unknown
@@ -162,7 +163,12 @@ def _environment_of(
     run of ``reader_uid``, the user runctx runs as, as for who started it:
     another user's environment is never read, not even by root.
     """
-    members = [authority, *(records[pid] for pid in found.members[1:] if pid in records)]
+    # Only the first processes of a run are looked at (MAX_ENVIRONMENT_PROCESSES):
+    # a run of thousands of processes costs no more.
+    members = [
+        authority,
+        *(records[pid] for pid in found.members[1:MAX_ENVIRONMENT_PROCESSES] if pid in records),
+    ]
     if authority.uid != reader_uid:
         return source.environment(members)
 
@@ -463,8 +469,9 @@ def _with_cpu_now(
     second = second_reading(source, first, cpu_window)
     sampled = {run.identity for run in measured}
     return [
-        attrs.evolve(
-            judged, run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second))
+        JudgedRun(
+            run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second)),
+            judgement=judged.judgement,
         )
         if judged.run.identity in sampled
         else judged
