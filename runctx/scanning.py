@@ -16,8 +16,8 @@ from runctx.folding import (
     WORKER_ROLE,
     FoldedRun,
     ancestor_names,
-    descends_from,
     fold_runs,
+    live_parent,
     reparented,
 )
 from runctx.identity import can_write, judge
@@ -28,6 +28,7 @@ from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
 from runctx.settings import DEFAULTS, Settings
 from runctx.sources import ProcessSource, default_source
+from runctx.sources.base import MAX_ENVIRONMENT_PROCESSES
 from runctx.sources.visibility import describe_limits
 from runctx.started_by import WANTED, started_by
 from runctx.unknown import NOT_READ, Reason, Unknown
@@ -79,7 +80,7 @@ def _run_of(  # noqa: PLR0913 - the run's facts, each read apart
     authority: ProcRecord,
     found: FoldedRun,
     records: Mapping[int, ProcRecord],
-    self_pid: int | Unknown,
+    below_caller: _Below | None,
     environment: Environment | Unknown,
     *,
     who: StartedBy | Unknown = NOT_READ,
@@ -105,9 +106,44 @@ def _run_of(  # noqa: PLR0913 - the run's facts, each read apart
         orphaned=reparented(authority, records, worker=found.role == WORKER_ROLE),
         # The caller's run: it contains the caller, or the caller started it (a
         # pytest.main() controller that is no runner itself, and its workers).
-        is_self=isinstance(self_pid, int)
-        and (self_pid in members or descends_from(authority, self_pid, records)),
+        is_self=below_caller is not None
+        and (below_caller.ancestor in members or below_caller(authority)),
     )
+
+
+class _Below:
+    """Whether a process descends from ``ancestor``: each chain of parents climbed once a scan.
+
+    What a climb learns about every process on its way is kept, so that the
+    runs of a scan, however many stand under however deep a chain, cost the
+    processes above them once, not once per run. A cycle of links (pids
+    reused during the scan) is climbed once and leads to no ancestor.
+    """
+
+    def __init__(self, ancestor: int, records: Mapping[int, ProcRecord]) -> None:
+        self.ancestor = ancestor
+        self.records = records
+        self.known: dict[int, bool] = {}
+
+    def __call__(self, record: ProcRecord) -> bool:
+        """Whether ``ancestor`` is in the chain of live parents of ``record``."""
+        path: list[int] = []
+        seen = {record.pid}
+        found = False
+        parent = live_parent(record, self.records)
+        while parent is not None and parent.pid not in seen:
+            if parent.pid == self.ancestor:
+                found = True
+                break
+            if parent.pid in self.known:
+                found = self.known[parent.pid]
+                break
+            path.append(parent.pid)
+            seen.add(parent.pid)
+            parent = live_parent(parent, self.records)
+        for pid in path:
+            self.known[pid] = found
+        return found
 
 
 VIRTUAL_ENV = frozenset({"VIRTUAL_ENV", "PATH"})
@@ -127,7 +163,12 @@ def _environment_of(
     run of ``reader_uid``, the user runctx runs as, as for who started it:
     another user's environment is never read, not even by root.
     """
-    members = [authority, *(records[pid] for pid in found.members[1:] if pid in records)]
+    # Only the first processes of a run are looked at (MAX_ENVIRONMENT_PROCESSES):
+    # a run of thousands of processes costs no more.
+    members = [
+        authority,
+        *(records[pid] for pid in found.members[1:MAX_ENVIRONMENT_PROCESSES] if pid in records),
+    ]
     if authority.uid != reader_uid:
         return source.environment(members)
 
@@ -403,6 +444,7 @@ def _judged_runs(  # noqa: PLR0913 - each is an independent input
     starters: dict[tuple[Inherited, tuple[str, ...]], StartedBy | None] = {}
     skipped = 0
     judged_runs = []
+    below_caller = _Below(caller, records) if isinstance(caller, int) else None
     for folded, authority in found.runs:
         environment: Environment | Unknown = NOT_READ
         who: StartedBy | Unknown = NOT_READ
@@ -411,7 +453,7 @@ def _judged_runs(  # noqa: PLR0913 - each is an independent input
         elif optional:
             environment = _environment_of(source, authority, folded, records, reader)
             who = _who_started(source, authority, records, reader, starters)
-        run = _run_of(authority, folded, records, caller, environment, who=who)
+        run = _run_of(authority, folded, records, below_caller, environment, who=who)
         judged_runs.append(_judged(run, here))
     return judged_runs, skipped
 
@@ -427,8 +469,9 @@ def _with_cpu_now(
     second = second_reading(source, first, cpu_window)
     sampled = {run.identity for run in measured}
     return [
-        attrs.evolve(
-            judged, run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second))
+        JudgedRun(
+            run=attrs.evolve(judged.run, cpu_now=cpu_now(judged.run, first, second)),
+            judgement=judged.judgement,
         )
         if judged.run.identity in sampled
         else judged

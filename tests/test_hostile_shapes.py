@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -111,6 +112,59 @@ def test_a_deep_chain_of_titled_wrappers_is_one_run_and_the_refusal_stands(share
     assert [(run.pid, run.kind) for run in seen] == [(chain.pid, "run-tests-script")]
     assert set(seen[0].members) == group
     assert live.pid in {judged.run.pid for judged in report.runs}
+    assert f"pid {live.pid}" in _refused(checkout)
+
+
+DEEP_CHAIN_SCRIPT = r"""
+import os, sys
+
+depth, ready, titled = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+# Each level forks the next, then becomes a cat titled "npm exec" (the title node's
+# process.title gives npx) reading a pipe whose write end it holds itself: it waits,
+# at the cost of a few pages, however deep the chain.
+read_end, write_end = os.pipe()
+os.dup2(read_end, 0)
+os.set_inheritable(write_end, True)
+for _ in range(depth):
+    if os.fork():
+        os.execv(titled, ["npm exec"])
+os.execv(sys.executable, [sys.executable, "run_tests.py", ready])
+"""
+
+DEEP = 1500
+"""A chain as deep as this makes anything quadratic in its depth cost seconds."""
+
+
+def test_a_chain_thousands_deep_is_one_run_and_the_refusal_stands(shared_tmp, runs):
+    """1,500 processes titled ``npm exec``, each the parent of the next, over one runner.
+
+    Of this user, so the first pass reads every one of them and folds them:
+    the chain is one run of the runner's kind, led by its top, and the hook
+    still refuses a second run of the checkout next to it (it never fails
+    open for the chain's depth).
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    other = make_checkout(shared_tmp, "other")
+    (other / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    cat = shutil.which("cat")
+    assert cat, "the deep chain needs cat(1)"
+    titled = other / "npm"
+    titled.symlink_to(cat)
+    ready = shared_tmp / "deep-chain-ready"
+    chain = runs.orphan(
+        [PYTHON, "-c", DEEP_CHAIN_SCRIPT, str(DEEP), str(ready), str(titled)],
+        other,
+        env=clean_env(),
+        ready=ready,
+    )
+    group = chain.members()
+    assert len(group) == DEEP + 1
+
+    report = scan(viewpoint(cwd=str(other)))
+    seen = [judged.run for judged in report.runs if set(judged.run.members) & group]
+    assert [(run.pid, run.kind) for run in seen] == [(chain.pid, "run-tests-script")]
+    assert set(seen[0].members) == group
     assert f"pid {live.pid}" in _refused(checkout)
 
 
