@@ -360,3 +360,22 @@ def test_two_runs_in_the_way_are_named_as_pids(shared_tmp, runs):
     named = re.search(r"\(pids (\d+), (\d+)\)\.$", reason)
     assert named is not None, reason
     assert {int(pid) for pid in named.groups()} == {first.pid, second.pid}
+
+
+def test_the_code_origin_example_is_what_a_session_in_another_worktree_says(tmp_path, runs):
+    """docs/api.md: worktree b's session (``-v``), on a venv where a is installed editable."""
+    from envtools import shared_worktrees, venv_python
+    from test_code_origin import header, run_session
+
+    (shown,) = blocks("api.md", "runctx: the code under test is not this checkout's")
+    shared = shared_worktrees(tmp_path)
+    status, output = run_session(runs, venv_python(shared.venv), shared.b, "-v", "tests")
+    assert status == 0, output
+    said = [line for line in header(output) if "code under test" in line or "imported" in line]
+
+    def plain(text: str, a: str, b: str, package: str, dist: str) -> str:
+        text = text.replace(f"{a}/src/{package}", "A/src/PACKAGE").replace(a, "A").replace(b, "B")
+        return text.replace(f"{package} will be", "PACKAGE will be").replace(dist, "DIST")
+
+    printed = plain("\n".join(said), str(shared.a), str(shared.b), "pkg", "pkg_project 0.1")
+    assert printed == plain(shown, "/src/proj-a", "/src/proj-b", "proj", "proj 0.3")
