@@ -379,3 +379,51 @@ def test_the_code_origin_example_is_what_a_session_in_another_worktree_says(tmp_
 
     printed = plain("\n".join(said), str(shared.a), str(shared.b), "pkg", "pkg_project 0.1")
     assert printed == plain(shown, "/src/proj-a", "/src/proj-b", "proj", "proj 0.3")
+
+
+def cells(table_line: str, header: str) -> dict[str, str]:
+    """A table row's cells by column, cut where the header's columns start."""
+    starts = [0] + [m.start() + 2 for m in re.finditer(r"  (?=\S)", header)]
+    names = [header[a:b].strip() for a, b in zip(starts, [*starts[1:], None], strict=True)]
+    return {
+        name: table_line[a:b].strip()
+        for name, a, b in zip(names, starts, [*starts[1:], None], strict=True)
+    }
+
+
+def test_the_status_examples_started_by_env_and_root_are_what_runctx_shows(shared_tmp, runs):
+    """docs/status.md: a run an agent session started on the checkout's venv, seen from home."""
+    (shown,) = blocks("status.md", "$ runctx status\n")
+    lines = shown.splitlines()
+    documented = cells(lines[5], lines[4])
+    home = shared_tmp / "home" / "ana"
+    mine = make_checkout(home / "src")
+    venv = mine / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    os.symlink(PYTHON, venv / "python")
+    (mine / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (mine / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = ready_dir(mine) / "agent-run"
+    env = person_env()
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="5f3a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c")
+    run = runs.orphan(
+        [str(venv / "python"), "run_tests.py", str(ready)], mine, env=env, ready=ready
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env={**hook_env(), "COLUMNS": "400", "HOME": str(home)},
+        check=True,
+        timeout=120,
+    )
+    printed = done.stdout.splitlines()
+    at = next(n for n, line in enumerate(printed) if re.match(rf"\s+{run.pid}\s", line))
+    header = next(line for line in reversed(printed[:at]) if line.strip().startswith("PID"))
+    row = cells(printed[at], header)
+    for column in ("STARTED BY", "ENV", "ROOT"):
+        assert row[column] == documented[column], (column, printed[at])
+    assert row["COMMAND"] == ".venv/bin/python run_tests.py " + str(ready).replace(
+        str(mine) + "/", ""
+    ), printed[at]
