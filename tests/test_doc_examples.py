@@ -360,3 +360,70 @@ def test_two_runs_in_the_way_are_named_as_pids(shared_tmp, runs):
     named = re.search(r"\(pids (\d+), (\d+)\)\.$", reason)
     assert named is not None, reason
     assert {int(pid) for pid in named.groups()} == {first.pid, second.pid}
+
+
+def test_the_code_origin_example_is_what_a_session_in_another_worktree_says(tmp_path, runs):
+    """docs/api.md: worktree b's session (``-v``), on a venv where a is installed editable."""
+    from envtools import shared_worktrees, venv_python
+    from test_code_origin import header, run_session
+
+    (shown,) = blocks("api.md", "runctx: the code under test is not this checkout's")
+    shared = shared_worktrees(tmp_path)
+    status, output = run_session(runs, venv_python(shared.venv), shared.b, "-v", "tests")
+    assert status == 0, output
+    said = [line for line in header(output) if "code under test" in line or "imported" in line]
+
+    def plain(text: str, a: str, b: str, package: str, dist: str) -> str:
+        text = text.replace(f"{a}/src/{package}", "A/src/PACKAGE").replace(a, "A").replace(b, "B")
+        return text.replace(f"{package} will be", "PACKAGE will be").replace(dist, "DIST")
+
+    printed = plain("\n".join(said), str(shared.a), str(shared.b), "pkg", "pkg_project 0.1")
+    assert printed == plain(shown, "/src/proj-a", "/src/proj-b", "proj", "proj 0.3")
+
+
+def cells(table_line: str, header: str) -> dict[str, str]:
+    """A table row's cells by column, cut where the header's columns start."""
+    starts = [0] + [m.start() + 2 for m in re.finditer(r"  (?=\S)", header)]
+    names = [header[a:b].strip() for a, b in zip(starts, [*starts[1:], None], strict=True)]
+    return {
+        name: table_line[a:b].strip()
+        for name, a, b in zip(names, starts, [*starts[1:], None], strict=True)
+    }
+
+
+def test_the_status_examples_started_by_env_and_root_are_what_runctx_shows(shared_tmp, runs):
+    """docs/status.md: a run an agent session started on the checkout's venv, seen from home."""
+    (shown,) = blocks("status.md", "$ runctx status\n")
+    lines = shown.splitlines()
+    documented = cells(lines[5], lines[4])
+    home = shared_tmp / "home" / "ana"
+    mine = make_checkout(home / "src")
+    venv = mine / ".venv" / "bin"
+    venv.mkdir(parents=True)
+    os.symlink(PYTHON, venv / "python")
+    (mine / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (mine / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    ready = ready_dir(mine) / "agent-run"
+    env = person_env()
+    env.update(CLAUDECODE="1", CLAUDE_CODE_SESSION_ID="5f3a2b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c")
+    run = runs.orphan(
+        [str(venv / "python"), "run_tests.py", str(ready)], mine, env=env, ready=ready
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status"],
+        cwd=mine,
+        capture_output=True,
+        text=True,
+        env={**hook_env(), "COLUMNS": "400", "HOME": str(home)},
+        check=True,
+        timeout=120,
+    )
+    printed = done.stdout.splitlines()
+    at = next(n for n, line in enumerate(printed) if re.match(rf"\s+{run.pid}\s", line))
+    header = next(line for line in reversed(printed[:at]) if line.strip().startswith("PID"))
+    row = cells(printed[at], header)
+    for column in ("STARTED BY", "ENV", "ROOT"):
+        assert row[column] == documented[column], (column, printed[at])
+    assert row["COMMAND"] == ".venv/bin/python run_tests.py " + str(ready).replace(
+        str(mine) + "/", ""
+    ), printed[at]

@@ -220,10 +220,13 @@ def _table(rows: list[list[str]]) -> list[str]:
     ]
 
 
-def environment_cell(environment: Environment | Unknown) -> str:
-    """A run's environment for a table cell: its prefix, ``-`` for none, ``?`` when unreadable."""
+def environment_cell(environment: Environment | Unknown, home: str | None = None) -> str:
+    """A run's environment for a table cell: its prefix, ``-`` for none, ``?`` when unreadable.
+
+    The prefix is shown from ``home`` (``~/src/proj/.venv``) where that is shorter.
+    """
     if isinstance(environment, Environment):
-        return visible(environment.prefix)
+        return visible(shorter_path(environment.prefix, home=home))
     return "-" if environment.reason in (Reason.ABSENT, Reason.NOT_READ) else "?"
 
 
@@ -289,7 +292,7 @@ def _run_rows(
             _cpu_now(judged, options),
             owner_name(run.uid),
             _starter_cell(judged, options),
-            environment_cell(run.environment),
+            environment_cell(run.environment, options.home),
             root_text(judged, options),
             command_line(judged, options),
         ]
