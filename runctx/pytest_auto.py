@@ -17,6 +17,7 @@ import resource
 
 import pytest
 
+from runctx.pytest_plugin import AUTO_WORKERS_NOTE
 from runctx.pytest_settings import checkout_settings
 from runctx.pytest_terminal import setting
 from runctx.report import Report
@@ -27,8 +28,6 @@ AUTO_WINDOW_SECONDS = 0.3
 """How long the CPU use of other runs is measured for ``-n auto``."""
 MIN_WORKER_BYTES = 64 * 1024 * 1024
 """The least memory a worker is taken to need when none is given (64 MiB)."""
-AUTO_WORKERS_NOTE = pytest.StashKey[str]()
-"""Why ``-n auto`` starts fewer workers than xdist would (or why it was left to xdist)."""
 
 
 def busy_cpus(report: Report) -> tuple[float, int]:

@@ -85,6 +85,8 @@ from runctx.pytest_terminal import PREFIX, error_text, is_worker, summary_sectio
 
 MODES = ("warn", "wait", "refuse", "stop", "ask")
 """The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
+AUTO_WORKERS_NOTE = pytest.StashKey[str]()
+"""Why ``-n auto`` starts fewer workers than xdist would (or why it was left to xdist)."""
 DEFAULT_SAMPLE_SECONDS = 30.0
 """How often contention is sampled during the session, unless ``--runctx-sample`` says."""
 
@@ -199,7 +201,5 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
                 return None
             return pytest_auto.auto_workers(config)
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
-            config.stash[pytest_auto.AUTO_WORKERS_NOTE] = (
-                f"-n auto left to xdist ({error_text(error)})"
-            )
+            config.stash[AUTO_WORKERS_NOTE] = f"-n auto left to xdist ({error_text(error)})"
             return None
