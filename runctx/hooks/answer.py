@@ -19,10 +19,8 @@ from runctx.checkout import Root
 from runctx.hooks.agents.base import context_reply, reply_for
 from runctx.policy import Action, Decision
 from runctx.report import Viewpoint
-from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
 from runctx.settings import Settings, settings_for
-from runctx.shell.commands import TestInvocation, commands_run
-from runctx.shell.prefilter import may_change_environment, names_task_runner
+from runctx.shell.commands import TestInvocation
 from runctx.started_by import AgentSession, hook_session
 from runctx.unknown import Unknown
 
@@ -126,23 +124,6 @@ def _checkouts(
 def agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
     """The agent session the payload comes from (its id None when the payload names none)."""
     return hook_session(agent.KIND, agent.read_session_id(payload))
-
-
-def environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
-    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
-
-    Plain substring tests first (:func:`may_change_environment`): a command
-    that names no such tool and no task runner reads nothing more. A command
-    that names a task runner (``make install``, ``npm run setup``) is read
-    through its tasks' texts in the project's files, the way a test run's task
-    is: a task whose text runs an installer is a change in the directory the
-    task runs in.
-    """
-    if not may_change_environment(command):
-        return ()
-    if names_task_runner(command):
-        return commands_run(command, cwd, through_task_runners())
-    return commands_run(command, cwd, INSTALLER_PATTERNS)
 
 
 def after_tool(
