@@ -323,7 +323,9 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
         return None
     from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
 
-    return answer.pre_tool(agent, payload, cwd, root, settings, invocations, changes, _optional)
+    return answer.pre_tool(
+        agent, payload, cwd, root, settings, invocations, changes, _optional, checkout_settings
+    )
 
 
 def _optional(work: Callable[[], T]) -> T | None:
@@ -379,7 +381,7 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
         return None
     from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
 
-    return answer.after_tool(agent, cwd, root, settings, invocations)
+    return answer.after_tool(agent, cwd, root, settings, invocations, checkout_settings)
 
 
 def test_runs(
@@ -421,7 +423,12 @@ def _runs_of(command: str, cwd: str) -> tuple[Root | Unknown, Settings, tuple[Te
 
 def _settings(cwd: str) -> Settings:
     """The settings of the checkout ``cwd`` is in (the one rule), with the user's own."""
-    return settings_for(checkout_root(cwd), degrade=True)
+    return checkout_settings(checkout_root(cwd))
+
+
+def checkout_settings(root: str | Unknown) -> Settings:
+    """The settings of the checkout at ``root``, with the user's own: read once per checkout."""
+    return settings_for(root, degrade=True)
 
 
 def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
