@@ -193,11 +193,29 @@ def _parser_classes(
 ) -> tuple[type[argparse.ArgumentParser], type[argparse.ArgumentParser]]:
     """The ``runctx`` parser's class and its subcommands'.
 
-    Usage errors are one line (JSON under ``--json``) and exit 2.
+    Usage errors are one line (JSON under ``--json``) and exit 2; the help is
+    laid out to the terminal's width, found without argparse's shutil.
     """
+    width = terminal_columns() - 2  # what argparse's formatters take off the columns
+
+    class Formatter(argparse.HelpFormatter):
+        """argparse's formatter, told the width (it would import shutil to ask: 2 ms)."""
+
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=width)
+
+    class RawDescriptionFormatter(argparse.RawDescriptionHelpFormatter):
+        """The same for the top-level help, whose epilog is laid out already."""
+
+        def __init__(self, prog: str) -> None:
+            super().__init__(prog, width=width)
 
     class Parser(argparse.ArgumentParser):
         """An argument parser whose usage errors are one line and exit 2."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
+            kwargs.setdefault("formatter_class", Formatter)
+            super().__init__(*args, **kwargs)
 
         def error(self, message: str) -> NoReturn:
             report_error(f"{self.prog}: error: {message}", EXIT_USAGE, json_errors=json_errors)
@@ -207,7 +225,7 @@ def _parser_classes(
         """The ``runctx`` parser: its epilog (the exit statuses) is laid out when help is."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
-            kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+            kwargs.setdefault("formatter_class", RawDescriptionFormatter)
             super().__init__(*args, **kwargs)
 
         def format_help(self) -> str:
