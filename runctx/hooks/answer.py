@@ -19,16 +19,18 @@ from runctx.checkout import Root
 from runctx.hooks.agents.base import context_reply, reply_for
 from runctx.policy import Action, Decision
 from runctx.report import Viewpoint
-from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
-from runctx.settings import Settings, settings_for
-from runctx.shell.commands import TestInvocation, commands_run
-from runctx.shell.prefilter import may_change_environment, names_task_runner
+from runctx.settings import Settings
+from runctx.shell.commands import TestInvocation
 from runctx.started_by import AgentSession, hook_session
 from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent, JSONObject
+
+SettingsOf = Callable[[str | Unknown], Settings]
+"""Reads the settings of another checkout: the hook's entry does (``settings_for``)."""
+
 
 OUT_OF_TIME = (
     "runctx: out of time on a busy box: whether this command changes an environment a "
@@ -45,14 +47,16 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     invocations: tuple[TestInvocation, ...],
     changes: tuple[TestInvocation, ...],
     optional: Callable[[Callable[[], Decision]], Decision | None],
+    settings_of: SettingsOf,
 ) -> str | None:
     """The reply of ``agent``'s pre-tool hook to a test run or an environment change.
 
     ``optional`` runs the second pass in the time the hook's deadline leaves
-    (None when it is dropped: :func:`runctx.hooks.main._optional`).
+    (None when it is dropped: :func:`runctx.hooks.main._optional`);
+    ``settings_of`` reads another checkout's settings.
     """
     session = agent_session(agent, payload)
-    checkouts = _checkouts(invocations, cwd, root, settings)
+    checkouts = _checkouts(invocations, cwd, root, settings, settings_of)
     # Decide first: is a run of this checkout, known to be ours, in the way? With
     # the whole budget, and nothing optional read.
     first = policy.decide(
@@ -109,17 +113,22 @@ def _with_line(decision: Decision, line: str) -> Decision:
 
 
 def _checkouts(
-    invocations: Sequence[TestInvocation], cwd: str, root: Root | Unknown, settings: Settings
+    invocations: Sequence[TestInvocation],
+    cwd: str,
+    root: Root | Unknown,
+    settings: Settings,
+    settings_of: SettingsOf,
 ) -> dict[Viewpoint, Settings]:
     """The settings of each checkout the invocations run in: the hook's own, read once.
 
     The checkout of ``cwd`` was found already (``root``): it is not walked to
-    again, and its settings are ``settings``.
+    again, and its settings are ``settings``; another checkout's are read by
+    ``settings_of``, the hook entry's reader.
     """
     here = Viewpoint(root=root, uid=os.getuid())
     found = {}
     for view, _ in policy.viewpoints(invocations, known={cwd: here}):
-        found[view] = settings if view == here else settings_for(view.root, degrade=True)
+        found[view] = settings if view == here else settings_of(view.root)
     return found
 
 
@@ -128,36 +137,19 @@ def agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
     return hook_session(agent.KIND, agent.read_session_id(payload))
 
 
-def environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
-    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
-
-    Plain substring tests first (:func:`may_change_environment`): a command
-    that names no such tool and no task runner reads nothing more. A command
-    that names a task runner (``make install``, ``npm run setup``) is read
-    through its tasks' texts in the project's files, the way a test run's task
-    is: a task whose text runs an installer is a change in the directory the
-    task runs in.
-    """
-    if not may_change_environment(command):
-        return ()
-    if names_task_runner(command):
-        return commands_run(command, cwd, through_task_runners())
-    return commands_run(command, cwd, INSTALLER_PATTERNS)
-
-
-def after_tool(
+def after_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over once
     agent: Agent,
     cwd: str,
     root: Root | Unknown,
     settings: Settings,
     invocations: tuple[TestInvocation, ...],
+    settings_of: SettingsOf,
 ) -> str | None:
     """The reply of ``agent``'s after-tool hook to a command that ran a test run."""
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
-    context = policy.after_context(
-        invocations, settings=settings, checkouts=_checkouts(invocations, cwd, root, settings)
-    )
+    checkouts = _checkouts(invocations, cwd, root, settings, settings_of)
+    context = policy.after_context(invocations, settings=settings, checkouts=checkouts)
     return context_reply(face, context) if context else None
 
 

@@ -49,7 +49,12 @@ from runctx.hooks.agents.base import AFTER_TOOL, SESSION, context_reply
 from runctx.hooks.agents.hosts import answering
 from runctx.hooks.payload import PayloadError, json_object, read_input
 from runctx.settings import settings_for
-from runctx.shell.prefilter import may_change_environment, names_a_script, names_found
+from runctx.shell.prefilter import (
+    may_change_environment,
+    names_a_script,
+    names_found,
+    names_task_runner,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -294,7 +299,7 @@ def _read_stdin() -> bytes:
         raise PayloadError(msg) from None
 
 
-def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa: PLR0911 - one return per outcome
+def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:
     """The reply of ``agent``'s hook of ``kind`` to ``payload``; runs under the deadline.
 
     A command the pre-filter finds no test run and no change of an environment
@@ -313,14 +318,14 @@ def _reply(agent: Agent, kind: str, payload: JSONObject) -> str | None:  # noqa:
         return None
     command, cwd = read
     root, settings, invocations = _runs_of(command, cwd)
-    if not invocations and not may_change_environment(command):
+    changes = _environment_changes(command, cwd)
+    if not invocations and not changes:
         return None
     from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
 
-    changes = answer.environment_changes(command, cwd)
-    if not invocations and not changes:
-        return None
-    return answer.pre_tool(agent, payload, cwd, root, settings, invocations, changes, _optional)
+    return answer.pre_tool(
+        agent, payload, cwd, root, settings, invocations, changes, _optional, checkout_settings
+    )
 
 
 def _optional(work: Callable[[], T]) -> T | None:
@@ -376,7 +381,7 @@ def _after_tool(agent: Agent, payload: JSONObject) -> str | None:
         return None
     from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
 
-    return answer.after_tool(agent, cwd, root, settings, invocations)
+    return answer.after_tool(agent, cwd, root, settings, invocations, checkout_settings)
 
 
 def test_runs(
@@ -418,7 +423,35 @@ def _runs_of(command: str, cwd: str) -> tuple[Root | Unknown, Settings, tuple[Te
 
 def _settings(cwd: str) -> Settings:
     """The settings of the checkout ``cwd`` is in (the one rule), with the user's own."""
-    return settings_for(checkout_root(cwd), degrade=True)
+    return checkout_settings(checkout_root(cwd))
+
+
+def checkout_settings(root: str | Unknown) -> Settings:
+    """The settings of the checkout at ``root``, with the user's own: read once per checkout."""
+    return settings_for(root, degrade=True)
+
+
+def _environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
+    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
+
+    Plain substring tests first (:func:`may_change_environment`): a command
+    that names no such tool and no task runner imports and reads nothing
+    more. A command that names a task runner (``make install``, ``npm run
+    setup``) is read through its tasks' texts in the project's files, the way
+    a test run's task is: a task whose text runs an installer is a change in
+    the directory the task runs in.
+    """
+    if not may_change_environment(command):
+        return ()
+    from runctx.runners.installers import (  # noqa: PLC0415 - a tool is named
+        INSTALLER_PATTERNS,
+        through_task_runners,
+    )
+    from runctx.shell.commands import commands_run  # noqa: PLC0415
+
+    if names_task_runner(command):
+        return commands_run(command, cwd, through_task_runners())
+    return commands_run(command, cwd, INSTALLER_PATTERNS)
 
 
 def _session(agent: Agent, payload: JSONObject) -> str | None:

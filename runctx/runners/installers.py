@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from runctx.runners.pattern import DEFAULT_NOT_WITH, TASK_ROLE, RunnerPattern, rows
 from runctx.runners.programs import HATCH_VALUE_OPTIONS, NPM_PROGRAMS, PNPM_PROGRAMS, YARN_PROGRAMS
-from runctx.runners.table import BUILTIN_PATTERNS
 
 _H = (*DEFAULT_NOT_WITH, "-h")
 PIP_PROGRAMS = ("pip", "pip3", *(f"pip3.{minor}" for minor in range(6, 20)))
@@ -140,6 +139,8 @@ def through_task_runners() -> tuple[RunnerPattern, ...]:
     here: a command that names a task runner.
     """
     if not _THROUGH_TASKS:
+        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - a task runner is named
+
         tasks = tuple(row for row in BUILTIN_PATTERNS if row.role == TASK_ROLE)
         _THROUGH_TASKS.append((*INSTALLER_PATTERNS, *tasks))
     return _THROUGH_TASKS[0]
