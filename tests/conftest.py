@@ -10,6 +10,8 @@
 - ``shared_tree``: a checkout of the suite's uid with a live run of another
   uid in it (tests using it are ``needs_root``).
 - ``shared_tmp``: a temporary directory every uid may enter (wherever ``$TMPDIR`` is).
+- ``checkout``: a real git checkout, ``proj``, in ``shared_tmp``.
+- ``install``: ``runctx install ARGV`` called in process, as a user types it.
 - ``planted_fifo``: a directory whose parent holds a FIFO named ``pyproject.toml``.
 - ``@pytest.mark.needs_root``: the test starts processes as other uids (or
   does what only root may); it is skipped without root, and fails in CI
@@ -20,8 +22,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,8 @@ from readable import shared_tempdir
 from require import unavailable
 from runfactory import RunFactory
 from scenes import TwoCheckouts, two_checkouts, two_checkouts_with_runs
+
+from runctx.cli.main import main
 
 # Git identity for the checkouts tests create, independent of the machine's config.
 for _name, _value in {
@@ -84,6 +89,41 @@ def shared_tmp() -> Iterator[Path]:
         yield path.resolve()
     finally:
         shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def checkout(shared_tmp: Path) -> Path:
+    """A real git checkout, ``proj``, in a directory every uid may enter."""
+    return make_checkout(shared_tmp, "proj")
+
+
+@pytest.fixture
+def install(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``runctx install ARGV`` through ``main``, in ``cwd``, with ``env`` set for the call.
+
+    The agents' own configuration homes (``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``)
+    are unset unless ``env`` gives them. Returns what a process would have:
+    the exit status, stdout and stderr.
+    """
+
+    def call(
+        *argv: str, cwd: Path, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        with monkeypatch.context() as patch:
+            patch.chdir(cwd)
+            for key, value in (env or {}).items():
+                patch.setenv(key, value)
+            for key in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+                if key not in (env or {}):
+                    patch.delenv(key, raising=False)
+            capsys.readouterr()
+            status = main(["install", *argv])
+            out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["runctx", "install", *argv], status, out, err)
+
+    return call
 
 
 @pytest.fixture

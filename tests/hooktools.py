@@ -11,6 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from runctx.hooks import settings_file
+from runctx.hooks.agents import agent
+
 RUNCTX = [sys.executable, "-m", "runctx"]
 
 
@@ -225,3 +228,9 @@ def assert_failed_open(done: subprocess.CompletedProcess[str], what: str = "") -
 def assert_silent(done: subprocess.CompletedProcess[str]) -> None:
     """Exit 0, nothing on stdout or stderr."""
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def guarded(face: str, prefix: str = "runctx") -> str:
+    """The command runctx writes for ``face``: ``PREFIX hook FACE``, guarded."""
+    name = face.split("-", maxsplit=1)[0]
+    return settings_file.hook_command(agent(name).INSTALL, face, prefix)

@@ -72,6 +72,22 @@ def group_members(pgid: int) -> set[int]:
     return found
 
 
+def group_is_gone(pgid: int) -> bool:
+    """Whether process group ``pgid`` has no live member left (a zombie is not live).
+
+    A group with no process at all is told at once by ``killpg(pgid, 0)``; only
+    a group that still holds a process is looked through (:func:`group_members`),
+    which reads every process of the box.
+    """
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # a member of another uid is there
+        pass
+    return not group_members(pgid)
+
+
 def children_of(pid: int) -> list[int]:
     """The live children of ``pid``."""
     found = []

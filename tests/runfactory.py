@@ -23,7 +23,7 @@ from pidreuse import spawn_orphan_with_pid
 from proctools import (
     PYTHON,
     Orphan,
-    group_members,
+    group_is_gone,
     interpreter_for,
     is_live,
     make_checkout,
@@ -181,7 +181,7 @@ class RunFactory:
             os.killpg(process.pid, signal.SIGKILL)
         if isinstance(process, subprocess.Popen):
             process.wait()
-        wait_for(lambda: not group_members(process.pid), what=f"group {process.pid} to die")
+        wait_for(lambda: group_is_gone(process.pid), what=f"group {process.pid} to die")
 
     def reap(self) -> None:
         """Kill every group started, wait until no member is left, reap every zombie."""
@@ -199,7 +199,7 @@ class RunFactory:
         for started, _ in self._orphans:
             wait_for(lambda pid=started.pid: not is_live(pid), what=f"pid {started.pid} to die")
         for pgid in groups:
-            wait_for(lambda pgid=pgid: not group_members(pgid), what=f"group {pgid} to die")
+            wait_for(lambda pgid=pgid: group_is_gone(pgid), what=f"group {pgid} to die")
         for pid in self._zombies:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)

@@ -82,32 +82,28 @@ def test_ignore_foreign_exits_0_when_only_foreign_runs_are_live(two_checkouts, r
     assert (as_json.returncode, report["check"], report["exit_status"]) == (0, "foreign", 0)
 
 
-def test_ignore_foreign_still_exits_3_for_a_run_of_this_checkout(two_checkouts, runs):
+def test_ignore_foreign_still_exits_3_for_a_run_of_this_checkout(ours_and_foreign):
     """--ignore-foreign changes nothing when another run of this very checkout is live."""
-    mine, theirs = two_checkouts
-    ours = runs.run_tests_script(mine)
-    runs.run_tests_script(theirs)
+    mine, ours = ours_and_foreign.mine, ours_and_foreign.ours
     result = check("--ignore-foreign", cwd=mine)
     assert result.returncode == 3
     assert f"pid {ours.pid} " in result.stdout
 
 
-def test_ours_wins_over_foreign(two_checkouts, runs):
+def test_ours_wins_over_foreign(ours_and_foreign):
     """With both ours and foreign live, the outcome is 3 and both are named (-v)."""
-    mine, theirs = two_checkouts
-    ours = runs.run_tests_script(mine)
-    foreign = runs.run_tests_script(theirs)
+    scene = ours_and_foreign
+    mine, ours, foreign = scene.mine, scene.ours, scene.foreign
     result = check("-v", cwd=mine)
     assert result.returncode == 3
     assert f"pid {ours.pid} " in result.stdout
     assert f"pid {foreign.pid} " in result.stdout
 
 
-def test_json_has_the_shape_of_status_plus_the_outcome(two_checkouts, runs):
+def test_json_has_the_shape_of_status_plus_the_outcome(ours_and_foreign):
     """Check --json carries every field of status --json, plus check and exit_status."""
-    mine, theirs = two_checkouts
-    ours = runs.run_tests_script(mine)
-    foreign = runs.run_tests_script(theirs)
+    scene = ours_and_foreign
+    mine, ours, foreign = scene.mine, scene.ours, scene.foreign
     checked = check("--json", cwd=mine)
     status = subprocess.run(
         [*RUNCTX, "status", "--json"],

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from proctools import make_checkout
 
 RUNCTX_BIN = str(Path(sys.executable).parent)
 
@@ -24,12 +23,6 @@ def home(tmp_path: Path) -> Path:
     path = tmp_path / "home"
     path.mkdir()
     return path
-
-
-@pytest.fixture
-def checkout(tmp_path: Path) -> Path:
-    """A real git checkout, outside the home directory."""
-    return make_checkout(tmp_path / "work", "proj")
 
 
 def environment(home: Path, **extra: str) -> dict[str, str]:

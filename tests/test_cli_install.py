@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hooktools import RUNCTX, hook_env
+from hooktools import RUNCTX, guarded, hook_env
 from proctools import OTHER_UID, make_checkout, run_as
 
-from runctx.cli.main import main
 from runctx.hooks import settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.ready import READY_DIR
@@ -50,12 +49,6 @@ USER_CONTENT = """{
 """
 
 
-def guarded(face: str, prefix: str = "runctx") -> str:
-    """The command runctx writes for ``face``: ``PREFIX hook FACE``, guarded."""
-    name = face.split("-", maxsplit=1)[0]
-    return settings_file.hook_command(agent(name).INSTALL, face, prefix)
-
-
 def install_process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``runctx install ARGV`` as a separate process."""
     return subprocess.run(
@@ -69,38 +62,12 @@ def install_process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.fixture
-def install(capsys, monkeypatch):
-    """``runctx install ARGV`` through ``main``, in ``cwd``, with ``env`` set for the call."""
-
-    def call(*argv: str, cwd: Path, env: dict[str, str] | None = None):
-        with monkeypatch.context() as patch:
-            patch.chdir(cwd)
-            for key, value in (env or {}).items():
-                patch.setenv(key, value)
-            for key in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
-                if key not in (env or {}):
-                    patch.delenv(key, raising=False)
-            capsys.readouterr()
-            status = main(["install", *argv])
-            out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(["runctx", "install", *argv], status, out, err)
-
-    return call
-
-
 def without_runctx(document: object) -> object:
     """``document`` with every runctx handler, and what held only those, taken out."""
     copy = json.loads(json.dumps(document))
     for name in AGENT_NAMES:
         settings_file.uninstall(agent(name).INSTALL, copy, "test")
     return copy
-
-
-@pytest.fixture
-def checkout(tmp_path):
-    """A real git checkout to install into."""
-    return make_checkout(tmp_path, "proj")
 
 
 def test_install_into_a_new_project_file_writes_the_ready_file(checkout, install):

@@ -69,11 +69,10 @@ def read_outcome(out: Path) -> int:
 
 
 @pytest.fixture
-def checkout(shared_tmp):
-    """A real git checkout holding the runner script."""
-    root = make_checkout(shared_tmp)
-    write_runner(root)
-    return root
+def checkout(checkout):
+    """The real git checkout of ``conftest.py``, holding the runner script."""
+    write_runner(checkout)
+    return checkout
 
 
 def start_wait(runs: RunFactory, checkout: Path, *args: str) -> subprocess.Popen[str]:

@@ -89,12 +89,6 @@ class Terminal:
             os.close(fd)
 
 
-@pytest.fixture
-def checkout(shared_tmp):
-    """A checkout to watch from."""
-    return make_checkout(shared_tmp, "proj")
-
-
 def test_frames_are_drawn_in_place_without_clearing_the_screen(checkout, runs):
     """On a terminal each frame overwrites the last from the top left, never clearing first."""
     watch = Terminal(runs, checkout, "--interval", "0.1")

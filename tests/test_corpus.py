@@ -63,8 +63,8 @@ def _lines():
 
 
 @pytest.fixture(scope="module")
-def checkout(tmp_path_factory):
-    """An empty git checkout that configures nothing."""
+def bare_checkout(tmp_path_factory):
+    """An empty git checkout, no pyproject.toml even: only a line's own files configure it."""
     root = tmp_path_factory.mktemp("corpus") / "proj"
     root.mkdir()
     subprocess.run(["git", "init", "-q", str(root)], check=True)
@@ -109,8 +109,8 @@ def test_every_line_is_well_formed():
         seen[key] = number
 
 
-def _recognised(entry, checkout, tmp_path_factory):
-    cwd = checkout
+def _recognised(entry, bare_checkout, tmp_path_factory):
+    cwd = bare_checkout
     if entry.get("files"):
         cwd = tmp_path_factory.mktemp("project")
         for name, text in entry["files"].items():
@@ -192,11 +192,11 @@ class _Measure:
 
 
 @pytest.fixture(scope="module")
-def measures(checkout, tmp_path_factory):
+def measures(bare_checkout, tmp_path_factory):
     """Each part of the corpus, measured once."""
     parts = {part: _Measure(part) for part in PARTS}
     for number, entry in _lines():
-        parts[entry["part"]].add(number, entry, _recognised(entry, checkout, tmp_path_factory))
+        parts[entry["part"]].add(number, entry, _recognised(entry, bare_checkout, tmp_path_factory))
     print("\n" + "\n".join(measure.summary() for measure in parts.values()))
     print("held by category: " + parts["held"].categories())
     return parts

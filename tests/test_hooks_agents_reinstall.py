@@ -1,41 +1,15 @@
-"""A re-install brings an agent's older runctx hooks up to date, and leaves current ones alone."""
+"""A re-install brings an agent's older runctx hooks up to date, and leaves current ones alone.
+
+The scene is ``tests/test_cli_install.py``'s: the ``checkout`` and ``install`` fixtures.
+"""
 
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from hooktools import RUNCTX, hook_env
-from proctools import make_checkout
-
-from runctx.hooks import settings_file
-from runctx.hooks.agents import agent
-
-
-def guarded(face: str) -> str:
-    """The command runctx writes for ``face``."""
-    return settings_file.hook_command(agent(face.split("-", maxsplit=1)[0]).INSTALL, face, "runctx")
-
-
-def install(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``runctx install ARGV`` as a user runs it."""
-    return subprocess.run(
-        [*RUNCTX, "install", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=hook_env(),
-        check=False,
-        timeout=60,
-    )
-
-
-@pytest.fixture
-def checkout(tmp_path: Path) -> Path:
-    """A real git checkout."""
-    return make_checkout(tmp_path, "proj")
+from hooktools import guarded
 
 
 def claude_file(checkout: Path, pre_tool_use: list[object]) -> Path:
@@ -55,7 +29,7 @@ def runctx_handler() -> dict[str, object]:
     return {"type": "command", "command": guarded("claude"), "timeout": 20}
 
 
-def test_an_install_matching_bash_alone_is_widened_to_monitor(checkout: Path) -> None:
+def test_an_install_matching_bash_alone_is_widened_to_monitor(checkout: Path, install) -> None:
     """A matcher of Bash (an older install) becomes Bash|Monitor; the handler's text is kept."""
     path = claude_file(checkout, [{"matcher": "Bash", "hooks": [runctx_handler()]}])
     done = install("claude", cwd=checkout)
@@ -69,7 +43,7 @@ def test_an_install_matching_bash_alone_is_widened_to_monitor(checkout: Path) ->
     assert path.read_text() == before, "an up-to-date install is not rewritten"
 
 
-def test_a_users_handler_next_to_runctx_keeps_its_matcher(checkout: Path) -> None:
+def test_a_users_handler_next_to_runctx_keeps_its_matcher(checkout: Path, install) -> None:
     """The runctx handler leaves a shared Bash group for a Bash|Monitor one; the user's stays."""
     audit = {"type": "command", "command": "./audit.sh"}
     path = claude_file(checkout, [{"matcher": "Bash", "hooks": [audit, runctx_handler()]}])
@@ -91,7 +65,9 @@ def test_a_users_handler_next_to_runctx_keeps_its_matcher(checkout: Path) -> Non
         (".*", ".*"),  # a pattern of the user's: left alone
     ],
 )
-def test_a_matcher_gets_only_the_names_it_lacks(checkout: Path, matcher: str, after: str) -> None:
+def test_a_matcher_gets_only_the_names_it_lacks(
+    checkout: Path, install, matcher: str, after: str
+) -> None:
     """Only a plain list of tool names is widened, and only by what it lacks."""
     path = claude_file(checkout, [{"matcher": matcher, "hooks": [runctx_handler()]}])
     before = path.read_text()
@@ -101,7 +77,9 @@ def test_a_matcher_gets_only_the_names_it_lacks(checkout: Path, matcher: str, af
         assert path.read_text() == before
 
 
-def test_an_unchanged_hook_keeps_its_text_so_codex_keeps_trusting_it(checkout: Path) -> None:
+def test_an_unchanged_hook_keeps_its_text_so_codex_keeps_trusting_it(
+    checkout: Path, install
+) -> None:
     """Codex trusts a hook by its hash: a re-install must not touch an unchanged one."""
     assert install("codex", cwd=checkout).returncode == 0
     path = checkout / ".codex" / "hooks.json"
@@ -111,7 +89,9 @@ def test_an_unchanged_hook_keeps_its_text_so_codex_keeps_trusting_it(checkout: P
     assert path.read_bytes() == before
 
 
-def test_cursor_hooks_get_a_timeout_and_an_older_install_gets_one_too(checkout: Path) -> None:
+def test_cursor_hooks_get_a_timeout_and_an_older_install_gets_one_too(
+    checkout: Path, install
+) -> None:
     """Cursor's default (5 s) is too short on a busy box: 20 s, added to an older install too."""
     assert install("cursor", cwd=checkout).returncode == 0
     path = checkout / ".cursor" / "hooks.json"

@@ -8,9 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from hooktools import RUNCTX, hook_env
-from proctools import make_checkout, make_worktree
+from proctools import make_worktree
 
 from runctx.hooks import git_hook, ready
 
@@ -28,12 +27,6 @@ def install_git(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         check=False,
         timeout=60,
     )
-
-
-@pytest.fixture
-def checkout(tmp_path):
-    """A real git checkout."""
-    return make_checkout(tmp_path, "proj")
 
 
 def test_install_git_writes_the_shipped_hook_executable(checkout):

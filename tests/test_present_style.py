@@ -11,7 +11,6 @@ import sys
 
 import pytest
 from hooktools import hook_env
-from proctools import make_checkout
 
 from runctx.present.output import styled_bytes
 from runctx.present.style import ROLES, Span, line, use_color
@@ -73,12 +72,6 @@ def status_on_a_terminal(cwd, *argv: str, **env: str) -> bytes:
         return seen
     finally:
         os.close(leader)
-
-
-@pytest.fixture
-def checkout(shared_tmp):
-    """A checkout to look from."""
-    return make_checkout(shared_tmp, "proj")
 
 
 def test_a_terminal_gets_colour_and_no_color_takes_it_away(checkout):

@@ -15,11 +15,10 @@ SEPARATOR = "- runctx -"
 
 
 @pytest.fixture
-def checkout(tmp_path):
-    """A checkout with one passing test."""
-    root = make_checkout(tmp_path)
-    (root / "test_one.py").write_text("def test_one():\n    pass\n")
-    return root
+def checkout(checkout):
+    """The real git checkout of ``conftest.py``, with one passing test."""
+    (checkout / "test_one.py").write_text("def test_one():\n    pass\n")
+    return checkout
 
 
 def _pytest(checkout, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -1,4 +1,7 @@
-"""The Linux source: reading real processes from /proc."""
+"""The Linux source: reading real processes from /proc.
+
+What both sources must do alike is tested once per source in ``test_sources_each.py``.
+"""
 
 from __future__ import annotations
 
@@ -75,50 +78,6 @@ def test_uid_and_cwd_are_read_for_a_real_process(tmp_path, runs):
     full = source.with_owner(record)
     assert full.uid == os.getuid()
     assert full.cwd == str(tmp_path.resolve())
-
-
-def test_a_removed_cwd_is_unknown_but_a_dir_named_deleted_is_not(tmp_path, runs):
-    """A cwd that was removed is DELETED; a real dir called 'x (deleted)' is a path."""
-    doomed = tmp_path / "doomed"
-    doomed.mkdir()
-    named = tmp_path / "x (deleted)"
-    named.mkdir()
-    gone = runs.sleeper(tmp_path / "ready1", cwd=doomed)
-    kept = runs.sleeper(tmp_path / "ready2", cwd=named)
-    doomed.rmdir()
-    source = ProcfsSource()
-    removed = source.read_cwd(gone.pid)
-    assert isinstance(removed, Unknown)
-    assert removed.reason is Reason.DELETED
-    assert source.read_cwd(kept.pid) == str(named.resolve())
-
-
-def test_a_process_that_exits_between_listing_and_reading_is_dropped(tmp_path, runs):
-    """A pid listed, then gone before its files are read, gives GONE, not an error."""
-    proc = runs.sleeper(tmp_path / "ready")
-    source = ProcfsSource()
-    record = source.read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
-    assert proc.pid in source.list_pids()
-    runs.kill(proc)
-    after = source.read_process(proc.pid)
-    assert isinstance(after, Unknown)
-    assert after.reason is Reason.GONE
-    late = source.with_owner(record)
-    assert isinstance(late.uid, Unknown)
-    assert isinstance(late.cwd, Unknown)
-
-
-def test_a_zombie_is_never_a_record(runs):
-    """An exited, unreaped child is counted as a zombie and never becomes a record."""
-    pid = runs.zombie()
-    source = ProcfsSource()
-    result = source.read_process(pid)
-    assert isinstance(result, Unknown)
-    assert result.reason is Reason.ZOMBIE
-    table = source.table()
-    assert pid not in table.records
-    assert table.zombies >= 1
 
 
 def test_kernel_threads_are_skipped():

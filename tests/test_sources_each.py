@@ -1,0 +1,76 @@
+"""What each process source must do, on real processes: every test runs once per source.
+
+The procfs source (Linux's fast path) and the psutil source (macOS and the
+rest, selectable on Linux) produce the same records and the same explicit
+unknowns. What only one of them has (procfs's bounds and cgroups, psutil's
+mapping of its exceptions) stays in ``test_sources_procfs.py`` and
+``test_sources_psutil.py``.
+"""
+
+from __future__ import annotations
+
+import psutil
+import pytest
+
+from runctx.records import ProcRecord
+from runctx.sources.base import PID_REUSED
+from runctx.sources.procfs import ProcfsSource
+from runctx.sources.psutil import PsutilSource
+from runctx.unknown import Reason, Unknown
+
+pytestmark = pytest.mark.skipif(not psutil.LINUX, reason="both sources run on Linux /proc")
+
+EACH_SOURCE = pytest.mark.parametrize(
+    "source_class", [ProcfsSource, PsutilSource], ids=["procfs", "psutil"]
+)
+
+
+@EACH_SOURCE
+def test_a_zombie_is_counted_and_never_a_record(runs, source_class):
+    """An exited, unreaped child is counted as a zombie and never becomes a record."""
+    pid = runs.zombie()
+    source = source_class()
+    assert source.read_process(pid) == Unknown(Reason.ZOMBIE)
+    table = source.table()
+    assert pid not in table.records
+    assert table.zombies >= 1
+
+
+@EACH_SOURCE
+def test_a_removed_cwd_is_deleted_but_a_dir_named_deleted_is_a_path(tmp_path, runs, source_class):
+    """A cwd that was removed is DELETED; a real directory called 'x (deleted)' is a path."""
+    doomed = tmp_path / "doomed"
+    doomed.mkdir()
+    named = tmp_path / "x (deleted)"
+    named.mkdir()
+    gone = runs.sleeper(tmp_path / "ready1", cwd=doomed)
+    kept = runs.sleeper(tmp_path / "ready2", cwd=named)
+    doomed.rmdir()
+    source = source_class()
+    cwds = {}
+    for proc in (gone, kept):
+        record = source.read_process(proc.pid)
+        assert isinstance(record, ProcRecord)
+        cwds[proc.pid] = source.with_owner(record).cwd
+    removed = cwds[gone.pid]
+    assert isinstance(removed, Unknown)
+    assert removed.reason is Reason.DELETED
+    assert cwds[kept.pid] == str(named.resolve())
+
+
+@EACH_SOURCE
+def test_a_process_gone_after_the_listing_is_dropped_and_its_owner_unknown(
+    tmp_path, runs, source_class
+):
+    """A pid listed, then gone before its files are read: GONE, owner unknown, not an error."""
+    proc = runs.sleeper(tmp_path / "ready", cwd=tmp_path)
+    source = source_class()
+    record = source.read_process(proc.pid)
+    assert isinstance(record, ProcRecord)
+    assert source.with_owner(record).cwd == str(tmp_path.resolve())
+    assert proc.pid in source.table().records
+    runs.kill(proc)
+    assert source.read_process(proc.pid) == Unknown(Reason.GONE)
+    late = source.with_owner(record)
+    assert late.uid == late.cwd == PID_REUSED
+    assert proc.pid not in source.table().records
