@@ -351,6 +351,11 @@ class _FoundRuns:
     unjudged: int = 0
 
 
+def _known_other(uid: int | Unknown | None, viewer_uid: int) -> bool:
+    """Whether ``uid`` is known and not ``viewer_uid``: a run surely not the viewer's."""
+    return isinstance(uid, int) and uid != viewer_uid
+
+
 def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     source: ProcessSource,
     detect: Callable[[tuple[str, ...]], RunnerMatch | None],
@@ -374,6 +379,11 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     At ``deadline`` the owners are read no more: the runs left are counted in
     ``unjudged``, never judged late.
     """
+    owners: dict[int, int | Unknown] = {}
+
+    def wanted(pid: int, uid: int | Unknown) -> bool:
+        owners[pid] = uid
+        return others is None or others.wanted(pid, uid)
 
     def read() -> _FoundRuns:
         if others is None and deadline is None:
@@ -381,16 +391,22 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
         else:
             if others is not None:
                 others.passed = 0
-            table = source.table(
-                argv_wanted, others.wanted if others is not None else None, deadline
-            )
+            owners.clear()
+            table = source.table(argv_wanted, wanted, deadline)
         folded = fold_runs(table.records, detect)
+        if deadline is not None and not isinstance(viewer_uid, Unknown):
+            # Against a deadline, the runs that may be the viewer's are judged
+            # first (by the owner the pass saw): a cut leaves foreign ones out.
+            folded.sort(key=lambda found: _known_other(owners.get(found.authority.pid), viewer_uid))
         owned: list[tuple[FoldedRun, ProcRecord]] = []
+        unjudged = 0
         for index, found in enumerate(folded):
             if _passed(deadline):
-                return _FoundRuns(table, owned, len(folded) - index)
+                unjudged = len(folded) - index
+                break
             owned.append((found, source.with_owner(found.authority, viewer_uid)))
-        return _FoundRuns(table, owned)
+        owned.sort(key=lambda pair: pair[1].pid)
+        return _FoundRuns(table, owned, unjudged)
 
     first = read()
     # Read again only when a run that vanished had other processes: they may

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from proctools import PYTHON, group_members, make_checkout, wait_for
+from proctools import PYTHON, VIEWER_UID, group_members, make_checkout, wait_for
 from runfactory import clean_env
 
 from runctx import scanning
@@ -216,3 +216,33 @@ def test_optional_facts_past_the_deadline_are_dropped_and_counted(shared_tmp, ru
     assert f"the environment and starter of {len(report.runs) - 5} runs were not read" in note
     assert "no CPU use now was read" in note
     assert all(judged.run.cpu_now == NOT_READ for judged in report.runs)
+
+
+@pytest.mark.needs_root
+def test_against_a_deadline_the_viewers_runs_are_judged_before_other_users(
+    shared_tmp, runs, monkeypatch
+):
+    """Only one run's owner is read before the deadline: it is the viewer's, not an older one.
+
+    The other runs (the storm, started first, so with the lower pids, and
+    whatever else runs on the box) are another user's as the pass saw them:
+    they wait, and are the ones counted as not judged.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    checkout.chmod(0o777)
+    _storm(runs, make_checkout(shared_tmp, "other"), RUNNERS)
+    mine = runs.run_tests_script(checkout, uid=VIEWER_UID)
+    clock = _ClockJump()
+    monkeypatch.setattr(scanning, "time", clock)
+    source = _OwnersThenDeadline(clock, after=1)
+    report = scanning.scan(
+        scanning.viewpoint(cwd=str(checkout), uid=VIEWER_UID),
+        source=source,
+        deadline=clock.monotonic() + 600,
+    )
+    assert [judged.run.pid for judged in report.runs] == [mine.pid]
+    assert report.ours_known[0].run.pid == mine.pid
+    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    unjudged = re.search(r"(\d+) runs were found but not judged", note)
+    assert unjudged, note
+    assert int(unjudged.group(1)) >= RUNNERS
