@@ -92,13 +92,17 @@ class Scene(NamedTuple):
 
 
 def _autogroup_nice(pid: int) -> int:
-    """The nice value of the scheduling group of ``pid`` (``/autogroup-42 nice 0``)."""
-    with open(AUTOGROUP.format(pid=pid)) as file:
-        return int(file.read().split()[-1])
+    """The nice value of the scheduling group of ``pid`` (``/autogroup-42 nice 0``); 0 without."""
+    try:
+        with open(AUTOGROUP.format(pid=pid)) as file:
+            return int(file.read().split()[-1])
+    except OSError:  # a kernel without autogroups: every process is scheduled on its own
+        return 0
 
 
 def _set_autogroup_nice(pid: int, nice: int) -> None:
-    with open(AUTOGROUP.format(pid=pid), "w") as file:
+    """Give the scheduling group of ``pid`` that nice value, where the kernel has groups."""
+    with contextlib.suppress(FileNotFoundError), open(AUTOGROUP.format(pid=pid), "w") as file:
         file.write(str(nice))
 
 
@@ -299,7 +303,7 @@ def _orphaned_session(runs: RunFactory, checkout: Path, *args: str) -> tuple[int
     for name in [name for name in env if name.startswith("RUNCTX_")]:
         del env[name]
     session = runs.orphan(["/bin/sh", "-c", script], checkout, env=env)
-    with contextlib.suppress(OSError):  # a session of its own: as large a share as the job's
+    with contextlib.suppress(OSError):  # a session of its own (it may have ended): the job's share
         _set_autogroup_nice(session.pid, SCENE_PRIORITY)
     status = Path(f"{out}.status")
     wait_for(status.exists, timeout=120, what="the pytest session to end")
