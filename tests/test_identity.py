@@ -18,7 +18,6 @@ import pytest
 from hooktools import RUNCTX, claude_pre_tool_use, hook_env, run_hook
 from nstools import mount_namespace, require_tools, start_run_in_mount_namespace
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, make_worktree, run_as
-from scenes import two_checkouts
 
 from runctx.identity import Verdict, foreign_reasons, is_foreign, judge
 from runctx.scanning import scan, viewpoint
@@ -33,10 +32,9 @@ def the_run(report, pid):
     return matches[0]
 
 
-def test_same_directory_name_under_another_parent_is_foreign_by_root(shared_tmp, runs):
+def test_same_directory_name_under_another_parent_is_foreign_by_root(foreign_run):
     """Two checkouts named proj: a run in one is foreign to the other, by root."""
-    mine, theirs = two_checkouts(shared_tmp)
-    run = runs.run_tests_script(theirs)
+    mine, theirs, run = foreign_run.mine, foreign_run.theirs, foreign_run.foreign
     report = scan(viewpoint(cwd=str(mine)))
     judged = the_run(report, run.pid)
     assert judged.foreign
@@ -46,10 +44,9 @@ def test_same_directory_name_under_another_parent_is_foreign_by_root(shared_tmp,
     assert judged not in report.ours
 
 
-def test_the_same_real_record_flips_with_the_viewpoint(shared_tmp, runs):
+def test_the_same_real_record_flips_with_the_viewpoint(foreign_run):
     """One real run: ours from its own checkout, foreign from a same-named other one."""
-    mine, theirs = two_checkouts(shared_tmp)
-    run = runs.run_tests_script(theirs)
+    mine, theirs, run = foreign_run.mine, foreign_run.theirs, foreign_run.foreign
     record = the_run(scan(viewpoint(cwd=str(mine))), run.pid).run
     assert is_foreign(record, str(mine), os.getuid())
     assert not is_foreign(record, str(theirs), os.getuid())

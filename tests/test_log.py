@@ -6,15 +6,12 @@ import logging
 import subprocess
 import sys
 
-from scenes import two_checkouts
-
 from runctx.scanning import scan, viewpoint
 
 
-def test_caplog_sees_each_verdict_with_its_reasons(caplog, shared_tmp, runs):
+def test_caplog_sees_each_verdict_with_its_reasons(caplog, foreign_run):
     """A scan emits one runctx.verdict event per run, visible to stdlib logging."""
-    mine, theirs = two_checkouts(shared_tmp)
-    run = runs.run_tests_script(theirs)
+    mine, theirs, run = foreign_run.mine, foreign_run.theirs, foreign_run.foreign
     with caplog.at_level(logging.DEBUG, logger="runctx"):
         scan(viewpoint(cwd=str(mine)))
     lines = [record.getMessage() for record in caplog.records if record.name == "runctx"]
