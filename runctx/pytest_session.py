@@ -35,7 +35,7 @@ from runctx.handoff import CHECKED, QUIET, take_handoff
 from runctx.policy import Action, Cause, Decision, measures_cpu
 from runctx.present.words import describe_ours, same_checkout_message, shared_tree_message
 from runctx.pytest_brief import MORE, foreign_parts, joined, ours_parts, shared_part, summary_line
-from runctx.pytest_code import CODE, CodeState
+from runctx.pytest_code_state import CODE, CodeState
 from runctx.pytest_contention import (
     Sample,
     checkout_lines,
@@ -46,8 +46,9 @@ from runctx.pytest_contention import (
     started_after,
     summary_lines,
 )
-from runctx.pytest_plugin import AUTO_WORKERS_NOTE, DEFAULT_SAMPLE_SECONDS
+from runctx.pytest_options import DEFAULT_SAMPLE_SECONDS
 from runctx.pytest_terminal import (
+    AUTO_WORKERS_NOTE,
     PREFIX,
     distributed,
     error_text,
