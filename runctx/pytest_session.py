@@ -77,7 +77,7 @@ SESSION_PLUGIN = "runctx-session"
 
 @dataclasses.dataclass
 class PluginState:
-    """The controller's state for one session, kept in ``config.stash``."""
+    """The controller's state for one session, held by its :class:`ContentionSession`."""
 
     mode: str
     """``warn``, ``wait``, ``refuse``, ``stop`` or ``ask`` (the plugin's words)."""
@@ -232,7 +232,7 @@ def _brief_checkout(report: Report) -> list[str]:
     return [*ours_parts(earlier, later), *shared_part(report.shared_tree)]
 
 
-def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeState | None) -> None:
+def _write_urgent(config: pytest.Config, state: PluginState, code: CodeState | None) -> None:
     """Where pytest writes no header, the lines that matter whatever the verbosity.
 
     Runs of this checkout, other users' runs in it and code under test that is
@@ -244,7 +244,7 @@ def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeSt
 
     lines: list[str] = []
     parts: list[str] = []
-    if state is not None and state.handoff not in {CHECKED, QUIET}:  # runctx run said them
+    if state.handoff not in {CHECKED, QUIET}:  # runctx run said them
         lines.extend(state.urgent)
         parts.extend(state.brief_urgent)
     if code is not None:
