@@ -17,9 +17,8 @@ import resource
 
 import pytest
 
-from runctx.pytest_plugin import AUTO_WORKERS_NOTE
 from runctx.pytest_settings import checkout_settings
-from runctx.pytest_terminal import setting
+from runctx.pytest_terminal import AUTO_WORKERS_NOTE, setting
 from runctx.report import Report
 from runctx.scanning import scan
 from runctx.unknown import Unknown

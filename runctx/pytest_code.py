@@ -28,7 +28,6 @@ checks its own imports), once a coverage tool measures.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 
@@ -42,97 +41,21 @@ from runctx.pycache import (
     use_prefix,
     write_anyway,
 )
+from runctx.pytest_code_state import (
+    BYTECODE_PLUGIN,
+    CODE,
+    FRESH,
+    FRESH_ENV,
+    CodeState,
+    checkout_of,
+)
+from runctx.pytest_options import BYTECODE_MODES, add_code_options
 from runctx.pytest_terminal import PREFIX, choice, error_text, untraced
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from runctx.bytecode import StaleModule
-    from runctx.code_origin import CodeCheck, Install
-
-CODE_MODES = ("warn", "refuse")
-"""``--runctx-code``: what a session does when the code under test is another checkout's."""
-BYTECODE_MODES = ("off", "check", "fresh")
-"""``--runctx-bytecode``: nothing, check the bytecode after the session, or a fresh cache."""
-CODE_PLUGIN = "runctx-code-session"
-"""The name the session's plugin object is registered under."""
-BYTECODE_PLUGIN = "runctx-bytecode-session"
-"""The name the bytecode check's plugin object is registered under (only when asked for)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Declare ``--runctx-code`` and ``--runctx-bytecode`` and their ini settings."""
-    group = parser.getgroup("runctx", "runctx: other test runs live on this machine")
-    group.addoption(
-        "--runctx-code",
-        dest="runctx_code",
-        choices=CODE_MODES,
-        default=None,
-        help=(
-            "when the project's packages are imported from outside this checkout (an editable "
-            "install pointing at another worktree): warn (say so in the header) or refuse "
-            "(exit 75). Default warn. ini: runctx_code"
-        ),
-    )
-    group.addoption(
-        "--runctx-bytecode",
-        dest="runctx_bytecode",
-        choices=BYTECODE_MODES,
-        default=None,
-        help=(
-            "stale bytecode: check (after the session, name every module of this checkout "
-            "whose code is not what its source on disk compiles to) or fresh (compile into a "
-            "cache of the session's own, so no earlier cache can serve it). Default off. "
-            "ini: runctx_bytecode"
-        ),
-    )
-    parser.addini("runctx_code", "runctx: warn or refuse when the code is another's", default="")
-    parser.addini("runctx_bytecode", "runctx: off, check or fresh", default="")
-
-
-FRESH_ENV = "RUNCTX_FRESH_PYCACHE"
-"""Set by a ``fresh`` session for the processes it starts (xdist workers): its cache prefix."""
-STALE_OUTPUT = "runctx_stale"
-"""The key under which an xdist worker hands its stale modules to the controller."""
-
-
-@dataclasses.dataclass
-class CodeState:
-    """What the session knows about its code under test and its bytecode (``config.stash``)."""
-
-    code_mode: str
-    bytecode: str
-    checkout: str | None = None
-    header: list[str] = dataclasses.field(default_factory=list)
-    urgent: list[str] = dataclasses.field(default_factory=list)
-    """Header lines written under ``-q`` too: code under test that is not this checkout's."""
-    brief: list[str] = dataclasses.field(default_factory=list)
-    """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
-    brief_urgent: list[str] = dataclasses.field(default_factory=list)
-    """The parts of that line written under ``-q`` too."""
-    own_lines: list[str] = dataclasses.field(default_factory=list)
-    """Header lines of their own at any verbosity: ``--runctx-bytecode``, which asked for them."""
-    check: CodeCheck | None = None
-    installs: tuple[Install, ...] | None = None
-    """The installs found at session start, for the check after collection."""
-    refuse_after_collection: bool = False
-    prefix: str | None = None
-    owns_prefix: bool = False
-    env_before: str | None = None
-    prefix_before: str | None = None
-    since_ns: int | None = None
-    early: tuple[str, ...] = ()
-    """Modules of the checkout imported before the fresh cache was in place."""
-    no_write_before: str | None = None
-    """What ``PYTHONDONTWRITEBYTECODE`` was before a fresh session wrote its cache anyway."""
-    cannot: str = ""
-    """Why a fresh session could not have a cache of its own (empty when it has one)."""
-    stale: list[StaleModule] = dataclasses.field(default_factory=list)
-    checked: int = 0
-    errors: list[str] = dataclasses.field(default_factory=list)
-
-
-CODE = pytest.StashKey[CodeState]()
-FRESH = pytest.StashKey[CodeState]()
+    add_code_options(parser)
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
@@ -210,11 +133,3 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     drop_prefix(state.prefix, state.env_before, state.prefix_before)
     if os.environ.get(FRESH_ENV) == state.prefix:
         del os.environ[FRESH_ENV]
-
-
-def checkout_of(config: pytest.Config) -> str:
-    """The checkout root of the session's rootdir (the rootdir itself when none is found)."""
-    from runctx.checkout import checkout_root  # noqa: PLC0415 - after the fresh cache is in place
-
-    root = checkout_root(str(config.rootpath))
-    return str(root) if isinstance(root, str) else str(config.rootpath)

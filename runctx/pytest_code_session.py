@@ -20,15 +20,8 @@ from runctx.exits import EXIT_REFUSED
 from runctx.present.words import code_elsewhere_lines
 from runctx.pycache import filesystem_now
 from runctx.pytest_brief import joined, one_line
-from runctx.pytest_code import (
-    BYTECODE_MODES,
-    CODE,
-    CODE_MODES,
-    CODE_PLUGIN,
-    FRESH,
-    CodeState,
-    checkout_of,
-)
+from runctx.pytest_code_state import CODE, CODE_PLUGIN, FRESH, CodeState, checkout_of
+from runctx.pytest_options import BYTECODE_MODES, CODE_MODES
 from runctx.pytest_terminal import (
     PREFIX,
     choice,

@@ -81,78 +81,20 @@ import os
 
 import pytest
 
-from runctx.pytest_terminal import PREFIX, error_text, is_worker, summary_section, untraced
-
-MODES = ("warn", "wait", "refuse", "stop", "ask")
-"""The plugin's words for the policy's modes: ``refuse`` is the policy's ``stop``."""
-AUTO_WORKERS_NOTE = pytest.StashKey[str]()
-"""Why ``-n auto`` starts fewer workers than xdist would (or why it was left to xdist)."""
-DEFAULT_SAMPLE_SECONDS = 30.0
-"""How often contention is sampled during the session, unless ``--runctx-sample`` says."""
+from runctx.pytest_options import add_contention_options
+from runctx.pytest_terminal import (
+    AUTO_WORKERS_NOTE,
+    PREFIX,
+    error_text,
+    is_worker,
+    summary_section,
+    untraced,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Declare the ``--runctx`` options and their ini settings."""
-    group = parser.getgroup("runctx", "runctx: other test runs live on this machine")
-    group.addoption(
-        "--runctx",
-        dest="runctx",
-        choices=MODES,
-        default=None,
-        help=(
-            "what to do when another run of this checkout is live: warn (report it), wait "
-            "(until it ends) or refuse (exit 75; stop and ask do the same). Default: the "
-            "checkout's on-same-checkout setting, else warn. ini: runctx"
-        ),
-    )
-    group.addoption(
-        "--runctx-timeout",
-        dest="runctx_timeout",
-        default=None,
-        metavar="DURATION",
-        help="with --runctx=wait, give up after DURATION (90, 90s, 10m) and exit 75. "
-        "Default: wait for ever. ini: runctx_timeout",
-    )
-    group.addoption(
-        "--runctx-poll",
-        dest="runctx_poll",
-        default=None,
-        metavar="DURATION",
-        help="with --runctx=wait, scan every DURATION (default: as often as runctx wait). "
-        "ini: runctx_poll",
-    )
-    group.addoption(
-        "--runctx-sample",
-        dest="runctx_sample",
-        default=None,
-        metavar="DURATION",
-        help="sample contention during the session at most every DURATION "
-        f"(default {DEFAULT_SAMPLE_SECONDS:g}s). ini: runctx_sample",
-    )
-    group.addoption(
-        "--runctx-worker-memory",
-        dest="runctx_worker_memory",
-        default=None,
-        metavar="MIB",
-        help="with -n auto, the memory one worker is taken to need, in MiB (default: the "
-        "controller's own resident size). ini: runctx_worker_memory",
-    )
-    group.addoption(
-        "--runctx-share-cpus",
-        dest="runctx_share_cpus",
-        choices=("yes", "no"),
-        default=None,
-        help="with -n auto, leave room for the CPUs other runs keep busy (default yes). "
-        "ini: runctx_share_cpus",
-    )
-    parser.addini("runctx", "runctx mode: warn, wait or refuse", default="")
-    parser.addini("runctx_timeout", "runctx: longest wait with --runctx=wait", default="")
-    parser.addini("runctx_poll", "runctx: scan interval while waiting", default="")
-    parser.addini("runctx_sample", "runctx: contention sampling interval", default="")
-    parser.addini(
-        "runctx_share_cpus", "runctx: -n auto leaves room for other runs", type="bool", default=True
-    )
-    parser.addini("runctx_worker_memory", "runctx: MiB one worker needs, for -n auto", default="")
+    add_contention_options(parser)
 
 
 @pytest.hookimpl(trylast=True)

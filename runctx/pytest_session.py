@@ -35,7 +35,7 @@ from runctx.handoff import CHECKED, QUIET, take_handoff
 from runctx.policy import Action, Cause, Decision, measures_cpu
 from runctx.present.words import describe_ours, same_checkout_message, shared_tree_message
 from runctx.pytest_brief import MORE, foreign_parts, joined, ours_parts, shared_part, summary_line
-from runctx.pytest_code import CODE, CodeState
+from runctx.pytest_code_state import CODE, CodeState
 from runctx.pytest_contention import (
     Sample,
     checkout_lines,
@@ -46,8 +46,9 @@ from runctx.pytest_contention import (
     started_after,
     summary_lines,
 )
-from runctx.pytest_plugin import AUTO_WORKERS_NOTE, DEFAULT_SAMPLE_SECONDS
+from runctx.pytest_options import DEFAULT_SAMPLE_SECONDS
 from runctx.pytest_terminal import (
+    AUTO_WORKERS_NOTE,
     PREFIX,
     distributed,
     error_text,
@@ -76,7 +77,7 @@ SESSION_PLUGIN = "runctx-session"
 
 @dataclasses.dataclass
 class PluginState:
-    """The controller's state for one session, kept in ``config.stash``."""
+    """The controller's state for one session, held by its :class:`ContentionSession`."""
 
     mode: str
     """``warn``, ``wait``, ``refuse``, ``stop`` or ``ask`` (the plugin's words)."""
@@ -231,7 +232,7 @@ def _brief_checkout(report: Report) -> list[str]:
     return [*ours_parts(earlier, later), *shared_part(report.shared_tree)]
 
 
-def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeState | None) -> None:
+def _write_urgent(config: pytest.Config, state: PluginState, code: CodeState | None) -> None:
     """Where pytest writes no header, the lines that matter whatever the verbosity.
 
     Runs of this checkout, other users' runs in it and code under test that is
@@ -243,7 +244,7 @@ def _write_urgent(config: pytest.Config, state: PluginState | None, code: CodeSt
 
     lines: list[str] = []
     parts: list[str] = []
-    if state is not None and state.handoff not in {CHECKED, QUIET}:  # runctx run said them
+    if state.handoff not in {CHECKED, QUIET}:  # runctx run said them
         lines.extend(state.urgent)
         parts.extend(state.brief_urgent)
     if code is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from runctx.checkout import checkout_root
-from runctx.pytest_plugin import MODES
+from runctx.pytest_options import MODES
 from runctx.pytest_terminal import setting
 from runctx.settings import (
     ENVIRONMENT_LAYER,

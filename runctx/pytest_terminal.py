@@ -26,6 +26,8 @@ from runctx.present.escape import terminal_text
 PREFIX = "runctx: "
 THIRD_PARTY = ("attr", "attrs")
 """The packages runctx's modules use as they load, which may be the project under test."""
+AUTO_WORKERS_NOTE = pytest.StashKey[str]()
+"""Why ``-n auto`` starts fewer workers than xdist would (or why it was left to xdist)."""
 SEPARATOR_WRITTEN = pytest.StashKey[bool]()
 """Set once the terminal summary's ``runctx`` separator (under ``-v``) is written."""
 

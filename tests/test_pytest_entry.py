@@ -120,7 +120,9 @@ def test_loading_the_plugin_imports_none_of_the_packages_it_uses(checkout, tmp_p
         "runctx.pycache",
         "runctx.pytest_code",
         "runctx.pytest_code_entry",
+        "runctx.pytest_code_state",
         "runctx.pytest_entry",
+        "runctx.pytest_options",
         "runctx.pytest_plugin",
         "runctx.pytest_terminal",
     }
