@@ -339,3 +339,21 @@ def test_watch_takes_no_machine_format(checkout, argv):
     )
     assert done.returncode == 2
     assert "--watch shows the table" in (done.stdout + done.stderr)
+
+
+def test_each_watch_frame_is_bounded_by_timeout_from_its_own_start(checkout):
+    """--timeout bounds every frame: a frame taken after --timeout has passed is not cut at once."""
+    done = subprocess.run(
+        [*RUNCTX, "status", "--watch", "--interval", "3", "--count", "2", "--timeout", "2.5"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=False,
+        timeout=GUARD,
+    )
+    assert done.returncode == 0, done.stderr
+    frames = done.stdout.split("runctx status --watch: every 3s, ")[1:]
+    assert len(frames) == 2, done.stdout
+    for frame in frames:
+        assert "time ran out" not in frame, frame

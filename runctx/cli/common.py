@@ -77,18 +77,21 @@ def add_timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def deadline_from(args: argparse.Namespace) -> float | None:
+def deadline_from(args: argparse.Namespace, *, from_process_start: bool = True) -> float | None:
     """The :func:`time.monotonic` time ``--timeout`` ends at; None without one.
 
     Counted from this process's start: on a saturated box the interpreter's
     start and the imports take seconds of wall time, and ``--timeout`` is the
-    wall time the caller waits. The scan ends :func:`rendering_reserve`
-    before it, so that the report is written within ``--timeout`` too.
+    wall time the caller waits. A ``--watch`` frame after the first counts
+    from its own start instead (``from_process_start=False``): each frame is
+    bounded by ``--timeout``. The scan ends :func:`rendering_reserve` before
+    it, so that the report is written within ``--timeout`` too.
     """
     timeout: float | None = getattr(args, "timeout", None)
     if timeout is None:
         return None
-    return time.monotonic() + timeout - rendering_reserve(timeout) - _age()
+    already = _age() if from_process_start else 0.0
+    return time.monotonic() + timeout - rendering_reserve(timeout) - already
 
 
 RENDERING_SHARE = 0.2

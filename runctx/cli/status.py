@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
                     source=source,
                     cpu_window=window,
                     settings=settings,
-                    deadline=deadline_from(args),
+                    deadline=deadline_from(args, from_process_start=not taken),
                 )
             ]
             return taken[0]
