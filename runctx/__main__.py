@@ -1,5 +1,5 @@
 """``python -m runctx``."""
 
-from runctx.hooks.main import console
+from runctx.cli import console
 
 raise SystemExit(console())

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import textwrap
 
 from runctx.cli.logsetup import configure_logging
 from runctx.exceptions import RunctxError, UsageError
@@ -36,7 +35,6 @@ from runctx.exits import (
     EXIT_REFUSED,
     EXIT_USAGE,
 )
-from runctx.hooks.agents import all_faces
 from runctx.present.escape import json_text
 from runctx.present.output import OutputClosedError, OutputError, say, write_json, write_text
 from runctx.present.schema import SCHEMA_VERSION
@@ -140,6 +138,7 @@ def terminal_columns() -> int:
 
 
 def _epilog() -> str:
+    import textwrap  # noqa: PLC0415 - only when the help is shown
 
     width = max(len(code) for code, _ in EXIT_STATUSES)
     indent = " " * (width + 4)
@@ -274,6 +273,8 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     # agent's module.
     faces: tuple[str, ...] | None = None
     if only in (None, HOOK):
+        from runctx.hooks.agents import all_faces  # noqa: PLC0415 - every agent's module: hook only
+
         faces = all_faces()
     hook.add_argument("face", nargs="?", choices=faces)
     return parser

@@ -40,7 +40,6 @@ descriptor, and a failure to write it is one line on stderr.
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 from runctx.checkout import checkout_root
@@ -111,21 +110,6 @@ class HookError(Exception):
 
 class _DeadlineError(HookError):
     """No decision within the deadline."""
-
-
-def console() -> int:
-    """The ``runctx`` command: ``runctx hook FACE`` is answered here, anything else by the CLI.
-
-    The hook runs before every shell command an agent issues, so the console
-    script comes here first and the command line (argparse, every subcommand's
-    parser) is imported only for the other subcommands
-    (:func:`runctx.cli.main.main`).
-    """
-    if sys.argv[1:2] == ["hook"]:
-        return main(sys.argv[2:])
-    from runctx.cli.main import main as command_line  # noqa: PLC0415 - never on the hook's path
-
-    return command_line()
 
 
 def main(argv: Sequence[str]) -> int:
