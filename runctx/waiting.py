@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from runctx.policy import Decision
 
 DEFAULT_POLL_SECONDS = 0.5
-MIN_SCAN_SECONDS = 5.0
+MIN_SCAN_SECONDS = 2.0
 """The least wall time a wait's scans get, however short its timeout (``--timeout 0``)."""
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
 
