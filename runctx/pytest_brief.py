@@ -29,6 +29,7 @@ from runctx.present.words import (
 )
 from runctx.report import JudgedRun, Report, StartedBy
 from runctx.settings import BusyRules
+from runctx.watchers import watcher_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,8 +53,11 @@ def one_line(lines: Sequence[str]) -> str:
 
 
 def _whose(judged: JudgedRun) -> str:
-    """Who a run of this checkout is: an orphan, a person's run, or who started it."""
+    """Who a run of this checkout is: a watcher, an orphan, a person's run, or who started it."""
     run = judged.run
+    watching = watcher_of(run)
+    if watching is not None:
+        return f", a watcher (`{visible(watching)}`) that re-runs this checkout's tests on change"
     if run.orphaned:
         return ", an orphan"
     starter = describe_starter(run.started_by, detail=False)

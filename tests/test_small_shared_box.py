@@ -323,7 +323,9 @@ def test_a_pytest_session_there_prints_at_most_two_runctx_lines(scene, runs):
     assert status == 0, output
     said = _runctx_lines(output)
     assert 1 <= len(said) <= 2, output  # the watcher is named: there is something to say
-    assert any(f"pid {scene.pane}" in line for line in said), output
+    named = [line for line in said if f"pid {scene.pane}" in line]
+    assert named, output
+    assert any("a watcher (`watch -n 600`)" in line for line in named), output
     assert "leftover" not in output.replace("not a leftover", ""), output
     assert "runctx stop" not in output
 
