@@ -37,9 +37,11 @@ so that the test suite can be run beside it.
 
 Needs root (to start processes as another user and to mount) and a C
 compiler (``benchmarks/chain.c`` makes the processes, a few pages each); says
-so and exits non-zero without them. Every process it starts leads its own
-process group and is killed by that group (never by name), also on Ctrl-C,
-and dies with the harness (``PR_SET_PDEATHSIG``). Nothing here asserts a
+so and exits non-zero without them. Every process it starts is orphaned
+(as another user's work is: under ``make`` a child would fold into the run
+of ``make stress`` itself), leads its own process group and is killed by
+that group (never by name), also on Ctrl-C; what it forks dies with it
+(``PR_SET_PDEATHSIG``). Nothing here asserts a
 time: it prints a table, and with ``--write`` publishes it to
 ``docs/performance.md``.
 """
@@ -228,7 +230,7 @@ class Box:
         """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group.
 
         Forked by one ``chain.c`` process (a fork from this interpreter would take
-        minutes on a saturated box), which dies with the harness.
+        minutes on a saturated box); they die with it.
         """
         ready = self.top / f"storm-{len(self.groups)}"
         pid = self.start(
