@@ -790,6 +790,8 @@ def targets(rows: Sequence[dict[str, Any]]) -> list[str]:
         (
             f"| each shape costs the hook under 0.2 s CPU (median, over the storm row's "
             f"{base_cpu:.3f} s) | worst {extra:+.3f} s | {_met(met=extra < SHAPE_CPU)} |"
+            if shapes
+            else "| each shape costs the hook under 0.2 s CPU | no shape measured | - |"
         ),
         (
             f"| `status` under 1 s CPU | worst {status_cpu:.2f} s "
