@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
@@ -35,6 +36,12 @@ from runfactory import RunFactory
 from scenes import TwoCheckouts, two_checkouts, two_checkouts_with_runs
 
 from runctx.cli.main import main
+
+# A suite started in the background by a non-interactive shell inherits SIGINT ignored, and
+# so would every command a test starts (an ignored signal stays ignored across exec): the
+# tests that interrupt a command need it delivered.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Git identity for the checkouts tests create, independent of the machine's config.
 for _name, _value in {

@@ -143,7 +143,8 @@ def test_the_first_frame_is_drawn_before_the_first_scan_ends(checkout, runs):
 def test_d_shows_and_hides_why_each_run_is_foreign(checkout, runs, shared_tmp):
     """One line a run at first; ``d`` adds each foreign run's why: line, ``d`` again hides it."""
     other = runs.run_tests_script(make_checkout(shared_tmp, "other"))
-    watch = Terminal(runs, checkout, "--interval", "30")
+    # Tall enough for a box with many live runs: the key's line ends the frame.
+    watch = Terminal(runs, checkout, "--interval", "30", rows=400)
     row = f"{other.pid} ".encode()
     try:
         watch.read_until(
