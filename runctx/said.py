@@ -66,7 +66,6 @@ def _own_directory(path: str) -> bool:
 
 
 def _load(path: str, owners: frozenset[int]) -> dict[str, list[object]]:
-
     if check_owned(path, owners) is None:
         return {}
     data, whole = read_bounded(path, MAX_STATE_BYTES)

@@ -306,3 +306,16 @@ def interpreter_for(uid: int) -> str:
     """
     del uid  # every uid may read the mirror
     return mirror().interpreter
+
+
+def tmux_says(tmux: str, socket: str, *args: str, env: dict[str, str] | None = None) -> str:
+    """What ``tmux`` prints for ``args`` on the server of ``socket`` (no user config read)."""
+    done = subprocess.run(
+        [tmux, "-L", socket, "-f", os.devnull, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=30,
+    )
+    return done.stdout.strip()

@@ -94,6 +94,19 @@ def run_in_a_terminal(checkout: Path, runs) -> tuple[int, int]:
     return pid, master
 
 
+def runctx_done(*args: str, cwd: Path, env: dict[str, str] | None = None):
+    """``runctx ARGS`` run in ``cwd`` as a person types it; it must succeed."""
+    return subprocess.run(
+        [sys.executable, "-m", "runctx", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=hook_env() if env is None else env,
+        check=True,
+        timeout=120,
+    )
+
+
 def test_the_quick_start_deny_is_what_the_hook_answers(shared_tmp, runs):
     """docs/hooks.md: the deny for a second run next to a person's run in a terminal."""
     (shown,) = blocks("hooks.md", '"permissionDecision": "deny", "permissionDecisionReason"')
@@ -172,15 +185,7 @@ def test_the_status_example_has_the_shape_runctx_status_prints(shared_tmp, runs)
     mine = make_checkout(shared_tmp / "a")
     ours = runs.run_tests_script(mine)
     theirs = runs.run_tests_script(make_checkout(shared_tmp / "b"))
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status"],
-        cwd=mine,
-        capture_output=True,
-        text=True,
-        env={**hook_env(), "COLUMNS": "400"},
-        check=True,
-        timeout=120,
-    )
+    done = runctx_done("status", cwd=mine, env={**hook_env(), "COLUMNS": "400"})
     assert f"  {ours.pid}  " in done.stdout
     assert f"  {theirs.pid}  " in done.stdout
     # the status process is a child of this suite, so it shows "This run" (the suite) first:
@@ -213,15 +218,7 @@ def test_the_teammate_guard_is_the_command_runctx_install_writes(shared_tmp):
     """docs/hooks.md: the guarded command, as ``runctx install claude`` writes it."""
     (shown,) = blocks("hooks.md", "if command -v runctx")
     checkout = make_checkout(shared_tmp)
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "install", "claude", "--dry-run"],
-        cwd=checkout,
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        check=True,
-        timeout=120,
-    )
+    done = runctx_done("install", "claude", "--dry-run", cwd=checkout)
     written = [
         json.loads(line.split(": ", 1)[1].rstrip(","))
         for line in done.stdout.splitlines()
@@ -276,15 +273,7 @@ def test_every_field_of_the_json_example_is_in_what_status_prints(shared_tmp, ru
     run = runs.orphan(
         [str(venv / "python"), "run_tests.py", str(ready)], mine, env=clean_env(), ready=ready
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status", "--json"],
-        cwd=mine,
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        check=True,
-        timeout=120,
-    )
+    done = runctx_done("status", "--json", cwd=mine)
     printed = json.loads(done.stdout)
     (judged,) = [r for r in printed["runs"] if r["pid"] == run.pid]
     printed["runs"] = [judged]
@@ -306,15 +295,7 @@ def test_the_openmetrics_example_is_what_runctx_writes(shared_tmp, runs):
     (shown,) = blocks("metrics.md", "$ runctx status --format openmetrics\n")
     mine = make_checkout(shared_tmp / "a")
     theirs = runs.run_tests_script(make_checkout(shared_tmp / "b"))
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status", "--format", "openmetrics"],
-        cwd=mine,
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        check=True,
-        timeout=120,
-    )
+    done = runctx_done("status", "--format", "openmetrics", cwd=mine)
     assert theirs.pid  # its run is one of the foreign runs counted
     written = metric_lines(done.stdout)
     documented = [line for line in metric_lines(shown) if line != "..."][1:]
@@ -409,15 +390,7 @@ def test_the_status_examples_started_by_env_and_root_are_what_runctx_shows(share
     run = runs.orphan(
         [str(venv / "python"), "run_tests.py", str(ready)], mine, env=env, ready=ready
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status"],
-        cwd=mine,
-        capture_output=True,
-        text=True,
-        env={**hook_env(), "COLUMNS": "400", "HOME": str(home)},
-        check=True,
-        timeout=120,
-    )
+    done = runctx_done("status", cwd=mine, env={**hook_env(), "COLUMNS": "400", "HOME": str(home)})
     printed = done.stdout.splitlines()
     at = next(n for n, line in enumerate(printed) if re.match(rf"\s+{run.pid}\s", line))
     header = next(line for line in reversed(printed[:at]) if line.strip().startswith("PID"))

@@ -41,6 +41,7 @@ from proctools import (
     interpreter_for,
     is_live,
     make_checkout,
+    tmux_says,
     wait_for,
 )
 from readable import shared_tempdir
@@ -107,18 +108,6 @@ def _set_autogroup_nice(pid: int, nice: int) -> None:
         file.write(str(nice))
 
 
-def _tmux(tmux: str, socket: str, *args: str, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(
-        [tmux, "-L", socket, "-f", os.devnull, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=30,
-    )
-    return done.stdout.strip()
-
-
 def _ci_job(runs: RunFactory, base: Path) -> int:
     """The other user's CI job, spinning on one CPU more than the box has: its pid."""
     checkout = make_checkout(base / "ci" / "builds", "proj")
@@ -147,13 +136,13 @@ def _watcher(tmux: str, socket: str, checkout: Path, base: Path) -> int:
         "WATCHED_READY": str(ready),
     }
     command = f"watch -n 600 {shlex.quote(PYTHON)} -m pytest -q -p no:cacheprovider"
-    _tmux(
+    tmux_says(
         tmux,
         socket,
         *("new-session", "-d", "-s", "w", "-x", "120", "-y", "30", "-c", str(checkout), command),
         env=env,
     )
-    pane = int(_tmux(tmux, socket, "display-message", "-p", "-t", "w", "#{pane_pid}"))
+    pane = int(tmux_says(tmux, socket, "display-message", "-p", "-t", "w", "#{pane_pid}"))
     wait_for(ready.exists, timeout=120, what="the watched pytest to run once")
     wait_for(lambda: not children_of(pane), timeout=120, what="its first run to end")
     return pane

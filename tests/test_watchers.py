@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
-from proctools import PYPROJECT, PYTHON, children_of, is_live, make_checkout, wait_for
+from proctools import PYPROJECT, PYTHON, children_of, is_live, make_checkout, tmux_says, wait_for
 from readable import shared_tempdir
 from require import find, unavailable
 from runfactory import RunFactory
@@ -96,18 +96,6 @@ def test_once():
 """
 
 
-def _tmux(tmux: str, socket: str, *args: str, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run(
-        [tmux, "-L", socket, "-f", os.devnull, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=30,
-    )
-    return done.stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def tmux_watcher() -> Iterator[tuple[Path, int]]:
     """A person's ``watch -n 600 python -m pytest -q`` in a tmux pane, between two runs.
@@ -138,8 +126,8 @@ def tmux_watcher() -> Iterator[tuple[Path, int]]:
     try:
         size = ("-x", "120", "-y", "30")
         start = ("new-session", "-d", "-s", "w", *size, "-c", str(checkout), command)
-        _tmux(tmux, socket, *start, env=env)
-        pane = int(_tmux(tmux, socket, "display-message", "-p", "-t", "w", "#{pane_pid}"))
+        tmux_says(tmux, socket, *start, env=env)
+        pane = int(tmux_says(tmux, socket, "display-message", "-p", "-t", "w", "#{pane_pid}"))
         runs.adopt(pane)  # the pane's process group is reaped with the others
         wait_for(ready.exists, timeout=120, what="the watched pytest to run once")
         # its first run over: watch waits its 600 s, with no child

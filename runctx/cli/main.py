@@ -250,7 +250,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         """``--version``: the version is looked up only when asked for (metadata is slow)."""
 
         def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> NoReturn:
-
             write_text(version_text() + "\n")
             parser.exit()
 

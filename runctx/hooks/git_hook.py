@@ -119,7 +119,6 @@ def install(path: str, prefix: str, *, uninstall: bool = False, dry_run: bool = 
 
 
 def _write_executable(path: str, text: str) -> None:
-
     os.makedirs(os.path.dirname(path), exist_ok=True)
     owners = rules_for([os.geteuid()]).owners
     write_atomically(
