@@ -24,10 +24,9 @@ from runctx.pytest_terminal import (
     distributed,
     error_text,
     is_worker,
-    summary_section,
     untraced,
     verbose,
-    visible,
+    write_summary,
 )
 
 
@@ -191,8 +190,4 @@ class BytecodeSession:
             ]
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             lines = [f"runctx could not summarise the bytecode ({error_text(error)})"]
-        if not lines:
-            return
-        summary_section(terminalreporter, config)
-        for line in lines:
-            terminalreporter.write_line(visible(line))
+        write_summary(terminalreporter, config, lines)

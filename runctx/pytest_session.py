@@ -53,11 +53,11 @@ from runctx.pytest_terminal import (
     distributed,
     error_text,
     header_shown,
-    summary_section,
     untraced,
     verbose,
     visible,
     write,
+    write_summary,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
@@ -471,11 +471,7 @@ class ContentionSession:
                 lines = [PREFIX + line] if line else []
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             lines = [f"runctx could not summarise ({error_text(error)})"]
-        if not lines:
-            return
-        summary_section(terminalreporter, config)
-        for line in lines:
-            terminalreporter.write_line(visible(line))
+        write_summary(terminalreporter, config, lines)
 
 
 def configure(config: pytest.Config) -> None:

@@ -116,6 +116,17 @@ def summary_section(reporter: pytest.TerminalReporter, config: pytest.Config) ->
         config.stash[SEPARATOR_WRITTEN] = True
 
 
+def write_summary(
+    reporter: pytest.TerminalReporter, config: pytest.Config, lines: list[str]
+) -> None:
+    """The summary's ``lines``, each escaped, after :func:`summary_section`; nothing without any."""
+    if not lines:
+        return
+    summary_section(reporter, config)
+    for line in lines:
+        reporter.write_line(visible(line))
+
+
 def setting(config: pytest.Config, name: str) -> str:
     """The command-line value of a setting, else its ini value."""
     value = config.getoption(name)
