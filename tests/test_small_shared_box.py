@@ -93,17 +93,26 @@ class Scene(NamedTuple):
     pane: int
 
 
-def _autogroup_nice(pid: int) -> int:
-    """The nice value of the scheduling group of ``pid`` (``/autogroup-42 nice 0``); 0 without."""
+def _autogroup_nice(pid: int) -> int | None:
+    """The nice value of the scheduling group of ``pid`` (``/autogroup-42 nice 0``).
+
+    None where the process is in no autogroup of its own: a kernel without
+    them has no file, and a process of the kernel's default group (the first
+    process's session, as in some CI containers) reads an empty one. The scene
+    then leaves every priority alone.
+    """
     try:
         with open(AUTOGROUP.format(pid=pid)) as file:
-            return int(file.read().split()[-1])
-    except OSError:  # a kernel without autogroups: every process is scheduled on its own
-        return 0
+            fields = file.read().split()
+    except OSError:
+        return None
+    return int(fields[-1]) if fields else None
 
 
 def _set_autogroup_nice(pid: int, nice: int) -> None:
-    """Give the scheduling group of ``pid`` that nice value, where the kernel has groups."""
+    """Give the scheduling group of ``pid`` that nice value, where it is in one."""
+    if _autogroup_nice(pid) is None:
+        return
     with contextlib.suppress(FileNotFoundError), open(AUTOGROUP.format(pid=pid), "w") as file:
         file.write(str(nice))
 
@@ -165,11 +174,13 @@ def scene() -> Iterator[Scene]:
         pane = _watcher(tmux, socket, checkout, base)
         runs.adopt(pane)  # the pane's process group is reaped with the others
         job = _ci_job(runs, base)
-        _set_autogroup_nice(job, SCENE_PRIORITY)
-        _set_autogroup_nice(ours, SCENE_PRIORITY)
+        if priority is not None:  # in the kernel's default group, the job is not raised above us
+            _set_autogroup_nice(job, SCENE_PRIORITY)
+            _set_autogroup_nice(ours, SCENE_PRIORITY)
         yield Scene(checkout=checkout, job=job, pane=pane)
     finally:
-        _set_autogroup_nice(ours, priority)
+        if priority is not None:
+            _set_autogroup_nice(ours, priority)
         subprocess.run(
             [tmux, "-L", socket, "kill-server"], capture_output=True, check=False, timeout=30
         )
