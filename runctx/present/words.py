@@ -266,16 +266,6 @@ def contention_fingerprint(report: Report, rules: BusyRules, pressure: BoxPressu
     return "\n".join(facts)
 
 
-def foreign_note(
-    report: Report, rules: BusyRules, pressure: BoxPressure, *, box_note: bool = False
-) -> str | None:
-    """The note on contention, at most :data:`NOTE_MAX_CHARS`, or None when there is none."""
-    lines = foreign_lines(report, rules, pressure, box_note=box_note)
-    if not lines:
-        return None
-    return cap("runctx: " + "\n".join(lines), NOTE_MAX_CHARS)
-
-
 def foreign_count(report: Report) -> str | None:
     """A few words on foreign runs not worth a note: ``2 idle foreign test runs``."""
     count = len(report.foreign)
