@@ -125,8 +125,6 @@ class Cause(enum.StrEnum):
 _SEVERITY = {action: rank for rank, action in enumerate(Action)}
 
 
-MAX_MESSAGE_CHARS = MESSAGE_MAX_CHARS
-"""The longest refusal, question or warning; a note is shorter (:data:`NOTE_MAX_CHARS`)."""
 NO_PRESSURE = BoxPressure(())
 
 _ACTION_OF_MODE = {
@@ -198,38 +196,27 @@ def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     return None
 
 
-def _head(action: Action, uncertain: str | None, warn_why: str) -> str:
-    if action is Action.WAIT:
+_OPENINGS = {
+    Action.STOP: "runctx: refused to start this test run",
+    Action.ASK: "runctx: asking before this test run starts",
+}
+
+
+def _head(action: Action, uncertain: str | None, warn_why: str, held_by: str = "") -> str:
+    """The first line of a message; ``held_by`` names what holds the run (after a colon)."""
+    if action is Action.WAIT and not held_by:
         return (
             "runctx: refused to start this test run. This checkout is set to wait for its "
             "turn, and a hook cannot wait: start the command as "
             "`runctx run --wait -- COMMAND` instead."
         )
-    if action is Action.STOP:
-        return "runctx: refused to start this test run."
-    if action is Action.ASK:
-        return "runctx: asking before this test run starts."
-    if uncertain is not None:
-        return f"runctx: warning only, starting anyway ({uncertain})."
-    return f"runctx: warning only, starting anyway ({warn_why})."
+    if action in _OPENINGS:
+        return f"{_OPENINGS[action]}{held_by}."
+    return f"runctx: warning only, starting anyway ({uncertain or warn_why})."
 
 
-def _shared_head(action: Action, uncertain: str | None) -> str:
-    if action is Action.STOP:
-        return (
-            "runctx: refused to start this test run: another user's run is live in this checkout."
-        )
-    if action is Action.ASK:
-        return (
-            "runctx: asking before this test run starts: another user's run is live in "
-            "this checkout."
-        )
-    if uncertain is not None:
-        return f"runctx: warning only, starting anyway ({uncertain})."
-    return (
-        "runctx: warning only, starting anyway (this checkout is set to only warn about "
-        "other users' runs in it)."
-    )
+_SHARED_HELD_BY = ": another user's run is live in this checkout"
+_SHARED_WARN_WHY = "this checkout is set to only warn about other users' runs in it"
 
 
 def _firmest(*actions: Action) -> Action:
@@ -266,7 +253,8 @@ def _head_and_cause(  # noqa: PLR0913 - each input is one rule's
     ):
         parts, cause = [_box_head(pressure)], Cause.BUSY_BOX
     elif _SEVERITY[shared_action] > _SEVERITY[same_action] or held_by_shared:
-        parts, cause = [_shared_head(action, uncertain)], Cause.SHARED_TREE
+        head = _head(action, uncertain, _SHARED_WARN_WHY, _SHARED_HELD_BY)
+        parts, cause = [head], Cause.SHARED_TREE
     else:
         parts, cause = [_head(action, same_uncertain, warn_why)], Cause.SAME_CHECKOUT
         if shared_action is action:  # as firm: waiting for this checkout would not help
@@ -538,11 +526,6 @@ def delegated(invocation: TestInvocation) -> bool:
     return False
 
 
-def _cut(text: str) -> str:
-    """``text`` cut to :data:`MAX_MESSAGE_CHARS`, saying where to see the rest."""
-    return cap(text, MAX_MESSAGE_CHARS)
-
-
 def _unique(runs: Sequence[JudgedRun]) -> tuple[JudgedRun, ...]:
     seen: dict[object, JudgedRun] = {}
     for judged in runs:
@@ -812,21 +795,16 @@ def shared_environment_decision(report: Report, environment: Environment | None)
     return Decision(Action.NOTE, message=message, environment=runs, reports=(report,))
 
 
-def _change_head(action: Action) -> str:
-    if action is Action.STOP:
-        return (
-            "runctx: refused to run this command: it changes an environment a live test run "
-            "imports from."
-        )
-    if action is Action.ASK:
-        return (
-            "runctx: asking before this command runs: it changes an environment a live test "
-            "run imports from."
-        )
-    return (
-        "runctx: warning only, running anyway: this command changes an environment a live "
-        "test run imports from."
-    )
+_CHANGE_HEADS = {
+    Action.STOP: "runctx: refused to run this command: it changes an environment a live test "
+    "run imports from.",
+    Action.ASK: "runctx: asking before this command runs: it changes an environment a live "
+    "test run imports from.",
+}
+_CHANGE_WARNING = (
+    "runctx: warning only, running anyway: this command changes an environment a live test "
+    "run imports from."
+)
 
 
 def environment_change_decision(
@@ -849,7 +827,7 @@ def environment_change_decision(
     body = environment_change_message(" ".join(change.argv), environment, runs)
     return Decision(
         action,
-        message=_cut(f"{_change_head(action)}\n{body}"),
+        message=cap(f"{_CHANGE_HEADS.get(action, _CHANGE_WARNING)}\n{body}", MESSAGE_MAX_CHARS),
         mode=mode,
         environment=runs,
         reports=(report,),

@@ -16,7 +16,7 @@ from proctools import OTHER_UID, PYTHON, make_checkout, run_as
 from runctx import policy
 from runctx.environment import command_environment
 from runctx.policy import Action, Cause, Decision, Mode
-from runctx.present.words import NOTE_MAX_CHARS
+from runctx.present.words import MESSAGE_MAX_CHARS, NOTE_MAX_CHARS, cap
 from runctx.runners.installers import INSTALLER_PATTERNS
 from runctx.scanning import scan, viewpoint
 from runctx.settings import BoxMode, BusyRules, settings_for
@@ -318,8 +318,8 @@ def test_combined_notes_keep_every_fact_within_the_cap():
 
 def test_long_messages_are_cut_below_the_agents_limit():
     """A message longer than the agents take is cut, and says where to see all."""
-    cut = policy._cut("x" * 20000)
-    assert len(cut) <= policy.MAX_MESSAGE_CHARS
+    cut = cap("x" * 20000, MESSAGE_MAX_CHARS)
+    assert len(cut) <= MESSAGE_MAX_CHARS
     assert cut.endswith("`runctx status` shows all runs)")
 
 
