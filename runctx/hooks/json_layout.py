@@ -104,10 +104,8 @@ class _Parser:
             msg = "unexpected end of text"
             raise ValueError(msg)
         char = text[at]
-        if char == "{":
-            return self.object(at)
-        if char == "[":
-            return self.array(at)
+        if char in "{[":
+            return self.container(at, "}" if char == "{" else "]")
         if char == '"':
             value, end = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
             return Node(at, end, value, []), end
@@ -121,59 +119,51 @@ class _Parser:
         msg = f"unexpected character at {at}"
         raise ValueError(msg)
 
-    def object(self, start: int) -> tuple[Node, int]:
+    def key(self, at: int) -> tuple[str, int]:
+        """An object's key at ``at`` and where its value starts."""
         text = self.text
-        document: dict[str, object] = {}
-        parts: list[Part] = []
-        at = self.skip(start + 1)
-        if text.startswith("}", at):
-            return Node(start, at + 1, document, parts), at + 1
-        while True:
-            if not text.startswith('"', at):
-                msg = f"expected a key at {at}"
-                raise ValueError(msg)
-            key_start = at
-            key, at = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
-            at = self.skip(at)
-            if not text.startswith(":", at):
-                msg = f"expected ':' at {at}"
-                raise ValueError(msg)
-            child, at = self.value(self.skip(at + 1))
-            if key in document:
-                msg = f"duplicate key {key!r}"
-                raise ValueError(msg)
-            document[key] = child.value
-            parts.append((key, key_start, child))
-            at = self.skip(at)
-            if text.startswith("}", at):
-                return Node(start, at + 1, document, parts), at + 1
-            if not text.startswith(",", at):
-                msg = f"expected ',' or '}}' at {at}"
-                raise ValueError(msg)
-            at = self.skip(at + 1)
-            if self.trailing_commas and text.startswith("}", at):
-                return Node(start, at + 1, document, parts), at + 1
+        if not text.startswith('"', at):
+            msg = f"expected a key at {at}"
+            raise ValueError(msg)
+        key, at = scanstring(text, at + 1, True)  # noqa: FBT003 - strict
+        at = self.skip(at)
+        if not text.startswith(":", at):
+            msg = f"expected ':' at {at}"
+            raise ValueError(msg)
+        return key, self.skip(at + 1)
 
-    def array(self, start: int) -> tuple[Node, int]:
+    def container(self, start: int, closing: str) -> tuple[Node, int]:
+        """An object (``closing`` is ``}``) or an array, from its opening at ``start``."""
         text = self.text
+        keyed = closing == "}"
+        members: dict[str, object] = {}
         items: list[object] = []
         parts: list[Part] = []
         at = self.skip(start + 1)
-        if text.startswith("]", at):
-            return Node(start, at + 1, items, parts), at + 1
+        if text.startswith(closing, at):
+            return Node(start, at + 1, members if keyed else items, parts), at + 1
         while True:
+            key, part_start = None, at
+            if keyed:
+                key, at = self.key(at)
             child, at = self.value(at)
-            items.append(child.value)
-            parts.append((None, child.start, child))
-            at = self.skip(at)
-            if text.startswith("]", at):
-                return Node(start, at + 1, items, parts), at + 1
-            if not text.startswith(",", at):
-                msg = f"expected ',' or ']' at {at}"
+            if key is None:
+                items.append(child.value)
+            elif key in members:
+                msg = f"duplicate key {key!r}"
                 raise ValueError(msg)
-            at = self.skip(at + 1)
-            if self.trailing_commas and text.startswith("]", at):
-                return Node(start, at + 1, items, parts), at + 1
+            else:
+                members[key] = child.value
+            parts.append((key, part_start, child))
+            at = self.skip(at)
+            if not text.startswith(closing, at):
+                if not text.startswith(",", at):
+                    msg = f"expected ',' or {closing!r} at {at}"
+                    raise ValueError(msg)
+                at = self.skip(at + 1)
+                if not (self.trailing_commas and text.startswith(closing, at)):
+                    continue
+            return Node(start, at + 1, members if keyed else items, parts), at + 1
 
 
 _EXTRAS = re.compile(
@@ -216,7 +206,7 @@ def has_extras(text: str, *, comments: bool, trailing_commas: bool) -> bool:
 # --------------------------------------------------------------------------- rendering
 
 
-def _fresh(value: object, indent: str | None, unit: str) -> str:
+def fresh(value: object, indent: str | None, unit: str) -> str:
     """``value`` as new JSON text: on lines below ``indent``, or compact when None."""
     if indent is None:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
@@ -264,7 +254,7 @@ class _Renderer:
             return self._container(node, value, [(None, item) for item in value], "[", "]")
         if not node.parts and type(value) is type(node.value) and value == node.value:
             return self.text[node.start : node.end]
-        return _fresh(value, self._indent_below(node), self.unit)
+        return fresh(value, self._indent_below(node), self.unit)
 
     def _indent_below(self, node: Node) -> str | None:
         """How a new value at ``node`` is indented: like its line, or compact."""
@@ -321,7 +311,7 @@ class _Renderer:
         matched = self._match(node, entries)
         order = [index for index in matched if index is not None]
         if order != sorted(order):
-            return _fresh(value, _line_indent(text, node.start), self.unit)
+            return fresh(value, _line_indent(text, node.start), self.unit)
         parts = node.parts
         if parts:
             lead = text[node.start + 1 : parts[0][1]]
@@ -351,9 +341,9 @@ class _Renderer:
                 body = head + self.render(part[2], item)
                 gap = gaps[index - 1] if index > 0 else default_gap
             else:
-                body = _fresh(item, item_indent, self.unit)
+                body = fresh(item, item_indent, self.unit)
                 if key is not None:
-                    body = _fresh(key, None, self.unit) + colon + body
+                    body = fresh(key, None, self.unit) + colon + body
                 gap = default_gap
             pieces.append(body if not pieces else gap + body)
         return opening + lead + "".join(pieces) + trail + closing

@@ -67,6 +67,7 @@ from runctx.hooks.agents.base import HookEntry, InstallSpec
 from runctx.planted import (
     NotOwnedError,
     NotRegularFileError,
+    _sync_directory,
     check_owned,
     read_bounded,
     write_atomically,
@@ -141,6 +142,14 @@ def missing_message(face: str) -> str:
     )
 
 
+def program_of(prefix: str) -> str:
+    """The program a command prefix starts: its first shell word (``uv`` of ``uv run runctx``)."""
+    try:
+        return shlex.split(prefix)[0]
+    except (ValueError, IndexError):
+        return prefix.split(maxsplit=1)[0] if prefix.split() else prefix
+
+
 def hook_command(spec: InstallSpec, face: str, prefix: str) -> str:
     """The shell command a handler runs for ``face``: ``PREFIX hook FACE``, guarded.
 
@@ -149,12 +158,8 @@ def hook_command(spec: InstallSpec, face: str, prefix: str) -> str:
     stderr and exits 0: the agent goes on as without the hook. An agent that
     blocks the tool on a non-zero exit (Copilot) gets ``|| true`` as well.
     """
-    try:
-        program = shlex.split(prefix)[0]
-    except (ValueError, IndexError):
-        program = prefix.split(maxsplit=1)[0] if prefix.split() else prefix
     command = (
-        f"if command -v {shlex.quote(program)} >/dev/null 2>&1; "
+        f"if command -v {shlex.quote(program_of(prefix))} >/dev/null 2>&1; "
         f"then {prefix} hook {face}; "
         f"else echo {shlex.quote(missing_message(face))} >&2; fi"
     )
@@ -277,26 +282,19 @@ def _allowed_extras(spec: InstallSpec | None) -> str:
     return ""
 
 
-def _indent(text: str) -> int | str:
+def _unit(text: str) -> str:
+    """The indent of one level in ``text``: its first indented line's (2 spaces when none)."""
     for line in text.splitlines()[1:]:
         stripped = line.lstrip(" \t")
         if stripped and len(stripped) < len(line):
             lead = line[: len(line) - len(stripped)]
-            return "\t" if lead.startswith("\t") else len(lead)
-    return 2
-
-
-def _unit(text: str) -> str:
-    indent = _indent(text)
-    return indent if isinstance(indent, str) else " " * indent
+            return "\t" if lead.startswith("\t") else " " * len(lead)
+    return "  "
 
 
 def settings_text(document: JSONObject, original: str | None) -> str:
     """``document`` as JSON text, indented like ``original`` (2 spaces for a new file)."""
-    indent = _indent(original) if original else 2
-    text = json.dumps(document, indent=indent, ensure_ascii=False, allow_nan=False) + "\n"
-    # A lone surrogate (a "\ud800" in the file) is written back as the escape it was.
-    return re.sub("[\ud800-\udfff]", lambda found: f"\\u{ord(found.group()):04x}", text)
+    return json_layout.fresh(document, "", _unit(original or "")) + "\n"
 
 
 def _events(document: JSONObject, path: str, *, create: bool) -> JSONObject | None:
@@ -630,16 +628,6 @@ def _check_trusted(path: str) -> None:
         raise SettingsFileError(msg) from None
     except OSError:
         return  # _read says why it cannot be read
-
-
-def _sync_directory(directory: str) -> None:
-    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _missing_directories(directory: str) -> list[str]:
