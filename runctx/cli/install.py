@@ -342,10 +342,7 @@ def _run_git(args: argparse.Namespace, prefix: str) -> int:
 
 
 def _warn_if_unreachable(prefix: str) -> None:
-    try:
-        program = shlex.split(prefix)[0]
-    except (ValueError, IndexError):
-        program = prefix.split(maxsplit=1)[0]
+    program = settings_file.program_of(prefix)
     if shutil.which(program) is None:
         say(
             f"runctx: warning: {program!r} is not on this PATH. The agent must find it to run "

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import tomllib
 from collections.abc import Mapping
@@ -128,10 +127,7 @@ def _program_problem(prefix: str, environ: Mapping[str, str]) -> str | None:
     """A problem when the hook's program is not on the PATH the agent gives its hooks."""
     if not prefix:
         return None
-    try:
-        program = shlex.split(prefix)[0]
-    except (ValueError, IndexError):
-        program = prefix.split(maxsplit=1)[0] if prefix.split() else prefix
+    program = settings_file.program_of(prefix)
     if shutil.which(program, path=environ.get("PATH", os.defpath)) is not None:
         return None
     return (
@@ -308,32 +304,23 @@ def _folder_trust(title: str, directory: str, root: str | None, settings: JSONOb
     return [message]
 
 
-def _gemini(
-    scope: str, root: str | None, environ: Mapping[str, str]
+def _gemini_or_qwen(
+    name: str, scope: str, root: str | None, environ: Mapping[str, str]
 ) -> tuple[list[str], list[str]]:
-    directory = user_dir(agent("gemini"), environ)
+    """Gemini CLI and Qwen Code: hooks turned off in the user's settings, a folder not trusted."""
+    chosen = agent(name)
+    directory = user_dir(chosen, environ)
     settings = _json(os.path.join(directory, "settings.json"))
-    problems: list[str] = []
-    hooks_config = settings.get("hooksConfig")
-    if isinstance(hooks_config, dict) and hooks_config.get("enabled") is False:
-        problems.append(
-            f"hooks are turned off: hooksConfig.enabled is false in {directory}/settings.json"
-        )
+    if name == "gemini":
+        hooks_config = settings.get("hooksConfig")
+        off = isinstance(hooks_config, dict) and hooks_config.get("enabled") is False
+        switch = "hooksConfig.enabled is false"
+    else:
+        off = settings.get("disableAllHooks") is True
+        switch = "disableAllHooks is true"
+    problems = [f"hooks are turned off: {switch} in {directory}/settings.json"] if off else []
     if scope == "project":
-        problems += _folder_trust("Gemini CLI", directory, root, settings)
-    return problems, []
-
-
-def _qwen(scope: str, root: str | None, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    directory = user_dir(agent("qwen"), environ)
-    settings = _json(os.path.join(directory, "settings.json"))
-    problems: list[str] = []
-    if settings.get("disableAllHooks") is True:
-        problems.append(
-            f"hooks are turned off: disableAllHooks is true in {directory}/settings.json"
-        )
-    if scope == "project":
-        problems += _folder_trust("Qwen Code", directory, root, settings)
+        problems += _folder_trust(chosen.TITLE, directory, root, settings)
     return problems, []
 
 
@@ -410,10 +397,8 @@ def diagnose_one(
             extra = _claude(root, environ) if faces else ([], [])
         elif name == "codex" and faces:
             extra = _codex(scope, root, path, environ)
-        elif name == "gemini" and faces:
-            extra = _gemini(scope, root, environ)
-        elif name == "qwen" and faces:
-            extra = _qwen(scope, root, environ)
+        elif name in {"gemini", "qwen"} and faces:
+            extra = _gemini_or_qwen(name, scope, root, environ)
         elif name == "copilot":
             extra = _copilot(scope, root, environ, registered=bool(faces))
         problems += extra[0]
