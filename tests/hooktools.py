@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from runctx.hooks import settings_file
 from runctx.hooks.agents import agent
@@ -38,6 +39,29 @@ def hook_env(**extra: str) -> dict[str, str]:
     env["RUNCTX_NOTE_ONCE"] = "0"  # each call says its note: the tests compare single answers
     env.update(extra)
     return env
+
+
+def runctx(
+    *argv: str,
+    cwd: Path | str | bytes | None = None,
+    env: dict[str, str] | None = None,
+    text: bool = True,
+    **more: Any,
+) -> subprocess.CompletedProcess[Any]:
+    """``runctx ARGV`` as a separate process, in :func:`hook_env` unless ``env`` is given.
+
+    Its output is captured (unless ``more`` routes stdout elsewhere) as text,
+    any byte UTF-8 does not read escaped, or as bytes when ``text`` is False.
+    ``more`` goes to :func:`subprocess.run` (``input``, ``check``, ``timeout``...).
+    """
+    options: dict[str, Any] = {"timeout": 60, **more}
+    check = options.pop("check", False)
+    if "stdout" not in more:
+        options["capture_output"] = True
+    if text:
+        options.update(encoding="utf-8", errors="backslashreplace")
+    env = hook_env() if env is None else env
+    return subprocess.run([*RUNCTX, *argv], cwd=cwd, env=env, check=check, **options)
 
 
 def run_hook(

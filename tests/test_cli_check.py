@@ -7,29 +7,14 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import pytest
 import scenes
-from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
+from hooktools import RUNCTX, claude_pre_tool_use, hook_env, reply, run_hook, runctx
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
 
 from runctx.cli.check import EXIT_CLEAR, check_text, outcome_of
 from runctx.scanning import scan, viewpoint
-
-RUNCTX = [sys.executable, "-m", "runctx"]
-
-
-def check(*args, cwd):
-    """``runctx check`` as a separate process."""
-    return subprocess.run(
-        [*RUNCTX, "check", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        errors="backslashreplace",
-        check=False,
-    )
 
 
 @pytest.fixture
@@ -42,7 +27,7 @@ def test_another_run_of_ours_exits_3(two_checkouts, runs):
     """A live run of this checkout exits 3 and is named in the text."""
     mine, _theirs = two_checkouts
     ours = runs.run_tests_script(mine)
-    result = check(cwd=mine)
+    result = runctx("check", cwd=mine)
     assert result.returncode == 3, result.stderr
     assert f"pid {ours.pid} (run-tests-script" in result.stdout
     assert result.stderr == ""
@@ -57,11 +42,11 @@ def test_only_foreign_contention_exits_4(two_checkouts, runs):
     # for a uid that no other run has. The run and the viewpoint have that uid, so the
     # root is what makes the run foreign.
     foreign = runs.run_tests_script(theirs, uid=VIEWER_UID)
-    result = check("--uid", str(VIEWER_UID), "-v", cwd=mine)
+    result = runctx("check", "--uid", str(VIEWER_UID), "-v", cwd=mine)
     assert result.returncode == 4, result.stdout
     assert f"pid {foreign.pid} (run-tests-script" in result.stdout
     assert f"root {theirs} != {mine}" in result.stdout
-    quiet = check("--uid", str(VIEWER_UID), cwd=mine)  # without -v: idle runs counted
+    quiet = runctx("check", "--uid", str(VIEWER_UID), cwd=mine)  # without -v: idle runs counted
     assert quiet.returncode == 4, quiet.stdout
     # Counted, not named: 1 here, more on a box where other users' runs are idle too.
     counted = re.search(r"\b(\d+) idle foreign test runs?\b", quiet.stdout)
@@ -75,9 +60,9 @@ def test_ignore_foreign_exits_0_when_only_foreign_runs_are_live(two_checkouts, r
     """--ignore-foreign: only foreign contention exits 0, and --json says what was found."""
     mine, theirs = two_checkouts
     runs.run_tests_script(theirs, uid=VIEWER_UID)
-    plain = check("--uid", str(VIEWER_UID), "--ignore-foreign", cwd=mine)
+    plain = runctx("check", "--uid", str(VIEWER_UID), "--ignore-foreign", cwd=mine)
     assert plain.returncode == 0, plain.stdout
-    as_json = check("--uid", str(VIEWER_UID), "--ignore-foreign", "--json", cwd=mine)
+    as_json = runctx("check", "--uid", str(VIEWER_UID), "--ignore-foreign", "--json", cwd=mine)
     report = json.loads(as_json.stdout)
     assert (as_json.returncode, report["check"], report["exit_status"]) == (0, "foreign", 0)
 
@@ -85,7 +70,7 @@ def test_ignore_foreign_exits_0_when_only_foreign_runs_are_live(two_checkouts, r
 def test_ignore_foreign_still_exits_3_for_a_run_of_this_checkout(ours_and_foreign):
     """--ignore-foreign changes nothing when another run of this very checkout is live."""
     mine, ours = ours_and_foreign.mine, ours_and_foreign.ours
-    result = check("--ignore-foreign", cwd=mine)
+    result = runctx("check", "--ignore-foreign", cwd=mine)
     assert result.returncode == 3
     assert f"pid {ours.pid} " in result.stdout
 
@@ -94,7 +79,7 @@ def test_ours_wins_over_foreign(ours_and_foreign):
     """With both ours and foreign live, the outcome is 3 and both are named (-v)."""
     scene = ours_and_foreign
     mine, ours, foreign = scene.mine, scene.ours, scene.foreign
-    result = check("-v", cwd=mine)
+    result = runctx("check", "-v", cwd=mine)
     assert result.returncode == 3
     assert f"pid {ours.pid} " in result.stdout
     assert f"pid {foreign.pid} " in result.stdout
@@ -104,7 +89,7 @@ def test_json_has_the_shape_of_status_plus_the_outcome(ours_and_foreign):
     """Check --json carries every field of status --json, plus check and exit_status."""
     scene = ours_and_foreign
     mine, ours, foreign = scene.mine, scene.ours, scene.foreign
-    checked = check("--json", cwd=mine)
+    checked = runctx("check", "--json", cwd=mine)
     status = subprocess.run(
         [*RUNCTX, "status", "--json"],
         cwd=mine,
@@ -131,7 +116,7 @@ def test_quiet_prints_nothing(two_checkouts, runs):
     """-q keeps the exit status and prints nothing."""
     mine, _theirs = two_checkouts
     runs.run_tests_script(mine)
-    result = check("-q", cwd=mine)
+    result = runctx("check", "-q", cwd=mine)
     assert (result.returncode, result.stdout, result.stderr) == (3, "", "")
 
 
@@ -257,8 +242,8 @@ def test_a_scan_cut_by_its_timeout_says_what_it_could_not_read(two_checkouts, ru
     notes = report["visibility"]["notes"]
     assert any(note.startswith("time ran out (--timeout): ") for note in notes), notes
     assert ours.pid not in {entry["pid"] for entry in report["runs"]}
-    whole = json.loads(check("--json", "--timeout", "60", cwd=mine).stdout)
+    whole = json.loads(runctx("check", "--json", "--timeout", "60", cwd=mine).stdout)
     assert ours.pid in {entry["pid"] for entry in whole["runs"]}
     assert not any(note.startswith("time ran out") for note in whole["visibility"]["notes"])
-    checked = check("--timeout", "0", cwd=mine)
+    checked = runctx("check", "--timeout", "0", cwd=mine)
     assert "runctx check: time ran out (--timeout)" in checked.stderr

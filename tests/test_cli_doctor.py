@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hooktools import runctx
 
 RUNCTX_BIN = str(Path(sys.executable).parent)
 
@@ -35,19 +36,6 @@ def environment(home: Path, **extra: str) -> dict[str, str]:
     env.update({name: value for name, value in os.environ.items() if name.startswith("GIT_")})
     env.update(extra)
     return env
-
-
-def runctx(*argv: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """``runctx ARGV`` as a process."""
-    return subprocess.run(
-        [sys.executable, "-m", "runctx", *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
 
 
 def doctor(agent: str, cwd: Path, env: dict[str, str]) -> dict[str, dict[str, object]]:

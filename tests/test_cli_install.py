@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hooktools import RUNCTX, guarded, hook_env
+from hooktools import RUNCTX, guarded, hook_env, runctx
 from proctools import OTHER_UID, make_checkout, run_as
 
 from runctx.hooks import settings_file
@@ -47,19 +47,6 @@ USER_CONTENT = """{
     "statusLine": null
 }
 """
-
-
-def install_process(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``runctx install ARGV`` as a separate process."""
-    return subprocess.run(
-        [*RUNCTX, "install", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=hook_env(),
-        check=False,
-        timeout=60,
-    )
 
 
 def without_runctx(document: object) -> object:
@@ -307,7 +294,7 @@ def test_two_installs_racing_keep_both(checkout):
         assert "runctx hook codex" in text
         assert without_runctx(json.loads(text)) == json.loads(USER_CONTENT)
         for name in ("claude", "codex"):
-            done = install_process(name, "--uninstall", "--file", str(path), cwd=checkout)
+            done = runctx("install", name, "--uninstall", "--file", str(path), cwd=checkout)
             assert done.returncode == 0
         assert json.loads(path.read_text()) == json.loads(USER_CONTENT)
 
@@ -401,7 +388,7 @@ def claude_project(tmp_path):
 
 def install_claude(project: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     """``runctx install claude ARGV`` as a process in ``project``."""
-    return install_process("claude", "--command", "runctx", *argv, cwd=project)
+    return runctx("install", "claude", "--command", "runctx", *argv, cwd=project)
 
 
 def claude_settings(project: Path) -> Path:

@@ -13,27 +13,13 @@ from importlib.metadata import version
 
 import jsonschema
 import pytest
-from hooktools import hook_env
+from hooktools import hook_env, runctx
 
 from runctx import exits
 from runctx._log import LOGGER_NAME
 from runctx.cli import check, run, stop, wait
 from runctx.cli.main import SUBCOMMANDS, main
 from runctx.present.schema import SCHEMA_VERSION, load_schema
-
-RUNCTX = [sys.executable, "-m", "runctx"]
-
-
-def runctx(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """The command line as a separate process."""
-    return subprocess.run(
-        [*RUNCTX, *args],
-        capture_output=True,
-        text=True,
-        env=hook_env(**env),
-        check=False,
-        timeout=60,
-    )
 
 
 def test_version_is_the_installed_distributions():
@@ -121,7 +107,7 @@ def test_verbose_after_the_subcommand_logs_the_verdicts():
 )
 def test_errors_are_json_under_json(args, env, status, kind):
     """With ``--json`` an error is one JSON document on stdout, valid by the shipped schema."""
-    done = runctx(*args, **env)
+    done = runctx(*args, env=hook_env(**env))
     assert done.returncode == status
     document = json.loads(done.stdout)
     jsonschema.validate(document, load_schema("error"))
@@ -133,7 +119,7 @@ def test_errors_are_json_under_json(args, env, status, kind):
 
 def test_errors_stay_one_line_on_stderr_without_json():
     """Without ``--json`` the same error is one line on stderr and nothing on stdout."""
-    done = runctx("status", RUNCTX_SOURCE="bogus")
+    done = runctx("status", env=hook_env(RUNCTX_SOURCE="bogus"))
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr.startswith("runctx: error: unknown process source 'bogus'")

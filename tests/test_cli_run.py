@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hooktools import RUNCTX, hook_env
+from hooktools import RUNCTX, hook_env, runctx
 from proctools import argv_of, make_checkout
 from runfactory import RUN_TESTS_SCRIPT
 
@@ -28,22 +28,6 @@ MARKING_SCRIPT = (
 QUIET_MARKING_SCRIPT = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\n"
 
 
-def runctx_run(
-    *argv: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """``runctx run ARGV`` as a separate process."""
-    return subprocess.run(
-        [*RUNCTX, "run", *argv],
-        capture_output=True,
-        text=True,
-        errors="backslashreplace",
-        cwd=cwd,
-        env=env if env is not None else hook_env(),
-        check=False,
-        timeout=60,
-    )
-
-
 def marking(checkout: Path) -> tuple[list[str], Path]:
     """The argv of a test command in ``checkout`` that marks a file, and that file."""
     script = checkout / "runtests.py"
@@ -56,7 +40,7 @@ def marking(checkout: Path) -> tuple[list[str], Path]:
 def test_a_second_run_of_the_same_checkout_is_refused_with_the_first_ones_pid(world):
     """In the busy checkout the command is not started: exit 75, the reason names the run."""
     argv, mark = marking(world.busy)
-    done = runctx_run("--", *argv, cwd=world.busy)
+    done = runctx("run", "--", *argv, cwd=world.busy)
     assert done.returncode == EXIT_REFUSED, done.stderr
     assert f"pid {world.run.pid} (run-tests-script, running" in done.stderr
     assert "refused to start" in done.stderr
@@ -67,7 +51,7 @@ def test_a_second_run_of_the_same_checkout_is_refused_with_the_first_ones_pid(wo
 def test_only_foreign_runs_let_it_run_with_a_note(world):
     """In the idle checkout the command runs, its status passed through, after a note."""
     argv, mark = marking(world.idle)
-    done = runctx_run("--", *argv, cwd=world.idle)
+    done = runctx("run", "--", *argv, cwd=world.idle)
     assert done.returncode == 7
     assert mark.exists()
     assert done.stdout == "ran\n"
@@ -77,7 +61,7 @@ def test_only_foreign_runs_let_it_run_with_a_note(world):
 def test_warn_mode_runs_it_after_the_warning(world):
     """--mode warn says which run is live and starts the command anyway."""
     argv, mark = marking(world.busy)
-    done = runctx_run("--mode", "warn", "--", *argv, cwd=world.busy)
+    done = runctx("run", "--mode", "warn", "--", *argv, cwd=world.busy)
     assert done.returncode == 7
     assert mark.exists()
     assert "warning only" in done.stderr
@@ -87,7 +71,7 @@ def test_warn_mode_runs_it_after_the_warning(world):
 def test_ask_mode_without_a_terminal_refuses(world):
     """--mode ask with no terminal to ask on behaves as stop."""
     argv, mark = marking(world.busy)
-    done = runctx_run("--mode", "ask", "--", *argv, cwd=world.busy)
+    done = runctx("run", "--mode", "ask", "--", *argv, cwd=world.busy)
     assert done.returncode == EXIT_REFUSED
     assert "no terminal to ask on" in done.stderr
     assert not mark.exists()
@@ -100,12 +84,12 @@ def test_the_checkout_setting_applies_and_a_malformed_one_is_an_error(world):
     original = pyproject.read_text()
     try:
         pyproject.write_text(original + '\n[tool.runctx]\non-same-checkout = "warn"\n')
-        warned = runctx_run("--", *argv, cwd=world.busy)
+        warned = runctx("run", "--", *argv, cwd=world.busy)
         assert warned.returncode == 7
         assert mark.exists()
         mark.unlink()
         pyproject.write_text(original + '\n[tool.runctx]\non-same-checkout = "often"\n')
-        broken = runctx_run("--", *argv, cwd=world.busy)
+        broken = runctx("run", "--", *argv, cwd=world.busy)
     finally:
         pyproject.write_text(original)
     assert broken.returncode == 1
@@ -142,7 +126,7 @@ def test_wait_mode_waits_for_the_other_run_then_runs(shared_tmp, runs):
 def test_wait_mode_gives_up_after_the_timeout(world):
     """--wait --timeout gives up with exit 75 and names the run still live."""
     argv, mark = marking(world.busy)
-    done = runctx_run("--wait", "--timeout", "0.3", "--", *argv, cwd=world.busy)
+    done = runctx("run", "--wait", "--timeout", "0.3", "--", *argv, cwd=world.busy)
     assert done.returncode == EXIT_REFUSED
     assert "timed out" in done.stderr
     assert f"pid {world.run.pid}" in done.stderr
@@ -168,7 +152,7 @@ def test_the_command_replaces_runctx_and_receives_its_signals(world, runs):
 def test_a_command_that_is_not_a_test_run_is_not_checked(world):
     """A non-test command runs at once: even a broken process source is never touched."""
     env = hook_env(RUNCTX_SOURCE="no-such-source")
-    done = runctx_run("--", "echo", "hello", cwd=world.busy, env=env)
+    done = runctx("run", "--", "echo", "hello", cwd=world.busy, env=env)
     assert (done.returncode, done.stdout, done.stderr) == (0, "hello\n", "")
 
 
@@ -203,7 +187,7 @@ def test_an_internal_error_still_runs_the_command(world):
 
 def test_the_command_inherits_no_ignored_sigpipe(world):
     """Python ignores SIGPIPE; runctx restores it, so ``cmd | head`` behaves as without runctx."""
-    done = runctx_run("--", "cat", "/proc/self/status", cwd=world.idle)
+    done = runctx("run", "--", "cat", "/proc/self/status", cwd=world.idle)
     ignored = next(line for line in done.stdout.splitlines() if line.startswith("SigIgn:"))
     mask = int(ignored.split()[1], 16)
     assert not mask & (1 << (signal.SIGPIPE - 1))
@@ -211,14 +195,14 @@ def test_the_command_inherits_no_ignored_sigpipe(world):
 
 def test_missing_and_unrunnable_commands(world):
     """127 for a command not found, 126 for a file that cannot be executed, 2 for none."""
-    missing = runctx_run("--", "no-such-command-here", cwd=world.idle)
+    missing = runctx("run", "--", "no-such-command-here", cwd=world.idle)
     assert missing.returncode == 127
     assert "command not found" in missing.stderr
     plain = world.idle / "plain.txt"
     plain.write_text("not a program\n")
-    unrunnable = runctx_run("--", str(plain), cwd=world.idle)
+    unrunnable = runctx("run", "--", str(plain), cwd=world.idle)
     assert unrunnable.returncode == 126
-    nothing = runctx_run(cwd=world.idle)
+    nothing = runctx("run", cwd=world.idle)
     assert nothing.returncode == 2
 
 
@@ -309,12 +293,12 @@ def test_runctx_run_refuses_and_does_not_wait_for_another_users_run(shared_tree)
     mark = checkout / "marked"
     command = ["--", sys.executable, "runtests.py", str(mark)]
     for options in ((), ("--wait", "--timeout", "60")):
-        done = runctx_run(*options, *command, cwd=checkout)
+        done = runctx("run", *options, *command, cwd=checkout)
         assert done.returncode == EXIT_REFUSED, done.stderr
         assert "another user's run is live in this checkout" in done.stderr
         assert f"pid {run.pid}" in done.stderr
         assert not mark.exists()
-    done = runctx_run(*command, cwd=checkout, env=hook_env(RUNCTX_ON_SHARED_TREE="warn"))
+    done = runctx("run", *command, cwd=checkout, env=hook_env(RUNCTX_ON_SHARED_TREE="warn"))
     assert done.returncode == 0, done.stderr
     assert mark.exists()
     assert "warning only" in done.stderr
@@ -342,7 +326,7 @@ def test_runctx_run_waits_for_room_and_gives_up_after_the_timeout(shared_tmp):
     with (here / "pyproject.toml").open("a") as pyproject:
         pyproject.write(ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
     (here / "run_tests.py").write_text(QUIET_MARKING_SCRIPT)
-    done = runctx_run("--timeout", "1", "--", sys.executable, "run_tests.py", "ran", cwd=here)
+    done = runctx("run", "--timeout", "1", "--", sys.executable, "run_tests.py", "ran", cwd=here)
     assert done.returncode == EXIT_REFUSED, done.stderr
     assert "runctx: waiting for room: memory available " in done.stderr
     assert "timed out after" in done.stderr
@@ -356,7 +340,7 @@ def test_runctx_run_starts_at_once_when_the_box_is_not_busy(shared_tmp):
     with (here / "pyproject.toml").open("a") as pyproject:
         pyproject.write(QUIET_BOX + 'on-busy-box = "wait"\n')
     (here / "run_tests.py").write_text(QUIET_MARKING_SCRIPT)
-    done = runctx_run("--timeout", "1", "--", sys.executable, "run_tests.py", "ran", cwd=here)
+    done = runctx("run", "--timeout", "1", "--", sys.executable, "run_tests.py", "ran", cwd=here)
     assert done.returncode == 0, done.stderr
     assert "waiting for room" not in done.stderr
     assert (here / "ran").exists()
@@ -367,7 +351,7 @@ def test_runctx_run_hands_the_command_what_it_said(shared_tmp):
     here = make_checkout(shared_tmp)
     probe = here / "run_tests.py"
     probe.write_text("import os, sys\nsys.stdout.write(os.environ.get('RUNCTX_RUN', 'none'))\n")
-    assert runctx_run("--", sys.executable, "run_tests.py", cwd=here).stdout == "checked"
-    assert runctx_run("-q", "--", sys.executable, "run_tests.py", cwd=here).stdout == "quiet"
+    assert runctx("run", "--", sys.executable, "run_tests.py", cwd=here).stdout == "checked"
+    assert runctx("run", "-q", "--", sys.executable, "run_tests.py", cwd=here).stdout == "quiet"
     show = "import os; print(os.environ.get('RUNCTX_RUN', 'none'))"
-    assert runctx_run("--", sys.executable, "-c", show, cwd=here).stdout == "none\n"  # unchecked
+    assert runctx("run", "--", sys.executable, "-c", show, cwd=here).stdout == "none\n"  # unchecked

@@ -7,31 +7,16 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from envtools import live_run, make_venv, shared_worktrees
-from hooktools import hook_env
+from hooktools import RUNCTX, hook_env, runctx
 from nstools import without_proc
 from proctools import make_checkout
 from runfactory import clean_env
 
 from runctx.cli.main import main
 from runctx.started_by import WANTED
-
-RUNCTX = [sys.executable, "-m", "runctx"]
-
-
-def runctx(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run the command line as a separate process."""
-    return subprocess.run(
-        [*RUNCTX, *args],
-        capture_output=True,
-        text=True,
-        errors="backslashreplace",
-        cwd=cwd,
-        check=False,
-    )
 
 
 def test_json_follows_the_contract(foreign_run):

@@ -3,29 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from hooktools import runctx
 from nstools import in_child_pid_namespace
 from proctools import OTHER_UID, PYTHON, argv_of, is_live, make_checkout, wait_for
 from runfactory import clean_env, ready_dir
 from scenes import two_checkouts
-
-RUNCTX = [sys.executable, "-m", "runctx"]
-
-
-def stop(*args, cwd, env=None):
-    """``runctx stop`` as a separate process."""
-    return subprocess.run(
-        [*RUNCTX, "stop", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        errors="backslashreplace",
-        check=False,
-    )
 
 
 def test_stops_its_own_run_with_every_member(shared_tmp, runs):
@@ -34,7 +18,7 @@ def test_stops_its_own_run_with_every_member(shared_tmp, runs):
     run = runs.xdist(checkout, workers=2)
     members = run.members()
     assert len(members) >= 3
-    result = stop("--json", "--grace", "5", str(run.pid), cwd=checkout)
+    result = runctx("stop", "--json", "--grace", "5", str(run.pid), cwd=checkout)
     assert result.returncode == 0, result.stderr
     (outcome,) = json.loads(result.stdout)
     assert outcome["status"] == "stopped"
@@ -50,7 +34,7 @@ def test_text_output_says_what_was_done(shared_tmp, runs):
     """Without --json, stop says which run it stopped and with which signals."""
     checkout = make_checkout(shared_tmp)
     run = runs.run_tests_script(checkout)
-    result = stop(str(run.pid), cwd=checkout)
+    result = runctx("stop", str(run.pid), cwd=checkout)
     assert result.returncode == 0
     assert result.stdout.startswith(f"runctx: stopped pid {run.pid} (run-tests-script")
     assert "SIGTERM to 1" in result.stdout
@@ -62,7 +46,7 @@ def test_a_member_pid_is_refused_with_the_run_to_name(shared_tmp, runs):
     checkout = make_checkout(shared_tmp)
     run = runs.worker_parent(checkout)
     (worker,) = run.members() - {run.pid}
-    result = stop(str(worker), cwd=checkout)
+    result = runctx("stop", str(worker), cwd=checkout)
     assert result.returncode == 4
     assert f"member of run {run.pid}" in result.stderr
     assert f"runctx stop {run.pid}" in result.stderr
@@ -74,7 +58,7 @@ def test_refuses_a_run_of_another_checkout_with_the_same_name(shared_tmp, runs):
     """A run in b/proj is foreign to a/proj: refused with the root reason, left live."""
     mine, theirs = two_checkouts(shared_tmp)
     run = runs.run_tests_script(theirs)
-    result = stop("--grace", "0", str(run.pid), cwd=mine)
+    result = runctx("stop", "--grace", "0", str(run.pid), cwd=mine)
     assert result.returncode == 4
     assert f"root {theirs} != {mine}" in result.stderr
     assert is_live(run.pid)
@@ -85,7 +69,7 @@ def test_refuses_another_users_run_in_the_same_checkout(shared_tmp, runs):
     """Root refuses a run of another uid even in its own checkout: the uid differs."""
     checkout = make_checkout(shared_tmp)
     run = runs.run_tests_script(checkout, uid=OTHER_UID)
-    result = stop("--grace", "0", str(run.pid), cwd=checkout)
+    result = runctx("stop", "--grace", "0", str(run.pid), cwd=checkout)
     assert result.returncode == 4
     assert f"uid {OTHER_UID} != 0" in result.stderr
     assert is_live(run.pid)
@@ -119,7 +103,7 @@ def test_a_pid_that_is_no_test_run_is_left_alone(shared_tmp, runs):
     checkout = make_checkout(shared_tmp)
     sleeper = runs.orphan(["/bin/sleep", "300"], checkout)
     wait_for(lambda: argv_of(sleeper.pid)[:1] == ["/bin/sleep"], what="sleep to be exec'd")
-    result = stop(str(sleeper.pid), cwd=checkout)
+    result = runctx("stop", str(sleeper.pid), cwd=checkout)
     assert result.returncode == 3
     assert f"no live test run has pid {sleeper.pid}" in result.stderr
     assert is_live(sleeper.pid)
@@ -176,7 +160,7 @@ def test_stop_orphans_ends_this_checkouts_orphaned_workers_and_nothing_else(shar
     mine, lost_workers, foreign_workers, intact_members = runs.orphaned_workers(shared_tmp)
     assert all(is_live(pid) for pid in lost_workers | foreign_workers)
 
-    done = stop("--orphans", "--grace", "5", cwd=mine)
+    done = runctx("stop", "--orphans", "--grace", "5", cwd=mine)
 
     assert done.returncode == 0, done.stderr
     for pid in lost_workers:
@@ -190,16 +174,16 @@ def test_with_no_orphan_it_says_so_and_exits_0(shared_tmp, runs):
     """A checkout without orphaned runs (a setsid runner is none): nothing signalled, exit 0."""
     mine = make_checkout(shared_tmp)
     run = runs.run_tests_script(mine)
-    done = stop("--orphans", cwd=mine)
+    done = runctx("stop", "--orphans", cwd=mine)
     assert (done.returncode, done.stderr) == (0, "")
     assert "no orphaned run of this checkout is live; nothing stopped" in done.stdout
-    assert json.loads(stop("--orphans", "--json", cwd=mine).stdout) == []
+    assert json.loads(runctx("stop", "--orphans", "--json", cwd=mine).stdout) == []
     assert is_live(run.pid)
 
 
 @pytest.mark.parametrize("args", [(), ("--orphans", "123")])
 def test_stop_needs_pids_or_orphans_but_not_both(shared_tmp, args):
     """``runctx stop`` alone, or with PIDs and --orphans, is a usage error (exit 2)."""
-    done = stop(*args, cwd=make_checkout(shared_tmp))
+    done = runctx("stop", *args, cwd=make_checkout(shared_tmp))
     assert done.returncode == 2
     assert "give the PID of a run, or --orphans" in done.stderr

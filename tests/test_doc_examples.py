@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import attrs
-from hooktools import claude_pre_tool_use, hook_env, run_hook
+from hooktools import claude_pre_tool_use, hook_env, run_hook, runctx
 from proctools import PYTHON, make_checkout, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
@@ -96,15 +94,7 @@ def run_in_a_terminal(checkout: Path, runs) -> tuple[int, int]:
 
 def runctx_done(*args: str, cwd: Path, env: dict[str, str] | None = None):
     """``runctx ARGS`` run in ``cwd`` as a person types it; it must succeed."""
-    return subprocess.run(
-        [sys.executable, "-m", "runctx", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=hook_env() if env is None else env,
-        check=True,
-        timeout=120,
-    )
+    return runctx(*args, cwd=cwd, env=env, check=True, timeout=120)
 
 
 def test_the_quick_start_deny_is_what_the_hook_answers(shared_tmp, runs):

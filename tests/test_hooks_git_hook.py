@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hooktools import RUNCTX, hook_env
+from hooktools import hook_env, runctx
 from proctools import make_worktree
 
 from runctx.hooks import git_hook, ready
@@ -18,15 +18,7 @@ def install_git(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``runctx install git ARGV`` as a separate process in ``cwd``."""
     env = hook_env()
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    return subprocess.run(
-        [*RUNCTX, "install", "git", *argv],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        check=False,
-        timeout=60,
-    )
+    return runctx("install", "git", *argv, cwd=cwd, env=env)
 
 
 def test_install_git_writes_the_shipped_hook_executable(checkout):

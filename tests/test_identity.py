@@ -15,7 +15,7 @@ import subprocess
 
 import attrs
 import pytest
-from hooktools import RUNCTX, claude_pre_tool_use, hook_env, run_hook
+from hooktools import RUNCTX, claude_pre_tool_use, hook_env, run_hook, runctx
 from nstools import mount_namespace, require_tools, start_run_in_mount_namespace
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, make_worktree, run_as
 
@@ -302,20 +302,6 @@ def test_a_directory_removed_inside_this_checkout_stays_unknown(shared_tmp, runs
     assert any("was removed from inside" in r for r in judged.judgement.reasons)
     elsewhere = make_checkout(shared_tmp / "elsewhere", "proj")
     assert the_run(scan(viewpoint(cwd=str(elsewhere))), run.pid).foreign
-
-
-def runctx(*args, cwd, env=None):
-    """``runctx ARGS`` as a process; output decoded whatever other runs' names hold."""
-    return subprocess.run(
-        [*RUNCTX, *args],
-        cwd=cwd,
-        env=env if env is not None else hook_env(),
-        capture_output=True,
-        encoding="utf-8",
-        errors="replace",
-        check=False,
-        timeout=60,
-    )
 
 
 @pytest.mark.needs_root

@@ -8,13 +8,10 @@ the OpenMetrics face and JSON log lines are read as bytes.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import unicodedata
-from pathlib import Path
 
 import pytest
-from hooktools import hook_env
+from hooktools import runctx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from proctools import PYTHON, make_checkout, name_every_foreign_run
@@ -52,22 +49,10 @@ def hostile_run(tmp_path_factory):
         factory.reap()
 
 
-def runctx(cwd: Path, *argv: str) -> subprocess.CompletedProcess:
-    """``runctx ARGV`` in ``cwd``, output as bytes."""
-    return subprocess.run(
-        [sys.executable, "-m", "runctx", *argv],
-        cwd=cwd,
-        capture_output=True,
-        env=hook_env(),
-        timeout=60,
-        check=False,
-    )
-
-
 def test_status_json_escapes_c1_and_bidi_and_decodes_exactly(hostile_run):
     """``status --json``: no raw C1/bidi/DEL byte; the argv and root decode to the real text."""
     pid, root, viewer = hostile_run
-    done = runctx(viewer, "status", "--json")
+    done = runctx("status", "--json", cwd=viewer, text=False)
     assert done.returncode == 0, done.stderr
     text = done.stdout.decode("utf-8")
     assert raw_controls(text) == []
@@ -81,7 +66,7 @@ def test_status_json_escapes_c1_and_bidi_and_decodes_exactly(hostile_run):
 def test_check_json_escapes_c1_and_bidi(hostile_run):
     """``check --json`` from inside the hostile checkout: no raw control, the root exact."""
     _pid, root, _viewer = hostile_run
-    done = runctx(root, "check", "--json")
+    done = runctx("check", "--json", cwd=root, text=False)
     text = done.stdout.decode("utf-8")
     assert raw_controls(text) == [], text
     assert "\\u202e" in text
@@ -91,11 +76,13 @@ def test_check_json_escapes_c1_and_bidi(hostile_run):
 def test_openmetrics_and_json_logs_hold_no_raw_control(hostile_run):
     """OpenMetrics labels and ``--log-json -vv`` lines: every control escaped."""
     _pid, _root, viewer = hostile_run
-    done = runctx(viewer, "status", "--format", "openmetrics", "--root-label", "path")
+    done = runctx(
+        "status", "--format", "openmetrics", "--root-label", "path", cwd=viewer, text=False
+    )
     assert done.returncode == 0, done.stderr
     assert raw_controls(done.stdout.decode("utf-8")) == []
     assert "\\u202e" in done.stdout.decode("utf-8")
-    done = runctx(viewer, "--log-json", "-vv", "status")
+    done = runctx("--log-json", "-vv", "status", cwd=viewer, text=False)
     assert done.returncode == 0, done.stderr
     assert raw_controls(done.stderr.decode("utf-8")) == []
 

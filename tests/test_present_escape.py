@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import hooktools
 import pytest
 from hooktools import claude_pre_tool_use, hook_env
 from hostile import HOSTILE_ARG, HOSTILE_PATH, strict_json
@@ -286,16 +287,9 @@ def runctx(
     hostile, *argv: str, env: dict[str, str], stdin: str = "", cwd: bytes | Path | None = None
 ) -> subprocess.CompletedProcess:
     """``runctx ARGV`` from the viewer checkout (or ``cwd``), output as bytes."""
-    environment = {**hook_env(), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "runctx", *argv],
-        cwd=hostile.viewer if cwd is None else cwd,
-        input=stdin.encode(),
-        capture_output=True,
-        env={k: v for k, v in environment.items() if v},
-        timeout=60,
-        check=False,
-    )
+    environment = {k: v for k, v in {**hook_env(), **env}.items() if v}
+    where = hostile.viewer if cwd is None else cwd
+    return hooktools.runctx(*argv, cwd=where, env=environment, text=False, input=stdin.encode())
 
 
 def assert_nothing_raw(output: bytes) -> None:

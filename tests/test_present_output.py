@@ -5,10 +5,9 @@ from __future__ import annotations
 import io
 import os
 import subprocess
-import sys
 
 import pytest
-from hooktools import hook_env
+from hooktools import runctx
 from hostile import HOSTILE_PATH, strict_json
 
 from runctx.exits import EXIT_BROKEN_PIPE
@@ -22,24 +21,14 @@ def _closed_pipe() -> int:
     return write_end
 
 
-def _runctx(*argv: str, stdout) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "runctx", *argv],
-        stdin=subprocess.DEVNULL,
-        stdout=stdout,
-        stderr=subprocess.PIPE,
-        env=hook_env(),
-        timeout=60,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("argv", [["check", "--json"], ["status"], ["status", "--json"]])
 def test_a_reader_that_went_away_ends_the_command_quietly(argv):
     """EPIPE on stdout is no traceback: nothing on stderr, exit 141 (as SIGPIPE would)."""
     write_end = _closed_pipe()
     try:
-        done = _runctx(*argv, stdout=write_end)
+        done = runctx(
+            *argv, text=False, stdin=subprocess.DEVNULL, stdout=write_end, stderr=subprocess.PIPE
+        )
     finally:
         os.close(write_end)
     assert done.returncode == EXIT_BROKEN_PIPE == 141
@@ -50,7 +39,9 @@ def test_a_reader_that_went_away_ends_the_command_quietly(argv):
 def test_a_full_disk_is_one_line(argv):
     """ENOSPC on stdout is one line on stderr and exit 1."""
     with open("/dev/full", "wb") as full:
-        done = _runctx(*argv, stdout=full)
+        done = runctx(
+            *argv, text=False, stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE
+        )
     assert done.returncode == 1
     assert done.stderr.decode() == (
         "runctx: error: cannot write to stdout: No space left on device\n"

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import attrs
 import jsonschema
 import pytest
-from hooktools import hook_env
+from hooktools import runctx
 from proctools import make_checkout
 from schematools import validate
 
@@ -19,14 +17,10 @@ from runctx.scanning import scan, viewpoint
 from runctx.sources.load import Load
 from runctx.unknown import Reason, Unknown
 
-RUNCTX = [sys.executable, "-m", "runctx"]
-
 
 def printed(*argv: str, cwd) -> dict:
     """What ``runctx ARGV`` prints on stdout, parsed."""
-    done = subprocess.run(
-        [*RUNCTX, *argv], cwd=cwd, capture_output=True, text=True, env=hook_env(), check=False
-    )
+    done = runctx(*argv, cwd=cwd)
     assert done.stderr == ""
     return json.loads(done.stdout)
 

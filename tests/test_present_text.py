@@ -5,18 +5,16 @@ from __future__ import annotations
 import os
 import pty
 import select
-import subprocess
 import sys
 
 import pytest
-from hooktools import hook_env
+from hooktools import RUNCTX, hook_env, runctx
 from livetools import start_npm_test
 from proctools import make_checkout
 from runfactory import RUN_TESTS_SCRIPT
 
 from runctx.present.text import cut_end, cut_middle, cut_start, shorter_path
 
-RUNCTX = [sys.executable, "-m", "runctx"]
 LONG_ARGUMENT = "--an-option-long-enough-to-need-cutting=" + "v" * 150
 TEST_ARGUMENT = "tests/test_kept.py"
 """The last word of the long command: what tells two runs of one checkout apart."""
@@ -25,15 +23,7 @@ SPIN = "import pathlib, sys\npathlib.Path(sys.argv[1]).touch()\nwhile True:\n   
 
 def status(*argv: str, cwd, **env: str) -> str:
     """``runctx status ARGV`` with stdout a pipe; its output."""
-    done = subprocess.run(
-        [*RUNCTX, "status", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=hook_env(**env),
-        check=False,
-        timeout=60,
-    )
+    done = runctx("status", *argv, cwd=cwd, env=hook_env(**env))
     assert done.returncode == 0, done.stderr
     return done.stdout
 
