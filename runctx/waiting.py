@@ -205,17 +205,9 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         waited = clock() - began
         if on_poll is not None:
             on_poll(blocking, waited)
-        if not blocking and not was_cut(report):
-            return WaitOutcome(
-                ready=True,
-                waited_seconds=waited,
-                report=report,
-                blocking=(),
-                waited_for=tuple(waited_for.values()),
-            )
-        if (timeout is not None and waited >= timeout) or (not blocking and was_cut(report)):
-            return WaitOutcome(
-                ready=False,
+        if not blocking or (timeout is not None and waited >= timeout):
+            return WaitOutcome(  # a cut scan that shows no run in the way is not ready
+                ready=not blocking and not was_cut(report),
                 waited_seconds=waited,
                 report=report,
                 blocking=blocking,
