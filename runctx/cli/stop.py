@@ -164,20 +164,12 @@ def run(args: argparse.Namespace) -> int:
     if bool(args.pids) == bool(args.orphans):
         say("runctx stop: error: give the PID of a run, or --orphans (not both)")
         return EXIT_USAGE
+    here = viewpoint_from(args)
+    source, settings = source_from(args), settings_for(here.root)
     if args.orphans:
-        here = viewpoint_from(args)
-        results = stop_orphans(
-            here, grace=args.grace, source=source_from(args), settings=settings_for(here.root)
-        )
+        results = stop_orphans(here, grace=args.grace, source=source, settings=settings)
     else:
-        here = viewpoint_from(args)
-        results = stop_runs(
-            args.pids,
-            here,
-            grace=args.grace,
-            source=source_from(args),
-            settings=settings_for(here.root),
-        )
+        results = stop_runs(args.pids, here, grace=args.grace, source=source, settings=settings)
     if not results and not args.json:
         write_text("runctx: no orphaned run of this checkout is live; nothing stopped\n")
     if args.json:
