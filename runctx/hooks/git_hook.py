@@ -41,14 +41,7 @@ class GitHookError(RunctxError):
 def hooks_directory(cwd: str) -> str:
     """The directory git runs the hooks of the checkout at ``cwd`` from, as an absolute path."""
     try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--path-format=absolute", "--git-path", "hooks"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
+        done = _git(cwd, "rev-parse", "--path-format=absolute", "--git-path", "hooks")
     except (OSError, subprocess.SubprocessError) as error:
         msg = f"cannot run git to find the hooks directory: {error}"
         raise GitHookError(msg) from None
@@ -129,14 +122,14 @@ def _write_executable(path: str, text: str) -> None:
 def test_command_set(cwd: str) -> bool:
     """Whether ``git config runctx.prePushCommand`` names the tests to run, seen from ``cwd``."""
     try:
-        done = subprocess.run(
-            ["git", "config", "--get", "runctx.prePushCommand"],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
+        done = _git(cwd, "config", "--get", "runctx.prePushCommand")
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0 and bool(done.stdout.strip())
+
+
+def _git(cwd: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``git ARGS`` run in ``cwd``, its output captured as text."""
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, timeout=30
+    )
