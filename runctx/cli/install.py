@@ -48,6 +48,7 @@ from runctx.hooks.doctor import diagnose_one, linked_worktree_main
 from runctx.hooks.places import agent_home, settings_path
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
+from runctx.present.words import plural
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -288,17 +289,14 @@ def _say_what_remains(args: argparse.Namespace, path: str, base: str | None) -> 
         say(f"runctx: still to do: {problem}")
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def _summary(chosen: Agent, outcome: settings_file.Update, *, uninstall: bool) -> str:
     if uninstall:
         if not outcome.changed:
             return f"runctx: no runctx hooks in {outcome.path}; nothing changed"
         gone = " (the file held nothing else and was removed)" if outcome.after is None else ""
         removed = outcome.result if isinstance(outcome.result, int) else 0
-        return f"runctx: removed {_plural(removed, 'runctx hook')} from {outcome.path}{gone}"
+        hooks = plural(removed, "runctx hook", "runctx hooks")
+        return f"runctx: removed {hooks} from {outcome.path}{gone}"
     if not outcome.changed:
         return f"runctx: the {chosen.TITLE} hooks are already in {outcome.path}; nothing changed"
     installed = outcome.result

@@ -32,6 +32,7 @@ from runctx.hooks import json_layout, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.places import settings_path, user_dir
 from runctx.hooks.settings_file import MAX_SETTINGS_BYTES, JSONObject, SettingsFileError
+from runctx.planted import NotRegularFileError, read_bounded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,18 +66,16 @@ class Finding:
 def _read(path: str) -> str | None:
     """The text of a regular file, bounded; None when it is not there."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        data, whole = read_bounded(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return None
+    except NotRegularFileError:
+        msg = f"{path}: not a regular file"
+        raise SettingsFileError(msg) from None
     except OSError as error:
         msg = f"{path}: cannot be read ({error.strerror})"
         raise SettingsFileError(msg) from None
-    with os.fdopen(fd, "rb") as handle:
-        if not os.path.isfile(path):
-            msg = f"{path}: not a regular file"
-            raise SettingsFileError(msg)
-        data = handle.read(MAX_SETTINGS_BYTES + 1)
-    if len(data) > MAX_SETTINGS_BYTES:
+    if not whole:
         msg = f"{path}: larger than {MAX_SETTINGS_BYTES} bytes"
         raise SettingsFileError(msg)
     return data.decode("utf-8", errors="replace")
@@ -111,15 +110,14 @@ def registered_faces(chosen: Agent, path: str) -> tuple[tuple[str, ...], str]:
         items = hooks.get(entry.event)
         if not isinstance(items, list):
             continue
-        for item in items:
-            handlers = (
-                item.get("hooks") if spec.layout == "grouped" and isinstance(item, dict) else [item]
-            )
-            for handler in handlers if isinstance(handlers, list) else []:
-                if settings_file.handler_face(spec, handler) == entry.face:
-                    faces.append(entry.face)
-                    command = handler.get(spec.command_key) or handler.get("command")
-                    prefix = prefix or settings_file.prefix_of(command) or ""
+        for handler in settings_file.handlers(spec, items):
+            if (
+                isinstance(handler, dict)
+                and settings_file.handler_face(spec, handler) == entry.face
+            ):
+                faces.append(entry.face)
+                command = handler.get(spec.command_key) or handler.get("command")
+                prefix = prefix or settings_file.prefix_of(command) or ""
     return tuple(dict.fromkeys(faces)), prefix
 
 

@@ -309,7 +309,8 @@ def _events(document: JSONObject, path: str, *, create: bool) -> JSONObject | No
     return hooks
 
 
-def _handlers(spec: InstallSpec, items: list[object]) -> Iterator[object]:
+def handlers(spec: InstallSpec, items: list[object]) -> Iterator[object]:
+    """The handlers in an event's ``items``: the items, or the handlers of their groups."""
     for item in items:
         if spec.layout == "flat":
             yield item
@@ -356,7 +357,7 @@ def install(
                 f"{path}: 'hooks.{entry.event}' is a JSON {type(items).__name__}, expected an array"
             )
             raise SettingsFileError(msg)
-        present = [h for h in _handlers(spec, items) if handler_face(spec, h) == entry.face]
+        present = [h for h in handlers(spec, items) if handler_face(spec, h) == entry.face]
         if not present:
             items.append(hook_item(spec, entry, prefix))
             added.append(entry)
