@@ -589,15 +589,9 @@ def viewpoints(
 
 def _said(session: AgentSession | None, listener: str | None) -> Callable[[str], bool] | None:
     """Whether the listener (the agent session, else ``listener``) was told a note already."""
-    if session is not None and session.id:
-        listener = f"{session.kind}:{session.id}"
-    if listener is None:
+    who = f"{session.kind}:{session.id}" if session is not None and session.id else listener
+    if who is None or os.environ.get(ONCE_ENV, "") == "0":
         return None
-
-    if os.environ.get(ONCE_ENV, "") == "0":
-        return None
-
-    who = listener
     return lambda fingerprint: said_before(who, fingerprint)
 
 
