@@ -753,14 +753,11 @@ def _apply(
 ) -> Update:
     comments = spec is not None and spec.comments
     trailing_commas = spec is not None and spec.trailing_commas
-    if before is None or not before.strip():
-        document = parse(before or "", path, spec)
-        result, changed = change(document, path)
-        after = settings_text(document, before)
-    else:
+    edited = None
+    if before is not None and before.strip():
         parse(before, path, spec)  # strict, with the error that says what is wrong
         try:
-            document, after, (result, changed) = json_layout.edit(
+            edited = json_layout.edit(
                 before,
                 lambda found: change(found, path),
                 _unit(before),
@@ -782,11 +779,12 @@ def _apply(
                     "leaves it as it was. Add the hooks by hand"
                 )
                 raise SettingsFileError(msg) from None
-            document = parse(before, path, spec)
-            result, changed = change(document, path)
-            after = settings_text(document, before)
-    if not changed:
-        return Update(path=path, before=before, after=before, result=result)
-    if remove_when is not None and remove_when(document):
-        return Update(path=path, before=before, after=None, result=result)
+    if edited is None:  # a new or empty file, or one the layout parser gave up on
+        document = parse(before or "", path, spec)
+        outcome = change(document, path)  # before the text: the change edits the document
+        edited = document, settings_text(document, before), outcome
+    document, text, (result, changed) = edited
+    after = text if changed else before
+    if changed and remove_when is not None and remove_when(document):
+        after = None
     return Update(path=path, before=before, after=after, result=result)
