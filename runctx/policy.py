@@ -266,13 +266,8 @@ def _head_and_cause(  # noqa: PLR0913 - each input is one rule's
 
 def _box_action(busy: BusyRules, pressure: BoxPressure) -> Action:
     """What ``on-busy-box`` alone asks for: wait (a stop in a hook), a note, or nothing."""
-    if not pressure.busy:
-        return Action.SILENT
-    if busy.on_busy_box is BoxMode.WAIT:
-        return Action.WAIT
-    if busy.on_busy_box is BoxMode.WARN:
-        return Action.NOTE
-    return Action.SILENT
+    asked = {BoxMode.WAIT: Action.WAIT, BoxMode.WARN: Action.NOTE}.get(busy.on_busy_box)
+    return asked if asked is not None and pressure.busy else Action.SILENT
 
 
 def _box_line(pressure: BoxPressure) -> str:
