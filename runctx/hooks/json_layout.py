@@ -223,12 +223,6 @@ def _line_indent(text: str, at: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _indent_of_last_line(text: str) -> str:
-    """The spaces and tabs that start the last line of ``text``."""
-    line = text.rsplit("\n", 1)[1]
-    return line[: len(line) - len(line.lstrip(" \t"))]
-
-
 def _new_gap(gap: str, item_indent: str | None) -> str:
     """What separates a new item from the one before.
 
@@ -322,7 +316,7 @@ class _Renderer:
             lead = "" if self.compact else "\n" + outer + self.unit
             trail = "" if self.compact else "\n" + outer
             gaps = []
-        item_indent = _indent_of_last_line(lead) if "\n" in lead else None
+        item_indent = _line_indent(lead, len(lead)) if "\n" in lead else None
         if gaps:
             default_gap = _new_gap(gaps[-1], item_indent)
         elif item_indent is not None:
