@@ -165,12 +165,7 @@ def _home(environ: Mapping[str, str]) -> str:
 
 def _claude(root: str | None, environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
     notes: list[str] = []
-    config_dir = environ.get("CLAUDE_CONFIG_DIR", "")
-    state = (
-        os.path.join(config_dir, ".claude.json")
-        if config_dir
-        else os.path.join(_home(environ), ".claude.json")
-    )
+    state = os.path.join(environ.get("CLAUDE_CONFIG_DIR") or _home(environ), ".claude.json")
     if root is not None:
         projects = _json(state).get("projects")
         entry = projects.get(root) if isinstance(projects, dict) else None

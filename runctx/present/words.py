@@ -333,32 +333,28 @@ def _ours_line(judged: JudgedRun, session: AgentSession | None) -> tuple[str, bo
     if label is not None:
         return watcher_line(judged, label), False
     if isinstance(run.started_by, StartedBy) and run.started_by.kind in PERSON_KINDS:
-        line = (
+        return (
             f"{text}, started from {starter}: a person's run, not a leftover. Wait for it "
             "with `runctx wait`, or ask whoever started it."
-        )
-        return line, False
+        ), False
     if run.orphaned:
-        line = (
+        return (
             f"{text} lost the process that started it (an orphan): wait with `runctx wait`, "
             "or if it is a leftover, end it with `runctx stop --orphans`."
-        )
-        return line, False
+        ), False
     related = relation(run.started_by, session, run.pid)
     if related is Relation.OWN:
-        line = (
+        return (
             f"{text} is your own run, started {age} ago in this session: wait for it with "
             "`runctx wait` (or `runctx run --wait -- COMMAND`)."
-        )
-        return line, False
+        ), False
     if related is Relation.OTHER_SESSION:
         assert isinstance(run.started_by, StartedBy)  # noqa: S101 - relation says so
         who = describe_starter(run.started_by) or run.started_by.kind
-        line = (
+        return (
             f"{text} was started by another session ({who}): leave it to that session; "
             "wait with `runctx wait`."
-        )
-        return line, False
+        ), False
     by = f", started by {starter}" if starter else ""
     return f"{text}{by}.", True
 
