@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
             if os.environ.get("PRE_COMMIT")
             else ""
         )
-        _say(f"runctx run: error: give the command to run: runctx run -- COMMAND{hint}")
+        say(f"runctx run: error: give the command to run: runctx run -- COMMAND{hint}")
         return EXIT_USAGE
     mode = Mode.WAIT if args.wait else Mode(args.mode) if args.mode else None
     checked = False
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError:
         raise
     except Exception as error:  # noqa: BLE001 - runctx failing must not stop the run
-        _say(f"runctx: could not check for other runs ({_what(error)}); running it anyway")
+        say(f"runctx: could not check for other runs ({_what(error)}); running it anyway")
         status = None
     if status is not None:
         return status
@@ -172,22 +172,22 @@ def _check(
         return None
     if action in {Action.NOTE, Action.WARN}:
         if not args.quiet:
-            _say(decision.message)
+            say(decision.message)
         return None
     if action is Action.ASK:
         return _ask(decision)
     if action is Action.STOP:
-        _say(decision.message)
+        say(decision.message)
         return EXIT_REFUSED
     return _wait(decision, args, settings)
 
 
 def _ask(decision: Decision) -> int | None:
     if not (os.isatty(0) and os.isatty(2)):
-        _say(decision.message)
-        _say("runctx: not started: this checkout asks first, and there is no terminal to ask on")
+        say(decision.message)
+        say("runctx: not started: this checkout asks first, and there is no terminal to ask on")
         return EXIT_REFUSED
-    _say(decision.message)
+    say(decision.message)
     sys.stderr.write("runctx: start it anyway? [y/N] ")
     sys.stderr.flush()
     try:
@@ -196,7 +196,7 @@ def _ask(decision: Decision) -> int | None:
         answer = ""
     if answer.strip().lower() in {"y", "yes"}:
         return None
-    _say("runctx: not started")
+    say("runctx: not started")
     return EXIT_REFUSED
 
 
@@ -215,7 +215,7 @@ class _Shown(WaitListener):
 
     def room_changed(self, pressure: BoxPressure) -> None:
         if pressure.busy and not self.quiet:
-            _say("runctx: waiting for room: " + ", ".join(pressure.reasons))
+            say("runctx: waiting for room: " + ", ".join(pressure.reasons))
 
 
 def _wait(decision: Decision, args: argparse.Namespace, settings: Settings) -> int | None:
@@ -253,7 +253,7 @@ def _wait(decision: Decision, args: argparse.Namespace, settings: Settings) -> i
     progress.end(f"runctx: waited {turn}; starting now" if turn_waited else None)
     if outcome.room is not None and not args.quiet:
         room = seconds_text(outcome.room.waited_seconds)
-        _say(f"runctx: waited {room} for room; starting now")
+        say(f"runctx: waited {room} for room; starting now")
     return None
 
 
@@ -271,17 +271,13 @@ def _exec(command: list[str]) -> NoReturn:
     try:
         os.execvp(command[0], command)  # noqa: S606 - replacing runctx with the command is the point
     except FileNotFoundError:
-        _say(f"runctx: {visible(command[0])}: command not found")
+        say(f"runctx: {visible(command[0])}: command not found")
         raise SystemExit(EXIT_NOT_FOUND) from None
     except OSError as error:
-        _say(f"runctx: {visible(command[0])}: cannot run it: {error.strerror or error}")
+        say(f"runctx: {visible(command[0])}: cannot run it: {error.strerror or error}")
         raise SystemExit(EXIT_NOT_EXECUTABLE) from None
 
 
 def _what(error: BaseException) -> str:
     text = " ".join(str(error).split())
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _say(text: str) -> None:
-    say(text)
