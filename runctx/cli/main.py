@@ -27,7 +27,6 @@ import os
 import sys
 import textwrap
 
-from runctx.cli.logsetup import configure_logging
 from runctx.exceptions import RunctxError, UsageError
 from runctx.exits import (
     EXIT_BROKEN_PIPE,
@@ -50,6 +49,8 @@ if TYPE_CHECKING:
 
 HOOK = "hook"
 HOOK_MODULE = "runctx.fastpath"
+LOGSETUP_MODULE = "runctx.cli.logsetup"
+"""Loaded only when events will be shown (it imports logging and structlog)."""
 HOOK_SUMMARY = "answer an agent's hook payload on stdin (what installed hooks run)"
 
 SUBCOMMANDS = {
@@ -333,7 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
     args = parser.parse_args(args_list)
     verbose = args.verbose + getattr(args, "verbose_after", 0)
-    configure_logging(verbose, json_lines=args.log_json or getattr(args, "log_json_after", False))
+    json_lines = args.log_json or getattr(args, "log_json_after", False)
+    if verbose > 0 or json_lines:  # else quiet: warnings only, through the stdlib default
+        _module(LOGSETUP_MODULE).configure_logging(verbose, json_lines=json_lines)
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE

@@ -44,6 +44,7 @@ from runctx.runners.pattern import (
     joined_directory,
 )
 from runctx.runners.programs import NODE_VALUES
+from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
     JAVA_STOPS,
@@ -676,12 +677,8 @@ class CommandResolution(LightRecord):
 
 
 def table_or_builtin(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
-    """``patterns``, or the builtin table (imported only then: it is large) when None."""
-    if patterns is not None:
-        return patterns
-    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - see above
-
-    return BUILTIN_PATTERNS
+    """``patterns``, or the builtin table when None."""
+    return BUILTIN_PATTERNS if patterns is None else patterns
 
 
 def resolve_command(

@@ -59,8 +59,11 @@ from __future__ import annotations
 import os
 
 from runctx._record import LightRecord
+from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
+from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.tasks import ProjectFiles, environments, scripts, task_texts, test_named
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
@@ -71,7 +74,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from runctx.runners.pattern import RunnerPattern
-    from runctx.runners.tasks import ProjectFiles
     from runctx.runners.walk import TaskCall
 
 __all__ = [
@@ -402,9 +404,6 @@ class _Parse:
         told, the command's directory is kept and marked not known: the run
         is not placed in this checkout, nor anywhere else.
         """
-        from runctx.runners.containers import placement  # noqa: PLC0415 - a container only
-        from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a container only
-
         if self.files is None:
             self.files = ProjectFiles()
         placed = placement(words, self.files, cwd)
@@ -423,7 +422,6 @@ class _Parse:
         """
         if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
             return False
-        from runctx.runners.tasks import ProjectFiles, environments  # noqa: PLC0415 - tox/nox only
 
         if self.files is None:
             self.files = ProjectFiles()
@@ -439,7 +437,6 @@ class _Parse:
         """
         if call.kind not in BINARY_RUNNERS or not call.names or self.files is None:
             return False
-        from runctx.runners.tasks import test_named  # noqa: PLC0415 - a task only
 
         return test_named.has_no_script(call.names[0], cwd, self.files)
 
@@ -452,7 +449,6 @@ class _Parse:
         """
         if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
             return False
-        from runctx.runners.tasks import ProjectFiles, test_named  # noqa: PLC0415 - npm only
 
         name = test_named.look_alike_script(argv)
         if name is None:
@@ -494,7 +490,6 @@ class _Parse:
         """
         if not self.resolve_tasks or self.keep_inner:
             return
-        from runctx.runners.tasks import scripts  # noqa: PLC0415 - a script only
 
         written = argv
         path = scripts.script_path(argv)
@@ -508,8 +503,6 @@ class _Parse:
             return  # a runner of the table that its own options made no run
         text = None
         if self.task_depth < MAX_TASK_DEPTH:
-            from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a script only
-
             if self.files is None:
                 self.files = ProjectFiles()
             text = scripts.script_text(path, cwd, self.files)
@@ -546,8 +539,6 @@ class _Parse:
             return
         texts = None
         if self.task_depth < MAX_TASK_DEPTH:
-            from runctx.runners.tasks import ProjectFiles, task_texts  # noqa: PLC0415 - a task only
-
             if self.files is None:
                 self.files = ProjectFiles()
             texts = task_texts(call, cwd, self.files)
@@ -676,8 +667,6 @@ def test_invocations(
     raises on odd input.
     """
     if patterns is None:
-        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - the table is large
-
         patterns = BUILTIN_PATTERNS
     if not is_probably_test_command(command, patterns) and not (
         resolve_tasks and names_a_script(command)
