@@ -49,8 +49,9 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import attrs
 
-from runctx.checkout import checkout_root, within
+from runctx.checkout import within
 from runctx.planted import read_bounded, small_text
+from runctx.roots import checkout_root
 
 MAX_ENTRIES = 4096
 """The most entries of one directory looked at (``sys.path`` entries, a rootdir, a ``src/``)."""

@@ -4,8 +4,10 @@ An agent runs ``runctx hook FACE`` before every shell command, so the path of
 a command that runs no test costs almost nothing and says nothing: it reads
 the payload (:mod:`runctx.hooks.payload`), the agent's adapter reads the
 command and its directory, the checkout walk finds the root
-(:mod:`runctx.checkout`), the settings give the runner names
-(:mod:`runctx.settings`), and the pre-filter (:mod:`runctx.shell.prefilter`)
+(:mod:`runctx.checkout`), the settings give the runner names (the builtin
+table's, held as a literal, unless a settings file may add rows:
+:func:`runctx.config_files.may_add_runners`; only then is it parsed, by
+:mod:`runctx.settings`), and the pre-filter (:mod:`runctx.shell.prefilter`)
 finds none of them in the command: nothing is printed, exit 0. Everything
 else, behind the pre-filter, is :mod:`runctx.hooks.answer` (the scan, the
 policy, the words), with ordinary top-level imports.
@@ -42,13 +44,18 @@ import signal
 import sys
 import time
 
-from runctx.checkout import checkout_root
+from runctx.checkout import find_root
+from runctx.config_files import may_add_runners
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION
 from runctx.hooks.agents.hosts import answering
 from runctx.hooks.payload import PayloadError, json_object, read_input
-from runctx.settings import settings_for
-from runctx.shell.prefilter import may_change_environment, names_a_script, names_found
+from runctx.shell.prefilter import (
+    BUILTIN_NAMES,
+    may_change_environment,
+    names_a_script,
+    names_found,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,6 +63,7 @@ if TYPE_CHECKING:
     from types import FrameType
     from typing import TypeVar
 
+    from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
     from runctx.settings import Settings
 
@@ -290,10 +298,14 @@ def _reply(
     if read is None:
         return None
     command, cwd = read
-    root = checkout_root(cwd)
-    settings = settings_for(root, degrade=True)
+    try:
+        root: Root | None = find_root(cwd)
+    except (OSError, ValueError):  # why is said behind the pre-filter, if it matters
+        root = None
+    settings = _configured(root, cwd)
+    names = BUILTIN_NAMES if settings is None else settings.names
     changes = kind != AFTER_TOOL and may_change_environment(command)
-    if not (may_run_tests(command, settings) or changes):
+    if not (names_found(command, names) or names_a_script(command) or changes):
         return None
     from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
 
@@ -302,13 +314,18 @@ def _reply(
     return answer.pre_tool(agent, payload, command, cwd, root, settings, deadlines)
 
 
-def may_run_tests(command: str, settings: Settings) -> bool:
-    """False only when ``command`` surely starts no test run: it names no runner and no script.
+def _configured(root: Root | None, cwd: str) -> Settings | None:
+    """The settings of ``cwd``'s checkout (at ``root``) when a file may add runner rows, else None.
 
-    ``settings`` give the table's names (:attr:`Settings.names`), so the
-    table is not built to ask.
+    None stands for settings that add no runner: the builtin table's names
+    decide, and the settings are read behind the pre-filter, if at all.
     """
-    return names_found(command, settings.names) or names_a_script(command)
+    if not may_add_runners(root, os.environ):
+        return None
+    from runctx.roots import checkout_root  # noqa: PLC0415 - a file configures runctx
+    from runctx.settings import settings_for  # noqa: PLC0415 - a file configures runctx
+
+    return settings_for(root if root is not None else checkout_root(cwd), degrade=True)
 
 
 def _payload(raw: bytes) -> dict[str, object]:

@@ -19,11 +19,12 @@ import attrs
 
 from runctx import policy
 from runctx._log import log_event
-from runctx.checkout import Root, checkout_root
+from runctx.checkout import Root
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION
 from runctx.policy import Action, Decision
 from runctx.present.escape import hook_json, visible
 from runctx.report import Viewpoint
+from runctx.roots import checkout_root
 from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
 from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation, commands_run, test_invocations
@@ -66,8 +67,8 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     payload: JSONObject,
     command: str,
     cwd: str,
-    root: Root | Unknown,
-    settings: Settings,
+    root: Root | None,
+    settings: Settings | None,
     deadlines: tuple[float, float],
 ) -> str | None:
     """The reply of ``agent``'s pre-tool hook to a command the pre-filter let through.
@@ -75,14 +76,17 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     ``root`` and ``settings`` are those of ``cwd``'s checkout, found by the
     fast path; ``deadlines`` the hook's deadline and the end of its optional
     pass (:func:`optional`). None when the command starts no test run and
-    changes no environment after all.
+    changes no environment after all. ``root`` None: the walk failed, and
+    why is found here; ``settings`` None: no file adds a runner, and they are
+    read here.
     """
+    known, settings = _known(root, settings, cwd)
     invocations = test_runs(command, cwd, settings)
     changes = environment_changes(command, cwd)
     if not invocations and not changes:
         return None
     session = agent_session(agent, payload)
-    checkouts = _checkouts(invocations, cwd, root, settings)
+    checkouts = _checkouts(invocations, cwd, known, settings)
     # Decide first: is a run of this checkout, known to be ours, in the way? With
     # the whole budget, and nothing optional read.
     first = policy.decide(
@@ -113,6 +117,14 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     )
     decision = decided(first, full, dropped=bool(changes))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def _known(
+    root: Root | None, settings: Settings | None, cwd: str
+) -> tuple[Root | Unknown, Settings]:
+    """The root of ``cwd`` (or why it is unknown) and its settings, from the fast path's."""
+    known = root if root is not None else checkout_root(cwd)
+    return known, settings if settings is not None else settings_for(known, degrade=True)
 
 
 def optional(work: Callable[[], T], deadline: float, end: float) -> T | None:
@@ -239,15 +251,16 @@ def agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
 
 
 def after_tool(
-    agent: Agent, command: str, cwd: str, root: Root | Unknown, settings: Settings
+    agent: Agent, command: str, cwd: str, root: Root | None, settings: Settings | None
 ) -> str | None:
     """The reply of ``agent``'s after-tool hook to a command that ran a test run."""
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
+    known, settings = _known(root, settings, cwd)
     invocations = test_runs(command, cwd, settings)
     if not invocations:
         return None
-    checkouts = _checkouts(invocations, cwd, root, settings)
+    checkouts = _checkouts(invocations, cwd, known, settings)
     context = policy.after_context(invocations, settings=settings, checkouts=checkouts)
     return context_reply(face, context) if context else None
 

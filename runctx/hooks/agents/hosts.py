@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-from runctx.checkout import checkout_root
+from runctx.checkout import find_root
 from runctx.hooks.agents import agent, claude
 from runctx.hooks.payload import text
 from runctx.planted import NotRegularFileError, read_bounded
@@ -126,8 +126,10 @@ def answered_by_host(host: str, cwd: str, environ: Mapping[str, str]) -> bool:
     if _runs_runctx(_user_file(chosen, environ), host):
         return True
 
-    root = checkout_root(cwd)
-    places = {cwd} if not isinstance(root, str) else {cwd, str(root)}
+    try:
+        places = {cwd, str(find_root(cwd))}
+    except (OSError, ValueError):  # no root known: the directory itself
+        places = {cwd}
     return any(_runs_runctx(os.path.join(place, chosen.FILES.project), host) for place in places)
 
 
