@@ -251,8 +251,8 @@ def test_the_non_test_path_imports_nothing_heavy(world):
     )
     for name in (*FORBIDDEN_ON_THE_FAST_PATH, *LOADED_AFTER_STARTUP):
         assert name not in imported, f"{name} is imported on the non-test path"
-    # No runner configured: the pre-filter's literal names, no module to compute them.
-    assert "runctx.runners.needles" not in imported
+    # No runner configured: the pre-filter's literal names; no settings file parsed.
+    assert "runctx.settings" not in imported
 
 
 @pytest.mark.parametrize(
@@ -263,14 +263,14 @@ def test_the_non_test_path_imports_nothing_heavy(world):
             '[project]\nname = "x"\ndependencies = ["runctx"]\n'
             '[project.entry-points.pytest11]\nrunctx = "runctx.pytest_plugin"\n'
         ),
-        # a project that configures runctx: its runners are read, still without records
+        # a project that configures runctx: its settings are parsed, nothing is scanned
         '[tool.runctx]\nrunners = [{ kind = "e2e", program = "run-e2e" }]\n',
         # a project that has nothing to do with runctx
         '[project]\nname = "x"\n',
     ],
 )
 def test_the_non_test_path_stays_light_in_a_checkout_that_names_runctx(shared_tmp, pyproject):
-    """A checkout's pyproject naming or configuring runctx adds no heavy import."""
+    """A pyproject naming runctx adds no heavy import; one configuring it is parsed, not scanned."""
     checkout = make_checkout(shared_tmp, "configured")
     (checkout / "pyproject.toml").write_text(pyproject)
     done = run_hook(
@@ -280,11 +280,11 @@ def test_the_non_test_path_stays_light_in_a_checkout_that_names_runctx(shared_tm
     assert done.stdout == ""
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
     configured = "tool.runctx" in pyproject
-    assert ("tomllib" in imported) == configured
+    assert ("runctx.settings" in imported) == configured
     assert {"runctx.checkout", "runctx.planted"} <= imported  # the walk and the bounded read
-    # Parsing TOML brings typing and re along; the records, logging and psutil never come.
-    allowed = {"typing", "tomllib"} if configured else set()
-    for name in {*FORBIDDEN_ON_THE_FAST_PATH, *LOADED_AFTER_STARTUP} - allowed:
+    never = {"structlog", "psutil", "runctx.scanning", "runctx.policy", "argparse"}
+    forbidden = never if configured else {*FORBIDDEN_ON_THE_FAST_PATH, *LOADED_AFTER_STARTUP}
+    for name in forbidden:
         assert name not in imported, f"{name} is imported on the non-test path"
 
 
@@ -325,7 +325,7 @@ def slow_walk(cwd):
     time.sleep(600)  # a walk up a tree that never ends
     return cwd
 
-hook.checkout_root = slow_walk
+hook.find_root = slow_walk
 sys.exit(hook.main(["claude"]))
 """
 

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 import os
 
-from runctx._record import LightRecord
+import attrs
+
 from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
@@ -104,7 +105,12 @@ VARIABLE_KIND = "program-named-by-variable"
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
 
 
-class TestInvocation(LightRecord):
+def _words(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(words)
+
+
+@attrs.frozen
+class TestInvocation:
     """One test run a command string starts.
 
     ``kind`` and ``role`` as in :class:`runctx.runners.RunnerMatch`; ``argv``
@@ -117,27 +123,12 @@ class TestInvocation(LightRecord):
 
     __test__ = False  # not a pytest test class, despite its name
 
-    __slots__ = ("argv", "cwd", "cwd_known", "kind", "role", "venv")
-
     kind: str
-    argv: tuple[str, ...]
+    argv: tuple[str, ...] = attrs.field(converter=_words)
     cwd: str
-    cwd_known: bool
-    role: str
-    venv: str | None
-
-    def __init__(  # noqa: PLR0913 - one keyword per fact of the invocation
-        self,
-        kind: str,
-        argv: Sequence[str],
-        cwd: str,
-        *,
-        cwd_known: bool = True,
-        role: str = RUNNER_ROLE,
-        venv: str | None = None,
-    ) -> None:
-        """Hold one invocation."""
-        self._hold(kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role, venv=venv)
+    cwd_known: bool = attrs.field(default=True, kw_only=True)
+    role: str = attrs.field(default=RUNNER_ROLE, kw_only=True)
+    venv: str | None = attrs.field(default=None, kw_only=True)
 
 
 # --------------------------------------------------------------------------- the parse
