@@ -157,7 +157,7 @@ class TestTestInvocation:
         assert hash(a) == hash(b)
         assert a != TestInvocation("pytest", ("pytest", "-x"), "/w", cwd_known=False)
         assert repr(a) == (
-            "TestInvocation(argv=('pytest', '-x'), cwd='/w', cwd_known=True, kind='pytest', "
+            "TestInvocation(kind='pytest', argv=('pytest', '-x'), cwd='/w', cwd_known=True, "
             "role='runner', venv=None)"
         )
         with pytest.raises(AttributeError):
