@@ -8,9 +8,11 @@ command and its directory, the checkout walk finds the root
 table's, held as a literal, unless a settings file may add rows:
 :func:`runctx.config_files.may_add_runners`; only then is it parsed, by
 :mod:`runctx.settings`), and the pre-filter (:mod:`runctx.shell.prefilter`)
-finds none of them in the command: nothing is printed, exit 0. Everything
-else, behind the pre-filter, is :mod:`runctx.hooks.answer` (the scan, the
-policy, the words), with ordinary top-level imports.
+finds none of them in the command: nothing is printed, exit 0. Behind the
+pre-filter, with ordinary top-level imports, :mod:`runctx.hooks.commands`
+reads what the command runs (the shell parser, the runner table, a task
+runner's files), and only a test run or a change of an environment goes on to
+:mod:`runctx.hooks.answer` (the scan, the policy, the words).
 
 This module is the one place in runctx where an import is deferred
 (``noqa: PLC0415``): what lies behind the pre-filter, the words of a failure,
@@ -286,18 +288,10 @@ def _reply(
         from runctx.hooks import answer  # noqa: PLC0415 - the scan's imports
 
         return answer.session_start(agent, payload)
-    if kind == AFTER_TOOL:
-        face = agent.AFTER_TOOL_FACE
-        read = face.read(payload) if face is not None else None
-    else:
-        hosted = answering(agent, payload, os.environ)  # another agent running Claude's hook
-        if hosted is None:  # that agent's own runctx hook answers it: said once
-            return None
-        agent = hosted
-        read = agent.PRE_TOOL_FACE.read(payload)
+    read = _command(agent, kind, payload)
     if read is None:
         return None
-    command, cwd = read
+    agent, command, cwd = read
     try:
         root: Root | None = find_root(cwd)
     except (OSError, ValueError):  # why is said behind the pre-filter, if it matters
@@ -307,11 +301,36 @@ def _reply(
     changes = kind != AFTER_TOOL and may_change_environment(command)
     if not (names_found(command, names) or names_a_script(command) or changes):
         return None
-    from runctx.hooks import answer  # noqa: PLC0415 - behind the pre-filter: the scan's imports
+    from runctx.hooks import commands  # noqa: PLC0415 - behind the pre-filter: the parser
+
+    invocations = commands.test_runs(command, cwd, settings)
+    changed = commands.environment_changes(command, cwd) if changes else ()
+    if not invocations and not changed:
+        return None
+    from runctx.hooks import answer  # noqa: PLC0415 - a test run or a change: the scan
 
     if kind == AFTER_TOOL:
-        return answer.after_tool(agent, command, cwd, root, settings)
-    return answer.pre_tool(agent, payload, command, cwd, root, settings, deadlines)
+        return answer.after_tool(agent, cwd, root, settings, invocations)
+    return answer.pre_tool(agent, payload, cwd, root, settings, invocations, changed, deadlines)
+
+
+def _command(agent: Agent, kind: str, payload: JSONObject) -> tuple[Agent, str, str] | None:
+    """The agent that answers, the command and its directory; None when there is none to answer.
+
+    Before the tool runs, another agent may be running Claude Code's hook
+    (:func:`~runctx.hooks.agents.hosts.answering`): it answers in its own
+    words, or not at all when its own runctx hook does.
+    """
+    if kind == AFTER_TOOL:
+        face = agent.AFTER_TOOL_FACE
+        read = face.read(payload) if face is not None else None
+    else:
+        hosted = answering(agent, payload, os.environ)
+        if hosted is None:  # that agent's own runctx hook answers it: said once
+            return None
+        agent = hosted
+        read = agent.PRE_TOOL_FACE.read(payload)
+    return None if read is None else (agent, *read)
 
 
 def _configured(root: Root | None, cwd: str) -> Settings | None:

@@ -609,6 +609,7 @@ def test_a_command_that_names_a_tool_but_changes_nothing_stays_off_the_scan(work
     stdout, opened, modules = _audited("pip list && uv lock", worktrees.b)
     assert stdout == ""
     assert "runctx.runners.installers" in modules
+    assert not {"runctx.scanning", "runctx.policy", "runctx.environment"} & set(modules)
     scanned = [path for path in opened if path.startswith("/proc/") and path[6:7].isdigit()]
     assert scanned == [], scanned
 

@@ -2,8 +2,9 @@
 
 - :mod:`runctx.fastpath`: ``runctx hook FACE``, the entry point an agent runs
   before (or after) every shell command, failing open whatever happens;
-- :mod:`runctx.hooks.answer`: its answer behind the pre-filter (the scan, the
-  policy, the reply);
+- :mod:`runctx.hooks.commands`: what a command the pre-filter let through runs;
+- :mod:`runctx.hooks.answer`: the answer to a test run or a change (the scan,
+  the policy, the reply);
 - :mod:`runctx.hooks.agents`: one module per agent (payloads, replies, install
   spec, settings files);
 - :mod:`runctx.hooks.payload`: reading a payload, bounded and never trusted;

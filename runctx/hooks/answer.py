@@ -25,15 +25,8 @@ from runctx.policy import Action, Decision
 from runctx.present.escape import hook_json, visible
 from runctx.report import Viewpoint
 from runctx.roots import checkout_root
-from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
 from runctx.settings import Settings, settings_for
-from runctx.shell.commands import TestInvocation, commands_run, test_invocations
-from runctx.shell.prefilter import (
-    may_change_environment,
-    names_a_script,
-    names_found,
-    names_task_runner,
-)
+from runctx.shell.commands import TestInvocation
 from runctx.started_by import AgentSession, hook_session
 from runctx.unknown import Unknown
 
@@ -65,26 +58,22 @@ OUT_OF_TIME = (
 def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over once
     agent: Agent,
     payload: JSONObject,
-    command: str,
     cwd: str,
     root: Root | None,
     settings: Settings | None,
+    invocations: tuple[TestInvocation, ...],
+    changes: tuple[TestInvocation, ...],
     deadlines: tuple[float, float],
 ) -> str | None:
-    """The reply of ``agent``'s pre-tool hook to a command the pre-filter let through.
+    """The reply of ``agent``'s pre-tool hook to a command that starts test runs or changes.
 
-    ``root`` and ``settings`` are those of ``cwd``'s checkout, found by the
-    fast path; ``deadlines`` the hook's deadline and the end of its optional
-    pass (:func:`optional`). None when the command starts no test run and
-    changes no environment after all. ``root`` None: the walk failed, and
-    why is found here; ``settings`` None: no file adds a runner, and they are
-    read here.
+    ``invocations`` and ``changes`` as :mod:`runctx.hooks.commands` read them;
+    ``root`` and ``settings`` those of ``cwd``'s checkout, found by the fast
+    path (``root`` None: the walk failed, and why is found here; ``settings``
+    None: no file adds a runner, and they are read here); ``deadlines`` the
+    hook's deadline and the end of its optional pass (:func:`optional`).
     """
     known, settings = _known(root, settings, cwd)
-    invocations = test_runs(command, cwd, settings)
-    changes = environment_changes(command, cwd)
-    if not invocations and not changes:
-        return None
     session = agent_session(agent, payload)
     checkouts = _checkouts(invocations, cwd, known, settings)
     # Decide first: is a run of this checkout, known to be ours, in the way? With
@@ -164,45 +153,6 @@ class _OptionalDroppedError(BaseException):
     """The optional pass ran out of its time: dropped (a BaseException: nothing swallows it)."""
 
 
-def test_runs(
-    command: str,
-    cwd: str,
-    settings: Settings | None = None,  # noqa: PT028 - not a test
-) -> tuple[TestInvocation, ...]:
-    """The test runs ``command`` starts in ``cwd``, as every hook face reads them.
-
-    ``settings`` (the face's, else those of ``cwd``'s checkout, with the
-    user's) give the table's names; only when one occurs does the table get
-    built and the parser read the command (and, for a task runner, the
-    project's files).
-    """
-    if settings is None:
-        settings = settings_for(checkout_root(cwd), degrade=True)
-    if not (names_found(command, settings.names) or names_a_script(command)):
-        return ()
-    return test_invocations(command, cwd, settings.patterns)
-
-
-test_runs.__test__ = False  # type: ignore[attr-defined]  # not a pytest test function
-
-
-def environment_changes(command: str, cwd: str) -> tuple[TestInvocation, ...]:
-    """The commands in ``command`` that change an environment (``pip install -e .``, ``uv sync``).
-
-    Plain substring tests first (:func:`may_change_environment`): a command
-    that names no such tool and no task runner reads nothing more. A command
-    that names a task runner (``make install``, ``npm run setup``) is read
-    through its tasks' texts in the project's files, the way a test run's
-    task is: a task whose text runs an installer is a change in the directory
-    the task runs in.
-    """
-    if not may_change_environment(command):
-        return ()
-    if names_task_runner(command):
-        return commands_run(command, cwd, through_task_runners())
-    return commands_run(command, cwd, INSTALLER_PATTERNS)
-
-
 def decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decision:
     """The answer of the two passes: the second's, unless it came too late or would lift a hold.
 
@@ -251,15 +201,16 @@ def agent_session(agent: Agent, payload: JSONObject) -> AgentSession:
 
 
 def after_tool(
-    agent: Agent, command: str, cwd: str, root: Root | None, settings: Settings | None
+    agent: Agent,
+    cwd: str,
+    root: Root | None,
+    settings: Settings | None,
+    invocations: tuple[TestInvocation, ...],
 ) -> str | None:
     """The reply of ``agent``'s after-tool hook to a command that ran a test run."""
     face = agent.AFTER_TOOL_FACE
     assert face is not None  # noqa: S101 - face_of names only faces the agent has
     known, settings = _known(root, settings, cwd)
-    invocations = test_runs(command, cwd, settings)
-    if not invocations:
-        return None
     checkouts = _checkouts(invocations, cwd, known, settings)
     context = policy.after_context(invocations, settings=settings, checkouts=checkouts)
     return context_reply(face, context) if context else None
