@@ -54,6 +54,7 @@ from runctx.config_files import (
     user_config_path,
 )
 from runctx.exceptions import ConfigError, UnreadableConfigError
+from runctx.fastpath.prefilter import BUILTIN_NAMES
 from runctx.modes import (
     DEFAULT_BOX_MODE,
     DEFAULT_ENVIRONMENT_CHANGE_MODE,
@@ -71,7 +72,6 @@ from runctx.runners.configured import with_program_options
 from runctx.runners.needles import names_of
 from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern
 from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.shell.prefilter import BUILTIN_NAMES
 from runctx.unknown import Unknown
 
 __all__ = [

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from runctx.fastpath.prefilter import BUILTIN_NAMES
 from runctx.runners import BUILTIN_PATTERNS, RunnerPattern
 from runctx.runners.catalog import names_literal
 from runctx.runners.needles import names_of
-from runctx.shell.prefilter import BUILTIN_NAMES
 
 
 def test_the_generated_names_are_the_tables():

@@ -944,7 +944,7 @@ def test_no_module_below_a_face_looks_settings_up():
         "cli/status.py",
         "cli/stop.py",
         "cli/wait.py",
-        "fastpath.py",
+        "fastpath/hook.py",
         "hooks/answer.py",
         "pytest_plugin.py",
         "settings.py",

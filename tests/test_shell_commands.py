@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from shellcases import CASES, CWD, found
 from strategies import PROPERTY
 
+from runctx.fastpath.prefilter import is_probably_test_command, names_a_script
 from runctx.runners import BUILTIN_PATTERNS, RunnerPattern, detect_runner
 from runctx.shell.commands import (
     MAX_COMMAND_CHARS,
@@ -23,7 +24,6 @@ from runctx.shell.commands import (
     TestInvocation,
     test_invocations,
 )
-from runctx.shell.prefilter import is_probably_test_command, names_a_script
 
 
 @pytest.mark.parametrize(("command", "expected"), CASES, ids=[repr(c) for c, _ in CASES])

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 
 HOOK = "hook"
-HOOK_MODULE = "runctx.fastpath"
+HOOK_MODULE = "runctx.fastpath.hook"
 LOGSETUP_MODULE = "runctx.cli.logsetup"
 """Loaded only when events will be shown (it imports logging and structlog)."""
 HOOK_SUMMARY = "answer an agent's hook payload on stdin (what installed hooks run)"

@@ -128,6 +128,8 @@ def optional(work: Callable[[], T], deadline: float, end: float) -> T | None:
     remaining = end - time.monotonic()
     if remaining <= 0:
         return None
+    if remaining == float("inf"):  # no deadline (called outside a hook): no timer
+        return work()
 
     def drop(_signum: int, _frame: FrameType | None) -> None:
         raise _OptionalDroppedError
@@ -145,7 +147,7 @@ def optional(work: Callable[[], T], deadline: float, end: float) -> T | None:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if callable(previous):  # the hook's own deadline (:func:`runctx.fastpath._within`)
+        if callable(previous):  # the hook's own deadline (:func:`runctx.fastpath.hook._within`)
             signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
 
 

@@ -10,9 +10,9 @@ answered with nothing by :mod:`runctx.fastpath`, and only the rest goes on to
 
 from __future__ import annotations
 
+from runctx.fastpath.prefilter import may_change_environment, names_task_runner
 from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
 from runctx.shell.commands import TestInvocation, commands_run, test_invocations
-from runctx.shell.prefilter import may_change_environment, names_task_runner
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

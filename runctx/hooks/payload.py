@@ -1,14 +1,17 @@
 """Reading an agent's hook payload: bounded in size, typed, never trusted.
 
-Imported on the hook's fast path (:mod:`runctx.fastpath`). The read is bounded
-in size here and in time by the hook's deadline timer.
+Imported on the hook's fast path (:mod:`runctx.fastpath`): the JSON is parsed
+by :func:`runctx.fastpath.jsonscan.loads` (``json``'s C scanner, ``json`` itself
+not imported). The read is bounded in size here and in time by the hook's
+deadline timer.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import select
+
+from runctx.fastpath.jsonscan import loads
 
 MAX_INPUT_BYTES = 1024 * 1024
 """The most stdin a hook reads (1 MiB); more fails open, and the rest is drained."""
@@ -145,7 +148,7 @@ def shell_tool_input(
 def json_object(raw: str | bytes, what: str) -> dict[str, object]:
     """``raw`` parsed as a JSON object, or PayloadError saying what ``what`` is instead."""
     try:
-        value = json.loads(raw)
+        value = loads(raw)
     except RecursionError:
         msg = f"{what} is not JSON: nested too deeply"
         raise PayloadError(msg) from None

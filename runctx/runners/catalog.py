@@ -98,7 +98,7 @@ RUNNER_KINDS = tuple(dict.fromkeys(pattern.kind for pattern in BUILTIN_PATTERNS)
 
 
 def names_literal(names: Sequence[str]) -> str:
-    """The source text of :data:`runctx.shell.prefilter.BUILTIN_NAMES` for ``names``."""
+    """The source text of :data:`runctx.fastpath.prefilter.BUILTIN_NAMES` for ``names``."""
     lines = ["BUILTIN_NAMES: tuple[str, ...] = ("]
     lines += [f"    {json.dumps(name)}," for name in names]
     lines.append(")")
@@ -109,12 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Rewrite the generated list of ``docs/runners.md`` (or of the document named).
 
     And the pre-filter's literal of the table's names
-    (:data:`runctx.shell.prefilter.BUILTIN_NAMES`).
+    (:data:`runctx.fastpath.prefilter.BUILTIN_NAMES`).
     """
     (path,) = argv if argv is not None else sys.argv[1:]
     file = pathlib.Path(path)
     file.write_text(with_list(file.read_text(), full_list(BUILTIN_PATTERNS)))
-    prefilter = pathlib.Path(__file__).parent.parent / "shell" / "prefilter.py"
+    prefilter = pathlib.Path(__file__).parent.parent / "fastpath" / "prefilter.py"
     text = prefilter.read_text()
     begin = text.index("\n", text.index("# BEGIN GENERATED")) + 1
     end = text.index("# END GENERATED")

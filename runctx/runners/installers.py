@@ -16,7 +16,7 @@ Information requests and dry runs change nothing and are no rows' match;
 the environment, so it is not one either.
 
 Imported only when a command holds one of the tools' names (the hook's
-cheap pre-filter, :func:`runctx.shell.prefilter.may_change_environment`,
+cheap pre-filter, :func:`runctx.fastpath.prefilter.may_change_environment`,
 whose words every row's names contain: a test checks it), or names a task
 runner. A task runner's task (``make install``, ``npm run setup``, ``just
 bootstrap``, ``task deps``, ``hatch run setup``) changes an environment when

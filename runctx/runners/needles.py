@@ -1,10 +1,10 @@
 """The names the pre-filter looks for: every program, module and code name of a table.
 
 The hook's path for a command that is not a test run asks one question, "does
-the command name a runner at all?" (:mod:`runctx.shell.prefilter`), and must
+the command name a runner at all?" (:mod:`runctx.fastpath.prefilter`), and must
 not pay for building the runner table to ask it. The pre-filter holds the
 builtin table's names as a literal
-(:data:`runctx.shell.prefilter.BUILTIN_NAMES`), derived from
+(:data:`runctx.fastpath.prefilter.BUILTIN_NAMES`), derived from
 :data:`runctx.runners.table.BUILTIN_PATTERNS` by :func:`names_of`: the test
 suite checks that the two agree, and ``python -m runctx.runners.catalog``
 writes the literal anew after the table changes. Rows of the user's own are

@@ -1,6 +1,6 @@
 """Reading a shell command string the way a shell would, to find the test runs it starts.
 
-- :mod:`runctx.shell.prefilter`: the cheap first question (does the text name
+- :mod:`runctx.fastpath.prefilter`: the cheap first question (does the text name
   a runner at all?), the only one most commands an agent issues ever get;
 - :mod:`runctx.shell.lexer`: words and operators;
 - :mod:`runctx.shell.commands`: simple commands, ``cd``, subshells and nested

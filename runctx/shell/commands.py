@@ -49,7 +49,7 @@ The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
 whatever :func:`test_invocations` finds through the runner table, the
 pre-filter says True for it; a project script (``scripts/test``, ``./ci.sh``,
 read when tasks are) is let through by
-:func:`~runctx.shell.prefilter.names_a_script`, as cheap. It
+:func:`~runctx.fastpath.prefilter.names_a_script`, as cheap. It
 is a substring search for the table's names, so a command that names no
 runner costs microseconds and never compiles the lexer's regexes.
 """
@@ -60,6 +60,7 @@ import os
 
 import attrs
 
+from runctx.fastpath.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
 from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
@@ -68,7 +69,6 @@ from runctx.runners.tasks import ProjectFiles, environments, scripts, task_texts
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
-from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

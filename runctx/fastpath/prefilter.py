@@ -18,12 +18,9 @@ operator. So ``R`` (R's own command) is found in ``R CMD check`` and not in
 
 from __future__ import annotations
 
-import re
-
-from runctx.runners.needles import names_of
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable, Sequence
     from typing import TypeVar
 
@@ -337,6 +334,8 @@ def _trie_pattern(words: Sequence[str]) -> str:
     every position; a trie tries one per letter, which keeps a 64 KiB scan
     near a millisecond.
     """
+    import re  # noqa: PLC0415 - only for a long text: the hook's path never imports re
+
     trie: dict[str, dict[str, object]] = {}
     for word in words:
         node = trie
@@ -462,7 +461,9 @@ class _Finder:
             at = found.start() + 1
 
     def _compiled(self) -> re.Pattern[str]:
-        """The trie regex of the needles, for a long text only."""
+        """The trie regex of the needles; ``re`` is imported here, for a long text only."""
+        import re  # noqa: PLC0415 - the hook's path (a short text) never imports re
+
         if not all(self.needles):  # a name made only of quotes matches anything: so be it
             return re.compile("")
         # The end of a word is checked by the regex (so that a shorter name
@@ -535,6 +536,8 @@ def names_for(patterns: Sequence[RunnerPattern] | None) -> tuple[str, ...]:
     """The names of ``patterns`` (:data:`BUILTIN_NAMES` when None), one tuple per table."""
     if patterns is None:
         return BUILTIN_NAMES
+    from runctx.runners.needles import names_of  # noqa: PLC0415 - light, but only when called
+
     return by_identity(_COMPUTED, patterns, lambda: names_of(patterns))
 
 

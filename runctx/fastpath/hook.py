@@ -1,24 +1,24 @@
-"""The fast path: ``runctx hook FACE`` on a command that is not a test run, and the console entry.
+"""``runctx hook FACE`` on a command that is not a test run, and the console entry.
 
 An agent runs ``runctx hook FACE`` before every shell command, so the path of
 a command that runs no test costs almost nothing and says nothing: it reads
-the payload (:mod:`runctx.hooks.payload`), the agent's adapter reads the
-command and its directory, the checkout walk finds the root
-(:mod:`runctx.checkout`), the settings give the runner names (the builtin
-table's, held as a literal, unless a settings file may add rows:
+the payload (:mod:`runctx.hooks.payload`, with :mod:`runctx.fastpath.jsonscan`),
+the agent's adapter reads the command and its directory, the checkout walk
+finds the root (:func:`runctx.checkout.find_root`), the settings give the
+runner names (the builtin table's, held as a literal, unless a settings file
+may add rows:
 :func:`runctx.config_files.may_add_runners`; only then is it parsed, by
-:mod:`runctx.settings`), and the pre-filter (:mod:`runctx.shell.prefilter`)
+:mod:`runctx.settings`), and the pre-filter (:mod:`runctx.fastpath.prefilter`)
 finds none of them in the command: nothing is printed, exit 0. Behind the
 pre-filter, with ordinary top-level imports, :mod:`runctx.hooks.commands`
 reads what the command runs (the shell parser, the runner table, a task
 runner's files), and only a test run or a change of an environment goes on to
 :mod:`runctx.hooks.answer` (the scan, the policy, the words).
 
-This module is the one place in runctx where an import is deferred
-(``noqa: PLC0415``): what lies behind the pre-filter, the words of a failure,
-and the command line (:func:`console` imports the hook's path or
-:mod:`runctx.cli.main`, never both). A test holds it so
-(``tests/test_fast_path.py``).
+Its imports are deferred (``noqa: PLC0415``, here and in the rest of
+:mod:`runctx.fastpath` only): what lies behind the pre-filter, the words of a
+failure, and the command line (:func:`console` imports the hook's path or
+:mod:`runctx.cli.main`, never both).
 
 Run by hand on a terminal (stdin is a terminal, so no agent is sending a
 payload), a hook that cannot work says so and exits 2 (:data:`EXIT_BY_HAND`):
@@ -48,16 +48,16 @@ import time
 
 from runctx.checkout import find_root
 from runctx.config_files import may_add_runners
-from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
-from runctx.hooks.agents.base import AFTER_TOOL, SESSION
-from runctx.hooks.agents.hosts import answering
-from runctx.hooks.payload import PayloadError, json_object, read_input
-from runctx.shell.prefilter import (
+from runctx.fastpath.prefilter import (
     BUILTIN_NAMES,
     may_change_environment,
     names_a_script,
     names_found,
 )
+from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
+from runctx.hooks.agents.base import AFTER_TOOL, SESSION
+from runctx.hooks.agents.hosts import answering
+from runctx.hooks.payload import PayloadError, json_object, read_input
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
