@@ -57,7 +57,7 @@ from runctx.fastpath.prefilter import (
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION
 from runctx.hooks.agents.hosts import answering
-from runctx.hooks.payload import PayloadError, json_object, read_input
+from runctx.hooks.payload import MAX_INPUT_BYTES, PayloadError, json_object
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -102,6 +102,7 @@ USAGE = (
 )
 EXIT_BY_HAND = 2
 """A hook run by hand on a terminal that cannot work (a usage error): exit 2, not 0."""
+_CHUNK = 64 * 1024
 
 
 def console() -> int:
@@ -345,6 +346,49 @@ def _configured(root: Root | None, cwd: str) -> Settings | None:
     from runctx.settings import settings_for  # noqa: PLC0415 - a file configures runctx
 
     return settings_for(root if root is not None else checkout_root(cwd), degrade=True)
+
+
+def read_input(*, fd: int = 0, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """All of ``fd`` up to EOF, or :class:`PayloadError` past ``limit`` bytes.
+
+    Input past the limit is read and dropped (so that the writer does not get
+    a broken pipe); memory stays bounded by the limit. A writer that never
+    closes ``fd`` is the caller's to cut: the hook reads under its deadline
+    timer, which interrupts the read (and a drain it interrupts still ends in
+    the size error, which is what went wrong). A non-blocking ``fd`` (handed
+    down by whatever started the hook) is waited on, not refused.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = _read_chunk(fd)
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > limit:
+            chunks.clear()
+            try:
+                while _read_chunk(fd):
+                    pass
+            except Exception:  # noqa: BLE001, S110 - the deadline, mostly: the size is the error
+                pass
+            msg = f"input is larger than {limit} bytes"
+            raise PayloadError(msg)
+        chunks.append(chunk)
+
+
+def _read_chunk(fd: int) -> bytes:
+    """One read of ``fd``; on a non-blocking one with nothing yet, wait until it has some."""
+    while True:
+        try:
+            return os.read(fd, _CHUNK)
+        except BlockingIOError:
+            # Only when whatever started the hook handed down a non-blocking
+            # stdin: the flag belongs to the shared open file, so it is not
+            # changed; the wait, like the read, is cut by the caller's timer.
+            import select  # noqa: PLC0415 - a shared library the usual path never loads
+
+            select.select([fd], [], [])
 
 
 def _payload(raw: bytes) -> dict[str, object]:

@@ -3,65 +3,22 @@
 Imported on the hook's fast path (:mod:`runctx.fastpath`): the JSON is parsed
 by :func:`runctx.fastpath.jsonscan.loads` (``json``'s C scanner, ``json`` itself
 not imported). The read is bounded in size here and in time by the hook's
-deadline timer.
+deadline timer (:func:`runctx.fastpath.hook.read_input`).
 """
 
 from __future__ import annotations
 
 import os
-import select
 
 from runctx.fastpath.jsonscan import loads
 
 MAX_INPUT_BYTES = 1024 * 1024
-"""The most stdin a hook reads (1 MiB); more fails open, and the rest is drained."""
-
-_CHUNK = 64 * 1024
+"""The most stdin a hook reads (1 MiB); more fails open, and the rest is drained
+(:func:`runctx.fastpath.hook.read_input`)."""
 
 
 class PayloadError(Exception):
     """The hook's input is not what the agent's protocol promises."""
-
-
-def read_input(*, fd: int = 0, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """All of ``fd`` up to EOF, or :class:`PayloadError` past ``limit`` bytes.
-
-    Input past the limit is read and dropped (so that the writer does not get
-    a broken pipe); memory stays bounded by the limit. A writer that never
-    closes ``fd`` is the caller's to cut: the hook reads under its deadline
-    timer, which interrupts the read (and a drain it interrupts still ends in
-    the size error, which is what went wrong). A non-blocking ``fd`` (handed
-    down by whatever started the hook) is waited on, not refused.
-    """
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = _read_chunk(fd)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > limit:
-            chunks.clear()
-            try:
-                while _read_chunk(fd):
-                    pass
-            except Exception:  # noqa: BLE001, S110 - the deadline, mostly: the size is the error
-                pass
-            msg = f"input is larger than {limit} bytes"
-            raise PayloadError(msg)
-        chunks.append(chunk)
-
-
-def _read_chunk(fd: int) -> bytes:
-    """One read of ``fd``; on a non-blocking one with nothing yet, wait until it has some."""
-    while True:
-        try:
-            return os.read(fd, _CHUNK)
-        except BlockingIOError:
-            # Only when whatever started the hook handed down a non-blocking
-            # stdin: the flag belongs to the shared open file, so it is not
-            # changed; the wait, like the read, is cut by the caller's timer.
-            select.select([fd], [], [])
 
 
 def field(payload: dict[str, object], name: str, kind: type, *, where: str = "") -> object:
