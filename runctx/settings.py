@@ -8,7 +8,7 @@ and ``on-environment-change`` modes, and the thresholds of "busy now" with the
 ``on-busy-box`` mode. Two files feed it, one rule for every face:
 
 - ``ROOT/pyproject.toml``'s ``[tool.runctx]``, where ROOT is the checkout root
-  (:func:`runctx.checkout.checkout_root`);
+  (:func:`runctx.roots.checkout_root`);
 - the user's configuration file, the same keys at its top level:
   ``$RUNCTX_CONFIG`` if set, else ``$XDG_CONFIG_HOME/runctx/config.toml``,
   else ``~/.config/runctx/config.toml`` (:func:`user_config_path`). Its runners
