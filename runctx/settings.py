@@ -341,11 +341,6 @@ DEFAULT_BUSY = BusyRules()
 """The thresholds and ``on-busy-box`` of a checkout and a user that set none."""
 
 
-def default_busy() -> BusyRules:
-    """The thresholds and ``on-busy-box`` of a checkout and a user that set none (one value)."""
-    return DEFAULT_BUSY
-
-
 DEFAULTS = Settings()
 """The settings of a checkout that sets nothing, for a user who sets nothing."""
 
