@@ -42,9 +42,8 @@ def _load_public() -> list[str]:
 def __getattr__(name: str) -> object:
     """A public name (and ``__all__``), loaded on first use."""
     if name == "__version__":
-        from importlib.metadata import version  # noqa: PLC0415
-
-        return version("runctx")
+        __import__("importlib.metadata")  # email, zipfile: only when asked
+        return sys.modules["importlib.metadata"].version("runctx")
     if name == "__all__":
         return _load_public()
     if _is_submodule(name):  # ``from runctx import pycache``: the import system loads it

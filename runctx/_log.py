@@ -11,7 +11,10 @@ that should cost a few milliseconds) must not pay to emit nothing.
 
 from __future__ import annotations
 
+import importlib
 import sys
+
+from runctx.unknown import Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,25 +32,24 @@ def log_event(event: str, /, level: int = DEBUG, **fields: Any) -> None:  # noqa
 
     Below warnings, an event is dropped at once when nothing imported
     ``logging``: then nothing configured it, and the stdlib default drops such
-    events anyway. This keeps the import of ``logging`` off the hot paths.
+    events anyway. This keeps the import of ``logging`` off the hot paths, and
+    structlog is loaded (by name) only for an event that will be emitted.
     """
-    if "logging" not in sys.modules and level < WARNING:
-        return
-    import logging  # noqa: PLC0415 - loaded already, or needed for a warning
-
+    logging = sys.modules.get("logging")
+    if logging is None:
+        if level < WARNING:
+            return
+        logging = importlib.import_module("logging")
     stdlib_logger = logging.getLogger(LOGGER_NAME)
     if not stdlib_logger.isEnabledFor(level):
         return
-    import structlog  # noqa: PLC0415 - deferred on purpose, see the module docstring
-
+    structlog = importlib.import_module("structlog")
     logger = structlog.wrap_logger(stdlib_logger)
     getattr(logger, _METHODS.get(level, "info"))(event, **fields)
 
 
 def log_unreadable(pid: int, **values: object) -> None:
     """One ``runctx.field_unreadable`` event per value that is an unknown."""
-    from runctx.unknown import Unknown  # noqa: PLC0415 - loaded already by every caller
-
     for field, value in values.items():
         if isinstance(value, Unknown):
             log_event(

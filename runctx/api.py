@@ -8,7 +8,6 @@ that type checkers read (PEP 484).
 
 # ruff: noqa: PLC0414 - ``x as x`` is the explicit re-export
 
-from runctx.checkout import checkout_root as checkout_root
 from runctx.exceptions import ConfigError as ConfigError
 from runctx.exceptions import RunctxError as RunctxError
 from runctx.identity import Judgement as Judgement
@@ -25,6 +24,7 @@ from runctx.report import JudgedRun as JudgedRun
 from runctx.report import Report as Report
 from runctx.report import Run as Run
 from runctx.report import Viewpoint as Viewpoint
+from runctx.roots import checkout_root as checkout_root
 from runctx.scanning import scan as scan
 from runctx.scanning import viewpoint as viewpoint
 from runctx.settings import Settings as Settings

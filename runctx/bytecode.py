@@ -35,6 +35,7 @@ functions can be found; otherwise they are named as not checked.
 
 from __future__ import annotations
 
+import ast
 import importlib.machinery
 import importlib.util
 import marshal
@@ -42,6 +43,7 @@ import os
 import sys
 import types
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import attrs
 
@@ -170,8 +172,6 @@ def _pytest_rewriter(config: object) -> tuple[Callable[[str], str], Compiler] | 
     rewrite_asserts = getattr(rewrite, "rewrite_asserts", None)
     if cache_dir is None or not isinstance(tail, str) or rewrite_asserts is None:
         return None
-    import ast  # noqa: PLC0415 - only for rewritten modules
-    from pathlib import Path  # noqa: PLC0415
 
     def cache_of(source: str) -> str:
         return os.path.join(str(cache_dir(Path(source))), Path(source).stem + tail)

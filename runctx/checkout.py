@@ -47,12 +47,13 @@ a marker is a directory or a regular file (a link its owner made counts by
 what it names), so a FIFO, a socket or a device is none.
 
 Imported on the hook's path (it finds a checkout's settings): standard
-library only, and :mod:`pwd` only when a marker sits where a home directory
-might be.
+library only. Why a root cannot be known, as an explicit unknown, is
+:mod:`runctx.roots`'s.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import stat
@@ -619,79 +620,36 @@ def nearest_holding(  # noqa: PLR0913 - each keyword is its own choice
     return None
 
 
-def _unopenable(cwd: str, error: Exception) -> Unknown:
-    """Why the directory ``cwd`` could not be opened."""
-    from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see checkout_root
-
-    shown = os.path.abspath(cwd)
-    if isinstance(error, PermissionError):
-        return Unknown(Reason.DENIED, f"cannot look into {shown}")
-    if isinstance(error, NotADirectoryError):
-        return Unknown(Reason.MISSING, f"{shown} is not a directory")
-    return Unknown(Reason.MISSING, f"{shown} does not exist")
-
-
-def checkout_root(cwd: str | Unknown, rules: RootRules | None = None) -> Root | Unknown:
-    """The checkout root of the directory ``cwd``, or why it cannot be known.
+def find_root(cwd: str, rules: RootRules | None = None) -> Root:
+    """The checkout root of the directory ``cwd``; OSError or ValueError when it cannot be known.
 
     ``rules`` default to those of the calling process's real uid
-    (:func:`rules_for`). A path longer than ``PATH_MAX`` is unknown at once.
-    The kernel resolves ``cwd`` once (an open) and names what it opened,
-    symbolic links resolved; :func:`os.path.realpath` (one lookup per
-    component) only when it cannot. The record types are imported only to say
-    why: the hook's path, which looks for a checkout's settings, stays free
-    of them.
+    (:func:`rules_for`). A path longer than ``PATH_MAX`` is refused at once
+    (``ENAMETOOLONG``). The kernel resolves ``cwd`` once (an open) and names
+    what it opened, symbolic links resolved; :func:`os.path.realpath` (one
+    lookup per component) only when it cannot. ValueError: a NUL or a lone
+    surrogate in the text. :func:`runctx.roots.checkout_root` says why as an
+    explicit unknown.
     """
-    if not isinstance(cwd, str):
-        return cwd
     if too_long(cwd):
-        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
-
-        return Unknown(Reason.MISSING, f"a path of {len(cwd)} characters is longer than PATH_MAX")
-    try:
-        handle = os.open(cwd, _OPEN_DIRECTORY)
-    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the text
-        return _unopenable(cwd, error)
+        raise OSError(errno.ENAMETOOLONG, "longer than PATH_MAX", cwd)
+    handle = os.open(cwd, _OPEN_DIRECTORY)
     try:
         real = _name_of(handle) or os.path.realpath(cwd)
         top = _identity(os.stat("/"))
         chosen = rules if rules is not None else rules_for([os.getuid()])
         return root_of_directory(handle, real, top=top, rules=chosen)
     except OSError as error:
-        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see the docstring
-
-        return Unknown(Reason.DENIED, f"cannot walk up from {cwd}: {error.strerror or error}")
+        raise WalkError(error.errno, error.strerror or str(error)) from error
     finally:
         os.close(handle)
 
 
-def root_at(path: str) -> Root | Unknown:
-    """``path`` itself as a root (``--root``-style: the caller names the directory)."""
+class WalkError(OSError):
+    """The directory was opened, but the walk up from it failed."""
+
+
+def root_of_path(path: str) -> Root:
+    """The directory ``path`` names (links resolved) as a root; OSError when it cannot be seen."""
     real = os.path.realpath(path)
-    try:
-        info = os.stat(real)
-    except OSError as error:
-        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - see checkout_root
-
-        if isinstance(error, PermissionError):
-            return Unknown(Reason.DENIED, f"cannot look into {real}")
-        return Unknown(Reason.MISSING, f"{real} does not exist")
-    return Root(real, _identity(info))
-
-
-def root_of_removed(text: str, rules: RootRules | None = None) -> Root:
-    """The root of a removed directory known only by its former path text.
-
-    Nothing of it can be opened: the root is the topmost removed directory
-    on the path (by text), marked ``deleted``, and ``holder`` is the checkout
-    root of the nearest directory above it that is still there (found by its
-    text, in the caller's view).
-    """
-    removed = text.rstrip("/") or "/"
-    above = os.path.dirname(removed) or "/"
-    for _ in range(MAX_DEPTH):
-        if above == removed or os.path.isdir(above):
-            break
-        removed, above = above, os.path.dirname(above) or "/"
-    holder = checkout_root(above, rules)
-    return Root(removed, None, True, holder if isinstance(holder, Root) else None)  # noqa: FBT003
+    return Root(real, _identity(os.stat(real)))

@@ -39,18 +39,22 @@ never blocking, with a bound. Directory listings are bounded too.
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
 import sys
+import tomllib
 import types
 import urllib.parse
 from collections.abc import Iterable, Iterator, Sequence
+from fnmatch import fnmatch
 
 import attrs
 
-from runctx.checkout import checkout_root, within
+from runctx.checkout import within
 from runctx.planted import read_bounded, small_text
+from runctx.roots import checkout_root
 
 MAX_ENTRIES = 4096
 """The most entries of one directory looked at (``sys.path`` entries, a rootdir, a ``src/``)."""
@@ -187,8 +191,6 @@ def project_name(checkout: str) -> str | None:
         return None
     if not whole or b"name" not in data:
         return None
-    import tomllib  # noqa: PLC0415 - only when there is a file to read
-
     try:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
@@ -257,8 +259,6 @@ def _record_top_levels(install: Install) -> list[str]:
     text = small_text(os.path.join(install.metadata, "RECORD"), MAX_RECORD_BYTES)
     if text is None:
         return []
-    import csv  # noqa: PLC0415 - only for a non-editable install of this project
-
     names = []
     for row in csv.reader(text.splitlines()):
         parts = row[0].split("/") if row else []
@@ -311,8 +311,6 @@ def _installed_sources(install: Install, package: str) -> list[str] | None:
     text = small_text(os.path.join(install.metadata, "RECORD"), MAX_RECORD_BYTES)
     if text is None:
         return None
-    import csv  # noqa: PLC0415 - only for a non-editable install of this project
-
     found = []
     for row in csv.reader(text.splitlines()):
         path = row[0] if row else ""
@@ -522,8 +520,6 @@ def check_code(  # noqa: PLR0913 - where to look, each its own
 
 
 def _test_file(name: str, patterns: Sequence[str]) -> bool:
-    from fnmatch import fnmatch  # noqa: PLC0415 - only for a session's paths
-
     return name.endswith(".py") and any(fnmatch(name, pattern) for pattern in patterns)
 
 

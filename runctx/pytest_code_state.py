@@ -70,7 +70,7 @@ FRESH = pytest.StashKey[CodeState]()
 
 def checkout_of(config: pytest.Config) -> str:
     """The checkout root of the session's rootdir (the rootdir itself when none is found)."""
-    from runctx.checkout import checkout_root  # noqa: PLC0415 - after the fresh cache is in place
+    from runctx.roots import checkout_root  # noqa: PLC0415 - after the fresh cache is in place
 
     root = checkout_root(str(config.rootpath))
     return str(root) if isinstance(root, str) else str(config.rootpath)

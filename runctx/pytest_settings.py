@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from runctx.checkout import checkout_root
 from runctx.pytest_options import MODES
 from runctx.pytest_terminal import setting
+from runctx.roots import checkout_root
 from runctx.settings import (
     ENVIRONMENT_LAYER,
     MODE_ENV,

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 
 from runctx._log import INFO, log_event
-from runctx.checkout import Root, checkout_root, root_at, rules_for, same_directory
+from runctx.checkout import Root, rules_for, same_directory
 from runctx.cpu_window import CpuReading, cpu_now, read_cpu, second_reading
 from runctx.environment import Environment, same_environment
 from runctx.folding import (
@@ -24,6 +24,7 @@ from runctx.identity import can_write, judge
 from runctx.modes import Mode
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
+from runctx.roots import checkout_root, root_at
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
 from runctx.settings import DEFAULTS, Settings

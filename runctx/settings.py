@@ -8,7 +8,7 @@ and ``on-environment-change`` modes, and the thresholds of "busy now" with the
 ``on-busy-box`` mode. Two files feed it, one rule for every face:
 
 - ``ROOT/pyproject.toml``'s ``[tool.runctx]``, where ROOT is the checkout root
-  (:func:`runctx.checkout.checkout_root`);
+  (:func:`runctx.roots.checkout_root`);
 - the user's configuration file, the same keys at its top level:
   ``$RUNCTX_CONFIG`` if set, else ``$XDG_CONFIG_HOME/runctx/config.toml``,
   else ``~/.config/runctx/config.toml`` (:func:`user_config_path`). Its runners
@@ -21,262 +21,78 @@ A key the checkout sets wins over the user's; the environment
 files are read without blocking and with a bound (:mod:`runctx.planted`). The keys are documented in
 ``docs/configuration.md``.
 
-Imported on the hook's hot path: standard library only (``os``); ``tomllib``
-only for a file that may hold the table at all, the enums of
-:mod:`runctx.modes` only when a file or the environment sets a mode (or a
-face asks for one), and the runner table itself only when a command names a
-runner (:attr:`Settings.names` needs no table).
+The hook's fast path parses nothing unless a file may add runner rows
+(:func:`runctx.config_files.may_add_runners`); this module is behind that test.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
 
 from runctx._log import log_event
-from runctx._record import LightRecord
-from runctx.checkout import rules_for
+from runctx.config_files import (
+    CONFIG_ENV,
+    MAX_LINE_BYTES,
+    MAX_PYPROJECT_BYTES,
+    MAX_SCANNED_BYTES,
+    MAX_USER_CONFIG_BYTES,
+    MODE_ENV,
+    PYPROJECT,
+    SHARED_TREE_ENV,
+    USER_CONFIG,
+    TableSearch,
+    mentions_runctx_table,
+    read_pyproject,
+    trusted,
+    user_config_path,
+)
 from runctx.exceptions import ConfigError, UnreadableConfigError
-from runctx.planted import feed_chunks, read_bounded
-from runctx.shell.prefilter import BUILTIN_NAMES
+from runctx.fastpath.prefilter import BUILTIN_NAMES
+from runctx.modes import (
+    DEFAULT_BOX_MODE,
+    DEFAULT_ENVIRONMENT_CHANGE_MODE,
+    DEFAULT_MODE,
+    DEFAULT_SHARED_TREE_MODE,
+    DEFAULT_WATCHER_MODE,
+    ENVIRONMENT_CHANGE_MODES,
+    SHARED_TREE_MODES,
+    WATCHER_MODES,
+    BoxMode,
+    Mode,
+)
+from runctx.planted import read_bounded
+from runctx.runners.configured import with_program_options
+from runctx.runners.needles import names_of
+from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern
+from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.unknown import Unknown
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
-    from typing import Any
-
-    from runctx.modes import BoxMode, Mode
-    from runctx.runners.pattern import RunnerPattern
-    from runctx.unknown import Unknown
-
-PYPROJECT = "pyproject.toml"
-CONFIG_ENV = "RUNCTX_CONFIG"
-"""A path to the user's configuration file, instead of the XDG location."""
-USER_CONFIG = os.path.join("runctx", "config.toml")
-"""The user's configuration file, under ``$XDG_CONFIG_HOME`` (default ``~/.config``)."""
-MAX_PYPROJECT_BYTES = 1024 * 1024
-"""The largest pyproject.toml whose ``[tool.runctx]`` is parsed (1 MiB)."""
-MAX_SCANNED_BYTES = 8 * 1024 * 1024
-"""The largest pyproject.toml searched for a ``[tool.runctx]`` table (8 MiB); a larger one is
-not read at all (its size is looked at first), and its settings cannot be read."""
-MAX_LINE_BYTES = MAX_PYPROJECT_BYTES
-"""The longest line of a larger file judged exactly; a longer one that names runctx may hold it."""
-MAX_USER_CONFIG_BYTES = MAX_PYPROJECT_BYTES
-"""The largest user configuration file read (1 MiB); a larger one is an error."""
-
-_DOTTED = (b"tool.runctx", b'tool."runctx"', b"tool.'runctx'")
-_KEYS = (b"runctx", b'"runctx"', b"'runctx'")
-_BREAKS = (b"\n", b"\r")
-_TOOL_KEYS = (b"tool={", b'"tool"={', b"'tool'={")
-
-
-def _header_name(line: bytes) -> bytes:
-    """The name of a ``[...]`` header line, unquoted, without a comment after it."""
-    name = line.lstrip(b"[").partition(b"]")[0]
-    return name.replace(b" ", b"").replace(b"\t", b"").replace(b'"', b"").replace(b"'", b"")
-
-
-def _name_goes_on(following: bytes) -> bool:
-    """Whether the byte after ``runctx`` continues a longer key (``runctxx``)."""
-    return following.isalnum() or following in (b"_", b"-")
-
-
-class _TableSpotter:
-    """The rule of :func:`mentions_runctx_table`, line after line, with the last header seen.
-
-    ``header`` is the last ``[...]`` header line's name, or None when it is
-    not known (a header line too long to hold): then it may be ``[tool]``.
-    """
-
-    __slots__ = ("header",)
-
-    def __init__(self) -> None:
-        self.header: bytes | None = b""
-
-    def line(self, raw: bytes) -> bool:
-        """Whether the line ``raw`` (no line break in it) may belong to a runctx table."""
-        line = raw.strip()
-        if b"runctx" in line:
-            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
-            for dotted in _DOTTED:
-                at = squeezed.find(dotted)
-                if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
-                    return True
-            if squeezed.startswith(_TOOL_KEYS):  # tool = { runctx = ... }
-                return True
-            if self.header in (b"tool", None) and squeezed.startswith(_KEYS):
-                rest = squeezed[len(next(k for k in _KEYS if squeezed.startswith(k))) :]
-                if rest[:1] in (b".", b"="):
-                    return True
-        if line.startswith(b"["):
-            self.header = _header_name(line)
-        return False
-
-    def lines(self, data: bytes) -> bool:
-        """Whether any of the whole lines in ``data`` may belong to a runctx table.
-
-        Without the word ``runctx`` in ``data`` only its last header line
-        matters, and is found from the end.
-        """
-        if b"runctx" in data and (b"tool" in data or self.header in (b"tool", None)):
-            return any(self.line(raw) for raw in data.splitlines())
-        end = len(data)
-        while (at := data.rfind(b"[", 0, end)) >= 0:
-            start = max(data.rfind(brk, 0, at) for brk in _BREAKS) + 1
-            stop = min(
-                (found for brk in _BREAKS if (found := data.find(brk, at)) >= 0), default=len(data)
-            )
-            line = data[start:stop].strip()
-            if line.startswith(b"["):
-                self.header = _header_name(line)
-                return False
-            end = start
-        return False
-
-
-def mentions_runctx_table(data: bytes) -> bool:
-    """Whether a TOML text may hold a ``[tool.runctx]`` table, in any spelling.
-
-    ``[tool.runctx]``, ``[tool."runctx"]``, ``tool.runctx.x = …``, or a
-    ``runctx`` key under a ``[tool]`` header. A text without any of these has no
-    runctx settings, so it is not parsed at all: a project that merely names
-    runctx (a dependency, an entry point ``runctx = "..."``) is not parsed
-    either. Plain byte operations, line by line: no regex to compile on the
-    hook's path.
-    """
-    if b"runctx" not in data:
-        return False
-    return _TableSpotter().lines(data)
-
-
-class TableSearch:
-    """:func:`mentions_runctx_table` over a text given in chunks, in bounded memory.
-
-    :meth:`feed` each chunk, then :meth:`end`; either says True as soon as a
-    line may belong to a runctx table. A line is held until it ends, up to
-    :data:`MAX_LINE_BYTES`; a longer one is judged by what it may be: it may
-    hold the table if it names runctx anywhere, and a header line that long
-    may be ``[tool]``.
-    """
-
-    __slots__ = ("_long", "_partial", "_spotter")
-
-    def __init__(self) -> None:
-        """Nothing seen yet."""
-        self._spotter = _TableSpotter()
-        self._partial = bytearray()
-        self._long: list[bytes] | None = None
-        """For a line past the bound: [its first non-blank byte, the last 5 bytes], or None."""
-
-    def feed(self, chunk: bytes) -> bool:
-        """Whether the text up to the end of ``chunk``'s last whole line may hold the table."""
-        first = min((at for brk in _BREAKS if (at := chunk.find(brk)) >= 0), default=-1)
-        if first < 0:
-            return self._extend(chunk)
-        if self._extend(chunk[:first]) or self._end_line():
-            return True
-        last = max(chunk.rfind(brk) for brk in _BREAKS)
-        if self._spotter.lines(chunk[first + 1 : last + 1]):
-            return True
-        return self._extend(chunk[last + 1 :])
-
-    def end(self) -> bool:
-        """Whether the last line (the text ended without a line break) may hold the table."""
-        return self._end_line()
-
-    def _extend(self, piece: bytes) -> bool:
-        """Add ``piece`` to the line being read; True when a line too long to hold names runctx."""
-        if self._long is None:
-            if len(self._partial) + len(piece) <= MAX_LINE_BYTES:
-                self._partial += piece
-                return False
-            held = bytes(self._partial)
-            self._partial.clear()
-            self._long = [held.lstrip()[:1], b""]
-            piece = held + piece
-        if b"runctx" in self._long[1] + piece[:5] or b"runctx" in piece:
-            return True
-        if not self._long[0]:
-            self._long[0] = piece.lstrip()[:1]
-        self._long[1] = (self._long[1] + piece)[-5:]
-        return False
-
-    def _end_line(self) -> bool:
-        if self._long is not None:
-            if self._long[0] == b"[":
-                self._spotter.header = None
-            self._long = None
-            return False
-        line = bytes(self._partial)
-        self._partial.clear()
-        return self._spotter.line(line)
-
-
-def read_pyproject(path: str) -> bytes | None:
-    """The bytes of a pyproject.toml, None when there is none or it cannot hold runctx's table.
-
-    The file is read without blocking and only if it is a regular file
-    (:mod:`runctx.planted`: anyone who can write a shared parent can put a
-    FIFO there). One of at most :data:`MAX_PYPROJECT_BYTES` is read whole. A
-    larger one is searched in chunks (:class:`TableSearch`, the rule of
-    :func:`mentions_runctx_table`), up to :data:`MAX_SCANNED_BYTES`: without a
-    table it has no runctx settings (None); with one, or past that bound, its
-    settings cannot be read, and :class:`ConfigError` says so rather than
-    silently using the defaults.
-    """
-    try:
-        data, whole = read_bounded(path, MAX_PYPROJECT_BYTES)
-        if whole:
-            return data
-        if os.stat(path).st_size > MAX_SCANNED_BYTES:
-            found = None  # not searched at all: every hook call would pay for it
-        else:
-            search = TableSearch()
-            found = feed_chunks(path, MAX_SCANNED_BYTES, search.feed)
-            if found is False:
-                found = search.end()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the path
-        msg = f"{path!r}: cannot read: {getattr(error, 'strerror', None) or error}"
-        raise UnreadableConfigError(msg) from error
-    if found is False:
-        return None
-    size = MAX_PYPROJECT_BYTES // 1024 // 1024
-    advice = (
-        f"Keep pyproject.toml under {size} MiB, or set ${MODE_ENV} and ${SHARED_TREE_ENV} "
-        "in the environment instead"
-    )
-    if found:
-        msg = (
-            f"{path} holds a [tool.runctx] table, but it is larger than {size} MiB, the most "
-            f"runctx parses: its runctx settings cannot be read. {advice}"
-        )
-    else:
-        cap = MAX_SCANNED_BYTES // 1024 // 1024
-        msg = (
-            f"{path} is larger than {cap} MiB, the most runctx searches for a [tool.runctx] "
-            f"table: whether it holds one cannot be told. {advice}"
-        )
-    raise UnreadableConfigError(msg)
-
-
-def user_config_path(environ: Mapping[str, str]) -> str | None:
-    """Where the user's configuration file is, or None when ``environ`` says no home.
-
-    ``$RUNCTX_CONFIG``, else ``$XDG_CONFIG_HOME/runctx/config.toml`` (an
-    absolute ``XDG_CONFIG_HOME`` only, as the XDG specification says), else
-    ``$HOME/.config/runctx/config.toml``.
-    """
-    explicit = environ.get(CONFIG_ENV, "")
-    if explicit:
-        return explicit
-    xdg = environ.get("XDG_CONFIG_HOME", "")
-    if os.path.isabs(xdg):
-        return os.path.join(xdg, USER_CONFIG)
-    home = environ.get("HOME", "")
-    if home:
-        return os.path.join(home, ".config", USER_CONFIG)
-    return None
+__all__ = [
+    "CONFIG_ENV",
+    "MAX_LINE_BYTES",
+    "MAX_PYPROJECT_BYTES",
+    "MAX_SCANNED_BYTES",
+    "MODE_ENV",
+    "PYPROJECT",
+    "SHARED_TREE_ENV",
+    "USER_CONFIG",
+    "BoxMode",
+    "BusyRules",
+    "Mode",
+    "Settings",
+    "TableSearch",
+    "mentions_runctx_table",
+    "read_pyproject",
+    "settings_for",
+    "user_config_path",
+]
 
 
 def read_user_config(path: str) -> bytes | None:
@@ -305,8 +121,6 @@ def user_table(path: str) -> dict[str, object]:
     data = read_user_config(path)
     if data is None:
         return {}
-    import tomllib  # noqa: PLC0415 - only a user who configures runctx pays for it
-
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
@@ -323,8 +137,6 @@ def runctx_table(path: str) -> dict[str, object]:
     data = read_pyproject(path)
     if data is None or not mentions_runctx_table(data):
         return {}
-    import tomllib  # noqa: PLC0415 - only a checkout that configures runctx pays for it
-
     try:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
@@ -341,9 +153,7 @@ def runctx_table(path: str) -> dict[str, object]:
 # --------------------------------------------------------------------------- the settings value
 
 MODE_KEY = "on-same-checkout"
-MODE_ENV = "RUNCTX_ON_SAME_CHECKOUT"
 SHARED_TREE_KEY = "on-shared-tree"
-SHARED_TREE_ENV = "RUNCTX_ON_SHARED_TREE"
 ENVIRONMENT_CHANGE_KEY = "on-environment-change"
 ENVIRONMENT_CHANGE_ENV = "RUNCTX_ON_ENVIRONMENT_CHANGE"
 RUNNERS_KEY = "runners"
@@ -362,7 +172,8 @@ FOREIGN_NOTE_CHOICES = ("hurts", "busy")
 fewer CPUs free than the run about to start will use; ``busy``: whenever one is busy now."""
 
 
-class BusyRules(LightRecord):
+@attrs.frozen
+class BusyRules:
     """When a run is busy now, when the box is, and what a busy box does (``on-busy-box``).
 
     ``run_cpu``: a run is busy when its processes keep at least this many
@@ -375,34 +186,11 @@ class BusyRules(LightRecord):
     ``on_busy_box`` defaults to :data:`runctx.modes.DEFAULT_BOX_MODE`.
     """
 
-    __slots__ = ("cpu_pressure", "load_per_cpu", "memory_available", "on_busy_box", "run_cpu")
-
-    run_cpu: float
-    cpu_pressure: float | None
-    load_per_cpu: float | None
-    memory_available: float | None
-    on_busy_box: BoxMode
-
-    def __init__(
-        self,
-        run_cpu: float = 0.5,
-        cpu_pressure: float | None = 40.0,
-        load_per_cpu: float | None = 1.5,
-        memory_available: float | None = 10.0,
-        on_busy_box: BoxMode | None = None,
-    ) -> None:
-        """Hold validated values."""
-        if on_busy_box is None:
-            from runctx.modes import DEFAULT_BOX_MODE  # noqa: PLC0415 - see the module docstring
-
-            on_busy_box = DEFAULT_BOX_MODE
-        self._hold(
-            run_cpu=run_cpu,
-            cpu_pressure=cpu_pressure,
-            load_per_cpu=load_per_cpu,
-            memory_available=memory_available,
-            on_busy_box=on_busy_box,
-        )
+    run_cpu: float = 0.5
+    cpu_pressure: float | None = 40.0
+    load_per_cpu: float | None = 1.5
+    memory_available: float | None = 10.0
+    on_busy_box: BoxMode = DEFAULT_BOX_MODE
 
 
 _THRESHOLDS = (
@@ -450,7 +238,8 @@ _RUNNER_KEYS = frozenset(
 )
 
 
-class Settings(LightRecord):
+@attrs.frozen
+class Settings:
     """The runctx settings of one checkout, validated: every face reads this value.
 
     ``path`` is the ``pyproject.toml`` they came from and ``user_path`` the
@@ -478,76 +267,20 @@ class Settings(LightRecord):
     the settings again.
     """
 
-    __slots__ = (
-        "_busy",
-        "_names",
-        "_patterns",
-        "busy_given",
-        "foreign_note",
-        "on_environment_change",
-        "on_same_checkout",
-        "on_shared_tree",
-        "on_watcher",
-        "path",
-        "problem",
-        "runners",
-        "sources",
-        "user_path",
-        "watchers",
-    )
+    path: str = ""
+    runners: tuple[RunnerPattern, ...] = ()
+    on_same_checkout: Mode | None = None
+    on_shared_tree: Mode | None = None
+    busy_given: BusyGiven = ()
+    user_path: str = attrs.field(default="", kw_only=True)
+    on_environment_change: Mode | None = attrs.field(default=None, kw_only=True)
+    sources: Sources = attrs.field(default=(), kw_only=True)
+    on_watcher: Mode | None = attrs.field(default=None, kw_only=True)
+    watchers: tuple[str, ...] = attrs.field(default=(), kw_only=True)
+    foreign_note: str | None = attrs.field(default=None, kw_only=True)
+    problem: str = attrs.field(default="", kw_only=True)
 
-    path: str
-    runners: tuple[RunnerPattern, ...]
-    on_same_checkout: Mode | None
-    on_shared_tree: Mode | None
-    busy_given: BusyGiven
-    user_path: str
-    on_environment_change: Mode | None
-    sources: Sources
-    on_watcher: Mode | None
-    watchers: tuple[str, ...]
-    foreign_note: str | None
-    problem: str
-    _patterns: list[tuple[RunnerPattern, ...]]
-    _names: list[tuple[str, ...]]
-    _busy: list[BusyRules]
-
-    def __init__(  # noqa: PLR0913 - one argument per field
-        self,
-        path: str = "",
-        runners: tuple[RunnerPattern, ...] = (),
-        on_same_checkout: Mode | None = None,
-        on_shared_tree: Mode | None = None,
-        busy_given: BusyGiven = (),
-        *,
-        user_path: str = "",
-        on_environment_change: Mode | None = None,
-        sources: Sources = (),
-        on_watcher: Mode | None = None,
-        watchers: tuple[str, ...] = (),
-        foreign_note: str | None = None,
-        problem: str = "",
-    ) -> None:
-        """Hold validated values."""
-        self._hold(
-            problem=problem,
-            foreign_note=foreign_note,
-            on_watcher=on_watcher,
-            watchers=watchers,
-            path=path,
-            runners=runners,
-            on_same_checkout=on_same_checkout,
-            on_shared_tree=on_shared_tree,
-            busy_given=busy_given,
-            user_path=user_path,
-            on_environment_change=on_environment_change,
-            sources=sources,
-            _patterns=[],
-            _names=[],
-            _busy=[],
-        )
-
-    @property
+    @functools.cached_property
     def patterns(self) -> tuple[RunnerPattern, ...]:
         """The runner table: the configured rows first, then the builtin ones (one tuple, kept).
 
@@ -555,29 +288,16 @@ class Settings(LightRecord):
         program's options as the builtin rows do
         (:func:`~runctx.runners.configured.with_program_options`).
         """
-        if not self._patterns:
-            from runctx.runners.configured import with_program_options  # noqa: PLC0415
-            from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - a runner is named
+        if not self.runners:
+            return BUILTIN_PATTERNS
+        return (*with_program_options(self.runners, BUILTIN_PATTERNS), *BUILTIN_PATTERNS)
 
-            table = (
-                (*with_program_options(self.runners, BUILTIN_PATTERNS), *BUILTIN_PATTERNS)
-                if self.runners
-                else BUILTIN_PATTERNS
-            )
-            self._patterns.append(table)
-        return self._patterns[0]
-
-    @property
+    @functools.cached_property
     def names(self) -> tuple[str, ...]:
         """Every program, module and code name of :attr:`patterns`, without building it."""
-        if not self._names:
-            extra: tuple[str, ...] = ()
-            if self.runners:
-                from runctx.runners.needles import names_of  # noqa: PLC0415 - configured rows only
-
-                extra = names_of(self.runners)
-            self._names.append(tuple(sorted({*BUILTIN_NAMES, *extra})) if extra else BUILTIN_NAMES)
-        return self._names[0]
+        if not self.runners:
+            return BUILTIN_NAMES
+        return tuple(sorted({*BUILTIN_NAMES, *names_of(self.runners)}))
 
     def source_of(self, key: str) -> str:
         """Which layer set ``key`` (``on-same-checkout``...): :data:`LAYERS`, or ``default``."""
@@ -586,64 +306,39 @@ class Settings(LightRecord):
                 return layer
         return DEFAULT_LAYER
 
-    def replaced(self, **changes: object) -> Settings:
+    def replaced(self, **changes: Any) -> Settings:  # noqa: ANN401 - any field's value
         """The same settings with the fields named in ``changes`` replaced."""
-        values: dict[str, Any] = {name: getattr(self, name) for name in self._fields()}
-        values.update(changes)
-        return Settings(**values)
+        return attrs.evolve(self, **changes)
 
     @property
     def mode(self) -> Mode:
         """``on_same_checkout``, or the default (``stop``) when nothing sets it."""
-        from runctx.modes import DEFAULT_MODE  # noqa: PLC0415 - see the module docstring
-
         return self.on_same_checkout or DEFAULT_MODE
 
     @property
     def shared_tree_mode(self) -> Mode:
         """``on_shared_tree``, or the default (``stop``) when nothing sets it."""
-        from runctx.modes import DEFAULT_SHARED_TREE_MODE  # noqa: PLC0415 - see the module docstring
-
         return self.on_shared_tree or DEFAULT_SHARED_TREE_MODE
 
-    @property
+    @functools.cached_property
     def busy(self) -> BusyRules:
         """The thresholds of "busy now" and ``on-busy-box``: those set, else the defaults."""
-        if not self._busy:
-            self._busy.append(_busy_rules(self.busy_given))
-        return self._busy[0]
+        values: dict[str, Any] = dict(self.busy_given)
+        return BusyRules(**values) if values else DEFAULT_BUSY
 
     @property
     def environment_change_mode(self) -> Mode:
         """``on_environment_change``, or the default (``warn``) when nothing sets it."""
-        from runctx.modes import DEFAULT_ENVIRONMENT_CHANGE_MODE  # noqa: PLC0415 - see the module docstring
-
         return self.on_environment_change or DEFAULT_ENVIRONMENT_CHANGE_MODE
 
     @property
     def watcher_mode(self) -> Mode:
         """``on_watcher``, or the default (``warn``: go ahead, naming it) when nothing sets it."""
-        from runctx.modes import DEFAULT_WATCHER_MODE  # noqa: PLC0415 - see the module docstring
-
         return self.on_watcher or DEFAULT_WATCHER_MODE
 
 
-def _busy_rules(given: BusyGiven) -> BusyRules:
-    """The rules with the fields ``given``, the defaults elsewhere (one value for none given)."""
-    if not given:
-        return default_busy()
-    values: dict[str, Any] = dict(given)
-    return BusyRules(**values)
-
-
-_DEFAULT_BUSY: list[BusyRules] = []
-
-
-def default_busy() -> BusyRules:
-    """The thresholds and ``on-busy-box`` of a checkout and a user that set none (one value)."""
-    if not _DEFAULT_BUSY:
-        _DEFAULT_BUSY.append(BusyRules())
-    return _DEFAULT_BUSY[0]
+DEFAULT_BUSY = BusyRules()
+"""The thresholds and ``on-busy-box`` of a checkout and a user that set none."""
 
 
 DEFAULTS = Settings()
@@ -735,8 +430,6 @@ def located(message: str) -> str:
     A TOML error says its line; a bad value is found by its key's line. The
     message is kept as it is when no line can be told.
     """
-    import re  # noqa: PLC0415 - errors are rare
-
     head, colon, rest = message.partition(": ")
     if not colon or not os.path.isabs(head):
         return message
@@ -751,8 +444,6 @@ def located(message: str) -> str:
 
 def _located_key(message: str, path: str, key: str) -> str:
     """``message`` (``PATH: ...``) as ``PATH:LINE: ...``, LINE that of ``key =`` in ``path``."""
-    import re  # noqa: PLC0415 - errors are rare
-
     try:
         data = (read_pyproject(path) if path.endswith(PYPROJECT) else read_user_config(path)) or b""
     except (OSError, ConfigError):
@@ -788,10 +479,13 @@ def merged(over: Sequence[Settings]) -> Settings:
     for layer in over[1:]:
         values = {
             name: _MERGE.get(name, _stronger)(getattr(result, name), getattr(layer, name))
-            for name in result._fields()
+            for name in _FIELDS
         }
         result = result.replaced(**values)
     return result
+
+
+_FIELDS = tuple(field.name for field in attrs.fields(Settings))
 
 
 def _stronger(weaker: object, stronger: object) -> object:
@@ -888,15 +582,9 @@ def trusted_settings_file(path: str) -> bool:
     checkout has the defaults (and the user's own settings). No file is
     trusted too: there is nothing to read.
     """
-    try:
-        owner = os.lstat(path).st_uid
-    except (OSError, ValueError):
+    if trusted(path):
         return True
-
-    if owner in rules_for([os.getuid()]).owners:
-        return True
-
-    log_event("runctx.settings_ignored", path=path, owner=owner, why="not a trusted owner")
+    log_event("runctx.settings_ignored", path=path, why="not a trusted owner")
     return False
 
 
@@ -933,12 +621,8 @@ def settings_of_table(
     if MODE_KEY in table:
         mode = parse_mode(table[MODE_KEY], at(MODE_KEY))
     if SHARED_TREE_KEY in table:
-        from runctx.modes import SHARED_TREE_MODES  # noqa: PLC0415 - see the module docstring
-
         shared = parse_mode(table[SHARED_TREE_KEY], at(SHARED_TREE_KEY), SHARED_TREE_MODES)
     if ENVIRONMENT_CHANGE_KEY in table:
-        from runctx.modes import ENVIRONMENT_CHANGE_MODES  # noqa: PLC0415 - see the module docstring
-
         change = parse_mode(
             table[ENVIRONMENT_CHANGE_KEY], at(ENVIRONMENT_CHANGE_KEY), ENVIRONMENT_CHANGE_MODES
         )
@@ -952,8 +636,6 @@ def settings_of_table(
     busy = busy_given_of_table(table, base, at)
     watcher = None
     if WATCHER_KEY in table:
-        from runctx.modes import WATCHER_MODES  # noqa: PLC0415 - see the module docstring
-
         watcher = parse_mode(table[WATCHER_KEY], at(WATCHER_KEY), WATCHER_MODES)
     watchers = parse_watchers(table.get(WATCHERS_KEY, []), at(WATCHERS_KEY))
     # a declared watcher is a run of its own, recognised wherever it runs
@@ -1036,8 +718,6 @@ def parse_threshold(
 
 def parse_box_mode(value: object, where: str) -> BoxMode:
     """``value`` as an ``on-busy-box`` mode, or a :class:`ConfigError` saying ``where``."""
-    from runctx.modes import BoxMode  # noqa: PLC0415 - see the module docstring
-
     if isinstance(value, str):
         try:
             return BoxMode(value)
@@ -1050,8 +730,6 @@ def parse_box_mode(value: object, where: str) -> BoxMode:
 
 def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] | None = None) -> Mode:
     """``value`` as one of the ``allowed`` modes (default: all), or a ConfigError at ``where``."""
-    from runctx.modes import Mode  # noqa: PLC0415 - see the module docstring
-
     allowed = tuple(Mode) if allowed is None else allowed
     if isinstance(value, str):
         try:
@@ -1093,8 +771,6 @@ def runner_of_entry(entry: object, where: str) -> RunnerPattern:
             wanted = "a string" if key in {"kind", "role"} else "a list of strings"
             msg = f"{where} {entry!r}: '{key}' must be {wanted}, got {value!r}"
             raise ConfigError(msg)
-    from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern  # noqa: PLC0415
-
     try:
         return RunnerPattern(
             entry.get("kind", ""),
@@ -1120,24 +796,3 @@ def _unknown_keys(path: str) -> list[str]:
         + f" (known: {', '.join(_SETTING_KEYS)})"
         for key in unknown
     ]
-
-
-_LAZY = frozenset(
-    {"Mode", "DEFAULT_MODE", "SHARED_TREE_MODES", "DEFAULT_SHARED_TREE_MODE", "BoxMode"}
-    | {"DEFAULT_BOX_MODE", "ENVIRONMENT_CHANGE_MODES", "DEFAULT_ENVIRONMENT_CHANGE_MODE"}
-)
-
-if TYPE_CHECKING:
-    DEFAULT_BUSY: BusyRules
-else:
-
-    def __getattr__(name: str) -> object:
-        """The modes (from :mod:`runctx.modes`) and ``DEFAULT_BUSY``, made on first use."""
-        if name in _LAZY:
-            import runctx.modes  # noqa: PLC0415
-
-            return getattr(runctx.modes, name)
-        if name == "DEFAULT_BUSY":
-            return default_busy()
-        msg = f"module 'runctx.settings' has no attribute {name!r}"
-        raise AttributeError(msg)

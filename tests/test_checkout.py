@@ -24,16 +24,14 @@ from runctx.checkout import (
     PATH_MAX,
     Root,
     RootRules,
-    checkout_root,
-    root_at,
     root_of_directory,
-    root_of_removed,
     rules_for,
     same_directory,
     too_long,
 )
 from runctx.cli.main import main as runctx_main
 from runctx.policy import Action
+from runctx.roots import checkout_root, root_at, root_of_removed
 from runctx.scanning import scan, viewpoint
 from runctx.shell.commands import test_invocations
 from runctx.stopping import StopStatus, stop_runs

@@ -189,8 +189,8 @@ def test_check_and_the_hook_both_hold_next_to_another_users_run_in_this_tree(sha
 def _check_and_hook_as_viewer(checkout: str) -> tuple[int, str | None, str]:
     """``check_and_hook`` in this process (the viewer may not reach the suite's interpreter)."""
     from runctx.cli.main import main as runctx_main
+    from runctx.fastpath.hook import _reply
     from runctx.hooks.agents import face_of
-    from runctx.hooks.main import _reply
 
     for name in [name for name in os.environ if name.startswith("RUNCTX_")]:
         del os.environ[name]

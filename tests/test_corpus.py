@@ -13,7 +13,7 @@ the measure says how well runctx recognises lines it was not shaped on (a new
 repository goes to ``held``; the README says how the split was made).
 
 Each command goes through the path the hook takes for it
-(:func:`runctx.hooks.main.test_runs`) in a checkout of its own that sets
+(:func:`runctx.hooks.commands.test_runs`) in a checkout of its own that sets
 nothing, with no user configuration. Both parts are measured and reported;
 the test fails when the held-out part's recall is under
 :data:`MIN_HELD_RECALL` or its false positives over
@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from runctx.hooks.main import test_runs
+from runctx.hooks.commands import test_runs
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.jsonl"
 MIN_TUNE_RECALL = 0.98

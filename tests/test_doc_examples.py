@@ -21,7 +21,7 @@ from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx import policy
 from runctx.hooks.agents import agent
-from runctx.hooks.agents.base import reply_for
+from runctx.hooks.answer import reply_for
 from runctx.modes import Mode
 from runctx.scanning import scan, viewpoint
 from runctx.settings import BusyRules

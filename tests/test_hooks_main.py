@@ -52,13 +52,13 @@ FORBIDDEN_ON_THE_FAST_PATH = (
     "runctx.runners.table",
     "runctx.runners.tasks",
     "runctx.modes",
-    "signal",  # its enums cost half a millisecond; the deadline's timer needs only _signal
 )
 
-LOADED_AFTER_STARTUP = ("json", "re", "enum", "select", "_socket")
+LOADED_AFTER_STARTUP = ("json", "re", "select", "_socket", "tomllib", "base64")
 """Standard modules the interpreter does not load at startup, which the path of a command
-that names no runner never loads either: ``json`` (with ``re`` and ``enum``, about 7 ms,
-more than the rest of the hook) and ``select`` (a shared library)."""
+that names no runner never loads either: ``json`` (with ``re``, about 7 ms, more than the
+rest of the hook: the payload goes through json's C scanner) and ``select`` (a shared
+library)."""
 
 
 @pytest.mark.parametrize(
@@ -246,15 +246,15 @@ def test_the_non_test_path_imports_nothing_heavy(world):
     assert done.returncode == 0
     assert done.stdout == ""
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
-    assert "runctx.shell.prefilter" in imported
+    assert "runctx.fastpath.prefilter" in imported
     assert "runctx.hooks.agents.claude" in imported
     assert "runctx.shell.commands" not in imported, (
         "the shell parser loaded for a command naming no runner"
     )
     for name in (*FORBIDDEN_ON_THE_FAST_PATH, *LOADED_AFTER_STARTUP):
         assert name not in imported, f"{name} is imported on the non-test path"
-    # No runner configured: the pre-filter's literal names, no module to compute them.
-    assert "runctx.runners.needles" not in imported
+    # No runner configured: the pre-filter's literal names; no settings file parsed.
+    assert "runctx.settings" not in imported
 
 
 @pytest.mark.parametrize(
@@ -265,14 +265,14 @@ def test_the_non_test_path_imports_nothing_heavy(world):
             '[project]\nname = "x"\ndependencies = ["runctx"]\n'
             '[project.entry-points.pytest11]\nrunctx = "runctx.pytest_plugin"\n'
         ),
-        # a project that configures runctx: its runners are read, still without records
+        # a project that configures runctx: its settings are parsed, nothing is scanned
         '[tool.runctx]\nrunners = [{ kind = "e2e", program = "run-e2e" }]\n',
         # a project that has nothing to do with runctx
         '[project]\nname = "x"\n',
     ],
 )
 def test_the_non_test_path_stays_light_in_a_checkout_that_names_runctx(shared_tmp, pyproject):
-    """A checkout's pyproject naming or configuring runctx adds no heavy import."""
+    """A pyproject naming runctx adds no heavy import; one configuring it is parsed, not scanned."""
     checkout = make_checkout(shared_tmp, "configured")
     (checkout / "pyproject.toml").write_text(pyproject)
     done = run_hook(
@@ -282,11 +282,11 @@ def test_the_non_test_path_stays_light_in_a_checkout_that_names_runctx(shared_tm
     assert done.stdout == ""
     imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
     configured = "tool.runctx" in pyproject
-    assert ("tomllib" in imported) == configured
+    assert ("runctx.settings" in imported) == configured
     assert {"runctx.checkout", "runctx.planted"} <= imported  # the walk and the bounded read
-    # Parsing TOML brings typing and re along; the records, logging and psutil never come.
-    allowed = {"typing", "re", "enum"} if configured else set()
-    for name in {*FORBIDDEN_ON_THE_FAST_PATH, *LOADED_AFTER_STARTUP} - allowed:
+    never = {"structlog", "psutil", "runctx.scanning", "runctx.policy", "argparse"}
+    forbidden = never if configured else {*FORBIDDEN_ON_THE_FAST_PATH, *LOADED_AFTER_STARTUP}
+    for name in forbidden:
         assert name not in imported, f"{name} is imported on the non-test path"
 
 
@@ -321,13 +321,13 @@ def test_a_cwd_too_deep_for_a_non_test_command_is_silent():
 
 SLOW_WALK = """
 import sys, time
-import runctx.hooks.main as hook
+import runctx.fastpath.hook as hook
 
 def slow_walk(cwd):
     time.sleep(600)  # a walk up a tree that never ends
     return cwd
 
-hook.checkout_root = slow_walk
+hook.find_root = slow_walk
 sys.exit(hook.main(["claude"]))
 """
 
@@ -607,18 +607,13 @@ def test_a_task_is_a_change_where_it_runs_and_only_when_its_text_installs(worktr
 
 
 def test_a_command_that_names_a_tool_but_changes_nothing_stays_off_the_scan(worktrees):
-    """``pip list`` reads the command with the shell parser, but never scans or reads a file."""
-    done = run_hook(
-        "claude",
-        claude_pre_tool_use("pip list && uv lock", worktrees.b),
-        python_args=("-X", "importtime"),
-        env=venv_env(worktrees.venv),
-    )
-    assert (done.returncode, done.stdout) == (0, "")
-    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
-    assert "runctx.runners.installers" in imported
-    for name in (*FORBIDDEN_ON_THE_FAST_PATH, "runctx.environment"):
-        assert name not in imported, f"{name} is imported for a command that changes nothing"
+    """``pip list`` reads the command with the shell parser, but never scans ``/proc``."""
+    stdout, opened, modules = _audited("pip list && uv lock", worktrees.b)
+    assert stdout == ""
+    assert "runctx.runners.installers" in modules
+    assert not {"runctx.scanning", "runctx.policy", "runctx.environment"} & set(modules)
+    scanned = [path for path in opened if path.startswith("/proc/") and path[6:7].isdigit()]
+    assert scanned == [], scanned
 
 
 def test_a_command_that_names_no_tool_loads_no_installer_table(world):
@@ -774,7 +769,7 @@ PROBE = """
 import json, sys
 opened = []
 sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
-from runctx.hooks.main import main
+from runctx.fastpath.hook import main
 main(["claude"])
 sys.stderr.write("\\nAUDIT " + json.dumps({"opened": opened, "modules": sorted(sys.modules)}))
 """
@@ -892,59 +887,50 @@ def test_the_install_the_hook_warned_of_repoints_the_live_runs_imports(tmp_path,
 # -- decide first: the refusal with the whole budget, the optional pass in what is left -------
 
 
-def test_the_optional_pass_is_dropped_not_waited_for_when_no_time_is_left(monkeypatch):
+def test_the_optional_pass_is_dropped_not_waited_for_when_no_time_is_left():
     """With only the reserve left, the optional work is not even started; with time, it runs."""
     import time
 
-    from runctx.hooks import main as hook_main
+    from runctx.hooks.answer import OPTIONAL_RESERVE_SECONDS, optional
 
     called = []
-    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [])
-    monkeypatch.setattr(
-        hook_main, "_DEADLINE", [time.monotonic() + hook_main.OPTIONAL_RESERVE_SECONDS]
-    )
-    assert hook_main._optional(lambda: called.append(1) or "done") is None
+    deadline = time.monotonic() + OPTIONAL_RESERVE_SECONDS
+    assert optional(lambda: called.append(1) or "done", deadline, float("inf")) is None
     assert called == []
-    monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + 60])
-    assert hook_main._optional(lambda: "done") == "done"
+    assert optional(lambda: "done", time.monotonic() + 60, float("inf")) == "done"
 
 
-def test_an_optional_pass_cut_by_its_timer_is_dropped(monkeypatch):
+def test_an_optional_pass_cut_by_its_timer_is_dropped():
     """Optional work still running at the reserve is cut by the timer, and None stands for it."""
     import time
 
-    from runctx.hooks import main as hook_main
+    from runctx.hooks.answer import OPTIONAL_RESERVE_SECONDS, optional
 
-    reserve = hook_main.OPTIONAL_RESERVE_SECONDS
-    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [])
-    monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + reserve + 0.2])
+    reserve = OPTIONAL_RESERVE_SECONDS
 
     def forever():
         while True:
             time.sleep(0.01)
 
     began = time.monotonic()
-    assert hook_main._optional(forever) is None
+    assert optional(forever, time.monotonic() + reserve + 0.2, float("inf")) is None
     assert time.monotonic() - began < reserve + 0.2  # cut before the hook's own deadline
 
 
-def test_the_optional_pass_ends_at_its_share_however_far_the_deadline_is(monkeypatch):
+def test_the_optional_pass_ends_at_its_share_however_far_the_deadline_is():
     """A far deadline does not make the hook wait for optional work: its share ends it."""
     import time
 
-    from runctx.hooks import main as hook_main
-
-    monkeypatch.setattr(hook_main, "_DEADLINE", [time.monotonic() + 3600])
-    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [time.monotonic() + 0.2])
+    from runctx.hooks.answer import optional
 
     def forever():
         while True:
             time.sleep(0.01)
 
-    assert hook_main._optional(forever) is None
-    monkeypatch.setattr(hook_main, "_OPTIONAL_END", [time.monotonic() - 1])
+    far = time.monotonic() + 3600
+    assert optional(forever, far, time.monotonic() + 0.2) is None
     called = []
-    assert hook_main._optional(lambda: called.append(1) or "done") is None
+    assert optional(lambda: called.append(1) or "done", far, time.monotonic() - 1) is None
     assert called == []  # past its share: not even started
 
 

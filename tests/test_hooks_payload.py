@@ -18,8 +18,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from strategies import PROPERTY, json_values
 
+from runctx.fastpath.jsonscan import loads
 from runctx.hooks.agents import AGENT_NAMES, agent
-from runctx.hooks.payload import PayloadError, json_object, loads
+from runctx.hooks.payload import PayloadError, json_object
 
 payload_keys = st.sampled_from(
     [
@@ -155,7 +156,7 @@ def test_loads_reads_a_plain_payload_without_importing_json():
     """A UTF-8 payload is parsed by the C scanner alone: the json package is not imported."""
     code = (
         "import sys\n"
-        "from runctx.hooks.payload import loads\n"
+        "from runctx.fastpath.jsonscan import loads\n"
         'value = loads(b\' {"tool_input": {"command": "ls"}, "n": [1, 2.5, null]}\\n\')\n'
         "assert value == {'tool_input': {'command': 'ls'}, 'n': [1, 2.5, None]}, value\n"
         "print(sorted(name for name in ('json', 're', 'enum') if name in sys.modules))\n"
@@ -183,7 +184,7 @@ def test_loads_in_a_fresh_process_says_what_json_says(document, message):
     """
     code = (
         "import sys\n"
-        "from runctx.hooks.payload import loads\n"
+        "from runctx.fastpath.jsonscan import loads\n"
         "try:\n"
         "    loads(sys.argv[1].encode())\n"
         "except ValueError as error:\n"

@@ -225,7 +225,7 @@ def test_one_decision_says_what_to_do_and_what_to_wait_for(  # noqa: PLR0913, PL
 DECIDE = """
 import json, sys
 from runctx import policy
-from runctx.checkout import checkout_root
+from runctx.roots import checkout_root
 from runctx.settings import settings_for
 from runctx.shell.commands import test_invocations
 from runctx.unknown import Unknown

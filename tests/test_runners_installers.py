@@ -8,18 +8,18 @@ import shlex
 import pytest
 from shellcases import CWD
 
+from runctx.fastpath.prefilter import (
+    ENVIRONMENT_WORDS,
+    TASK_RUNNER_NAMES,
+    may_change_environment,
+    names_task_runner,
+)
 from runctx.runners.detect import detect_runner
 from runctx.runners.installers import INSTALLER_PATTERNS, through_task_runners
 from runctx.runners.needles import names_of
 from runctx.runners.pattern import TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.shell.commands import commands_run, test_invocations
-from runctx.shell.prefilter import (
-    ENVIRONMENT_WORDS,
-    TASK_RUNNER_NAMES,
-    may_change_environment,
-    names_task_runner,
-)
 
 
 def changes(command: str, cwd: str = CWD) -> list[tuple[str, str]]:

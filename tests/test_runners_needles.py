@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from runctx.fastpath.prefilter import BUILTIN_NAMES
 from runctx.runners import BUILTIN_PATTERNS, RunnerPattern
-from runctx.runners.needles import generated_literal, names_of
-from runctx.shell.prefilter import BUILTIN_NAMES
+from runctx.runners.catalog import names_literal
+from runctx.runners.needles import names_of
 
 
 def test_the_generated_names_are_the_tables():
     """The literal the hook reads is the builtin table's names (regenerate it if this fails)."""
     names = names_of(BUILTIN_PATTERNS)
     assert names == BUILTIN_NAMES, (
-        "run `python -m runctx.runners.needles` to regenerate:\n" + generated_literal(names)
+        "run `python -m runctx.runners.catalog docs/runners.md` to regenerate:\n"
+        + names_literal(names)
     )
 
 

@@ -852,7 +852,7 @@ def shared_directory(tmp_path):
 @pytest.mark.needs_root
 def test_another_users_pyproject_sets_nothing(shared_directory):
     """A pyproject.toml another user put in a shared root is not read; the same file of ours is."""
-    from runctx.checkout import checkout_root
+    from runctx.roots import checkout_root
 
     planted = shared_directory / "pyproject.toml"
     planted.write_text('[tool.runctx]\non-same-checkout = "warn"\n')
@@ -867,7 +867,7 @@ def test_another_users_pyproject_sets_nothing(shared_directory):
 @pytest.mark.needs_root
 def test_another_users_link_or_fifo_as_pyproject_is_never_opened(shared_directory, tmp_path):
     """A link another user planted is not followed, and their FIFO makes no hook an error."""
-    from runctx.checkout import checkout_root
+    from runctx.roots import checkout_root
 
     ours = tmp_path / "ours.toml"
     ours.write_text('[tool.runctx]\non-same-checkout = "warn"\n')
@@ -944,7 +944,8 @@ def test_no_module_below_a_face_looks_settings_up():
         "cli/status.py",
         "cli/stop.py",
         "cli/wait.py",
-        "hooks/main.py",
+        "fastpath/hook.py",
+        "hooks/answer.py",
         "pytest_plugin.py",
         "settings.py",
     }

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from shellcases import CASES, CWD, found
 from strategies import PROPERTY
 
+from runctx.fastpath.prefilter import is_probably_test_command, names_a_script
 from runctx.runners import BUILTIN_PATTERNS, RunnerPattern, detect_runner
 from runctx.shell.commands import (
     MAX_COMMAND_CHARS,
@@ -23,7 +24,6 @@ from runctx.shell.commands import (
     TestInvocation,
     test_invocations,
 )
-from runctx.shell.prefilter import is_probably_test_command, names_a_script
 
 
 @pytest.mark.parametrize(("command", "expected"), CASES, ids=[repr(c) for c, _ in CASES])
@@ -157,7 +157,7 @@ class TestTestInvocation:
         assert hash(a) == hash(b)
         assert a != TestInvocation("pytest", ("pytest", "-x"), "/w", cwd_known=False)
         assert repr(a) == (
-            "TestInvocation(argv=('pytest', '-x'), cwd='/w', cwd_known=True, kind='pytest', "
+            "TestInvocation(kind='pytest', argv=('pytest', '-x'), cwd='/w', cwd_known=True, "
             "role='runner', venv=None)"
         )
         with pytest.raises(AttributeError):

@@ -1,4 +1,4 @@
-"""The pre-filter (``shell/prefilter.py``): a cheap no for commands that name no runner.
+"""The pre-filter (``fastpath/prefilter.py``): a cheap no for commands that name no runner.
 
 It finds the table's names as words, from a list that needs no table. Short
 names (``R``, ``go``, ``ng``, ``tap``) must not make every command look like a
@@ -13,9 +13,9 @@ import shlex
 import pytest
 from shellcases import CASES, CWD
 
+from runctx.fastpath.prefilter import is_probably_test_command
 from runctx.runners import RunnerPattern
 from runctx.shell.commands import test_invocations
-from runctx.shell.prefilter import is_probably_test_command
 
 FILLER = "echo '" + "some text " * 900 + "'\n"
 

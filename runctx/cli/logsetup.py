@@ -3,12 +3,16 @@
 Quiet by default (warnings only). ``-v`` shows each run's verdict and its
 reasons, ``-vv`` every field that could not be read, ``--log-json`` writes the
 events as JSON lines (alone, the events ``-v`` shows). Logs go to stderr, so
-``--json`` output stays clean.
+``--json`` output stays clean. Imported by :mod:`runctx.cli.main` only when
+events will be shown: ``logging`` and structlog are not loaded otherwise.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
+
+import structlog
 
 from runctx._log import DEBUG, INFO, LOGGER_NAME, WARNING
 from runctx.present.escape import visible_lines
@@ -24,15 +28,7 @@ def level_for(verbosity: int) -> int:
 
 
 def configure_logging(verbosity: int, *, json_lines: bool) -> None:
-    """Route runctx's events to stderr at the level asked for.
-
-    Without ``-v`` or ``--log-json`` nothing is configured and ``logging`` is
-    not even imported: only warnings would show, through the stdlib default.
-    """
-    if verbosity <= 0 and not json_lines:
-        return
-    import logging  # noqa: PLC0415 - see the docstring
-
+    """Route runctx's events to stderr at the level asked for (``-v`` or ``--log-json``)."""
     # --log-json alone asks for the events: what -v shows, as JSON lines.
     level = level_for(max(verbosity, 1) if json_lines else verbosity)
     logger = logging.getLogger(LOGGER_NAME)
@@ -48,8 +44,6 @@ def configure_logging(verbosity: int, *, json_lines: bool) -> None:
     handler.setFormatter(VisibleFormatter("%(message)s"))
     logger.handlers[:] = [handler]
     logger.propagate = False
-    import structlog  # noqa: PLC0415 - only when events will be shown
-
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer()
         if json_lines

@@ -1,6 +1,6 @@
 """The ``runctx`` command: one dispatcher, from the console script to each subcommand.
 
-``runctx hook FACE`` goes straight to :mod:`runctx.hooks.main` before anything
+``runctx hook FACE`` goes straight to :mod:`runctx.fastpath` before anything
 else is imported: it runs before every shell command an agent issues, and its
 path for a command that is not a test run must cost next to nothing. Every
 other subcommand lives in its own module of :mod:`runctx.cli` with
@@ -25,8 +25,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 
-from runctx.cli.logsetup import configure_logging
 from runctx.exceptions import RunctxError, UsageError
 from runctx.exits import (
     EXIT_BROKEN_PIPE,
@@ -35,6 +35,7 @@ from runctx.exits import (
     EXIT_REFUSED,
     EXIT_USAGE,
 )
+from runctx.hooks.agents import all_faces
 from runctx.present.escape import json_text
 from runctx.present.output import OutputClosedError, OutputError, say, write_json, write_text
 from runctx.present.schema import SCHEMA_VERSION
@@ -47,7 +48,9 @@ if TYPE_CHECKING:
 
 
 HOOK = "hook"
-HOOK_MODULE = "runctx.hooks.main"
+HOOK_MODULE = "runctx.fastpath.hook"
+LOGSETUP_MODULE = "runctx.cli.logsetup"
+"""Loaded only when events will be shown (it imports logging and structlog)."""
 HOOK_SUMMARY = "answer an agent's hook payload on stdin (what installed hooks run)"
 
 SUBCOMMANDS = {
@@ -138,8 +141,6 @@ def terminal_columns() -> int:
 
 
 def _epilog() -> str:
-    import textwrap  # noqa: PLC0415 - only when the help is shown
-
     width = max(len(code) for code, _ in EXIT_STATUSES)
     indent = " " * (width + 4)
     lines = ["exit statuses:"]
@@ -155,11 +156,10 @@ def _epilog() -> str:
 
 def version_text() -> str:
     """``runctx 0.1.0``: the installed distribution's version."""
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415 - email, zipfile: only for --version
-
+    metadata = _module("importlib.metadata")  # email, zipfile: only for --version
     try:
-        return f"runctx {version('runctx')}"
-    except PackageNotFoundError:
+        return f"runctx {metadata.version('runctx')}"
+    except metadata.PackageNotFoundError:
         return "runctx (version unknown: not installed as a distribution)"
 
 
@@ -272,8 +272,6 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     # agent's module.
     faces: tuple[str, ...] | None = None
     if only in (None, HOOK):
-        from runctx.hooks.agents import all_faces  # noqa: PLC0415 - every agent's module: hook only
-
         faces = all_faces()
     hook.add_argument("face", nargs="?", choices=faces)
     return parser
@@ -316,7 +314,7 @@ def _wants_json(args: Sequence[str]) -> bool:
 def _complete() -> None:
     """Answer the shell's completion request (argcomplete exits the process)."""
     try:
-        import argcomplete  # noqa: PLC0415 - only when a shell asks for completions
+        argcomplete = _module("argcomplete")  # only when a shell asks for completions
     except ImportError:  # nothing to offer: end quietly rather than run a command
         raise SystemExit(0) from None
     argcomplete.autocomplete(build_parser())
@@ -336,7 +334,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
     args = parser.parse_args(args_list)
     verbose = args.verbose + getattr(args, "verbose_after", 0)
-    configure_logging(verbose, json_lines=args.log_json or getattr(args, "log_json_after", False))
+    json_lines = args.log_json or getattr(args, "log_json_after", False)
+    if verbose > 0 or json_lines:  # else quiet: warnings only, through the stdlib default
+        _module(LOGSETUP_MODULE).configure_logging(verbose, json_lines=json_lines)
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE

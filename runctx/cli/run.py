@@ -58,7 +58,6 @@ from typing import Any, NoReturn
 
 from runctx import policy
 from runctx.busy import BoxPressure
-from runctx.checkout import checkout_root
 from runctx.cli.common import duration
 from runctx.cli.wait import Progress, seconds_text
 from runctx.exceptions import ConfigError, PidNamespaceError
@@ -70,6 +69,7 @@ from runctx.present.escape import visible
 from runctx.present.output import say
 from runctx.present.words import describe_ours
 from runctx.report import JudgedRun
+from runctx.roots import checkout_root
 from runctx.said import terminal_listener
 from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation, test_invocations

@@ -1,7 +1,10 @@
 """The agents' hooks: ``runctx hook FACE`` and what ``runctx install`` writes.
 
-- :mod:`runctx.hooks.main`: ``runctx hook FACE``, the entry point an agent runs
+- :mod:`runctx.fastpath`: ``runctx hook FACE``, the entry point an agent runs
   before (or after) every shell command, failing open whatever happens;
+- :mod:`runctx.hooks.commands`: what a command the pre-filter let through runs;
+- :mod:`runctx.hooks.answer`: the answer to a test run or a change (the scan,
+  the policy, the reply);
 - :mod:`runctx.hooks.agents`: one module per agent (payloads, replies, install
   spec, settings files);
 - :mod:`runctx.hooks.payload`: reading a payload, bounded and never trusted;

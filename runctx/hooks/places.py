@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from runctx.checkout import Root, checkout_root, rules_for
+from runctx.checkout import Root, rules_for
 from runctx.exceptions import RunctxError
+from runctx.roots import checkout_root
 from runctx.unknown import Unknown
 
 TYPE_CHECKING = False

@@ -43,6 +43,7 @@ Imported on the hook's hot path: the standard library's ``json`` only
 
 from __future__ import annotations
 
+import base64
 import json
 
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -119,8 +120,6 @@ def json_text(text: str) -> str:
 
 def base64_bytes(text: str) -> str:
     """The exact bytes of ``text`` in base64."""
-    import base64  # noqa: PLC0415 - only a value that is not UTF-8 needs it
-
     return base64.b64encode(exact_bytes(text)).decode("ascii")
 
 

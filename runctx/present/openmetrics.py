@@ -42,8 +42,10 @@ Every label value goes through :func:`runctx.present.escape.metric_label`.
 from __future__ import annotations
 
 import enum
+import hashlib
 import math
 from collections.abc import Iterable, Mapping
+from importlib.metadata import PackageNotFoundError, version
 
 from runctx.busy import box_pressure
 from runctx.present.escape import exact_bytes, metric_label
@@ -103,8 +105,6 @@ def _number(value: float) -> str:
 
 def root_hash(text: str) -> str:
     """The short hash a root's path is shown as in the ``root`` label."""
-    import hashlib  # noqa: PLC0415 - 3 ms (OpenSSL) that only a hashed label needs
-
     return hashlib.sha256(exact_bytes(text)).hexdigest()[:ROOT_HASH_DIGITS]
 
 
@@ -301,8 +301,6 @@ def _scan_families(report: Report, root_label: RootLabel) -> list[_Family]:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
-
     try:
         return version("runctx")
     except PackageNotFoundError:

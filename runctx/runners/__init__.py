@@ -26,6 +26,7 @@ from runctx import lazy_attribute
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from runctx.runners.catalog import RUNNER_KINDS
     from runctx.runners.detect import detect_runner
     from runctx.runners.pattern import (
         DEFAULT_NOT_WITH,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from runctx.runners.table import BUILTIN_PATTERNS
     from runctx.runners.walk import MAX_ARGV_WORDS, CommandResolution, resolve_command
 
-    RUNNER_KINDS: tuple[str, ...]
 
 __all__ = [
     "BUILTIN_PATTERNS",
@@ -71,6 +71,7 @@ _HOMES = {
     "BUILTIN_PATTERNS": "runctx.runners.table",
     "CommandResolution": "runctx.runners.walk",
     "MAX_ARGV_WORDS": "runctx.runners.walk",
+    "RUNNER_KINDS": "runctx.runners.catalog",
     "detect_runner": "runctx.runners.detect",
     "resolve_command": "runctx.runners.walk",
 }
@@ -78,13 +79,7 @@ _HOMES = {
 
 def __getattr__(name: str) -> object:
     """Load a public name from its module on first use."""
-    if name != "RUNNER_KINDS":
-        return lazy_attribute(globals(), _HOMES, __name__, name)
-    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415
-
-    kinds = tuple(dict.fromkeys(p.kind for p in BUILTIN_PATTERNS))
-    globals()[name] = kinds
-    return kinds
+    return lazy_attribute(globals(), _HOMES, __name__, name)
 
 
 def __dir__() -> list[str]:

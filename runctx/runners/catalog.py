@@ -8,9 +8,11 @@ changes.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import sys
 
+from runctx.runners.needles import names_of
 from runctx.runners.pattern import TASK_ROLE, WORKER_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
 
@@ -91,11 +93,33 @@ def listed(document: str) -> str:
     return document[start : document.index(END, start)].strip()
 
 
+RUNNER_KINDS = tuple(dict.fromkeys(pattern.kind for pattern in BUILTIN_PATTERNS))
+"""Every kind of the builtin table, once each, in the table's order."""
+
+
+def names_literal(names: Sequence[str]) -> str:
+    """The source text of :data:`runctx.fastpath.prefilter.BUILTIN_NAMES` for ``names``."""
+    lines = ["BUILTIN_NAMES: tuple[str, ...] = ("]
+    lines += [f"    {json.dumps(name)}," for name in names]
+    lines.append(")")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Rewrite the generated list of ``docs/runners.md`` (or of the document named)."""
+    """Rewrite the generated list of ``docs/runners.md`` (or of the document named).
+
+    And the pre-filter's literal of the table's names
+    (:data:`runctx.fastpath.prefilter.BUILTIN_NAMES`).
+    """
     (path,) = argv if argv is not None else sys.argv[1:]
     file = pathlib.Path(path)
     file.write_text(with_list(file.read_text(), full_list(BUILTIN_PATTERNS)))
+    prefilter = pathlib.Path(__file__).parent.parent / "fastpath" / "prefilter.py"
+    text = prefilter.read_text()
+    begin = text.index("\n", text.index("# BEGIN GENERATED")) + 1
+    end = text.index("# END GENERATED")
+    literal = names_literal(names_of(BUILTIN_PATTERNS))
+    prefilter.write_text(text[:begin] + literal + "\n" + text[end:])
     return 0
 
 

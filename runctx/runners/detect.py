@@ -12,6 +12,7 @@ from __future__ import annotations
 from runctx.runners.pattern import WRAPPER_ROLE, RunnerMatch
 from runctx.runners.walk import resolve_command, table_or_builtin, title_words, worth_a_look
 from runctx.runners.wrappers import WRAPPERS
+from runctx.shell.commands import test_invocations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -80,8 +81,6 @@ def _shell_runner(text: str, patterns: Sequence[RunnerPattern]) -> RunnerMatch |
     after a ``cd`` the runner works in another directory, and is better seen
     as its own process there. No project file is read (tasks stay tasks).
     """
-    from runctx.shell.commands import test_invocations  # noqa: PLC0415 - a live shell only
-
     for invocation in test_invocations(text, ".", patterns, resolve_tasks=False):
         if invocation.cwd == "." and invocation.cwd_known:
             return RunnerMatch(invocation.kind, invocation.role)

@@ -16,7 +16,7 @@ Information requests and dry runs change nothing and are no rows' match;
 the environment, so it is not one either.
 
 Imported only when a command holds one of the tools' names (the hook's
-cheap pre-filter, :func:`runctx.shell.prefilter.may_change_environment`,
+cheap pre-filter, :func:`runctx.fastpath.prefilter.may_change_environment`,
 whose words every row's names contain: a test checks it), or names a task
 runner. A task runner's task (``make install``, ``npm run setup``, ``just
 bootstrap``, ``task deps``, ``hatch run setup``) changes an environment when
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from runctx.runners.pattern import DEFAULT_NOT_WITH, TASK_ROLE, RunnerPattern, rows
 from runctx.runners.programs import HATCH_VALUE_OPTIONS, NPM_PROGRAMS, PNPM_PROGRAMS, YARN_PROGRAMS
+from runctx.runners.table import BUILTIN_PATTERNS
 
 _H = (*DEFAULT_NOT_WITH, "-h")
 PIP_PROGRAMS = ("pip", "pip3", *(f"pip3.{minor}" for minor in range(6, 20)))
@@ -135,12 +136,9 @@ def through_task_runners() -> tuple[RunnerPattern, ...]:
 
     With it, :func:`runctx.shell.commands.commands_run` reads ``make install``
     through its recipe, with the same task readers a test run's task is read
-    with (:mod:`runctx.runners.tasks`). The runner table is imported only
-    here: a command that names a task runner.
+    with (:mod:`runctx.runners.tasks`).
     """
     if not _THROUGH_TASKS:
-        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - a task runner is named
-
         tasks = tuple(row for row in BUILTIN_PATTERNS if row.role == TASK_ROLE)
         _THROUGH_TASKS.append((*INSTALLER_PATTERNS, *tasks))
     return _THROUGH_TASKS[0]

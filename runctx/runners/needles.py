@@ -1,12 +1,12 @@
 """The names the pre-filter looks for: every program, module and code name of a table.
 
 The hook's path for a command that is not a test run asks one question, "does
-the command name a runner at all?" (:mod:`runctx.shell.prefilter`), and must
+the command name a runner at all?" (:mod:`runctx.fastpath.prefilter`), and must
 not pay for building the runner table to ask it. The pre-filter holds the
 builtin table's names as a literal
-(:data:`runctx.shell.prefilter.BUILTIN_NAMES`), derived from
+(:data:`runctx.fastpath.prefilter.BUILTIN_NAMES`), derived from
 :data:`runctx.runners.table.BUILTIN_PATTERNS` by :func:`names_of`: the test
-suite checks that the two agree, and ``python -m runctx.runners.needles``
+suite checks that the two agree, and ``python -m runctx.runners.catalog``
 writes the literal anew after the table changes. Rows of the user's own are
 added by :func:`names_of`.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable
 
     from runctx.runners.pattern import RunnerPattern
 
@@ -46,34 +46,3 @@ def _glob_needle(glob: str) -> str:
         return "*" + parts[-1]
     middle = max(parts, key=len)
     return f"*{middle}*" if middle else "*"
-
-
-def generated_literal(names: Sequence[str]) -> str:
-    """The source text of :data:`BUILTIN_NAMES` for ``names``."""
-    import json  # noqa: PLC0415 - a maintenance command only
-
-    lines = ["BUILTIN_NAMES: tuple[str, ...] = ("]
-    lines += [f"    {json.dumps(name)}," for name in names]
-    lines.append(")")
-    return "\n".join(lines)
-
-
-def main() -> int:
-    """Rewrite the pre-filter's literal from the builtin table."""
-    import pathlib  # noqa: PLC0415 - a maintenance command only
-
-    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415
-
-    path = pathlib.Path(__file__).parent.parent / "shell" / "prefilter.py"
-    text = path.read_text()
-    begin = text.index("# BEGIN GENERATED")
-    begin = text.index("\n", begin) + 1
-    end = text.index("# END GENERATED")
-    path.write_text(
-        text[:begin] + generated_literal(names_of(BUILTIN_PATTERNS)) + "\n" + text[end:]
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

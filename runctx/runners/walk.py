@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import os
 
-from runctx._record import LightRecord
+import attrs
+
 from runctx.runners.containers import COMPOSE_PROGRAMS, ENGINES
 from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import (
@@ -44,6 +45,7 @@ from runctx.runners.pattern import (
     joined_directory,
 )
 from runctx.runners.programs import NODE_VALUES
+from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
     JAVA_STOPS,
@@ -88,7 +90,8 @@ MAX_ARGV_WORDS = 256
 """The words of an argv the walk reads; the rest is as if it were not there."""
 
 
-class Outcome(LightRecord):
+@attrs.frozen
+class Outcome:
     """How one step of the walk ended, when it did not just move to another word.
 
     ``kind`` is one of :data:`STOP` (nothing runs, or nothing we can name),
@@ -100,27 +103,15 @@ class Outcome(LightRecord):
     is a task runner's task, which is a run only if its text runs a runner).
     """
 
-    __slots__ = ("kind", "match", "rest", "task", "text")
-
     kind: str
-    text: str
-    rest: int
-    match: RunnerMatch | None
-    task: TaskCall | None
-
-    def __init__(
-        self,
-        kind: str,
-        text: str = "",
-        rest: int = 0,
-        match: RunnerMatch | None = None,
-        task: TaskCall | None = None,
-    ) -> None:
-        """Hold one outcome."""
-        self._hold(kind=kind, text=text, rest=rest, match=match, task=task)
+    text: str = ""
+    rest: int = 0
+    match: RunnerMatch | None = None
+    task: TaskCall | None = None
 
 
-class TaskCall(LightRecord):
+@attrs.frozen
+class TaskCall:
     """A task a task runner is asked to run: ``npm run unit``, ``make -f ci.mk lint test``.
 
     ``kind`` is the task row's kind, ``reader`` how its project file is read
@@ -131,25 +122,11 @@ class TaskCall(LightRecord):
     task's text cannot be read.
     """
 
-    __slots__ = ("by_name", "file", "kind", "names", "reader")
-
     kind: str
     reader: str
     names: tuple[str, ...]
-    file: str
-    by_name: bool
-
-    def __init__(
-        self,
-        kind: str,
-        reader: str,
-        names: tuple[str, ...],
-        file: str = "",
-        *,
-        by_name: bool = False,
-    ) -> None:
-        """Hold one task call."""
-        self._hold(kind=kind, reader=reader, names=names, file=file, by_name=by_name)
+    file: str = ""
+    by_name: bool = attrs.field(default=False, kw_only=True)
 
     @property
     def match(self) -> RunnerMatch:
@@ -626,7 +603,12 @@ def _options(
     return j if j < n else _STOPPED
 
 
-class CommandResolution(LightRecord):
+def _words(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(words)
+
+
+@attrs.frozen
+class CommandResolution:
     """What one argv runs, as far as runctx cares (see :func:`resolve_command`).
 
     ``match`` is the runner it starts (or None); ``shell_string`` the text a
@@ -645,43 +627,17 @@ class CommandResolution(LightRecord):
     container (:mod:`runctx.runners.containers` says where), else nothing.
     """
 
-    __slots__ = ("chdir", "container", "inner", "match", "shell_string", "task")
-
     match: RunnerMatch | None
     shell_string: str | None
     chdir: str | None
-    task: TaskCall | None
-    inner: tuple[str, ...]
-    container: tuple[str, ...]
-
-    def __init__(  # noqa: PLR0913 - one keyword per answer
-        self,
-        match: RunnerMatch | None,
-        shell_string: str | None,
-        chdir: str | None,
-        task: TaskCall | None = None,
-        *,
-        inner: Sequence[str] = (),
-        container: Sequence[str] = (),
-    ) -> None:
-        """Hold the answers."""
-        self._hold(
-            match=match,
-            shell_string=shell_string,
-            chdir=chdir,
-            task=task,
-            inner=tuple(inner),
-            container=tuple(container),
-        )
+    task: TaskCall | None = None
+    inner: tuple[str, ...] = attrs.field(default=(), kw_only=True, converter=_words)
+    container: tuple[str, ...] = attrs.field(default=(), kw_only=True, converter=_words)
 
 
 def table_or_builtin(patterns: Sequence[RunnerPattern] | None) -> Sequence[RunnerPattern]:
-    """``patterns``, or the builtin table (imported only then: it is large) when None."""
-    if patterns is not None:
-        return patterns
-    from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - see above
-
-    return BUILTIN_PATTERNS
+    """``patterns``, or the builtin table when None."""
+    return BUILTIN_PATTERNS if patterns is None else patterns
 
 
 def resolve_command(

@@ -49,7 +49,7 @@ The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
 whatever :func:`test_invocations` finds through the runner table, the
 pre-filter says True for it; a project script (``scripts/test``, ``./ci.sh``,
 read when tasks are) is let through by
-:func:`~runctx.shell.prefilter.names_a_script`, as cheap. It
+:func:`~runctx.fastpath.prefilter.names_a_script`, as cheap. It
 is a substring search for the table's names, so a command that names no
 runner costs microseconds and never compiles the lexer's regexes.
 """
@@ -58,20 +58,23 @@ from __future__ import annotations
 
 import os
 
-from runctx._record import LightRecord
+import attrs
+
+from runctx.fastpath.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
+from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
+from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.tasks import ProjectFiles, environments, scripts, task_texts, test_named
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
-from runctx.shell.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from runctx.runners.pattern import RunnerPattern
-    from runctx.runners.tasks import ProjectFiles
     from runctx.runners.walk import TaskCall
 
 __all__ = [
@@ -102,7 +105,12 @@ VARIABLE_KIND = "program-named-by-variable"
 _HEREDOC_OPS = frozenset({"<<", "<<-"})
 
 
-class TestInvocation(LightRecord):
+def _words(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(words)
+
+
+@attrs.frozen
+class TestInvocation:
     """One test run a command string starts.
 
     ``kind`` and ``role`` as in :class:`runctx.runners.RunnerMatch`; ``argv``
@@ -115,27 +123,12 @@ class TestInvocation(LightRecord):
 
     __test__ = False  # not a pytest test class, despite its name
 
-    __slots__ = ("argv", "cwd", "cwd_known", "kind", "role", "venv")
-
     kind: str
-    argv: tuple[str, ...]
+    argv: tuple[str, ...] = attrs.field(converter=_words)
     cwd: str
-    cwd_known: bool
-    role: str
-    venv: str | None
-
-    def __init__(  # noqa: PLR0913 - one keyword per fact of the invocation
-        self,
-        kind: str,
-        argv: Sequence[str],
-        cwd: str,
-        *,
-        cwd_known: bool = True,
-        role: str = RUNNER_ROLE,
-        venv: str | None = None,
-    ) -> None:
-        """Hold one invocation."""
-        self._hold(kind=kind, argv=tuple(argv), cwd=cwd, cwd_known=cwd_known, role=role, venv=venv)
+    cwd_known: bool = attrs.field(default=True, kw_only=True)
+    role: str = attrs.field(default=RUNNER_ROLE, kw_only=True)
+    venv: str | None = attrs.field(default=None, kw_only=True)
 
 
 # --------------------------------------------------------------------------- the parse
@@ -402,9 +395,6 @@ class _Parse:
         told, the command's directory is kept and marked not known: the run
         is not placed in this checkout, nor anywhere else.
         """
-        from runctx.runners.containers import placement  # noqa: PLC0415 - a container only
-        from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a container only
-
         if self.files is None:
             self.files = ProjectFiles()
         placed = placement(words, self.files, cwd)
@@ -423,7 +413,6 @@ class _Parse:
         """
         if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
             return False
-        from runctx.runners.tasks import ProjectFiles, environments  # noqa: PLC0415 - tox/nox only
 
         if self.files is None:
             self.files = ProjectFiles()
@@ -439,7 +428,6 @@ class _Parse:
         """
         if call.kind not in BINARY_RUNNERS or not call.names or self.files is None:
             return False
-        from runctx.runners.tasks import test_named  # noqa: PLC0415 - a task only
 
         return test_named.has_no_script(call.names[0], cwd, self.files)
 
@@ -452,7 +440,6 @@ class _Parse:
         """
         if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
             return False
-        from runctx.runners.tasks import ProjectFiles, test_named  # noqa: PLC0415 - npm only
 
         name = test_named.look_alike_script(argv)
         if name is None:
@@ -494,7 +481,6 @@ class _Parse:
         """
         if not self.resolve_tasks or self.keep_inner:
             return
-        from runctx.runners.tasks import scripts  # noqa: PLC0415 - a script only
 
         written = argv
         path = scripts.script_path(argv)
@@ -508,8 +494,6 @@ class _Parse:
             return  # a runner of the table that its own options made no run
         text = None
         if self.task_depth < MAX_TASK_DEPTH:
-            from runctx.runners.tasks import ProjectFiles  # noqa: PLC0415 - a script only
-
             if self.files is None:
                 self.files = ProjectFiles()
             text = scripts.script_text(path, cwd, self.files)
@@ -546,8 +530,6 @@ class _Parse:
             return
         texts = None
         if self.task_depth < MAX_TASK_DEPTH:
-            from runctx.runners.tasks import ProjectFiles, task_texts  # noqa: PLC0415 - a task only
-
             if self.files is None:
                 self.files = ProjectFiles()
             texts = task_texts(call, cwd, self.files)
@@ -676,8 +658,6 @@ def test_invocations(
     raises on odd input.
     """
     if patterns is None:
-        from runctx.runners.table import BUILTIN_PATTERNS  # noqa: PLC0415 - the table is large
-
         patterns = BUILTIN_PATTERNS
     if not is_probably_test_command(command, patterns) and not (
         resolve_tasks and names_a_script(command)

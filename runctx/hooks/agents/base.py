@@ -1,13 +1,13 @@
-"""What every agent module provides, and the one way a decision becomes a reply.
+"""What every agent module provides: readers, reply tables, install specs.
 
 An agent is a module of :mod:`runctx.hooks.agents` that holds everything
 runctx knows about one agent (the :class:`Agent` protocol): how to read its
 payloads, its reply table, what ``runctx install`` writes into its settings
 file and where that file is, and what to tell the user after an install.
 
-Imported on the hook's hot path: :class:`~runctx._record.LightRecord`
-records and the standard library only; :mod:`runctx.present.escape` when a
-reply is made.
+Imported on the hook's fast path (:mod:`runctx.fastpath`):
+:class:`~runctx._record.LightRecord` records and the standard library only. A
+decision becomes a reply in :mod:`runctx.hooks.answer`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
-
-    from runctx.policy import Decision
 
     JSONObject = dict[str, object]
     Builder = Callable[[str, str], JSONObject]
@@ -244,49 +242,6 @@ class SessionFace(LightRecord):
     ) -> None:
         """``read`` gives the session's directory; ``reply`` wraps context."""
         self._hold(read=read, reply=reply)
-
-
-def cannot_ask(title: str) -> str:
-    """What a deny says when the checkout asks first and ``title`` has no way to ask."""
-    return (
-        f"(This checkout is set to ask before a second run starts; {title} cannot ask "
-        "here, so runctx refused. Run it again once the other run has ended, or start it "
-        "as `runctx run --wait -- COMMAND`.)"
-    )
-
-
-def reply_for(decision: Decision, replies: Replies, title: str) -> str | None:
-    """The hook's stdout for ``decision`` in the agent's words, or None to stay silent.
-
-    runctx never answers "allow": that would skip the user's own permission prompt.
-    """
-    action = decision.action
-    message = decision.message
-    if action in {"stop", "wait"}:  # a hook cannot wait: the message says how to
-        output = replies.deny(message, decision.summary)
-    elif action == "ask" and replies.ask is not None:
-        output = replies.ask(message, decision.summary)
-    elif action == "ask":
-        output = replies.deny(f"{message}\n{cannot_ask(title)}", decision.summary)
-    elif action in {"note", "warn"}:
-        output = replies.note(message, decision.summary)
-    else:
-        return None
-    from runctx.present.escape import hook_json  # noqa: PLC0415 - only when something is said
-
-    return hook_json(output)
-
-
-def context_reply(face: AfterToolFace | SessionFace, context: str) -> str:
-    """The hook's stdout that gives ``context`` to the model through ``face``.
-
-    Like :func:`reply_for`, the one place a reply becomes JSON: through
-    :func:`runctx.present.escape.hook_json`, ASCII with every string escaped
-    for display, so every strict JSON parser accepts it.
-    """
-    from runctx.present.escape import hook_json  # noqa: PLC0415 - only when something is said
-
-    return hook_json(face.reply(context))
 
 
 if TYPE_CHECKING:

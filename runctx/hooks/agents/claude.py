@@ -50,7 +50,7 @@ SHELL_TOOLS = ("Bash", "Monitor")
 """The tools whose ``command`` Claude Code runs in a shell: what the matcher names."""
 HOOK_TIMEOUT_SECONDS = 20
 """The timeout the installed hooks get: the hook decides within its own 10 s deadline
-(:data:`runctx.hooks.main.DEFAULT_DEADLINE_SECONDS`), which leaves 10 s for the
+(:data:`runctx.fastpath.hook.DEFAULT_DEADLINE_SECONDS`), which leaves 10 s for the
 interpreter to start and the reply to be read on a saturated box."""
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import os
 
-from runctx.checkout import checkout_root
-from runctx.hooks.agents import claude
+from runctx.checkout import find_root
+from runctx.hooks.agents import agent, claude
 from runctx.hooks.payload import text
 from runctx.planted import NotRegularFileError, read_bounded
 
@@ -90,12 +90,6 @@ class Hosted:
         return self._session_id(payload)
 
 
-def _agent(name: str) -> Agent:
-    from runctx.hooks.agents import agent  # noqa: PLC0415 - the registry imports this module's
-
-    return agent(name)
-
-
 def host_of(payload: JSONObject, environ: Mapping[str, str]) -> tuple[str, str]:
     """The agent that runs the hook and the shape of its payload: ``(host, shape)``."""
     if "toolName" in payload or "toolArgs" in payload:
@@ -128,12 +122,14 @@ def _runs_runctx(path: str, face: str) -> bool:
 
 def answered_by_host(host: str, cwd: str, environ: Mapping[str, str]) -> bool:
     """Whether ``host`` runs a runctx hook of its own here, which answers in its place."""
-    chosen = _agent(host)
+    chosen = agent(host)
     if _runs_runctx(_user_file(chosen, environ), host):
         return True
 
-    root = checkout_root(cwd)
-    places = {cwd} if not isinstance(root, str) else {cwd, str(root)}
+    try:
+        places = {cwd, str(find_root(cwd))}
+    except (OSError, ValueError):  # no root known: the directory itself
+        places = {cwd}
     return any(_runs_runctx(os.path.join(place, chosen.FILES.project), host) for place in places)
 
 
@@ -148,8 +144,8 @@ def answering(face: Agent, payload: JSONObject, environ: Mapping[str, str]) -> A
     host, shape = host_of(payload, environ)
     if host == claude.NAME:
         return face
-    shaped = _agent(shape)
+    shaped = agent(shape)
     read = shaped.PRE_TOOL_FACE.read(payload)
     if read is not None and answered_by_host(host, read[1], environ):
         return None
-    return Hosted(_agent(host), shaped.PRE_TOOL_FACE, shaped)
+    return Hosted(agent(host), shaped.PRE_TOOL_FACE, shaped)

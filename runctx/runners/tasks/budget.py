@@ -15,9 +15,7 @@ budget keeps the reason (:meth:`WorkBudget.unknown`), an explicit unknown.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from runctx.unknown import Unknown
+from runctx.unknown import Reason, Unknown
 
 EXPANDED_CHARS_MAX = 1024 * 1024
 """Characters that expanding variables may produce, summed over one command's task files."""
@@ -33,8 +31,7 @@ class WorkBudget:
     """What reading task files for one command string may still cost.
 
     ``spent`` is None while there is budget left, then which bound was
-    reached (:meth:`unknown` gives it as an explicit unknown). Plain text, so
-    that reading a task costs no import of the record classes.
+    reached (:meth:`unknown` gives it as an explicit unknown).
     """
 
     __slots__ = ("expanded_left", "expanded_max", "spent", "text_left", "text_max")
@@ -51,8 +48,6 @@ class WorkBudget:
         """Why the tasks read were not known: the bound reached, or None while within it."""
         if self.spent is None:
             return None
-        from runctx.unknown import Reason, Unknown  # noqa: PLC0415 - only once spent
-
         return Unknown(Reason.UNPARSABLE, self.spent)
 
     def _spend(self, what: str) -> BudgetSpentError:

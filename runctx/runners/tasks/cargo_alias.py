@@ -10,6 +10,8 @@ turn, a few levels deep.
 
 from __future__ import annotations
 
+import tomllib
+
 from runctx.runners.tasks.files import found_above
 
 TYPE_CHECKING = False
@@ -22,8 +24,6 @@ CONFIG_FILES = (".cargo/config.toml", ".cargo/config")
 
 def parse(data: bytes) -> dict[str, str]:
     """The aliases of a cargo config: name to the words it stands for, as one text."""
-    import tomllib  # noqa: PLC0415 - only for a cargo alias
-
     table = tomllib.loads(data.decode("utf-8", errors="replace")).get("alias")
     if not isinstance(table, dict):
         return {}

@@ -11,6 +11,7 @@ set).
 from __future__ import annotations
 
 import os
+import tomllib
 
 from runctx.runners.tasks.files import Task, expand_tasks
 
@@ -24,8 +25,6 @@ _MAX_TEMPLATES = 8
 
 def toml_document(data: bytes) -> dict[str, object]:
     """A TOML text as a table; ValueError when it is not valid TOML."""
-    import tomllib  # noqa: PLC0415 - only a command that names a hatch script pays for it
-
     try:
         return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as error:
