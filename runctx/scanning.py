@@ -377,7 +377,8 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     once more, so they are seen as the run(s) they now form.
 
     At ``deadline`` the owners are read no more: the runs left are counted in
-    ``unjudged``, never judged late.
+    ``unjudged``, never judged late. A full scan (no ``others``) will ask who
+    started each run: the owner's read takes its cgroup and terminal with it.
     """
     owners: dict[int, int | Unknown] = {}
 
@@ -404,7 +405,9 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             if _passed(deadline):
                 unjudged = len(folded) - index
                 break
-            owned.append((found, source.with_owner(found.authority, viewer_uid)))
+            owned.append(
+                (found, source.with_owner(found.authority, viewer_uid, inherited=others is None))
+            )
         owned.sort(key=lambda pair: pair[1].pid)
         return _FoundRuns(table, owned, unjudged)
 

@@ -58,11 +58,19 @@ class ProcessSource(Protocol):
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 
-    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+    def with_owner(
+        self,
+        record: ProcRecord,
+        viewer_uid: int | Unknown | None = None,
+        *,
+        inherited: bool = False,
+    ) -> ProcRecord:
         """The record with its owner uid, cwd and checkout root read (for processes of a run).
 
         The root's markers count when root, the owner or ``viewer_uid`` (default:
         the caller's real uid) made them (:func:`runctx.checkout.rules_for`).
+        With ``inherited``, the cgroup and terminal :meth:`inherited` tells are
+        read now too, confirmed by the same reading of the identity.
         """
 
     def environment(

@@ -29,6 +29,8 @@ PID_REUSED = Unknown(Reason.GONE, "pid reused or exited during the scan")
 MAX_ENVIRONMENT_PROCESSES = 16
 """The processes of a run looked at for its environment, the authoritative one first."""
 NO_ENVIRONMENT = Unknown(Reason.ABSENT, "no Python or node process shows one")
+_CONFIRMED_MAX = 65536
+"""The authorities whose cgroup and terminal one scan keeps from :meth:`SourceBase.with_owner`."""
 
 
 def _may_show_one(comm: str, argv: Sequence[str]) -> bool:
@@ -59,6 +61,13 @@ class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
     name = "base"
+    _confirmed: dict[ProcIdentity, tuple[str | Unknown, bool | Unknown]]
+    """The cgroup and terminal of each authority :meth:`with_owner` read them for, this scan.
+
+    Read before the identity check that confirmed the owner: that one read of
+    the identity vouches for them too, so :meth:`inherited` need not read them
+    (and the identity) again.
+    """
 
     def _now(self) -> float:
         """The clock the ages of this source's records count to."""
@@ -215,18 +224,38 @@ class SourceBase:
         is still held by ``process`` then, it was held by it all along (a
         process's pid and start time never come back once it exits). A pid
         that changed hands gives nothing (every field ``gone``), so facts of
-        one process are never told about another.
+        one process are never told about another. The cgroup and terminal
+        :meth:`with_owner` read this scan, before the identity that vouched
+        for them, are not read again.
         """
         pid = process.pid
+        confirmed = self._confirmed_now().get(process)
         environ = skip_environ if skip_environ is not None else self._own_environ(pid, wanted)
-        cgroup = self._cgroup(pid)
-        now, tty = self._identity_and_tty(pid)
+        if confirmed is not None and skip_environ is not None:
+            # Read with the owner, before the identity that confirmed it: nothing left to read.
+            now: ProcIdentity | Unknown = process
+            cgroup, tty = confirmed
+        elif confirmed is not None:
+            cgroup, tty = confirmed
+            now = self.current_identity(pid)  # the environment was read after that identity
+        else:
+            cgroup = self._cgroup(pid)
+            now, tty = self._identity_and_tty(pid)
         if now != process:
             gone = now if isinstance(now, Unknown) else PID_REUSED
             return Inherited(environ=gone, cgroup=gone, tty=gone)
         pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))
-        log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
+        if isinstance(environ, Unknown) or isinstance(cgroup, Unknown) or isinstance(tty, Unknown):
+            log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
         return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
+
+    def _confirmed_now(self) -> dict[ProcIdentity, tuple[str | Unknown, bool | Unknown]]:
+        """What :meth:`with_owner` read of each authority this scan (emptied by :meth:`table`)."""
+        try:
+            return self._confirmed
+        except AttributeError:
+            self._confirmed = {}
+            return self._confirmed
 
     def read_process(self, pid: int) -> ProcRecord | Unknown:
         """The record of one live process, or why there is none.
@@ -251,6 +280,7 @@ class SourceBase:
         as not read.
         """
         now = self._now()
+        self._confirmed = {}
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = not_read = 0
         pids = self._pids()
@@ -278,21 +308,38 @@ class SourceBase:
             not_read=not_read,
         )
 
-    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+    def with_owner(
+        self,
+        record: ProcRecord,
+        viewer_uid: int | Unknown | None = None,
+        *,
+        inherited: bool = False,
+    ) -> ProcRecord:
         """The record with its uid, cwd and root read; unknown if it exited meanwhile.
 
         The root's markers count when root, the owner or ``viewer_uid`` (default:
         the caller's real uid) made them. The identity is read again after the
         owner: a process that turned zombie keeps what could still be read of
         it (its cwd is then unknown), one whose pid changed hands, or that is
-        gone, has none of them.
+        gone, has none of them. With ``inherited`` (a scan that will ask
+        :meth:`inherited` of this process) its cgroup and terminal are read
+        too, before that identity, which then vouches for them as well.
         """
-        uid, cwd = self._owner(record.pid)
+        pid = record.pid
+        uid, cwd = self._owner(pid)
         viewer = os.getuid() if viewer_uid is None else viewer_uid
-        root = self._root(record.pid, cwd, rules_for([viewer, uid]))
-        now = self.current_identity(record.pid)
-        turned_zombie = isinstance(now, Unknown) and now.reason is Reason.ZOMBIE
-        if not turned_zombie and now != record.identity:
+        root = self._root(pid, cwd, rules_for([viewer, uid]))
+        identity = record.identity
+        if inherited:
+            cgroup = self._cgroup(pid)
+            now, tty = self._identity_and_tty(pid)
+            confirmed = self._confirmed_now()
+            if now == identity and len(confirmed) < _CONFIRMED_MAX:
+                confirmed[identity] = (cgroup, tty)
+        else:
+            now = self.current_identity(pid)
+        if now != identity and not (isinstance(now, Unknown) and now.reason is Reason.ZOMBIE):
             uid = cwd = root = PID_REUSED
-        log_unreadable(record.pid, uid=uid, cwd=cwd, root=root)
+        if isinstance(uid, Unknown) or isinstance(cwd, Unknown) or isinstance(root, Unknown):
+            log_unreadable(pid, uid=uid, cwd=cwd, root=root)
         return record._replace(uid=uid, cwd=cwd, root=root)
