@@ -13,6 +13,9 @@ The kernel counts CPU time in clock ticks (10 ms at the usual 100 Hz): over a
 0.1 s window one process's use is known to within 0.1 CPU. A process that
 exits between the readings, or whose pid changes hands, is left out of both;
 one that starts between them is not counted (it was not in the first).
+A full scan reads each run's authority once with its owner
+(:meth:`~runctx.sources.ProcessSource.cpu_read_with_owner`): that reading,
+with its own instant, is the authority's first, so it is not read again.
 """
 
 from __future__ import annotations
@@ -34,21 +37,46 @@ DEFAULT_WINDOW_SECONDS = 0.1
 
 @attrs.frozen
 class CpuReading:
-    """The CPU seconds of some processes, read at one monotonic instant."""
+    """The CPU seconds of some processes, read at one monotonic instant.
+
+    Or some of them earlier: ``taken`` holds the instant of each process read
+    before ``at`` (a full scan reads a run's authority with its owner).
+    """
 
     at: float
     seconds: dict[ProcIdentity, float | Unknown] = attrs.field(eq=False, hash=False)
+    taken: dict[ProcIdentity, float] = attrs.field(factory=dict, eq=False, hash=False)
 
 
 def read_cpu(
     source: ProcessSource,
     runs: Iterable[Run],
     clock: Callable[[], float] = time.monotonic,
+    *,
+    earlier: Callable[[ProcIdentity], tuple[float, float] | None] | None = None,
 ) -> CpuReading:
-    """One reading of the CPU time of every process of ``runs``."""
+    """One reading of the CPU time of every process of ``runs``.
+
+    ``earlier`` gives, for a process read already on the same clock, when
+    and what (:meth:`~runctx.sources.ProcessSource.cpu_read_with_owner`):
+    it is not read again. Only the others are read now.
+    """
     processes = [process for run in runs for process in run.processes]
-    at = clock()
-    return CpuReading(at=at, seconds=source.cpu_times(processes))
+    taken: dict[ProcIdentity, float] = {}
+    known: dict[ProcIdentity, float | Unknown] = {}
+    rest = processes
+    if earlier is not None:
+        rest = []
+        for process in processes:
+            found = earlier(process)
+            if found is None:
+                rest.append(process)
+            else:
+                taken[process], known[process] = found
+    at = clock() if rest or not taken else max(taken.values())
+    seconds = source.cpu_times(rest) if rest else {}
+    seconds.update(known)
+    return CpuReading(at=at, seconds=seconds, taken=taken)
 
 
 def second_reading(
@@ -68,18 +96,20 @@ def second_reading(
 
 
 def cpu_now(run: Run, first: CpuReading, second: CpuReading) -> float | Unknown:
-    """The CPUs ``run`` kept busy between the readings; unknown if no process was read twice."""
-    elapsed = second.at - first.at
-    if elapsed <= 0:
+    """The CPUs ``run`` kept busy between the readings; unknown if no process was read twice.
+
+    Each process's use over its own window (from when it was first read), summed.
+    """
+    if second.at - first.at <= 0:
         return Unknown(Reason.UNPARSABLE, "no time passed between the two readings")
-    used = 0.0
+    busy = 0.0
     counted = 0
     for process in run.processes:
         before = first.seconds.get(process)
         after = second.seconds.get(process)
         if isinstance(before, float) and isinstance(after, float):
-            used += max(0.0, after - before)
+            busy += max(0.0, after - before) / (second.at - first.taken.get(process, first.at))
             counted += 1
     if not counted:
         return Unknown(Reason.GONE, "no process of the run was read twice")
-    return used / elapsed
+    return busy

@@ -635,7 +635,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     first = None
     cpu_dropped = bool(cpu_window is not None and measured and _passed(deadline))
     if cpu_window is not None and measured and not cpu_dropped:
-        first = read_cpu(source, measured)
+        first = read_cpu(source, measured, earlier=source.cpu_read_with_owner)
     reading_took = 0.0 if first is None else time.monotonic() - first.at
     load = source.load()
     visibility = describe_limits(

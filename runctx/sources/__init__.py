@@ -83,6 +83,12 @@ class ProcessSource(Protocol):
     def load(self) -> Load:
         """Usable CPUs, load average, CPU pressure and memory now."""
 
+    def cpu_read_with_owner(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When (:func:`time.monotonic`) and what CPU seconds ``with_owner`` read this scan.
+
+        None when it did not read them (not asked to, or the source reads them apart).
+        """
+
     def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
         """The CPU seconds each process has used so far, read now; unknown for one gone."""
 

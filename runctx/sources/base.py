@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
@@ -57,16 +58,25 @@ def _inherited_paths(variables: Mapping[str, str]) -> dict[str, str | None]:
     return {"virtual_env": variables.get("VIRTUAL_ENV"), "search_path": variables.get("PATH")}
 
 
+class ReadWithOwner(NamedTuple):
+    """What a full scan reads of a run's authority with its owner, under one identity check."""
+
+    cgroup: str | Unknown
+    tty: bool | Unknown
+    cpu: tuple[float, float] | None
+    """When (:func:`time.monotonic`) its CPU seconds were read, and they; None if not read."""
+
+
 class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
     name = "base"
-    _confirmed: dict[ProcIdentity, tuple[str | Unknown, bool | Unknown]]
-    """The cgroup and terminal of each authority :meth:`with_owner` read them for, this scan.
+    _confirmed: dict[ProcIdentity, ReadWithOwner]
+    """What :meth:`with_owner` read of each authority it was asked to, this scan.
 
-    Read before the identity check that confirmed the owner: that one read of
-    the identity vouches for them too, so :meth:`inherited` need not read them
-    (and the identity) again.
+    Read before (or with) the identity check that confirmed the owner: that
+    one read of the identity vouches for them too, so :meth:`inherited` and
+    a CPU window's first reading need not read them (and the identity) again.
     """
 
     def _now(self) -> float:
@@ -194,6 +204,22 @@ class SourceBase:
         """The identity of the process holding ``pid`` and whether it has a terminal."""
         return self.current_identity(pid), self._tty(pid)
 
+    def _identity_tty_and_cpu(
+        self, pid: int
+    ) -> tuple[ProcIdentity | Unknown, bool | Unknown, tuple[float, float] | None]:
+        """:meth:`_identity_and_tty`, and the CPU seconds when the same reading gives them.
+
+        With when they were read (:func:`time.monotonic`); None where a source
+        reads them apart (a CPU window then reads them itself).
+        """
+        now, tty = self._identity_and_tty(pid)
+        return now, tty, None
+
+    def cpu_read_with_owner(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When and what CPU seconds :meth:`with_owner` read of ``process`` this scan, if it did."""
+        found = self._confirmed_now().get(process)
+        return None if found is None else found.cpu
+
     def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
         """The CPU seconds each process has used so far, read now.
 
@@ -234,9 +260,9 @@ class SourceBase:
         if confirmed is not None and skip_environ is not None:
             # Read with the owner, before the identity that confirmed it: nothing left to read.
             now: ProcIdentity | Unknown = process
-            cgroup, tty = confirmed
+            cgroup, tty = confirmed.cgroup, confirmed.tty
         elif confirmed is not None:
-            cgroup, tty = confirmed
+            cgroup, tty = confirmed.cgroup, confirmed.tty
             now = self.current_identity(pid)  # the environment was read after that identity
         else:
             cgroup = self._cgroup(pid)
@@ -249,7 +275,7 @@ class SourceBase:
             log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
         return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
 
-    def _confirmed_now(self) -> dict[ProcIdentity, tuple[str | Unknown, bool | Unknown]]:
+    def _confirmed_now(self) -> dict[ProcIdentity, ReadWithOwner]:
         """What :meth:`with_owner` read of each authority this scan (emptied by :meth:`table`)."""
         try:
             return self._confirmed
@@ -323,7 +349,8 @@ class SourceBase:
         it (its cwd is then unknown), one whose pid changed hands, or that is
         gone, has none of them. With ``inherited`` (a scan that will ask
         :meth:`inherited` of this process) its cgroup and terminal are read
-        too, before that identity, which then vouches for them as well.
+        too, before that identity, which then vouches for them as well; and
+        the CPU seconds that reading gives are kept (:meth:`cpu_read_with_owner`).
         """
         pid = record.pid
         uid, cwd = self._owner(pid)
@@ -332,10 +359,10 @@ class SourceBase:
         identity = record.identity
         if inherited:
             cgroup = self._cgroup(pid)
-            now, tty = self._identity_and_tty(pid)
+            now, tty, cpu = self._identity_tty_and_cpu(pid)
             confirmed = self._confirmed_now()
             if now == identity and len(confirmed) < _CONFIRMED_MAX:
-                confirmed[identity] = (cgroup, tty)
+                confirmed[identity] = ReadWithOwner(cgroup, tty, cpu)
         else:
             now = self.current_identity(pid)
         if now != identity and not (isinstance(now, Unknown) and now.reason is Reason.ZOMBIE):
