@@ -485,7 +485,7 @@ def _with_cpu_now(
     cpu_window: float,
 ) -> tuple[list[JudgedRun], float]:
     """The runs ``measured`` with their CPU use now, from ``first`` and a second reading."""
-    second = second_reading(source, first, cpu_window)
+    second = second_reading(source, first, cpu_window, later=source.cpu_read_with_owner)
     sampled = {run.identity for run in measured}
     return [
         JudgedRun(
@@ -634,9 +634,11 @@ def scan(  # noqa: PLR0913 - each knob is independent
     ]
     first = None
     cpu_dropped = bool(cpu_window is not None and measured and _passed(deadline))
+    reading_took = 0.0
     if cpu_window is not None and measured and not cpu_dropped:
-        first = read_cpu(source, measured, earlier=source.cpu_read_with_owner)
-    reading_took = 0.0 if first is None else time.monotonic() - first.at
+        reading_began = time.monotonic()
+        first = read_cpu(source, measured, earlier=source.cpu_read_in_table)
+        reading_took = time.monotonic() - reading_began
     load = source.load()
     visibility = describe_limits(
         source=source.name,

@@ -83,6 +83,9 @@ class ProcessSource(Protocol):
     def load(self) -> Load:
         """Usable CPUs, load average, CPU pressure and memory now."""
 
+    def cpu_read_in_table(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When (:func:`time.monotonic`) and what CPU seconds the last ``table`` read of it."""
+
     def cpu_read_with_owner(self, process: ProcIdentity) -> tuple[float, float] | None:
         """When (:func:`time.monotonic`) and what CPU seconds ``with_owner`` read this scan.
 

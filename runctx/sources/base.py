@@ -71,6 +71,8 @@ class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
     name = "base"
+    _in_table: dict[int, tuple[int, float, float]]
+    """Each process the last :meth:`table` read: its start, when, and its CPU seconds."""
     _confirmed: dict[ProcIdentity, ReadWithOwner]
     """What :meth:`with_owner` read of each authority it was asked to, this scan.
 
@@ -215,6 +217,21 @@ class SourceBase:
         now, tty = self._identity_and_tty(pid)
         return now, tty, None
 
+    def cpu_read_in_table(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When and what CPU seconds the last :meth:`table` read of ``process``, if it did."""
+        found = self._in_table_now().get(process.pid)
+        if found is None or found[0] != process.start:
+            return None
+        return found[1], found[2]
+
+    def _in_table_now(self) -> dict[int, tuple[int, float, float]]:
+        """Each process the last :meth:`table` read: its start, when, its CPU seconds."""
+        try:
+            return self._in_table
+        except AttributeError:
+            self._in_table = {}
+            return self._in_table
+
     def cpu_read_with_owner(self, process: ProcIdentity) -> tuple[float, float] | None:
         """When and what CPU seconds :meth:`with_owner` read of ``process`` this scan, if it did."""
         found = self._confirmed_now().get(process)
@@ -307,6 +324,8 @@ class SourceBase:
         """
         now = self._now()
         self._confirmed = {}
+        self._in_table = in_table = {}
+        clock = time.monotonic
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = not_read = 0
         pids = self._pids()
@@ -316,9 +335,12 @@ class SourceBase:
                 break
             if owner_wanted is not None and not owner_wanted(pid, self._uid(pid)):
                 continue
+            at = clock()
             record = self._read(pid, now, argv_wanted)
             if isinstance(record, ProcRecord):
                 records[pid] = record
+                if isinstance(record.cpu_seconds, float):
+                    in_table[pid] = (record.start, at, record.cpu_seconds)
             elif record.reason is Reason.ZOMBIE:
                 zombies += 1
             elif record == KERNEL_THREAD:
