@@ -478,7 +478,7 @@ class ProcfsSource(SourceBase):
                 return Unknown(Reason.DELETED, text[: -len(_DELETED_SUFFIX)])
         return text
 
-    def read_root(self, pid: int, rules: RootRules) -> Root | Unknown:
+    def read_root(self, pid: int, rules: RootRules, cwd: str | None = None) -> Root | Unknown:
         """The checkout root of a process's cwd, found inside its own view, or why not.
 
         A removed cwd has a root too: the removed directory, marked deleted,
@@ -487,8 +487,25 @@ class ProcfsSource(SourceBase):
         Many processes work in few directories (a storm of one user's runs in a
         few checkouts): the walk is made once per scan for each directory seen
         the same way (its text and identity, the process's root and mount
-        namespace, the rules), and its answer reused.
+        namespace, the rules), and its answer reused. Given the ``cwd`` text
+        read already, a directory walked before is known by a ``stat`` of the
+        cwd (the walk's answer is for that text and that directory, whenever
+        each was read), without opening it.
         """
+        if cwd is not None:
+            try:
+                key = self._root_key(
+                    pid,
+                    os.stat(f"{self.proc}/{pid}/cwd"),
+                    cwd,
+                    os.stat(f"{self.proc}/{pid}/root"),
+                    rules,
+                )
+            except OSError as error:
+                return unknown_of(error)
+            found = self._roots.get(key) if key is not None else None
+            if found is not None:
+                return found
         try:
             handle = os.open(f"{self.proc}/{pid}/cwd", _OPEN_DIRECTORY)
         except OSError as error:
@@ -496,7 +513,7 @@ class ProcfsSource(SourceBase):
         try:
             text = os.readlink(f"{self.proc}/{pid}/cwd")
             top = os.stat(f"{self.proc}/{pid}/root")
-            key = self._root_key(pid, handle, text, top, rules)
+            key = self._root_key(pid, os.fstat(handle), text, top, rules)
             found = self._roots.get(key) if key is not None else None
             if found is None:
                 found = root_of_directory(
@@ -516,15 +533,14 @@ class ProcfsSource(SourceBase):
             os.close(handle)
 
     def _root_key(
-        self, pid: int, handle: int, text: str, top: os.stat_result, rules: RootRules
+        self, pid: int, here: os.stat_result, text: str, top: os.stat_result, rules: RootRules
     ) -> tuple[object, ...] | None:
-        """What makes two walks from a cwd the same walk; None when it cannot be told."""
+        """What makes two walks from a cwd (``here``) the same walk; None when it cannot be told."""
+        if here.st_nlink == 0:  # removed: its text alone may not say so
+            return None
         try:
             namespace = os.readlink(f"{self.proc}/{pid}/ns/mnt")
         except OSError:
-            return None
-        here = os.fstat(handle)
-        if here.st_nlink == 0:  # removed: its text alone may not say so
             return None
         return (
             text,
@@ -639,4 +655,4 @@ class ProcfsSource(SourceBase):
     def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
         if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:
             return cwd
-        return self.read_root(pid, rules)
+        return self.read_root(pid, rules, cwd if isinstance(cwd, str) else None)
