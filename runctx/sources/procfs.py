@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
@@ -164,15 +164,21 @@ def _read_small(path: str) -> bytes | Unknown:
     return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes") if more else data
 
 
-def _read_mountinfo(path: str) -> tuple[MountEntry, ...] | None:
-    """A ``mountinfo`` parsed, read with a bound (a line it cuts is dropped); None if unreadable."""
+def _read_mountinfo_text(path: str) -> bytes | None:
+    """A ``mountinfo`` read with a bound (a line it cuts is dropped); None if unreadable."""
     read = read_bounded(path, MOUNTINFO_READ_MAX)
     if isinstance(read, Unknown):
         return None
     data, more = read
     if more:
         data = data[: data.rfind(b"\n") + 1]
-    return parse_mountinfo(data)
+    return data
+
+
+def _read_mountinfo(path: str) -> tuple[MountEntry, ...] | None:
+    """A ``mountinfo`` parsed, read with a bound (a line it cuts is dropped); None if unreadable."""
+    data = _read_mountinfo_text(path)
+    return None if data is None else parse_mountinfo(data)
 
 
 def _readlink(path: str) -> str | Unknown:
@@ -272,7 +278,7 @@ class ProcfsSource(SourceBase):
             raise SourceError(no_procfs_message(proc))
         self.proc = proc
         self._mounts: tuple[str, mounts.MountTable] | None = None
-        self._their_mounts: dict[str, dict[int, MountEntry] | None] = {}
+        self._their_mounts: dict[str, Mapping[int, MountEntry] | None] = {}
         self._roots: dict[tuple[object, ...], Root] = {}
         self._cgroups: dict[bytes, str | None] = {}
 
@@ -566,17 +572,18 @@ class ProcfsSource(SourceBase):
             self._mounts = (namespace, mounts.MountTable(read))
         return self._mounts
 
-    def _mounts_of(self, pid: int, namespace: str | None) -> dict[int, MountEntry] | None:
+    def _mounts_of(self, pid: int, namespace: str | None) -> Mapping[int, MountEntry] | None:
         """The mounts of ``pid``'s mount namespace, parsed once per scan for each namespace.
 
         Many processes share one namespace (a container's, an ``unshare -m``
-        with thousands of mounts): its ``mountinfo`` is read and parsed for
-        the first of them only. Without a namespace link it is read for ``pid``.
+        with thousands of mounts): its ``mountinfo`` is read for the first of
+        them only, and a line parsed only when a climb asks for its mount.
+        Without a namespace link it is read for ``pid``.
         """
         if namespace is not None and namespace in self._their_mounts:
             return self._their_mounts[namespace]
-        read = _read_mountinfo(f"{self.proc}/{pid}/mountinfo")
-        found = None if read is None else mounts.by_mount_id(read)
+        read = _read_mountinfo_text(f"{self.proc}/{pid}/mountinfo")
+        found = None if read is None else mounts.MountsById(read)
         if namespace is not None:
             self._their_mounts[namespace] = found
         return found
@@ -600,6 +607,7 @@ class ProcfsSource(SourceBase):
         except OSError:
             theirs_namespace = None
         same = theirs_namespace == namespace
+        theirs: Mapping[int, MountEntry]
         if same:
             theirs = table.by_id
         else:
