@@ -589,6 +589,37 @@ def load_the_box(box: Box, args: argparse.Namespace) -> str:
     return f"{burners} CPU burners, {args.storm} `npm test` of uid {NOBODY}"
 
 
+SETTLED_SECONDS = 30.0
+"""How long a row waits at most for what was just started to settle (see :func:`_wait_settled`)."""
+
+
+def _runnable() -> int:
+    """The tasks runnable now (``procs_running`` of ``/proc/stat``); 0 where unknown."""
+    try:
+        for line in Path("/proc/stat").read_text().splitlines():
+            if line.startswith("procs_running "):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _wait_settled(burners: int, seconds: float = SETTLED_SECONDS) -> None:
+    """Until what was just started is idle: few tasks runnable, three readings in a row.
+
+    A storm or a chain is forked at once: for a while thousands of its
+    processes are runnable, and a row measured then measures their start,
+    not the shape. Settled means at most the burners and four tasks per CPU
+    runnable (other work on a shared box), or ``seconds`` passed.
+    """
+    limit = burners + 4 * (os.cpu_count() or 1)
+    deadline = time.monotonic() + seconds
+    calm = 0
+    while calm < 3 and time.monotonic() < deadline:  # noqa: PLR2004 - three in a row
+        calm = calm + 1 if _runnable() <= limit else 0
+        time.sleep(0.5)
+
+
 def _wait_for_load(target: float, seconds: float) -> None:
     """Until the load average (it lags the burners) reaches ``target``, or for ``seconds``."""
     deadline = time.monotonic() + seconds
@@ -624,6 +655,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
         if "quiet" in args.rows:
             rows.append(_measure("quiet", alone, checkout, TEST_COMMAND, args, launcher, rows))
         base = load_the_box(box, args)
+        _wait_settled(_burners(args))
         if args.settle:
             _wait_for_load(_burners(args), args.settle)
         if "storm" in args.rows:
@@ -645,6 +677,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
             with contextlib.ExitStack() as alive:
                 with box.burners_paused():  # a chain is built one fork after another
                     shape = alive.enter_context(shapes[name]())
+                _wait_settled(_burners(args))
                 command = commands.get(name, TEST_COMMAND)
                 what = f"storm + {shape}"
                 rows.append(_measure(name, what, checkout, command, args, launcher, rows))

@@ -20,7 +20,7 @@ from runctx.folding import (
     live_parent,
     reparented,
 )
-from runctx.identity import can_write, judge
+from runctx.identity import Judgement, can_write, judge
 from runctx.modes import Mode
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
@@ -87,6 +87,12 @@ def _run_of(  # noqa: PLR0913 - the run's facts, each read apart
     who: StartedBy | Unknown = NOT_READ,
 ) -> Run:
     members = tuple(pid for pid in found.members if pid in records)
+    if len(members) == 1:  # most runs of a busy box: nothing to add up
+        cpu_seconds: float | Unknown = records[members[0]].cpu_seconds
+        rss_bytes: float | Unknown = records[members[0]].rss_bytes
+    else:
+        cpu_seconds = total([records[pid].cpu_seconds for pid in members])
+        rss_bytes = total([records[pid].rss_bytes for pid in members])
     return Run(
         environment=environment,
         started_by=who,
@@ -100,8 +106,8 @@ def _run_of(  # noqa: PLR0913 - the run's facts, each read apart
         processes=tuple(records[pid].identity for pid in members),
         age_seconds=authority.age_seconds,
         started=time.time() - authority.age_seconds,
-        cpu_seconds=total([records[pid].cpu_seconds for pid in members]),
-        rss_bytes=_whole(total([records[pid].rss_bytes for pid in members])),
+        cpu_seconds=cpu_seconds,
+        rss_bytes=_whole(rss_bytes),
         # Orphaned: reparented after the process that started it exited. A worker
         # under a live process that is no runner (pytest.main() in a script) is not.
         orphaned=reparented(authority, records, worker=found.role == WORKER_ROLE),
@@ -269,6 +275,9 @@ def _who_started(
     return Unknown(Reason.ABSENT, "nothing it inherited names who started it")
 
 
+_JUDGED_MAX = 4096
+"""Distinct owners and roots whose verdict one scan keeps: a box has far fewer."""
+
 _STARTERS_MAX = 4096
 """Distinct inherited facts whose starter one scan keeps: a box has far fewer."""
 
@@ -378,7 +387,8 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     once more, so they are seen as the run(s) they now form.
 
     At ``deadline`` the owners are read no more: the runs left are counted in
-    ``unjudged``, never judged late.
+    ``unjudged``, never judged late. A full scan (no ``others``) will ask who
+    started each run: the owner's read takes its cgroup and terminal with it.
     """
     owners: dict[int, int | Unknown] = {}
 
@@ -405,7 +415,9 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             if _passed(deadline):
                 unjudged = len(folded) - index
                 break
-            owned.append((found, source.with_owner(found.authority, viewer_uid)))
+            owned.append(
+                (found, source.with_owner(found.authority, viewer_uid, inherited=others is None))
+            )
         owned.sort(key=lambda pair: pair[1].pid)
         return _FoundRuns(table, owned, unjudged)
 
@@ -426,9 +438,36 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     )
 
 
-def _judged(run: Run, here: Viewpoint) -> JudgedRun:
-    """``run`` with its verdict from ``here``, logged."""
-    judgement = judge(run, here.root, here.uid)
+def _verdict_key(run: Run) -> tuple[object, ...] | None:
+    """What a verdict depends on: the owner, and the root as text *and* directory.
+
+    A root compares by its text alone (``==``), so its directory goes into the
+    key: two checkouts behind one path are judged apart. A removed root (its
+    verdict depends on the checkout that held it) is judged each time.
+    """
+    root = run.root
+    if isinstance(root, Unknown):
+        return (run.uid, "unknown", root)
+    if root.deleted:
+        return None
+    return (run.uid, "root", str(root), root.directory_id)
+
+
+def _judged(
+    run: Run, here: Viewpoint, known: dict[tuple[object, ...], Judgement] | None = None
+) -> JudgedRun:
+    """``run`` with its verdict from ``here``, logged.
+
+    ``known`` keeps the verdict of each owner and root already judged this
+    scan (:func:`_verdict_key`: the verdict depends on nothing else): a storm
+    of one user's runs in a few checkouts is judged a few times.
+    """
+    key = _verdict_key(run) if known is not None else None
+    judgement = known.get(key) if known is not None and key is not None else None
+    if judgement is None:
+        judgement = judge(run, here.root, here.uid)
+        if known is not None and key is not None and len(known) < _JUDGED_MAX:
+            known[key] = judgement
     log_event(
         "runctx.verdict",
         level=INFO,
@@ -459,6 +498,7 @@ def _judged_runs(  # noqa: PLR0913 - each is an independent input
     reader = os.getuid()
     records = found.table.records
     starters: dict[tuple[Inherited, tuple[str, ...]], StartedBy | None] = {}
+    verdicts: dict[tuple[object, ...], Judgement] = {}
     skipped = 0
     judged_runs = []
     below_caller = _Below(caller, records) if isinstance(caller, int) else None
@@ -471,7 +511,7 @@ def _judged_runs(  # noqa: PLR0913 - each is an independent input
             environment = _environment_of(source, authority, folded, records, reader)
             who = _who_started(source, authority, records, reader, starters)
         run = _run_of(authority, folded, records, below_caller, environment, who=who)
-        judged_runs.append(_judged(run, here))
+        judged_runs.append(_judged(run, here, verdicts))
     return judged_runs, skipped
 
 
@@ -483,7 +523,7 @@ def _with_cpu_now(
     cpu_window: float,
 ) -> tuple[list[JudgedRun], float]:
     """The runs ``measured`` with their CPU use now, from ``first`` and a second reading."""
-    second = second_reading(source, first, cpu_window)
+    second = second_reading(source, first, cpu_window, later=source.cpu_read_with_owner)
     sampled = {run.identity for run in measured}
     return [
         JudgedRun(
@@ -632,9 +672,11 @@ def scan(  # noqa: PLR0913 - each knob is independent
     ]
     first = None
     cpu_dropped = bool(cpu_window is not None and measured and _passed(deadline))
+    reading_took = 0.0
     if cpu_window is not None and measured and not cpu_dropped:
-        first = read_cpu(source, measured)
-    reading_took = 0.0 if first is None else time.monotonic() - first.at
+        reading_began = time.monotonic()
+        first = read_cpu(source, measured, earlier=source.cpu_read_in_table)
+        reading_took = time.monotonic() - reading_began
     load = source.load()
     visibility = describe_limits(
         source=source.name,

@@ -196,6 +196,24 @@ def test_another_directory_behind_this_checkouts_path_is_foreign(shared_tmp, run
 
 
 @pytest.mark.needs_root
+def test_one_scan_judges_two_directories_behind_one_path_apart(shared_tmp, runs):
+    """The checkout's own run and an impostor behind its path, in one scan: ours and foreign.
+
+    A scan judges each owner and root once; the same text must not carry one
+    directory's verdict over to the other.
+    """
+    mine = make_checkout(shared_tmp, "proj")
+    other = make_checkout(shared_tmp / "other", "proj")
+    impostor = start_run_in_mount_namespace(runs, other, mine, shared_tmp / "ready")
+    own = runs.run_tests_script(mine)
+    report = scan(viewpoint(cwd=str(mine)))
+    ours, theirs = the_run(report, own.pid), the_run(report, impostor.pid)
+    assert str(ours.run.root) == str(theirs.run.root) == str(mine)
+    assert ours.judgement.verdict is Verdict.OURS
+    assert theirs.judgement.verdict is Verdict.FOREIGN
+
+
+@pytest.mark.needs_root
 def test_a_run_in_a_bind_mounted_subdirectory_of_this_checkout_is_ours(shared_tmp, runs):
     """A run in a subdirectory of this checkout mounted elsewhere (./backend:/app) is ours."""
     mine = make_checkout(shared_tmp, "proj")

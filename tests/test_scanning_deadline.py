@@ -89,11 +89,11 @@ class _OwnersThenDeadline(ProcfsSource):
         self.after = after
         self.owners_read = 0
 
-    def with_owner(self, record, viewer_uid=None):
+    def with_owner(self, record, viewer_uid=None, *, inherited=False):
         self.owners_read += 1
         if self.owners_read == self.after:
             self.clock.ahead = 3600.0
-        return super().with_owner(record, viewer_uid)
+        return super().with_owner(record, viewer_uid, inherited=inherited)
 
 
 def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(

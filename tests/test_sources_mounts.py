@@ -7,7 +7,14 @@ follow, are proved on real runs in bind mounts (``tests/test_identity.py``).
 
 from __future__ import annotations
 
-from runctx.sources.mounts import CANDIDATES_MAX, MOUNT_DEPTH_MAX, MountTable, candidates
+from runctx.sources.mounts import (
+    CANDIDATES_MAX,
+    MOUNT_DEPTH_MAX,
+    MountsById,
+    MountTable,
+    by_mount_id,
+    candidates,
+)
 from runctx.sources.proctext import MountEntry, parse_mountinfo
 
 OURS = parse_mountinfo(
@@ -69,3 +76,27 @@ def test_candidates_are_bounded_whatever_the_mount_table():
     found = list(candidates(deep, 0, MountTable(many), same_namespace=False))
     assert len(found) == CANDIDATES_MAX
     assert len(set(found)) == len(found)
+
+
+THEIRS_TEXT = (
+    b"100 99 0:60 / / rw - overlay overlay rw\n"
+    b"101 100 254:0 /srv/data/proj/src /app rw - ext4 /dev/vda rw\n"
+    b"102 101 0:61 / /app/tmp rw - tmpfs tmpfs rw\n"
+    b"101 100 254:0 /srv/data/other /app rw - ext4 /dev/vda rw\n"  # one id twice: the later
+    b"103 100 0:62 /x /y rw - tmpfs tmpfs rw\n"
+    b"103 100 bad /x /y rw - tmpfs tmpfs rw\n"  # a later line that is no mount
+    b"104 100 0:63 relative /z rw - tmpfs tmpfs rw\n"
+    b"105 100 0:6"  # cut short
+)
+
+
+def test_mounts_parsed_on_demand_are_the_mounts_parsed_at_once():
+    """Looked up one by one, the mounts of a text are those of the whole text parsed."""
+    whole = by_mount_id(parse_mountinfo(THEIRS_TEXT))
+    lazy = MountsById(THEIRS_TEXT)
+    for mount_id in (99, 100, 101, 102, 103, 104, 105, 12345):
+        assert lazy.get(mount_id) == whole.get(mount_id)
+    assert dict(lazy) == whole
+    assert list(candidates(lazy, 102, MountTable(OURS), same_namespace=False)) == list(
+        candidates(whole, 102, MountTable(OURS), same_namespace=False)
+    )

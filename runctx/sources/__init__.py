@@ -59,11 +59,19 @@ class ProcessSource(Protocol):
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 
-    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+    def with_owner(
+        self,
+        record: ProcRecord,
+        viewer_uid: int | Unknown | None = None,
+        *,
+        inherited: bool = False,
+    ) -> ProcRecord:
         """The record with its owner uid, cwd and checkout root read (for processes of a run).
 
         The root's markers count when root, the owner or ``viewer_uid`` (default:
         the caller's real uid) made them (:func:`runctx.checkout.rules_for`).
+        With ``inherited``, the cgroup and terminal :meth:`inherited` tells are
+        read now too, confirmed by the same reading of the identity.
         """
 
     def environment(
@@ -75,6 +83,15 @@ class ProcessSource(Protocol):
 
     def load(self) -> Load:
         """Usable CPUs, load average, CPU pressure and memory now."""
+
+    def cpu_read_in_table(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When (:func:`time.monotonic`) and what CPU seconds the last ``table`` read of it."""
+
+    def cpu_read_with_owner(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When (:func:`time.monotonic`) and what CPU seconds ``with_owner`` read this scan.
+
+        None when it did not read them (not asked to, or the source reads them apart).
+        """
 
     def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
         """The CPU seconds each process has used so far, read now; unknown for one gone."""

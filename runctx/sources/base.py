@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
@@ -29,6 +30,8 @@ PID_REUSED = Unknown(Reason.GONE, "pid reused or exited during the scan")
 MAX_ENVIRONMENT_PROCESSES = 16
 """The processes of a run looked at for its environment, the authoritative one first."""
 NO_ENVIRONMENT = Unknown(Reason.ABSENT, "no Python or node process shows one")
+_CONFIRMED_MAX = 65536
+"""The authorities whose cgroup and terminal one scan keeps from :meth:`SourceBase.with_owner`."""
 
 
 def _may_show_one(comm: str, argv: Sequence[str]) -> bool:
@@ -55,10 +58,28 @@ def _inherited_paths(variables: Mapping[str, str]) -> dict[str, str | None]:
     return {"virtual_env": variables.get("VIRTUAL_ENV"), "search_path": variables.get("PATH")}
 
 
+class ReadWithOwner(NamedTuple):
+    """What a full scan reads of a run's authority with its owner, under one identity check."""
+
+    cgroup: str | Unknown
+    tty: bool | Unknown
+    cpu: tuple[float, float] | None
+    """When (:func:`time.monotonic`) its CPU seconds were read, and they; None if not read."""
+
+
 class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
     name = "base"
+    _in_table: dict[int, tuple[int, float, float]]
+    """Each process the last :meth:`table` read: its start, when, and its CPU seconds."""
+    _confirmed: dict[ProcIdentity, ReadWithOwner]
+    """What :meth:`with_owner` read of each authority it was asked to, this scan.
+
+    Read before (or with) the identity check that confirmed the owner: that
+    one read of the identity vouches for them too, so :meth:`inherited` and
+    a CPU window's first reading need not read them (and the identity) again.
+    """
 
     def _now(self) -> float:
         """The clock the ages of this source's records count to."""
@@ -185,6 +206,37 @@ class SourceBase:
         """The identity of the process holding ``pid`` and whether it has a terminal."""
         return self.current_identity(pid), self._tty(pid)
 
+    def _identity_tty_and_cpu(
+        self, pid: int
+    ) -> tuple[ProcIdentity | Unknown, bool | Unknown, tuple[float, float] | None]:
+        """:meth:`_identity_and_tty`, and the CPU seconds when the same reading gives them.
+
+        With when they were read (:func:`time.monotonic`); None where a source
+        reads them apart (a CPU window then reads them itself).
+        """
+        now, tty = self._identity_and_tty(pid)
+        return now, tty, None
+
+    def cpu_read_in_table(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When and what CPU seconds the last :meth:`table` read of ``process``, if it did."""
+        found = self._in_table_now().get(process.pid)
+        if found is None or found[0] != process.start:
+            return None
+        return found[1], found[2]
+
+    def _in_table_now(self) -> dict[int, tuple[int, float, float]]:
+        """Each process the last :meth:`table` read: its start, when, its CPU seconds."""
+        try:
+            return self._in_table
+        except AttributeError:
+            self._in_table = {}
+            return self._in_table
+
+    def cpu_read_with_owner(self, process: ProcIdentity) -> tuple[float, float] | None:
+        """When and what CPU seconds :meth:`with_owner` read of ``process`` this scan, if it did."""
+        found = self._confirmed_now().get(process)
+        return None if found is None else found.cpu
+
     def cpu_times(self, processes: Iterable[ProcIdentity]) -> dict[ProcIdentity, float | Unknown]:
         """The CPU seconds each process has used so far, read now.
 
@@ -215,18 +267,38 @@ class SourceBase:
         is still held by ``process`` then, it was held by it all along (a
         process's pid and start time never come back once it exits). A pid
         that changed hands gives nothing (every field ``gone``), so facts of
-        one process are never told about another.
+        one process are never told about another. The cgroup and terminal
+        :meth:`with_owner` read this scan, before the identity that vouched
+        for them, are not read again.
         """
         pid = process.pid
+        confirmed = self._confirmed_now().get(process)
         environ = skip_environ if skip_environ is not None else self._own_environ(pid, wanted)
-        cgroup = self._cgroup(pid)
-        now, tty = self._identity_and_tty(pid)
+        if confirmed is not None and skip_environ is not None:
+            # Read with the owner, before the identity that confirmed it: nothing left to read.
+            now: ProcIdentity | Unknown = process
+            cgroup, tty = confirmed.cgroup, confirmed.tty
+        elif confirmed is not None:
+            cgroup, tty = confirmed.cgroup, confirmed.tty
+            now = self.current_identity(pid)  # the environment was read after that identity
+        else:
+            cgroup = self._cgroup(pid)
+            now, tty = self._identity_and_tty(pid)
         if now != process:
             gone = now if isinstance(now, Unknown) else PID_REUSED
             return Inherited(environ=gone, cgroup=gone, tty=gone)
         pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))
-        log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
+        if isinstance(environ, Unknown) or isinstance(cgroup, Unknown) or isinstance(tty, Unknown):
+            log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
         return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
+
+    def _confirmed_now(self) -> dict[ProcIdentity, ReadWithOwner]:
+        """What :meth:`with_owner` read of each authority this scan (emptied by :meth:`table`)."""
+        try:
+            return self._confirmed
+        except AttributeError:
+            self._confirmed = {}
+            return self._confirmed
 
     def read_process(self, pid: int) -> ProcRecord | Unknown:
         """The record of one live process, or why there is none.
@@ -251,6 +323,9 @@ class SourceBase:
         as not read.
         """
         now = self._now()
+        self._confirmed = {}
+        self._in_table = in_table = {}
+        clock = time.monotonic
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = not_read = 0
         pids = self._pids()
@@ -260,9 +335,12 @@ class SourceBase:
                 break
             if owner_wanted is not None and not owner_wanted(pid, self._uid(pid)):
                 continue
+            at = clock()
             record = self._read(pid, now, argv_wanted)
             if isinstance(record, ProcRecord):
                 records[pid] = record
+                if isinstance(record.cpu_seconds, float):
+                    in_table[pid] = (record.start, at, record.cpu_seconds)
             elif record.reason is Reason.ZOMBIE:
                 zombies += 1
             elif record == KERNEL_THREAD:
@@ -278,21 +356,39 @@ class SourceBase:
             not_read=not_read,
         )
 
-    def with_owner(self, record: ProcRecord, viewer_uid: int | Unknown | None = None) -> ProcRecord:
+    def with_owner(
+        self,
+        record: ProcRecord,
+        viewer_uid: int | Unknown | None = None,
+        *,
+        inherited: bool = False,
+    ) -> ProcRecord:
         """The record with its uid, cwd and root read; unknown if it exited meanwhile.
 
         The root's markers count when root, the owner or ``viewer_uid`` (default:
         the caller's real uid) made them. The identity is read again after the
         owner: a process that turned zombie keeps what could still be read of
         it (its cwd is then unknown), one whose pid changed hands, or that is
-        gone, has none of them.
+        gone, has none of them. With ``inherited`` (a scan that will ask
+        :meth:`inherited` of this process) its cgroup and terminal are read
+        too, before that identity, which then vouches for them as well; and
+        the CPU seconds that reading gives are kept (:meth:`cpu_read_with_owner`).
         """
-        uid, cwd = self._owner(record.pid)
+        pid = record.pid
+        uid, cwd = self._owner(pid)
         viewer = os.getuid() if viewer_uid is None else viewer_uid
-        root = self._root(record.pid, cwd, rules_for([viewer, uid]))
-        now = self.current_identity(record.pid)
-        turned_zombie = isinstance(now, Unknown) and now.reason is Reason.ZOMBIE
-        if not turned_zombie and now != record.identity:
+        root = self._root(pid, cwd, rules_for([viewer, uid]))
+        identity = record.identity
+        if inherited:
+            cgroup = self._cgroup(pid)
+            now, tty, cpu = self._identity_tty_and_cpu(pid)
+            confirmed = self._confirmed_now()
+            if now == identity and len(confirmed) < _CONFIRMED_MAX:
+                confirmed[identity] = ReadWithOwner(cgroup, tty, cpu)
+        else:
+            now = self.current_identity(pid)
+        if now != identity and not (isinstance(now, Unknown) and now.reason is Reason.ZOMBIE):
             uid = cwd = root = PID_REUSED
-        log_unreadable(record.pid, uid=uid, cwd=cwd, root=root)
+        if isinstance(uid, Unknown) or isinstance(cwd, Unknown) or isinstance(root, Unknown):
+            log_unreadable(pid, uid=uid, cwd=cwd, root=root)
         return record._replace(uid=uid, cwd=cwd, root=root)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from runctx.sources.proctext import MountEntry
+from runctx.sources.proctext import MountEntry, parse_mountinfo
 
 MOUNT_DEPTH_MAX = 64
 """No more mounts than this are followed from a directory's mount up through its parents."""
@@ -84,6 +84,51 @@ class MountTable:
 def by_mount_id(entries: Iterable[MountEntry]) -> dict[int, MountEntry]:
     """Mounts by their id (of two with one id, the later line), built once per namespace."""
     return {entry.mount_id: entry for entry in entries}
+
+
+class MountsById(Mapping[int, MountEntry]):
+    """:func:`by_mount_id` of a ``mountinfo`` text, each line parsed only when asked for.
+
+    Another namespace may hold thousands of mounts, and a scan climbs a few of
+    them for each of its processes: the text is split once by id (the first
+    field), and a line is parsed when its mount is looked up. A line that is
+    not well-formed is no mount, as for :func:`by_mount_id`.
+    """
+
+    __slots__ = ("_lines", "_parsed")
+
+    def __init__(self, mountinfo: bytes) -> None:
+        """Index the lines of ``mountinfo`` by their first field."""
+        self._lines: dict[bytes, list[bytes]] = {}
+        self._parsed: dict[int, MountEntry | None] = {}
+        for line in mountinfo.split(b"\n"):
+            self._lines.setdefault(line.partition(b" ")[0], []).append(line)
+
+    def _entry(self, mount_id: int) -> MountEntry | None:
+        if mount_id not in self._parsed:
+            lines = self._lines.get(str(mount_id).encode(), [])
+            entries = parse_mountinfo(b"\n".join(lines))
+            found = by_mount_id(entries).get(mount_id)
+            self._parsed[mount_id] = found
+        return self._parsed[mount_id]
+
+    def __getitem__(self, mount_id: int) -> MountEntry:
+        """The mount of that id; KeyError when there is none."""
+        found = self._entry(mount_id) if isinstance(mount_id, int) else None
+        if found is None:
+            raise KeyError(mount_id)
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        """The ids of every well-formed line (each line parsed)."""
+        return iter([key for key in self._ids() if self._entry(key) is not None])
+
+    def __len__(self) -> int:
+        """How many mounts (each line parsed)."""
+        return sum(1 for _ in self)
+
+    def _ids(self) -> list[int]:
+        return [int(key) for key in self._lines if key.isdigit()]
 
 
 def candidates(

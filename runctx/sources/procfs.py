@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 
 from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
@@ -163,15 +164,21 @@ def _read_small(path: str) -> bytes | Unknown:
     return Unknown(Reason.UNPARSABLE, f"longer than {SMALL_READ_MAX} bytes") if more else data
 
 
-def _read_mountinfo(path: str) -> tuple[MountEntry, ...] | None:
-    """A ``mountinfo`` parsed, read with a bound (a line it cuts is dropped); None if unreadable."""
+def _read_mountinfo_text(path: str) -> bytes | None:
+    """A ``mountinfo`` read with a bound (a line it cuts is dropped); None if unreadable."""
     read = read_bounded(path, MOUNTINFO_READ_MAX)
     if isinstance(read, Unknown):
         return None
     data, more = read
     if more:
         data = data[: data.rfind(b"\n") + 1]
-    return parse_mountinfo(data)
+    return data
+
+
+def _read_mountinfo(path: str) -> tuple[MountEntry, ...] | None:
+    """A ``mountinfo`` parsed, read with a bound (a line it cuts is dropped); None if unreadable."""
+    data = _read_mountinfo_text(path)
+    return None if data is None else parse_mountinfo(data)
 
 
 def _readlink(path: str) -> str | Unknown:
@@ -271,7 +278,7 @@ class ProcfsSource(SourceBase):
             raise SourceError(no_procfs_message(proc))
         self.proc = proc
         self._mounts: tuple[str, mounts.MountTable] | None = None
-        self._their_mounts: dict[str, dict[int, MountEntry] | None] = {}
+        self._their_mounts: dict[str, Mapping[int, MountEntry] | None] = {}
         self._roots: dict[tuple[object, ...], Root] = {}
         self._cgroups: dict[bytes, str | None] = {}
 
@@ -419,16 +426,28 @@ class ProcfsSource(SourceBase):
 
     def _identity_and_tty(self, pid: int) -> tuple[ProcIdentity | Unknown, bool | Unknown]:
         """Both from one read of ``stat`` (one read fewer per run in every scan)."""
+        now, tty, _cpu = self._identity_tty_and_cpu(pid)
+        return now, tty
+
+    def _identity_tty_and_cpu(
+        self, pid: int
+    ) -> tuple[ProcIdentity | Unknown, bool | Unknown, tuple[float, float] | None]:
+        """All three from one read of ``stat``, with the instant it was read."""
+        at = time.monotonic()
         raw = read_file(f"{self.proc}/{pid}/stat")
         if isinstance(raw, Unknown):
-            return raw, raw
+            return raw, raw, None
         stat = parse_stat(raw)
         if isinstance(stat, Unknown):
-            return stat, stat
+            return stat, stat, None
         if stat.state in _EXITED_STATES:
-            return Unknown(Reason.ZOMBIE), Unknown(Reason.ZOMBIE)
+            return Unknown(Reason.ZOMBIE), Unknown(Reason.ZOMBIE), None
         tty = parse_stat_tty(raw)
-        return ProcIdentity(pid, stat.start_ticks), tty if isinstance(tty, Unknown) else tty != 0
+        return (
+            ProcIdentity(pid, stat.start_ticks),
+            tty if isinstance(tty, Unknown) else tty != 0,
+            (at, stat.cpu_ticks / _CLK_TCK),
+        )
 
     def _tty(self, pid: int) -> bool | Unknown:
         raw = read_file(f"{self.proc}/{pid}/stat")
@@ -465,7 +484,7 @@ class ProcfsSource(SourceBase):
                 return Unknown(Reason.DELETED, text[: -len(_DELETED_SUFFIX)])
         return text
 
-    def read_root(self, pid: int, rules: RootRules) -> Root | Unknown:
+    def read_root(self, pid: int, rules: RootRules, cwd: str | None = None) -> Root | Unknown:
         """The checkout root of a process's cwd, found inside its own view, or why not.
 
         A removed cwd has a root too: the removed directory, marked deleted,
@@ -474,8 +493,25 @@ class ProcfsSource(SourceBase):
         Many processes work in few directories (a storm of one user's runs in a
         few checkouts): the walk is made once per scan for each directory seen
         the same way (its text and identity, the process's root and mount
-        namespace, the rules), and its answer reused.
+        namespace, the rules), and its answer reused. Given the ``cwd`` text
+        read already, a directory walked before is known by a ``stat`` of the
+        cwd (the walk's answer is for that text and that directory, whenever
+        each was read), without opening it.
         """
+        if cwd is not None:
+            try:
+                key = self._root_key(
+                    pid,
+                    os.stat(f"{self.proc}/{pid}/cwd"),
+                    cwd,
+                    os.stat(f"{self.proc}/{pid}/root"),
+                    rules,
+                )
+            except OSError as error:
+                return unknown_of(error)
+            found = self._roots.get(key) if key is not None else None
+            if found is not None:
+                return found
         try:
             handle = os.open(f"{self.proc}/{pid}/cwd", _OPEN_DIRECTORY)
         except OSError as error:
@@ -483,7 +519,7 @@ class ProcfsSource(SourceBase):
         try:
             text = os.readlink(f"{self.proc}/{pid}/cwd")
             top = os.stat(f"{self.proc}/{pid}/root")
-            key = self._root_key(pid, handle, text, top, rules)
+            key = self._root_key(pid, os.fstat(handle), text, top, rules)
             found = self._roots.get(key) if key is not None else None
             if found is None:
                 found = root_of_directory(
@@ -503,15 +539,14 @@ class ProcfsSource(SourceBase):
             os.close(handle)
 
     def _root_key(
-        self, pid: int, handle: int, text: str, top: os.stat_result, rules: RootRules
+        self, pid: int, here: os.stat_result, text: str, top: os.stat_result, rules: RootRules
     ) -> tuple[object, ...] | None:
-        """What makes two walks from a cwd the same walk; None when it cannot be told."""
+        """What makes two walks from a cwd (``here``) the same walk; None when it cannot be told."""
+        if here.st_nlink == 0:  # removed: its text alone may not say so
+            return None
         try:
             namespace = os.readlink(f"{self.proc}/{pid}/ns/mnt")
         except OSError:
-            return None
-        here = os.fstat(handle)
-        if here.st_nlink == 0:  # removed: its text alone may not say so
             return None
         return (
             text,
@@ -537,17 +572,18 @@ class ProcfsSource(SourceBase):
             self._mounts = (namespace, mounts.MountTable(read))
         return self._mounts
 
-    def _mounts_of(self, pid: int, namespace: str | None) -> dict[int, MountEntry] | None:
+    def _mounts_of(self, pid: int, namespace: str | None) -> Mapping[int, MountEntry] | None:
         """The mounts of ``pid``'s mount namespace, parsed once per scan for each namespace.
 
         Many processes share one namespace (a container's, an ``unshare -m``
-        with thousands of mounts): its ``mountinfo`` is read and parsed for
-        the first of them only. Without a namespace link it is read for ``pid``.
+        with thousands of mounts): its ``mountinfo`` is read for the first of
+        them only, and a line parsed only when a climb asks for its mount.
+        Without a namespace link it is read for ``pid``.
         """
         if namespace is not None and namespace in self._their_mounts:
             return self._their_mounts[namespace]
-        read = _read_mountinfo(f"{self.proc}/{pid}/mountinfo")
-        found = None if read is None else mounts.by_mount_id(read)
+        read = _read_mountinfo_text(f"{self.proc}/{pid}/mountinfo")
+        found = None if read is None else mounts.MountsById(read)
         if namespace is not None:
             self._their_mounts[namespace] = found
         return found
@@ -571,6 +607,7 @@ class ProcfsSource(SourceBase):
         except OSError:
             theirs_namespace = None
         same = theirs_namespace == namespace
+        theirs: Mapping[int, MountEntry]
         if same:
             theirs = table.by_id
         else:
@@ -626,4 +663,4 @@ class ProcfsSource(SourceBase):
     def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
         if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:
             return cwd
-        return self.read_root(pid, rules)
+        return self.read_root(pid, rules, cwd if isinstance(cwd, str) else None)
