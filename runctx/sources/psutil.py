@@ -48,7 +48,7 @@ What differs from the procfs source:
   (undeterminable) is absent.
 - Mount namespaces: psutil gives a cwd as path text only, so the checkout
   root is resolved from that text in the caller's own view
-  (:func:`runctx.checkout.checkout_root`). For a process in another mount
+  (:func:`runctx.roots.checkout_root`). For a process in another mount
   namespace (a container, ``unshare -m``) that text names a path of *its*
   tree, so this source cannot tell a bind-mounted twin of this checkout from
   an impostor behind this checkout's path (procfs climbs from the directory
