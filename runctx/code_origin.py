@@ -162,7 +162,11 @@ def checkout_installs(path: Sequence[str] | None = None) -> tuple[Install, ...]:
     for entry in sys.path if path is None else path:
         directory = entry or os.curdir
         for name in _listdir(directory):
-            if not name.endswith(".dist-info"):
+            # Most distributions come from an index and record no direct URL: one stat each,
+            # and the path is resolved only for those that do.
+            if not name.endswith(".dist-info") or not _is_file(
+                os.path.join(directory, name, "direct_url.json")
+            ):
                 continue
             metadata = os.path.realpath(os.path.join(directory, name))
             if metadata in found:

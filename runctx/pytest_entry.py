@@ -17,6 +17,14 @@ finds it there.
 ``-p no:runctx`` blocks this module, and the second entry point sees it and
 registers nothing, so both plugins stay off; ``-p no:runctx.code`` turns off
 the second alone. The modules' own names are not names to give pytest.
+
+pytest marks every package that provides a ``pytest11`` entry point for
+assertion rewriting, so each of runctx's modules would be loaded through
+pytest's rewriting importer: its own bytecode cache, and under
+``PYTHONDONTWRITEBYTECODE`` every module parsed, rewritten and compiled anew
+in every session. runctx's modules are library code, not tests or fixtures
+whose asserts pytest should explain, so the entry point takes ``runctx`` off
+that list (:func:`load_plainly`) before any other of its modules is imported.
 """
 
 from __future__ import annotations
@@ -32,10 +40,26 @@ ENTRY_NAME = "runctx"
 """The name of the first entry point: ``-p no:runctx`` turns all of runctx's plugins off."""
 
 
+PACKAGE = "runctx"
+
+
+def load_plainly(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Have runctx's modules imported without pytest's assertion rewriting, where pytest allows.
+
+    pytest keeps the packages it rewrites in its rewriting importer's set of
+    names (``rewrite_hook._must_rewrite``); where that is not there (another
+    pytest, ``--assert=plain``), nothing changes.
+    """
+    names = getattr(getattr(pluginmanager, "rewrite_hook", None), "_must_rewrite", None)
+    if isinstance(names, set):
+        names.discard(PACKAGE)
+
+
 def register_once(pluginmanager: pytest.PytestPluginManager, module: str) -> None:
     """Register ``module`` under its own name unless it is registered or blocked already."""
     if pluginmanager.is_blocked(module) or pluginmanager.has_plugin(module):
         return
+    load_plainly(pluginmanager)
     __import__(module)
     plugin = sys.modules[module]
     if not pluginmanager.is_registered(plugin):

@@ -50,6 +50,7 @@ from runctx.pytest_options import DEFAULT_SAMPLE_SECONDS
 from runctx.pytest_terminal import (
     AUTO_WORKERS_NOTE,
     PREFIX,
+    collecting,
     distributed,
     error_text,
     header_shown,
@@ -315,14 +316,15 @@ def _wait(config: pytest.Config, state: PluginState, decision: Decision) -> None
                 _say(config, state, f"{PREFIX}waiting for room: {', '.join(pressure.reasons)}")
 
     try:
-        outcome = wait_as_decided(
-            decision,
-            timeout=state.timeout,
-            settings=state.settings if state.settings is not None else DEFAULTS,
-            listener=Shown(),
-            poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
-            source=state.source,
-        )
+        with collecting():
+            outcome = wait_as_decided(
+                decision,
+                timeout=state.timeout,
+                settings=state.settings if state.settings is not None else DEFAULTS,
+                listener=Shown(),
+                poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
+                source=state.source,
+            )
     except PidNamespaceError as error:
         msg = f"runctx: {error}; not starting this session (exit status {EXIT_REFUSED})."
         pytest.exit(msg, returncode=EXIT_REFUSED)

@@ -15,6 +15,7 @@ work out of a coverage tool's figures once it measures.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import sys
 from collections.abc import Generator
@@ -43,6 +44,12 @@ def untraced() -> Generator[None, None, None]:
     records and scans, so that runctx's use of them covers no line of a
     project that is one of them. Coverage figures are then those of the suite
     alone.
+
+    The cyclic garbage collector is paused too (where it runs): what runctx
+    makes as it imports and scans is nearly all kept or freed by reference
+    counts, and each collection it would trigger walks the session's whole
+    heap (pytest's, the suite's), which cost more than runctx's own work.
+    A wait (:func:`collecting`) lets it run again.
     """
     for name in THIRD_PARTY:
         with contextlib.suppress(ImportError):
@@ -51,6 +58,9 @@ def untraced() -> Generator[None, None, None]:
     current = getattr(getattr(coverage, "Coverage", None), "current", None)
     measuring = current() if callable(current) else None
     stopped = False
+    paused = gc.isenabled()
+    gc.disable()
+    _PAUSED.append(paused)
     if measuring is not None:
         with contextlib.suppress(Exception):
             measuring.stop()
@@ -58,8 +68,28 @@ def untraced() -> Generator[None, None, None]:
     try:
         yield
     finally:
+        _PAUSED.pop()
+        if paused:
+            gc.enable()
         if stopped and measuring is not None:
             measuring.start()
+
+
+_PAUSED: list[bool] = []
+"""For each :func:`untraced` now open, whether it paused the garbage collector."""
+
+
+@contextlib.contextmanager
+def collecting() -> Generator[None, None, None]:
+    """The garbage collector as the session had it, inside :func:`untraced`: for a long wait."""
+    resume = any(_PAUSED) and not gc.isenabled()
+    if resume:
+        gc.enable()
+    try:
+        yield
+    finally:
+        if resume:
+            gc.disable()
 
 
 def is_worker(config: pytest.Config) -> bool:

@@ -223,3 +223,47 @@ def test_pytest_cov_measures_a_package_runctx_uses_as_without_runctx(tmp_path):
     # The module-level lines of the package's __init__ run when it is imported: all measured.
     assert with_runctx["attr/__init__.py"][1] == without["attr/__init__.py"][1]
     assert with_runctx["attrs/__init__.py"][1] == without["attrs/__init__.py"][1]
+
+
+# -- what the plugin leaves of the session as it found it ---------------------------------
+
+AS_FOUND = """
+import gc
+import json
+import os
+import sys
+
+
+def test_as_found():
+    loaders = {
+        name: type(module.__loader__).__name__
+        for name, module in sys.modules.items()
+        if name.startswith("runctx.") and getattr(module, "__loader__", None) is not None
+    }
+    with open(os.environ["AS_FOUND_OUT"], "w") as out:
+        json.dump({"gc": gc.isenabled(), "loaders": loaders}, out)
+"""
+
+
+def test_runctx_loads_without_assertion_rewriting_and_leaves_the_collector_on(checkout, tmp_path):
+    """No assertion rewriting of runctx's modules (library code), and gc on during the tests.
+
+    pytest marks a package with a ``pytest11`` entry point for assertion
+    rewriting; runctx takes itself off that list as its entry point loads, so
+    the modules it imports later (its session objects, the scan) come through
+    the ordinary importer. The garbage collector, paused while the plugin
+    imports and scans, runs again when the tests do.
+    """
+    import json
+
+    (checkout / "test_one.py").write_text(AS_FOUND)
+    out = tmp_path / "as-found.json"
+    done = _pytest(checkout, AS_FOUND_OUT=str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    seen = json.loads(out.read_text())
+    assert seen["gc"] is True
+    assert "runctx.pytest_session" in seen["loaders"]  # the session's modules were loaded
+    assert "runctx.scanning" in seen["loaders"]
+    rewritten = sorted(n for n, loader in seen["loaders"].items() if "Rewrit" in loader)
+    # The entry point's own module is imported by pytest before it can say anything.
+    assert set(rewritten) <= {"runctx.pytest_entry"}, rewritten
