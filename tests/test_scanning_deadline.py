@@ -63,8 +63,20 @@ def _storm(runs, checkout: Path, count: int) -> set[int]:
         env=clean_env(),
         ready=ready,
     )
-    wait_for(lambda: len(group_members(leader.pid)) == count + 1, what=f"{count} runner processes")
-    return group_members(leader.pid) - {leader.pid}
+
+    def runners() -> set[int]:  # a child counts once it has exec'd the runner, not while forked
+        return {pid for pid in group_members(leader.pid) - {leader.pid} if _comm(pid) == "pytest"}
+
+    wait_for(lambda: len(runners()) == count, what=f"{count} runner processes")
+    return runners()
+
+
+def _comm(pid: int) -> str:
+    """The process's name (``/proc/PID/comm``); empty once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 class _ClockJump:

@@ -65,7 +65,7 @@ from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.runners.tasks import ProjectFiles, environments, scripts, task_texts, test_named
+from runctx.runners.tasks import ProjectFiles, environments, script_names, scripts, task_texts
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
@@ -95,7 +95,7 @@ ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
 """Runners that run environments: a run unless the environments named run no test."""
 TEST_SCRIPT_RUNNERS = frozenset({"npm-test", "pnpm-test", "yarn-test", "bun-test"})
 """Runners that are runs by a ``test:NAME`` script's name: unless the name says otherwise
-and the script's text runs no test (:mod:`runctx.runners.tasks.test_named`)."""
+and the script's text runs no test (:mod:`runctx.runners.tasks.script_names`)."""
 BINARY_RUNNERS = frozenset({"yarn-script", "pnpm-script", "bun-script"})
 """Task runners that run a package's binary when no script has the name (``yarn jest``)."""
 SCRIPT_KIND = "project-script"
@@ -429,24 +429,24 @@ class _Parse:
         if call.kind not in BINARY_RUNNERS or not call.names or self.files is None:
             return False
 
-        return test_named.has_no_script(call.names[0], cwd, self.files)
+        return script_names.has_no_script(call.names[0], cwd, self.files)
 
     def _look_alike_runs_none(
         self, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
     ) -> bool:
         """Whether a test-named script whose name says otherwise (``test:server``) runs no test.
 
-        Read only on the hook's path (:mod:`runctx.runners.tasks.test_named`).
+        Read only on the hook's path (:mod:`runctx.runners.tasks.script_names`).
         """
         if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
             return False
 
-        name = test_named.look_alike_script(argv)
+        name = script_names.look_alike_script(argv)
         if name is None:
             return False
         if self.files is None:
             self.files = ProjectFiles()
-        text = test_named.script_text(name, cwd, self.files)
+        text = script_names.script_text(name, cwd, self.files)
         return text is not None and not self._texts_run([text], cwd, known=known, venv=venv)
 
     def _texts_run(self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> bool:

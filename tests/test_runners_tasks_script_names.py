@@ -1,4 +1,4 @@
-"""Test-named package.json scripts that say otherwise (``runners/tasks/test_named.py``)."""
+"""Test-named package.json scripts that say otherwise (``runners/tasks/script_names.py``)."""
 
 from __future__ import annotations
 
