@@ -13,7 +13,7 @@ KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 def module_names() -> dict[str, Path]:
     """Every module of runctx by its dotted name (a package by its ``__init__.py``)."""
-    found: dict[str, int] = {}
+    found: dict[str, Path] = {}
     for path in PACKAGE.rglob("*.py"):
         parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
