@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hooktools import hook_env
+from hooktools import hook_env, runctx
 from proctools import make_checkout
 
 from runctx.cli.watch import CLEAR_BELOW, CLEAR_LINE, ENTER, HOME, LEAVE
@@ -312,13 +312,8 @@ def test_cpu_now_is_measured_between_refreshes(checkout, runs, shared_tmp):
 
 def test_a_plain_watch_writes_reports_without_control_sequences(checkout):
     """Not on a terminal: --count N plain reports under a timed header, no escape sequence."""
-    done = subprocess.run(
-        [*RUNCTX, "status", "--watch", "--interval", "0.1", "--count", "2"],
-        cwd=checkout,
-        capture_output=True,
-        env=hook_env(),
-        check=False,
-        timeout=GUARD,
+    done = runctx(
+        "status", "--watch", "--interval", "0.1", "--count", "2", cwd=checkout, text=False
     )
     assert done.returncode == 0, done.stderr
     assert b"\x1b" not in done.stdout
@@ -332,30 +327,15 @@ def test_a_plain_watch_writes_reports_without_control_sequences(checkout):
 )
 def test_watch_takes_no_machine_format(checkout, argv):
     """--watch is for a person: JSON, OpenMetrics or a file are a usage error (2), in one line."""
-    done = subprocess.run(
-        [*RUNCTX, "status", "--watch", *argv],
-        cwd=checkout,
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        check=False,
-        timeout=GUARD,
-    )
+    done = runctx("status", "--watch", *argv, cwd=checkout)
     assert done.returncode == 2
     assert "--watch shows the table" in (done.stdout + done.stderr)
 
 
 def test_each_watch_frame_is_bounded_by_timeout_from_its_own_start(checkout):
     """--timeout bounds every frame: a frame taken after --timeout has passed is not cut at once."""
-    done = subprocess.run(
-        [*RUNCTX, "status", "--watch", "--interval", "3", "--count", "2", "--timeout", "2.5"],
-        cwd=checkout,
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        check=False,
-        timeout=GUARD,
-    )
+    args = ["--watch", "--interval", "3", "--count", "2", "--timeout", "2.5"]
+    done = runctx("status", *args, cwd=checkout)
     assert done.returncode == 0, done.stderr
     frames = done.stdout.split("runctx status --watch: every 3s, ")[1:]
     assert len(frames) == 2, done.stdout
