@@ -257,6 +257,24 @@ def test_the_non_test_path_imports_nothing_heavy(world):
     assert "runctx.settings" not in imported
 
 
+@pytest.mark.parametrize(("build", "parsed"), [("tsc -p .", False), ("jest --ci", True)])
+def test_npm_scripts_that_run_no_runner_are_answered_before_the_parser(shared_tmp, build, parsed):
+    """``npm run build`` whose script names no runner is answered without the shell parser."""
+    checkout = make_checkout(shared_tmp, "scripts")
+    (checkout / "package.json").write_text(json.dumps({"scripts": {"build": build}}))
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("npm run build", checkout),
+        python_args=("-X", "importtime"),
+    )
+    assert done.returncode == 0
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert ("runctx.shell.commands" in imported) == parsed
+    if not parsed:
+        assert done.stdout == ""
+        assert "attrs" not in imported
+
+
 @pytest.mark.parametrize(
     "pyproject",
     [

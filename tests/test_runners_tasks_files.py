@@ -12,7 +12,8 @@ import threading
 
 from tasktools import package, runs, write
 
-from runctx.runners.tasks.files import MAX_FILES, MAX_PROJECT_FILE_BYTES, read_project_file
+from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES, read_project_file
+from runctx.runners.tasks.files import MAX_FILES
 
 
 class TestBounds:

@@ -9,7 +9,9 @@ runner names (the builtin table's, held as a literal, unless a settings file
 may add rows:
 :func:`runctx.config_files.may_add_runners`; only then is it parsed, by
 :mod:`runctx.settings`), and the pre-filter (:mod:`runctx.fastpath.prefilter`)
-finds none of them in the command: nothing is printed, exit 0. Behind the
+finds none of them in the command: nothing is printed, exit 0. So is a command
+that only runs package.json scripts whose texts name none
+(:mod:`runctx.fastpath.scripts`: ``npm run build``). Behind the
 pre-filter, with ordinary top-level imports, :mod:`runctx.hooks.commands`
 reads what the command runs (the shell parser, the runner table, a task
 runner's files), and only a test run or a change of an environment goes on to
@@ -54,6 +56,7 @@ from runctx.fastpath.prefilter import (
     names_a_script,
     names_found,
 )
+from runctx.fastpath.scripts import starts_nothing
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION
 from runctx.hooks.agents.hosts import answering
@@ -300,7 +303,9 @@ def _reply(
     settings = _configured(root, cwd)
     names = BUILTIN_NAMES if settings is None else settings.names
     changes = kind != AFTER_TOOL and may_change_environment(command)
-    if not (names_found(command, names) or names_a_script(command) or changes):
+    if not (names_found(command, names) or names_a_script(command) or changes) or (
+        settings is None and starts_nothing(command, cwd)  # ``npm run build``
+    ):
         return None
     from runctx.hooks import commands  # noqa: PLC0415 - behind the pre-filter: the parser
 

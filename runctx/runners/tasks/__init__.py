@@ -13,7 +13,7 @@ hook reads these files: a scan sees what a live task runs.
 Files another user could plant are read with care (:mod:`.files`, through
 :mod:`runctx.planted`, the one reader of such files): looked at before they
 are opened, regular files only, opened without blocking, at most
-:data:`~.files.MAX_PROJECT_FILE_BYTES`, at most :data:`~.files.MAX_FILES`
+:data:`~runctx.fastpath.scripts.MAX_PROJECT_FILE_BYTES`, at most :data:`~.files.MAX_FILES`
 files per command, and a file found by walking up from the directory (a
 justfile in a parent) only when it belongs to the caller or to root. Nothing
 here raises on what it reads.

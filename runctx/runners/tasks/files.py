@@ -2,10 +2,11 @@
 
 Each file is read through :mod:`runctx.planted`, the one reader of planted
 files (a FIFO in a file's place cannot block it; regular files only; at most
-:data:`MAX_PROJECT_FILE_BYTES`, a larger file is not read at all). Also here:
-the per-command budget of files (:class:`ProjectFiles`), the walk up to a
-file in a parent directory, and the bounded expansion of a task into its
-prerequisites, which every reader shares.
+:data:`runctx.fastpath.scripts.MAX_PROJECT_FILE_BYTES`, a larger file is not
+read at all: :func:`~runctx.fastpath.scripts.read_project_file`, which the hook's
+fast path shares). Also here: the per-command budget of files
+(:class:`ProjectFiles`), the walk up to a file in a parent directory, and the
+bounded expansion of a task into its prerequisites, which every reader shares.
 """
 
 from __future__ import annotations
@@ -14,15 +15,14 @@ import os
 from collections import deque
 
 from runctx.checkout import nearest_holding
-from runctx.planted import read_bounded, usable_path
+from runctx.fastpath.scripts import read_project_file
+from runctx.planted import usable_path
 from runctx.runners.tasks.budget import WorkBudget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-MAX_PROJECT_FILE_BYTES = 256 * 1024
-"""A project file larger than this is not read: the task stays decided by its name."""
 MAX_FILES = 16
 """Project files read for one command string, at most."""
 MAX_TASKS = 64
@@ -32,22 +32,6 @@ MAX_PARENTS = 32
 
 Task = tuple[list[str], list[str]]
 """A task as a reader finds it: the tasks it runs first, and its command lines."""
-
-
-def read_project_file(path: str) -> bytes | None:
-    """The bytes of the project file at ``path``, or None: missing, not regular, or too large.
-
-    Read through :func:`runctx.planted.read_bounded`, the one reader of files
-    another user could plant: looked at before it is opened (regular files
-    only), opened without blocking, at most :data:`MAX_PROJECT_FILE_BYTES`.
-    """
-    if not usable_path(path):  # a NUL or a lone surrogate from the command's words
-        return None
-    try:
-        data, whole = read_bounded(path, MAX_PROJECT_FILE_BYTES)
-    except OSError:
-        return None
-    return data if whole else None
 
 
 class ProjectFiles:

@@ -1,0 +1,107 @@
+"""``npm run build`` decided on the fast path (``runctx/fastpath/scripts.py``), as the parser would.
+
+Whenever :func:`starts_nothing` says a command starts nothing, the shell
+parser reading the same project finds no test run and no change of an
+environment; and it does say so for the commands agents run all day.
+"""
+
+from __future__ import annotations
+
+import pytest
+from tasktools import package
+
+from runctx.fastpath.scripts import script_names, starts_nothing
+from runctx.hooks.commands import environment_changes, test_runs
+
+QUIET = {"build": "tsc -p .", "lint": "eslint .", "prebuild": "rimraf dist", "fmt": "prettier ."}
+LOUD = {
+    "build": "tsc -p .",
+    "unit": "jest --ci",
+    "ci": "npm run lint && npm run unit",
+    "lint": "eslint .",
+    "prerelease": "vitest run",
+    "release": "changeset publish",
+    "setup": "pip install -e .",
+    "check": "./scripts/check.sh",
+    "test:build": "tsc -p test",
+}
+
+COMMANDS = [
+    "npm run build",
+    "npm run build && npm run lint",
+    "pnpm run fmt; yarn run lint",
+    "bun run build | cat",
+    "npm run-script build & npm run lint",
+    "npm run unit",
+    "npm run ci",
+    "npm run release",
+    "npm run setup",
+    "npm run check",
+    "npm run test:build",
+    "npm run Test",
+    "npm run missing",
+    "npm run build -- --watch",
+    "npm --prefix web run build",
+    "cd web && npm run build",
+    "yarn build",
+    "npm test",
+    "npm install",
+    "CI=1 npm run build",
+    "npm run 'build'",
+    "npm run build > log",
+]
+
+
+@pytest.mark.parametrize("scripts", [QUIET, LOUD], ids=["quiet", "loud"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_what_the_fast_path_lets_go_the_parser_finds_nothing_in(tmp_path, scripts, command):
+    """A command said to start nothing starts no test run and changes no environment."""
+    package(tmp_path, **scripts)
+    package(tmp_path / "web", unit="mocha", build="jest")
+    if starts_nothing(command, str(tmp_path)):
+        assert test_runs(command, str(tmp_path)) == ()
+        assert environment_changes(command, str(tmp_path)) == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "scripts", "expected"),
+    [
+        ("npm run build && npm run lint", QUIET, True),
+        ("pnpm run fmt; yarn run lint", QUIET, True),
+        ("npm run build", LOUD, True),
+        ("npm run unit", LOUD, False),  # jest
+        ("npm run ci", LOUD, False),  # npm inside: read properly
+        ("npm run release", LOUD, False),  # its prerelease runs vitest
+        ("npm run setup", LOUD, False),  # pip install
+        ("npm run check", LOUD, False),  # a project script
+        ("npm run test:build", LOUD, False),  # named for tests
+        ("npm run missing", QUIET, False),  # no such script
+        ("npm run build -- --watch", QUIET, False),  # an option
+        ("cd web && npm run build", QUIET, False),
+        ("npm test", QUIET, False),
+        ("npm run 'build'", QUIET, False),
+    ],
+)
+def test_which_commands_the_fast_path_decides(tmp_path, command, scripts, expected):
+    """Quiet scripts run by name are decided here; anything else goes on to the parser."""
+    package(tmp_path, **scripts)
+    assert starts_nothing(command, str(tmp_path)) is expected
+
+
+def test_no_readable_package_json_goes_on_to_the_parser(tmp_path):
+    """No file, a file that is not JSON, a directory in its place: the parser reads it."""
+    assert not starts_nothing("npm run build", str(tmp_path))
+    (tmp_path / "package.json").write_text("{not json")
+    assert not starts_nothing("npm run build", str(tmp_path))
+    (tmp_path / "package.json").unlink()
+    (tmp_path / "package.json").mkdir()
+    assert not starts_nothing("npm run build", str(tmp_path))
+
+
+def test_the_shape_is_read_word_by_word():
+    """Only ``PROGRAM run NAME`` commands between separators have script names."""
+    assert script_names("npm run a && yarn run b || pnpm run c; bun run d") == ["a", "b", "c", "d"]
+    assert script_names("") is None
+    assert script_names("npm run") is None
+    assert script_names("make build") is None
+    assert script_names('npm run "build"') is None
