@@ -36,7 +36,8 @@ from __future__ import annotations
 import os
 import posixpath
 
-from runctx._record import LightRecord
+import attrs
+
 from runctx.runners.wrappers import WRAPPERS
 
 TYPE_CHECKING = False
@@ -59,21 +60,16 @@ MAX_DOCKERFILE_LINES = 2000
 """Lines of a Dockerfile read for its ``WORKDIR``."""
 
 
-class Placement(LightRecord):
+@attrs.frozen
+class Placement:
     """Where a container command works: ``directory`` on this machine, or None and why not.
 
     ``directory`` is relative to the command's own directory when it is not
     absolute (``.`` for a bind mount of that directory).
     """
 
-    __slots__ = ("directory", "reason")
-
     directory: str | None
     reason: str
-
-    def __init__(self, directory: str | None, reason: str) -> None:
-        """Hold the answer."""
-        self._hold(directory=directory, reason=reason)
 
 
 class _Call:

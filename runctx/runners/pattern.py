@@ -1,12 +1,12 @@
 """The row type of the runner table: which argvs start a run of a kind.
 
-Imported on the hook's hot path: rows are :class:`~runctx._record.LightRecord`
-records, not attrs classes (see that module for why).
+Imported behind the hook's pre-filter (and by the scan and the plugin, which
+load attrs anyway): rows are frozen attrs classes.
 """
 
 from __future__ import annotations
 
-from runctx._record import LightRecord
+import attrs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,7 +90,8 @@ def _choice(value: str, choices: tuple[str, ...], field: str) -> str:
     return value
 
 
-class RunnerMatch(LightRecord):
+@attrs.frozen
+class RunnerMatch:
     """What a runner lookup found: the runner's ``kind`` and its ``role``.
 
     ``role`` is :data:`RUNNER_ROLE` for a process that starts a run,
@@ -99,17 +100,12 @@ class RunnerMatch(LightRecord):
     :data:`WRAPPER_ROLE` for a titled wrapper whose command its title hides.
     """
 
-    __slots__ = ("kind", "role")
-
     kind: str
-    role: str
-
-    def __init__(self, kind: str, role: str = RUNNER_ROLE) -> None:
-        """Hold ``kind`` and ``role``."""
-        self._hold(kind=kind, role=role)
+    role: str = RUNNER_ROLE
 
 
-class ArgsRead(LightRecord):
+@attrs.frozen
+class ArgsRead:
     """What a row read from a program's arguments, once it accepted them.
 
     ``chdir``: the directory the program works in, from its own directory
@@ -120,23 +116,10 @@ class ArgsRead(LightRecord):
     name says it is a test run (one of the row's ``run_names``).
     """
 
-    __slots__ = ("by_name", "chdir", "file", "names")
-
     chdir: str | None
-    names: tuple[str, ...]
-    file: str
-    by_name: bool
-
-    def __init__(
-        self,
-        chdir: str | None,
-        names: tuple[str, ...] = (),
-        file: str = "",
-        *,
-        by_name: bool = False,
-    ) -> None:
-        """Hold what was read."""
-        self._hold(chdir=chdir, names=names, file=file, by_name=by_name)
+    names: tuple[str, ...] = ()
+    file: str = ""
+    by_name: bool = attrs.field(default=False, kw_only=True)
 
 
 _PLAIN = ArgsRead(None)
@@ -158,7 +141,8 @@ def directory_of_file(value: str) -> str:
     return head or "."
 
 
-class RunnerPattern(LightRecord):
+@attrs.frozen(init=False)
+class RunnerPattern:
     """One row of the runner table: which argvs start a run of ``kind``.
 
     A pattern names its program by at least one of:
@@ -222,42 +206,6 @@ class RunnerPattern(LightRecord):
     ``aggregates`` and ``not_with`` are globs: ``*`` stands for any text.
     """
 
-    __slots__ = (
-        "_any_arg_exact",
-        "_any_arg_globs",
-        "_not_with_exact",
-        "_not_with_globs",
-        "_plain",
-        "_program_order",
-        "aggregates",
-        "any_arg",
-        "arg_options",
-        "chdir_file_options",
-        "chdir_options",
-        "codes",
-        "except_args",
-        "exclude_options",
-        "file_options",
-        "kind",
-        "leading_options",
-        "modules",
-        "not_passed",
-        "not_subcommands",
-        "not_with",
-        "number_options",
-        "path_suffixes",
-        "program_globs",
-        "programs",
-        "reader",
-        "role",
-        "run_names",
-        "short_clusters",
-        "subcommand",
-        "task_names",
-        "value_options",
-        "with_options",
-    )
-
     kind: str
     role: str
     programs: frozenset[str]
@@ -285,12 +233,12 @@ class RunnerPattern(LightRecord):
     reader: str
     run_names: tuple[str, ...]
     task_names: str
-    _plain: bool
-    _program_order: tuple[str, ...]
-    _not_with_exact: frozenset[str]
-    _not_with_globs: tuple[str, ...]
-    _any_arg_exact: frozenset[str]
-    _any_arg_globs: tuple[str, ...]
+    _program_order: tuple[str, ...] = attrs.field(eq=False, repr=False)
+    _not_with_exact: frozenset[str] = attrs.field(eq=False, repr=False)
+    _not_with_globs: tuple[str, ...] = attrs.field(eq=False, repr=False)
+    _any_arg_exact: frozenset[str] = attrs.field(eq=False, repr=False)
+    _any_arg_globs: tuple[str, ...] = attrs.field(eq=False, repr=False)
+    _plain: bool = attrs.field(eq=False, repr=False)
 
     def __init__(  # noqa: PLR0913 - a table row is built by keyword, one argument per column
         self,
@@ -350,29 +298,42 @@ class RunnerPattern(LightRecord):
         not_withs = strings(not_with, "not_with")
         any_arg_exact, any_arg_globs = _exact_and_globs(any_args)
         not_with_exact, not_with_globs = _exact_and_globs(not_withs)
-        self._hold(
+        value_opts = (
+            frozenset(strings(value_options, "value_options"))
+            | chdirs
+            | chdir_files
+            | files
+            | args
+            | excludes
+        )
+        with_opts = strings(with_options, "with_options")
+        if short_clusters is None:
+            short_clusters = not name_globs and not _single_dash_long(
+                (*not_withs, *with_opts, *value_opts), value_opts
+            )
+        subcommands = strings(subcommand, "subcommand")
+        passed = frozenset(strings(not_passed, "not_passed"))
+        not_subs = frozenset(strings(not_subcommands, "not_subcommands"))
+        numbers = frozenset(strings(number_options, "number_options"))
+        self.__attrs_init__(
             kind=kind,
             role=role,
             programs=names,
             modules=mods,
             codes=texts,
             path_suffixes=strings(path_suffixes, "path_suffixes"),
-            subcommand=strings(subcommand, "subcommand"),
+            subcommand=subcommands,
             any_arg=any_args,
             except_args=strings(except_args, "except_args"),
-            with_options=strings(with_options, "with_options"),
+            with_options=with_opts,
             leading_options=bool(leading_options),
             not_with=not_withs,
-            not_passed=frozenset(strings(not_passed, "not_passed")),
+            not_passed=passed,
             program_globs=name_globs,
-            not_subcommands=frozenset(strings(not_subcommands, "not_subcommands")),
-            value_options=frozenset(strings(value_options, "value_options"))
-            | chdirs
-            | chdir_files
-            | files
-            | args
-            | excludes,
-            number_options=frozenset(strings(number_options, "number_options")),
+            not_subcommands=not_subs,
+            value_options=value_opts,
+            number_options=numbers,
+            short_clusters=bool(short_clusters),
             arg_options=args,
             exclude_options=excludes,
             aggregates=strings(aggregates, "aggregates"),
@@ -382,29 +343,22 @@ class RunnerPattern(LightRecord):
             reader=reader,
             run_names=strings(run_names, "run_names"),
             task_names=_choice(task_names, TASK_NAMES, "task_names"),
-            _program_order=in_order,
-            _any_arg_exact=any_arg_exact,
-            _any_arg_globs=any_arg_globs,
-            _not_with_exact=not_with_exact,
-            _not_with_globs=not_with_globs,
-        )
-        if short_clusters is None:
-            short_clusters = not name_globs and not _single_dash_long(
-                (*not_withs, *self.with_options, *self.value_options), self.value_options
-            )
-        self._hold(short_clusters=bool(short_clusters))
-        self._hold(
-            _plain=not (
-                self.not_with
-                or self.not_passed
-                or self.subcommand
-                or self.any_arg
-                or self.not_subcommands
-                or self.with_options
-                or self.value_options
-                or self.number_options
+            program_order=in_order,
+            not_with_exact=not_with_exact,
+            not_with_globs=not_with_globs,
+            any_arg_exact=any_arg_exact,
+            any_arg_globs=any_arg_globs,
+            plain=not (
+                not_withs
+                or passed
+                or subcommands
+                or any_args
+                or not_subs
+                or with_opts
+                or value_opts
+                or numbers
                 or role == TASK_ROLE
-            )
+            ),
         )
 
     @property

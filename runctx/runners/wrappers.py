@@ -10,7 +10,8 @@ follow. The interpreter tables say the same for ``python``, shells, ``node``,
 
 from __future__ import annotations
 
-from runctx._record import LightRecord
+import attrs
+
 from runctx.runners.programs import (
     HATCH_VALUE_OPTIONS,
     NPM_CHDIR_OPTIONS,
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
-class Wrapper(LightRecord):
+@attrs.frozen(init=False)
+class Wrapper:
     """How to see through one wrapper command to the command it runs.
 
     ``value``: options taking the next word; ``stop``: options meaning "no
@@ -51,26 +53,6 @@ class Wrapper(LightRecord):
     are those after which, when no command comes before, each word is a
     command line of its own (``parallel ::: "pytest a" "pytest b"``).
     """
-
-    __slots__ = (
-        "arg_separators",
-        "assignments",
-        "chdir",
-        "code",
-        "code_flags",
-        "command_lists",
-        "module",
-        "own_commands",
-        "positionals",
-        "requires_start",
-        "shell_join",
-        "split",
-        "start_after",
-        "stop",
-        "stop_commands",
-        "subcommands",
-        "value",
-    )
 
     arg_separators: frozenset[str]
     assignments: bool
@@ -112,25 +94,26 @@ class Wrapper(LightRecord):
         command_lists: Iterable[str] = (),
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
-        self._hold(
-            chdir=frozenset(chdir),
-            code=frozenset(code),
-            module=frozenset(module),
-            split=frozenset(split),
-            stop=frozenset(stop),
-            subcommands=tuple(subcommands),
-            positionals=positionals,
-            own_commands=None if own_commands is None else frozenset(own_commands),
-            assignments=assignments,
-            start_after=frozenset(start_after),
-            requires_start=requires_start,
-            code_flags=frozenset(code_flags),
-            shell_join=shell_join,
-            stop_commands=frozenset(stop_commands),
+        chdirs, codes, modules, splits = map(frozenset, (chdir, code, module, split))
+        self.__attrs_init__(
             arg_separators=frozenset(arg_separators) | frozenset(command_lists),
+            assignments=assignments,
+            chdir=chdirs,
+            code=codes,
+            code_flags=frozenset(code_flags),
             command_lists=frozenset(command_lists),
+            module=modules,
+            own_commands=None if own_commands is None else frozenset(own_commands),
+            positionals=positionals,
+            requires_start=requires_start,
+            shell_join=shell_join,
+            split=splits,
+            start_after=frozenset(start_after),
+            stop=frozenset(stop),
+            stop_commands=frozenset(stop_commands),
+            subcommands=tuple(subcommands),
+            value=frozenset(value) | chdirs | codes | modules | splits,
         )
-        self._hold(value=frozenset(value) | self.chdir | self.code | self.module | self.split)
 
 
 _UV_VALUES = (
