@@ -6,13 +6,13 @@ payloads, its reply table, what ``runctx install`` writes into its settings
 file and where that file is, and what to tell the user after an install.
 
 Imported on the hook's fast path (:mod:`runctx.fastpath`):
-:class:`~runctx._record.LightRecord` records and the standard library only. A
+:class:`~runctx.fastpath.record.LightRecord` records and the standard library only. A
 decision becomes a reply in :mod:`runctx.hooks.answer`.
 """
 
 from __future__ import annotations
 
-from runctx._record import LightRecord
+from runctx.fastpath.record import LightRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

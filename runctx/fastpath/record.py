@@ -1,12 +1,13 @@
-"""Light records for the hook's hot path, where attrs cannot be imported.
+"""The fast path's records, where attrs cannot be imported: the agents' specs.
 
 The hook runs before every shell command an agent issues. Its path for a
 command that is not a test run imports only what ``json`` has loaded already:
-importing attrs (or ``dataclasses``, or ``typing``) would cost it 10 to 35 ms.
-The records on that path (runner rows, command resolutions, settings, agent
-specs) derive from :class:`LightRecord` instead: slotted, immutable after
-``__init__``, compared, hashed and shown by their fields, written once here.
-Everything off the hot path uses ``@attrs.frozen``.
+importing attrs (or ``dataclasses``, or ``typing``) would cost it 25 to 35 ms,
+more than the rest of that path. The records it reads before the pre-filter,
+each agent's faces, replies and install spec
+(:mod:`runctx.hooks.agents.base`), derive from :class:`LightRecord` instead:
+slotted, immutable after ``__init__``, compared, hashed and shown by their
+fields. Everything behind the pre-filter uses ``@attrs.frozen``.
 """
 
 from __future__ import annotations
