@@ -256,7 +256,7 @@ def write_atomically(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    _sync_directory(directory)
+    sync_directory(directory)
 
 
 def _new_file(prefix: str) -> tuple[int, str]:
@@ -282,7 +282,7 @@ def _check_unchanged(path: str, old: os.stat_result | None) -> None:
         raise OSError(errno.EAGAIN, msg, path)
 
 
-def _sync_directory(directory: str) -> None:
+def sync_directory(directory: str) -> None:
     """Flush the directory's entries to disk (the rename); a failure is ignored."""
     with contextlib.suppress(OSError):
         fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))

@@ -209,12 +209,12 @@ USER_LAYER = "user"
 CHECKOUT_LAYER = "checkout"
 """The checkout's ``pyproject.toml`` ``[tool.runctx]``."""
 ENVIRONMENT_LAYER = "environment"
-"""A ``$RUNCTX_ON_...`` variable."""
-LAYERS = (USER_LAYER, CHECKOUT_LAYER, ENVIRONMENT_LAYER)
-"""The layers of a settings value, the weakest first: each key a later one sets wins."""
+"""A ``$RUNCTX_ON_...`` variable. The layers of a settings value, the weakest first
+(each key a later one sets wins): user, checkout, environment."""
 
 Sources = tuple[tuple[str, str], ...]
-"""Each key set, with the layer that set it (one of :data:`LAYERS`)."""
+"""Each key set, with the layer that set it (:data:`USER_LAYER`, :data:`CHECKOUT_LAYER`
+or :data:`ENVIRONMENT_LAYER`)."""
 
 BusyGiven = tuple[tuple[str, object], ...]
 """The ``BusyRules`` fields a file (or the environment) sets, in the order of
@@ -300,7 +300,7 @@ class Settings:
         return tuple(sorted({*BUILTIN_NAMES, *names_of(self.runners)}))
 
     def source_of(self, key: str) -> str:
-        """Which layer set ``key`` (``on-same-checkout``...): :data:`LAYERS`, or ``default``."""
+        """Which layer set ``key`` (``on-same-checkout``...), or :data:`DEFAULT_LAYER`."""
         for name, layer in self.sources:
             if name == key:
                 return layer

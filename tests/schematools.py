@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import jsonschema
 
-from runctx.present.schema import load_schema
+from runctx.present.schema import schema_path
+
+
+def load_schema(name):
+    """The shipped schema called ``name``, parsed."""
+    with open(schema_path(name), encoding="utf-8") as stream:
+        return json.load(stream)
 
 
 def closed(schema: object) -> object:

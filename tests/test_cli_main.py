@@ -14,12 +14,13 @@ from importlib.metadata import version
 import jsonschema
 import pytest
 from hooktools import hook_env, runctx
+from schematools import load_schema
 
 from runctx import exits
 from runctx._log import LOGGER_NAME
 from runctx.cli import check, run, stop, wait
 from runctx.cli.main import SUBCOMMANDS, main
-from runctx.present.schema import SCHEMA_VERSION, load_schema
+from runctx.present.schema import SCHEMA_VERSION
 
 
 def test_version_is_the_installed_distributions():

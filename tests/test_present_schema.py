@@ -9,10 +9,10 @@ import jsonschema
 import pytest
 from hooktools import runctx
 from proctools import make_checkout
-from schematools import validate
+from schematools import load_schema, validate
 
 from runctx.present.json import report_json
-from runctx.present.schema import SCHEMA_VERSION, SCHEMAS, load_schema, schema_path
+from runctx.present.schema import SCHEMA_VERSION, SCHEMAS, schema_path
 from runctx.scanning import scan, viewpoint
 from runctx.sources.load import Load
 from runctx.unknown import Reason, Unknown

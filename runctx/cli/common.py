@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 
 from runctx.present.escape import visible_lines
 from runctx.report import Viewpoint
@@ -24,15 +25,23 @@ def directory_argument(text: str) -> str:
     return text
 
 
-def _uid(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        msg = f"not a uid (a non-negative integer): {text}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+def whole_number(what: str, least: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``least``, else ``not WHAT: TEXT``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            msg = f"not {what}: {text}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    return parse
+
+
+_uid = whole_number("a uid (a non-negative integer)", 0)
 
 
 def duration(text: str) -> float:

@@ -24,6 +24,7 @@ from runctx.cli.common import (
     settings_warned,
     source_from,
     viewpoint_from,
+    whole_number,
 )
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
@@ -48,15 +49,7 @@ FORMATS = ("text", "json", "openmetrics")
 DEFAULT_INTERVAL_SECONDS = 2.0
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        msg = f"not a positive count: {text}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+_count = whole_number("a positive count", 1)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:

@@ -33,6 +33,7 @@ from runctx.cli.common import (
     duration,
     source_from,
     viewpoint_from,
+    whole_number,
 )
 from runctx.exits import EXIT_USAGE
 from runctx.identity import Verdict
@@ -63,15 +64,7 @@ STATUS_EXITS = {
 }
 
 
-def _pid(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value <= 0:
-        msg = f"not a pid (a positive integer): {text}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+_pid = whole_number("a pid (a positive integer)", 1)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:

@@ -67,9 +67,9 @@ from runctx.hooks.agents.base import HookEntry, InstallSpec
 from runctx.planted import (
     NotOwnedError,
     NotRegularFileError,
-    _sync_directory,
     check_owned,
     read_bounded,
+    sync_directory,
     write_atomically,
 )
 
@@ -735,7 +735,7 @@ def _update_locked(
                 return outcome
             if outcome.after is None:
                 os.unlink(target)
-                _sync_directory(directory)
+                sync_directory(directory)
             else:
                 _write_atomically(target, outcome.after)
     except OSError as error:

@@ -10,7 +10,6 @@ Schema draft 2020-12, and the suite validates real output against them.
 
 from __future__ import annotations
 
-import json
 import os
 
 SCHEMA_VERSION = 1
@@ -29,10 +28,3 @@ def schema_path(name: str) -> str:
         msg = f"no schema called {name!r}; known: {', '.join(SCHEMAS)}"
         raise KeyError(msg)
     return os.path.join(SCHEMA_DIR, f"{name}.schema.json")
-
-
-def load_schema(name: str) -> dict[str, object]:
-    """The schema called ``name``, parsed."""
-    with open(schema_path(name), encoding="utf-8") as stream:
-        schema: dict[str, object] = json.load(stream)
-    return schema
