@@ -113,7 +113,6 @@ FAST_PATH = PACKAGE / "fastpath"
 """The one package whose imports may be deferred: the hook's path of a command that runs no test."""
 
 LEFT_TO_MOVE: dict[str, int] = {
-    "cli/status.py": 4,  # the text renderer and the watcher, off ``status --json``
     "pytest_code.py": 3,  # after the bytecode cache and coverage are in place
     "pytest_plugin.py": 2,  # after coverage starts
     "pytest_code_state.py": 1,  # after the fresh cache is in place

@@ -349,7 +349,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     """The subcommand's exit status; runctx's own errors said on stderr (or as JSON)."""
     try:
-        result: int = _module(SUBCOMMANDS[args.command][0]).run(args)
+        module = _module(SUBCOMMANDS[args.command][0])
+        face = getattr(module, "face_module", None)  # a subcommand with faces of its own
+        if face is not None:
+            module = _module(face(args))
+        result: int = module.run(args)
     except OutputClosedError:
         _drop_stdout()
         return EXIT_BROKEN_PIPE

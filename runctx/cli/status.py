@@ -11,10 +11,7 @@ collector reads. ``--watch`` redraws the table every ``--interval``
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from runctx.cli.common import (
     add_timeout_option,
@@ -30,20 +27,14 @@ from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
 from runctx.present.json import report_json
 from runctx.present.openmetrics import RootLabel, report_metrics
-from runctx.present.output import (
-    json_dumps,
-    write_file_atomically,
-    write_json,
-    write_lines,
-    write_text,
-)
-from runctx.present.style import COLOR_CHOICES, use_color
-from runctx.report import Report
+from runctx.present.output import json_dumps, write_file_atomically, write_json, write_text
+from runctx.present.style import COLOR_CHOICES
 from runctx.scanning import scan
-from runctx.settings import BusyRules
 
 if TYPE_CHECKING:
-    from runctx.present.text import TextOptions
+    from runctx.report import Report, Viewpoint
+    from runctx.settings import BusyRules, Settings
+    from runctx.sources import ProcessSource
 
 FORMATS = ("text", "json", "openmetrics")
 DEFAULT_INTERVAL_SECONDS = 2.0
@@ -121,88 +112,29 @@ def output_format(args: argparse.Namespace) -> str:
     return "json" if args.json else args.format or "text"
 
 
-FALLBACK_COLUMNS = 80
-"""The width of a terminal that reports none, as ``shutil.get_terminal_size`` assumes."""
+def face_module(args: argparse.Namespace) -> str:
+    """The module that runs ``status`` for ``args`` (:func:`runctx.cli.main` imports it).
 
-
-def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int | None:
-    """The width the table fits: ``$COLUMNS``, else the terminal's; None (no limit) for a pipe."""
-    environ = os.environ if environ is None else environ
-    columns = environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        if os.isatty(stream.fileno()):
-            # A terminal that reports no size (0x0: ``script``, some CI terminals) gets 80.
-            return os.get_terminal_size(stream.fileno()).columns or FALLBACK_COLUMNS
-    except (OSError, ValueError, AttributeError):
-        pass
-    return None
-
-
-def _is_terminal(stream: TextIO) -> bool:
-    try:
-        return os.isatty(stream.fileno())
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def text_options(args: argparse.Namespace, stream: TextIO) -> TextOptions:
-    """How the table is laid out for ``stream``."""
-    from runctx.present.text import TextOptions, home_directory  # noqa: PLC0415 - text only
-
-    return TextOptions(
-        width=table_width(stream),
-        wide=args.wide,
-        details=wants_details(args),
-        home=home_directory(),
-    )
-
-
-def wants_details(args: argparse.Namespace) -> bool:
-    """Whether ``-v`` (before or after ``status``) asks for each run's detail lines."""
-    return bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
-
-
-def render(report: Report, chosen: str, args: argparse.Namespace, busy: BusyRules) -> str:
-    """The report in the format ``chosen``, as text to write to a file."""
-    if chosen == "json":
-        return json_dumps(report_json(report, busy)) + "\n"
-    if chosen == "openmetrics":
-        return report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
-    from runctx.present.text import TextOptions, home_directory, report_text  # noqa: PLC0415
-
-    return report_text(report, busy, TextOptions(wide=True, home=home_directory())) + "\n"
-
-
-def run(args: argparse.Namespace) -> int:
-    """Print (or write) the report, once or (``--watch``) every interval.
-
-    A single report samples each run's CPU use now over a short window; a
-    watch samples its first frame so, and measures the rest between refreshes.
+    The table (:mod:`runctx.cli.status_text`) and ``--watch``
+    (:mod:`runctx.cli.watch`) are faces of their own, so that ``status
+    --json`` never imports the text renderer or the watch.
     """
-    chosen = output_format(args)
-    here = viewpoint_from(args)
-    source = source_from(args)
-    settings = settings_warned(here.root)
-    busy = settings.busy
     if args.watch:
-        taken: list[Report] = []
+        return "runctx.cli.watch"
+    return "runctx.cli.status_text" if output_format(args) == "text" else __name__
 
-        def take() -> Report:
-            window = DEFAULT_WINDOW_SECONDS if not taken else None
-            taken[:] = [
-                scan(
-                    here,
-                    source=source,
-                    cpu_window=window,
-                    settings=settings,
-                    deadline=deadline_from(args, from_process_start=not taken),
-                )
-            ]
-            return taken[0]
 
-        return _watch(args, chosen, take, busy)
+def scan_context(
+    args: argparse.Namespace,
+) -> tuple[Viewpoint, ProcessSource | None, Settings]:
+    """Where ``status`` looks from, what it reads processes with, and its settings."""
+    here = viewpoint_from(args)
+    return here, source_from(args), settings_warned(here.root)
+
+
+def report_once(args: argparse.Namespace) -> tuple[Report, BusyRules]:
+    """One scan for a single report (not ``--watch``), each run's CPU use sampled now."""
+    here, source, settings = scan_context(args)
     for given, option in ((args.count, "--count"), (args.interval, "--interval")):
         if given is not None:
             msg = f"{option} goes with --watch"
@@ -214,38 +146,23 @@ def run(args: argparse.Namespace) -> int:
         settings=settings,
         deadline=deadline_from(args),
     )
-    if args.output:
-        write_file_atomically(args.output, render(report, chosen, args, busy))
-    elif chosen == "json":
-        write_json(report_json(report, busy))
-    elif chosen == "openmetrics":
-        metrics = report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
-        write_text(metrics, utf8=True)
+    return report, settings.busy
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print (or write) the report for machines: JSON or OpenMetrics."""
+    chosen = output_format(args)
+    report, busy = report_once(args)
+    document = report_json(report, busy) if chosen == "json" else None
+    if document is not None and not args.output:
+        write_json(document)
+        return 0
+    if document is not None:
+        text = json_dumps(document) + "\n"
     else:
-        from runctx.present.text import report_lines  # noqa: PLC0415 - the text format only
-
-        out = sys.stdout
-        color = use_color(args.color, is_terminal=_is_terminal(out))
-        write_lines(report_lines(report, text_options(args, out), busy), out, color=color)
+        text = report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
+    if args.output:
+        write_file_atomically(args.output, text)
+    else:
+        write_text(text, utf8=True)
     return 0
-
-
-def _watch(
-    args: argparse.Namespace, chosen: str, take: Callable[[], Report], busy: BusyRules
-) -> int:
-    from runctx.cli.watch import WatchSettings, watch  # noqa: PLC0415 - only for --watch
-
-    if chosen != "text" or args.output:
-        msg = "--watch shows the table on stdout; it takes no --format, --json or --output"
-        raise UsageError(msg)
-    out = sys.stdout
-    settings = WatchSettings(
-        interval=DEFAULT_INTERVAL_SECONDS if args.interval is None else args.interval,
-        count=args.count,
-        wide=args.wide,
-        color=use_color(args.color, is_terminal=_is_terminal(out)),
-        width=table_width(out),
-        busy=busy,
-        details=wants_details(args),
-    )
-    return watch(take, settings, out)

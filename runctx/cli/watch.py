@@ -26,6 +26,7 @@ control sequence at all; ``--count N`` stops after N reports.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import select
@@ -39,14 +40,20 @@ from typing import Any, Self, TextIO
 
 import attrs
 
+from runctx.cli.common import deadline_from
+from runctx.cli.status import DEFAULT_INTERVAL_SECONDS, output_format, scan_context
+from runctx.cli.status_text import is_terminal, table_width, wants_details
+from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
+from runctx.exceptions import UsageError
 from runctx.exits import EXIT_INTERRUPTED
 from runctx.present.escape import visible
 from runctx.present.output import styled_bytes, write_lines, write_raw
-from runctx.present.style import Line, Span, line, line_width
+from runctx.present.style import Line, Span, line, line_width, use_color
 from runctx.present.text import ELLIPSIS, TextOptions, home_directory, report_lines
 from runctx.present.words import human_age
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
+from runctx.scanning import scan
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.unknown import Unknown
 
@@ -370,7 +377,7 @@ class WatchSettings:
 
 def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextIO) -> int:
     """The watch on a terminal (module docstring); the exit status."""
-    keys = 0 if _is_terminal(sys.stdin) else None
+    keys = 0 if is_terminal(sys.stdin) else None
     tracker = Tracker(keys_read=keys is not None)
     details = settings.details
     shown = 0
@@ -439,16 +446,48 @@ def watch_plain(scan: Callable[[], Report], settings: WatchSettings, out: TextIO
             signal.signal(signum, handler)
 
 
-def _is_terminal(stream: TextIO | None) -> bool:
-    try:
-        return stream is not None and os.isatty(stream.fileno())
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
 def watch(scan: Callable[[], Report], settings: WatchSettings, out: TextIO | None = None) -> int:
     """Watch: in place on a terminal, plain reports otherwise; the exit status."""
     out = sys.stdout if out is None else out
-    if _is_terminal(out):
+    if is_terminal(out):
         return watch_screen(scan, settings, out)
     return watch_plain(scan, settings, out)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``runctx status --watch``: the table every ``--interval`` until ``q``, Ctrl-C or ``--count``.
+
+    The first scan samples each run's CPU use now over the scan's short
+    window; the rest measure it between refreshes.
+    """
+    chosen = output_format(args)
+    here, source, settings = scan_context(args)
+    if chosen != "text" or args.output:
+        msg = "--watch shows the table on stdout; it takes no --format, --json or --output"
+        raise UsageError(msg)
+    taken: list[Report] = []
+
+    def take() -> Report:
+        window = DEFAULT_WINDOW_SECONDS if not taken else None
+        taken[:] = [
+            scan(
+                here,
+                source=source,
+                cpu_window=window,
+                settings=settings,
+                deadline=deadline_from(args, from_process_start=not taken),
+            )
+        ]
+        return taken[0]
+
+    out = sys.stdout
+    asked = WatchSettings(
+        interval=DEFAULT_INTERVAL_SECONDS if args.interval is None else args.interval,
+        count=args.count,
+        wide=args.wide,
+        color=use_color(args.color, is_terminal=is_terminal(out)),
+        width=table_width(out),
+        busy=settings.busy,
+        details=wants_details(args),
+    )
+    return watch(take, asked, out)

@@ -1,0 +1,67 @@
+"""``runctx status`` as a table for a person: the text face (``--format text``, the default).
+
+A face of its own (:func:`runctx.cli.status.face_module` chooses it), so that
+``status --json`` never imports the text renderer. Also here, for the table
+and for ``--watch`` (:mod:`runctx.cli.watch`): the width a table fits, and
+whether each run's detail lines are asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping
+from typing import TextIO
+
+from runctx.cli.status import report_once
+from runctx.present.output import write_file_atomically, write_lines
+from runctx.present.style import use_color
+from runctx.present.text import TextOptions, home_directory, report_lines, report_text
+
+FALLBACK_COLUMNS = 80
+"""The width of a terminal that reports none, as ``shutil.get_terminal_size`` assumes."""
+
+
+def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int | None:
+    """The width the table fits: ``$COLUMNS``, else the terminal's; None (no limit) for a pipe."""
+    environ = os.environ if environ is None else environ
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if os.isatty(stream.fileno()):
+            # A terminal that reports no size (0x0: ``script``, some CI terminals) gets 80.
+            return os.get_terminal_size(stream.fileno()).columns or FALLBACK_COLUMNS
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None
+
+
+def is_terminal(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is a terminal (False for None, or a stream with no descriptor)."""
+    try:
+        return stream is not None and os.isatty(stream.fileno())
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def wants_details(args: argparse.Namespace) -> bool:
+    """Whether ``-v`` (before or after ``status``) asks for each run's detail lines."""
+    return bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the table once (or write it, whole commands, to ``--output``)."""
+    report, busy = report_once(args)
+    if args.output:
+        options = TextOptions(wide=True, home=home_directory())
+        write_file_atomically(args.output, report_text(report, busy, options) + "\n")
+        return 0
+    out = sys.stdout
+    options = TextOptions(
+        width=table_width(out), wide=args.wide, details=wants_details(args), home=home_directory()
+    )
+    color = use_color(args.color, is_terminal=is_terminal(out))
+    write_lines(report_lines(report, options, busy), out, color=color)
+    return 0
