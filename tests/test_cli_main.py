@@ -127,21 +127,6 @@ def test_errors_stay_one_line_on_stderr_without_json():
     assert len(done.stderr.splitlines()) == 1
 
 
-@pytest.mark.parametrize("columns", [None, "120", "0", "-5", "wide", "", "33"])
-def test_the_help_width_is_what_shutil_would_say(monkeypatch, columns):
-    """The width the help is laid out to, found without shutil, is shutil's."""
-    import shutil
-
-    from runctx.cli.main import terminal_columns
-
-    if columns is None:
-        monkeypatch.delenv("COLUMNS", raising=False)
-    else:
-        monkeypatch.setenv("COLUMNS", columns)
-    monkeypatch.delenv("LINES", raising=False)
-    assert terminal_columns() == shutil.get_terminal_size().columns
-
-
 def test_a_global_option_before_hook_runs_the_hook(tmp_path):
     """``runctx -v hook claude`` answers as ``runctx hook claude``.
 

@@ -121,25 +121,6 @@ def _chosen(args: Sequence[str]) -> str | None:
     return next((arg for arg in args if arg in SUBCOMMANDS or arg == HOOK), None)
 
 
-def terminal_columns() -> int:
-    """``shutil.get_terminal_size().columns``, without importing shutil (lzma, bz2: 2 ms).
-
-    ``$COLUMNS`` when it is a positive number, else the width of the terminal
-    on stdout, else 80.
-    """
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns > 0:
-        return columns
-    try:
-        columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
-    except (AttributeError, ValueError, OSError):
-        columns = 0
-    return columns or 80
-
-
 def _epilog() -> str:
     width = max(len(code) for code, _ in EXIT_STATUSES)
     indent = " " * (width + 4)
@@ -192,29 +173,11 @@ def _parser_classes(
 ) -> tuple[type[argparse.ArgumentParser], type[argparse.ArgumentParser]]:
     """The ``runctx`` parser's class and its subcommands'.
 
-    Usage errors are one line (JSON under ``--json``) and exit 2; the help is
-    laid out to the terminal's width, found without argparse's shutil.
+    Usage errors are one line (JSON under ``--json``) and exit 2.
     """
-    width = terminal_columns() - 2  # what argparse's formatters take off the columns
-
-    class Formatter(argparse.HelpFormatter):
-        """argparse's formatter, told the width (it would import shutil to ask: 2 ms)."""
-
-        def __init__(self, prog: str) -> None:
-            super().__init__(prog, width=width)
-
-    class RawDescriptionFormatter(argparse.RawDescriptionHelpFormatter):
-        """The same for the top-level help, whose epilog is laid out already."""
-
-        def __init__(self, prog: str) -> None:
-            super().__init__(prog, width=width)
 
     class Parser(argparse.ArgumentParser):
         """An argument parser whose usage errors are one line and exit 2."""
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
-            kwargs.setdefault("formatter_class", Formatter)
-            super().__init__(*args, **kwargs)
 
         def error(self, message: str) -> NoReturn:
             report_error(f"{self.prog}: error: {message}", EXIT_USAGE, json_errors=json_errors)
@@ -224,7 +187,7 @@ def _parser_classes(
         """The ``runctx`` parser: its epilog (the exit statuses) is laid out when help is."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
-            kwargs.setdefault("formatter_class", RawDescriptionFormatter)
+            kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
             super().__init__(*args, **kwargs)
 
         def format_help(self) -> str:

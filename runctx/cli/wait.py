@@ -18,6 +18,7 @@ Progress goes to stderr: a live line on a terminal, a line per change otherwise.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from typing import Any, TextIO
 
@@ -29,7 +30,6 @@ from runctx.cli.common import (
     source_from,
     viewpoint_from,
 )
-from runctx.cli.main import terminal_columns
 from runctx.exits import EXIT_REFUSED
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
@@ -114,7 +114,7 @@ class Progress:
         """A scan was taken: redraw the live line."""
         if not self.live or not blocking:
             return
-        width = terminal_columns()
+        width = shutil.get_terminal_size().columns
         text = f"runctx: waiting {seconds_text(waited)} for {_runs_text(blocking)}"
         if len(text) >= width:
             text = text[: max(width - 2, 1)] + "…"
