@@ -7,7 +7,11 @@ environment; and it does say so for the commands agents run all day.
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tasktools import package
 
 from runctx.fastpath.scripts import script_names, starts_nothing
@@ -105,3 +109,46 @@ def test_the_shape_is_read_word_by_word():
     assert script_names("npm run") is None
     assert script_names("make build") is None
     assert script_names('npm run "build"') is None
+
+
+TEXTS = [
+    *("tsc -p .", "eslint .", "prettier --check .", "rimraf dist", "tsc -b") * 3,
+    "jest",
+    "vitest run",
+    "npm run lint",
+    "pip install -e .",
+    "./scripts/x.sh",
+    "node build.js",
+    "make",
+    "echo 'pytest'",
+    "cd web && tsc",
+    "",
+]
+NAMES = ["build", "lint", "prebuild", "postlint", "test", "test:x", "ci"]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    scripts=st.dictionaries(st.sampled_from(NAMES), st.sampled_from(TEXTS), max_size=5),
+    calls=st.lists(
+        st.tuples(
+            st.sampled_from(["npm", "npm", "pnpm", "yarn", "bun", "make"]),
+            st.sampled_from(["run", "run", "run", "run-script", "exec"]),
+            st.sampled_from(NAMES),
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+    separator=st.sampled_from([" && ", " || ", "; ", " | ", " & ", "\n"]),
+)
+def test_any_command_the_fast_path_lets_go_is_no_run_for_the_parser(
+    tmp_path, scripts, calls, separator
+):
+    """Over generated package.json scripts and commands: starts nothing means the parser agrees."""
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": scripts}))
+    command = separator.join(" ".join(call) for call in calls)
+    if starts_nothing(command, str(tmp_path)):
+        assert test_runs(command, str(tmp_path)) == ()
+        assert environment_changes(command, str(tmp_path)) == ()
