@@ -137,3 +137,13 @@ def test_only_the_fast_path_defers_its_imports():
     assert found.pop("fastpath", 0) > 0
     over = {name: count for name, count in found.items() if count > LEFT_TO_MOVE.get(name, 0)}
     assert over == {}, f"imports deferred outside runctx/fastpath/: {over}"
+
+
+def test_records_behind_the_pre_filter_are_attrs_classes():
+    """The fast path's LightRecord serves only the agents' specs, read before the pre-filter."""
+    users = sorted(
+        str(path.relative_to(PACKAGE))
+        for path in PACKAGE.rglob("*.py")
+        if "(LightRecord)" in path.read_text(encoding="utf-8")
+    )
+    assert users == ["hooks/agents/base.py"], users
