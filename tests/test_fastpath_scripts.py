@@ -84,6 +84,7 @@ def test_what_the_fast_path_lets_go_the_parser_finds_nothing_in(tmp_path, script
         ("cd web && npm run build", QUIET, False),
         ("npm test", QUIET, False),
         ("npm run 'build'", QUIET, False),
+        ("npm run scripts/build", {"scripts/build": "tsc"}, False),  # names a project script
     ],
 )
 def test_which_commands_the_fast_path_decides(tmp_path, command, scripts, expected):

@@ -86,7 +86,7 @@ def starts_nothing(command: str, cwd: str) -> bool:
     names; False means "read it properly".
     """
     names = script_names(command)
-    if names is None:
+    if names is None or names_a_script(command):  # ``npm run ./ci.sh``: read properly
         return False
     data = read_project_file(os.path.join(cwd, "package.json"))
     try:
