@@ -39,6 +39,7 @@ from runctx.pytest_code_state import CODE, CodeState
 from runctx.pytest_contention import (
     Sample,
     checkout_lines,
+    cpu_mark,
     header_lines,
     others_now,
     sample_of,
@@ -62,6 +63,7 @@ from runctx.pytest_terminal import (
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
+from runctx.session_cpu import CpuMark
 from runctx.settings import DEFAULT_BUSY, DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.waiting import (
@@ -114,6 +116,8 @@ class PluginState:
     brief_urgent: list[str] = dataclasses.field(default_factory=list)
     """The parts of that line written under ``-q`` too."""
     last_sample: float = 0.0
+    cpu_mark: CpuMark | None = None
+    """Where the window of the samples during the session starts: before the workers start."""
     reports_seen: int = 0
     sampling: bool = True
 
@@ -369,12 +373,26 @@ def _sample(state: PluginState, label: str) -> None:
         return
     try:
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
-        others = others_now(report)
+        others = others_now(report, state.cpu_mark)
         state.samples.append(sample_of(label, report, state.busy, during=True, others=others))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(error_text(error))
         state.sampling = False
     state.last_sample = time.monotonic()
+
+
+def _mark_cpu(state: PluginState) -> None:
+    """Start the window the samples during the session measure others' CPU use over.
+
+    Taken once the session goes ahead, before xdist's workers start; each later
+    sample measures since then, so no sample waits for a window of its own.
+    """
+    if not state.sampling or state.start is None:
+        return
+    try:
+        state.cpu_mark = cpu_mark(state.start)
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(error_text(error))
 
 
 class ContentionSession:
@@ -401,6 +419,7 @@ class ContentionSession:
                 _act(config, state)
             _make_header(state)
             _write_urgent(config, state, config.stash.get(CODE, None))
+            _mark_cpu(state)
         yield
         if _refuses(state):
             with untraced():
