@@ -20,9 +20,8 @@ everything it imports (runctx's scan, attrs) is imported then, under
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
 import pytest
 
@@ -78,9 +77,12 @@ SESSION_PLUGIN = "runctx-session"
 """The name the session's plugin object is registered under."""
 
 
-@dataclasses.dataclass
 class PluginState:
-    """The controller's state for one session, held by its :class:`ContentionSession`."""
+    """The controller's state for one session, held by its :class:`ContentionSession`.
+
+    A plain class, not a dataclass: creating a dataclass compiles its methods
+    when the module is imported, some milliseconds of every session.
+    """
 
     mode: str
     """``warn``, ``wait``, ``refuse``, ``stop`` or ``ask`` (the plugin's words)."""
@@ -100,26 +102,57 @@ class PluginState:
     """The checkout's settings, read once when the session is configured."""
     handoff: str = ""
     """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
-    header: list[str] = dataclasses.field(default_factory=list)
-    samples: list[Sample] = dataclasses.field(default_factory=list)
-    errors: list[str] = dataclasses.field(default_factory=list)
+    header: list[str]
+    samples: list[Sample]
+    errors: list[str]
     rootdir: str | None = None
     here: Viewpoint | None = None
     source: ProcessSource | None = None
     start: Report | None = None
     decision: Decision | None = None
     waited: WaitOutcome | None = None
-    urgent: list[str] = dataclasses.field(default_factory=list)
+    urgent: list[str]
     """Header lines written under ``-q`` too: runs of this checkout, other users' in it."""
-    brief: list[str] = dataclasses.field(default_factory=list)
+    brief: list[str]
     """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
-    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    brief_urgent: list[str]
     """The parts of that line written under ``-q`` too."""
     last_sample: float = 0.0
     cpu_mark: CpuMark | None = None
     """Where the window of the samples during the session starts: before the workers start."""
     reports_seen: int = 0
     sampling: bool = True
+
+    def __init__(  # noqa: PLR0913 - each is a setting of its own
+        self,
+        mode: str,
+        mode_from: str,
+        timeout: float | None,
+        poll_seconds: float | None,
+        sample_seconds: float,
+        *,
+        shared_mode: str = "warn",
+        shared_from: str = "",
+        busy: BusyRules | None = None,
+        settings: Settings | None = None,
+        warnings: Sequence[str] = (),
+    ) -> None:
+        """The state before the first scan; ``warnings`` on the settings open the header."""
+        self.mode = mode
+        self.mode_from = mode_from
+        self.timeout = timeout
+        self.poll_seconds = poll_seconds
+        self.sample_seconds = sample_seconds
+        self.shared_mode = shared_mode
+        self.shared_from = shared_from
+        self.busy = busy
+        self.settings = settings
+        self.header = [f"{PREFIX}{warning}" for warning in warnings]
+        self.urgent = [f"{PREFIX}{warning}" for warning in warnings]
+        self.brief = list(warnings)
+        self.brief_urgent = list(warnings)
+        self.samples = []
+        self.errors = []
 
 
 def state_from(config: pytest.Config) -> PluginState:
@@ -139,10 +172,7 @@ def state_from(config: pytest.Config) -> PluginState:
         shared_from=shared_from,
         busy=settings.busy,
         settings=settings,
-        header=[f"{PREFIX}{warning}" for warning in warnings],
-        urgent=[f"{PREFIX}{warning}" for warning in warnings],
-        brief=list(warnings),
-        brief_urgent=list(warnings),
+        warnings=warnings,
     )
 
 
