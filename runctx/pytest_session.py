@@ -223,18 +223,24 @@ def _make_header(state: PluginState) -> None:
     """The header, from what is true once any wait is over: a scan after the wait, else the first.
 
     A header written from the first scan after a wait would name the run
-    waited for as live, and advise stopping it, though it has ended.
+    waited for as live, and advise stopping it, though it has ended; a
+    summary that kept that scan as a sample would say the session ran next
+    to it. The scan after the wait is the summary's first sample.
     """
     report, decision = state.start, state.decision
     if report is None or decision is None:
         return  # no scan: a failure inside runctx, already in the header
     if _waited(state):
+        # What the scans before the wait saw is over before any test runs: the summary's
+        # samples start with this scan, as the header does.
+        state.samples.clear()
         try:
             report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
             decision = session_decision(report, state.mode, state.shared_mode, state.busy)
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             _broken(state, error)
             return
+        state.samples.append(sample_of("after wait", report, state.busy))
     state.urgent.extend(PREFIX + line for line in checkout_lines(report))
     brief_checkout = _brief_checkout(report)
     state.brief_urgent.extend(brief_checkout)
@@ -382,7 +388,6 @@ def _after_wait(config: pytest.Config, state: PluginState, outcome: DecidedWait)
                 f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
             )
             pytest.exit(visible(msg), returncode=EXIT_REFUSED)
-        state.samples.append(sample_of("after wait", turn.report, state.busy))
         pids = ", ".join(str(judged.run.pid) for judged in turn.waited_for)
         if pids:
             _say(config, state, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")

@@ -236,6 +236,9 @@ def test_wait_blocks_until_the_other_run_ends(pytester, checkout, runs):
     the_line(header, "--runctx=wait: no earlier run of this checkout is live")
     assert not [line for line in header if f"pid {ours.pid} " in line], header
     assert not [line for line in header if "waiting for" in line or "leftover" in line], header
+    # Nor does the summary say the session ran next to it: it ended before any test ran.
+    stale = [line for line in lines[starts:] if f"pid {ours.pid}" in line]
+    assert not stale, lines
 
 
 def test_the_waits_last_scan_names_no_idle_foreign_run_busy(pytester, checkout, runs, shared_tmp):
