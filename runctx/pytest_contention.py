@@ -200,8 +200,8 @@ def sample_of(
     processes: CPU pressure and load are left out, and the box is busy only
     when processes outside the session kept :data:`OTHERS_BUSY_SHARE` of its
     CPUs busy (``others``: the CPUs they and the session kept busy,
-    :func:`runctx.session_cpu.others_since`, over the window since the session
-    started; None where that cannot be measured, or the window was too short).
+    :func:`runctx.session_cpu.others_since`, over the window since the previous
+    sample; None where that cannot be measured, or the window was too short).
     """
     rules = busy if busy is not None else DEFAULT_BUSY
     busy_runs, _idle = split_by_cpu(report.foreign, rules)

@@ -409,6 +409,8 @@ def _sample(state: PluginState, label: str) -> None:
     try:
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
         others = others_now(report, state.cpu_mark)
+        if others is not None:  # the next sample's window starts here (a short one grows on)
+            state.cpu_mark = cpu_mark(report)
         state.samples.append(sample_of(label, report, state.busy, during=True, others=others))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(error_text(error))
@@ -420,7 +422,8 @@ def _mark_cpu(state: PluginState) -> None:
     """Start the window the samples during the session measure others' CPU use over.
 
     Taken once the session goes ahead, before xdist's workers start; each later
-    sample measures since then, so no sample waits for a window of its own.
+    sample measures since the previous one (or since this mark), so no sample
+    waits for a window of its own.
     """
     if not state.sampling or state.start is None:
         return
