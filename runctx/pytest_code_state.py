@@ -9,8 +9,6 @@ pytest only.
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 TYPE_CHECKING = False
@@ -28,21 +26,24 @@ STALE_OUTPUT = "runctx_stale"
 """The key under which an xdist worker hands its stale modules to the controller."""
 
 
-@dataclasses.dataclass
 class CodeState:
-    """What the session knows about its code under test and its bytecode (``config.stash``)."""
+    """What the session knows about its code under test and its bytecode (``config.stash``).
+
+    A plain class, not a dataclass: creating a dataclass compiles its methods
+    when the module is imported, some milliseconds of every session.
+    """
 
     code_mode: str
     bytecode: str
     checkout: str | None = None
-    header: list[str] = dataclasses.field(default_factory=list)
-    urgent: list[str] = dataclasses.field(default_factory=list)
+    header: list[str]
+    urgent: list[str]
     """Header lines written under ``-q`` too: code under test that is not this checkout's."""
-    brief: list[str] = dataclasses.field(default_factory=list)
+    brief: list[str]
     """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
-    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    brief_urgent: list[str]
     """The parts of that line written under ``-q`` too."""
-    own_lines: list[str] = dataclasses.field(default_factory=list)
+    own_lines: list[str]
     """Header lines of their own at any verbosity: ``--runctx-bytecode``, which asked for them."""
     check: CodeCheck | None = None
     installs: tuple[Install, ...] | None = None
@@ -59,9 +60,21 @@ class CodeState:
     """What ``PYTHONDONTWRITEBYTECODE`` was before a fresh session wrote its cache anyway."""
     cannot: str = ""
     """Why a fresh session could not have a cache of its own (empty when it has one)."""
-    stale: list[StaleModule] = dataclasses.field(default_factory=list)
+    stale: list[StaleModule]
     checked: int = 0
-    errors: list[str] = dataclasses.field(default_factory=list)
+    errors: list[str]
+
+    def __init__(self, code_mode: str, bytecode: str) -> None:
+        """The state of a session whose ``--runctx-code`` and ``--runctx-bytecode`` are given."""
+        self.code_mode = code_mode
+        self.bytecode = bytecode
+        self.header = []
+        self.urgent = []
+        self.brief = []
+        self.brief_urgent = []
+        self.own_lines = []
+        self.stale = []
+        self.errors = []
 
 
 CODE = pytest.StashKey[CodeState]()

@@ -33,7 +33,7 @@ from runctx.present.words import (
 from runctx.pytest_terminal import PREFIX
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
-from runctx.session_cpu import others_busy_cpus
+from runctx.session_cpu import CpuMark, mark, others_since
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
 from runctx.unknown import Unknown
@@ -200,8 +200,8 @@ def sample_of(
     processes: CPU pressure and load are left out, and the box is busy only
     when processes outside the session kept :data:`OTHERS_BUSY_SHARE` of its
     CPUs busy (``others``: the CPUs they and the session kept busy,
-    :func:`runctx.session_cpu.others_busy_cpus`; None where that cannot be
-    measured).
+    :func:`runctx.session_cpu.others_since`, over the window since the previous
+    sample; None where that cannot be measured, or the window was too short).
     """
     rules = busy if busy is not None else DEFAULT_BUSY
     busy_runs, _idle = split_by_cpu(report.foreign, rules)
@@ -239,11 +239,20 @@ def sample_of(
     )
 
 
-def others_now(report: Report) -> tuple[float, float] | None:
-    """The CPUs processes outside this session, and this session, keep busy now."""
+def own_pids(report: Report) -> list[int]:
+    """The session's own processes as the scan saw them: its run's members, or this process."""
     self_run = report.self_run
-    own = [os.getpid()] if self_run is None else [p.pid for p in self_run.run.processes]
-    return others_busy_cpus(own)
+    return [os.getpid()] if self_run is None else [p.pid for p in self_run.run.processes]
+
+
+def cpu_mark(report: Report) -> CpuMark | None:
+    """Where the window of the session's later samples starts (taken before its workers start)."""
+    return mark(own_pids(report))
+
+
+def others_now(report: Report, start: CpuMark | None) -> tuple[float, float] | None:
+    """The CPUs processes outside this session, and this session, kept busy since ``start``."""
+    return None if start is None else others_since(start, own_pids(report))
 
 
 def summary_lines(samples: list[Sample], errors: list[str], *, always: bool) -> list[str]:

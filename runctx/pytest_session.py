@@ -20,9 +20,8 @@ everything it imports (runctx's scan, attrs) is imported then, under
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
 import pytest
 
@@ -39,6 +38,7 @@ from runctx.pytest_code_state import CODE, CodeState
 from runctx.pytest_contention import (
     Sample,
     checkout_lines,
+    cpu_mark,
     header_lines,
     others_now,
     sample_of,
@@ -62,6 +62,7 @@ from runctx.pytest_terminal import (
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
+from runctx.session_cpu import CpuMark
 from runctx.settings import DEFAULT_BUSY, DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.waiting import (
@@ -76,9 +77,12 @@ SESSION_PLUGIN = "runctx-session"
 """The name the session's plugin object is registered under."""
 
 
-@dataclasses.dataclass
 class PluginState:
-    """The controller's state for one session, held by its :class:`ContentionSession`."""
+    """The controller's state for one session, held by its :class:`ContentionSession`.
+
+    A plain class, not a dataclass: creating a dataclass compiles its methods
+    when the module is imported, some milliseconds of every session.
+    """
 
     mode: str
     """``warn``, ``wait``, ``refuse``, ``stop`` or ``ask`` (the plugin's words)."""
@@ -98,24 +102,57 @@ class PluginState:
     """The checkout's settings, read once when the session is configured."""
     handoff: str = ""
     """What ``runctx run`` handed over: ``checked``, ``quiet`` or nothing."""
-    header: list[str] = dataclasses.field(default_factory=list)
-    samples: list[Sample] = dataclasses.field(default_factory=list)
-    errors: list[str] = dataclasses.field(default_factory=list)
+    header: list[str]
+    samples: list[Sample]
+    errors: list[str]
     rootdir: str | None = None
     here: Viewpoint | None = None
     source: ProcessSource | None = None
     start: Report | None = None
     decision: Decision | None = None
     waited: WaitOutcome | None = None
-    urgent: list[str] = dataclasses.field(default_factory=list)
+    urgent: list[str]
     """Header lines written under ``-q`` too: runs of this checkout, other users' in it."""
-    brief: list[str] = dataclasses.field(default_factory=list)
+    brief: list[str]
     """The parts of the one header line written unless ``-v`` (:mod:`runctx.pytest_brief`)."""
-    brief_urgent: list[str] = dataclasses.field(default_factory=list)
+    brief_urgent: list[str]
     """The parts of that line written under ``-q`` too."""
     last_sample: float = 0.0
+    cpu_mark: CpuMark | None = None
+    """Where the window of the samples during the session starts: before the workers start."""
     reports_seen: int = 0
     sampling: bool = True
+
+    def __init__(  # noqa: PLR0913 - each is a setting of its own
+        self,
+        mode: str,
+        mode_from: str,
+        timeout: float | None,
+        poll_seconds: float | None,
+        sample_seconds: float,
+        *,
+        shared_mode: str = "warn",
+        shared_from: str = "",
+        busy: BusyRules | None = None,
+        settings: Settings | None = None,
+        warnings: Sequence[str] = (),
+    ) -> None:
+        """The state before the first scan; ``warnings`` on the settings open the header."""
+        self.mode = mode
+        self.mode_from = mode_from
+        self.timeout = timeout
+        self.poll_seconds = poll_seconds
+        self.sample_seconds = sample_seconds
+        self.shared_mode = shared_mode
+        self.shared_from = shared_from
+        self.busy = busy
+        self.settings = settings
+        self.header = [f"{PREFIX}{warning}" for warning in warnings]
+        self.urgent = [f"{PREFIX}{warning}" for warning in warnings]
+        self.brief = list(warnings)
+        self.brief_urgent = list(warnings)
+        self.samples = []
+        self.errors = []
 
 
 def state_from(config: pytest.Config) -> PluginState:
@@ -135,10 +172,7 @@ def state_from(config: pytest.Config) -> PluginState:
         shared_from=shared_from,
         busy=settings.busy,
         settings=settings,
-        header=[f"{PREFIX}{warning}" for warning in warnings],
-        urgent=[f"{PREFIX}{warning}" for warning in warnings],
-        brief=list(warnings),
-        brief_urgent=list(warnings),
+        warnings=warnings,
     )
 
 
@@ -189,18 +223,24 @@ def _make_header(state: PluginState) -> None:
     """The header, from what is true once any wait is over: a scan after the wait, else the first.
 
     A header written from the first scan after a wait would name the run
-    waited for as live, and advise stopping it, though it has ended.
+    waited for as live, and advise stopping it, though it has ended; a
+    summary that kept that scan as a sample would say the session ran next
+    to it. The scan after the wait is the summary's first sample.
     """
     report, decision = state.start, state.decision
     if report is None or decision is None:
         return  # no scan: a failure inside runctx, already in the header
     if _waited(state):
+        # What the scans before the wait saw is over before any test runs: the summary's
+        # samples start with this scan, as the header does.
+        state.samples.clear()
         try:
             report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
             decision = session_decision(report, state.mode, state.shared_mode, state.busy)
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             _broken(state, error)
             return
+        state.samples.append(sample_of("after wait", report, state.busy))
     state.urgent.extend(PREFIX + line for line in checkout_lines(report))
     brief_checkout = _brief_checkout(report)
     state.brief_urgent.extend(brief_checkout)
@@ -348,7 +388,6 @@ def _after_wait(config: pytest.Config, state: PluginState, outcome: DecidedWait)
                 f"to end: {runs} (--runctx-timeout; exit status {EXIT_REFUSED})."
             )
             pytest.exit(visible(msg), returncode=EXIT_REFUSED)
-        state.samples.append(sample_of("after wait", turn.report, state.busy))
         pids = ", ".join(str(judged.run.pid) for judged in turn.waited_for)
         if pids:
             _say(config, state, f"{PREFIX}waited {seconds} for pid {pids}; going ahead")
@@ -369,12 +408,29 @@ def _sample(state: PluginState, label: str) -> None:
         return
     try:
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
-        others = others_now(report)
+        others = others_now(report, state.cpu_mark)
+        if others is not None:  # the next sample's window starts here (a short one grows on)
+            state.cpu_mark = cpu_mark(report)
         state.samples.append(sample_of(label, report, state.busy, during=True, others=others))
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(error_text(error))
         state.sampling = False
     state.last_sample = time.monotonic()
+
+
+def _mark_cpu(state: PluginState) -> None:
+    """Start the window the samples during the session measure others' CPU use over.
+
+    Taken once the session goes ahead, before xdist's workers start; each later
+    sample measures since the previous one (or since this mark), so no sample
+    waits for a window of its own.
+    """
+    if not state.sampling or state.start is None:
+        return
+    try:
+        state.cpu_mark = cpu_mark(state.start)
+    except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+        state.errors.append(error_text(error))
 
 
 class ContentionSession:
@@ -401,6 +457,7 @@ class ContentionSession:
                 _act(config, state)
             _make_header(state)
             _write_urgent(config, state, config.stash.get(CODE, None))
+            _mark_cpu(state)
         yield
         if _refuses(state):
             with untraced():

@@ -4,9 +4,12 @@ A test session that saturates the box by itself (``pytest -n auto``) raises
 the box's CPU pressure and load average; neither says whose the load is, and
 both are averages that stay high for seconds after the load ends. During a
 session the plugin therefore judges the box by what it can tell is someone
-else's: the CPU time the whole box spent over a short window (``/proc/stat``)
+else's: the CPU time the whole box spent over a window (``/proc/stat``)
 less what the session's own processes spent over the same window (their
 ``/proc/PID/stat``, with the children they reaped), divided by the window.
+The window runs from a mark taken when the session starts (:func:`mark`) to
+each later sample (:func:`others_since`): the session never sleeps to
+measure it.
 The session's processes are its run's members and every process below them
 at either end of the window (``/proc/PID/task/TID/children``), so that a
 child a test starts during the window counts as the session's; one started
@@ -99,29 +102,75 @@ def with_descendants(pids: Iterable[int], proc: str = "/proc") -> set[int]:
     return seen
 
 
-def others_busy_cpus(
-    own: Iterable[int], window: float = 0.1, proc: str = "/proc"
+class CpuMark:
+    """The box's and a session's CPU seconds at one moment: where a window starts."""
+
+    __slots__ = ("at", "box", "own", "pids", "roots")
+
+    def __init__(
+        self, at: float, box: float, own: float, pids: frozenset[int], roots: tuple[int, ...]
+    ) -> None:
+        """Hold the readings taken at ``at`` (``time.monotonic``)."""
+        self.at = at
+        self.box = box
+        self.own = own
+        self.pids = pids
+        """The session's processes then: ``roots`` and every process below them."""
+        self.roots = roots
+
+
+def mark(own: Iterable[int], proc: str = "/proc") -> CpuMark | None:
+    """Start a window now for the session whose processes are ``own``; None where it cannot."""
+    roots = tuple(own)
+    box = box_cpu_seconds(proc)
+    if box is None:
+        return None
+    pids = with_descendants(roots, proc)
+    return CpuMark(time.monotonic(), box, tree_cpu_seconds(pids, proc), frozenset(pids), roots)
+
+
+MIN_WINDOW_SECONDS = 0.1
+"""A shorter window says nothing: the kernel counts CPU time in ticks of 10 ms."""
+
+
+def others_since(
+    start: CpuMark, own: Iterable[int] = (), proc: str = "/proc"
 ) -> tuple[float, float] | None:
-    """(CPUs others kept busy, CPUs the session kept busy) over ``window`` seconds.
+    """(CPUs others kept busy, CPUs the session kept busy) since ``start``, without waiting.
+
+    ``own`` are the session's processes now (its run's members), next to
+    those of ``start``; the processes below either, at the start of the
+    window and at its end, are the session's too. None where the box's CPU
+    time cannot be read, or the window is shorter than
+    :data:`MIN_WINDOW_SECONDS`.
+    """
+    if time.monotonic() - start.at < MIN_WINDOW_SECONDS:
+        return None
+    box_after = box_cpu_seconds(proc)
+    roots = {*start.roots, *own}
+    # A process started during the window had spent nothing before it: all its time counts.
+    own_after = tree_cpu_seconds(start.pids | with_descendants(roots, proc), proc)
+    elapsed = time.monotonic() - start.at
+    if box_after is None:
+        return None
+    mine = max(0.0, own_after - start.own) / elapsed
+    box = max(0.0, box_after - start.box) / elapsed
+    return max(0.0, box - mine), mine
+
+
+def others_busy_cpus(
+    own: Iterable[int], window: float = MIN_WINDOW_SECONDS, proc: str = "/proc"
+) -> tuple[float, float] | None:
+    """(CPUs others kept busy, CPUs the session kept busy) over ``window`` seconds from now.
 
     ``own`` are the session's processes (its run's members); the processes
     below them, at the start of the window and at its end, are the
-    session's too. None where the box's CPU time cannot be read.
+    session's too. None where the box's CPU time cannot be read. A session
+    marks the start of its window once (:func:`mark`) and measures each
+    later sample since then (:func:`others_since`), so it never waits.
     """
-    roots = tuple(own)
-    box_before = box_cpu_seconds(proc)
-    if box_before is None:
+    start = mark(own, proc)
+    if start is None:
         return None
-    pids = with_descendants(roots, proc)
-    own_before = tree_cpu_seconds(pids, proc)
-    began = time.monotonic()
-    time.sleep(window)
-    box_after = box_cpu_seconds(proc)
-    # A process started during the window had spent nothing before it: all its time counts.
-    own_after = tree_cpu_seconds(pids | with_descendants(roots, proc), proc)
-    elapsed = time.monotonic() - began
-    if box_after is None or elapsed <= 0:
-        return None
-    mine = max(0.0, own_after - own_before) / elapsed
-    box = max(0.0, box_after - box_before) / elapsed
-    return max(0.0, box - mine), mine
+    time.sleep(max(window, MIN_WINDOW_SECONDS))
+    return others_since(start, (), proc)

@@ -236,6 +236,9 @@ def test_wait_blocks_until_the_other_run_ends(pytester, checkout, runs):
     the_line(header, "--runctx=wait: no earlier run of this checkout is live")
     assert not [line for line in header if f"pid {ours.pid} " in line], header
     assert not [line for line in header if "waiting for" in line or "leftover" in line], header
+    # Nor does the summary say the session ran next to it: it ended before any test ran.
+    stale = [line for line in lines[starts:] if f"pid {ours.pid}" in line]
+    assert not stale, lines
 
 
 def test_the_waits_last_scan_names_no_idle_foreign_run_busy(pytester, checkout, runs, shared_tmp):
@@ -1042,6 +1045,117 @@ def test_a_session_that_saturates_the_box_by_itself_is_not_told_it_is_busy(
         for reason in sample["pressure"]:
             assert not reason.startswith(("CPU pressure", "load")), sample
             assert reason.startswith("processes outside this session kept"), sample
+
+
+RECORD_SLEEPS = """
+import json, os, sys, time
+
+_sleep = time.sleep
+slept = []
+
+
+def recording(seconds):
+    caller = sys._getframe(1).f_globals.get("__name__", "")
+    if caller == "runctx.session_cpu":
+        slept.append([caller, seconds])
+    _sleep(seconds)
+
+
+time.sleep = recording
+
+
+def pytest_unconfigure(config):
+    state = config.pluginmanager.get_plugin("runctx-session").state
+    seen = {
+        "slept": slept,
+        "marked": state.cpu_mark is not None,
+        "labels": [sample.label for sample in state.samples],
+    }
+    with open(os.environ["SEEN_OUT"], "w") as out:
+        json.dump(seen, out)
+"""
+
+SPIN_A_WHILE = """
+import time
+
+
+def test_spins():
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+"""
+
+
+def test_the_session_never_sleeps_to_measure_others_cpu(pytester, checkout, runs, monkeypatch):
+    """The samples during the session measure others' CPU since its start: no sample waits.
+
+    The window starts once the session goes ahead (before any worker would
+    start) and ends at each sample, so the end sample reads the CPU times
+    and returns, where it used to sleep a window of its own every session.
+    (A scan still measures the CPU use of a live foreign run over a short
+    window of its own, :mod:`runctx.cpu_window`, when there is one.)
+    """
+    import json
+
+    pytester.makepyfile(test_spin=SPIN_A_WHILE)
+    pytester.makeconftest(RECORD_SLEEPS)
+    out = checkout.parent / "seen.json"
+    monkeypatch.setenv("SEEN_OUT", str(out))
+    result = session(pytester, runs)
+    assert result.ret == 0, result.outlines
+    seen = json.loads(out.read_text())
+    assert seen["labels"] == ["start", "end"], seen
+    assert seen["marked"], seen
+    assert seen["slept"] == [], seen
+
+
+def test_others_cpu_since_a_mark_counts_what_the_session_spent_meanwhile(runs, tmp_path):
+    """A mark, then a process of the session spins a child to its end: the session's CPU.
+
+    The measure takes no window of its own: it reads the CPU times since the
+    mark, and the child's (reaped by its parent) count as the session's.
+    """
+    import time
+
+    import psutil
+
+    from runctx.session_cpu import mark, others_since
+
+    go, out = tmp_path / "go", tmp_path / "out"
+    with out.open("wb") as stdout:
+        parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD_ON_GO, str(go)], stdout=stdout)
+    wait_for(lambda: b"waiting" in out.read_bytes(), what="the parent to start")
+    before = time.monotonic()
+    start = mark([parent.pid])
+    assert start is not None
+    go.touch()
+    wait_for(lambda: b"reaped" in out.read_bytes(), what="the child to be reaped")
+    measured = others_since(start, [parent.pid])
+    window_at_most = time.monotonic() - before
+    times = psutil.Process(parent.pid).cpu_times()
+    spent = times.children_user + times.children_system
+    assert spent >= 0.45  # the child really spun, within the window
+    assert measured is not None
+    _theirs, mine = measured
+    # The CPU seconds the measure gave the session over its window hold the child's.
+    assert mine * window_at_most >= spent * 0.8 - 0.02, (mine, window_at_most, spent)
+
+
+SPIN_WITH_A_CHILD_ON_GO = """
+import os, sys, time
+go = sys.argv[1]
+print("waiting", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.01)
+child = os.fork()
+if child == 0:
+    while time.process_time() < 0.5:
+        pass
+    os._exit(0)
+os.waitpid(child, 0)
+print("reaped", flush=True)
+time.sleep(300)
+"""
 
 
 SPIN_WITH_A_CHILD = """

@@ -25,8 +25,9 @@ class LightRecord:
 
     def _hold(self, **values: object) -> None:
         """Set fields during ``__init__`` (plain assignment is refused)."""
+        setter = object.__setattr__
         for name, value in values.items():
-            object.__setattr__(self, name, value)
+            setter(self, name, value)
 
     def _fields(self) -> tuple[str, ...]:
         return tuple(
