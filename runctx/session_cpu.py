@@ -17,7 +17,6 @@ during it counts with all its CPU time, all of it spent since.
 
 Linux only; elsewhere (and where ``/proc/stat`` cannot be read) the answer is
 None, and the box's figures are taken only before the session's workers start.
-Standard library only.
 """
 
 from __future__ import annotations
@@ -25,6 +24,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterable
+
+import attrs
 
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
@@ -102,21 +103,24 @@ def with_descendants(pids: Iterable[int], proc: str = "/proc") -> set[int]:
     return seen
 
 
+@attrs.frozen
 class CpuMark:
-    """The box's and a session's CPU seconds at one moment: where a window starts."""
+    """The box's and a session's CPU seconds at one moment: where a window starts.
 
-    __slots__ = ("at", "box", "own", "pids", "roots")
+    A window runs from one sample to the next. Over it, a process of the
+    session that ends unreaped by another of the session's processes (a
+    daemon) takes its CPU time out of the session's, and a pid reused by
+    another process in between is counted as the session's: both only ever
+    change the summary's note about others' CPU use, never a decision.
+    """
 
-    def __init__(
-        self, at: float, box: float, own: float, pids: frozenset[int], roots: tuple[int, ...]
-    ) -> None:
-        """Hold the readings taken at ``at`` (``time.monotonic``)."""
-        self.at = at
-        self.box = box
-        self.own = own
-        self.pids = pids
-        """The session's processes then: ``roots`` and every process below them."""
-        self.roots = roots
+    at: float
+    """When the readings were taken (``time.monotonic``)."""
+    box: float
+    own: float
+    pids: frozenset[int]
+    """The session's processes then: ``roots`` and every process below them."""
+    roots: tuple[int, ...]
 
 
 def mark(own: Iterable[int], proc: str = "/proc") -> CpuMark | None:
@@ -156,21 +160,3 @@ def others_since(
     mine = max(0.0, own_after - start.own) / elapsed
     box = max(0.0, box_after - start.box) / elapsed
     return max(0.0, box - mine), mine
-
-
-def others_busy_cpus(
-    own: Iterable[int], window: float = MIN_WINDOW_SECONDS, proc: str = "/proc"
-) -> tuple[float, float] | None:
-    """(CPUs others kept busy, CPUs the session kept busy) over ``window`` seconds from now.
-
-    ``own`` are the session's processes (its run's members); the processes
-    below them, at the start of the window and at its end, are the
-    session's too. None where the box's CPU time cannot be read. A session
-    marks the start of its window once (:func:`mark`) and measures each
-    later sample since then (:func:`others_since`), so it never waits.
-    """
-    start = mark(own, proc)
-    if start is None:
-        return None
-    time.sleep(max(window, MIN_WINDOW_SECONDS))
-    return others_since(start, (), proc)

@@ -275,6 +275,27 @@ def test_npm_scripts_that_run_no_runner_are_answered_before_the_parser(shared_tm
         assert "attrs" not in imported
 
 
+def test_npm_scripts_naming_a_runner_the_checkout_adds_go_to_the_parser(shared_tmp):
+    """``npm run build`` whose script runs a runner only the settings name: read properly.
+
+    The fast path knows the builtin names alone; with a settings file it
+    leaves ``npm run`` to the parser, which reads the added runner.
+    """
+    checkout = make_checkout(shared_tmp, "added")
+    (checkout / "pyproject.toml").write_text(
+        '[tool.runctx]\nrunners = [{ kind = "e2e", program = "run-e2e" }]\n'
+    )
+    (checkout / "package.json").write_text(json.dumps({"scripts": {"build": "run-e2e"}}))
+    done = run_hook(
+        "claude",
+        claude_pre_tool_use("npm run build", checkout),
+        python_args=("-X", "importtime"),
+    )
+    assert done.returncode == 0, done.stderr
+    imported = set(re.findall(r"\|\s+([\w.]+)\s*$", done.stderr, flags=re.MULTILINE))
+    assert "runctx.shell.commands" in imported
+
+
 @pytest.mark.parametrize(
     "pyproject",
     [

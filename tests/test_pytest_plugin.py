@@ -12,11 +12,14 @@ reads its output until it says whom it waits for, and only then ends that run
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import attrs
@@ -37,6 +40,7 @@ from runctx.pytest_contention import (
     summary_lines,
 )
 from runctx.scanning import scan, viewpoint
+from runctx.session_cpu import box_cpu_seconds, mark, others_since, tree_cpu_seconds
 from runctx.settings import MAX_SCANNED_BYTES, MODE_ENV, BusyRules
 
 pytest_plugins = ["pytester"]
@@ -105,13 +109,14 @@ class Session:
 def start_session(pytester, runs: RunFactory, *args: str) -> Session:
     """A nested pytest session on the pytester checkout, started from outside it.
 
-    pytester moves this process into its directory, and a session started from
-    there is a member of this process's run: when the suite itself was started
-    as a plain ``pytest``, that run's cwd, and so its checkout, would be the
-    nested session's, which makes the nested session part of an older run of
-    its own checkout. Starting it in the parent directory keeps the suite's run
-    foreign to it, however the suite was started; ``--rootdir`` and the path
-    keep the nested session on the checkout.
+    pytester moves this process into its directory. When the suite itself was
+    started as a plain ``pytest`` (not under ``make``), this process is its
+    run's root, and that cwd would make the suite's run one of the nested
+    session's checkout, older than anything the test starts, with the nested
+    session (its child) a member of it. This process and the session both
+    move to the parent directory (pytester restores the cwd), which keeps the
+    suite's run foreign to the session however the suite was started;
+    ``--rootdir`` and the path keep the nested session on the checkout.
     """
     checkout = pytester.path
     logs = checkout.parent / f"{checkout.name}-sessions"
@@ -126,6 +131,7 @@ def start_session(pytester, runs: RunFactory, *args: str) -> Session:
         argv.append("-v")
     path = os.pathsep.join(filter(None, [str(checkout), os.environ.get("PYTHONPATH", "")]))
     env = {**os.environ, "PYTHONPATH": path}
+    os.chdir(checkout.parent)  # see above: the suite's run leaves the checkout too
     with out.open("wb") as stdout, err.open("wb") as stderr:
         process = runs.child(
             [*argv, str(checkout), *QUIET, *args],
@@ -1024,8 +1030,6 @@ def test_a_session_that_saturates_the_box_by_itself_is_not_told_it_is_busy(
     the samples taken while the workers spin never count the pressure and
     load they make themselves.
     """
-    import json
-
     (checkout / "pyproject.toml").write_text(
         "[tool.runctx]\nbusy-box-cpu-pressure = 0\nbusy-box-load-per-cpu = 0\n"
         "busy-box-memory-available = false\n"
@@ -1095,8 +1099,6 @@ def test_the_session_never_sleeps_to_measure_others_cpu(pytester, checkout, runs
     (A scan still measures the CPU use of a live foreign run over a short
     window of its own, :mod:`runctx.cpu_window`, when there is one.)
     """
-    import json
-
     pytester.makepyfile(test_spin=SPIN_A_WHILE)
     pytester.makeconftest(RECORD_SLEEPS)
     out = checkout.parent / "seen.json"
@@ -1115,12 +1117,6 @@ def test_others_cpu_since_a_mark_counts_what_the_session_spent_meanwhile(runs, t
     The measure takes no window of its own: it reads the CPU times since the
     mark, and the child's (reaped by its parent) count as the session's.
     """
-    import time
-
-    import psutil
-
-    from runctx.session_cpu import mark, others_since
-
     go, out = tmp_path / "go", tmp_path / "out"
     with out.open("wb") as stdout:
         parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD_ON_GO, str(go)], stdout=stdout)
@@ -1171,12 +1167,17 @@ time.sleep(300)
 """
 
 
+def others_busy_cpus(own: list[int], window: float) -> tuple[float, float] | None:
+    """(others', the session's) busy CPUs over ``window`` seconds from now: a mark, then a wait."""
+    start = mark(own)
+    if start is None:
+        return None
+    time.sleep(window)
+    return others_since(start)
+
+
 def test_the_sessions_cpu_counts_its_processes_and_the_children_they_reaped(runs, tmp_path):
     """A process whose child spun and was reaped: its CPU time holds the child's."""
-    import psutil
-
-    from runctx.session_cpu import box_cpu_seconds, others_busy_cpus, tree_cpu_seconds
-
     out = tmp_path / "out"
     with out.open("wb") as stdout:
         parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD], stdout=stdout)
@@ -1215,12 +1216,6 @@ def test_a_child_the_session_starts_during_the_window_counts_as_the_sessions(run
     spent (all of it within the window) counts as the session's, none as
     others'.
     """
-    import threading
-
-    import psutil
-
-    from runctx.session_cpu import others_busy_cpus
-
     go, out = tmp_path / "go", tmp_path / "out"
     with out.open("wb") as stdout:
         parent = runs.child([PYTHON, "-c", FORK_A_SPINNER_ON_GO, str(go)], stdout=stdout)
