@@ -258,6 +258,53 @@ def test_another_users_run_in_a_tree_it_can_write_is_the_one_thing_looked_into(s
     assert f"pid {chain.pid}" in reason
 
 
+class _CountingSource(ProcfsSource):
+    """The procfs source, noting each process whose command line it read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.argv_read: list[int] = []
+
+    def _read(self, pid, now, argv_wanted=None):
+        record = super()._read(pid, now, argv_wanted)
+        if getattr(record, "argv", None).__class__ is tuple:
+            self.argv_read.append(pid)
+        return record
+
+
+@pytest.mark.needs_root
+def test_a_bounded_pass_reads_a_fixed_share_of_other_users_processes(shared_tmp, runs):
+    """``others_argv_at_most``: past that many of other users' command lines, none is read.
+
+    A hook's optional pass names at most a few busy foreign runs: beside a
+    storm of another user's runners it reads a fixed share of them, not all.
+    Here 5 runners of another uid elsewhere: a pass bounded to 2 reads at
+    most 2 of their command lines, finds at most 2 of them, and counts the
+    rest as not examined, while this checkout's own live run is read and
+    judged as ever; unbounded, every one is read and is a foreign run.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    theirs = {runs.run_tests_script(elsewhere, uid=OTHER_UID).pid for _ in range(5)}
+    here = viewpoint(cwd=str(checkout))
+
+    bounded = _CountingSource()
+    report = scan(here, source=bounded, others_argv_at_most=2)
+    assert len(set(bounded.argv_read) & theirs) <= 2
+    assert len({judged.run.pid for judged in report.runs} & theirs) <= 2
+    assert report.not_examined >= 3
+    assert [judged.run.pid for judged in report.ours_known] == [live.pid]
+
+    unbounded = _CountingSource()
+    report = scan(here, source=unbounded)
+    assert theirs <= set(unbounded.argv_read)
+    seen = [judged for judged in report.runs if judged.run.pid in theirs]
+    assert len(seen) == len(theirs)
+    assert all(judged.foreign for judged in seen)
+    assert report.not_examined == 0
+
+
 # ----------------------------------------------------------------------------- huge command lines
 
 
