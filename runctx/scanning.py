@@ -430,7 +430,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             if others is not None:
                 others.passed = 0
             owners.clear()
-            table = source.table(argv_wanted, wanted, deadline)
+            table = source.table(argv_wanted, wanted, deadline, viewer_uid)
         folded = fold_runs(table.records, detect)
         if deadline is not None and not isinstance(viewer_uid, Unknown):
             # Against a deadline, the runs that may be the viewer's are judged
