@@ -7,9 +7,9 @@
  *   RUNCTX_CHAIN_DEPTH=N RUNCTX_CHAIN_TITLE=TITLE chain PROGRAM [ARG...]
  *       a chain: started with any argv[0] (the title's length at most), each
  *       process names itself TITLE (prctl PR_SET_NAME, and its argv area
- *       rewritten, as node's process.title does), forks the next one and
- *       waits for it; the N-th becomes an idle PROGRAM ARG... (the idle mode
- *       above). So /proc shows N processes titled TITLE (say "npm exec"), each
+ *       rewritten, as node's process.title does), forks the next one, which
+ *       execs this program again one level less deep, and waits for it; the
+ *       last becomes an idle PROGRAM ARG... (the idle mode above). So /proc shows N processes titled TITLE (say "npm exec"), each
  *       the parent of the next, over one runner-named process. With
  *       RUNCTX_CHAIN_READY=PATH the last one creates PATH before it idles;
  *   RUNCTX_CHAIN_MODE=storm chain COUNT BURNERS UID TITLE READY DIR...
@@ -102,18 +102,23 @@ int main(int argc, char **argv) {
         return 2;
     }
     long depth = strtol(depth_text, NULL, 10);
-    /* The argv area: argv[0] up to the end of the last argument. */
-    char *area = argv[0];
-    size_t size = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - area);
-    char **program;
-    char *copy[argc];
-    for (int i = 1; i < argc; i++) copy[i - 1] = strdup(argv[i]);
-    copy[argc - 1] = NULL;
-    program = copy;
-    for (long level = 0; level < depth; level++) {
+    if (depth > 0) {
+        /* This level: titled, the parent of the next one, which is this program
+         * again, one level less deep. The next level is exec'd, not only forked:
+         * a fork of a fork of a fork... shares its ancestors' anonymous memory
+         * maps (the kernel links each new map to all of them), so every fork
+         * costs as much as the chain is deep and a chain of thousands takes
+         * minutes; an exec starts each level with maps of its own. */
+        char *area = argv[0]; /* argv[0] up to the end of the last argument */
+        size_t size = (size_t)(argv[argc - 1] + strlen(argv[argc - 1]) + 1 - area);
+        char *copy[argc + 1];
+        for (int i = 0; i < argc; i++) copy[i] = strdup(argv[i]);
+        copy[argc] = NULL;
+        char next[32];
+        snprintf(next, sizeof next, "%ld", depth - 1);
+        setenv("RUNCTX_CHAIN_DEPTH", next, 1);
         prctl(PR_SET_NAME, title, 0, 0, 0);
         tie_to_parent();
-        orphan = 0; /* the next level's parent is this one */
         memset(area, 0, size);
         strncpy(area, title, size - 1);
         pid_t child = fork();
@@ -121,13 +126,18 @@ int main(int argc, char **argv) {
             perror("fork");
             pause();
         }
-        if (child > 0) {
-            int status;
-            while (waitpid(child, &status, 0) < 0) {
-            }
-            return 0;
+        if (child == 0) {
+            orphan = 0; /* the next level's parent is this one */
+            execv("/proc/self/exe", copy);
+            perror("execv");
+            _exit(127);
         }
+        int status;
+        while (waitpid(child, &status, 0) < 0) {
+        }
+        return 0;
     }
+    char **program = argv + 1;
     orphan = 0;
     const char *ready = getenv("RUNCTX_CHAIN_READY");
     if (ready != NULL) touch(ready);

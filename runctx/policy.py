@@ -641,6 +641,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
     checkouts: Mapping[Viewpoint, Settings] | None = None,
     essentials_only: bool = False,
     listener: str | None = None,
+    others_argv_at_most: int | None = None,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
 
@@ -655,6 +656,8 @@ def decide(  # noqa: PLR0913 - each knob is independent
     no CPU use now, and ``changes``, ``environments`` and a note naming busy
     foreign runs wait for the second (a pass that measured no CPU would call
     every foreign run busy, on every command, when the second pass is dropped).
+    ``others_argv_at_most`` bounds what other users' processes cost each scan
+    (:func:`runctx.scanning.scan`).
 
     ``settings`` is the value the face built for its call
     (:func:`runctx.settings.settings_for`; the defaults when none is given),
@@ -692,6 +695,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
             cpu_of=measures_cpu,
             settings=settings_here,
             essentials_only=essentials_only,
+            others_argv_at_most=others_argv_at_most,
         )
         reports[here] = report
         chosen = mode if mode is not None else settings_here.mode

@@ -301,24 +301,50 @@ class _OtherUsers:
     uid), and answered from its cwd alone. Every other process of another
     uid is not read at all (its ``stat``, its command line): it is neither
     parsed nor folded into a run; ``passed`` counts them.
+
+    With ``argv_budget`` (a pass that reads optional facts, bounded: a hook's
+    second pass) other users' processes are read as well, until the command
+    lines of ``argv_budget`` of them have been read (:meth:`argv_kept`, the
+    processes whose name could make them a runner or a worker); every other
+    user's process after that is passed, not read. A storm of thousands of
+    another user's runners costs such a pass a fixed share of them, not all.
     """
 
-    def __init__(self, source: ProcessSource, here: Viewpoint, *, shared_tree_holds: bool) -> None:
+    def __init__(
+        self,
+        source: ProcessSource,
+        here: Viewpoint,
+        *,
+        shared_tree_holds: bool,
+        argv_budget: int | None = None,
+    ) -> None:
         self.source = source
         self.here = here
         self.shared_tree_holds = shared_tree_holds
         self.writers: dict[int, bool] = {}
         self.passed = 0
+        self.argv_budget = argv_budget
+        self.argv_read = 0
+        self._reading_other = False
 
     def wanted(self, pid: int, uid: int | Unknown) -> bool:
-        """Whether ``pid`` (owned by ``uid``) is read at all by this first pass."""
+        """Whether ``pid`` (owned by ``uid``) is read at all by this pass."""
+        self._reading_other = False
         here_uid = self.here.uid
         if isinstance(uid, Unknown) or isinstance(here_uid, Unknown) or uid == here_uid:
             return True  # ours, or not known not to be: looked at
         if self._may_share(uid) and self._works_here(pid, uid):
             return True
+        if self.argv_budget is not None and self.argv_read < self.argv_budget:
+            self._reading_other = True
+            return True
         self.passed += 1
         return False
+
+    def argv_kept(self, *, kept: bool) -> None:
+        """The process :meth:`wanted` last let in has its command line read (``kept``) or not."""
+        if kept and self._reading_other:
+            self.argv_read += 1
 
     def _may_share(self, uid: int) -> bool:
         here = self.here.root
@@ -374,6 +400,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     *,
     others: _OtherUsers | None = None,
     deadline: float | None = None,
+    inherited: bool = True,
 ) -> _FoundRuns:
     """The process table and each run's authority with its owner read.
 
@@ -387,8 +414,8 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     once more, so they are seen as the run(s) they now form.
 
     At ``deadline`` the owners are read no more: the runs left are counted in
-    ``unjudged``, never judged late. A full scan (no ``others``) will ask who
-    started each run: the owner's read takes its cgroup and terminal with it.
+    ``unjudged``, never judged late. A scan that will ask who started each run
+    (``inherited``) has the owner's read take its cgroup and terminal with it.
     """
     owners: dict[int, int | Unknown] = {}
 
@@ -403,7 +430,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             if others is not None:
                 others.passed = 0
             owners.clear()
-            table = source.table(argv_wanted, wanted, deadline)
+            table = source.table(argv_wanted, wanted, deadline, viewer_uid)
         folded = fold_runs(table.records, detect)
         if deadline is not None and not isinstance(viewer_uid, Unknown):
             # Against a deadline, the runs that may be the viewer's are judged
@@ -416,7 +443,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
                 unjudged = len(folded) - index
                 break
             owned.append(
-                (found, source.with_owner(found.authority, viewer_uid, inherited=others is None))
+                (found, source.with_owner(found.authority, viewer_uid, inherited=inherited))
             )
         owned.sort(key=lambda pair: pair[1].pid)
         return _FoundRuns(table, owned, unjudged)
@@ -540,6 +567,49 @@ SHARED_TREE_HOLDS = frozenset({Mode.STOP, Mode.ASK})
 """The ``on-shared-tree`` modes that hold a run: only then does a first pass ask the question."""
 
 
+def _argv_reader(
+    wanted: Callable[[str], bool],
+    skipped: list[int],
+    others: _OtherUsers | None,
+    deadline: float | None,
+) -> Callable[[str], bool]:
+    """Whether a process named ``comm`` has its command line read: ``wanted``, in time.
+
+    Past ``deadline`` none is: those that would have been are counted in
+    ``skipped``. ``others`` is told of each read it let in.
+    """
+
+    def argv_wanted(comm: str) -> bool:
+        keep = wanted(comm)
+        if deadline is not None and time.monotonic() >= deadline:
+            skipped[0] += keep
+            return False
+        if others is not None:
+            others.argv_kept(kept=keep)
+        return keep
+
+    return argv_wanted
+
+
+def _others_filter(
+    source: ProcessSource,
+    here: Viewpoint,
+    settings: Settings,
+    *,
+    essentials_only: bool,
+    argv_at_most: int | None,
+) -> _OtherUsers | None:
+    """What a scan reads of other users' processes: all of them (None), or :class:`_OtherUsers`."""
+    if not essentials_only and argv_at_most is None:
+        return None
+    return _OtherUsers(
+        source,
+        here,
+        shared_tree_holds=settings.shared_tree_mode in SHARED_TREE_HOLDS,
+        argv_budget=None if essentials_only else argv_at_most,
+    )
+
+
 CUT_NOTE = "time ran out (--timeout)"
 """How the visibility note of a scan cut by its deadline begins."""
 
@@ -596,6 +666,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     settings: Settings = DEFAULTS,
     essentials_only: bool = False,
     deadline: float | None = None,
+    others_argv_at_most: int | None = None,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
@@ -614,7 +685,12 @@ def scan(  # noqa: PLR0913 - each knob is independent
     one who started a run, no CPU window (each stays not read); and another
     user's process, never ours, is not looked into unless it works in this
     very checkout and its user can write it (:class:`_OtherUsers`; the
-    report counts the others in ``not_examined``).
+    report counts the others in ``not_examined``). Without it,
+    ``others_argv_at_most`` bounds what other users' processes cost: past the
+    command lines of that many of them, another user's process is not read
+    at all (unless it works in this very checkout, as above) and is counted
+    in ``not_examined`` (a hook's second pass, whose words name at most a few
+    busy foreign runs, beside a storm of thousands).
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
@@ -633,20 +709,19 @@ def scan(  # noqa: PLR0913 - each knob is independent
     wanted = argv_filter(table_patterns)
     skipped = [0]
 
-    def argv_wanted(comm: str) -> bool:
-        if deadline is not None and time.monotonic() >= deadline:
-            keep = wanted(comm)
-            skipped[0] += keep
-            return False
-        return wanted(comm)
-
-    others = (
-        _OtherUsers(source, here, shared_tree_holds=settings.shared_tree_mode in SHARED_TREE_HOLDS)
-        if essentials_only
-        else None
+    others = _others_filter(
+        source, here, settings, essentials_only=essentials_only, argv_at_most=others_argv_at_most
     )
+
+    argv_wanted = _argv_reader(wanted, skipped, others, deadline)
     found = _table_and_owners(
-        source, detect, here.uid, argv_wanted, others=others, deadline=deadline
+        source,
+        detect,
+        here.uid,
+        argv_wanted,
+        others=others,
+        deadline=deadline,
+        inherited=not essentials_only,
     )
     table, owned = found.table, found.runs
     out_of_time = _passed(deadline)

@@ -168,6 +168,56 @@ def test_a_chain_thousands_deep_is_one_run_and_the_refusal_stands(shared_tmp, ru
     assert f"pid {live.pid}" in _refused(checkout)
 
 
+class _UidCountingSource(ProcfsSource):
+    """The procfs source, counting the ``status`` files it reads for a real uid."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.uid_reads = 0
+
+    def read_uid(self, pid):
+        self.uid_reads += 1
+        return super().read_uid(pid)
+
+
+@pytest.mark.needs_root
+def test_a_root_viewers_own_processes_cost_the_first_pass_no_status_read(shared_tmp, runs):
+    """A first pass for root reads the real uid of each run it forms, not of each root process.
+
+    ``/proc/PID`` is root's for root's processes and for those that are not
+    dumpable: a filter that keeps root's keeps both, and the real uid of a
+    run is read with its owner. Here a 300-deep chain of root's own
+    ``npm exec`` processes in another checkout: the pass reads a ``status``
+    per run found (a few), not one per process of the chain, still folds
+    the chain into one run and still finds this checkout's live run.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    other = make_checkout(shared_tmp, "other")
+    (other / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    cat = shutil.which("cat")
+    assert cat, "the chain needs cat(1)"
+    titled = other / "npm"
+    titled.symlink_to(cat)
+    ready = shared_tmp / "root-chain-ready"
+    depth = 300
+    chain = runs.orphan(
+        [PYTHON, "-c", DEEP_CHAIN_SCRIPT, str(depth), str(ready), str(titled)],
+        other,
+        env=clean_env(),
+        ready=ready,
+    )
+    group = chain.members()
+    assert len(group) == depth + 1
+
+    source = _UidCountingSource()
+    first = scan(viewpoint(cwd=str(checkout)), source=source, essentials_only=True)
+    assert source.uid_reads <= 2 * len(first.runs) + 2 < depth
+    seen = [judged.run for judged in first.runs if set(judged.run.members) & group]
+    assert [run.pid for run in seen] == [chain.pid]
+    assert [judged.run.pid for judged in first.ours_known] == [live.pid]
+
+
 # ---------------------------------------------------------------------------- another user's shapes
 
 
@@ -256,6 +306,53 @@ def test_another_users_run_in_a_tree_it_can_write_is_the_one_thing_looked_into(s
 
     reason = _refused(checkout)
     assert f"pid {chain.pid}" in reason
+
+
+class _CountingSource(ProcfsSource):
+    """The procfs source, noting each process whose command line it read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.argv_read: list[int] = []
+
+    def _read(self, pid, now, argv_wanted=None):
+        record = super()._read(pid, now, argv_wanted)
+        if getattr(record, "argv", None).__class__ is tuple:
+            self.argv_read.append(pid)
+        return record
+
+
+@pytest.mark.needs_root
+def test_a_bounded_pass_reads_a_fixed_share_of_other_users_processes(shared_tmp, runs):
+    """``others_argv_at_most``: past that many of other users' command lines, none is read.
+
+    A hook's optional pass names at most a few busy foreign runs: beside a
+    storm of another user's runners it reads a fixed share of them, not all.
+    Here 5 runners of another uid elsewhere: a pass bounded to 2 reads at
+    most 2 of their command lines, finds at most 2 of them, and counts the
+    rest as not examined, while this checkout's own live run is read and
+    judged as ever; unbounded, every one is read and is a foreign run.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    theirs = {runs.run_tests_script(elsewhere, uid=OTHER_UID).pid for _ in range(5)}
+    here = viewpoint(cwd=str(checkout))
+
+    bounded = _CountingSource()
+    report = scan(here, source=bounded, others_argv_at_most=2)
+    assert len(set(bounded.argv_read) & theirs) <= 2
+    assert len({judged.run.pid for judged in report.runs} & theirs) <= 2
+    assert report.not_examined >= 3
+    assert [judged.run.pid for judged in report.ours_known] == [live.pid]
+
+    unbounded = _CountingSource()
+    report = scan(here, source=unbounded)
+    assert theirs <= set(unbounded.argv_read)
+    seen = [judged for judged in report.runs if judged.run.pid in theirs]
+    assert len(seen) == len(theirs)
+    assert all(judged.foreign for judged in seen)
+    assert report.not_examined == 0
 
 
 # ----------------------------------------------------------------------------- huge command lines

@@ -49,6 +49,15 @@ OPTIONAL_RESERVE_SECONDS = 1.0
 """What the optional second pass leaves of the deadline: it ends (and is dropped)
 this long before it, so that the first pass's answer is always given in time."""
 
+OTHERS_ARGV_AT_MOST = 100
+"""The command lines of other users' processes the optional pass reads at most.
+
+Its words name at most two busy foreign runs and count the idle ones: beside
+a storm of thousands of another user's runners, reading them all took the
+whole of its time, every call, and was then dropped. Past this many, another
+user's process is not read (a run of another user in this very checkout is
+still looked into, as in the first pass)."""
+
 OUT_OF_TIME = (
     "runctx: out of time on a busy box: whether this command changes an environment a "
     "live test run imports from was not checked."
@@ -101,6 +110,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
             session=session,
             settings=settings,
             checkouts=checkouts,
+            others_argv_at_most=OTHERS_ARGV_AT_MOST,
         ),
         *deadlines,
     )

@@ -39,13 +39,16 @@ class ProcessSource(Protocol):
         argv_wanted: Callable[[str], bool] | None = None,
         owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
         deadline: float | None = None,
+        viewer_uid: int | Unknown | None = None,
     ) -> ProcessTable:
         """One pass over every live process: parent, state, start, argv.
 
         ``argv_wanted`` says, from a process's ``comm``, whether its argv is
         worth reading; the others get ``Unknown(Reason.NOT_READ)`` as argv.
         ``owner_wanted``, from the pid and its owner (read first), whether
-        a process is read at all. At ``deadline``
+        a process is read at all; with ``viewer_uid`` (the uid the filter
+        keeps), an owner that may be that uid's is given as that uid when
+        telling would cost another read. At ``deadline``
         (:func:`time.monotonic`) the pass stops; the pids left are counted
         in ``not_read``.
         """

@@ -106,6 +106,11 @@ class SourceBase:
         """The real uid of one process alone (a source that can read it alone says so)."""
         return self._owner(pid)[0]
 
+    def _filter_uid(self, pid: int, viewer_uid: int | Unknown | None) -> int | Unknown:
+        """The owner a filter for ``viewer_uid`` is given: here the real uid (``_uid``)."""
+        del viewer_uid
+        return self._uid(pid)
+
     def _cwd(self, pid: int) -> str | Unknown:
         """The cwd of one process alone."""
         return self._owner(pid)[1]
@@ -313,6 +318,7 @@ class SourceBase:
         argv_wanted: Callable[[str], bool] | None = None,
         owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
         deadline: float | None = None,
+        viewer_uid: int | Unknown | None = None,
     ) -> ProcessTable:
         """One pass over every listed process; argvs only where ``argv_wanted`` says so.
 
@@ -333,7 +339,9 @@ class SourceBase:
             if deadline is not None and time.monotonic() >= deadline:
                 not_read = len(pids) - index
                 break
-            if owner_wanted is not None and not owner_wanted(pid, self._uid(pid)):
+            if owner_wanted is not None and not owner_wanted(
+                pid, self._filter_uid(pid, viewer_uid)
+            ):
                 continue
             at = clock()
             record = self._read(pid, now, argv_wanted)

@@ -320,13 +320,14 @@ class ProcfsSource(SourceBase):
         argv_wanted: Callable[[str], bool] | None = None,
         owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
         deadline: float | None = None,
+        viewer_uid: int | Unknown | None = None,
     ) -> ProcessTable:
         """One pass over every listed process; the caller's mounts are read again if asked."""
         self._mounts = None
         self._their_mounts = {}
         self._roots = {}
         self._cgroups = {}
-        return super().table(argv_wanted, owner_wanted, deadline)
+        return super().table(argv_wanted, owner_wanted, deadline, viewer_uid)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""
@@ -636,6 +637,24 @@ class ProcfsSource(SourceBase):
         except OSError as error:
             return unknown_of(error)
         return self.read_uid(pid) if owner == 0 else owner
+
+    def _filter_uid(self, pid: int, viewer_uid: int | Unknown | None) -> int | Unknown:
+        """The owner of ``/proc/PID`` (one ``stat``), its real uid only where that could matter.
+
+        ``/proc/PID`` is root's for a process of root and for one that is not
+        dumpable, whoever runs it. For a filter that keeps root's processes
+        (``viewer_uid`` 0) either is kept, and the real uid of each run is read
+        with its owner later: its ``status`` is not read here (a root viewer's
+        chain of thousands of processes costs one ``stat`` each). For any
+        other viewer, a root-owned entry may hide the viewer's own process:
+        its real uid is read (:meth:`_uid`).
+        """
+        if viewer_uid != 0:
+            return self._uid(pid)
+        try:
+            return os.stat(f"{self.proc}/{pid}").st_uid
+        except OSError as error:
+            return unknown_of(error)
 
     def _cwd(self, pid: int) -> str | Unknown:
         return self.read_cwd(pid)
