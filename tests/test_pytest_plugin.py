@@ -1066,6 +1066,11 @@ def recording(seconds):
 
 
 time.sleep = recording
+tested = []
+
+
+def pytest_runtest_teardown(item):
+    tested.append(time.monotonic())
 
 
 def pytest_unconfigure(config):
@@ -1073,6 +1078,8 @@ def pytest_unconfigure(config):
     seen = {
         "slept": slept,
         "marked": state.cpu_mark is not None,
+        "mark_at": state.cpu_mark.at if state.cpu_mark is not None else None,
+        "tested_at": tested,
         "labels": [sample.label for sample in state.samples],
     }
     with open(os.environ["SEEN_OUT"], "w") as out:
@@ -1109,6 +1116,8 @@ def test_the_session_never_sleeps_to_measure_others_cpu(pytester, checkout, runs
     assert seen["labels"] == ["start", "end"], seen
     assert seen["marked"], seen
     assert seen["slept"] == [], seen
+    # The end sample's window ended its own: the next one would start there, after the tests.
+    assert seen["mark_at"] > max(seen["tested_at"]), seen
 
 
 def test_others_cpu_since_a_mark_counts_what_the_session_spent_meanwhile(runs, tmp_path):
@@ -1154,19 +1163,6 @@ time.sleep(300)
 """
 
 
-SPIN_WITH_A_CHILD = """
-import os, time
-child = os.fork()
-if child == 0:
-    while time.process_time() < 0.5:
-        pass
-    os._exit(0)
-os.waitpid(child, 0)
-print("reaped", flush=True)
-time.sleep(300)
-"""
-
-
 def others_busy_cpus(own: list[int], window: float) -> tuple[float, float] | None:
     """(others', the session's) busy CPUs over ``window`` seconds from now: a mark, then a wait."""
     start = mark(own)
@@ -1178,9 +1174,10 @@ def others_busy_cpus(own: list[int], window: float) -> tuple[float, float] | Non
 
 def test_the_sessions_cpu_counts_its_processes_and_the_children_they_reaped(runs, tmp_path):
     """A process whose child spun and was reaped: its CPU time holds the child's."""
-    out = tmp_path / "out"
+    go, out = tmp_path / "go", tmp_path / "out"
+    go.touch()
     with out.open("wb") as stdout:
-        parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD], stdout=stdout)
+        parent = runs.child([PYTHON, "-c", SPIN_WITH_A_CHILD_ON_GO, str(go)], stdout=stdout)
     wait_for(lambda: b"reaped" in out.read_bytes(), what="the child to be reaped")
     times = psutil.Process(parent.pid).cpu_times()
     assert times.children_user + times.children_system >= 0.45  # the child really spun
