@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
 import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 from pathlib import Path
 
 import pytest
@@ -192,6 +195,36 @@ def test_a_terminal_gets_one_live_line(checkout, runs):
     assert f"pid {other.pid} (run-tests-script" in text
     assert text.count("\n") == text.count("runctx: ready after")  # the outcome is the only line
     assert text.rstrip().endswith("no run of this checkout left to wait for")
+
+
+def test_the_live_line_fits_the_terminal_it_is_drawn_on(checkout, runs):
+    """The live line is cut to its own terminal's width (stderr's), whatever stdout is."""
+    start_hold(runs, checkout, "other")
+    leader, follower = pty.openpty()
+    columns = 30
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in {"COLUMNS", "LINES"}}
+    waiter = runs.child(
+        [*RUNCTX, "wait", "--poll", "0.1", "--timeout", "30"],
+        cwd=checkout,
+        env=env,
+        stderr=follower,
+        stdout=subprocess.DEVNULL,
+    )
+    os.close(follower)
+    seen = b""
+    try:
+        while seen.count(b"\r\x1b[K") < 3:
+            seen += read_terminal(leader, seen)
+    finally:
+        waiter.send_signal(signal.SIGINT)
+        waiter.wait()
+        os.close(leader)
+    drawn = [line for line in seen.decode().split("\r\x1b[K") if line.startswith("runctx")]
+    assert drawn, seen
+    for line in drawn:
+        assert len(line.rstrip()) <= columns, line
+        assert line.rstrip().endswith("…"), line
 
 
 def test_a_run_never_waits_for_a_younger_run_of_its_checkout(checkout, runs):

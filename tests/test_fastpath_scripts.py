@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tasktools import package
 
-from runctx.fastpath.scripts import script_names, starts_nothing
+from runctx.fastpath.scripts import RUN_WORDS, script_names, starts_nothing
 from runctx.hooks.commands import environment_changes, test_runs
+from runctx.runners.table import TEST_TASK_NAMES
 
 QUIET = {"build": "tsc -p .", "lint": "eslint .", "prebuild": "rimraf dist", "fmt": "prettier ."}
 LOUD = {
@@ -153,3 +154,16 @@ def test_any_command_the_fast_path_lets_go_is_no_run_for_the_parser(
     if starts_nothing(command, str(tmp_path)):
         assert test_runs(command, str(tmp_path)) == ()
         assert environment_changes(command, str(tmp_path)) == ()
+
+
+@pytest.mark.parametrize("name", TEST_TASK_NAMES)
+@pytest.mark.parametrize(("program", "run"), [(p, r) for p, rs in RUN_WORDS.items() for r in rs])
+def test_a_script_the_table_names_a_test_run_is_never_decided_here(program, run, name):
+    """Every task name the runner table calls a test run by its name alone goes to the parser.
+
+    The fast path knows test names only as names holding ``test``: a name the
+    table adds without it would be answered "starts nothing" here, silently.
+    """
+    concrete = name.replace("*", "unit")
+    assert script_names(f"{program} {run} {concrete}") is None
+    assert test_runs(f"{program} {run} {concrete}", ".", None)

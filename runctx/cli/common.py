@@ -6,7 +6,8 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TextIO
 
 from runctx.present.escape import visible_lines
 from runctx.report import Viewpoint
@@ -166,3 +167,22 @@ def settings_warned(root: str | Unknown) -> Settings:
             + "\n"
         )
     return settings
+
+
+FALLBACK_COLUMNS = 80
+"""The width of a terminal that reports none, as ``shutil.get_terminal_size`` assumes."""
+
+
+def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int | None:
+    """The width the table fits: ``$COLUMNS``, else the terminal's; None (no limit) for a pipe."""
+    environ = os.environ if environ is None else environ
+    columns = environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        if os.isatty(stream.fileno()):
+            # A terminal that reports no size (0x0: ``script``, some CI terminals) gets 80.
+            return os.get_terminal_size(stream.fileno()).columns or FALLBACK_COLUMNS
+    except (OSError, ValueError, AttributeError):
+        pass
+    return None

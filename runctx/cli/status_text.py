@@ -11,31 +11,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
 from typing import TextIO
 
+from runctx.cli.common import table_width
 from runctx.cli.status import report_once
 from runctx.present.output import write_file_atomically, write_lines
 from runctx.present.style import use_color
 from runctx.present.text import TextOptions, home_directory, report_lines, report_text
-
-FALLBACK_COLUMNS = 80
-"""The width of a terminal that reports none, as ``shutil.get_terminal_size`` assumes."""
-
-
-def table_width(stream: TextIO, environ: Mapping[str, str] | None = None) -> int | None:
-    """The width the table fits: ``$COLUMNS``, else the terminal's; None (no limit) for a pipe."""
-    environ = os.environ if environ is None else environ
-    columns = environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    try:
-        if os.isatty(stream.fileno()):
-            # A terminal that reports no size (0x0: ``script``, some CI terminals) gets 80.
-            return os.get_terminal_size(stream.fileno()).columns or FALLBACK_COLUMNS
-    except (OSError, ValueError, AttributeError):
-        pass
-    return None
 
 
 def is_terminal(stream: TextIO | None) -> bool:

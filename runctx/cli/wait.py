@@ -18,16 +18,17 @@ Progress goes to stderr: a live line on a terminal, a line per change otherwise.
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from typing import Any, TextIO
 
 from runctx.cli.common import (
+    FALLBACK_COLUMNS,
     add_viewpoint_options,
     duration,
     positive_duration,
     settings_warned,
     source_from,
+    table_width,
     viewpoint_from,
 )
 from runctx.exits import EXIT_REFUSED
@@ -114,7 +115,7 @@ class Progress:
         """A scan was taken: redraw the live line."""
         if not self.live or not blocking:
             return
-        width = shutil.get_terminal_size().columns
+        width = table_width(self.stream) or FALLBACK_COLUMNS  # the line's own stream, stderr
         text = f"runctx: waiting {seconds_text(waited)} for {_runs_text(blocking)}"
         if len(text) >= width:
             text = text[: max(width - 2, 1)] + "…"

@@ -40,9 +40,9 @@ from typing import Any, Self, TextIO
 
 import attrs
 
-from runctx.cli.common import deadline_from
+from runctx.cli.common import deadline_from, table_width
 from runctx.cli.status import DEFAULT_INTERVAL_SECONDS, output_format, scan_context
-from runctx.cli.status_text import is_terminal, table_width, wants_details
+from runctx.cli.status_text import is_terminal, wants_details
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
 from runctx.exits import EXIT_INTERRUPTED
