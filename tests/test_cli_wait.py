@@ -166,13 +166,22 @@ def read_terminal(leader: int, seen: bytes) -> bytes:
         return b""
 
 
-def test_a_terminal_gets_one_live_line(checkout, runs):
-    """On a terminal the progress is one line redrawn in place, then the outcome."""
-    other = start_hold(runs, checkout, "other")
+def wait_on_a_terminal(
+    runs, checkout: Path, columns: int | None = None
+) -> tuple[subprocess.Popen, int, bytes]:
+    """``runctx wait`` with stderr on a terminal (``columns`` wide) and stdout not one.
+
+    Returns the waiter, the terminal's other end and what it drew until three redraws.
+    """
     leader, follower = pty.openpty()
+    env = dict(os.environ)
+    if columns is not None:
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+        env = {k: v for k, v in env.items() if k not in {"COLUMNS", "LINES"}}
     waiter = runs.child(
-        [*RUNCTX, "wait", "--poll", "0.1"],
+        [*RUNCTX, "wait", "--poll", "0.1", "--timeout", "60"],
         cwd=checkout,
+        env=env,
         stderr=follower,
         stdout=subprocess.DEVNULL,
     )
@@ -181,6 +190,17 @@ def test_a_terminal_gets_one_live_line(checkout, runs):
     try:
         while seen.count(b"\r\x1b[K") < 3:
             seen += read_terminal(leader, seen)
+    except BaseException:
+        os.close(leader)
+        raise
+    return waiter, leader, seen
+
+
+def test_a_terminal_gets_one_live_line(checkout, runs):
+    """On a terminal the progress is one line redrawn in place, then the outcome."""
+    other = start_hold(runs, checkout, "other")
+    waiter, leader, seen = wait_on_a_terminal(runs, checkout)
+    try:
         runs.kill(other)
         while True:
             chunk = read_terminal(leader, seen)
@@ -200,26 +220,11 @@ def test_a_terminal_gets_one_live_line(checkout, runs):
 def test_the_live_line_fits_the_terminal_it_is_drawn_on(checkout, runs):
     """The live line is cut to its own terminal's width (stderr's), whatever stdout is."""
     start_hold(runs, checkout, "other")
-    leader, follower = pty.openpty()
     columns = 30
-    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    env = {k: v for k, v in os.environ.items() if k not in {"COLUMNS", "LINES"}}
-    waiter = runs.child(
-        [*RUNCTX, "wait", "--poll", "0.1", "--timeout", "30"],
-        cwd=checkout,
-        env=env,
-        stderr=follower,
-        stdout=subprocess.DEVNULL,
-    )
-    os.close(follower)
-    seen = b""
-    try:
-        while seen.count(b"\r\x1b[K") < 3:
-            seen += read_terminal(leader, seen)
-    finally:
-        waiter.send_signal(signal.SIGINT)
-        waiter.wait()
-        os.close(leader)
+    waiter, leader, seen = wait_on_a_terminal(runs, checkout, columns)
+    waiter.send_signal(signal.SIGINT)
+    waiter.wait()
+    os.close(leader)
     drawn = [line for line in seen.decode().split("\r\x1b[K") if line.startswith("runctx")]
     assert drawn, seen
     for line in drawn:

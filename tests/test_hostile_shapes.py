@@ -135,6 +135,29 @@ DEEP = 1500
 """A chain as deep as this makes anything quadratic in its depth cost seconds."""
 
 
+def _own_chain_beside_a_live_run(shared_tmp: Path, runs, depth: int):
+    """A live run of ``proj``, and this user's ``depth``-deep ``npm exec`` chain in ``other``.
+
+    Returns the checkout, its live run, the other checkout and the chain.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    other = make_checkout(shared_tmp, "other")
+    (other / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
+    cat = shutil.which("cat")
+    assert cat, "the chain needs cat(1)"
+    titled = other / "npm"
+    titled.symlink_to(cat)
+    ready = shared_tmp / f"chain-{depth}-ready"
+    chain = runs.orphan(
+        [PYTHON, "-c", DEEP_CHAIN_SCRIPT, str(depth), str(ready), str(titled)],
+        other,
+        env=clean_env(),
+        ready=ready,
+    )
+    return checkout, live, other, chain
+
+
 def test_a_chain_thousands_deep_is_one_run_and_the_refusal_stands(shared_tmp, runs):
     """1,500 processes titled ``npm exec``, each the parent of the next, over one runner.
 
@@ -143,21 +166,7 @@ def test_a_chain_thousands_deep_is_one_run_and_the_refusal_stands(shared_tmp, ru
     still refuses a second run of the checkout next to it (it never fails
     open for the chain's depth).
     """
-    checkout = make_checkout(shared_tmp, "proj")
-    live = _live_run(runs, checkout)
-    other = make_checkout(shared_tmp, "other")
-    (other / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
-    cat = shutil.which("cat")
-    assert cat, "the deep chain needs cat(1)"
-    titled = other / "npm"
-    titled.symlink_to(cat)
-    ready = shared_tmp / "deep-chain-ready"
-    chain = runs.orphan(
-        [PYTHON, "-c", DEEP_CHAIN_SCRIPT, str(DEEP), str(ready), str(titled)],
-        other,
-        env=clean_env(),
-        ready=ready,
-    )
+    checkout, live, other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, DEEP)
     group = chain.members()
     assert len(group) == DEEP + 1
 
@@ -191,22 +200,8 @@ def test_a_root_viewers_own_processes_cost_the_first_pass_no_status_read(shared_
     per run found (a few), not one per process of the chain, still folds
     the chain into one run and still finds this checkout's live run.
     """
-    checkout = make_checkout(shared_tmp, "proj")
-    live = _live_run(runs, checkout)
-    other = make_checkout(shared_tmp, "other")
-    (other / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
-    cat = shutil.which("cat")
-    assert cat, "the chain needs cat(1)"
-    titled = other / "npm"
-    titled.symlink_to(cat)
-    ready = shared_tmp / "root-chain-ready"
     depth = 300
-    chain = runs.orphan(
-        [PYTHON, "-c", DEEP_CHAIN_SCRIPT, str(depth), str(ready), str(titled)],
-        other,
-        env=clean_env(),
-        ready=ready,
-    )
+    checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, depth)
     group = chain.members()
     assert len(group) == depth + 1
 
