@@ -21,6 +21,7 @@ line breaks are its own.
 
 from __future__ import annotations
 
+import functools
 import pwd
 from collections.abc import Sequence
 
@@ -79,6 +80,16 @@ def owner_name(uid: int | Unknown) -> str:
     """The user name of a uid, the number when it has none, ``?`` when unknown."""
     if isinstance(uid, Unknown):
         return "?"
+    return _user_name(uid)
+
+
+@functools.lru_cache(maxsize=1024)
+def _user_name(uid: int) -> str:
+    """The escaped user name of ``uid``, looked up once per process.
+
+    A table of a storm of one user's runs names that user on every row; each
+    lookup in the user database reads it anew (a tenth of a millisecond).
+    """
     try:
         return visible(pwd.getpwuid(uid).pw_name)
     except KeyError:
