@@ -137,18 +137,24 @@ def plugin_rows(repeats: int) -> dict[str, Cost]:
 def render(rows: dict[str, Cost]) -> str:
     """The plugin's cost per session as Markdown."""
     out = ["### The pytest plugin, per session of a small suite (ms; median, and least CPU)", ""]
-    out += ["| box | session | wall | CPU | least CPU |", "|---|---|---:|---:|---:|"]
+    out += [
+        "| box | session | wall | CPU | least CPU | CPU share |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for box, cost in rows.items():
         out.extend(
-            f"| {box} | `{name}` | {wall:.1f} | {cpu:.1f} | {least:.1f} |"
+            f"| {box} | `{name}` | {wall:.1f} | {cpu:.1f} | {least:.1f} | |"
             for name, (wall, cpu, least) in cost.items()
         )
         (with_wall, with_cpu, with_least), (without_wall, without_cpu, without_least) = (
             cost.values()
         )
+        # The share of the session without the plugin: what the cost is on any box's speed.
+        share = (with_cpu - without_cpu) / without_cpu * 100 if without_cpu else float("nan")
         out.append(
             f"| {box} | **the plugin's cost** | **{with_wall - without_wall:+.1f}** | "
-            f"**{with_cpu - without_cpu:+.1f}** | **{with_least - without_least:+.1f}** |"
+            f"**{with_cpu - without_cpu:+.1f}** | **{with_least - without_least:+.1f}** | "
+            f"**{share:+.0f}%** |"
         )
     return "\n".join(out)
 
