@@ -27,6 +27,7 @@ from runctx.present.words import (
     owner_name,
     plural,
 )
+from runctx.pytest_terminal import joined
 from runctx.report import JudgedRun, Report, StartedBy
 from runctx.settings import BusyRules
 from runctx.watchers import watcher_of
@@ -37,19 +38,6 @@ if TYPE_CHECKING:
 
 MORE = "pytest -v says more"
 """The hint at the end of a line that left details out."""
-
-
-def joined(parts: Sequence[str]) -> str:
-    """The parts of one line, joined."""
-    return "; ".join(part.rstrip(".") for part in parts if part)
-
-
-def one_line(lines: Sequence[str]) -> str:
-    """A message of a head line and the lines under it as one line: ``head: one; two``."""
-    said = [line.strip() for line in lines if line.strip()]
-    if len(said) < 2:  # noqa: PLR2004 - a head and what is under it
-        return "".join(said)
-    return f"{said[0].rstrip(':')}: " + "; ".join(line.rstrip(".") for line in said[1:])
 
 
 def _whose(judged: JudgedRun) -> str:

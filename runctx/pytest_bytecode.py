@@ -17,7 +17,7 @@ import attrs
 import pytest
 
 from runctx.bytecode import StaleModule, check_module, checkout_modules
-from runctx.present.words import stale_reason
+from runctx.present.code_words import stale_reason
 from runctx.pytest_code_state import STALE_OUTPUT, CodeState
 from runctx.pytest_terminal import (
     PREFIX,

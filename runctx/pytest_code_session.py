@@ -17,9 +17,8 @@ import pytest
 
 from runctx.code_origin import check_code, checkout_installs, pytest_import_dirs
 from runctx.exits import EXIT_REFUSED
-from runctx.present.words import code_elsewhere_lines
+from runctx.present.code_words import code_elsewhere_lines
 from runctx.pycache import filesystem_now
-from runctx.pytest_brief import joined, one_line
 from runctx.pytest_code_state import CODE, CODE_PLUGIN, FRESH, CodeState, checkout_of
 from runctx.pytest_options import BYTECODE_MODES, CODE_MODES
 from runctx.pytest_terminal import (
@@ -29,6 +28,8 @@ from runctx.pytest_terminal import (
     error_text,
     header_shown,
     is_worker,
+    joined,
+    one_line,
     untraced,
     verbose,
     visible,

@@ -33,7 +33,7 @@ from runctx.exits import EXIT_REFUSED
 from runctx.handoff import CHECKED, QUIET, take_handoff
 from runctx.policy import Action, Cause, Decision, measures_cpu
 from runctx.present.words import describe_ours, same_checkout_message, shared_tree_message
-from runctx.pytest_brief import MORE, foreign_parts, joined, ours_parts, shared_part, summary_line
+from runctx.pytest_brief import MORE, foreign_parts, ours_parts, shared_part, summary_line
 from runctx.pytest_code_state import CODE, CodeState
 from runctx.pytest_contention import (
     Sample,
@@ -54,6 +54,7 @@ from runctx.pytest_terminal import (
     distributed,
     error_text,
     header_shown,
+    joined,
     untraced,
     verbose,
     visible,

@@ -18,7 +18,7 @@ import contextlib
 import gc
 import importlib
 import sys
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
 import pytest
 
@@ -177,3 +177,16 @@ def choice(config: pytest.Config, name: str, choices: tuple[str, ...], default: 
         msg = f"{name} = {ini!r}: choose one of {', '.join(choices)}"
         raise pytest.UsageError(msg)
     return ini
+
+
+def joined(parts: Sequence[str]) -> str:
+    """The parts of one line, joined."""
+    return "; ".join(part.rstrip(".") for part in parts if part)
+
+
+def one_line(lines: Sequence[str]) -> str:
+    """A message of a head line and the lines under it as one line: ``head: one; two``."""
+    said = [line.strip() for line in lines if line.strip()]
+    if len(said) < 2:  # noqa: PLR2004 - a head and what is under it
+        return "".join(said)
+    return f"{said[0].rstrip(':')}: " + "; ".join(line.rstrip(".") for line in said[1:])

@@ -128,6 +128,36 @@ def test_loading_the_plugin_imports_none_of_the_packages_it_uses(checkout, tmp_p
     }
 
 
+SESSION_PROBE = """
+import json, os, sys
+
+def pytest_sessionfinish(session):
+    name = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    runctx = sorted(n for n in sys.modules if n == "runctx" or n.startswith("runctx."))
+    with open(os.path.join(os.environ["PROBE_DIR"], name + ".json"), "w") as out:
+        json.dump(runctx, out)
+"""
+
+SCAN_MODULES = {"runctx.scanning", "runctx.report", "runctx.runners.table", "runctx.policy"}
+"""What a scan imports: the controller's, never a worker's, which never scans."""
+
+
+def test_an_xdist_worker_imports_none_of_the_scan(checkout, tmp_path):
+    """Workers run only the code plugin: they pay for its check, not for the scan's modules."""
+    import json
+
+    require_module("xdist")
+    (checkout / "conftest.py").write_text(SESSION_PROBE)
+    done = _pytest(checkout, "-n", "2", PROBE_DIR=str(tmp_path))
+    assert done.returncode == 0, done.stdout + done.stderr
+    seen = {path.stem: set(json.loads(path.read_text())) for path in tmp_path.glob("*.json")}
+    assert set(seen) == {"controller", "gw0", "gw1"}, seen
+    assert seen["controller"] >= SCAN_MODULES  # the probe sees what the controller scanned with
+    for worker in ("gw0", "gw1"):
+        assert "runctx.pytest_code_session" in seen[worker]  # the code plugin ran there
+        assert not SCAN_MODULES & seen[worker], sorted(seen[worker])
+
+
 def test_the_fresh_cache_is_put_in_place_after_coverage_starts(checkout, tmp_path):
     """``--runctx-bytecode=fresh`` imports nothing of the user's world before pytest-cov either."""
     on = _probe(checkout, tmp_path, "--runctx-bytecode=fresh")
