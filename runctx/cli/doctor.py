@@ -18,24 +18,21 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from runctx.hooks.agents import AGENT_NAMES
 from runctx.hooks.doctor import Finding, diagnose
 from runctx.present.output import write_json, write_text
 
+DESCRIPTION = (
+    "Tell, per agent and scope, whether runctx's hooks are installed and whether "
+    "the agent will run them: found on its PATH, trusted or enabled where the agent "
+    "asks, read from where the agent looks, not doubled."
+)
+"""What ``runctx doctor --help`` says first."""
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``doctor``."""
-    parser = subparsers.add_parser(
-        "doctor",
-        help=summary,
-        description=(
-            "Tell, per agent and scope, whether runctx's hooks are installed and whether "
-            "the agent will run them: found on its PATH, trusted or enabled where the agent "
-            "asks, read from where the agent looks, not doubled."
-        ),
-    )
     parser.add_argument(
         "agents",
         nargs="*",

@@ -37,7 +37,6 @@ import shlex
 import shutil
 import stat
 from collections.abc import Mapping
-from typing import Any
 
 from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
@@ -55,17 +54,16 @@ if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Merge runctx's hooks into an agent's settings file: idempotent, atomic, "
+    "keeping everything already in the file. --uninstall removes only what runctx "
+    "added."
+)
+"""What ``runctx install --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``install``."""
-    parser = subparsers.add_parser(
-        "install",
-        help=summary,
-        description=(
-            "Merge runctx's hooks into an agent's settings file: idempotent, atomic, "
-            "keeping everything already in the file. --uninstall removes only what runctx "
-            "added."
-        ),
-    )
     parser.add_argument(
         "agent",
         choices=[*sorted(AGENT_NAMES), GIT],

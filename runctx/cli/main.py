@@ -4,7 +4,7 @@
 else is imported: it runs before every shell command an agent issues, and its
 path for a command that is not a test run must cost next to nothing. Every
 other subcommand lives in its own module of :mod:`runctx.cli` with
-``add_parser(subparsers, summary)`` and ``run(args) -> int``; only the chosen
+``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``; only the chosen
 one is imported. Each subcommand's one-line summary is defined once, in
 :data:`SUBCOMMANDS`, and every exit status once, in :data:`EXIT_STATUSES`.
 
@@ -81,7 +81,7 @@ SUBCOMMANDS = {
         "print the shell code that completes runctx (bash, zsh, fish)",
     ),
 }
-"""Subcommand -> (module holding ``add_parser`` and ``run``, one-line summary), in help order."""
+"""Subcommand -> (module holding ``add_arguments`` and ``run``, one-line summary), in help order."""
 
 EXIT_STATUSES = (
     ("0", "done; check: clear; wait: ready"),
@@ -222,10 +222,11 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     add_global_options(parser, after=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for name, (module, summary) in SUBCOMMANDS.items():
+        sub = subparsers.add_parser(name, help=summary)
         if only is None or name == only:
-            _module(module).add_parser(subparsers, summary)
-        else:
-            subparsers.add_parser(name, help=summary)
+            chosen = _module(module)
+            sub.description = chosen.DESCRIPTION
+            chosen.add_arguments(sub)
     for sub in subparsers.choices.values():
         add_global_options(sub, after=True)
     hook = subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)

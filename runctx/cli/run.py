@@ -54,7 +54,7 @@ import os
 import shlex
 import signal
 import sys
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from runctx import policy
 from runctx.busy import BoxPressure
@@ -79,17 +79,16 @@ EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Check for other live test runs of this checkout, then wait, refuse or warn "
+    "as configured, and run COMMAND in place of runctx. Exit 75 when it was not "
+    "started."
+)
+"""What ``runctx run --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``run``."""
-    parser = subparsers.add_parser(
-        "run",
-        help=summary,
-        description=(
-            "Check for other live test runs of this checkout, then wait, refuse or warn "
-            "as configured, and run COMMAND in place of runctx. Exit 75 when it was not "
-            "started."
-        ),
-    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--mode",

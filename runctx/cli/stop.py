@@ -67,18 +67,17 @@ STATUS_EXITS = {
 _pid = whole_number("a pid (a positive integer)", 1)
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Stop live test runs of this checkout by their pid (or every orphaned one, "
+    "--orphans): SIGTERM to the run's processes, SIGKILL after the grace period. "
+    "Refuses any run not known to be this checkout's and user's. Exit 0 stopped, "
+    "3 not a run, 4 refused, 5 survived SIGKILL."
+)
+"""What ``runctx stop --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``stop``."""
-    parser = subparsers.add_parser(
-        "stop",
-        help=summary,
-        description=(
-            "Stop live test runs of this checkout by their pid (or every orphaned one, "
-            "--orphans): SIGTERM to the run's processes, SIGKILL after the grace period. "
-            "Refuses any run not known to be this checkout's and user's. Exit 0 stopped, "
-            "3 not a run, 4 refused, 5 survived SIGKILL."
-        ),
-    )
     pids = parser.add_argument("pids", nargs="*", type=_pid, metavar="PID", help="a run's pid")
     pids.completer = stoppable_runs  # type: ignore[attr-defined,unused-ignore]
     parser.add_argument(
