@@ -617,15 +617,11 @@ def settings_of_table(
             return f"{base} {key}"
         return where.get(key, f"{base} {key}")
 
-    mode = shared = change = None
-    if MODE_KEY in table:
-        mode = parse_mode(table[MODE_KEY], at(MODE_KEY))
-    if SHARED_TREE_KEY in table:
-        shared = parse_mode(table[SHARED_TREE_KEY], at(SHARED_TREE_KEY), SHARED_TREE_MODES)
-    if ENVIRONMENT_CHANGE_KEY in table:
-        change = parse_mode(
-            table[ENVIRONMENT_CHANGE_KEY], at(ENVIRONMENT_CHANGE_KEY), ENVIRONMENT_CHANGE_MODES
-        )
+    modes = {
+        field: parse_mode(table[key], at(key), allowed)
+        for key, field, allowed in _MODE_KEYS
+        if key in table
+    }
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{at(RUNNERS_KEY)} must be an array of tables"
@@ -633,10 +629,6 @@ def settings_of_table(
     runners = tuple(
         runner_of_entry(entry, f"{base} runners[{n}]") for n, entry in enumerate(entries)
     )
-    busy = busy_given_of_table(table, base, at)
-    watcher = None
-    if WATCHER_KEY in table:
-        watcher = parse_mode(table[WATCHER_KEY], at(WATCHER_KEY), WATCHER_MODES)
     watchers = parse_watchers(table.get(WATCHERS_KEY, []), at(WATCHERS_KEY))
     # a declared watcher is a run of its own, recognised wherever it runs
     runners += tuple(
@@ -645,31 +637,35 @@ def settings_of_table(
         if not any(name in row.programs for row in runners)
     )
     sources = tuple((key, layer) for key in _SETTING_KEYS if key in table)
+    note = table.get(FOREIGN_NOTE_KEY)
     return Settings(
         path,
         runners,
-        mode,
-        shared,
-        busy,
-        on_environment_change=change,
+        busy_given=busy_given_of_table(table, base, at),
         sources=sources,
-        on_watcher=watcher,
         watchers=watchers,
-        foreign_note=parse_choice(table, FOREIGN_NOTE_KEY, FOREIGN_NOTE_CHOICES, at),
+        foreign_note=None
+        if note is None
+        else parse_choice(note, at(FOREIGN_NOTE_KEY), FOREIGN_NOTE_CHOICES),
+        **modes,
     )
 
 
-def parse_choice(
-    table: Mapping[str, object], key: str, choices: tuple[str, ...], at: Callable[[str], str]
-) -> str | None:
-    """``table[key]`` when it is one of ``choices``, None when absent; else a ConfigError."""
-    if key not in table:
-        return None
-    value = table[key]
+_MODE_KEYS = (
+    # key, Settings field, the modes it allows
+    (MODE_KEY, "on_same_checkout", tuple(Mode)),
+    (SHARED_TREE_KEY, "on_shared_tree", SHARED_TREE_MODES),
+    (ENVIRONMENT_CHANGE_KEY, "on_environment_change", ENVIRONMENT_CHANGE_MODES),
+    (WATCHER_KEY, "on_watcher", WATCHER_MODES),
+)
+
+
+def parse_choice(value: object, where: str, choices: tuple[str, ...]) -> str:
+    """``value`` when it is one of ``choices``; else a ConfigError saying ``where``."""
     if isinstance(value, str) and value in choices:
         return value
     named = ", ".join(f'"{choice}"' for choice in choices)
-    msg = f"{at(key)} must be one of {named}, got {value!r}"
+    msg = f"{where} must be one of {named}, got {value!r}"
     raise ConfigError(msg)
 
 
@@ -718,30 +714,13 @@ def parse_threshold(
 
 def parse_box_mode(value: object, where: str) -> BoxMode:
     """``value`` as an ``on-busy-box`` mode, or a :class:`ConfigError` saying ``where``."""
-    if isinstance(value, str):
-        try:
-            return BoxMode(value)
-        except ValueError:
-            pass
-    choices = ", ".join(f'"{mode.value}"' for mode in BoxMode)
-    msg = f"{where} must be one of {choices}, got {value!r}"
-    raise ConfigError(msg)
+    return BoxMode(parse_choice(value, where, tuple(mode.value for mode in BoxMode)))
 
 
 def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] | None = None) -> Mode:
     """``value`` as one of the ``allowed`` modes (default: all), or a ConfigError at ``where``."""
-    allowed = tuple(Mode) if allowed is None else allowed
-    if isinstance(value, str):
-        try:
-            mode = Mode(value)
-        except ValueError:
-            pass
-        else:
-            if mode in allowed:
-                return mode
-    choices = ", ".join(f'"{mode.value}"' for mode in allowed)
-    msg = f"{where} must be one of {choices}, got {value!r}"
-    raise ConfigError(msg)
+    choices = tuple(mode.value for mode in (Mode if allowed is None else allowed))
+    return Mode(parse_choice(value, where, choices))
 
 
 def runner_of_entry(entry: object, where: str) -> RunnerPattern:
