@@ -566,7 +566,7 @@ def _file_settings(root: str) -> Settings:
     path = os.path.join(root, PYPROJECT)
     if not trusted_settings_file(path):
         return DEFAULTS
-    return _cached(path, _pyproject_settings)
+    return _cached(path, lambda found: settings_of_table(runctx_table(found), found))
 
 
 def trusted_settings_file(path: str) -> bool:
@@ -586,10 +586,6 @@ def trusted_settings_file(path: str) -> bool:
         return True
     log_event("runctx.settings_ignored", path=path, why="not a trusted owner")
     return False
-
-
-def _pyproject_settings(path: str) -> Settings:
-    return settings_of_table(runctx_table(path), path)
 
 
 def _user_settings(path: str) -> Settings:

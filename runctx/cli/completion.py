@@ -40,12 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
 
 
-def shell_code(shell: str) -> str:
-    """The code that makes ``shell`` complete ``runctx``."""
-    return shellcode([PROGRAM], shell=shell)
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the shell code; exit 0."""
-    write_text(shell_code(args.shell))
+    write_text(shellcode([PROGRAM], shell=args.shell))
     return 0

@@ -38,7 +38,6 @@ import shutil
 import stat
 from collections.abc import Mapping
 
-from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
@@ -230,7 +229,7 @@ def run(args: argparse.Namespace) -> int:
     base = None
     if not args.file:
         base = _scope_base(chosen, args.scope, path, os.environ)
-        refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+        refuse_untrusted_links(path, base, settings_file.own_owners())
         if args.agent == "codex" and args.scope == "project" and not args.uninstall:
             _refuse_codex_linked_worktree(base)
 

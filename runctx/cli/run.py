@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         cwd = os.getcwd()
         settings = settings_for(checkout_root(cwd))
-        invocations = _invocations(command, cwd, settings)
+        invocations = test_invocations(shlex.join(command), cwd, settings.patterns)
         status = _check(invocations, mode, args, settings) if invocations else None
         checked = bool(invocations)
     except ConfigError:
@@ -149,11 +149,6 @@ def run(args: argparse.Namespace) -> int:
     elif checked:
         os.environ[HANDOFF_ENV] = CHECKED
     return _exec(command)
-
-
-def _invocations(command: list[str], cwd: str, settings: Settings) -> tuple[TestInvocation, ...]:
-    """The test runs the command starts, read with the checkout's runner table."""
-    return test_invocations(shlex.join(command), cwd, settings.patterns)
 
 
 def _check(
