@@ -140,6 +140,5 @@ def run(args: argparse.Namespace) -> int:
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:
-        every = bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
-        write_text(check_text(report, busy, every=every) + "\n")
+        write_text(check_text(report, busy, every=args.verbose > 0) + "\n")
     return status

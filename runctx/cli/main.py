@@ -297,10 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     json_errors = _wants_json(args_list)
     parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
     args = parser.parse_args(args_list)
-    verbose = args.verbose + getattr(args, "verbose_after", 0)
+    args.verbose += getattr(args, "verbose_after", 0)  # what every subcommand reads
     json_lines = args.log_json or getattr(args, "log_json_after", False)
-    if verbose > 0 or json_lines:  # else quiet: warnings only, through the stdlib default
-        _module(LOGSETUP_MODULE).configure_logging(verbose, json_lines=json_lines)
+    if args.verbose > 0 or json_lines:  # else quiet: warnings only, through the stdlib default
+        _module(LOGSETUP_MODULE).configure_logging(args.verbose, json_lines=json_lines)
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE
