@@ -42,8 +42,9 @@ from runctx.exceptions import RunctxError
 from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.agents.base import InstallSpec
+from runctx.hooks.agents.hosts import agent_home
 from runctx.hooks.doctor import diagnose_one, linked_worktree_main
-from runctx.hooks.places import agent_home, settings_path
+from runctx.hooks.places import settings_path
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
 from runctx.present.words import plural

@@ -30,7 +30,8 @@ import attrs
 from runctx.exceptions import RunctxError
 from runctx.hooks import json_layout, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
-from runctx.hooks.places import settings_path, user_dir
+from runctx.hooks.agents.hosts import user_dir
+from runctx.hooks.places import settings_path
 from runctx.hooks.settings_file import JSONObject, SettingsFileError, read_text
 
 TYPE_CHECKING = False
