@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from typing import Any
 
 from runctx.cli.common import (
@@ -140,9 +141,7 @@ def result_text(result: StopResult) -> str:
     run = describe_run(result.run) if result.run is not None else f"pid {result.pid}"
     if result.status is StopStatus.REFUSED:
         return f"runctx: refused to stop {run}: " + "; ".join(visible(r) for r in result.reasons)
-    sent: dict[str, int] = {}
-    for _pid_sent, name in result.signalled:
-        sent[name] = sent.get(name, 0) + 1
+    sent = Counter(name for _pid, name in result.signalled)
     signals = ", ".join(f"{name} to {count}" for name, count in sent.items()) or "no signal"
     skipped = "".join(f"; pid {pid} not signalled: {visible(why)}" for pid, why in result.skipped)
     if result.status is StopStatus.SURVIVED:
