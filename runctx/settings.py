@@ -119,8 +119,11 @@ def read_user_config(path: str) -> bytes | None:
 def user_table(path: str) -> dict[str, object]:
     """The whole of the user's configuration file at ``path``; ``{}`` when there is none."""
     data = read_user_config(path)
-    if data is None:
-        return {}
+    return {} if data is None else _toml(data, path)
+
+
+def _toml(data: bytes, path: str) -> dict[str, object]:
+    """The TOML document ``data`` read from ``path``, or a ConfigError naming the file."""
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
@@ -137,12 +140,7 @@ def runctx_table(path: str) -> dict[str, object]:
     data = read_pyproject(path)
     if data is None or not mentions_runctx_table(data):
         return {}
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
-        msg = f"{path}: invalid TOML: {error}"
-        raise ConfigError(msg) from error
-    tools = document.get("tool", {})
+    tools = _toml(data, path).get("tool", {})
     table = tools.get("runctx", {}) if isinstance(tools, dict) else None
     if not isinstance(table, dict):
         msg = f"{path}: [tool.runctx] must be a table"
@@ -382,19 +380,10 @@ def settings_and_problems(
     wrong (:func:`located`). A key of ``[tool.runctx]`` runctx does not know (a
     misspelt one) is a problem too, and the rest of the table still counts.
     """
-    env = os.environ if environ is None else environ
-    readers: list[tuple[str, Callable[[], Settings]]] = []
-    user_path = user_config_path(env)
-    if user_path is not None:
-        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
     pyproject = os.path.join(root, PYPROJECT) if isinstance(root, str) else ""
-    if isinstance(root, str):
-        readers.append((pyproject, lambda: _file_settings(root)))
-    readers.append(("", lambda: environment_settings(env)))
-
     found: list[Settings] = []
     problems: list[str] = []
-    for path, read in readers:
+    for path, read in _readers(root, os.environ if environ is None else environ):
         try:
             layer = read()
             unknown = _unknown_keys(pyproject) if path == pyproject and layer.path else []
@@ -457,14 +446,22 @@ def _located_key(message: str, path: str, key: str) -> str:
 
 def layers(root: str | Unknown, environ: Mapping[str, str]) -> tuple[Settings, ...]:
     """The layers that set anything, the weakest first: user file, checkout, environment."""
-    found = []
+    found = (read() for _path, read in _readers(root, environ))
+    return tuple(layer for layer in found if layer is not DEFAULTS)
+
+
+def _readers(
+    root: str | Unknown, environ: Mapping[str, str]
+) -> list[tuple[str, Callable[[], Settings]]]:
+    """Each layer's file (``""`` for the environment) and its reader, the weakest first."""
+    readers: list[tuple[str, Callable[[], Settings]]] = []
     user_path = user_config_path(environ)
     if user_path is not None:
-        found.append(_cached(user_path, _user_settings))
+        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
     if isinstance(root, str):
-        found.append(_file_settings(root))
-    found.append(environment_settings(environ))
-    return tuple(layer for layer in found if layer is not DEFAULTS)
+        readers.append((os.path.join(root, PYPROJECT), lambda: _file_settings(root)))
+    readers.append(("", lambda: environment_settings(environ)))
+    return readers
 
 
 def merged(over: Sequence[Settings]) -> Settings:
