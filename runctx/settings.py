@@ -490,27 +490,6 @@ def _stronger(weaker: object, stronger: object) -> object:
     return weaker if stronger is None or stronger in ("", ()) else stronger
 
 
-def _rows(weaker: object, stronger: object) -> object:
-    return (*stronger, *weaker)  # type: ignore[misc]
-
-
-def _by_key(weaker: object, stronger: object) -> object:
-    return _merged(weaker, stronger)  # type: ignore[arg-type]
-
-
-def _problems(weaker: object, stronger: object) -> object:
-    return "; ".join(text for text in (weaker, stronger) if isinstance(text, str) and text)
-
-
-_MERGE: dict[str, Callable[[object, object], object]] = {
-    "problem": _problems,
-    "runners": _rows,
-    "watchers": _rows,
-    "busy_given": _by_key,
-    "sources": _by_key,
-}
-
-
 _ENVIRONMENT_KEYS = (
     (MODE_ENV, MODE_KEY),
     (SHARED_TREE_ENV, SHARED_TREE_KEY),
@@ -542,6 +521,23 @@ def _merged(
     known = [name for name in order if name in values]
     rest = [name for name in values if name not in order]
     return tuple((name, values[name]) for name in (*known, *rest))
+
+
+def _rows(weaker: tuple[object, ...], stronger: tuple[object, ...]) -> object:
+    return (*stronger, *weaker)
+
+
+def _problems(weaker: object, stronger: object) -> object:
+    return "; ".join(text for text in (weaker, stronger) if isinstance(text, str) and text)
+
+
+_MERGE: dict[str, Callable[[Any, Any], object]] = {
+    "problem": _problems,
+    "runners": _rows,
+    "watchers": _rows,
+    "busy_given": _merged,
+    "sources": _merged,
+}
 
 
 def _cached(path: str, read: Callable[[str], Settings]) -> Settings:
