@@ -44,7 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
-    from typing import Any, NoReturn
+    from typing import NoReturn
 
 
 HOOK = "hook"
@@ -186,10 +186,6 @@ def _parser_classes(
     class TopParser(Parser):
         """The ``runctx`` parser: its epilog (the exit statuses) is laid out when help is."""
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
-            kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-            super().__init__(*args, **kwargs)
-
         def format_help(self) -> str:
             if self.epilog is None:
                 self.epilog = _epilog()
@@ -207,6 +203,7 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     parser = top_parser(
         prog="runctx",
         description="Which test runs are live here, which are ours, which are foreign.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
 
     class Version(argparse.Action):
