@@ -62,7 +62,7 @@ def as_json(finding: Finding) -> dict[str, object]:
 def describe(finding: Finding) -> list[str]:
     """The lines that tell one finding."""
     head = f"{finding.agent} ({finding.scope}): {finding.path}"
-    if (not finding.installed and not finding.problems) or not finding.installed:
+    if not finding.installed:
         lines = [f"{head}: not installed"]
     elif finding.will_run:
         lines = [f"{head}: installed, will run ({', '.join(finding.registered)})"]
@@ -81,5 +81,4 @@ def run(args: argparse.Namespace) -> int:
         write_json([as_json(finding) for finding in findings])
     else:
         write_text("".join(line + "\n" for finding in findings for line in describe(finding)))
-    failing = any(finding.problems for finding in findings if finding.installed or finding.problems)
-    return 1 if failing else 0
+    return 1 if any(finding.problems for finding in findings) else 0
