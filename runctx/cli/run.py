@@ -177,11 +177,10 @@ def _check(
 
 
 def _ask(decision: Decision) -> int | None:
+    say(decision.message)
     if not (os.isatty(0) and os.isatty(2)):
-        say(decision.message)
         say("runctx: not started: this checkout asks first, and there is no terminal to ask on")
         return EXIT_REFUSED
-    say(decision.message)
     sys.stderr.write("runctx: start it anyway? [y/N] ")
     sys.stderr.flush()
     try:
