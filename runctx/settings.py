@@ -119,8 +119,11 @@ def read_user_config(path: str) -> bytes | None:
 def user_table(path: str) -> dict[str, object]:
     """The whole of the user's configuration file at ``path``; ``{}`` when there is none."""
     data = read_user_config(path)
-    if data is None:
-        return {}
+    return {} if data is None else _toml(data, path)
+
+
+def _toml(data: bytes, path: str) -> dict[str, object]:
+    """The TOML document ``data`` read from ``path``, or a ConfigError naming the file."""
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
@@ -137,12 +140,7 @@ def runctx_table(path: str) -> dict[str, object]:
     data = read_pyproject(path)
     if data is None or not mentions_runctx_table(data):
         return {}
-    try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
-        msg = f"{path}: invalid TOML: {error}"
-        raise ConfigError(msg) from error
-    tools = document.get("tool", {})
+    tools = _toml(data, path).get("tool", {})
     table = tools.get("runctx", {}) if isinstance(tools, dict) else None
     if not isinstance(table, dict):
         msg = f"{path}: [tool.runctx] must be a table"
@@ -382,19 +380,10 @@ def settings_and_problems(
     wrong (:func:`located`). A key of ``[tool.runctx]`` runctx does not know (a
     misspelt one) is a problem too, and the rest of the table still counts.
     """
-    env = os.environ if environ is None else environ
-    readers: list[tuple[str, Callable[[], Settings]]] = []
-    user_path = user_config_path(env)
-    if user_path is not None:
-        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
     pyproject = os.path.join(root, PYPROJECT) if isinstance(root, str) else ""
-    if isinstance(root, str):
-        readers.append((pyproject, lambda: _file_settings(root)))
-    readers.append(("", lambda: environment_settings(env)))
-
     found: list[Settings] = []
     problems: list[str] = []
-    for path, read in readers:
+    for path, read in _readers(root, os.environ if environ is None else environ):
         try:
             layer = read()
             unknown = _unknown_keys(pyproject) if path == pyproject and layer.path else []
@@ -457,14 +446,22 @@ def _located_key(message: str, path: str, key: str) -> str:
 
 def layers(root: str | Unknown, environ: Mapping[str, str]) -> tuple[Settings, ...]:
     """The layers that set anything, the weakest first: user file, checkout, environment."""
-    found = []
+    found = (read() for _path, read in _readers(root, environ))
+    return tuple(layer for layer in found if layer is not DEFAULTS)
+
+
+def _readers(
+    root: str | Unknown, environ: Mapping[str, str]
+) -> list[tuple[str, Callable[[], Settings]]]:
+    """Each layer's file (``""`` for the environment) and its reader, the weakest first."""
+    readers: list[tuple[str, Callable[[], Settings]]] = []
     user_path = user_config_path(environ)
     if user_path is not None:
-        found.append(_cached(user_path, _user_settings))
+        readers.append((user_path, lambda: _cached(user_path, _user_settings)))
     if isinstance(root, str):
-        found.append(_file_settings(root))
-    found.append(environment_settings(environ))
-    return tuple(layer for layer in found if layer is not DEFAULTS)
+        readers.append((os.path.join(root, PYPROJECT), lambda: _file_settings(root)))
+    readers.append(("", lambda: environment_settings(environ)))
+    return readers
 
 
 def merged(over: Sequence[Settings]) -> Settings:
@@ -491,27 +488,6 @@ _FIELDS = tuple(field.name for field in attrs.fields(Settings))
 def _stronger(weaker: object, stronger: object) -> object:
     """The stronger layer's value when it sets one (not None, not empty)."""
     return weaker if stronger is None or stronger in ("", ()) else stronger
-
-
-def _rows(weaker: object, stronger: object) -> object:
-    return (*stronger, *weaker)  # type: ignore[misc]
-
-
-def _by_key(weaker: object, stronger: object) -> object:
-    return _merged(weaker, stronger)  # type: ignore[arg-type]
-
-
-def _problems(weaker: object, stronger: object) -> object:
-    return "; ".join(text for text in (weaker, stronger) if isinstance(text, str) and text)
-
-
-_MERGE: dict[str, Callable[[object, object], object]] = {
-    "problem": _problems,
-    "runners": _rows,
-    "watchers": _rows,
-    "busy_given": _by_key,
-    "sources": _by_key,
-}
 
 
 _ENVIRONMENT_KEYS = (
@@ -547,6 +523,23 @@ def _merged(
     return tuple((name, values[name]) for name in (*known, *rest))
 
 
+def _rows(weaker: tuple[object, ...], stronger: tuple[object, ...]) -> object:
+    return (*stronger, *weaker)
+
+
+def _problems(weaker: object, stronger: object) -> object:
+    return "; ".join(text for text in (weaker, stronger) if isinstance(text, str) and text)
+
+
+_MERGE: dict[str, Callable[[Any, Any], object]] = {
+    "problem": _problems,
+    "runners": _rows,
+    "watchers": _rows,
+    "busy_given": _merged,
+    "sources": _merged,
+}
+
+
 def _cached(path: str, read: Callable[[str], Settings]) -> Settings:
     """``read(path)``, once per version of the file; the defaults when there is none."""
     try:
@@ -566,7 +559,7 @@ def _file_settings(root: str) -> Settings:
     path = os.path.join(root, PYPROJECT)
     if not trusted_settings_file(path):
         return DEFAULTS
-    return _cached(path, _pyproject_settings)
+    return _cached(path, lambda found: settings_of_table(runctx_table(found), found))
 
 
 def trusted_settings_file(path: str) -> bool:
@@ -586,10 +579,6 @@ def trusted_settings_file(path: str) -> bool:
         return True
     log_event("runctx.settings_ignored", path=path, why="not a trusted owner")
     return False
-
-
-def _pyproject_settings(path: str) -> Settings:
-    return settings_of_table(runctx_table(path), path)
 
 
 def _user_settings(path: str) -> Settings:
@@ -617,15 +606,11 @@ def settings_of_table(
             return f"{base} {key}"
         return where.get(key, f"{base} {key}")
 
-    mode = shared = change = None
-    if MODE_KEY in table:
-        mode = parse_mode(table[MODE_KEY], at(MODE_KEY))
-    if SHARED_TREE_KEY in table:
-        shared = parse_mode(table[SHARED_TREE_KEY], at(SHARED_TREE_KEY), SHARED_TREE_MODES)
-    if ENVIRONMENT_CHANGE_KEY in table:
-        change = parse_mode(
-            table[ENVIRONMENT_CHANGE_KEY], at(ENVIRONMENT_CHANGE_KEY), ENVIRONMENT_CHANGE_MODES
-        )
+    modes = {
+        field: parse_mode(table[key], at(key), allowed)
+        for key, field, allowed in _MODE_KEYS
+        if key in table
+    }
     entries = table.get(RUNNERS_KEY, [])
     if not isinstance(entries, list):
         msg = f"{at(RUNNERS_KEY)} must be an array of tables"
@@ -633,10 +618,6 @@ def settings_of_table(
     runners = tuple(
         runner_of_entry(entry, f"{base} runners[{n}]") for n, entry in enumerate(entries)
     )
-    busy = busy_given_of_table(table, base, at)
-    watcher = None
-    if WATCHER_KEY in table:
-        watcher = parse_mode(table[WATCHER_KEY], at(WATCHER_KEY), WATCHER_MODES)
     watchers = parse_watchers(table.get(WATCHERS_KEY, []), at(WATCHERS_KEY))
     # a declared watcher is a run of its own, recognised wherever it runs
     runners += tuple(
@@ -645,31 +626,35 @@ def settings_of_table(
         if not any(name in row.programs for row in runners)
     )
     sources = tuple((key, layer) for key in _SETTING_KEYS if key in table)
+    note = table.get(FOREIGN_NOTE_KEY)
     return Settings(
         path,
         runners,
-        mode,
-        shared,
-        busy,
-        on_environment_change=change,
+        busy_given=busy_given_of_table(table, base, at),
         sources=sources,
-        on_watcher=watcher,
         watchers=watchers,
-        foreign_note=parse_choice(table, FOREIGN_NOTE_KEY, FOREIGN_NOTE_CHOICES, at),
+        foreign_note=None
+        if note is None
+        else parse_choice(note, at(FOREIGN_NOTE_KEY), FOREIGN_NOTE_CHOICES),
+        **modes,
     )
 
 
-def parse_choice(
-    table: Mapping[str, object], key: str, choices: tuple[str, ...], at: Callable[[str], str]
-) -> str | None:
-    """``table[key]`` when it is one of ``choices``, None when absent; else a ConfigError."""
-    if key not in table:
-        return None
-    value = table[key]
+_MODE_KEYS = (
+    # key, Settings field, the modes it allows
+    (MODE_KEY, "on_same_checkout", tuple(Mode)),
+    (SHARED_TREE_KEY, "on_shared_tree", SHARED_TREE_MODES),
+    (ENVIRONMENT_CHANGE_KEY, "on_environment_change", ENVIRONMENT_CHANGE_MODES),
+    (WATCHER_KEY, "on_watcher", WATCHER_MODES),
+)
+
+
+def parse_choice(value: object, where: str, choices: tuple[str, ...]) -> str:
+    """``value`` when it is one of ``choices``; else a ConfigError saying ``where``."""
     if isinstance(value, str) and value in choices:
         return value
     named = ", ".join(f'"{choice}"' for choice in choices)
-    msg = f"{at(key)} must be one of {named}, got {value!r}"
+    msg = f"{where} must be one of {named}, got {value!r}"
     raise ConfigError(msg)
 
 
@@ -718,30 +703,13 @@ def parse_threshold(
 
 def parse_box_mode(value: object, where: str) -> BoxMode:
     """``value`` as an ``on-busy-box`` mode, or a :class:`ConfigError` saying ``where``."""
-    if isinstance(value, str):
-        try:
-            return BoxMode(value)
-        except ValueError:
-            pass
-    choices = ", ".join(f'"{mode.value}"' for mode in BoxMode)
-    msg = f"{where} must be one of {choices}, got {value!r}"
-    raise ConfigError(msg)
+    return BoxMode(parse_choice(value, where, tuple(mode.value for mode in BoxMode)))
 
 
 def parse_mode(value: object, where: str, allowed: tuple[Mode, ...] | None = None) -> Mode:
     """``value`` as one of the ``allowed`` modes (default: all), or a ConfigError at ``where``."""
-    allowed = tuple(Mode) if allowed is None else allowed
-    if isinstance(value, str):
-        try:
-            mode = Mode(value)
-        except ValueError:
-            pass
-        else:
-            if mode in allowed:
-                return mode
-    choices = ", ".join(f'"{mode.value}"' for mode in allowed)
-    msg = f"{where} must be one of {choices}, got {value!r}"
-    raise ConfigError(msg)
+    choices = tuple(mode.value for mode in (Mode if allowed is None else allowed))
+    return Mode(parse_choice(value, where, choices))
 
 
 def runner_of_entry(entry: object, where: str) -> RunnerPattern:

@@ -27,7 +27,6 @@ unknown identity counts as ours), ``"decision"`` (the policy's action:
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from runctx.cli.common import (
     add_timeout_option,
@@ -53,18 +52,17 @@ EXIT_FOREIGN = 4
 OUTCOMES = {EXIT_CLEAR: "clear", EXIT_OURS: "ours", EXIT_FOREIGN: "foreign"}
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Take one scan and exit as the agent hooks decide: 3 when a test run started "
+    "here would be held (another run of this checkout, another user's run in it, "
+    "a busy box this checkout waits out), 4 when it would start next to other "
+    "live runs, 0 when nothing else is live."
+)
+"""What ``runctx check --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``check``."""
-    parser = subparsers.add_parser(
-        "check",
-        help=summary,
-        description=(
-            "Take one scan and exit as the agent hooks decide: 3 when a test run started "
-            "here would be held (another run of this checkout, another user's run in it, "
-            "a busy box this checkout waits out), 4 when it would start next to other "
-            "live runs, 0 when nothing else is live."
-        ),
-    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing; exit status only"
@@ -142,6 +140,5 @@ def run(args: argparse.Namespace) -> int:
         out["exit_status"] = status
         write_json(out)
     elif not args.quiet:
-        every = bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
-        write_text(check_text(report, busy, every=every) + "\n")
+        write_text(check_text(report, busy, every=args.verbose > 0) + "\n")
     return status

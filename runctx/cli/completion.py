@@ -17,7 +17,6 @@ Set it up once::
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from argcomplete.shell_integration import shellcode
 
@@ -27,27 +26,21 @@ SHELLS = ("bash", "zsh", "fish")
 PROGRAM = "runctx"
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Print the shell code that completes runctx's subcommands, options and "
+    'choices. bash: add `eval "$(runctx completion bash)"` to ~/.bashrc; '
+    "zsh: the same in ~/.zshrc; fish: runctx completion fish > "
+    "~/.config/fish/completions/runctx.fish"
+)
+"""What ``runctx completion --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``completion``."""
-    parser = subparsers.add_parser(
-        "completion",
-        help=summary,
-        description=(
-            "Print the shell code that completes runctx's subcommands, options and "
-            'choices. bash: add `eval "$(runctx completion bash)"` to ~/.bashrc; '
-            "zsh: the same in ~/.zshrc; fish: runctx completion fish > "
-            "~/.config/fish/completions/runctx.fish"
-        ),
-    )
     parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
-
-
-def shell_code(shell: str) -> str:
-    """The code that makes ``shell`` complete ``runctx``."""
-    return shellcode([PROGRAM], shell=shell)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the shell code; exit 0."""
-    write_text(shell_code(args.shell))
+    write_text(shellcode([PROGRAM], shell=args.shell))
     return 0

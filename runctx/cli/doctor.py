@@ -18,24 +18,21 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
 from runctx.hooks.agents import AGENT_NAMES
 from runctx.hooks.doctor import Finding, diagnose
 from runctx.present.output import write_json, write_text
 
+DESCRIPTION = (
+    "Tell, per agent and scope, whether runctx's hooks are installed and whether "
+    "the agent will run them: found on its PATH, trusted or enabled where the agent "
+    "asks, read from where the agent looks, not doubled."
+)
+"""What ``runctx doctor --help`` says first."""
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``doctor``."""
-    parser = subparsers.add_parser(
-        "doctor",
-        help=summary,
-        description=(
-            "Tell, per agent and scope, whether runctx's hooks are installed and whether "
-            "the agent will run them: found on its PATH, trusted or enabled where the agent "
-            "asks, read from where the agent looks, not doubled."
-        ),
-    )
     parser.add_argument(
         "agents",
         nargs="*",
@@ -65,7 +62,7 @@ def as_json(finding: Finding) -> dict[str, object]:
 def describe(finding: Finding) -> list[str]:
     """The lines that tell one finding."""
     head = f"{finding.agent} ({finding.scope}): {finding.path}"
-    if (not finding.installed and not finding.problems) or not finding.installed:
+    if not finding.installed:
         lines = [f"{head}: not installed"]
     elif finding.will_run:
         lines = [f"{head}: installed, will run ({', '.join(finding.registered)})"]
@@ -84,5 +81,4 @@ def run(args: argparse.Namespace) -> int:
         write_json([as_json(finding) for finding in findings])
     else:
         write_text("".join(line + "\n" for finding in findings for line in describe(finding)))
-    failing = any(finding.problems for finding in findings if finding.installed or finding.problems)
-    return 1 if failing else 0
+    return 1 if any(finding.problems for finding in findings) else 0

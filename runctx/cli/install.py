@@ -37,15 +37,14 @@ import shlex
 import shutil
 import stat
 from collections.abc import Mapping
-from typing import Any
 
-from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks import git_hook, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.agents.base import InstallSpec
+from runctx.hooks.agents.hosts import agent_home
 from runctx.hooks.doctor import diagnose_one, linked_worktree_main
-from runctx.hooks.places import agent_home, settings_path
+from runctx.hooks.places import settings_path
 from runctx.hooks.settings_file import JSONObject
 from runctx.present.output import say, write_text
 from runctx.present.words import plural
@@ -55,17 +54,16 @@ if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Merge runctx's hooks into an agent's settings file: idempotent, atomic, "
+    "keeping everything already in the file. --uninstall removes only what runctx "
+    "added."
+)
+"""What ``runctx install --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``install``."""
-    parser = subparsers.add_parser(
-        "install",
-        help=summary,
-        description=(
-            "Merge runctx's hooks into an agent's settings file: idempotent, atomic, "
-            "keeping everything already in the file. --uninstall removes only what runctx "
-            "added."
-        ),
-    )
     parser.add_argument(
         "agent",
         choices=[*sorted(AGENT_NAMES), GIT],
@@ -232,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     base = None
     if not args.file:
         base = _scope_base(chosen, args.scope, path, os.environ)
-        refuse_untrusted_links(path, base, rules_for([os.geteuid()]).owners)
+        refuse_untrusted_links(path, base, settings_file.own_owners())
         if args.agent == "codex" and args.scope == "project" and not args.uninstall:
             _refuse_codex_linked_worktree(base)
 

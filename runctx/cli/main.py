@@ -4,7 +4,7 @@
 else is imported: it runs before every shell command an agent issues, and its
 path for a command that is not a test run must cost next to nothing. Every
 other subcommand lives in its own module of :mod:`runctx.cli` with
-``add_parser(subparsers, summary)`` and ``run(args) -> int``; only the chosen
+``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``; only the chosen
 one is imported. Each subcommand's one-line summary is defined once, in
 :data:`SUBCOMMANDS`, and every exit status once, in :data:`EXIT_STATUSES`.
 
@@ -44,7 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import ModuleType
-    from typing import Any, NoReturn
+    from typing import NoReturn
 
 
 HOOK = "hook"
@@ -81,7 +81,7 @@ SUBCOMMANDS = {
         "print the shell code that completes runctx (bash, zsh, fish)",
     ),
 }
-"""Subcommand -> (module holding ``add_parser`` and ``run``, one-line summary), in help order."""
+"""Subcommand -> (module holding ``add_arguments`` and ``run``, one-line summary), in help order."""
 
 EXIT_STATUSES = (
     ("0", "done; check: clear; wait: ready"),
@@ -186,10 +186,6 @@ def _parser_classes(
     class TopParser(Parser):
         """The ``runctx`` parser: its epilog (the exit statuses) is laid out when help is."""
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - argparse's own
-            kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
-            super().__init__(*args, **kwargs)
-
         def format_help(self) -> str:
             if self.epilog is None:
                 self.epilog = _epilog()
@@ -207,6 +203,7 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     parser = top_parser(
         prog="runctx",
         description="Which test runs are live here, which are ours, which are foreign.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
 
     class Version(argparse.Action):
@@ -222,10 +219,11 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
     add_global_options(parser, after=False)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for name, (module, summary) in SUBCOMMANDS.items():
+        sub = subparsers.add_parser(name, help=summary)
         if only is None or name == only:
-            _module(module).add_parser(subparsers, summary)
-        else:
-            subparsers.add_parser(name, help=summary)
+            chosen = _module(module)
+            sub.description = chosen.DESCRIPTION
+            chosen.add_arguments(sub)
     for sub in subparsers.choices.values():
         add_global_options(sub, after=True)
     hook = subparsers.add_parser(HOOK, help=HOOK_SUMMARY, add_help=False)
@@ -296,10 +294,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     json_errors = _wants_json(args_list)
     parser = build_parser(only=_chosen(args_list), json_errors=json_errors)
     args = parser.parse_args(args_list)
-    verbose = args.verbose + getattr(args, "verbose_after", 0)
+    args.verbose += getattr(args, "verbose_after", 0)  # what every subcommand reads
     json_lines = args.log_json or getattr(args, "log_json_after", False)
-    if verbose > 0 or json_lines:  # else quiet: warnings only, through the stdlib default
-        _module(LOGSETUP_MODULE).configure_logging(verbose, json_lines=json_lines)
+    if args.verbose > 0 or json_lines:  # else quiet: warnings only, through the stdlib default
+        _module(LOGSETUP_MODULE).configure_logging(args.verbose, json_lines=json_lines)
     if args.command is None:
         say(parser.format_help().rstrip("\n"))
         return EXIT_USAGE

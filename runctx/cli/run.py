@@ -54,7 +54,7 @@ import os
 import shlex
 import signal
 import sys
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from runctx import policy
 from runctx.busy import BoxPressure
@@ -79,17 +79,16 @@ EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Check for other live test runs of this checkout, then wait, refuse or warn "
+    "as configured, and run COMMAND in place of runctx. Exit 75 when it was not "
+    "started."
+)
+"""What ``runctx run --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``run``."""
-    parser = subparsers.add_parser(
-        "run",
-        help=summary,
-        description=(
-            "Check for other live test runs of this checkout, then wait, refuse or warn "
-            "as configured, and run COMMAND in place of runctx. Exit 75 when it was not "
-            "started."
-        ),
-    )
     group = parser.add_mutually_exclusive_group()
     group.add_argument(
         "--mode",
@@ -135,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         cwd = os.getcwd()
         settings = settings_for(checkout_root(cwd))
-        invocations = _invocations(command, cwd, settings)
+        invocations = test_invocations(shlex.join(command), cwd, settings.patterns)
         status = _check(invocations, mode, args, settings) if invocations else None
         checked = bool(invocations)
     except ConfigError:
@@ -150,11 +149,6 @@ def run(args: argparse.Namespace) -> int:
     elif checked:
         os.environ[HANDOFF_ENV] = CHECKED
     return _exec(command)
-
-
-def _invocations(command: list[str], cwd: str, settings: Settings) -> tuple[TestInvocation, ...]:
-    """The test runs the command starts, read with the checkout's runner table."""
-    return test_invocations(shlex.join(command), cwd, settings.patterns)
 
 
 def _check(
@@ -183,11 +177,10 @@ def _check(
 
 
 def _ask(decision: Decision) -> int | None:
+    say(decision.message)
     if not (os.isatty(0) and os.isatty(2)):
-        say(decision.message)
         say("runctx: not started: this checkout asks first, and there is no terminal to ask on")
         return EXIT_REFUSED
-    say(decision.message)
     sys.stderr.write("runctx: start it anyway? [y/N] ")
     sys.stderr.flush()
     try:

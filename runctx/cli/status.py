@@ -11,7 +11,7 @@ collector reads. ``--watch`` redraws the table every ``--interval``
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from runctx.cli.common import (
     add_timeout_option,
@@ -43,16 +43,15 @@ DEFAULT_INTERVAL_SECONDS = 2.0
 _count = whole_number("a positive count", 1)
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Show the live test runs: this checkout's, and foreign ones that only share the "
+    "machine; the box's load; what could not be seen."
+)
+"""What ``runctx status --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``status``."""
-    parser = subparsers.add_parser(
-        "status",
-        help=summary,
-        description=(
-            "Show the live test runs: this checkout's, and foreign ones that only share the "
-            "machine; the box's load; what could not be seen."
-        ),
-    )
     parser.add_argument(
         "--format",
         choices=FORMATS,

@@ -28,11 +28,6 @@ def is_terminal(stream: TextIO | None) -> bool:
         return False
 
 
-def wants_details(args: argparse.Namespace) -> bool:
-    """Whether ``-v`` (before or after ``status``) asks for each run's detail lines."""
-    return bool(getattr(args, "verbose", 0) or getattr(args, "verbose_after", 0))
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the table once (or write it, whole commands, to ``--output``)."""
     report, busy = report_once(args)
@@ -42,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = sys.stdout
     options = TextOptions(
-        width=table_width(out), wide=args.wide, details=wants_details(args), home=home_directory()
+        width=table_width(out), wide=args.wide, details=args.verbose > 0, home=home_directory()
     )
     color = use_color(args.color, is_terminal=is_terminal(out))
     write_lines(report_lines(report, options, busy), out, color=color)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from typing import Any
 
 from runctx.cli.common import (
@@ -67,18 +68,17 @@ STATUS_EXITS = {
 _pid = whole_number("a pid (a positive integer)", 1)
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Stop live test runs of this checkout by their pid (or every orphaned one, "
+    "--orphans): SIGTERM to the run's processes, SIGKILL after the grace period. "
+    "Refuses any run not known to be this checkout's and user's. Exit 0 stopped, "
+    "3 not a run, 4 refused, 5 survived SIGKILL."
+)
+"""What ``runctx stop --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``stop``."""
-    parser = subparsers.add_parser(
-        "stop",
-        help=summary,
-        description=(
-            "Stop live test runs of this checkout by their pid (or every orphaned one, "
-            "--orphans): SIGTERM to the run's processes, SIGKILL after the grace period. "
-            "Refuses any run not known to be this checkout's and user's. Exit 0 stopped, "
-            "3 not a run, 4 refused, 5 survived SIGKILL."
-        ),
-    )
     pids = parser.add_argument("pids", nargs="*", type=_pid, metavar="PID", help="a run's pid")
     pids.completer = stoppable_runs  # type: ignore[attr-defined,unused-ignore]
     parser.add_argument(
@@ -141,9 +141,7 @@ def result_text(result: StopResult) -> str:
     run = describe_run(result.run) if result.run is not None else f"pid {result.pid}"
     if result.status is StopStatus.REFUSED:
         return f"runctx: refused to stop {run}: " + "; ".join(visible(r) for r in result.reasons)
-    sent: dict[str, int] = {}
-    for _pid_sent, name in result.signalled:
-        sent[name] = sent.get(name, 0) + 1
+    sent = Counter(name for _pid, name in result.signalled)
     signals = ", ".join(f"{name} to {count}" for name, count in sent.items()) or "no signal"
     skipped = "".join(f"; pid {pid} not signalled: {visible(why)}" for pid, why in result.skipped)
     if result.status is StopStatus.SURVIVED:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import TextIO
 
 from runctx.cli.common import (
     FALLBACK_COLUMNS,
@@ -43,16 +43,15 @@ EXIT_TIMED_OUT = EXIT_REFUSED
 """A wait that passed its timeout: the same "try again later" as a refusal."""
 
 
-def add_parser(subparsers: argparse._SubParsersAction[Any], summary: str) -> None:
+DESCRIPTION = (
+    "Block until no other test run of this checkout is live. Exit 0 when ready, "
+    f"{EXIT_TIMED_OUT} when --timeout passed first, 130 when interrupted."
+)
+"""What ``runctx wait --help`` says first."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Declare the options of ``wait``."""
-    parser = subparsers.add_parser(
-        "wait",
-        help=summary,
-        description=(
-            "Block until no other test run of this checkout is live. Exit 0 when ready, "
-            f"{EXIT_TIMED_OUT} when --timeout passed first, 130 when interrupted."
-        ),
-    )
     parser.add_argument(
         "--timeout",
         type=duration,

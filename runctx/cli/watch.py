@@ -42,7 +42,7 @@ import attrs
 
 from runctx.cli.common import deadline_from, table_width
 from runctx.cli.status import DEFAULT_INTERVAL_SECONDS, output_format, scan_context
-from runctx.cli.status_text import is_terminal, wants_details
+from runctx.cli.status_text import is_terminal
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
 from runctx.exits import EXIT_INTERRUPTED
@@ -488,6 +488,6 @@ def run(args: argparse.Namespace) -> int:
         color=use_color(args.color, is_terminal=is_terminal(out)),
         width=table_width(out),
         busy=settings.busy,
-        details=wants_details(args),
+        details=args.verbose > 0,
     )
     return watch(take, asked, out)

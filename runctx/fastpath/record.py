@@ -6,39 +6,57 @@ importing attrs (or ``dataclasses``, or ``typing``) would cost it 25 to 35 ms,
 more than the rest of that path. The records it reads before the pre-filter,
 each agent's faces, replies and install spec
 (:mod:`runctx.hooks.agents.base`), derive from :class:`LightRecord` instead:
-slotted, immutable after ``__init__``, compared, hashed and shown by their
-fields. Everything behind the pre-filter uses ``@attrs.frozen``.
+immutable after ``__init__``, compared, hashed and shown by their fields.
+Everything behind the pre-filter uses ``@attrs.frozen``.
 """
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import dataclass_transform
+else:
 
+    def dataclass_transform(**_options: object) -> object:
+        """Only the type checker reads it: it types each record's ``__init__`` from its fields."""
+        return lambda cls: cls
+
+
+@dataclass_transform(frozen_default=True)
 class LightRecord:
-    """Slotted, immutable after ``__init__``; equal, hashed and shown by its slots.
+    """Immutable after ``__init__``; equal, hashed and shown by its fields.
 
-    A subclass lists its fields in ``__slots__`` and sets each one in
-    ``__init__`` with :meth:`_hold`. Slots whose name starts with ``_`` are
-    caches, left out of equality, hashing and ``repr``.
+    A subclass declares its fields as annotations, the ones without a default
+    first; a default is the class attribute of the same name. ``__init__``
+    takes them in that order, by position or by name.
     """
 
     __slots__ = ()
+    _names: tuple[str, ...] = ()
 
-    def _hold(self, **values: object) -> None:
-        """Set fields during ``__init__`` (plain assignment is refused)."""
-        setter = object.__setattr__
-        for name, value in values.items():
-            setter(self, name, value)
-
-    def _fields(self) -> tuple[str, ...]:
-        return tuple(
+    def __init_subclass__(cls) -> None:
+        """Note the fields: the annotations of the class and its bases, in order."""
+        cls._names = tuple(
             name
-            for cls in reversed(type(self).__mro__)
-            for name in getattr(cls, "__slots__", ())
+            for klass in reversed(cls.__mro__)
+            for name in getattr(klass, "__annotations__", {})
             if not name.startswith("_")
         )
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        """Set each field from ``args`` and ``kwargs``, else from its default."""
+        names, cls = self._names, type(self)
+        values = dict(zip(names, args, strict=False))
+        unknown = [name for name in kwargs if name not in names or name in values]
+        missing = [n for n in names if n not in values and n not in kwargs and not hasattr(cls, n)]
+        if len(args) > len(names) or unknown or missing:
+            msg = f"{cls.__name__}(): unknown or given twice: {unknown}, missing: {missing}"
+            raise TypeError(msg)
+        for name, value in {**values, **kwargs}.items():
+            object.__setattr__(self, name, value)
+
     def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self._fields())
+        return tuple(getattr(self, name) for name in self._names)
 
     def __setattr__(self, name: str, value: object) -> None:
         """Refuse assignment: records are immutable."""
@@ -62,5 +80,5 @@ class LightRecord:
 
     def __repr__(self) -> str:
         """``Name(field=value, ...)``."""
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields())
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._names)
         return f"{type(self).__name__}({shown})"

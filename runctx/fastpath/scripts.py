@@ -7,8 +7,9 @@ commands all day, so one shape is decided here first, with nothing imported
 but what the fast path holds already: a command made only of simple commands
 ``npm run NAME`` (``npm run-script``, ``pnpm run``, ``yarn run``, ``bun run``),
 plain words and no options, whose scripts are all in the package.json of its
-directory, and whose texts (with their ``pre``/``post`` scripts, as
-:mod:`runctx.runners.tasks.package_json` reads them) each pass none of the
+directory, and whose texts (with their ``pre``/``post`` scripts:
+:func:`script_texts`, which :mod:`runctx.runners.tasks.package_json` reads
+with too) each pass none of the
 pre-filter's tests: no runner's name, no project script, no tool that changes
 an environment. Such a command starts no test run and changes nothing, which
 is what the parser would find. Anything else (a script named for tests, an
@@ -28,6 +29,10 @@ from runctx.fastpath.prefilter import (
     names_found,
 )
 from runctx.planted import read_bounded, usable_path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAX_PROJECT_FILE_BYTES = 256 * 1024
 """A project file larger than this is not read: the task stays decided by its name."""
@@ -60,6 +65,26 @@ def read_project_file(path: str) -> bytes | None:
     return data if whole else None
 
 
+def scripts_of(data: bytes) -> dict[str, str]:
+    """The ``scripts`` of a package.json text whose names and commands are strings."""
+    document = loads(data)
+    scripts = document.get("scripts") if isinstance(document, dict) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def script_texts(scripts: dict[str, str], names: Sequence[str]) -> list[str] | None:
+    """What ``npm run NAME`` runs for each of ``names``: ``preNAME``, ``NAME``, ``postNAME``.
+
+    None when one of ``names`` is not a script: what it runs is not known.
+    """
+    if not all(name in scripts for name in names):
+        return None
+    keys = [key for name in names for key in (f"pre{name}", name, f"post{name}")]
+    return [scripts[key] for key in keys if key in scripts]
+
+
 def script_names(command: str) -> list[str] | None:
     """The scripts ``command`` runs when it has the shape above, else None."""
     text = command
@@ -90,19 +115,10 @@ def starts_nothing(command: str, cwd: str) -> bool:
         return False
     data = read_project_file(os.path.join(cwd, "package.json"))
     try:
-        document = loads(data) if data is not None else None
+        texts = script_texts(scripts_of(data), names) if data is not None else None
     except (ValueError, RecursionError):
         return False
-    scripts = document.get("scripts") if isinstance(document, dict) else None
-    if not isinstance(scripts, dict) or not all(isinstance(scripts.get(n), str) for n in names):
-        return False
-    for name in names:
-        for key in (f"pre{name}", name, f"post{name}"):
-            text = scripts.get(key)
-            if isinstance(text, str) and (
-                names_found(text, BUILTIN_NAMES)
-                or names_a_script(text)
-                or may_change_environment(text)
-            ):
-                return False
-    return True
+    return texts is not None and not any(
+        names_found(text, BUILTIN_NAMES) or names_a_script(text) or may_change_environment(text)
+        for text in texts
+    )

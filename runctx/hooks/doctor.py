@@ -30,9 +30,9 @@ import attrs
 from runctx.exceptions import RunctxError
 from runctx.hooks import json_layout, settings_file
 from runctx.hooks.agents import AGENT_NAMES, agent
-from runctx.hooks.places import settings_path, user_dir
-from runctx.hooks.settings_file import MAX_SETTINGS_BYTES, JSONObject, SettingsFileError
-from runctx.planted import NotRegularFileError, read_bounded
+from runctx.hooks.agents.hosts import user_dir
+from runctx.hooks.places import settings_path
+from runctx.hooks.settings_file import JSONObject, SettingsFileError, read_text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,27 +63,9 @@ class Finding:
         return self.installed and not self.problems
 
 
-def _read(path: str) -> str | None:
-    """The text of a regular file, bounded; None when it is not there."""
-    try:
-        data, whole = read_bounded(path, MAX_SETTINGS_BYTES)
-    except FileNotFoundError:
-        return None
-    except NotRegularFileError:
-        msg = f"{path}: not a regular file"
-        raise SettingsFileError(msg) from None
-    except OSError as error:
-        msg = f"{path}: cannot be read ({error.strerror})"
-        raise SettingsFileError(msg) from None
-    if not whole:
-        msg = f"{path}: larger than {MAX_SETTINGS_BYTES} bytes"
-        raise SettingsFileError(msg)
-    return data.decode("utf-8", errors="replace")
-
-
 def _json(path: str) -> JSONObject:
     """A JSON object from ``path`` (comments allowed); ``{}`` when missing or not an object."""
-    text = _read(path)
+    text = read_text(path)
     if text is None or not text.strip():
         return {}
     try:
@@ -96,7 +78,7 @@ def _json(path: str) -> JSONObject:
 
 def registered_faces(chosen: Agent, path: str) -> tuple[tuple[str, ...], str]:
     """The runctx faces the file at ``path`` runs for ``chosen``, and the command's prefix."""
-    text = _read(path)
+    text = read_text(path)
     if text is None:
         return (), ""
     document = settings_file.parse(text, path, chosen.INSTALL)
@@ -182,7 +164,7 @@ def _claude(root: str | None, environ: Mapping[str, str]) -> tuple[list[str], li
 def _codex_config(environ: Mapping[str, str]) -> tuple[str, dict[str, object]]:
     home = environ.get("CODEX_HOME") or os.path.join(_home(environ), ".codex")
     path = os.path.join(home, "config.toml")
-    text = _read(path)
+    text = read_text(path)
     if text is None:
         return path, {}
     try:
@@ -262,7 +244,7 @@ def linked_worktree_main(root: str) -> str | None:
     if not os.path.isfile(marker):
         return None
     try:
-        text = (_read(marker) or "").strip()
+        text = (read_text(marker) or "").strip()
     except SettingsFileError:
         return None
     if not text.startswith("gitdir:"):
@@ -270,7 +252,7 @@ def linked_worktree_main(root: str) -> str | None:
     gitdir = os.path.normpath(os.path.join(root, text[len("gitdir:") :].strip()))
     common = os.path.join(gitdir, "commondir")
     try:
-        relative = (_read(common) or "").strip()
+        relative = (read_text(common) or "").strip()
     except SettingsFileError:
         return None
     if not relative:

@@ -15,10 +15,9 @@ import os
 import shlex
 import subprocess
 
-from runctx.checkout import rules_for
 from runctx.exceptions import RunctxError
 from runctx.hooks.ready import PRE_PUSH
-from runctx.hooks.settings_file import Update
+from runctx.hooks.settings_file import TEMP_MARK, Update, own_owners
 from runctx.planted import (
     NotOwnedError,
     NotRegularFileError,
@@ -70,7 +69,7 @@ def hook_text(prefix: str) -> str:
 def _current(path: str) -> str | None:
     """The text of the hook now there (None: none), refusing what is not runctx's own."""
     try:
-        if check_owned(path, rules_for([os.geteuid()]).owners) is None:
+        if check_owned(path, own_owners()) is None:
             return None
         data, _whole = read_bounded(path, 1024 * 1024)
     except NotRegularFileError:
@@ -113,9 +112,8 @@ def install(path: str, prefix: str, *, uninstall: bool = False, dry_run: bool = 
 
 def _write_executable(path: str, text: str) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    owners = rules_for([os.geteuid()]).owners
     write_atomically(
-        path, text.encode("utf-8"), new_mode=0o777, owners=owners, temporary_prefix=".runctx-tmp-"
+        path, text.encode(), new_mode=0o777, owners=own_owners(), temporary_prefix=TEMP_MARK
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 
 from runctx.checkout import Root, rules_for
 from runctx.exceptions import RunctxError
+from runctx.hooks.agents.hosts import user_dir
 from runctx.roots import checkout_root
 from runctx.unknown import Unknown
 
@@ -41,17 +42,3 @@ def settings_path(
         )
         raise RunctxError(msg)
     return os.path.join(root, relative)
-
-
-def agent_home(chosen: Agent, environ: Mapping[str, str]) -> str:
-    """The home directory ``chosen`` reads its user settings under (its override, if set)."""
-    files = chosen.FILES
-    override = environ.get(files.home_env, "") if files.home_env else ""
-    return override or environ.get("HOME") or os.path.expanduser("~")
-
-
-def user_dir(chosen: Agent, environ: Mapping[str, str]) -> str:
-    """The directory of ``chosen``'s user settings: its override variable, or under its home."""
-    files = chosen.FILES
-    base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
-    return base or os.path.join(agent_home(chosen, environ), files.user_dir)

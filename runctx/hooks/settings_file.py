@@ -537,7 +537,7 @@ def _locked(directory: str) -> Iterator[None]:
         os.close(fd)
 
 
-def _read(path: str) -> str | None:
+def read_text(path: str) -> str | None:
     """The text of the settings file: regular files only, never blocking, bounded."""
     try:
         data, whole = read_bounded(path, MAX_SETTINGS_BYTES)
@@ -604,11 +604,7 @@ def _remove_stale_temporaries(directory: str, name: str) -> None:
                 os.unlink(path)
 
 
-def _write_atomically(path: str, text: str) -> None:
-    write_atomically(path, text.encode("utf-8"), owners=_owners(), temporary_prefix=TEMP_MARK)
-
-
-def _owners() -> frozenset[int]:
+def own_owners() -> frozenset[int]:
     """Whose settings file runctx edits: the markers' rule (the caller, root, ``SUDO_UID``)."""
     return rules_for([os.geteuid()]).owners
 
@@ -616,9 +612,9 @@ def _owners() -> frozenset[int]:
 def _check_trusted(path: str) -> None:
     """Refuse a settings file another user could have written (see :func:`check_owned`)."""
     try:
-        check_owned(path, _owners())
+        check_owned(path, own_owners())
     except NotRegularFileError:
-        return  # _read says what it is
+        return  # read_text says what it is
     except NotOwnedError as error:
         msg = (
             f"{path} is {error.strerror}; runctx edits only a settings file you own that "
@@ -628,7 +624,7 @@ def _check_trusted(path: str) -> None:
         )
         raise SettingsFileError(msg) from None
     except OSError:
-        return  # _read says why it cannot be read
+        return  # read_text says why it cannot be read
 
 
 def _missing_directories(directory: str) -> list[str]:
@@ -727,7 +723,7 @@ def _update_locked(
             if not dry_run:
                 _remove_stale_temporaries(directory, os.path.basename(target))
             _check_trusted(target)
-            outcome = _apply(target, _read(target), change, remove_when, spec)
+            outcome = _apply(target, read_text(target), change, remove_when, spec)
             if not outcome.changed:
                 return outcome
             _check_replaceable(target)
@@ -737,7 +733,9 @@ def _update_locked(
                 os.unlink(target)
                 sync_directory(directory)
             else:
-                _write_atomically(target, outcome.after)
+                write_atomically(
+                    target, outcome.after.encode(), owners=own_owners(), temporary_prefix=TEMP_MARK
+                )
     except OSError as error:
         msg = f"cannot update {target}: {error.strerror or error}; it is left as it was"
         raise SettingsFileError(msg) from None

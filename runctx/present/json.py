@@ -77,7 +77,7 @@ def _text(value: str | Unknown) -> str | None:
     return None if isinstance(value, Unknown) else json_text(value)
 
 
-def _add_bytes(out: dict[str, Any], **fields: str | Unknown) -> None:
+def _add_bytes(out: dict[str, Any], **fields: object) -> None:
     """``NAME_bytes`` beside each field whose text is not exact (see the module docstring)."""
     for name, value in fields.items():
         if isinstance(value, str):
@@ -88,21 +88,21 @@ def _add_bytes(out: dict[str, Any], **fields: str | Unknown) -> None:
 
 def root_id_json(root: object) -> dict[str, int] | None:
     """The directory of a root as ``{"device": ..., "inode": ...}``, None when not known."""
-    directory = root.directory_id if isinstance(root, Root) else None
-    if directory is None:
-        return None
-    return {"device": directory[0], "inode": directory[1]}
+    return _directory_json(root.directory_id if isinstance(root, Root) else None)
+
+
+def _directory_json(directory: tuple[int, int] | None) -> dict[str, int] | None:
+    return None if directory is None else {"device": directory[0], "inode": directory[1]}
 
 
 def environment_json(environment: Environment | Unknown) -> dict[str, Any] | None:
     """Where a run imports from, as JSON; None when it is not known."""
     if isinstance(environment, Unknown):
         return None
-    directory = environment.directory_id
     out: dict[str, Any] = {
         "kind": environment.kind,
         "prefix": json_text(environment.prefix),
-        "prefix_id": None if directory is None else {"device": directory[0], "inode": directory[1]},
+        "prefix_id": _directory_json(environment.directory_id),
         "found_by": environment.found_by,
         "interpreter": json_text(environment.interpreter),
     }
@@ -138,10 +138,7 @@ def started_by_json(started: StartedBy | Unknown) -> dict[str, str | None] | Non
         "session": None if started.session is None else json_text(started.session),
         "detail": None if started.detail is None else json_text(started.detail),
     }
-    for name, value in (("session", started.session), ("detail", started.detail)):
-        raw = None if value is None else json_bytes(value)
-        if raw is not None:
-            out[f"{name}_bytes"] = raw
+    _add_bytes(out, session=started.session, detail=started.detail)
     return out
 
 

@@ -32,7 +32,7 @@ from runctx.environment import Environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
 from runctx.present.style import Line, Span, line, plain_text
-from runctx.present.words import describe_starter, human_age, owner_name
+from runctx.present.words import describe_starter, human_age, owner_name, plural
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Run
 from runctx.settings import DEFAULT_BUSY, BusyRules
@@ -383,10 +383,6 @@ def load_line(load: Load) -> str:
     return "Box: " + ", ".join(parts)
 
 
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
-
-
 def report_lines(
     report: Report, options: TextOptions | None = None, busy: BusyRules = DEFAULT_BUSY
 ) -> list[Line]:
@@ -440,7 +436,7 @@ def report_lines(
         shared = report.shared_tree
         if shared:
             pids = ", ".join(str(judged.run.pid) for judged in shared)
-            runs = _plural(len(shared), "foreign run", "foreign runs")
+            runs = plural(len(shared), "foreign run", "foreign runs")
             verb = "works" if len(shared) == 1 else "work"
             lines.append(
                 line(

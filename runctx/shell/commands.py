@@ -265,6 +265,12 @@ class _Parse:
         self.files: ProjectFiles | None = None
         self.task_depth = 0
 
+    def _project_files(self) -> ProjectFiles:
+        """The project files this command string reads, each once (made on first use)."""
+        if self.files is None:
+            self.files = ProjectFiles()
+        return self.files
+
     def text(self, text: str, dirs: _Dirs, depth: int) -> None:
         """Read every simple command of ``text`` with directory state ``dirs``."""
         saved: list[_Dirs] = []
@@ -395,9 +401,7 @@ class _Parse:
         told, the command's directory is kept and marked not known: the run
         is not placed in this checkout, nor anywhere else.
         """
-        if self.files is None:
-            self.files = ProjectFiles()
-        placed = placement(words, self.files, cwd)
+        placed = placement(words, self._project_files(), cwd)
         if placed.directory is None:
             return cwd, False
         return os.path.normpath(os.path.join(cwd, placed.directory)), known
@@ -414,9 +418,7 @@ class _Parse:
         if not self.resolve_tasks or self.keep_inner or self.task_depth >= MAX_TASK_DEPTH:
             return False
 
-        if self.files is None:
-            self.files = ProjectFiles()
-        texts = environments.commands_of(kind, argv, cwd, self.files)
+        texts = environments.commands_of(kind, argv, cwd, self._project_files())
         if texts is None:
             return False
         return not self._texts_run(texts, cwd, known=known, venv=venv)
@@ -444,9 +446,7 @@ class _Parse:
         name = script_names.look_alike_script(argv)
         if name is None:
             return False
-        if self.files is None:
-            self.files = ProjectFiles()
-        text = script_names.script_text(name, cwd, self.files)
+        text = script_names.script_text(name, cwd, self._project_files())
         return text is not None and not self._texts_run([text], cwd, known=known, venv=venv)
 
     def _texts_run(self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> bool:
@@ -494,9 +494,7 @@ class _Parse:
             return  # a runner of the table that its own options made no run
         text = None
         if self.task_depth < MAX_TASK_DEPTH:
-            if self.files is None:
-                self.files = ProjectFiles()
-            text = scripts.script_text(path, cwd, self.files)
+            text = scripts.script_text(path, cwd, self._project_files())
         arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
         if text is None:
             runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
@@ -530,9 +528,7 @@ class _Parse:
             return
         texts = None
         if self.task_depth < MAX_TASK_DEPTH:
-            if self.files is None:
-                self.files = ProjectFiles()
-            texts = task_texts(call, cwd, self.files)
+            texts = task_texts(call, cwd, self._project_files())
         if (
             texts is None
             and not self.keep_inner

@@ -37,18 +37,10 @@ FACE_SUFFIXES = {PRE_TOOL: "", AFTER_TOOL: "-after", SESSION: "-session-start"}
 class HookEntry(LightRecord):
     """One hook ``runctx install`` adds: the event, the face it runs, how it is matched."""
 
-    __slots__ = ("event", "face", "matcher", "name")
-
     event: str
     face: str
-    matcher: str | None
-    name: str | None
-
-    def __init__(
-        self, event: str, face: str, *, matcher: str | None = None, name: str | None = None
-    ) -> None:
-        """Hold one entry."""
-        self._hold(event=event, face=face, matcher=matcher, name=name)
+    matcher: str | None = None
+    name: str | None = None
 
 
 class InstallSpec(LightRecord):
@@ -66,61 +58,17 @@ class InstallSpec(LightRecord):
     files of every other agent, which would not read them).
     """
 
-    __slots__ = (
-        "blocks_on_failure",
-        "command_key",
-        "comments",
-        "entries",
-        "handler_type",
-        "layout",
-        "owns_file",
-        "timeout",
-        "timeout_key",
-        "trailing_commas",
-        "version",
-    )
-
     layout: str
     entries: tuple[HookEntry, ...]
-    command_key: str
-    timeout_key: str | None
-    timeout: int | None
-    handler_type: bool
-    version: int | None
-    owns_file: bool
-    blocks_on_failure: bool
-    comments: bool
-    trailing_commas: bool
-
-    def __init__(  # noqa: PLR0913 - one argument per column
-        self,
-        *,
-        layout: str,
-        entries: tuple[HookEntry, ...],
-        command_key: str = "command",
-        timeout_key: str | None = "timeout",
-        timeout: int | None = None,
-        handler_type: bool = True,
-        version: int | None = None,
-        owns_file: bool = False,
-        blocks_on_failure: bool = False,
-        comments: bool = False,
-        trailing_commas: bool = False,
-    ) -> None:
-        """Hold one agent's install spec."""
-        self._hold(
-            layout=layout,
-            entries=entries,
-            command_key=command_key,
-            timeout_key=timeout_key,
-            timeout=timeout,
-            handler_type=handler_type,
-            version=version,
-            owns_file=owns_file,
-            blocks_on_failure=blocks_on_failure,
-            comments=comments,
-            trailing_commas=trailing_commas,
-        )
+    command_key: str = "command"
+    timeout_key: str | None = "timeout"
+    timeout: int | None = None
+    handler_type: bool = True
+    version: int | None = None
+    owns_file: bool = False
+    blocks_on_failure: bool = False
+    comments: bool = False
+    trailing_commas: bool = False
 
     @property
     def faces(self) -> frozenset[str]:
@@ -138,34 +86,12 @@ class SettingsFiles(LightRecord):
     user's home. ``local`` is ``""`` for agents without one.
     """
 
-    __slots__ = ("home_env", "local", "project", "user_dir", "user_dir_env", "user_name")
-
     project: str
-    local: str
-    user_dir_env: str
     user_dir: str
     user_name: str
-    home_env: str
-
-    def __init__(  # noqa: PLR0913 - one argument per path part
-        self,
-        *,
-        project: str,
-        user_dir: str,
-        user_name: str,
-        user_dir_env: str = "",
-        local: str = "",
-        home_env: str = "",
-    ) -> None:
-        """Hold the paths."""
-        self._hold(
-            project=project,
-            local=local,
-            user_dir_env=user_dir_env,
-            user_dir=user_dir,
-            user_name=user_name,
-            home_env=home_env,
-        )
+    user_dir_env: str = ""
+    local: str = ""
+    home_env: str = ""
 
 
 class Replies(LightRecord):
@@ -177,8 +103,6 @@ class Replies(LightRecord):
     ``failed_open`` says that the hook could not check and lets the command
     run (the note's builder, unless the agent reads notes on another channel).
     """
-
-    __slots__ = ("ask", "deny", "failed_open", "note")
 
     deny: Builder
     ask: Builder | None
@@ -193,55 +117,38 @@ class Replies(LightRecord):
         note: Builder,
         failed_open: Builder | None = None,
     ) -> None:
-        """Hold the builders."""
-        self._hold(deny=deny, ask=ask, note=note, failed_open=failed_open or note)
+        """Hold the builders; ``failed_open`` is ``note`` unless given."""
+        super().__init__(deny=deny, ask=ask, note=note, failed_open=failed_open or note)
 
 
 class ToolFace(LightRecord):
-    """The face before the shell tool runs: read the payload, answer a decision."""
+    """The face before the shell tool runs: read the payload, answer a decision.
 
-    __slots__ = ("read", "replies")
+    ``read`` gives the command and its directory, or None for another tool.
+    """
 
     read: Callable[[JSONObject], tuple[str, str] | None]
     replies: Replies
 
-    def __init__(
-        self, read: Callable[[JSONObject], tuple[str, str] | None], replies: Replies
-    ) -> None:
-        """``read`` gives the command and its directory, or None for another tool."""
-        self._hold(read=read, replies=replies)
-
 
 class AfterToolFace(LightRecord):
-    """The face after the shell tool ran: read the payload, append context to the result."""
+    """The face after the shell tool ran: read the payload, append context to the result.
 
-    __slots__ = ("read", "reply")
+    ``read`` gives the command that ran and its directory; ``reply`` wraps context.
+    """
 
     read: Callable[[JSONObject], tuple[str, str] | None]
     reply: Callable[[str], JSONObject]
 
-    def __init__(
-        self,
-        read: Callable[[JSONObject], tuple[str, str] | None],
-        reply: Callable[[str], JSONObject],
-    ) -> None:
-        """``read`` gives the command that ran and its directory; ``reply`` wraps context."""
-        self._hold(read=read, reply=reply)
-
 
 class SessionFace(LightRecord):
-    """The face at session start: read the directory, give the model context."""
+    """The face at session start: read the directory, give the model context.
 
-    __slots__ = ("read", "reply")
+    ``read`` gives the session's directory; ``reply`` wraps context.
+    """
 
     read: Callable[[JSONObject], str]
     reply: Callable[[str], JSONObject]
-
-    def __init__(
-        self, read: Callable[[JSONObject], str], reply: Callable[[str], JSONObject]
-    ) -> None:
-        """``read`` gives the session's directory; ``reply`` wraps context."""
-        self._hold(read=read, reply=reply)
 
 
 if TYPE_CHECKING:

@@ -32,7 +32,6 @@ from runctx.hooks.agents.base import (
     SettingsFiles,
     ToolFace,
 )
-from runctx.hooks.payload import session_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,9 +53,7 @@ def read_session(payload: JSONObject) -> str:
     return claude.read_session(payload, f"{NAME}-session-start")
 
 
-def read_session_id(payload: JSONObject) -> str | None:
-    """The session the payload comes from, None when it names none."""
-    return session_id(payload, "session_id")
+read_session_id = claude.read_session_id
 
 
 PRE_TOOL_FACE = ToolFace(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from runctx.hooks.agents import claude
 from runctx.hooks.agents.base import HookEntry, InstallSpec, SettingsFiles, ToolFace
-from runctx.hooks.payload import expect_event, session_id, shell_tool_input
+from runctx.hooks.payload import expect_event, shell_tool_input
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,9 +42,7 @@ def read_pre_tool(payload: JSONObject) -> tuple[str, str] | None:
     return None if found is None else found[:2]
 
 
-def read_session_id(payload: JSONObject) -> str | None:
-    """The session the payload comes from, None when it names none."""
-    return session_id(payload, "session_id")
+read_session_id = claude.read_session_id
 
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, claude.REPLIES)

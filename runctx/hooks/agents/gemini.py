@@ -45,7 +45,6 @@ from runctx.hooks.payload import (
     directory,
     expect_event,
     required_text,
-    session_id,
     shell_tool_input,
     text,
 )
@@ -101,9 +100,7 @@ REPLIES = Replies(
 )
 
 
-def read_session_id(payload: JSONObject) -> str | None:
-    """The session the payload comes from, None when it names none."""
-    return session_id(payload, "session_id")
+read_session_id = claude.read_session_id
 
 
 PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)

@@ -103,12 +103,18 @@ def host_of(payload: JSONObject, environ: Mapping[str, str]) -> tuple[str, str]:
     return claude.NAME, claude.NAME
 
 
-def _user_file(chosen: Agent, environ: Mapping[str, str]) -> str:
+def agent_home(chosen: Agent, environ: Mapping[str, str]) -> str:
+    """The home directory ``chosen`` reads its user settings under (its override, if set)."""
     files = chosen.FILES
-    moved = environ.get(files.user_dir_env) if files.user_dir_env else None
-    home = environ.get("HOME") or os.path.expanduser("~")
-    directory = moved or os.path.join(home, files.user_dir)
-    return os.path.join(directory, files.user_name)
+    override = environ.get(files.home_env, "") if files.home_env else ""
+    return override or environ.get("HOME") or os.path.expanduser("~")
+
+
+def user_dir(chosen: Agent, environ: Mapping[str, str]) -> str:
+    """The directory of ``chosen``'s user settings: its override variable, or under its home."""
+    files = chosen.FILES
+    base = environ.get(files.user_dir_env, "") if files.user_dir_env else ""
+    return base or os.path.join(agent_home(chosen, environ), files.user_dir)
 
 
 def _runs_runctx(path: str, face: str) -> bool:
@@ -123,7 +129,7 @@ def _runs_runctx(path: str, face: str) -> bool:
 def answered_by_host(host: str, cwd: str, environ: Mapping[str, str]) -> bool:
     """Whether ``host`` runs a runctx hook of its own here, which answers in its place."""
     chosen = agent(host)
-    if _runs_runctx(_user_file(chosen, environ), host):
+    if _runs_runctx(os.path.join(user_dir(chosen, environ), chosen.FILES.user_name), host):
         return True
 
     try:
