@@ -18,14 +18,16 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
-from hooktools import claude_pre_tool_use, reply, run_hook
+from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
 from proctools import OTHER_UID, PYTHON, make_checkout, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
+from runctx.fastpath.hook import DEADLINE_ENV
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import scan, viewpoint
 from runctx.sources import procfs
@@ -211,6 +213,84 @@ def test_a_root_viewers_own_processes_cost_the_first_pass_no_status_read(shared_
     seen = [judged.run for judged in first.runs if set(judged.run.members) & group]
     assert [run.pid for run in seen] == [chain.pid]
     assert [judged.run.pid for judged in first.ours_known] == [live.pid]
+
+
+AUDITED_HOOK = """
+import json, sys
+opened = []
+sys.addaudithook(
+    lambda event, args: opened.append(str(args[0]))
+    if event == "open" and str(args[0]).startswith("/proc/")
+    else None
+)
+from runctx.fastpath.hook import main
+main(["claude"])
+sys.stderr.write("\\nAUDIT " + json.dumps(opened))
+"""
+
+
+def _audited_hook(checkout: Path, command: str = TEST_COMMAND) -> tuple[dict, list[str]]:
+    """The hook's reply to ``command`` in ``checkout``, and every ``/proc`` file it opened.
+
+    Counted by an audit hook in the real hook process; the hook's deadline
+    is made long, so that its optional pass is not dropped on a loaded box.
+    """
+    payload = json.dumps(claude_pre_tool_use(command, checkout)).encode()
+    done = subprocess.run(
+        [sys.executable, "-c", AUDITED_HOOK],
+        input=payload,
+        capture_output=True,
+        env=hook_env(**{DEADLINE_ENV: "120"}),
+        check=True,
+        timeout=120,
+    )
+    opened = json.loads(done.stderr.decode().rpartition("\nAUDIT ")[2])
+    return json.loads(done.stdout.decode())["hookSpecificOutput"], opened
+
+
+def _opened(opened: list[str], pids: set[int], name: str) -> Counter[int]:
+    """How many times ``/proc/PID/name`` was opened, for each of ``pids``."""
+    return Counter(
+        int(path.split("/")[2])
+        for path in opened
+        if path.endswith(f"/{name}")
+        and path.split("/")[2].isdigit()
+        and int(path.split("/")[2]) in pids
+    )
+
+
+def test_the_hooks_optional_pass_reads_no_process_the_first_pass_read(shared_tmp, runs):
+    """Each process of this user is read once per hook call, not once per pass.
+
+    The first pass (it decides the refusal) reads every process of the
+    viewer's uid; the optional pass, made right after, takes them from it.
+    Here this user's 300-deep ``npm exec`` chain in another checkout beside a
+    live run of this one: the hook refuses, its optional pass ran (it read
+    the live run's cgroup, which only that pass reads), and each process of
+    the chain had its command line read once, and its ``stat`` once for the
+    table and once for the CPU window's second reading (but for the chain's
+    top, which each pass checks again as a run's authority). When the
+    optional pass read them again, each command line was read twice and
+    each ``stat`` three times.
+    """
+    depth = 300
+    checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, depth)
+    group = chain.members()
+    assert len(group) == depth + 1
+
+    output, opened = _audited_hook(checkout)
+    assert output["permissionDecision"] == "deny", output
+    assert f"pid {live.pid}" in output["permissionDecisionReason"]
+    assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
+    cmdlines = _opened(opened, group, "cmdline")
+    assert set(cmdlines) == group
+    assert set(cmdlines.values()) == {1}
+    stats = _opened(opened, group, "stat")
+    # Its stat once for the table, and once more for the CPU window's second reading (the
+    # chain is a run of another checkout: its CPU use now is sampled); the top, a run's
+    # authority, more.
+    assert set(stats) == group
+    assert [pid for pid, count in stats.items() if count > 2] == [chain.pid]
 
 
 # ---------------------------------------------------------------------------- another user's shapes
