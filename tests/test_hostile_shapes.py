@@ -28,6 +28,7 @@ from proctools import OTHER_UID, PYTHON, make_checkout, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.fastpath.hook import DEADLINE_ENV
+from runctx.hooks.answer import OTHERS_ARGV_AT_MOST
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import scan, viewpoint
 from runctx.sources import procfs
@@ -428,6 +429,63 @@ def test_a_bounded_pass_reads_a_fixed_share_of_other_users_processes(shared_tmp,
     assert len(seen) == len(theirs)
     assert all(judged.foreign for judged in seen)
     assert report.not_examined == 0
+
+
+MANY_SCRIPT = r"""
+import os, signal, sys
+
+count, ready, titled = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+# Each child becomes a cat named pytest reading a pipe whose write end it holds itself.
+read_end, write_end = os.pipe()
+os.dup2(read_end, 0)
+os.set_inheritable(write_end, True)
+for _ in range(count):
+    if not os.fork():
+        os.execv(titled, ["pytest"])
+open(ready, "w").close()
+signal.pause()
+"""
+
+
+@pytest.mark.needs_root
+def test_the_hooks_optional_pass_reads_at_most_its_bound_of_other_users_processes(shared_tmp, runs):
+    """The hook passes its bound (``OTHERS_ARGV_AT_MOST``) into its optional pass's scan.
+
+    Beside a live run of this checkout, 30 more than that many processes
+    named ``pytest`` of another uid in another checkout: the hook refuses,
+    its optional pass ran (it read the live run's cgroup, which only that
+    pass reads), and of those processes' command lines it read at most the
+    bound (the first pass reads none of them). Unbounded, it read every one.
+    Counted by an audit hook in the real hook process.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    cat = shutil.which("cat")
+    assert cat, "the processes need cat(1)"
+    titled = elsewhere / "pytest"
+    titled.symlink_to(cat)
+    count = OTHERS_ARGV_AT_MOST + 30
+    ready = ready_dir(elsewhere) / "many"
+    many = runs.orphan(
+        [PYTHON, "-c", MANY_SCRIPT, str(count), str(ready), str(titled)],
+        elsewhere,
+        uid=OTHER_UID,
+        env=clean_env(),
+        ready=ready,
+    )
+    theirs = many.members() - {many.pid}
+    assert len(theirs) == count
+
+    def named() -> int:
+        return sum(_cmdline(pid) == b"pytest\0" for pid in many.members())
+
+    wait_for(lambda: named() == count, what=f"{count} processes named pytest")
+    output, opened = _audited_hook(checkout)
+    assert output["permissionDecision"] == "deny", output
+    assert f"pid {live.pid}" in output["permissionDecisionReason"]
+    assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
+    assert sum(_opened(opened, theirs, "cmdline").values()) <= OTHERS_ARGV_AT_MOST
 
 
 # ----------------------------------------------------------------------------- huge command lines
