@@ -374,6 +374,18 @@ def _passed(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
 
+def _keeps_back(deadline: float | None, began: float, now: float) -> bool:
+    """Whether runs judged since ``began`` stop at ``now``, to leave time before ``deadline``.
+
+    What follows the judging (each run's record and verdict, the report of
+    every run judged, written by the face) costs about as much again per run
+    as judging it did, at the same pace on a box however loaded: so the
+    judging keeps back, before the deadline, as long again as it has taken,
+    and a face writes what it judged within the deadline. Never without one.
+    """
+    return deadline is not None and now + (now - began) >= deadline
+
+
 @attrs.frozen
 class _FoundRuns:
     """The table of one pass and each run found in it with its owner read.
@@ -413,7 +425,8 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     Its members may live on, reparented: when it had any, the table is read
     once more, so they are seen as the run(s) they now form.
 
-    At ``deadline`` the owners are read no more: the runs left are counted in
+    Before ``deadline`` the owners are read no more once judging has taken
+    as long as is left (:func:`_keeps_back`): the runs left are counted in
     ``unjudged``, never judged late. A scan that will ask who started each run
     (``inherited``) has the owner's read take its cgroup and terminal with it.
     """
@@ -438,8 +451,9 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             folded.sort(key=lambda found: _known_other(owners.get(found.authority.pid), viewer_uid))
         owned: list[tuple[FoldedRun, ProcRecord]] = []
         unjudged = 0
+        judging_began = time.monotonic()
         for index, found in enumerate(folded):
-            if _passed(deadline):
+            if _keeps_back(deadline, judging_began, time.monotonic()):
                 unjudged = len(folded) - index
                 break
             owned.append(

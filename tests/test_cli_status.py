@@ -16,6 +16,8 @@ from proctools import make_checkout
 from runfactory import clean_env
 
 from runctx.cli.main import main
+from runctx.cli.status import ROOT_LABELS
+from runctx.present.openmetrics import RootLabel
 from runctx.started_by import WANTED
 
 
@@ -310,3 +312,48 @@ def test_options_that_do_not_go_together_are_a_usage_error(shared_tmp, options, 
     else:
         assert done.stderr.startswith("runctx status: error: ")
         assert len(done.stderr.splitlines()) == 1
+
+
+FACE_PROBE = """
+import sys
+from runctx.cli.main import main
+status = main(sys.argv[1:])
+sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize(
+    ("argv", "imported", "left_out"),
+    [
+        (["--json"], "runctx.present.json", "runctx.present.openmetrics"),
+        (["--format", "text"], "runctx.present.text", "runctx.present.openmetrics"),
+        (["--format", "openmetrics"], "runctx.present.openmetrics", "runctx.present.text"),
+    ],
+)
+def test_each_status_face_imports_its_own_renderer_alone(argv, imported, left_out):
+    """The metrics renderer (it brings importlib.metadata) is imported for openmetrics alone.
+
+    What ``status`` imports is paid before ``--timeout`` can be kept: on a
+    saturated box the imports alone take seconds of wall time.
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", FACE_PROBE, "status", *argv, "--timeout", "0.1"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stderr.rpartition("\nMODULES ")[2].split())
+    assert imported in modules
+    assert left_out not in modules
+    if left_out == "runctx.present.openmetrics":
+        assert "importlib.metadata" not in modules
+
+
+def test_status_names_every_root_label_the_metrics_know():
+    """``--root-label``'s choices, named in the status module, are the metrics' labels."""
+    assert tuple(label.value for label in RootLabel) == ROOT_LABELS
+    assert RootLabel.HASH.value == ROOT_LABELS[0]  # the default

@@ -18,14 +18,17 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
-from hooktools import claude_pre_tool_use, reply, run_hook
+from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
 from proctools import OTHER_UID, PYTHON, make_checkout, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
+from runctx.fastpath.hook import DEADLINE_ENV
+from runctx.hooks.answer import OTHERS_ARGV_AT_MOST
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import scan, viewpoint
 from runctx.sources import procfs
@@ -213,6 +216,84 @@ def test_a_root_viewers_own_processes_cost_the_first_pass_no_status_read(shared_
     assert [judged.run.pid for judged in first.ours_known] == [live.pid]
 
 
+AUDITED_HOOK = """
+import json, sys
+opened = []
+sys.addaudithook(
+    lambda event, args: opened.append(str(args[0]))
+    if event == "open" and str(args[0]).startswith("/proc/")
+    else None
+)
+from runctx.fastpath.hook import main
+main(["claude"])
+sys.stderr.write("\\nAUDIT " + json.dumps(opened))
+"""
+
+
+def _audited_hook(checkout: Path, command: str = TEST_COMMAND) -> tuple[dict, list[str]]:
+    """The hook's reply to ``command`` in ``checkout``, and every ``/proc`` file it opened.
+
+    Counted by an audit hook in the real hook process; the hook's deadline
+    is made long, so that its optional pass is not dropped on a loaded box.
+    """
+    payload = json.dumps(claude_pre_tool_use(command, checkout)).encode()
+    done = subprocess.run(
+        [sys.executable, "-c", AUDITED_HOOK],
+        input=payload,
+        capture_output=True,
+        env=hook_env(**{DEADLINE_ENV: "120"}),
+        check=True,
+        timeout=120,
+    )
+    opened = json.loads(done.stderr.decode().rpartition("\nAUDIT ")[2])
+    return json.loads(done.stdout.decode())["hookSpecificOutput"], opened
+
+
+def _opened(opened: list[str], pids: set[int], name: str) -> Counter[int]:
+    """How many times ``/proc/PID/name`` was opened, for each of ``pids``."""
+    return Counter(
+        int(path.split("/")[2])
+        for path in opened
+        if path.endswith(f"/{name}")
+        and path.split("/")[2].isdigit()
+        and int(path.split("/")[2]) in pids
+    )
+
+
+def test_the_hooks_optional_pass_reads_no_process_the_first_pass_read(shared_tmp, runs):
+    """Each process of this user is read once per hook call, not once per pass.
+
+    The first pass (it decides the refusal) reads every process of the
+    viewer's uid; the optional pass, made right after, takes them from it.
+    Here this user's 300-deep ``npm exec`` chain in another checkout beside a
+    live run of this one: the hook refuses, its optional pass ran (it read
+    the live run's cgroup, which only that pass reads), and each process of
+    the chain had its command line read once, and its ``stat`` once for the
+    table and once for the CPU window's second reading (but for the chain's
+    top, which each pass checks again as a run's authority). When the
+    optional pass read them again, each command line was read twice and
+    each ``stat`` three times.
+    """
+    depth = 300
+    checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, depth)
+    group = chain.members()
+    assert len(group) == depth + 1
+
+    output, opened = _audited_hook(checkout)
+    assert output["permissionDecision"] == "deny", output
+    assert f"pid {live.pid}" in output["permissionDecisionReason"]
+    assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
+    cmdlines = _opened(opened, group, "cmdline")
+    assert set(cmdlines) == group
+    assert set(cmdlines.values()) == {1}
+    stats = _opened(opened, group, "stat")
+    # Its stat once for the table, and once more for the CPU window's second reading (the
+    # chain is a run of another checkout: its CPU use now is sampled); the top, a run's
+    # authority, more.
+    assert set(stats) == group
+    assert [pid for pid, count in stats.items() if count > 2] == [chain.pid]
+
+
 # ---------------------------------------------------------------------------- another user's shapes
 
 
@@ -348,6 +429,63 @@ def test_a_bounded_pass_reads_a_fixed_share_of_other_users_processes(shared_tmp,
     assert len(seen) == len(theirs)
     assert all(judged.foreign for judged in seen)
     assert report.not_examined == 0
+
+
+MANY_SCRIPT = r"""
+import os, signal, sys
+
+count, ready, titled = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+# Each child becomes a cat named pytest reading a pipe whose write end it holds itself.
+read_end, write_end = os.pipe()
+os.dup2(read_end, 0)
+os.set_inheritable(write_end, True)
+for _ in range(count):
+    if not os.fork():
+        os.execv(titled, ["pytest"])
+open(ready, "w").close()
+signal.pause()
+"""
+
+
+@pytest.mark.needs_root
+def test_the_hooks_optional_pass_reads_at_most_its_bound_of_other_users_processes(shared_tmp, runs):
+    """The hook passes its bound (``OTHERS_ARGV_AT_MOST``) into its optional pass's scan.
+
+    Beside a live run of this checkout, 30 more than that many processes
+    named ``pytest`` of another uid in another checkout: the hook refuses,
+    its optional pass ran (it read the live run's cgroup, which only that
+    pass reads), and of those processes' command lines it read at most the
+    bound (the first pass reads none of them). Unbounded, it read every one.
+    Counted by an audit hook in the real hook process.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    cat = shutil.which("cat")
+    assert cat, "the processes need cat(1)"
+    titled = elsewhere / "pytest"
+    titled.symlink_to(cat)
+    count = OTHERS_ARGV_AT_MOST + 30
+    ready = ready_dir(elsewhere) / "many"
+    many = runs.orphan(
+        [PYTHON, "-c", MANY_SCRIPT, str(count), str(ready), str(titled)],
+        elsewhere,
+        uid=OTHER_UID,
+        env=clean_env(),
+        ready=ready,
+    )
+    theirs = many.members() - {many.pid}
+    assert len(theirs) == count
+
+    def named() -> int:
+        return sum(_cmdline(pid) == b"pytest\0" for pid in many.members())
+
+    wait_for(lambda: named() == count, what=f"{count} processes named pytest")
+    output, opened = _audited_hook(checkout)
+    assert output["permissionDecision"] == "deny", output
+    assert f"pid {live.pid}" in output["permissionDecisionReason"]
+    assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
+    assert sum(_opened(opened, theirs, "cmdline").values()) <= OTHERS_ARGV_AT_MOST
 
 
 # ----------------------------------------------------------------------------- huge command lines

@@ -145,6 +145,50 @@ def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(
     assert report.cpu_window == NOT_READ
 
 
+class _OwnersAtAPace(ProcfsSource):
+    """The real ``/proc``; each run's owner read moves the scan's clock ``step`` seconds on."""
+
+    def __init__(self, clock: _ClockJump, step: float) -> None:
+        super().__init__()
+        self.clock = clock
+        self.step = step
+        self.owners_read = 0
+
+    def with_owner(self, record, viewer_uid=None, *, inherited=False):
+        self.owners_read += 1
+        self.clock.ahead += self.step
+        return super().with_owner(record, viewer_uid, inherited=inherited)
+
+
+def test_the_judging_keeps_back_as_long_again_for_the_report_of_what_it_judged(
+    shared_tmp, runs, monkeypatch
+):
+    """Judging stops once it has taken as long as is left: the report is written in time.
+
+    Each owner read takes 10 s of the scan's clock, and the deadline is
+    100 s away: after 5 runs judged (50 s), the 50 s left are kept for
+    what follows, at the pace judging went; the other runs found are
+    counted as found but not judged, so each runner started is either shown
+    or counted. Judging up to the deadline itself read 10 owners.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    started = _storm(runs, checkout, RUNNERS)
+    clock = _ClockJump()
+    monkeypatch.setattr(scanning, "time", clock)
+    source = _OwnersAtAPace(clock, step=10.0)
+    report = scanning.scan(
+        scanning.viewpoint(cwd=str(checkout)), source=source, deadline=clock.monotonic() + 100
+    )
+    assert source.owners_read == 5
+    assert len(report.runs) == 5
+    assert was_cut(report)
+    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    unjudged = re.search(r"(\d+) runs were found but not judged", note)
+    assert unjudged, note
+    shown = {judged.run.pid for judged in report.runs} & started
+    assert len(shown) + int(unjudged.group(1)) >= RUNNERS, note
+
+
 def test_an_uncut_scan_of_the_same_storm_judges_every_run_with_its_optional_facts(shared_tmp, runs):
     """The same storm without a deadline: every runner is a run, read whole."""
     checkout = make_checkout(shared_tmp, "proj")

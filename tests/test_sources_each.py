@@ -16,7 +16,7 @@ from runctx.records import ProcRecord
 from runctx.sources.base import PID_REUSED
 from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import PsutilSource
-from runctx.unknown import Reason, Unknown
+from runctx.unknown import NOT_READ, Reason, Unknown
 
 pytestmark = pytest.mark.skipif(not psutil.LINUX, reason="both sources run on Linux /proc")
 
@@ -74,3 +74,57 @@ def test_a_process_gone_after_the_listing_is_dropped_and_its_owner_unknown(
     late = source.with_owner(record)
     assert late.uid == late.cwd == PID_REUSED
     assert proc.pid not in source.table().records
+
+
+def _counting(source_class):
+    """A source of ``source_class`` that notes the pid of each process it reads."""
+
+    class Counting(source_class):
+        def __init__(self) -> None:
+            super().__init__()
+            self.read_pids: list[int] = []
+
+        def _read(self, pid, now, argv_wanted=None):
+            self.read_pids.append(pid)
+            return super()._read(pid, now, argv_wanted)
+
+    return Counting()
+
+
+@EACH_SOURCE
+def test_a_table_after_reuse_reads_only_what_the_last_one_did_not(tmp_path, runs, source_class):
+    """``reuse_last_table``: the next table reads again no process the last one read.
+
+    What it makes of them is what a fresh read would: its own ``argv_wanted``
+    leaves their command lines unread here; a process started in between is
+    read, one that exited in between is no record. A table that wants a
+    command line the last one left unread reads that process again, and a
+    table not asked to reuse reads every process again.
+    """
+    kept = runs.sleeper(tmp_path / "kept")
+    doomed = runs.sleeper(tmp_path / "doomed")
+    source = _counting(source_class)
+    first = source.table()
+    assert {kept.pid, doomed.pid} <= set(first.records)
+    assert isinstance(first.records[kept.pid].argv, tuple)
+
+    runs.kill(doomed)
+    born = runs.sleeper(tmp_path / "born")
+    source.reuse_last_table()
+    source.read_pids.clear()
+    second = source.table(argv_wanted=lambda _comm: False)
+    assert kept.pid not in source.read_pids
+    assert born.pid in source.read_pids
+    assert second.records[kept.pid] == first.records[kept.pid]._replace(argv=NOT_READ)
+    assert second.records[born.pid].argv == NOT_READ
+    assert doomed.pid not in second.records
+
+    source.read_pids.clear()
+    source.reuse_last_table()
+    third = source.table()  # wants the command lines the second left unread: read now
+    assert {kept.pid, born.pid} <= set(source.read_pids)
+    assert third.records[kept.pid].argv == first.records[kept.pid].argv
+
+    source.read_pids.clear()
+    source.table()
+    assert {kept.pid, born.pid} <= set(source.read_pids)

@@ -26,8 +26,7 @@ from runctx.cli.common import (
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
 from runctx.present.json import report_json
-from runctx.present.openmetrics import RootLabel, report_metrics
-from runctx.present.output import json_dumps, write_file_atomically, write_json, write_text
+from runctx.present.output import json_dumps, write_file_atomically, write_json
 from runctx.present.style import COLOR_CHOICES
 from runctx.scanning import scan
 
@@ -37,6 +36,9 @@ if TYPE_CHECKING:
     from runctx.sources import ProcessSource
 
 FORMATS = ("text", "json", "openmetrics")
+ROOT_LABELS = ("hash", "path", "none")
+"""The values of :class:`runctx.present.openmetrics.RootLabel`, named here so that
+parsing ``status``'s options imports no metrics renderer."""
 DEFAULT_INTERVAL_SECONDS = 2.0
 
 
@@ -70,8 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--root-label",
-        choices=[label.value for label in RootLabel],
-        default=RootLabel.HASH.value,
+        choices=ROOT_LABELS,
+        default=ROOT_LABELS[0],
         help="openmetrics: label each run's checkout root by a short hash of its path "
         "(default), by the path, or not at all",
     )
@@ -114,13 +116,17 @@ def output_format(args: argparse.Namespace) -> str:
 def face_module(args: argparse.Namespace) -> str:
     """The module that runs ``status`` for ``args`` (:func:`runctx.cli.main` imports it).
 
-    The table (:mod:`runctx.cli.status_text`) and ``--watch``
-    (:mod:`runctx.cli.watch`) are faces of their own, so that ``status
-    --json`` never imports the text renderer or the watch.
+    The table (:mod:`runctx.cli.status_text`), the metrics
+    (:mod:`runctx.cli.status_metrics`) and ``--watch`` (:mod:`runctx.cli.watch`)
+    are faces of their own, so that ``status --json`` imports none of their
+    renderers, and each face only its own.
     """
     if args.watch:
         return "runctx.cli.watch"
-    return "runctx.cli.status_text" if output_format(args) == "text" else __name__
+    chosen = output_format(args)
+    if chosen == "text":
+        return "runctx.cli.status_text"
+    return "runctx.cli.status_metrics" if chosen == "openmetrics" else __name__
 
 
 def scan_context(
@@ -149,19 +155,11 @@ def report_once(args: argparse.Namespace) -> tuple[Report, BusyRules]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print (or write) the report for machines: JSON or OpenMetrics."""
-    chosen = output_format(args)
+    """Print (or write to ``--output``) the report as JSON, the contract for machines."""
     report, busy = report_once(args)
-    document = report_json(report, busy) if chosen == "json" else None
-    if document is not None and not args.output:
-        write_json(document)
-        return 0
-    if document is not None:
-        text = json_dumps(document) + "\n"
-    else:
-        text = report_metrics(report, root_label=RootLabel(args.root_label), busy=busy)
+    document = report_json(report, busy)
     if args.output:
-        write_file_atomically(args.output, text)
+        write_file_atomically(args.output, json_dumps(document) + "\n")
     else:
-        write_text(text, utf8=True)
+        write_json(document)
     return 0

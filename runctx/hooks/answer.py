@@ -27,6 +27,7 @@ from runctx.report import Viewpoint
 from runctx.roots import checkout_root
 from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation
+from runctx.sources import default_source
 from runctx.started_by import AgentSession, hook_session
 from runctx.unknown import Unknown
 
@@ -85,10 +86,12 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     known, settings = _known(root, settings, cwd)
     session = agent_session(agent, payload)
     checkouts = _checkouts(invocations, cwd, known, settings)
+    source = default_source()
     # Decide first: is a run of this checkout, known to be ours, in the way? With
     # the whole budget, and nothing optional read.
     first = policy.decide(
         invocations,
+        source=source,
         session=session,
         settings=settings,
         checkouts=checkouts,
@@ -102,9 +105,13 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     )
     if alone:  # nothing else is live: nothing optional to add
         return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+    # The first pass read every process of this user (and those of others that work
+    # here): the optional pass, made right after, takes them from it, not from /proc.
+    source.reuse_last_table()
     full = optional(
         lambda: policy.decide(
             invocations,
+            source=source,
             changes=changes,
             environments=True,
             session=session,

@@ -53,6 +53,13 @@ class ProcessSource(Protocol):
         in ``not_read``.
         """
 
+    def reuse_last_table(self) -> None:
+        """Have the next ``table``, that one alone, reuse what the last one read of each pid.
+
+        For a second pass made right after a first: no process the last table
+        read is read again (see :meth:`runctx.sources.base.SourceBase.reuse_last_table`).
+        """
+
     def root_of(self, pid: int, uid: int | Unknown, viewer_uid: int | Unknown) -> Root | Unknown:
         """The checkout root ``pid`` works in (its cwd and the walk from it alone)."""
 

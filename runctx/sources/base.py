@@ -22,7 +22,7 @@ from runctx.environment import (
     process_environment,
 )
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
-from runctx.unknown import Reason, Unknown
+from runctx.unknown import NOT_READ, Reason, Unknown
 
 KERNEL_THREAD = Unknown(Reason.ABSENT, "kernel thread")
 """What reading a kernel thread gives: it is no process a test run can hold."""
@@ -67,10 +67,46 @@ class ReadWithOwner(NamedTuple):
     """When (:func:`time.monotonic`) its CPU seconds were read, and they; None if not read."""
 
 
+class _Kept(NamedTuple):
+    """What one :meth:`SourceBase.table` learnt of one listed pid, for the next to reuse."""
+
+    uid: int | Unknown | None
+    """The owner the filter was given; None when no filter asked."""
+    read: ProcRecord | Unknown | None
+    """The record, or why there is none; None when the filter passed the pid unread."""
+    at: float
+    """When (:func:`time.monotonic`) it was read."""
+
+
+def _argv_was_read(record: ProcRecord) -> bool:
+    argv = record.argv
+    return not (isinstance(argv, Unknown) and argv.reason is Reason.NOT_READ)
+
+
+def _reusable(kept: _Kept | None) -> _Kept | None:
+    """A pid's last read, when it holds for the pid listed again: a record, a kernel thread, a pass.
+
+    A pid whose read failed (gone, a zombie, unreadable) and is listed again
+    may be held by another process now: it is read again, owner and all.
+    """
+    if kept is None:
+        return None
+    read = kept.read
+    return kept if read is None or isinstance(read, ProcRecord) or read == KERNEL_THREAD else None
+
+
+def _read_argv(_comm: str) -> bool:
+    return True
+
+
 class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
     name = "base"
+    _last_table: tuple[int | Unknown | None, dict[int, _Kept]] | None = None
+    """The viewer uid of the last :meth:`table` and what it learnt of each pid it listed."""
+    _reuse_next = False
+    """Whether the next :meth:`table` reuses :attr:`_last_table` (:meth:`reuse_last_table`)."""
     _in_table: dict[int, tuple[int, float, float]]
     """Each process the last :meth:`table` read: its start, when, and its CPU seconds."""
     _confirmed: dict[ProcIdentity, ReadWithOwner]
@@ -313,6 +349,66 @@ class SourceBase:
         """
         return self._read(pid, self._now())
 
+    def reuse_last_table(self) -> None:
+        """Have the next :meth:`table`, that one alone, reuse what the last one read.
+
+        For a second pass made right after a first (a hook's optional pass,
+        after the pass that decided the refusal): each pid still listed is
+        not read again when the last table read it (its record, its owner,
+        that it is a kernel thread), nor is its owner when the last table's
+        filter was given it. What the next table makes of them is what a
+        fresh read would make of the same processes: its own filters decide
+        which are kept, and which have their command line (read now where
+        the last table left it unread, left unread where the next one would
+        not read it). A process that exited in between is listed no more; a
+        pid reused in between keeps the old record until the identity check
+        of its run (:meth:`with_owner`) finds it changed hands. A process
+        whose read failed is read again. Only a table for the same
+        ``viewer_uid`` reuses: the owner a filter is given depends on it.
+        """
+        self._reuse_next = True
+
+    def _handed_over(self, viewer_uid: int | Unknown | None) -> dict[int, _Kept]:
+        """What the last table left this one to reuse (once; nothing unless asked)."""
+        last, reuse = self._last_table, self._reuse_next
+        self._reuse_next = False
+        if not reuse or last is None or last[0] != viewer_uid:
+            return {}
+        return last[1]
+
+    def _reused(
+        self,
+        kept: _Kept | None,
+        pid: int,
+        now: float,
+        argv_wanted: Callable[[str], bool] | None,
+    ) -> tuple[float, ProcRecord | Unknown]:
+        """``pid``'s record as a read now with ``argv_wanted`` gives it, and when it was read.
+
+        From ``kept`` (the last table's) where it holds a record or a kernel
+        thread: its command line is read now only when this table wants it
+        and the last one left it unread.
+        """
+        read = None if kept is None else kept.read
+        if kept is not None and read == KERNEL_THREAD:
+            return kept.at, KERNEL_THREAD
+        if kept is None or not isinstance(read, ProcRecord):
+            return time.monotonic(), self._read(pid, now, argv_wanted)
+        wanted = argv_wanted is None or argv_wanted(read.comm)
+        if wanted and not _argv_was_read(read):
+            return time.monotonic(), self._read(pid, now, _read_argv)
+        if not wanted and _argv_was_read(read):
+            return kept.at, read._replace(argv=NOT_READ)
+        return kept.at, read
+
+    def _owner_of(
+        self, kept: _Kept | None, pid: int, viewer_uid: int | Unknown | None
+    ) -> int | Unknown:
+        """The owner a filter is given of ``pid``: the last table's, else read (one ``stat``)."""
+        if kept is not None and isinstance(kept.uid, int):
+            return kept.uid
+        return self._filter_uid(pid, viewer_uid)
+
     def table(
         self,
         argv_wanted: Callable[[str], bool] | None = None,
@@ -326,12 +422,14 @@ class SourceBase:
         read at all only when ``owner_wanted(pid, uid)`` says yes (a first
         pass leaves other users' processes out). At ``deadline``
         (:func:`time.monotonic`) the pass stops: the pids left are counted
-        as not read.
+        as not read. After :meth:`reuse_last_table`, what the last table
+        read is not read again.
         """
         now = self._now()
         self._confirmed = {}
         self._in_table = in_table = {}
-        clock = time.monotonic
+        handed = self._handed_over(viewer_uid)
+        learnt: dict[int, _Kept] = {}
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = not_read = 0
         pids = self._pids()
@@ -339,12 +437,15 @@ class SourceBase:
             if deadline is not None and time.monotonic() >= deadline:
                 not_read = len(pids) - index
                 break
-            if owner_wanted is not None and not owner_wanted(
-                pid, self._filter_uid(pid, viewer_uid)
-            ):
-                continue
-            at = clock()
-            record = self._read(pid, now, argv_wanted)
+            kept = _reusable(handed.get(pid))
+            uid: int | Unknown | None = None
+            if owner_wanted is not None:
+                uid = self._owner_of(kept, pid, viewer_uid)
+                if not owner_wanted(pid, uid):
+                    learnt[pid] = _Kept(uid, None, 0.0)
+                    continue
+            at, record = self._reused(kept, pid, now, argv_wanted)
+            learnt[pid] = _Kept(uid, record, at)
             if isinstance(record, ProcRecord):
                 records[pid] = record
                 if isinstance(record.cpu_seconds, float):
@@ -355,6 +456,7 @@ class SourceBase:
                 kernel_threads += 1
             elif record.reason is not Reason.GONE:
                 unreadable += 1
+        self._last_table = (viewer_uid, learnt)
         return ProcessTable(
             records=records,
             listed=len(pids),
