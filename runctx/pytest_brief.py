@@ -36,7 +36,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.pytest_contention import Sample
 
-MORE = "pytest -v says more"
 """The hint at the end of a line that left details out."""
 
 

@@ -23,6 +23,7 @@ from runctx.pytest_code_state import CODE, CODE_PLUGIN, FRESH, CodeState, checko
 from runctx.pytest_options import BYTECODE_MODES, CODE_MODES
 from runctx.pytest_terminal import (
     PREFIX,
+    SESSION_PLUGIN,
     choice,
     distributed,
     error_text,
@@ -35,9 +36,6 @@ from runctx.pytest_terminal import (
     visible,
     write,
 )
-
-CONTENTION_PLUGIN = "runctx-session"
-"""The contention plugin's session object, which writes this plugin's header lines with its own."""
 
 
 def _code_state(config: pytest.Config) -> CodeState:
@@ -164,7 +162,7 @@ class CodeSession:
 
     def _alone(self) -> bool:
         """Whether the contention plugin is off: then this plugin writes its own header."""
-        return not self.config.pluginmanager.has_plugin(CONTENTION_PLUGIN)
+        return not self.config.pluginmanager.has_plugin(SESSION_PLUGIN)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionstart(self) -> Generator[None, None, None]:

@@ -36,7 +36,7 @@ from runctx.report import JudgedRun, Report
 from runctx.session_cpu import CpuMark, mark, others_since
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
-from runctx.unknown import Unknown
+from runctx.unknown import Reason, Unknown
 from runctx.waiting import blocking_runs
 
 POLICY_MODES = {"warn": "warn", "wait": "wait", "refuse": "stop", "stop": "stop", "ask": "ask"}
@@ -57,6 +57,20 @@ class Sample:
     load: Load
     busy_foreign: tuple[JudgedRun, ...] = ()
     pressure: tuple[str, ...] = ()
+
+
+QUIET_LOAD = Load(
+    usable_cpus=Unknown(Reason.NOT_READ, "the box was quiet"),
+    load_average=Unknown(Reason.NOT_READ, "the box was quiet"),
+    cpu_pressure=Unknown(Reason.NOT_READ, "the box was quiet"),
+    memory=Unknown(Reason.NOT_READ, "the box was quiet"),
+)
+"""The load of a quiet sample: under every default threshold, its figures were not kept."""
+
+
+def quiet_sample(label: str) -> Sample:
+    """A sample taken on a quiet box (:mod:`runctx.fastpath.quiet_session`): nothing was seen."""
+    return Sample(label=label, ours=(), foreign=(), load=QUIET_LOAD)
 
 
 def session_decision(

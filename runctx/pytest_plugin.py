@@ -47,6 +47,11 @@ to say:
   registered under its own entry point, ``runctx.code``; its header lines
   are written with this plugin's.
 
+On a quiet box (nothing set for runctx, no process outside the session that
+may be a test run, the box under the default thresholds) the session's
+plugin object is :class:`runctx.fastpath.quiet_session.QuietSession`, which imports
+none of the scan until it has a doubt, and is the whole plugin from then on.
+
 This module holds the options and two hooks: ``pytest_configure`` registers
 the session's plugin object (:class:`runctx.pytest_session.ContentionSession`,
 which holds the state and acts), and ``pytest_xdist_auto_num_workers`` sizes
@@ -85,6 +90,7 @@ from runctx.pytest_options import add_contention_options
 from runctx.pytest_terminal import (
     AUTO_WORKERS_NOTE,
     PREFIX,
+    SESSION_PLUGIN,
     error_text,
     is_worker,
     summary_section,
@@ -104,11 +110,14 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     with untraced():
         try:
-            from runctx.pytest_session import configure  # noqa: PLC0415 - after coverage starts
+            from runctx.fastpath.quiet_session import configure  # noqa: PLC0415 - after coverage
+
+            configure(config)  # what it cannot import (a broken install) is raised from here
+        except pytest.UsageError:
+            raise
         except Exception as error:  # noqa: BLE001 - even a broken install never breaks a session
-            config.pluginmanager.register(Unavailable(error_text(error)), "runctx-session")
-            return
-        configure(config)
+            if not config.pluginmanager.has_plugin(SESSION_PLUGIN):
+                config.pluginmanager.register(Unavailable(error_text(error)), SESSION_PLUGIN)
 
 
 class Unavailable:

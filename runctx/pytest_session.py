@@ -33,14 +33,14 @@ from runctx.exits import EXIT_REFUSED
 from runctx.handoff import CHECKED, QUIET, take_handoff
 from runctx.policy import Action, Cause, Decision, measures_cpu
 from runctx.present.words import describe_ours, same_checkout_message, shared_tree_message
-from runctx.pytest_brief import MORE, foreign_parts, ours_parts, shared_part, summary_line
-from runctx.pytest_code_state import CODE, CodeState
+from runctx.pytest_brief import foreign_parts, ours_parts, shared_part, summary_line
 from runctx.pytest_contention import (
     Sample,
     checkout_lines,
     cpu_mark,
     header_lines,
     others_now,
+    quiet_sample,
     sample_of,
     session_decision,
     started_after,
@@ -48,18 +48,18 @@ from runctx.pytest_contention import (
 )
 from runctx.pytest_options import DEFAULT_SAMPLE_SECONDS
 from runctx.pytest_terminal import (
-    AUTO_WORKERS_NOTE,
     PREFIX,
+    SESSION_PLUGIN,
     collecting,
     distributed,
     error_text,
-    header_shown,
-    joined,
+    report_header,
     untraced,
     verbose,
     visible,
     write,
     write_summary,
+    write_urgent,
 )
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
@@ -73,9 +73,6 @@ from runctx.waiting import (
     WaitOutcome,
     wait_as_decided,
 )
-
-SESSION_PLUGIN = "runctx-session"
-"""The name the session's plugin object is registered under."""
 
 
 class PluginState:
@@ -274,28 +271,10 @@ def _brief_checkout(report: Report) -> list[str]:
     return [*ours_parts(earlier, later), *shared_part(report.shared_tree)]
 
 
-def _write_urgent(config: pytest.Config, state: PluginState, code: CodeState | None) -> None:
-    """Where pytest writes no header, the lines that matter whatever the verbosity.
-
-    Runs of this checkout, other users' runs in it and code under test that is
-    not this checkout's are written at once; everything else follows the
-    verbosity (the header is not shown, the summary speaks under ``-v``).
-    """
-    if header_shown(config):
-        return
-
-    lines: list[str] = []
-    parts: list[str] = []
-    if state.handoff not in {CHECKED, QUIET}:  # runctx run said them
-        lines.extend(state.urgent)
-        parts.extend(state.brief_urgent)
-    if code is not None:
-        lines.extend(code.urgent)
-        parts.extend(code.brief_urgent)
-    if not verbose(config):
-        lines = [PREFIX + joined(parts)] if parts else []
-    for line in lines:
-        write(config, line)
+def _write_urgent(config: pytest.Config, state: PluginState) -> None:
+    """Where pytest writes no header, the lines that matter (:func:`write_urgent`)."""
+    said = state.handoff in {CHECKED, QUIET}  # runctx run said them
+    write_urgent(config, [] if said else state.urgent, [] if said else state.brief_urgent)
 
 
 def _refuses(state: PluginState) -> bool:
@@ -404,9 +383,11 @@ def _after_wait(config: pytest.Config, state: PluginState, outcome: DecidedWait)
         _say(config, state, f"{PREFIX}waited {room.waited_seconds:.1f}s for room; going ahead")
 
 
-def _sample(state: PluginState, label: str) -> None:
+def _sample(state: PluginState, label: str) -> Report | None:
+    """Scan once more, and keep what it saw as the sample ``label``; None when it could not."""
     if not state.sampling or state.here is None:
-        return
+        return None
+    report = None
     try:
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
         others = others_now(report, state.cpu_mark)
@@ -417,6 +398,7 @@ def _sample(state: PluginState, label: str) -> None:
         state.errors.append(error_text(error))
         state.sampling = False
     state.last_sample = time.monotonic()
+    return report
 
 
 def _mark_cpu(state: PluginState) -> None:
@@ -457,7 +439,7 @@ class ContentionSession:
             if not _refuses(state):
                 _act(config, state)
             _make_header(state)
-            _write_urgent(config, state, config.stash.get(CODE, None))
+            _write_urgent(config, state)
             _mark_cpu(state)
         yield
         if _refuses(state):
@@ -492,22 +474,7 @@ class ContentionSession:
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
         """What the scan at session start saw, what the plugin decided, and the code's lines."""
         state = self.state
-        lines = list(state.header)
-        parts = list(state.brief)
-        code = config.stash.get(CODE, None)
-        if code is not None:
-            lines.extend(code.header)
-            parts.extend(code.brief)
-        note = config.stash.get(AUTO_WORKERS_NOTE, None)
-        if note is not None and state.handoff != QUIET:
-            lines.append(PREFIX + note)
-            parts.append(note)
-        if not verbose(config):
-            own = code.own_lines if code is not None else []
-            more = f" ({MORE})" if len(lines) > 1 + len(own) else ""
-            lines = [PREFIX + joined(parts) + more] if parts else []
-            lines.extend(own)
-        return [visible(line) for line in lines]
+        return report_header(config, state.header, state.brief, state.handoff)
 
     def pytest_terminal_summary(
         self, terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
@@ -536,6 +503,11 @@ class ContentionSession:
 
 def configure(config: pytest.Config) -> None:
     """Register the session's plugin object (the controller's; workers get none)."""
+    config.pluginmanager.register(session_for(config), SESSION_PLUGIN)
+
+
+def session_for(config: pytest.Config) -> ContentionSession:
+    """The session's plugin object, its settings read once (a failure is its first line)."""
     handoff = take_handoff()
     try:
         state = state_from(config)
@@ -552,4 +524,32 @@ def configure(config: pytest.Config) -> None:
         _broken(state, error)
     state.handoff = handoff
     state.rootdir = str(config.rootpath)
-    config.pluginmanager.register(ContentionSession(config, state), SESSION_PLUGIN)
+    return ContentionSession(config, state)
+
+
+def start_late(state: PluginState, quiet: Sequence[str], since: CpuMark | None, label: str) -> None:
+    """Scan for the first time during the session: the box was quiet until now.
+
+    The samples taken so far (``quiet``, their labels) saw nothing; others'
+    CPU use is measured since ``since``, the mark taken as the session went
+    ahead. The session has started: nothing is decided, only reported.
+    """
+    with untraced():
+        state.samples.extend(quiet_sample(label) for label in quiet)
+        state.cpu_mark = since
+        try:
+            state.source = default_source()
+            state.here = viewpoint(cwd=state.rootdir)
+        except Exception as error:  # noqa: BLE001 - runctx never breaks a session
+            _broken(state, error)
+            return
+        state.start = _sample(state, label)
+
+
+def quiet_summary(
+    reporter: pytest.TerminalReporter, config: pytest.Config, quiet: Sequence[str]
+) -> None:
+    """The summary of a session that failed on a quiet box: its samples saw nothing."""
+    samples = [quiet_sample(label) for label in quiet]
+    line = summary_line(samples, [], always=True)
+    write_summary(reporter, config, [PREFIX + line] if line else [])

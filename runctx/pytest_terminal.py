@@ -22,9 +22,15 @@ from collections.abc import Generator, Sequence
 
 import pytest
 
+from runctx.handoff import QUIET
 from runctx.present.escape import terminal_text
+from runctx.pytest_code_state import CODE
 
 PREFIX = "runctx: "
+SESSION_PLUGIN = "runctx-session"
+"""The name the contention plugin's session object is registered under (quiet or whole)."""
+MORE = "pytest -v says more"
+"""What the one header line says when ``-v`` would show more lines."""
 THIRD_PARTY = ("attr", "attrs")
 """The packages runctx's modules use as they load, which may be the project under test."""
 AUTO_WORKERS_NOTE = pytest.StashKey[str]()
@@ -190,3 +196,49 @@ def one_line(lines: Sequence[str]) -> str:
     if len(said) < 2:  # noqa: PLR2004 - a head and what is under it
         return "".join(said)
     return f"{said[0].rstrip(':')}: " + "; ".join(line.rstrip(".") for line in said[1:])
+
+
+def report_header(
+    config: pytest.Config, lines: list[str], parts: list[str], handoff: str = ""
+) -> list[str]:
+    """The header: the contention plugin's ``lines``, then the code plugin's and ``-n auto``'s.
+
+    Unless ``-v``, one line of the ``parts`` of each (and the code's own
+    lines, which are the warning itself).
+    """
+    lines, parts = list(lines), list(parts)
+    code = config.stash.get(CODE, None)
+    if code is not None:
+        lines.extend(code.header)
+        parts.extend(code.brief)
+    note = config.stash.get(AUTO_WORKERS_NOTE, None)
+    if note is not None and handoff != QUIET:
+        lines.append(PREFIX + note)
+        parts.append(note)
+    if not verbose(config):
+        own = code.own_lines if code is not None else []
+        more = f" ({MORE})" if len(lines) > 1 + len(own) else ""
+        lines = [PREFIX + joined(parts) + more] if parts else []
+        lines.extend(own)
+    return [visible(line) for line in lines]
+
+
+def write_urgent(config: pytest.Config, lines: list[str], parts: list[str]) -> None:
+    """Where pytest writes no header, the lines that matter whatever the verbosity.
+
+    The contention plugin's urgent ``lines`` (runs of this checkout, other
+    users' runs in it) and the code plugin's (code under test that is not
+    this checkout's) are written at once; everything else follows the
+    verbosity (the header is not shown, the summary speaks under ``-v``).
+    """
+    if header_shown(config):
+        return
+    lines, parts = list(lines), list(parts)
+    code = config.stash.get(CODE, None)
+    if code is not None:
+        lines.extend(code.urgent)
+        parts.extend(code.brief_urgent)
+    if not verbose(config):
+        lines = [PREFIX + joined(parts)] if parts else []
+    for line in lines:
+        write(config, line)

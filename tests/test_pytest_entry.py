@@ -115,6 +115,7 @@ def test_loading_the_plugin_imports_none_of_the_packages_it_uses(checkout, tmp_p
     assert on["world"] == off["world"] == []
     assert set(on["runctx"]) <= {
         "runctx",
+        "runctx.handoff",
         "runctx.present",
         "runctx.present.escape",
         "runctx.pycache",
