@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from nstools import in_own_pid_namespace, sandboxed_run
 from proctools import PYTHON, make_checkout
 
@@ -71,14 +72,16 @@ def test_a_run_starts_elsewhere_meanwhile():
 """
 
 
-def _session(runs, checkout: Path, tmp_path: Path, started=(), **env: str) -> tuple[dict, str]:
+def _session(
+    runs, checkout: Path, tmp_path: Path, started=(), args=(), **env: str
+) -> tuple[dict, str]:
     """A nested ``pytest -p no:cacheprovider`` in its own pid namespace: what it saw, its output."""
     (checkout / "conftest.py").write_text(SEEN)
     seen = tmp_path / "seen.json"
     found = in_own_pid_namespace(
         runs,
         list(started),
-        [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", str(checkout)],
+        [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *args, str(checkout)],
         "",
         cwd=checkout,
         env={"SEEN_OUT": str(seen), **env},
@@ -93,6 +96,19 @@ def test_a_quiet_box_goes_ahead_without_importing_the_scan(checkout, runs, tmp_p
     seen, output = _session(runs, checkout, tmp_path, CALM_BOX="1")
     assert seen == {"plugin": "QuietSession", "whole": False, "quiet": ["start", "end"], "scan": []}
     assert "runctx" not in output.replace("runctx-", ""), output  # "plugins: runctx-0.1.0" only
+
+
+@pytest.mark.parametrize("verbosity", [(), ("-qq",)])
+def test_a_session_that_fails_on_a_quiet_box_says_what_its_samples_saw(
+    checkout, runs, tmp_path, verbosity
+):
+    """Tests failed: the summary's one line, worded as the whole plugin words it, under -qq too."""
+    (checkout / "test_one.py").write_text("def test_one():\n    assert False\n")
+    seen, output = _session(runs, checkout, tmp_path, args=verbosity, CALM_BOX="1")
+    assert (seen["plugin"], seen["whole"]) == ("QuietSession", False), seen
+    assert seen["quiet"] == ["start", "end"], seen
+    said = [line for line in output.splitlines() if line.startswith("runctx: ")]
+    assert said == ["runctx: no other test run seen during this session (2 samples)"], output
 
 
 def test_a_run_elsewhere_before_the_session_makes_it_the_whole_plugin(

@@ -92,19 +92,22 @@ class _ClockJump:
         return getattr(time, name)
 
 
-class _OwnersThenDeadline(ProcfsSource):
-    """The real ``/proc``; the deadline passes while the ``after``-th run's owner is read."""
+class _OwnersMoveTheClock(ProcfsSource):
+    """The real ``/proc``; each run's owner read moves the scan's clock on.
 
-    def __init__(self, clock: _ClockJump, after: int) -> None:
+    ``step`` seconds each, and an hour (past any deadline) at the ``after``-th.
+    """
+
+    def __init__(self, clock: _ClockJump, *, after: int = 0, step: float = 0.0) -> None:
         super().__init__()
         self.clock = clock
         self.after = after
+        self.step = step
         self.owners_read = 0
 
     def with_owner(self, record, viewer_uid=None, *, inherited=False):
         self.owners_read += 1
-        if self.owners_read == self.after:
-            self.clock.ahead = 3600.0
+        self.clock.ahead += 3600.0 if self.owners_read == self.after else self.step
         return super().with_owner(record, viewer_uid, inherited=inherited)
 
 
@@ -122,7 +125,7 @@ def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(
     started = _storm(runs, checkout, RUNNERS)
     clock = _ClockJump()
     monkeypatch.setattr(scanning, "time", clock)
-    source = _OwnersThenDeadline(clock, after=3)
+    source = _OwnersMoveTheClock(clock, after=3)
     report = scanning.scan(
         scanning.viewpoint(cwd=str(checkout)),
         source=source,
@@ -145,21 +148,6 @@ def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(
     assert report.cpu_window == NOT_READ
 
 
-class _OwnersAtAPace(ProcfsSource):
-    """The real ``/proc``; each run's owner read moves the scan's clock ``step`` seconds on."""
-
-    def __init__(self, clock: _ClockJump, step: float) -> None:
-        super().__init__()
-        self.clock = clock
-        self.step = step
-        self.owners_read = 0
-
-    def with_owner(self, record, viewer_uid=None, *, inherited=False):
-        self.owners_read += 1
-        self.clock.ahead += self.step
-        return super().with_owner(record, viewer_uid, inherited=inherited)
-
-
 def test_the_judging_keeps_back_as_long_again_for_the_report_of_what_it_judged(
     shared_tmp, runs, monkeypatch
 ):
@@ -175,7 +163,7 @@ def test_the_judging_keeps_back_as_long_again_for_the_report_of_what_it_judged(
     started = _storm(runs, checkout, RUNNERS)
     clock = _ClockJump()
     monkeypatch.setattr(scanning, "time", clock)
-    source = _OwnersAtAPace(clock, step=10.0)
+    source = _OwnersMoveTheClock(clock, step=10.0)
     report = scanning.scan(
         scanning.viewpoint(cwd=str(checkout)), source=source, deadline=clock.monotonic() + 100
     )
@@ -290,7 +278,7 @@ def test_against_a_deadline_the_viewers_runs_are_judged_before_other_users(
     mine = runs.run_tests_script(checkout, uid=VIEWER_UID)
     clock = _ClockJump()
     monkeypatch.setattr(scanning, "time", clock)
-    source = _OwnersThenDeadline(clock, after=1)
+    source = _OwnersMoveTheClock(clock, after=1)
     report = scanning.scan(
         scanning.viewpoint(cwd=str(checkout), uid=VIEWER_UID),
         source=source,
