@@ -98,6 +98,14 @@ def test_a_quiet_box_goes_ahead_without_importing_the_scan(checkout, runs, tmp_p
     assert "runctx" not in output.replace("runctx-", ""), output  # "plugins: runctx-0.1.0" only
 
 
+def test_a_checkout_that_sets_anything_for_runctx_gets_the_whole_plugin(checkout, runs, tmp_path):
+    """A ``[tool.runctx]`` table may change what a session does: it is read, on a quiet box too."""
+    (checkout / "test_one.py").write_text("def test_one():\n    pass\n")
+    (checkout / "pyproject.toml").write_text('[tool.runctx]\non-busy-box = "warn"\n')
+    seen, output = _session(runs, checkout, tmp_path, CALM_BOX="1")
+    assert seen["plugin"] == "ContentionSession", (seen, output)
+
+
 @pytest.mark.parametrize("verbosity", [(), ("-qq",)])
 def test_a_session_that_fails_on_a_quiet_box_says_what_its_samples_saw(
     checkout, runs, tmp_path, verbosity

@@ -26,7 +26,7 @@ from collections.abc import Generator
 
 import pytest
 
-from runctx.config_files import PYPROJECT, mentions_runctx_table, user_config_path
+from runctx.config_files import may_add_runners
 from runctx.fastpath.prefilter import BUILTIN_NAMES, names_a_script, names_found
 from runctx.handoff import HANDOFF_ENV
 from runctx.pytest_options import DEFAULT_SAMPLE_SECONDS
@@ -180,11 +180,16 @@ def others_kept_busy(since: CpuMark | None) -> bool:
 
 
 def may_go_quietly(config: pytest.Config) -> bool:
-    """Whether nothing set for runctx could make the session say or do more than go ahead."""
+    """Whether nothing set for runctx could make the session say or do more than go ahead.
+
+    A settings file that may set anything (the user's, the checkout's
+    ``[tool.runctx]``, or one that cannot be read) is read by the whole
+    plugin (:func:`runctx.config_files.may_add_runners`, bounded, trusted
+    files only).
+    """
     environ = os.environ
-    user_file = user_config_path(environ)
     root = checkout_root(str(config.rootpath))
-    if (
+    return not (
         verbose(config)
         or environ.get(HANDOFF_ENV)
         or environ.get(SOURCE_ENV)
@@ -192,17 +197,9 @@ def may_go_quietly(config: pytest.Config) -> bool:
         or any(
             config.getoption(name) is not None or config.getini(name) for name in CONTENTION_OPTIONS
         )
-        or (user_file is not None and os.path.lexists(user_file))
         or not isinstance(root, str)
-    ):
-        return False
-    try:
-        with open(os.path.join(root, PYPROJECT), "rb") as file:
-            return not mentions_runctx_table(file.read())
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
+        or may_add_runners(root, environ)
+    )
 
 
 def quiet_now(config: pytest.Config) -> bool:
