@@ -36,7 +36,7 @@ import json, os, sys
 import runctx.fastpath.quiet_session as quiet
 
 if os.environ.get("CALM_BOX"):  # the machine's load is not the test's to choose
-    quiet.box_may_be_busy = lambda: False
+    quiet.box_may_be_busy = lambda *, during=False: False
     quiet.others_kept_busy = lambda since: False
 
 SCAN = {"runctx.scanning", "runctx.report", "runctx.runners.table", "runctx.policy"}
@@ -194,6 +194,15 @@ def test_a_box_is_quiet_only_under_every_threshold_with_every_figure_read():
     assert busy(load=None)
     assert busy(available=None)
     assert busy(pressure="garbage")
+
+
+def test_during_the_session_the_box_is_judged_by_memory_alone():
+    """The session's own processes make CPU pressure and load: during it, they are not asked."""
+    pressure, load = PRESSURE.format("90.00").encode(), b"7.00 6.0 5.0 9/100 4242\n"
+    memory = MEMINFO.format("500").encode()
+    assert box_may_be_busy_in(pressure, load, memory)
+    assert not box_may_be_busy_in(pressure, load, memory, during=True)
+    assert box_may_be_busy_in(pressure, load, MEMINFO.format("50").encode(), during=True)
 
 
 def test_a_command_line_is_read_as_far_as_a_scan_reads_it():

@@ -141,28 +141,37 @@ def names_a_runner(cmdline: bytes) -> bool:
     return could_be_a_run(" ".join(words)) or any(could_be_a_run(word) for word in words)
 
 
-def box_may_be_busy() -> bool:
-    """Whether the box may be over a default threshold of "busy", or a figure is not readable."""
+def box_may_be_busy(*, during: bool = False) -> bool:
+    """Whether the box may be over a default threshold of "busy", or a figure is not readable.
+
+    ``during`` the session, as the whole plugin judges it then, memory alone:
+    CPU pressure and load count the session's own processes.
+    """
     try:
         figures = [_read(f"{PROC}/{name}") for name in ("pressure/cpu", "loadavg", "meminfo")]
     except OSError:
         return True
-    return box_may_be_busy_in(*figures)
+    return box_may_be_busy_in(*figures, during=during)
 
 
-def box_may_be_busy_in(pressure: bytes | None, average: bytes | None, memory: bytes | None) -> bool:
+def box_may_be_busy_in(
+    pressure: bytes | None, average: bytes | None, memory: bytes | None, *, during: bool = False
+) -> bool:
     """:func:`box_may_be_busy` of the texts of ``/proc/pressure/cpu``, ``loadavg``, ``meminfo``."""
     try:
-        some = pressure.split(b"\n")[0].split()[1] if pressure else b""
         rows = (line.split() for line in (memory or b"").splitlines())
         figures = {row[0].rstrip(b":"): row[1] for row in rows if len(row) > 1}
         available = 100 * int(figures[b"MemAvailable"]) / int(figures[b"MemTotal"])
+        if available < MEMORY_AVAILABLE_FROM:
+            return True
+        if during:
+            return False
+        some = pressure.split(b"\n")[0].split()[1] if pressure else b""
         return not (
             some.startswith(b"avg10=")
             and float(some.removeprefix(b"avg10=")) < CPU_PRESSURE_BELOW
             and average
             and float(average.split()[0]) < LOAD_BELOW
-            and available >= MEMORY_AVAILABLE_FROM
         )
     except (ValueError, KeyError, IndexError, ZeroDivisionError):
         return True
@@ -236,9 +245,19 @@ class QuietSession:
         """Why the whole plugin could not be had (a broken install), once it was needed."""
 
     def _quiet(self) -> bool:
-        """Whether nothing may contend now; a failure to tell is a doubt."""
+        """Whether nothing may contend now; a failure to tell is a doubt.
+
+        Once the session went ahead (its CPU mark taken), the box is judged as
+        the whole plugin judges it during a session: by memory, and by the CPU
+        processes outside the session kept busy since the mark.
+        """
+        during = self.cpu_mark is not None
         try:
-            return not (others_may_run() or box_may_be_busy() or others_kept_busy(self.cpu_mark))
+            return not (
+                others_may_run()
+                or box_may_be_busy(during=during)
+                or others_kept_busy(self.cpu_mark)
+            )
         except Exception:  # noqa: BLE001 - the whole plugin says what went wrong
             return False
 
