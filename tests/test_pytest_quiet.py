@@ -28,6 +28,7 @@ from runctx.fastpath.quiet_session import (
     box_may_be_busy_in,
     could_be_a_run,
     names_a_runner,
+    others_may_run,
 )
 
 SEEN = """
@@ -210,6 +211,17 @@ def test_a_command_line_is_read_as_far_as_a_scan_reads_it():
     assert MAX_CMDLINE_BYTES == records.CMDLINE_READ_MAX
     assert names_a_runner(b"env\0A=" + b"x" * 70_000 + b"\0pytest\0-x\0")
     assert not names_a_runner(b"env\0A=" + b"x" * 70_000 + b"\0sleep\0100\0")
+
+
+def test_command_lines_past_the_budget_are_a_doubt(runs, shared_tmp):
+    """Others' command lines are read up to a budget in all; past it, the whole scan decides.
+
+    A process of this box outside this session, with a command line that
+    names no runner: under a budget smaller than it, the check has a doubt.
+    """
+    process = runs.orphan(["sleep", "60"], cwd=shared_tmp)
+    assert process.pid
+    assert others_may_run(budget=0)
 
 
 def test_the_names_of_a_run_are_looked_for_in_its_command_line():

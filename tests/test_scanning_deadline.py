@@ -92,6 +92,16 @@ class _ClockJump:
         return getattr(time, name)
 
 
+def _each_runner_shown_or_counted(report, started: set[int]) -> str:
+    """The report's note of its cut, once each runner started is shown or counted in it."""
+    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    unjudged = re.search(r"(\d+) runs were found but not judged", note)
+    assert unjudged, note
+    shown = {judged.run.pid for judged in report.runs} & started
+    assert len(shown) + int(unjudged.group(1)) >= RUNNERS, note
+    return note
+
+
 class _OwnersMoveTheClock(ProcfsSource):
     """The real ``/proc``; each run's owner read moves the scan's clock on.
 
@@ -135,11 +145,7 @@ def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(
     assert source.owners_read == 3
     assert len(report.runs) == 3
     assert was_cut(report)
-    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
-    unjudged = re.search(r"(\d+) runs were found but not judged", note)
-    assert unjudged, note
-    shown = {judged.run.pid for judged in report.runs} & started
-    assert len(shown) + int(unjudged.group(1)) >= RUNNERS, note
+    note = _each_runner_shown_or_counted(report, started)
     assert "no environment, starter or CPU use now was read" in note
     for judged in report.runs:
         assert judged.run.environment == NOT_READ
@@ -170,11 +176,7 @@ def test_the_judging_keeps_back_as_long_again_for_the_report_of_what_it_judged(
     assert source.owners_read == 5
     assert len(report.runs) == 5
     assert was_cut(report)
-    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
-    unjudged = re.search(r"(\d+) runs were found but not judged", note)
-    assert unjudged, note
-    shown = {judged.run.pid for judged in report.runs} & started
-    assert len(shown) + int(unjudged.group(1)) >= RUNNERS, note
+    _each_runner_shown_or_counted(report, started)
 
 
 def test_an_uncut_scan_of_the_same_storm_judges_every_run_with_its_optional_facts(shared_tmp, runs):

@@ -42,7 +42,7 @@ from runctx.pytest_terminal import (
     write_urgent,
 )
 from runctx.roots import checkout_root
-from runctx.session_cpu import CpuMark, mark, others_since
+from runctx.session_cpu import CpuMark, mark, others_since, with_descendants
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,6 +65,8 @@ has, so that a box with more is never called quiet wrongly), the available memor
 and the CPUs others keep busy during the session over one CPU."""
 MAX_CMDLINE_BYTES = 128 * 1024
 """The bytes of a command line read, as many as a scan reads (a test holds them equal)."""
+CMDLINES_BUDGET = 4 * 1024 * 1024
+"""The bytes of all others' command lines one check reads before it takes them for a doubt."""
 
 
 def _read(path: str, limit: int = 4096) -> bytes | None:
@@ -88,21 +90,12 @@ def _parents() -> dict[int, int]:
 
 
 def _session_processes(parents: dict[int, int], own: int) -> set[int]:
-    """The process ``own``, its ancestors, and every process below it."""
-    lineage = set()
+    """The process ``own``, its ancestors, and every process below it (as its CPU mark sees it)."""
+    lineage = with_descendants([own], PROC)
     pid = own
-    while pid in parents and pid not in lineage:
-        lineage.add(pid)
+    while pid in parents and parents[pid] not in lineage:
         pid = parents[pid]
-    children: dict[int, list[int]] = {}
-    for child, parent in parents.items():
-        children.setdefault(parent, []).append(child)
-    todo = [own]
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in lineage:
-                lineage.add(child)
-                todo.append(child)
+        lineage.add(pid)
     return lineage
 
 
@@ -111,11 +104,14 @@ def could_be_a_run(command: str) -> bool:
     return names_found(command, BUILTIN_NAMES) or names_a_script(command)
 
 
-def others_may_run() -> bool:
+def others_may_run(budget: int = CMDLINES_BUDGET) -> bool:
     """Whether a process outside this session could be a test run, or could not be read.
 
     A kernel thread (an empty command line) is none; a process that ended
     meanwhile is none; one whose command line this user may not read may be.
+    Command lines past ``budget`` bytes in all are a doubt too: what others
+    write there (argv of a megabyte, thousands of processes) is the whole
+    scan's to bound, not this check's to pay for.
     """
     if os.path.realpath(f"{PROC}/self") != f"{PROC}/{os.getpid()}":
         return True  # another pid namespace's /proc: the whole scan knows what to do
@@ -126,7 +122,8 @@ def others_may_run() -> bool:
             raw = _read(f"{PROC}/{pid}/cmdline", MAX_CMDLINE_BYTES)
         except OSError:
             return True
-        if raw and names_a_runner(raw):
+        budget -= len(raw or b"")
+        if budget < 0 or (raw and names_a_runner(raw)):
             return True
     return False
 
