@@ -22,6 +22,7 @@ from runctx.fastpath.quiet_session import (
     CPU_PRESSURE_BELOW,
     LOAD_BELOW,
     MAX_CMDLINE_BYTES,
+    MAX_WORDS,
     MEMORY_AVAILABLE_FROM,
     OTHERS_BELOW,
     SETTINGS_ENV_PREFIX,
@@ -208,7 +209,7 @@ def test_during_the_session_the_box_is_judged_by_memory_alone():
 
 def test_a_command_line_is_read_as_far_as_a_scan_reads_it():
     """As many bytes as a scan reads; a runner named past the pre-filter's text is found."""
-    assert MAX_CMDLINE_BYTES == records.CMDLINE_READ_MAX
+    assert (MAX_CMDLINE_BYTES, MAX_WORDS) == (records.CMDLINE_READ_MAX, records.ARGV_WORDS_MAX)
     assert names_a_runner(b"env\0A=" + b"x" * 70_000 + b"\0pytest\0-x\0")
     assert not names_a_runner(b"env\0A=" + b"x" * 70_000 + b"\0sleep\0100\0")
 

@@ -65,6 +65,8 @@ has, so that a box with more is never called quiet wrongly), the available memor
 and the CPUs others keep busy during the session over one CPU."""
 MAX_CMDLINE_BYTES = 128 * 1024
 """The bytes of a command line read, as many as a scan reads (a test holds them equal)."""
+MAX_WORDS = 256
+"""The words of a command line looked at, as many as a scan keeps (a test holds them equal)."""
 CMDLINES_BUDGET = 4 * 1024 * 1024
 """The bytes of all others' command lines one check reads before it takes them for a doubt."""
 
@@ -134,7 +136,11 @@ def names_a_runner(cmdline: bytes) -> bool:
     Word by word too: the pre-filter reads the first 64 KiB of a text, and a
     scan reads words past that (``env A=<70 KiB> pytest``).
     """
-    words = [word.decode("utf-8", "replace") for word in cmdline.split(b"\0") if word]
+    words = [
+        word.decode("utf-8", "replace")
+        for word in cmdline.split(b"\0", MAX_WORDS)[:MAX_WORDS]
+        if word
+    ]
     return could_be_a_run(" ".join(words)) or any(could_be_a_run(word) for word in words)
 
 
