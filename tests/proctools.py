@@ -221,7 +221,8 @@ def spawn_orphan(
 
     The middle process exits, so the grandchild is reparented to init (or a
     subreaper); the grandchild calls ``setsid``, so it leads its own session
-    and process group, which the run factory kills whole.
+    and process group, which the run factory kills whole. Returns once the
+    grandchild runs ``argv``; raises when it could not start it.
     """
     if uid is not None:  # the program and its interpreter, where that uid may read them
         copies = mirror()
@@ -229,29 +230,44 @@ def spawn_orphan(
         argv = [copies.path(argv[0]), *argv[1:]]
         env = copies.environment(dict(os.environ) if env is None else env, executable)
     read_end, write_end = os.pipe()
+    failed_end, exec_end = os.pipe2(os.O_CLOEXEC)  # closed by a successful execve
     middle = os.fork()
     if middle == 0:  # pragma: no cover - runs in the forked child
         try:
             os.close(read_end)
+            os.close(failed_end)
             grandchild = os.fork()
             if grandchild == 0:
                 os.close(write_end)
-                os.setsid()
-                if uid is not None:
-                    _drop_to(uid)
-                os.chdir(cwd)
-                devnull = os.open(os.devnull, os.O_RDWR)
-                os.dup2(devnull, 0)
-                os.execve(
-                    executable or argv[0], list(argv), env if env is not None else dict(os.environ)
-                )
+                try:
+                    os.setsid()
+                    if uid is not None:
+                        _drop_to(uid)
+                    os.chdir(cwd)
+                    devnull = os.open(os.devnull, os.O_RDWR)
+                    os.dup2(devnull, 0)
+                    os.execve(
+                        executable or argv[0],
+                        list(argv),
+                        env if env is not None else dict(os.environ),
+                    )
+                except BaseException as error:  # noqa: BLE001 - told to the test, whatever it is
+                    os.write(exec_end, repr(error).encode())
+                finally:
+                    os._exit(127)
             os.write(write_end, str(grandchild).encode())
         finally:
             os._exit(0)
     os.close(write_end)
+    os.close(exec_end)
     os.waitpid(middle, 0)
     with os.fdopen(read_end, "rb") as pipe:
         pid = int(pipe.read())
+    with os.fdopen(failed_end, "rb") as pipe:
+        failure = pipe.read()
+    if failure:
+        msg = f"{argv[0]} did not start: {failure.decode(errors='replace')}"
+        raise OSError(msg)
     return Orphan(pid)
 
 

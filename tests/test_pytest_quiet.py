@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from nstools import in_own_pid_namespace, sandboxed_run
-from proctools import PYTHON, make_checkout
+from proctools import PYTHON, make_checkout, wait_for
 
 from runctx import records, settings
 from runctx.fastpath.quiet_session import (
@@ -25,12 +25,14 @@ from runctx.fastpath.quiet_session import (
     MAX_WORDS,
     MEMORY_AVAILABLE_FROM,
     OTHERS_BELOW,
+    PF_KTHREAD,
     SETTINGS_ENV_PREFIX,
     box_may_be_busy_in,
     could_be_a_run,
     names_a_runner,
     others_may_run,
 )
+from runctx.sources import procfs
 
 SEEN = """
 import json, os, sys
@@ -214,15 +216,55 @@ def test_a_command_line_is_read_as_far_as_a_scan_reads_it():
     assert not names_a_runner(b"env\0A=" + b"x" * 70_000 + b"\0sleep\0100\0")
 
 
+BLANK_ARGUMENTS = """
+import ctypes, mmap, pathlib, sys, time
+
+ready = pathlib.Path(sys.argv[1])
+fields = pathlib.Path("/proc/self/stat").read_bytes().rpartition(b")")[2].split()
+arg_start, env_end = int(fields[45]), int(fields[48])
+libc = ctypes.CDLL(None, use_errno=True)
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+low = arg_start // mmap.PAGESIZE * mmap.PAGESIZE
+if libc.munmap(low, env_end - low):
+    sys.exit(f"munmap: errno {ctypes.get_errno()}")
+ready.write_text(repr(pathlib.Path("/proc/self/cmdline").read_bytes()))
+while True:
+    time.sleep(60)
+"""
+"""Lets go of the pages that hold its arguments and environment: its command line reads empty,
+as a process's does between two programs. It never returns (whatever it would call next may
+look for its environment there)."""
+
+
+def _command_line(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
+
+
 def test_command_lines_past_the_budget_are_a_doubt(runs, shared_tmp):
     """Others' command lines are read up to a budget in all; past it, the whole scan decides.
 
     A process of this box outside this session, with a command line that
     names no runner: under a budget smaller than it, the check has a doubt.
     """
-    process = runs.orphan(["sleep", "60"], cwd=shared_tmp)
-    assert process.pid
+    process = runs.orphan(["/bin/sleep", "60"], cwd=shared_tmp)
+    wait_for(lambda: _command_line(process.pid) == b"/bin/sleep\x0060\x00", what="sleep to start")
     assert others_may_run(budget=0)
+
+
+def test_an_empty_command_line_of_a_live_process_is_a_doubt(runs, shared_tmp):
+    """A process that is neither a kernel thread nor ended, whose command line reads empty.
+
+    So reads one that is starting a program (``execve``), which may be a run.
+    """
+    ready = shared_tmp / "blank"
+    process = runs.orphan([PYTHON, "-c", BLANK_ARGUMENTS, str(ready)], cwd=shared_tmp, ready=ready)
+    assert (ready.read_text(), _command_line(process.pid)) == ("b''", b"")
+    assert others_may_run(budget=1 << 40)
+
+
+def test_a_kernel_thread_is_known_by_the_scans_flag():
+    """The quiet check passes over the processes the scan calls kernel threads."""
+    assert PF_KTHREAD == procfs.PF_KTHREAD
 
 
 def test_the_names_of_a_run_are_looked_for_in_its_command_line():

@@ -67,6 +67,10 @@ MAX_CMDLINE_BYTES = 128 * 1024
 """The bytes of a command line read, as many as a scan reads (a test holds them equal)."""
 MAX_WORDS = 256
 """The words of a command line looked at, as many as a scan keeps (a test holds them equal)."""
+PF_KTHREAD = 0x00200000
+"""The flag of a kernel thread in ``/proc/<pid>/stat`` (as the scan's, a test holds them equal)."""
+ENDED_STATES = (b"Z", b"X")
+"""The states of a process that has ended (zombie, dead): its command line is empty."""
 CMDLINES_BUDGET = 4 * 1024 * 1024
 """The bytes of all others' command lines one check reads before it takes them for a doubt."""
 
@@ -80,15 +84,24 @@ def _read(path: str, limit: int = 4096) -> bytes | None:
         return None
 
 
-def _parents() -> dict[int, int]:
-    """Each listed process's parent (a process that is gone meanwhile is left out)."""
-    parents = {}
+def _parents() -> tuple[dict[int, int], set[int]]:
+    """Each listed process's parent, and the processes that have no command line to read.
+
+    Those are kernel threads and processes that ended unreaped: any other
+    process with an empty command line is between two programs (``execve``
+    has let go of the old one's arguments and not yet laid out the new one's),
+    and may be becoming a run. A process that is gone meanwhile is left out.
+    """
+    parents, blank = {}, set()
     for name in os.listdir(PROC):
         if name.isdigit():
             stat = _read(f"{PROC}/{name}/stat")
             if stat:
-                parents[int(name)] = int(stat.rpartition(b")")[2].split()[1])
-    return parents
+                fields = stat.rpartition(b")")[2].split()
+                parents[int(name)] = int(fields[1])
+                if fields[0] in ENDED_STATES or int(fields[6]) & PF_KTHREAD:
+                    blank.add(int(name))
+    return parents, blank
 
 
 def _session_processes(parents: dict[int, int], own: int) -> set[int]:
@@ -109,23 +122,26 @@ def could_be_a_run(command: str) -> bool:
 def others_may_run(budget: int = CMDLINES_BUDGET) -> bool:
     """Whether a process outside this session could be a test run, or could not be read.
 
-    A kernel thread (an empty command line) is none; a process that ended
-    meanwhile is none; one whose command line this user may not read may be.
+    A kernel thread is none, nor is a process that ended (meanwhile, or
+    unreaped); one whose command line this user may not read may be, and so
+    may one whose command line is empty (it is starting a program).
     Command lines past ``budget`` bytes in all are a doubt too: what others
     write there (argv of a megabyte, thousands of processes) is the whole
     scan's to bound, not this check's to pay for.
     """
     if os.path.realpath(f"{PROC}/self") != f"{PROC}/{os.getpid()}":
         return True  # another pid namespace's /proc: the whole scan knows what to do
-    parents = _parents()
+    parents, blank = _parents()
     mine = _session_processes(parents, os.getpid())
-    for pid in parents.keys() - mine:
+    for pid in parents.keys() - mine - blank:
         try:
             raw = _read(f"{PROC}/{pid}/cmdline", MAX_CMDLINE_BYTES)
         except OSError:
             return True
-        budget -= len(raw or b"")
-        if budget < 0 or (raw and names_a_runner(raw)):
+        if raw is None:
+            continue
+        budget -= len(raw)
+        if budget < 0 or not raw or names_a_runner(raw):
             return True
     return False
 
