@@ -104,6 +104,8 @@ def exact_bytes(text: str) -> bytes:
 
 def is_exact(text: str) -> bool:
     """Whether ``text`` is valid Unicode text with no surrogate (JSON can hold it exactly)."""
+    if text.isascii():  # the most of any box's text, told without encoding it
+        return True
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:

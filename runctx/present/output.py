@@ -127,9 +127,13 @@ def json_dumps(value: object) -> str:
     return json_controls_escaped("{" + ",\n ".join(lines) + "}")
 
 
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+"""The encoder of :func:`_compact`, made once (``json.dumps`` with options makes one a call)."""
+
+
 def _compact(value: object) -> str:
     """``value`` as one line of JSON (UTF-8 kept, NaN refused), by the C encoder."""
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    return _ONE_LINE.encode(value)
 
 
 def write_json(value: object, stream: TextIO | None = None) -> None:

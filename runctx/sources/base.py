@@ -42,7 +42,7 @@ def _may_show_one(comm: str, argv: Sequence[str]) -> bool:
     """
     if is_python_name(comm) or is_python_name(argv[0].rpartition("/")[2]):
         return True
-    return any("node_modules" in word for word in argv[:MAX_WORDS])
+    return "node_modules" in "\0".join(argv[:MAX_WORDS])
 
 
 OTHER_USERS_ENVIRON = Unknown(
@@ -116,6 +116,8 @@ class SourceBase:
     one read of the identity vouches for them too, so :meth:`inherited` and
     a CPU window's first reading need not read them (and the identity) again.
     """
+    _rules: dict[tuple[int | Unknown, int | Unknown], RootRules]
+    """The root rules of each viewer and owner :meth:`with_owner` asked for, this scan."""
 
     def _now(self) -> float:
         """The clock the ages of this source's records count to."""
@@ -333,6 +335,17 @@ class SourceBase:
             log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
         return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
 
+    def _rules_of(self, viewer: int | Unknown, owner: int | Unknown) -> RootRules:
+        """:func:`rules_for` the viewer and a run's owner, made once per pair each scan."""
+        try:
+            known = self._rules
+        except AttributeError:
+            known = self._rules = {}
+        rules = known.get((viewer, owner))
+        if rules is None:
+            rules = known[viewer, owner] = rules_for([viewer, owner])
+        return rules
+
     def _confirmed_now(self) -> dict[ProcIdentity, ReadWithOwner]:
         """What :meth:`with_owner` read of each authority this scan (emptied by :meth:`table`)."""
         try:
@@ -427,6 +440,7 @@ class SourceBase:
         """
         now = self._now()
         self._confirmed = {}
+        self._rules = {}
         self._in_table = in_table = {}
         handed = self._handed_over(viewer_uid)
         learnt: dict[int, _Kept] = {}
@@ -487,7 +501,7 @@ class SourceBase:
         pid = record.pid
         uid, cwd = self._owner(pid)
         viewer = os.getuid() if viewer_uid is None else viewer_uid
-        root = self._root(pid, cwd, rules_for([viewer, uid]))
+        root = self._root(pid, cwd, self._rules_of(viewer, uid))
         identity = record.identity
         if inherited:
             cgroup = self._cgroup(pid)
