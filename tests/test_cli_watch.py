@@ -333,11 +333,20 @@ def test_watch_takes_no_machine_format(checkout, argv):
 
 
 def test_each_watch_frame_is_bounded_by_timeout_from_its_own_start(checkout):
-    """--timeout bounds every frame: a frame taken after --timeout has passed is not cut at once."""
+    """--timeout bounds every frame: a frame taken after --timeout has passed is not cut at once.
+
+    The second frame starts after the first's --timeout has passed: bounded
+    from the process's start, it would read no process at all. From its own
+    start, it reads the process table (on a loaded box it may still be cut
+    further on: how far it gets is the box's, not asserted).
+    """
     args = ["--watch", "--interval", "3", "--count", "2", "--timeout", "2.5"]
     done = runctx("status", *args, cwd=checkout)
     assert done.returncode == 0, done.stderr
     frames = done.stdout.split("runctx status --watch: every 3s, ")[1:]
     assert len(frames) == 2, done.stdout
-    for frame in frames:
-        assert "time ran out" not in frame, frame
+    later = frames[1]
+    listed = re.search(r"Seen: (\d+) process", later)
+    assert listed is not None, later
+    unread = re.search(r"(\d+) process(?:es were| was) not read at all", later)
+    assert unread is None or int(unread.group(1)) < int(listed.group(1)), later
