@@ -57,7 +57,12 @@ Its words name at most two busy foreign runs and count the idle ones: beside
 a storm of thousands of another user's runners, reading them all took the
 whole of its time, every call, and was then dropped. Past this many, another
 user's process is not read (a run of another user in this very checkout is
-still looked into, as in the first pass)."""
+still looked into, as in the first pass). When the first pass holds the
+command, none is: a hold's words never name foreign runs (nor, then, a run
+of another user elsewhere that shares this checkout's environment)."""
+
+HELD = (Action.STOP, Action.ASK, Action.WAIT)
+"""The actions that hold a command: the hook refuses it (and says how to ask or wait)."""
 
 OUT_OF_TIME = (
     "runctx: out of time on a busy box: whether this command changes an environment a "
@@ -108,6 +113,9 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     # The first pass read every process of this user (and those of others that work
     # here): the optional pass, made right after, takes them from it, not from /proc.
     source.reuse_last_table()
+    # A hold never speaks of foreign load: its optional pass (who started the runs in
+    # the way, the environments) reads no other user's process but those working here.
+    others = 0 if first.action in HELD else OTHERS_ARGV_AT_MOST
     full = optional(
         lambda: policy.decide(
             invocations,
@@ -117,7 +125,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
             session=session,
             settings=settings,
             checkouts=checkouts,
-            others_argv_at_most=OTHERS_ARGV_AT_MOST,
+            others_argv_at_most=others,
         ),
         *deadlines,
     )
@@ -179,11 +187,10 @@ def decided(first: Decision, full: Decision | None, *, dropped: bool) -> Decisio
     When the second pass was dropped and it had a command that changes an
     environment to judge (``dropped``), the answer says it was not judged.
     """
-    held = (Action.STOP, Action.ASK, Action.WAIT)
     if full is not None:
         order = list(Action)
         firmer = order.index(full.action) >= order.index(first.action)
-        return full if firmer or first.action not in held else first
+        return full if firmer or first.action not in HELD else first
     if not dropped:
         return first
     return _with_line(first, OUT_OF_TIME)
