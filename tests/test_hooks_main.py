@@ -994,6 +994,24 @@ def test_running_out_of_time_never_turns_a_refusal_into_a_go_ahead(world):
     assert _decided(first, full, dropped=False) is full
 
 
+def test_a_go_ahead_gives_its_optional_pass_more_time_than_a_refusal(world):
+    """The optional pass is a refusal's extra words, but a go-ahead's note on foreign load."""
+    from runctx import policy
+    from runctx.fastpath.hook import GO_AHEAD_SHARE, OPTIONAL_SHARE
+    from runctx.hooks.answer import optional_end
+    from runctx.policy import Action
+    from runctx.shell.commands import test_invocations
+
+    ends = (10.0, 10.0 * OPTIONAL_SHARE, 10.0 * GO_AHEAD_SHARE)
+    assert ends[1] < ends[2] < ends[0]
+    refusal = policy.decide(test_invocations("pytest -x", str(world.busy)), essentials_only=True)
+    assert refusal.action is Action.STOP
+    assert optional_end(refusal, ends) == ends[1]
+    go_ahead = policy.decide(test_invocations("pytest -x", str(world.idle)), essentials_only=True)
+    assert go_ahead.action not in {Action.STOP, Action.ASK, Action.WAIT}
+    assert optional_end(go_ahead, ends) == ends[2]
+
+
 def test_the_first_pass_reads_nothing_optional(world):
     """The refusal's scan reads no environment, no one who started a run, no CPU use now."""
     from runctx.scanning import scan, viewpoint

@@ -86,15 +86,25 @@ open. The timeout ``runctx install`` writes into each agent's settings
 much again for the interpreter to start and the reply to be read, so the
 agent never kills a hook that is still deciding."""
 OPTIONAL_SHARE = 0.1
-"""The optional second pass ends this share of the deadline after the hook's start
+"""A refusal's optional second pass ends this share of the deadline after the hook's start
 (1 s of the default 10 s), or at its reserve (:data:`runctx.hooks.answer.OPTIONAL_RESERVE_SECONDS`),
 whichever comes first.
 
 On a quiet box it takes a few tens of milliseconds; on a saturated one it
-would take seconds that an agent waits for on every test command, for words
-(CPU use now, who started what) that the refusal does not need. So it is
-given a small, fixed share and dropped past it: the hook answers in about
-the interpreter's start plus that share, however busy the box is."""
+would take seconds that an agent waits for on every refused command, for
+words (who started what) that the refusal does not need. So it is given a
+small, fixed share and dropped past it: the hook refuses in about the
+interpreter's start plus that share, however busy the box is."""
+GO_AHEAD_SHARE = 0.3
+"""The share of the deadline after which the optional pass of a command that goes ahead ends
+(3 s of the default 10 s), or at its reserve, whichever comes first.
+
+For a command that goes ahead the optional pass is the answer: CPU use now
+is what tells a busy foreign run from an idle one, and the note on it is
+what an agent on a busy box needs. There the first pass alone can take a
+second of wall time: a tenth of the deadline would drop the note on
+exactly the boxes it is for. A test run that goes ahead runs far longer
+than the few seconds this adds on a saturated box."""
 
 USAGE = (
     "usage: runctx hook FACE < payload.json\n"
@@ -260,9 +270,9 @@ def _answer(argv: list[str], began: float) -> str | None:
     agent, kind = found
     seconds = _deadline_seconds()
     deadline = began + seconds
-    optional_end = began + seconds * OPTIONAL_SHARE
+    ends = (began + seconds * OPTIONAL_SHARE, began + seconds * GO_AHEAD_SHARE)
     return _within(
-        deadline, lambda: _reply(agent, kind, _payload(_read_stdin()), (deadline, optional_end))
+        deadline, lambda: _reply(agent, kind, _payload(_read_stdin()), (deadline, *ends))
     )
 
 
@@ -279,14 +289,15 @@ def _reply(
     agent: Agent,
     kind: str,
     payload: JSONObject,
-    deadlines: tuple[float, float] = (float("inf"), float("inf")),
+    deadlines: tuple[float, float, float] = (float("inf"), float("inf"), float("inf")),
 ) -> str | None:
     """The reply of ``agent``'s hook of ``kind`` to ``payload``; runs under the deadline.
 
     A command in which the pre-filter finds no runner, no project script and
     no tool that changes an environment is answered here, with nothing; the
     rest by :mod:`runctx.hooks.answer`. ``deadlines``: the hook's deadline
-    and the end of its optional pass (monotonic seconds).
+    and the ends of its optional pass after a hold and after a go-ahead
+    (monotonic seconds).
     """
     if kind == SESSION:
         from runctx.hooks import answer  # noqa: PLC0415 - the scan's imports

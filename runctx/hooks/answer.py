@@ -78,7 +78,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     settings: Settings | None,
     invocations: tuple[TestInvocation, ...],
     changes: tuple[TestInvocation, ...],
-    deadlines: tuple[float, float],
+    deadlines: tuple[float, float, float],
 ) -> str | None:
     """The reply of ``agent``'s pre-tool hook to a command that starts test runs or changes.
 
@@ -86,7 +86,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     ``root`` and ``settings`` those of ``cwd``'s checkout, found by the fast
     path (``root`` None: the walk failed, and why is found here; ``settings``
     None: no file adds a runner, and they are read here); ``deadlines`` the
-    hook's deadline and the end of its optional pass (:func:`optional`).
+    hook's deadline and the ends of its optional pass (:func:`optional_end`).
     """
     known, settings = _known(root, settings, cwd)
     session = agent_session(agent, payload)
@@ -127,10 +127,20 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
             checkouts=checkouts,
             others_argv_at_most=others,
         ),
-        *deadlines,
+        deadlines[0],
+        optional_end(first, deadlines),
     )
     decision = decided(first, full, dropped=bool(changes))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
+
+
+def optional_end(first: Decision, deadlines: tuple[float, float, float]) -> float:
+    """When the optional pass ends: early after a hold, later after a go-ahead.
+
+    ``deadlines``: the hook's deadline, the end after a hold and the end
+    after a go-ahead (:data:`runctx.fastpath.hook.GO_AHEAD_SHARE`).
+    """
+    return deadlines[1] if first.action in HELD else deadlines[2]
 
 
 def _known(
