@@ -994,22 +994,32 @@ def test_running_out_of_time_never_turns_a_refusal_into_a_go_ahead(world):
     assert _decided(first, full, dropped=False) is full
 
 
-def test_a_go_ahead_gives_its_optional_pass_more_time_than_a_refusal(world):
-    """The optional pass is a refusal's extra words, but a go-ahead's note on foreign load."""
-    from runctx import policy
-    from runctx.fastpath.hook import GO_AHEAD_SHARE, OPTIONAL_SHARE
-    from runctx.hooks.answer import optional_end
-    from runctx.policy import Action
-    from runctx.shell.commands import test_invocations
+def test_a_go_ahead_gives_its_optional_pass_more_time_than_a_refusal(world, monkeypatch):
+    """The optional pass is a refusal's extra words, but a go-ahead's note on foreign load.
 
-    ends = (10.0, 10.0 * OPTIONAL_SHARE, 10.0 * GO_AHEAD_SHARE)
-    assert ends[1] < ends[2] < ends[0]
-    refusal = policy.decide(test_invocations("pytest -x", str(world.busy)), essentials_only=True)
-    assert refusal.action is Action.STOP
-    assert optional_end(refusal, ends) == ends[1]
-    go_ahead = policy.decide(test_invocations("pytest -x", str(world.idle)), essentials_only=True)
-    assert go_ahead.action not in {Action.STOP, Action.ASK, Action.WAIT}
-    assert optional_end(go_ahead, ends) == ends[2]
+    Through the hook's own entry, in this process: the end its optional pass
+    is given, after a real refusal (``busy``) and a real go-ahead (``idle``).
+    """
+    import json
+
+    from runctx.fastpath import hook
+    from runctx.hooks import answer
+
+    monkeypatch.delenv(hook.DEADLINE_ENV, raising=False)
+    ends: list[float] = []
+
+    def given(_work, _deadline: float, end: float) -> None:
+        ends.append(end)
+
+    monkeypatch.setattr(answer, "optional", given)
+    seconds = hook.DEFAULT_DEADLINE_SECONDS
+    began = time.monotonic()
+    for checkout in (world.busy, world.idle):
+        payload = json.dumps(claude_pre_tool_use("pytest -x", checkout)).encode()
+        monkeypatch.setattr(hook, "read_input", lambda payload=payload: payload)
+        hook._answer(["claude"], began)
+    assert ends == [began + seconds * hook.OPTIONAL_SHARE, began + seconds * hook.GO_AHEAD_SHARE]
+    assert hook.OPTIONAL_SHARE < hook.GO_AHEAD_SHARE
 
 
 def test_the_first_pass_reads_nothing_optional(world):
