@@ -323,16 +323,21 @@ def test_the_psutil_source_reads_cpu_times_and_memory_like_procfs(shared_tmp, ru
     identity = source.current_identity(run.pid)
     assert isinstance(identity, ProcIdentity)
     wrong = ProcIdentity(run.pid, identity.start + 1)
+    assert isinstance(source.cpu_times([wrong])[wrong], Unknown)
     procfs = ProcfsSource()
-    before = procfs.cpu_times([procfs.current_identity(run.pid)])
-    found = source.cpu_times([identity, wrong])
-    after = procfs.cpu_times([procfs.current_identity(run.pid)])
-    # psutil adds user and system as floats; the process may run between the reads
-    low, high = next(iter(before.values())), next(iter(after.values()))
-    assert isinstance(low, float)
-    assert isinstance(high, float)
-    assert low - 1e-9 <= found[identity] <= high + 1e-9
-    assert isinstance(found[wrong], Unknown)
+    # the run, and this process (which has spent user and system time): psutil adds the
+    # two as floats, and a process may run between the reads, so its figure lies between
+    for pid in (run.pid, os.getpid()):
+        seen, own = procfs.current_identity(pid), source.current_identity(pid)
+        assert isinstance(seen, ProcIdentity)
+        assert isinstance(own, ProcIdentity)  # each source numbers its start in its own unit
+        before = procfs.cpu_times([seen])[seen]
+        found = source.cpu_times([own])[own]
+        after = procfs.cpu_times([seen])[seen]
+        assert isinstance(before, float)
+        assert isinstance(after, float)
+        assert isinstance(found, float)
+        assert before - 1e-9 <= found <= after + 1e-9, (pid, before, found, after)
     memory = source.load().memory
     assert isinstance(memory, MemInfo)
     assert 0 < memory.available_bytes <= memory.total_bytes
