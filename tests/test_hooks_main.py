@@ -1000,8 +1000,6 @@ def test_a_go_ahead_gives_its_optional_pass_more_time_than_a_refusal(world, monk
     Through the hook's own entry, in this process: the end its optional pass
     is given, after a real refusal (``busy``) and a real go-ahead (``idle``).
     """
-    import json
-
     from runctx.fastpath import hook
     from runctx.hooks import answer
 
