@@ -636,7 +636,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
     uid: int | None = None,
     self_pid: int | None = None,
     session: AgentSession | None = None,
-    cpu_window: float = DEFAULT_WINDOW_SECONDS,
+    cpu_window: float | None = DEFAULT_WINDOW_SECONDS,
     settings: Settings = DEFAULTS,
     checkouts: Mapping[Viewpoint, Settings] | None = None,
     essentials_only: bool = False,
@@ -668,8 +668,11 @@ def decide(  # noqa: PLR0913 - each knob is independent
     thresholds of "busy now" and ``on-busy-box`` are always the settings'.
     Each scan samples the CPU use of the foreign runs over ``cpu_window``
     seconds, only when one is live: a refusal for a run of this checkout
-    does not wait for it. Invocations that go through ``runctx run`` are
-    left to it. ``changes`` are the commands that change an environment
+    does not wait for it. With ``cpu_window`` None no CPU use now is read (a
+    hook's pass after a hold, whose words never name a foreign run), and a
+    note naming busy foreign runs counts as said, as in a first pass.
+    Invocations that go through ``runctx run`` are left to it. ``changes``
+    are the commands that change an environment
     (:mod:`runctx.runners.installers`), each judged by
     :func:`environment_change_decision` (with the checkout's
     ``on-environment-change``); with ``environments`` (the hooks), a test
@@ -679,9 +682,10 @@ def decide(  # noqa: PLR0913 - each knob is independent
     decisions = []
     reports: dict[Viewpoint, Report] = {}
     given = checkouts if checkouts is not None else {}
-    # The first pass reads no CPU use now: every foreign run would look busy, and a note
-    # naming them, said from it, would be said on every command: that is the second pass's.
-    said = _said(session, listener) if not essentials_only else _names_unmeasured_runs
+    # A pass that reads no CPU use now (a first pass, a pass after a hold): every foreign run
+    # would look busy, and a note naming them, said from it, would be said on every command.
+    measured = not essentials_only and cpu_window is not None
+    said = _said(session, listener) if measured else _names_unmeasured_runs
     problems: dict[str, None] = {}
     for here, cwd_known in viewpoints(invocations, uid):
         settings_here = given.get(here, settings)

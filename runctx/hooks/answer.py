@@ -20,6 +20,7 @@ import attrs
 from runctx import policy
 from runctx._log import log_event
 from runctx.checkout import Root
+from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.hooks.agents.base import AFTER_TOOL, SESSION
 from runctx.policy import Action, Decision
 from runctx.present.escape import hook_json, visible
@@ -114,8 +115,9 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     # here): the optional pass, made right after, takes them from it, not from /proc.
     source.reuse_last_table()
     # A hold never speaks of foreign load: its optional pass (who started the runs in
-    # the way, the environments) reads no other user's process but those working here.
-    others = 0 if first.action in HELD else OTHERS_ARGV_AT_MOST
+    # the way, the environments) reads no other user's process but those working here,
+    # and no CPU use now (a window of sleep and a second reading of each foreign run).
+    held = first.action in HELD
     full = optional(
         lambda: policy.decide(
             invocations,
@@ -125,7 +127,8 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
             session=session,
             settings=settings,
             checkouts=checkouts,
-            others_argv_at_most=others,
+            others_argv_at_most=0 if held else OTHERS_ARGV_AT_MOST,
+            cpu_window=None if held else DEFAULT_WINDOW_SECONDS,
         ),
         deadlines[0],
         optional_end(first, deadlines),
