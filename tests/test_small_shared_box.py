@@ -283,14 +283,21 @@ def test_the_agent_gets_one_line_on_the_watcher_and_the_busy_note_once(scene):
     assert len(quiet.splitlines()) == 1, quiet  # the watcher's line alone
 
 
-def test_the_hooks_first_pass_says_no_note_whatever_it_cannot_measure(scene):
-    """The pass that decides first measures no CPU: it names no foreign run as busy.
+@pytest.mark.parametrize(
+    "unmeasured",
+    [{"essentials_only": True}, {"cpu_window": None}],
+    ids=["first-pass", "pass-after-a-hold"],
+)
+def test_a_pass_that_measures_no_cpu_says_no_note_whatever_it_cannot_measure(scene, unmeasured):
+    """A pass that measures no CPU names no foreign run as busy.
 
-    When time runs out on a busy box its answer is the hook's, for every
-    command: a note there would call every foreign run busy, every time.
+    The hook's first pass, and its optional pass after a hold (whose words
+    never name a foreign run). When time runs out on a busy box the first
+    pass's answer is the hook's, for every command: a note there would call
+    every foreign run busy, every time.
     """
     invocations = test_invocations("pytest", str(scene.checkout))
-    first = policy.decide(invocations, essentials_only=True)
+    first = policy.decide(invocations, **unmeasured)
     assert first.action is policy.Action.NOTE  # the watcher's line
     assert f"pid {scene.pane} re-runs" in first.message
     assert "Busy foreign" not in first.message
