@@ -160,3 +160,65 @@ def test_a_global_option_before_hook_runs_the_hook(tmp_path):
         assert wrong.returncode == exits.EXIT_USAGE, wrong.stderr
         assert "invalid choice" in wrong.stderr
         assert "Traceback" not in wrong.stderr
+
+
+_COLLECTIONS = """
+import gc, sys
+if sys.argv[1] == "untuned":
+    gc.set_threshold = lambda *threshold: None
+collections = []
+gc.callbacks.append(lambda phase, info: collections.append(phase) if phase == "start" else None)
+sys.argv = ["runctx", *sys.argv[2:]]
+from runctx.cli import console
+try:
+    status = console()
+finally:
+    print(len(collections), gc.get_threshold()[0], file=sys.stderr)
+"""
+
+
+def _collections(tuning: str) -> tuple[int, int]:
+    """How often ``runctx status --json`` ran the cycle collector, and its threshold then."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTIONS, tuning, "status", "--json"],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    collections, threshold = (int(word) for word in done.stderr.split()[-2:])
+    return collections, threshold
+
+
+_LIBRARY_LEAVES_THE_COLLECTOR = (
+    "import gc; before = gc.get_threshold(); import runctx.api, runctx.pytest_plugin,"
+    " runctx.scanning; runctx.scanning.scan(); print(gc.get_threshold() == before)"
+)
+
+
+def test_the_console_runs_the_cycle_collector_rarely_and_only_in_its_own_process():
+    """A ``status`` runs the collector a few times, not after every 700 new objects.
+
+    Importing runctx (the library, the pytest plugin) and scanning leave a
+    process's collector as it was: only the console, whose process is
+    runctx's, tunes it.
+    """
+    tuned, threshold = _collections("tuned")
+    untuned, default = _collections("untuned")
+    assert threshold >= 50 * default
+    assert tuned * 5 <= untuned, (tuned, untuned)
+    imported = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _LIBRARY_LEAVES_THE_COLLECTOR,
+        ],
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=True,
+        timeout=60,
+    )
+    assert imported.stdout.split() == ["True"]
