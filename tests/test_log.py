@@ -6,6 +6,8 @@ import logging
 import subprocess
 import sys
 
+import pytest
+
 from runctx.scanning import scan, viewpoint
 
 
@@ -40,3 +42,28 @@ def test_events_go_to_stdlib_logging_never_to_stdout():
     )
     assert result.stdout == ""
     assert "runctx.scan_finished" in result.stderr
+
+
+@pytest.mark.needs_root
+def test_another_users_environment_left_unread_is_no_unreadable_field(caplog, shared_tree):
+    """A scan tells each field it could not read, never the environment it chose not to.
+
+    Another user's run is judged, and who started it is told from its cgroup
+    and terminal: its environment is never read, on purpose. A storm of such
+    runs must not log one "unreadable" event each.
+    """
+    checkout, run = shared_tree
+    with caplog.at_level(logging.DEBUG, logger="runctx"):
+        report = scan(viewpoint(cwd=str(checkout)))
+    assert run.pid in {judged.run.pid for judged in report.runs}
+    theirs = [
+        record.getMessage()
+        for record in caplog.records
+        if "runctx.field_unreadable" in record.getMessage()
+        and f"pid={run.pid}" in record.getMessage()
+    ]
+    assert theirs == []
+    assert any(
+        "runctx.verdict" in record.getMessage() and f"pid={run.pid}" in record.getMessage()
+        for record in caplog.records
+    )

@@ -331,8 +331,10 @@ class SourceBase:
             gone = now if isinstance(now, Unknown) else PID_REUSED
             return Inherited(environ=gone, cgroup=gone, tty=gone)
         pairs = environ if isinstance(environ, Unknown) else tuple(sorted(environ.items()))
-        if isinstance(environ, Unknown) or isinstance(cgroup, Unknown) or isinstance(tty, Unknown):
-            log_unreadable(pid, environ=environ, cgroup=cgroup, tty=tty)
+        # An environment the caller chose not to read (another user's) is no failure to tell.
+        unread = environ if skip_environ is None else None
+        if isinstance(unread, Unknown) or isinstance(cgroup, Unknown) or isinstance(tty, Unknown):
+            log_unreadable(pid, environ=unread, cgroup=cgroup, tty=tty)
         return Inherited(environ=pairs, cgroup=cgroup, tty=tty)
 
     def _rules_of(self, viewer: int | Unknown, owner: int | Unknown) -> RootRules:
