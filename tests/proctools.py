@@ -157,6 +157,11 @@ PYPROJECT = '[project]\nname = "proj"\nversion = "0"\n'
 """The ``pyproject.toml`` :func:`make_checkout` writes: a project that configures nothing."""
 
 
+def record_of(source, pid: int):
+    """The record ``source`` reads of the live process ``pid`` in a table (KeyError: none)."""
+    return source.table().records[pid]
+
+
 def make_checkout(parent: Path, name: str = "proj") -> Path:
     """A real git checkout; the directories it makes (the checkout, new parents) are 0755.
 

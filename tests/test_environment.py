@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from envtools import make_venv, venv_python
+from proctools import record_of
 from runfactory import RUN_TESTS_SCRIPT, SLEEPER, RunFactory, clean_env
 
 from runctx.environment import (
@@ -82,8 +83,7 @@ def environment_of(
     ``virtual_env`` and ``path``: its ``$VIRTUAL_ENV`` and ``$PATH`` as the scan would give them.
     """
     source = make_source(source_name)
-    record = source.read_process(pid)
-    assert not isinstance(record, Unknown), record
+    record = record_of(source, pid)
     variables = {"VIRTUAL_ENV": virtual_env or "", "PATH": path or ""}
     return source.environment([record], (lambda _identity: variables) if virtual_env else None)
 
@@ -413,12 +413,10 @@ def test_another_users_member_of_roots_run_has_its_environment_unread(source, sh
     theirs = [pid for pid in members if psutil.Process(pid).uids().real == OTHER_UID]
     assert theirs, members
     reader = make_source(source)
+    records = reader.table().records
     for pid in theirs:
-        record = reader.read_process(pid)
-        assert not isinstance(record, Unknown)
-        environ = reader.inherited(record.identity, frozenset({"VIRTUAL_ENV"})).environ
+        environ = reader.inherited(records[pid].identity, frozenset({"VIRTUAL_ENV"})).environ
         assert isinstance(environ, Unknown)
         assert "never read" in environ.detail
-    mine = reader.read_process(make.pid)
-    assert not isinstance(mine, Unknown)
+    mine = records[make.pid]
     assert not isinstance(reader.inherited(mine.identity, frozenset({"PATH"})).environ, Unknown)

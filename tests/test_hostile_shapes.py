@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
-from proctools import OTHER_UID, PYTHON, make_checkout, wait_for
+from proctools import OTHER_UID, PYTHON, make_checkout, record_of, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.fastpath.hook import DEADLINE_ENV
@@ -541,15 +541,13 @@ def test_a_command_line_past_the_bounds_is_read_to_them_and_marked_truncated(sha
     runner, argv = _runner_with_long_argv(runs, other, words=300, size=1000)
     assert len(_cmdline(runner.pid)) > CMDLINE_READ_MAX
     for source in (ProcfsSource(), PsutilSource()):
-        record = source.read_process(runner.pid)
-        assert record is not None
-        read = record.argv
+        read = record_of(source, runner.pid).argv
         assert argv_truncated(read), source.name
         assert len(read) <= ARGV_WORDS_MAX
         assert sum(len(word) + 1 for word in read) <= CMDLINE_READ_MAX + 1
         assert list(read[:-1]) == argv[: len(read) - 1]
         assert argv[len(read) - 1].startswith(read[-1])
-    short = ProcfsSource().read_process(os.getpid())
+    short = record_of(ProcfsSource(), os.getpid())
     assert not argv_truncated(short.argv)
 
 
@@ -557,7 +555,7 @@ def test_many_words_alone_are_cut_at_the_word_bound(shared_tmp, runs):
     """300 short words (far under the byte bound): 256 kept, marked truncated; the run is seen."""
     other = make_checkout(shared_tmp, "other")
     runner, argv = _runner_with_long_argv(runs, other, words=300, size=8)
-    record = ProcfsSource().read_process(runner.pid)
+    record = record_of(ProcfsSource(), runner.pid)
     assert argv_truncated(record.argv)
     assert list(record.argv) == argv[:ARGV_WORDS_MAX]
     report = scan(viewpoint(cwd=str(other)))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from runctx.records import ProcRecord
 from runctx.sources.base import PID_REUSED
 from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import PsutilSource
@@ -30,7 +29,6 @@ def test_a_zombie_is_counted_and_never_a_record(runs, source_class):
     """An exited, unreaped child is counted as a zombie and never becomes a record."""
     pid = runs.zombie()
     source = source_class()
-    assert source.read_process(pid) == Unknown(Reason.ZOMBIE)
     table = source.table()
     assert pid not in table.records
     assert table.zombies >= 1
@@ -48,10 +46,9 @@ def test_a_removed_cwd_is_deleted_but_a_dir_named_deleted_is_a_path(tmp_path, ru
     doomed.rmdir()
     source = source_class()
     cwds = {}
+    records = source.table().records
     for proc in (gone, kept):
-        record = source.read_process(proc.pid)
-        assert isinstance(record, ProcRecord)
-        cwds[proc.pid] = source.with_owner(record).cwd
+        cwds[proc.pid] = source.with_owner(records[proc.pid]).cwd
     removed = cwds[gone.pid]
     assert isinstance(removed, Unknown)
     assert removed.reason is Reason.DELETED
@@ -65,12 +62,9 @@ def test_a_process_gone_after_the_listing_is_dropped_and_its_owner_unknown(
     """A pid listed, then gone before its files are read: GONE, owner unknown, not an error."""
     proc = runs.sleeper(tmp_path / "ready", cwd=tmp_path)
     source = source_class()
-    record = source.read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
+    record = source.table().records[proc.pid]
     assert source.with_owner(record).cwd == str(tmp_path.resolve())
-    assert proc.pid in source.table().records
     runs.kill(proc)
-    assert source.read_process(proc.pid) == Unknown(Reason.GONE)
     late = source.with_owner(record)
     assert late.uid == late.cwd == PID_REUSED
     assert proc.pid not in source.table().records

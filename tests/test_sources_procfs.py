@@ -21,13 +21,14 @@ from proctools import (
     argv_of,
     kernel_threads,
     make_checkout,
+    record_of,
     run_as,
     wait_for,
 )
 from runfactory import clean_env
 
 from runctx.exceptions import SourceError
-from runctx.records import ProcIdentity, ProcRecord
+from runctx.records import ProcIdentity
 from runctx.report import StartedBy
 from runctx.scanning import scan, viewpoint
 from runctx.sources import procfs
@@ -51,8 +52,7 @@ def test_a_real_process_with_a_hostile_name_is_read(tmp_path, runs):
     ready = tmp_path / "ready"
     code = "import sys, time; open(sys.argv[1], 'w').close(); time.sleep(300)"
     proc = runs.child([str(hostile), "-c", code, str(ready)], ready=ready)
-    record = ProcfsSource().read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
+    record = record_of(ProcfsSource(), proc.pid)
     assert record.comm == "a) b\n(c"
     assert record.ppid == os.getpid()
     assert record.argv[0] == str(hostile)
@@ -61,8 +61,7 @@ def test_a_real_process_with_a_hostile_name_is_read(tmp_path, runs):
 def test_a_real_argv_with_bad_bytes_and_empty_args_is_read_exactly(tmp_path, runs):
     """Argv from the kernel keeps empty arguments, spaces and non-UTF-8 bytes."""
     proc = runs.sleeper(tmp_path / "ready", b"\xff\xfe", "", "with space")
-    record = ProcfsSource().read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
+    record = record_of(ProcfsSource(), proc.pid)
     assert not isinstance(record.argv, Unknown)
     assert [os.fsencode(arg) for arg in record.argv[-3:]] == [b"\xff\xfe", b"", b"with space"]
     assert list(record.argv) == argv_of(proc.pid)
@@ -72,8 +71,7 @@ def test_uid_and_cwd_are_read_for_a_real_process(tmp_path, runs):
     """with_owner fills the real uid and the cwd link of a live process."""
     proc = runs.sleeper(tmp_path / "ready", cwd=tmp_path)
     source = ProcfsSource()
-    record = source.read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
+    record = record_of(source, proc.pid)
     assert record.uid.reason is Reason.NOT_READ
     full = source.with_owner(record)
     assert full.uid == os.getuid()

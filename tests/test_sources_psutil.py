@@ -18,6 +18,7 @@ from proctools import (
     VIEWER_UID,
     kernel_threads,
     make_checkout,
+    record_of,
     run_as,
     start_ticks,
     status,
@@ -176,8 +177,7 @@ def test_a_run_member_that_turns_zombie_has_a_zombie_cwd(tmp_path, runs):
     """A ZombieProcess from psutil (a NoSuchProcess) maps to zombie, not to gone."""
     proc = runs.sleeper(tmp_path / "ready", cwd=tmp_path)
     source = PsutilSource()
-    record = source.read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
+    record = record_of(source, proc.pid)
     os.kill(proc.pid, signal.SIGKILL)
     wait_for(lambda: status(proc.pid) == "zombie", what="the sleeper to become a zombie")
     late = source.with_owner(record)
@@ -189,8 +189,7 @@ def test_a_record_whose_start_no_longer_matches_its_pid_is_gone(tmp_path, runs):
     """The pid-reuse guard: a live pid with another start token is not that process."""
     proc = runs.sleeper(tmp_path / "ready", cwd=tmp_path)
     source = PsutilSource()
-    record = source.read_process(proc.pid)
-    assert isinstance(record, ProcRecord)
+    record = record_of(source, proc.pid)
     owned = source.with_owner(record)
     assert owned.uid == os.getuid()
     assert owned.cwd == str(tmp_path.resolve())

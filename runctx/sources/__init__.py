@@ -63,9 +63,6 @@ class ProcessSource(Protocol):
     def root_of(self, pid: int, uid: int | Unknown, viewer_uid: int | Unknown) -> Root | Unknown:
         """The checkout root ``pid`` works in (its cwd and the walk from it alone)."""
 
-    def read_process(self, pid: int) -> ProcRecord | Unknown:
-        """The record of one live process, or why there is none (gone, zombie, ...)."""
-
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 

@@ -356,14 +356,6 @@ class SourceBase:
             self._confirmed = {}
             return self._confirmed
 
-    def read_process(self, pid: int) -> ProcRecord | Unknown:
-        """The record of one live process, or why there is none.
-
-        A process that is gone, unreadable, a zombie or a kernel thread has no
-        record: none of those is a live test process.
-        """
-        return self._read(pid, self._now())
-
     def reuse_last_table(self) -> None:
         """Have the next :meth:`table`, that one alone, reuse what the last one read.
 
