@@ -23,6 +23,7 @@ import os
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.sources.proctext import StatFields, parse_stat
 from runctx.unknown import Reason, Unknown
 
@@ -56,8 +57,8 @@ PASSED_THROUGH = frozenset(
 shells that run the hook's command, and the launchers of runctx itself."""
 
 
-@attrs.frozen
-class AgentProcess:
+@attrs.frozen(repr=False)
+class AgentProcess(Record):
     """One live process, named by its pid and its start time (clock ticks after boot)."""
 
     pid: int

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.report import JudgedRun, Run
 from runctx.settings import BusyRules
 from runctx.sources.load import Load
@@ -51,8 +52,8 @@ def idle_now(run: Run, rules: BusyRules) -> bool:
     return not busy_now(run, rules) and not ended_in_window(run)
 
 
-@attrs.frozen
-class BoxPressure:
+@attrs.frozen(repr=False)
+class BoxPressure(Record):
     """Whether the box is under pressure: each threshold it crossed, each fact not read, in words.
 
     ``unknown`` names the facts with a threshold that could not be read

@@ -49,6 +49,7 @@ import attrs
 
 from runctx.planted import read_bounded
 from runctx.pycache import PREFIX_ENV, drop_prefix, filesystem_now, fresh_prefix, use_prefix
+from runctx.record_base import Record
 
 __all__ = [
     "PREFIX_ENV",
@@ -86,8 +87,8 @@ class Staleness:
     """The module ran a bytecode file with no source on disk (its source was removed)."""
 
 
-@attrs.frozen
-class StaleModule:
+@attrs.frozen(repr=False)
+class StaleModule(Record):
     """A module of the checkout that did not (or may not) run the code on disk now."""
 
     name: str
@@ -97,8 +98,8 @@ class StaleModule:
     detail: str = ""
 
 
-@attrs.frozen
-class CacheHeader:
+@attrs.frozen(repr=False)
+class CacheHeader(Record):
     """The header of a cache entry: timestamp-based (mtime, size) or hash-based."""
 
     mtime: int | None

@@ -54,6 +54,7 @@ import attrs
 
 from runctx.checkout import within
 from runctx.planted import read_bounded, small_text
+from runctx.record_base import Record
 from runctx.roots import checkout_root
 
 MAX_ENTRIES = 4096
@@ -63,8 +64,8 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024
 MAX_PYPROJECT_BYTES = 1024 * 1024
 
 
-@attrs.frozen
-class Install:
+@attrs.frozen(repr=False)
+class Install(Record):
     """A distribution installed from a directory or a local archive, as ``direct_url.json`` says.
 
     ``source`` is the directory (or the sdist or wheel file, as tox builds
@@ -80,8 +81,8 @@ class Install:
     """The ``.dist-info`` directory that says so."""
 
 
-@attrs.frozen
-class Origin:
+@attrs.frozen(repr=False)
+class Origin(Record):
     """Where one of the project's packages is imported from, and why."""
 
     package: str
@@ -97,8 +98,8 @@ class Origin:
     """For a copy installed from this checkout: its files that differ from the source on disk."""
 
 
-@attrs.frozen
-class CodeCheck:
+@attrs.frozen(repr=False)
+class CodeCheck(Record):
     """Where the project's packages come from, seen from one checkout."""
 
     checkout: str

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.report import Run
 from runctx.sources import ProcessSource
@@ -43,8 +44,8 @@ Reading = tuple[float, float]
 """One reading of a process taken already: when (:func:`time.monotonic`), and its CPU seconds."""
 
 
-@attrs.frozen
-class CpuReading:
+@attrs.frozen(repr=False)
+class CpuReading(Record):
     """The CPU seconds of some processes, read at one monotonic instant.
 
     Or some of them at instants of their own: ``taken`` holds the instant of

@@ -53,6 +53,7 @@ import attrs
 
 from runctx.checkout import nearest_holding
 from runctx.planted import small_text, usable_path
+from runctx.record_base import Record
 from runctx.runners.walk import is_assignment, is_python
 from runctx.runners.wrappers import WRAPPERS
 
@@ -69,8 +70,8 @@ MAX_WORDS = 16
 DirectoryId = tuple[int, int]
 
 
-@attrs.frozen
-class Environment:
+@attrs.frozen(repr=False)
+class Environment(Record):
     """Where a run's imports come from: a venv, a conda env, a system prefix, ``node_modules``.
 
     ``prefix`` is path text (as the process names it; made absolute with its

@@ -24,6 +24,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.records import ProcRecord
 from runctx.runners.pattern import TASK_ROLE, WORKER_ROLE, WRAPPER_ROLE
 from runctx.unknown import Unknown
@@ -44,8 +45,8 @@ __all__ = [
 ]
 
 
-@attrs.frozen
-class FoldedRun:
+@attrs.frozen(repr=False)
+class FoldedRun(Record):
     """A run as folding finds it: its authoritative record and its members."""
 
     authority: ProcRecord

@@ -28,6 +28,7 @@ from typing import Protocol
 import attrs
 
 from runctx.checkout import same_directory, within
+from runctx.record_base import Record
 from runctx.unknown import Reason, Unknown
 
 
@@ -51,8 +52,8 @@ class Verdict(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@attrs.frozen
-class Judgement:
+@attrs.frozen(repr=False)
+class Judgement(Record):
     """A verdict and the reasons that make it explainable.
 
     ``shares_tree``: the run is another user's in this very checkout (known

@@ -86,6 +86,7 @@ from runctx.present.words import (
     shared_tree_message,
     watcher_line,
 )
+from runctx.record_base import Record
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.said import ONCE_ENV, said_before
 from runctx.scanning import scan, viewpoint
@@ -135,8 +136,8 @@ _ACTION_OF_MODE = {
 }
 
 
-@attrs.frozen
-class Decision:
+@attrs.frozen(repr=False)
+class Decision(Record):
     """What to do with a command: the action, the words to say, and the runs behind them.
 
     ``action`` says exactly what to do (:class:`Action`), ``cause`` which rule
@@ -416,8 +417,8 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     )
 
 
-@attrs.frozen
-class _Told:
+@attrs.frozen(repr=False)
+class _Told(Record):
     """Whether a note's lines were said already to the listener (:mod:`runctx.said`)."""
 
     said: Callable[[str], bool] | None
@@ -430,8 +431,8 @@ class _Told:
         return lines
 
 
-@attrs.frozen
-class _WatcherLines:
+@attrs.frozen(repr=False)
+class _WatcherLines(Record):
     """One line for each watcher of this checkout, saying what it means for the command."""
 
     watching: tuple[JudgedRun, ...]

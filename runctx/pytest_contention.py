@@ -31,6 +31,7 @@ from runctx.present.words import (
     shared_tree_message,
 )
 from runctx.pytest_terminal import PREFIX
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
 from runctx.session_cpu import CpuMark, mark, others_since
@@ -47,8 +48,8 @@ SUMMARY_OURS_NAMED = 3
 """Runs of this checkout the summary names; the others are counted, as in a refusal."""
 
 
-@attrs.frozen
-class Sample:
+@attrs.frozen(repr=False)
+class Sample(Record):
     """What one scan during the session saw besides this run."""
 
     label: str

@@ -7,11 +7,12 @@ from typing import NamedTuple
 import attrs
 
 from runctx.checkout import Root
+from runctx.record_base import Record
 from runctx.unknown import NOT_READ, Unknown
 
 
-@attrs.frozen
-class ProcIdentity:
+@attrs.frozen(repr=False)
+class ProcIdentity(Record):
     """A process is (pid, start); a pid alone can be reused by another process.
 
     ``start`` is the source's start token: clock ticks since boot on Linux, the
@@ -100,8 +101,8 @@ class ProcRecord(NamedTuple):
         return ProcIdentity(self.pid, self.start)
 
 
-@attrs.frozen
-class ProcessTable:
+@attrs.frozen(repr=False)
+class ProcessTable(Record):
     """Every live process one pass over the source could read, by pid.
 
     ``listed`` counts the pids the source enumerated; ``unreadable`` those whose
@@ -119,8 +120,8 @@ class ProcessTable:
     """Listed pids left unread: the pass was cut by its deadline before them."""
 
 
-@attrs.frozen
-class Inherited:
+@attrs.frozen(repr=False)
+class Inherited(Record):
     """What a process inherited at exec that can say who started it.
 
     ``environ`` holds only the variables asked for, as ``(name, value)`` pairs

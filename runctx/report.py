@@ -7,14 +7,15 @@ import attrs
 from runctx.checkout import Root
 from runctx.environment import Environment, same_environment
 from runctx.identity import Judgement, Verdict
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.sources.load import Load
 from runctx.sources.visibility import Visibility
 from runctx.unknown import NOT_READ, Unknown
 
 
-@attrs.frozen
-class Viewpoint:
+@attrs.frozen(repr=False)
+class Viewpoint(Record):
     """Who asks: a checkout root and a uid (either may be unknown).
 
     ``root`` is a :class:`~runctx.checkout.Root`: a path (a ``str``) that also
@@ -25,8 +26,8 @@ class Viewpoint:
     uid: int | Unknown
 
 
-@attrs.frozen
-class StartedBy:
+@attrs.frozen(repr=False)
+class StartedBy(Record):
     """Who started a run (:mod:`runctx.started_by`): a kind, and what identifies it.
 
     ``kind`` is ``claude-code``, ``codex``, ``github-actions``, ``cron``,
@@ -41,8 +42,8 @@ class StartedBy:
     detail: str | None
 
 
-@attrs.frozen
-class Run:
+@attrs.frozen(repr=False)
+class Run(Record):
     """One live test run, with the owner and checkout of its authoritative process.
 
     ``processes`` are the identities (pid plus start) of every live process
@@ -91,8 +92,8 @@ class Run:
         return tuple(process.pid for process in self.processes)
 
 
-@attrs.frozen
-class JudgedRun:
+@attrs.frozen(repr=False)
+class JudgedRun(Record):
     """A run and its verdict from one viewpoint."""
 
     run: Run
@@ -109,8 +110,8 @@ class JudgedRun:
         return self.judgement.shares_tree
 
 
-@attrs.frozen
-class Report:
+@attrs.frozen(repr=False)
+class Report(Record):
     """Everything one scan found, judged from one viewpoint.
 
     ``cpu_window`` is the time, in seconds, between the two readings each

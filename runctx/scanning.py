@@ -22,6 +22,7 @@ from runctx.folding import (
 )
 from runctx.identity import Judgement, can_write, judge
 from runctx.modes import Mode
+from runctx.record_base import Record
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.roots import checkout_root, root_at
@@ -361,8 +362,8 @@ class _OtherUsers:
         return judge(_Owned(uid, root), self.here.root, self.here.uid).shares_tree
 
 
-@attrs.frozen
-class _Owned:
+@attrs.frozen(repr=False)
+class _Owned(Record):
     """An owner and a root: what :func:`runctx.identity.judge` asks of a process."""
 
     uid: int
@@ -386,8 +387,8 @@ def _keeps_back(deadline: float | None, began: float, now: float) -> bool:
     return deadline is not None and now + (now - began) >= deadline
 
 
-@attrs.frozen
-class _FoundRuns:
+@attrs.frozen(repr=False)
+class _FoundRuns(Record):
     """The table of one pass and each run found in it with its owner read.
 
     ``unjudged`` counts the runs found whose owner was not read before the

@@ -27,6 +27,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from runctx.record_base import Record
+
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _BUSY_FIELDS = (0, 1, 2, 5, 6, 7)
 """user, nice, system, irq, softirq, steal of the ``cpu`` line (guest time is within user)."""
@@ -103,8 +105,8 @@ def with_descendants(pids: Iterable[int], proc: str = "/proc") -> set[int]:
     return seen
 
 
-@attrs.frozen
-class CpuMark:
+@attrs.frozen(repr=False)
+class CpuMark(Record):
     """The box's and a session's CPU seconds at one moment: where a window starts.
 
     A window runs from one sample to the next. Over it, a process of the

@@ -68,6 +68,7 @@ from runctx.modes import (
     Mode,
 )
 from runctx.planted import read_bounded
+from runctx.record_base import Record
 from runctx.runners.configured import with_program_options
 from runctx.runners.needles import names_of
 from runctx.runners.pattern import DEFAULT_NOT_WITH, RUNNER_ROLE, RunnerPattern
@@ -170,8 +171,8 @@ FOREIGN_NOTE_CHOICES = ("hurts", "busy")
 fewer CPUs free than the run about to start will use; ``busy``: whenever one is busy now."""
 
 
-@attrs.frozen
-class BusyRules:
+@attrs.frozen(repr=False)
+class BusyRules(Record):
     """When a run is busy now, when the box is, and what a busy box does (``on-busy-box``).
 
     ``run_cpu``: a run is busy when its processes keep at least this many
@@ -236,8 +237,8 @@ _RUNNER_KEYS = frozenset(
 )
 
 
-@attrs.frozen
-class Settings:
+@attrs.frozen(repr=False)
+class Settings(Record):
     """The runctx settings of one checkout, validated: every face reads this value.
 
     ``path`` is the ``pyproject.toml`` they came from and ``user_path`` the

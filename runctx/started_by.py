@@ -67,6 +67,7 @@ from collections.abc import Callable, Sequence
 import attrs
 
 from runctx.agent_process import AgentProcess, descends_from, hook_agent
+from runctx.record_base import Record
 from runctx.records import Inherited
 from runctx.report import StartedBy
 from runctx.unknown import Reason, Unknown
@@ -336,8 +337,8 @@ def started_by(inherited: Inherited, ancestors: Sequence[str]) -> StartedBy | No
 _NO_PROCESS = Unknown(Reason.NOT_READ, "the agent process was not looked for")
 
 
-@attrs.frozen
-class AgentSession:
+@attrs.frozen(repr=False)
+class AgentSession(Record):
     """The agent session a hook answers: its kind (``claude-code``) and id, None when not sent.
 
     ``process`` is the agent process that runs the hook

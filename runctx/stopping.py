@@ -46,6 +46,7 @@ import attrs
 from runctx._log import INFO, log_event
 from runctx.identity import Verdict
 from runctx.present.words import describe_run
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, viewpoint
@@ -72,8 +73,8 @@ class StopStatus(enum.Enum):
     """The run was signalled, but some of its processes outlived ``SIGKILL``."""
 
 
-@attrs.frozen
-class StopResult:
+@attrs.frozen(repr=False)
+class StopResult(Record):
     """What :func:`stop_runs` did for one pid, and why.
 
     ``signalled`` lists ``(pid, signal name)`` in the order sent; ``skipped``
@@ -91,8 +92,8 @@ class StopResult:
     seconds: float = 0.0
 
 
-@attrs.frozen
-class StopPlan:
+@attrs.frozen(repr=False)
+class StopPlan(Record):
     """What a scan allows for one pid: the processes to stop, or why not."""
 
     pid: int

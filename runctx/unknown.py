@@ -11,6 +11,8 @@ import enum
 
 import attrs
 
+from runctx.record_base import Record
+
 
 class Reason(enum.Enum):
     """Why a field is unknown."""
@@ -35,8 +37,8 @@ class Reason(enum.Enum):
     """No decision needed the field, so it was not read."""
 
 
-@attrs.frozen
-class Unknown:
+@attrs.frozen(repr=False)
+class Unknown(Record):
     """A value that could not be known, with the reason and optional detail."""
 
     reason: Reason

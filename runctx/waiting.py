@@ -39,6 +39,7 @@ from runctx.actions import Action
 from runctx.busy import BoxPressure, box_pressure
 from runctx.exceptions import PidNamespaceError
 from runctx.modes import Mode
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.scanning import scan, was_cut
@@ -73,8 +74,8 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-@attrs.frozen
-class WaitOutcome:
+@attrs.frozen(repr=False)
+class WaitOutcome(Record):
     """How a wait ended: ready (no earlier run of ours live) or timed out.
 
     ``report`` is the last scan; ``blocking`` the runs still in the way when the
@@ -217,8 +218,8 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         sleep(max(pause, 0.0))
 
 
-@attrs.frozen
-class RoomOutcome:
+@attrs.frozen(repr=False)
+class RoomOutcome(Record):
     """How a wait for room ended: the box is no longer busy, or the wait timed out.
 
     ``pressure`` is what the last look at the box found (no reasons when ready).
@@ -266,8 +267,8 @@ def wait_for_room(  # noqa: PLR0913 - each knob is independent
         sleep(max(pause, 0.0))
 
 
-@attrs.frozen
-class DecidedWait:
+@attrs.frozen(repr=False)
+class DecidedWait(Record):
     """How a wait a decision asked for ended (:func:`wait_as_decided`).
 
     ``ready``: the command may start. Otherwise ``turn`` or ``room`` is the

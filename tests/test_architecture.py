@@ -28,3 +28,48 @@ def test_the_architecture_map_names_every_top_level_module_and_package_and_no_ot
     named = mapped_names()
     assert len(named) == len(set(named)), named
     assert set(named) == on_disk
+
+
+def test_every_attrs_record_takes_the_one_repr_and_says_what_attrs_would():
+    """No record class has attrs compile a repr (the dearest of its methods to make).
+
+    Each inherits :class:`runctx.record_base.Record`'s, which writes what the
+    compiled one would: the class's name, each field shown by its own setting.
+    """
+    import importlib
+    import pkgutil
+
+    import attrs
+
+    import runctx
+    from runctx.record_base import Record
+
+    records = []
+    for module in pkgutil.walk_packages(runctx.__path__, "runctx."):
+        if module.name.endswith("__main__"):  # runs the command line
+            continue
+        loaded = importlib.import_module(module.name)
+        records += [
+            value
+            for value in vars(loaded).values()
+            if isinstance(value, type) and attrs.has(value) and value.__module__ == module.name
+        ]
+    assert len(records) > 40
+    assert [cls for cls in records if cls.__repr__ is not Record.__repr__] == []
+
+    @attrs.frozen(repr=False)
+    class Shown(Record):
+        kept: int
+        hidden: str = attrs.field(repr=False)
+        told: str = attrs.field(repr=lambda value: f"<{len(value)} chars>")
+
+    @attrs.frozen
+    class Compiled:
+        kept: int
+        hidden: str = attrs.field(repr=False)
+        told: str = attrs.field(repr=lambda value: f"<{len(value)} chars>")
+
+    assert repr(Shown(1, "x", "abc")) == "Shown(kept=1, told=<3 chars>)"
+    assert repr(Shown(1, "x", "abc")).removeprefix("Shown") == repr(
+        Compiled(1, "x", "abc")
+    ).removeprefix("Compiled")

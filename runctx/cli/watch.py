@@ -51,6 +51,7 @@ from runctx.present.output import styled_bytes, write_lines, write_raw
 from runctx.present.style import Line, Span, line, line_width, use_color
 from runctx.present.text import ELLIPSIS, TextOptions, home_directory, report_lines
 from runctx.present.words import human_age
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report
 from runctx.scanning import scan
@@ -82,8 +83,8 @@ class Terminated(BaseException):
         self.signum = signum
 
 
-@attrs.frozen
-class Ended:
+@attrs.frozen(repr=False)
+class Ended(Record):
     """A run that was live at an earlier refresh and is gone now."""
 
     judged: JudgedRun
@@ -362,8 +363,8 @@ def _cbreak(fd: int) -> list[Any] | None:
     return saved
 
 
-@attrs.frozen
-class WatchSettings:
+@attrs.frozen(repr=False)
+class WatchSettings(Record):
     """What ``--watch`` was asked for."""
 
     interval: float

@@ -33,14 +33,15 @@ from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.agents.hosts import user_dir
 from runctx.hooks.places import settings_path
 from runctx.hooks.settings_file import JSONObject, SettingsFileError, read_text
+from runctx.record_base import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent
 
 
-@attrs.frozen
-class Finding:
+@attrs.frozen(repr=False)
+class Finding(Record):
     """One agent at one scope: its file, whether runctx's hooks are in it, what stops them."""
 
     agent: str

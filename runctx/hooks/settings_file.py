@@ -72,6 +72,7 @@ from runctx.planted import (
     sync_directory,
     write_atomically,
 )
+from runctx.record_base import Record
 
 MAX_SETTINGS_BYTES = 16 * 1024 * 1024
 """The largest settings file runctx edits (16 MiB)."""
@@ -318,8 +319,8 @@ def handlers(spec: InstallSpec, items: list[object]) -> Iterator[object]:
             yield from item["hooks"]
 
 
-@attrs.frozen
-class Installed:
+@attrs.frozen(repr=False)
+class Installed(Record):
     """What an install did to a document: the entries added, and those brought up to date."""
 
     added: tuple[HookEntry, ...]
@@ -501,8 +502,8 @@ def is_empty(spec: InstallSpec, document: JSONObject) -> bool:
 # --------------------------------------------------------------------------- the file
 
 
-@attrs.frozen
-class Update:
+@attrs.frozen(repr=False)
+class Update(Record):
     """What an update did (or, for a dry run, would do) to one file."""
 
     path: str

@@ -33,6 +33,7 @@ from runctx.identity import Verdict
 from runctx.present.escape import visible
 from runctx.present.style import Line, Span, line, plain_text
 from runctx.present.words import describe_starter, human_age, owner_name, plural
+from runctx.record_base import Record
 from runctx.records import ProcIdentity
 from runctx.report import JudgedRun, Report, Run
 from runctx.settings import DEFAULT_BUSY, BusyRules
@@ -52,8 +53,8 @@ INDENT = "  "
 GAP = "  "
 
 
-@attrs.frozen
-class TextOptions:
+@attrs.frozen(repr=False)
+class TextOptions(Record):
     """How the table is laid out.
 
     ``width``: the characters a line may have (None: no limit). ``wide``:

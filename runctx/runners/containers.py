@@ -38,6 +38,7 @@ import posixpath
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.runners.wrappers import WRAPPERS
 
 TYPE_CHECKING = False
@@ -60,8 +61,8 @@ MAX_DOCKERFILE_LINES = 2000
 """Lines of a Dockerfile read for its ``WORKDIR``."""
 
 
-@attrs.frozen
-class Placement:
+@attrs.frozen(repr=False)
+class Placement(Record):
     """Where a container command works: ``directory`` on this machine, or None and why not.
 
     ``directory`` is relative to the command's own directory when it is not

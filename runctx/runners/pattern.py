@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.record_base import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -90,8 +92,8 @@ def _choice(value: str, choices: tuple[str, ...], field: str) -> str:
     return value
 
 
-@attrs.frozen
-class RunnerMatch:
+@attrs.frozen(repr=False)
+class RunnerMatch(Record):
     """What a runner lookup found: the runner's ``kind`` and its ``role``.
 
     ``role`` is :data:`RUNNER_ROLE` for a process that starts a run,
@@ -104,8 +106,8 @@ class RunnerMatch:
     role: str = RUNNER_ROLE
 
 
-@attrs.frozen
-class ArgsRead:
+@attrs.frozen(repr=False)
+class ArgsRead(Record):
     """What a row read from a program's arguments, once it accepted them.
 
     ``chdir``: the directory the program works in, from its own directory
@@ -141,8 +143,8 @@ def directory_of_file(value: str) -> str:
     return head or "."
 
 
-@attrs.frozen(init=False)
-class RunnerPattern:
+@attrs.frozen(init=False, repr=False)
+class RunnerPattern(Record):
     """One row of the runner table: which argvs start a run of ``kind``.
 
     A pattern names its program by at least one of:

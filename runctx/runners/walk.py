@@ -36,6 +36,7 @@ import os
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.runners.containers import COMPOSE_PROGRAMS, ENGINES
 from runctx.runners.index import globbed_rows, index_for
 from runctx.runners.pattern import (
@@ -90,8 +91,8 @@ MAX_ARGV_WORDS = 256
 """The words of an argv the walk reads; the rest is as if it were not there."""
 
 
-@attrs.frozen
-class Outcome:
+@attrs.frozen(repr=False)
+class Outcome(Record):
     """How one step of the walk ended, when it did not just move to another word.
 
     ``kind`` is one of :data:`STOP` (nothing runs, or nothing we can name),
@@ -110,8 +111,8 @@ class Outcome:
     task: TaskCall | None = None
 
 
-@attrs.frozen
-class TaskCall:
+@attrs.frozen(repr=False)
+class TaskCall(Record):
     """A task a task runner is asked to run: ``npm run unit``, ``make -f ci.mk lint test``.
 
     ``kind`` is the task row's kind, ``reader`` how its project file is read
@@ -607,8 +608,8 @@ def _words(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
-@attrs.frozen
-class CommandResolution:
+@attrs.frozen(repr=False)
+class CommandResolution(Record):
     """What one argv runs, as far as runctx cares (see :func:`resolve_command`).
 
     ``match`` is the runner it starts (or None); ``shell_string`` the text a

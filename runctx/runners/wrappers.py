@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.runners.programs import (
     HATCH_VALUE_OPTIONS,
     NPM_CHDIR_OPTIONS,
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
-@attrs.frozen(init=False)
-class Wrapper:
+@attrs.frozen(init=False, repr=False)
+class Wrapper(Record):
     """How to see through one wrapper command to the command it runs.
 
     ``value``: options taking the next word; ``stop``: options meaning "no

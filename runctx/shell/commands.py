@@ -61,6 +61,7 @@ import os
 import attrs
 
 from runctx.fastpath.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
+from runctx.record_base import Record
 from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
@@ -109,8 +110,8 @@ def _words(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
-@attrs.frozen
-class TestInvocation:
+@attrs.frozen(repr=False)
+class TestInvocation(Record):
     """One test run a command string starts.
 
     ``kind`` and ``role`` as in :class:`runctx.runners.RunnerMatch`; ``argv``

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.sources.proctext import MemInfo, Pressure
 from runctx.unknown import NOT_READ, Reason, Unknown
 
 __all__ = ["Load", "MemInfo", "Pressure"]
 
 
-@attrs.frozen
-class Load:
+@attrs.frozen(repr=False)
+class Load(Record):
     """The box's CPU load and memory as one scan saw it.
 
     ``memory`` is ``MemTotal`` and ``MemAvailable``: the memory new processes

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.records import ARGV_WORDS_MAX, TruncatedArgv
 from runctx.unknown import Reason, Unknown
 
@@ -156,8 +157,8 @@ def parse_loadavg(text: bytes) -> tuple[float, float, float] | Unknown:
     return (one, five, fifteen)
 
 
-@attrs.frozen
-class Pressure:
+@attrs.frozen(repr=False)
+class Pressure(Record):
     """One line of a PSI file: share of time some task waited for the CPU (percent)."""
 
     avg10: float
@@ -205,8 +206,8 @@ def stays_under(path: str) -> bool:
     return path.startswith("/") and ".." not in path.split("/") and "\0" not in path
 
 
-@attrs.frozen
-class ProcMount:
+@attrs.frozen(repr=False)
+class ProcMount(Record):
     """The options of the procfs mount that bound who sees whom."""
 
     hidepid: str
@@ -245,8 +246,8 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
     return found
 
 
-@attrs.frozen
-class MountEntry:
+@attrs.frozen(repr=False)
+class MountEntry(Record):
     r"""One line of a ``mountinfo``: which part of which filesystem is mounted where.
 
     ``mount_id`` and ``parent_id`` number mounts (the parent is the mount this
@@ -340,8 +341,8 @@ def parse_fdinfo_mount_id(fdinfo: bytes) -> int | None:
 MEMINFO_FIELDS = (b"MemTotal:", b"MemAvailable:")
 
 
-@attrs.frozen
-class MemInfo:
+@attrs.frozen(repr=False)
+class MemInfo(Record):
     """What ``/proc/meminfo`` says about memory a new process could use, in bytes."""
 
     total_bytes: int

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import attrs
 
+from runctx.record_base import Record
 from runctx.sources.proctext import ProcMount
 from runctx.unknown import Reason, Unknown
 
 
-@attrs.frozen
-class Visibility:
+@attrs.frozen(repr=False)
+class Visibility(Record):
     """The limits of one scan.
 
     ``notes`` says in words what could not be seen; the counts say how much.
