@@ -947,9 +947,18 @@ def pytest_configure(config):
 """
 
 
-def test_a_run_that_started_after_this_session_is_not_called_a_leftover(pytester, checkout, runs):
-    """A session that started first names the later run as later, never as one to stop."""
+def test_a_run_that_started_after_this_session_is_not_called_a_leftover(
+    pytester, checkout, runs, monkeypatch
+):
+    """A session that started first names the later run as later, never as one to stop.
+
+    The suite's own run leaves the checkout (pytester made it the cwd): run
+    by ``python -m pytest``, with no ``make`` above it that works elsewhere,
+    it would be an earlier run of this checkout, rightly named as one.
+    """
     from runfactory import RUN_TESTS_SCRIPT
+
+    monkeypatch.chdir(checkout.parent)
 
     (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
     ready, pidfile = checkout / "later-ready", checkout.parent / "later-pid"
