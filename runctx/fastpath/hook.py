@@ -123,7 +123,7 @@ YOUNG_OBJECTS_PER_COLLECTION = 50_000
 A scan makes a few records per process and a report a few dicts per run,
 none in a cycle: reference counting frees them all. At Python's default a
 ``status`` beside 4,000 processes ran the collector over them 216 times (about
-45 ms, 5% of its CPU); at this threshold, twice. The collector still runs, so
+45 ms, 5% of its CPU); at this threshold, a few times. The collector still runs, so
 a command that lives long (``status --watch``, ``wait``) frees what cycles it
 makes; only runctx's own process is tuned, never a process it is imported into."""
 
