@@ -57,7 +57,7 @@ PASSED_THROUGH = frozenset(
 shells that run the hook's command, and the launchers of runctx itself."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class AgentProcess(Record):
     """One live process, named by its pid and its start time (clock ticks after boot)."""
 

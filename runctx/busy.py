@@ -52,7 +52,7 @@ def idle_now(run: Run, rules: BusyRules) -> bool:
     return not busy_now(run, rules) and not ended_in_window(run)
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class BoxPressure(Record):
     """Whether the box is under pressure: each threshold it crossed, each fact not read, in words.
 

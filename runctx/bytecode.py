@@ -87,7 +87,7 @@ class Staleness:
     """The module ran a bytecode file with no source on disk (its source was removed)."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class StaleModule(Record):
     """A module of the checkout that did not (or may not) run the code on disk now."""
 
@@ -98,7 +98,7 @@ class StaleModule(Record):
     detail: str = ""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class CacheHeader(Record):
     """The header of a cache entry: timestamp-based (mtime, size) or hash-based."""
 

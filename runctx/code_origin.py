@@ -64,7 +64,7 @@ MAX_RECORD_BYTES = 4 * 1024 * 1024
 MAX_PYPROJECT_BYTES = 1024 * 1024
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Install(Record):
     """A distribution installed from a directory or a local archive, as ``direct_url.json`` says.
 
@@ -81,7 +81,7 @@ class Install(Record):
     """The ``.dist-info`` directory that says so."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Origin(Record):
     """Where one of the project's packages is imported from, and why."""
 
@@ -98,7 +98,7 @@ class Origin(Record):
     """For a copy installed from this checkout: its files that differ from the source on disk."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class CodeCheck(Record):
     """Where the project's packages come from, seen from one checkout."""
 

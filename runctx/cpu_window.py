@@ -44,7 +44,7 @@ Reading = tuple[float, float]
 """One reading of a process taken already: when (:func:`time.monotonic`), and its CPU seconds."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class CpuReading(Record):
     """The CPU seconds of some processes, read at one monotonic instant.
 

@@ -70,7 +70,7 @@ MAX_WORDS = 16
 DirectoryId = tuple[int, int]
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Environment(Record):
     """Where a run's imports come from: a venv, a conda env, a system prefix, ``node_modules``.
 

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class FoldedRun(Record):
     """A run as folding finds it: its authoritative record and its members."""
 

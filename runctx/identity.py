@@ -52,7 +52,7 @@ class Verdict(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Judgement(Record):
     """A verdict and the reasons that make it explainable.
 

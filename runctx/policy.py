@@ -136,7 +136,7 @@ _ACTION_OF_MODE = {
 }
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Decision(Record):
     """What to do with a command: the action, the words to say, and the runs behind them.
 
@@ -417,7 +417,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     )
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _Told(Record):
     """Whether a note's lines were said already to the listener (:mod:`runctx.said`)."""
 
@@ -431,7 +431,7 @@ class _Told(Record):
         return lines
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _WatcherLines(Record):
     """One line for each watcher of this checkout, saying what it means for the command."""
 

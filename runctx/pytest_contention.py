@@ -48,7 +48,7 @@ SUMMARY_OURS_NAMED = 3
 """Runs of this checkout the summary names; the others are counted, as in a refusal."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Sample(Record):
     """What one scan during the session saw besides this run."""
 

@@ -1,25 +1,70 @@
-"""What every runctx record shares: one ``__repr__``, written once instead of compiled per class.
+"""What every runctx record shares: ``__repr__``, ``__eq__`` and ``__hash__``, written once.
 
-runctx's records are attrs classes, ``@attrs.frozen(repr=False)``, that
-inherit :class:`Record`. attrs makes a class's methods by compiling their
-source when the class is made, and the repr's source is the dearest of
-them: about 0.3 ms of the 0.7 ms a class costs. A hook that refuses a test
-run makes 41 classes before it answers, so those reprs were 12 ms of its
-answer, for text that is read only in a log line or a failing test.
-:meth:`Record.__repr__` reads the fields when a repr is asked for, and says
-what attrs' would (``Name(field=value, ...)``, each field's ``repr``
-setting honoured).
+runctx's records are attrs classes, ``@attrs.frozen(repr=False, eq=False)``,
+that inherit :class:`Record`. attrs makes a class's methods by compiling
+their source when the class is made: about 0.7 ms a class, of which the
+repr took 0.3 ms and equality with its hash about a quarter of the rest. A
+hook that refuses a test run makes 41 classes before it answers, and
+compares few of them. :class:`Record` reads each class's fields the first
+time one of its records is shown, compared or hashed, and says and decides
+what attrs' compiled methods would: ``Name(field=value, ...)`` with each
+field's ``repr`` setting honoured; equal when of the same class and equal in
+every field compared (``eq``); a hash over the fields hashed (``hash``, else
+``eq``).
+
+A class whose records a scan compares or hashes once or more per process
+(an identity, an unknown, what a process inherited: tens of thousands of
+times beside a storm) keeps attrs' compiled ``__eq__`` and ``__hash__``
+(``@attrs.frozen(repr=False)``): a call of theirs takes a quarter to a half
+of the time of these, which look the class's keys up first.
 """
 
 from __future__ import annotations
 
-from typing import cast
+import operator
+from collections.abc import Callable
+from typing import Any, cast
 
 import attrs
 
+_Key = Callable[[Any], tuple[object, ...]]
+
+
+_COMPARED: dict[type, tuple[_Key, _Key]] = {}
+"""Each record class's two keys, the fields it is compared by and those it is hashed by:
+made the first time one of its records is compared or hashed."""
+
+
+def _key(names: list[str]) -> _Key:
+    """The values of the fields ``names`` of a record, as one tuple."""
+    if not names:
+        return lambda _record: ()
+    if len(names) == 1:
+        one = operator.attrgetter(names[0])
+        return lambda record: (one(record),)
+    return cast("_Key", operator.attrgetter(*names))
+
+
+def _compared(cls: type) -> tuple[_Key, _Key]:
+    try:
+        return _COMPARED[cls]
+    except KeyError:
+        fields = attrs.fields(cast("type[attrs.AttrsInstance]", cls))
+        if any(field.eq_key is not None for field in fields):
+            msg = f"{cls.__qualname__}: a record compares its fields as they are (no eq_key)"
+            raise TypeError(msg) from None
+        compared = (
+            _key([field.name for field in fields if field.eq]),
+            _key(
+                [field.name for field in fields if (field.eq if field.hash is None else field.hash)]
+            ),
+        )
+        _COMPARED[cls] = compared
+        return compared
+
 
 class Record:
-    """The base of runctx's attrs records: their ``__repr__``, and nothing else."""
+    """The base of runctx's attrs records: their repr, equality and hash, and nothing else."""
 
     __slots__ = ()
 
@@ -39,3 +84,16 @@ class Record:
             shown.append(f"{field.name}={text}")
         name = cls.__qualname__.rsplit(">.", 1)[-1]
         return f"{name}({', '.join(shown)})"
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to a record of the very same class whose compared fields are equal."""
+        cls = self.__class__
+        if other.__class__ is not cls:
+            return NotImplemented
+        key = _compared(cls)[0]
+        return key(self) == key(other)
+
+    def __hash__(self) -> int:
+        """A hash of the class and the fields hashed: equal records hash alike."""
+        cls = self.__class__
+        return hash((cls, _compared(cls)[1](self)))

@@ -11,7 +11,7 @@ from runctx.record_base import Record
 from runctx.unknown import NOT_READ, Unknown
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False)  # compared per process of a scan: attrs' compiled eq
 class ProcIdentity(Record):
     """A process is (pid, start); a pid alone can be reused by another process.
 
@@ -101,7 +101,7 @@ class ProcRecord(NamedTuple):
         return ProcIdentity(self.pid, self.start)
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class ProcessTable(Record):
     """Every live process one pass over the source could read, by pid.
 
@@ -120,7 +120,7 @@ class ProcessTable(Record):
     """Listed pids left unread: the pass was cut by its deadline before them."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False)  # compared per process of a scan: attrs' compiled eq
 class Inherited(Record):
     """What a process inherited at exec that can say who started it.
 

@@ -14,7 +14,7 @@ from runctx.sources.visibility import Visibility
 from runctx.unknown import NOT_READ, Unknown
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Viewpoint(Record):
     """Who asks: a checkout root and a uid (either may be unknown).
 
@@ -26,7 +26,7 @@ class Viewpoint(Record):
     uid: int | Unknown
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class StartedBy(Record):
     """Who started a run (:mod:`runctx.started_by`): a kind, and what identifies it.
 
@@ -42,7 +42,7 @@ class StartedBy(Record):
     detail: str | None
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Run(Record):
     """One live test run, with the owner and checkout of its authoritative process.
 
@@ -92,7 +92,7 @@ class Run(Record):
         return tuple(process.pid for process in self.processes)
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class JudgedRun(Record):
     """A run and its verdict from one viewpoint."""
 
@@ -110,7 +110,7 @@ class JudgedRun(Record):
         return self.judgement.shares_tree
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Report(Record):
     """Everything one scan found, judged from one viewpoint.
 

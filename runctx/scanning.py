@@ -362,7 +362,7 @@ class _OtherUsers:
         return judge(_Owned(uid, root), self.here.root, self.here.uid).shares_tree
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _Owned(Record):
     """An owner and a root: what :func:`runctx.identity.judge` asks of a process."""
 
@@ -387,7 +387,7 @@ def _keeps_back(deadline: float | None, began: float, now: float) -> bool:
     return deadline is not None and now + (now - began) >= deadline
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class _FoundRuns(Record):
     """The table of one pass and each run found in it with its owner read.
 

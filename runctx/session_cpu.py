@@ -105,7 +105,7 @@ def with_descendants(pids: Iterable[int], proc: str = "/proc") -> set[int]:
     return seen
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class CpuMark(Record):
     """The box's and a session's CPU seconds at one moment: where a window starts.
 

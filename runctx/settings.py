@@ -171,7 +171,7 @@ FOREIGN_NOTE_CHOICES = ("hurts", "busy")
 fewer CPUs free than the run about to start will use; ``busy``: whenever one is busy now."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class BusyRules(Record):
     """When a run is busy now, when the box is, and what a busy box does (``on-busy-box``).
 
@@ -237,7 +237,7 @@ _RUNNER_KEYS = frozenset(
 )
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Settings(Record):
     """The runctx settings of one checkout, validated: every face reads this value.
 

@@ -337,7 +337,7 @@ def started_by(inherited: Inherited, ancestors: Sequence[str]) -> StartedBy | No
 _NO_PROCESS = Unknown(Reason.NOT_READ, "the agent process was not looked for")
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class AgentSession(Record):
     """The agent session a hook answers: its kind (``claude-code``) and id, None when not sent.
 

@@ -73,7 +73,7 @@ class StopStatus(enum.Enum):
     """The run was signalled, but some of its processes outlived ``SIGKILL``."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class StopResult(Record):
     """What :func:`stop_runs` did for one pid, and why.
 
@@ -92,7 +92,7 @@ class StopResult(Record):
     seconds: float = 0.0
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class StopPlan(Record):
     """What a scan allows for one pid: the processes to stop, or why not."""
 

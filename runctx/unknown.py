@@ -37,7 +37,7 @@ class Reason(enum.Enum):
     """No decision needed the field, so it was not read."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False)  # compared per process of a scan: attrs' compiled eq
 class Unknown(Record):
     """A value that could not be known, with the reason and optional detail."""
 

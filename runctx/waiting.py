@@ -74,7 +74,7 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class WaitOutcome(Record):
     """How a wait ended: ready (no earlier run of ours live) or timed out.
 
@@ -218,7 +218,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         sleep(max(pause, 0.0))
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class RoomOutcome(Record):
     """How a wait for room ended: the box is no longer busy, or the wait timed out.
 
@@ -267,7 +267,7 @@ def wait_for_room(  # noqa: PLR0913 - each knob is independent
         sleep(max(pause, 0.0))
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class DecidedWait(Record):
     """How a wait a decision asked for ended (:func:`wait_as_decided`).
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "runctx"
 NOT_MAPPED = {"__init__.py", "__main__.py", "py.typed", "__pycache__"}
@@ -30,19 +32,14 @@ def test_the_architecture_map_names_every_top_level_module_and_package_and_no_ot
     assert set(named) == on_disk
 
 
-def test_every_attrs_record_takes_the_one_repr_and_says_what_attrs_would():
-    """No record class has attrs compile a repr (the dearest of its methods to make).
-
-    Each inherits :class:`runctx.record_base.Record`'s, which writes what the
-    compiled one would: the class's name, each field shown by its own setting.
-    """
+def _records() -> list[type]:
+    """Every attrs class defined in ``runctx/``."""
     import importlib
     import pkgutil
 
     import attrs
 
     import runctx
-    from runctx.record_base import Record
 
     records = []
     for module in pkgutil.walk_packages(runctx.__path__, "runctx."):
@@ -55,7 +52,20 @@ def test_every_attrs_record_takes_the_one_repr_and_says_what_attrs_would():
             if isinstance(value, type) and attrs.has(value) and value.__module__ == module.name
         ]
     assert len(records) > 40
-    assert [cls for cls in records if cls.__repr__ is not Record.__repr__] == []
+    return records
+
+
+def test_every_attrs_record_takes_the_one_repr_and_says_what_attrs_would():
+    """No record class has attrs compile a repr (the dearest of its methods to make).
+
+    Each inherits :class:`runctx.record_base.Record`'s, which writes what the
+    compiled one would: the class's name, each field shown by its own setting.
+    """
+    import attrs
+
+    from runctx.record_base import Record
+
+    assert [cls for cls in _records() if cls.__repr__ is not Record.__repr__] == []
 
     @attrs.frozen(repr=False)
     class Shown(Record):
@@ -73,3 +83,66 @@ def test_every_attrs_record_takes_the_one_repr_and_says_what_attrs_would():
     assert repr(Shown(1, "x", "abc")).removeprefix("Shown") == repr(
         Compiled(1, "x", "abc")
     ).removeprefix("Compiled")
+
+
+COMPARED_PER_PROCESS = {"ProcIdentity", "Inherited", "Unknown"}
+"""The records a scan compares or hashes per process: they keep attrs' compiled methods."""
+
+
+def test_records_compare_by_the_one_eq_and_hash_but_those_a_scan_compares_per_process():
+    """No record has attrs compile ``__eq__`` and ``__hash__`` but those a scan calls per process.
+
+    The others inherit :class:`runctx.record_base.Record`'s, which decide what
+    the compiled ones would: equal only to a record of the very same class with
+    equal compared fields, fields with ``eq=False`` or ``hash=False`` left out.
+    """
+    import attrs
+
+    from runctx.record_base import Record
+
+    records = _records()
+    shared = {
+        cls.__name__
+        for cls in records
+        if cls.__eq__ is Record.__eq__ and cls.__hash__ is Record.__hash__
+    }
+    compiled = {cls.__name__ for cls in records} - shared
+    assert compiled == COMPARED_PER_PROCESS
+    assert len(shared) > 40
+
+    @attrs.frozen(repr=False, eq=False)
+    class Shared(Record):
+        kept: int
+        ignored: str = attrs.field(eq=False)
+        unhashed: list[int] = attrs.field(factory=list, hash=False)
+
+    @attrs.frozen(repr=False, eq=False)
+    class Twin(Record):
+        kept: int
+        ignored: str = attrs.field(eq=False)
+        unhashed: list[int] = attrs.field(factory=list, hash=False)
+
+    @attrs.frozen
+    class Compiled:
+        kept: int
+        ignored: str = attrs.field(eq=False)
+        unhashed: list[int] = attrs.field(factory=list, hash=False)
+
+    for cls in (Shared, Compiled):
+        assert cls(1, "a", [1]) == cls(1, "b", [1])
+        assert (cls(1, "a", [1]) != cls(1, "b", [1])) is False
+        assert cls(1, "a", [1]) != cls(2, "a", [1])
+        assert cls(1, "a", [1]) != cls(1, "a", [2])
+        assert hash(cls(1, "a", [1])) == hash(cls(1, "b", [2]))
+        assert len({cls(1, "a"), cls(1, "b"), cls(2, "a")}) == 2
+        assert cls(1, "a") != (1, "a")
+        assert cls(1, "a").__eq__((1, "a")) is NotImplemented
+    assert Shared(1, "a") != Twin(1, "a")
+    assert Shared(1, "a").__eq__(Twin(1, "a")) is NotImplemented
+
+    @attrs.frozen(repr=False, eq=False)
+    class Keyed(Record):
+        word: str = attrs.field(eq=str.lower)
+
+    with pytest.raises(TypeError, match="no eq_key"):
+        _ = Keyed("A") == Keyed("a")

@@ -83,7 +83,7 @@ class Terminated(BaseException):
         self.signum = signum
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Ended(Record):
     """A run that was live at an earlier refresh and is gone now."""
 
@@ -363,7 +363,7 @@ def _cbreak(fd: int) -> list[Any] | None:
     return saved
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class WatchSettings(Record):
     """What ``--watch`` was asked for."""
 

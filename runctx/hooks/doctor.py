@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from runctx.hooks.agents.base import Agent
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Finding(Record):
     """One agent at one scope: its file, whether runctx's hooks are in it, what stops them."""
 

@@ -319,7 +319,7 @@ def handlers(spec: InstallSpec, items: list[object]) -> Iterator[object]:
             yield from item["hooks"]
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Installed(Record):
     """What an install did to a document: the entries added, and those brought up to date."""
 
@@ -502,7 +502,7 @@ def is_empty(spec: InstallSpec, document: JSONObject) -> bool:
 # --------------------------------------------------------------------------- the file
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Update(Record):
     """What an update did (or, for a dry run, would do) to one file."""
 

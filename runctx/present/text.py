@@ -53,7 +53,7 @@ INDENT = "  "
 GAP = "  "
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class TextOptions(Record):
     """How the table is laid out.
 

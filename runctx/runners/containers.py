@@ -61,7 +61,7 @@ MAX_DOCKERFILE_LINES = 2000
 """Lines of a Dockerfile read for its ``WORKDIR``."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Placement(Record):
     """Where a container command works: ``directory`` on this machine, or None and why not.
 

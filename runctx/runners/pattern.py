@@ -92,7 +92,7 @@ def _choice(value: str, choices: tuple[str, ...], field: str) -> str:
     return value
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class RunnerMatch(Record):
     """What a runner lookup found: the runner's ``kind`` and its ``role``.
 
@@ -106,7 +106,7 @@ class RunnerMatch(Record):
     role: str = RUNNER_ROLE
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class ArgsRead(Record):
     """What a row read from a program's arguments, once it accepted them.
 
@@ -143,7 +143,7 @@ def directory_of_file(value: str) -> str:
     return head or "."
 
 
-@attrs.frozen(init=False, repr=False)
+@attrs.frozen(init=False, repr=False, eq=False)
 class RunnerPattern(Record):
     """One row of the runner table: which argvs start a run of ``kind``.
 

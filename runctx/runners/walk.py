@@ -91,7 +91,7 @@ MAX_ARGV_WORDS = 256
 """The words of an argv the walk reads; the rest is as if it were not there."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Outcome(Record):
     """How one step of the walk ended, when it did not just move to another word.
 
@@ -111,7 +111,7 @@ class Outcome(Record):
     task: TaskCall | None = None
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class TaskCall(Record):
     """A task a task runner is asked to run: ``npm run unit``, ``make -f ci.mk lint test``.
 
@@ -608,7 +608,7 @@ def _words(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class CommandResolution(Record):
     """What one argv runs, as far as runctx cares (see :func:`resolve_command`).
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 
-@attrs.frozen(init=False, repr=False)
+@attrs.frozen(init=False, repr=False, eq=False)
 class Wrapper(Record):
     """How to see through one wrapper command to the command it runs.
 

@@ -110,7 +110,7 @@ def _words(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class TestInvocation(Record):
     """One test run a command string starts.
 

@@ -18,7 +18,7 @@ from runctx.unknown import NOT_READ, Reason, Unknown
 __all__ = ["Load", "MemInfo", "Pressure"]
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Load(Record):
     """The box's CPU load and memory as one scan saw it.
 

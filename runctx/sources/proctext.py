@@ -157,7 +157,7 @@ def parse_loadavg(text: bytes) -> tuple[float, float, float] | Unknown:
     return (one, five, fifteen)
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Pressure(Record):
     """One line of a PSI file: share of time some task waited for the CPU (percent)."""
 
@@ -206,7 +206,7 @@ def stays_under(path: str) -> bool:
     return path.startswith("/") and ".." not in path.split("/") and "\0" not in path
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class ProcMount(Record):
     """The options of the procfs mount that bound who sees whom."""
 
@@ -246,7 +246,7 @@ def parse_proc_mount(mountinfo: bytes, mount_point: bytes = b"/proc") -> ProcMou
     return found
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class MountEntry(Record):
     r"""One line of a ``mountinfo``: which part of which filesystem is mounted where.
 
@@ -341,7 +341,7 @@ def parse_fdinfo_mount_id(fdinfo: bytes) -> int | None:
 MEMINFO_FIELDS = (b"MemTotal:", b"MemAvailable:")
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class MemInfo(Record):
     """What ``/proc/meminfo`` says about memory a new process could use, in bytes."""
 

@@ -9,7 +9,7 @@ from runctx.sources.proctext import ProcMount
 from runctx.unknown import Reason, Unknown
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class Visibility(Record):
     """The limits of one scan.
 
