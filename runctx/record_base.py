@@ -27,7 +27,7 @@ from typing import Any, cast
 
 import attrs
 
-_Key = Callable[[Any], tuple[object, ...]]
+_Key = Callable[[Any], object]
 
 
 _COMPARED: dict[type, tuple[_Key, _Key]] = {}
@@ -36,13 +36,8 @@ made the first time one of its records is compared or hashed."""
 
 
 def _key(names: list[str]) -> _Key:
-    """The values of the fields ``names`` of a record, as one tuple."""
-    if not names:
-        return lambda _record: ()
-    if len(names) == 1:
-        one = operator.attrgetter(names[0])
-        return lambda record: (one(record),)
-    return cast("_Key", operator.attrgetter(*names))
+    """The value of the field ``names`` holds one of, else their values as a tuple."""
+    return operator.attrgetter(*names) if names else lambda _record: ()
 
 
 def _compared(cls: type) -> tuple[_Key, _Key]:

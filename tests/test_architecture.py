@@ -138,6 +138,20 @@ def test_records_compare_by_the_one_eq_and_hash_but_those_a_scan_compares_per_pr
         assert cls(1, "a") != (1, "a")
         assert cls(1, "a").__eq__((1, "a")) is NotImplemented
     assert Shared(1, "a") != Twin(1, "a")
+
+    @attrs.frozen(repr=False, eq=False)
+    class Empty(Record):
+        pass
+
+    @attrs.frozen(repr=False, eq=False)
+    class One(Record):
+        only: tuple[int, ...]
+
+    assert Empty() == Empty()
+    assert hash(Empty()) == hash(Empty())
+    assert One((1,)) == One((1,))
+    assert One((1,)) != One((2,))
+    assert hash(One((1,))) == hash(One((1,)))
     assert Shared(1, "a").__eq__(Twin(1, "a")) is NotImplemented
 
     @attrs.frozen(repr=False, eq=False)
