@@ -89,7 +89,7 @@ from runctx.present.words import (
 from runctx.record_base import Record
 from runctx.report import JudgedRun, Report, Viewpoint
 from runctx.said import ONCE_ENV, said_before
-from runctx.scanning import scan, viewpoint
+from runctx.scanning import FirstPass, scan, viewpoint
 from runctx.settings import (
     DEFAULT_BUSY,
     DEFAULTS,
@@ -643,6 +643,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
     essentials_only: bool = False,
     listener: str | None = None,
     others_argv_at_most: int | None = None,
+    first_pass: FirstPass | None = None,
 ) -> Decision:
     """Scan once per checkout the invocations run in, and decide (see :func:`decision_for`).
 
@@ -657,7 +658,8 @@ def decide(  # noqa: PLR0913 - each knob is independent
     no CPU use now, and ``changes``, ``environments`` and a note naming busy
     foreign runs wait for the second (a pass that measured no CPU would call
     every foreign run busy, on every command, when the second pass is dropped).
-    ``others_argv_at_most`` bounds what other users' processes cost each scan
+    ``others_argv_at_most`` bounds what other users' processes cost each scan,
+    and ``first_pass`` keeps what a first pass found for a pass after a hold
     (:func:`runctx.scanning.scan`).
 
     ``settings`` is the value the face built for its call
@@ -701,6 +703,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
             settings=settings_here,
             essentials_only=essentials_only,
             others_argv_at_most=others_argv_at_most,
+            first_pass=first_pass,
         )
         reports[here] = report
         chosen = mode if mode is not None else settings_here.mode

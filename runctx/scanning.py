@@ -463,10 +463,18 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
         owned.sort(key=lambda pair: pair[1].pid)
         return _FoundRuns(table, owned, unjudged)
 
-    first = read()
-    # Read again only when a run that vanished had other processes: they may
-    # live on, reparented. A lone process that exited leaves nothing to see (on
-    # a busy box some always do: the table is not read twice for them).
+    return _without_vanished(read(), read, deadline)
+
+
+def _without_vanished(
+    first: _FoundRuns, read: Callable[[], _FoundRuns], deadline: float | None
+) -> _FoundRuns:
+    """``first`` without the runs whose authority exited, read again where that may hide runs.
+
+    Read again only when a run that vanished had other processes: they may
+    live on, reparented. A lone process that exited leaves nothing to see (on
+    a busy box some always do: the table is not read twice for them).
+    """
     moved = sum(_vanished(authority) and len(found.members) > 1 for found, authority in first.runs)
     if not moved:
         again = first
@@ -478,6 +486,77 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
         again,
         runs=[(found, authority) for found, authority in again.runs if not _vanished(authority)],
     )
+
+
+class FirstPass:
+    """What a hook's first pass found in ``/proc``, kept for its pass after a hold.
+
+    A hold's optional pass adds to the runs in the way only what is optional
+    about them (who started each, its environment), and reads of other users'
+    processes no more than the first pass did (:class:`_OtherUsers`): the
+    same table, folded into the same runs. So it takes them from here, for
+    each viewpoint the first pass scanned whole, instead of listing ``/proc``
+    and reading and folding every process of the viewer's uid again (a
+    user's own chain of thousands of processes cost each hook call that
+    twice); it reads again only each run's owner, with what it inherited.
+    A go-ahead's optional pass reads others' processes the first did not:
+    it takes nothing from here (:func:`scan` decides). The runs a first pass found are a few
+    milliseconds old when taken: a process that started since is not seen,
+    one that exited is found so by its owner's read.
+    """
+
+    def __init__(self) -> None:
+        """Nothing found yet."""
+        self._found: dict[Viewpoint, tuple[_FoundRuns, int]] = {}
+
+    def keep(
+        self, here: Viewpoint, found: _FoundRuns, others: _OtherUsers | None, *, cut: bool
+    ) -> None:
+        """What the first pass found from ``here``, unless its deadline ``cut`` any of it.
+
+        With the count of other users' processes it passed over (``others``).
+        """
+        if not (cut or found.table.not_read or found.unjudged):
+            self._found[here] = (found, others.passed if others is not None else 0)
+
+    def taken(self, here: Viewpoint) -> tuple[_FoundRuns, int] | None:
+        """What the first pass found from ``here``; None when it kept nothing."""
+        return self._found.get(here)
+
+
+def _found(
+    read_all: Callable[[], _FoundRuns],
+    source: ProcessSource,
+    here: Viewpoint,
+    others: _OtherUsers | None,
+    first_pass: FirstPass | None,
+) -> _FoundRuns:
+    """The runs a scan finds: ``read_all()``, or the first pass's where this pass may take them.
+
+    Only a pass that reads of other users' processes what the first pass read
+    (``others`` with no command line of theirs to read) may.
+    """
+    same_reads = others is not None and others.argv_budget == 0
+    taken = first_pass.taken(here) if first_pass is not None and same_reads else None
+    if taken is None:
+        return read_all()
+    if others is not None:
+        others.passed = taken[1]  # counted again if the table is read again after all
+    return _found_again(source, taken[0], here.uid, read_all)
+
+
+def _found_again(
+    source: ProcessSource,
+    kept: _FoundRuns,
+    viewer_uid: int | Unknown,
+    read: Callable[[], _FoundRuns],
+) -> _FoundRuns:
+    """The runs a first pass found, each with its owner read again, with what it inherited."""
+    runs = [
+        (found, source.with_owner(found.authority, viewer_uid, inherited=True))
+        for found, _authority in kept.runs
+    ]
+    return _without_vanished(attrs.evolve(kept, runs=runs), read, None)
 
 
 def _verdict_key(run: Run) -> tuple[object, ...] | None:
@@ -682,6 +761,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     essentials_only: bool = False,
     deadline: float | None = None,
     others_argv_at_most: int | None = None,
+    first_pass: FirstPass | None = None,
 ) -> Report:
     """Scan the box once and judge every live test run from ``here``.
 
@@ -705,7 +785,11 @@ def scan(  # noqa: PLR0913 - each knob is independent
     command lines of that many of them, another user's process is not read
     at all (unless it works in this very checkout, as above) and is counted
     in ``not_examined`` (a hook's second pass, whose words name at most a few
-    busy foreign runs, beside a storm of thousands).
+    busy foreign runs, beside a storm of thousands). ``first_pass``: a pass
+    with ``essentials_only`` keeps there what it found, whole; a later pass
+    given it takes the runs from it when it reads of other users' processes
+    what the first did (``others_argv_at_most`` 0: a hook's pass after a
+    hold), and reads every process itself otherwise (:class:`FirstPass`).
     """
     began = time.perf_counter()
     here = here if here is not None else viewpoint()
@@ -729,17 +813,23 @@ def scan(  # noqa: PLR0913 - each knob is independent
     )
 
     argv_wanted = _argv_reader(wanted, skipped, others, deadline)
-    found = _table_and_owners(
-        source,
-        detect,
-        here.uid,
-        argv_wanted,
-        others=others,
-        deadline=deadline,
-        inherited=not essentials_only,
-    )
+
+    def read_all() -> _FoundRuns:
+        return _table_and_owners(
+            source,
+            detect,
+            here.uid,
+            argv_wanted,
+            others=others,
+            deadline=deadline,
+            inherited=not essentials_only,
+        )
+
+    found = _found(read_all, source, here, others, first_pass)
     table, owned = found.table, found.runs
     out_of_time = _passed(deadline)
+    if first_pass is not None and essentials_only:
+        first_pass.keep(here, found, others, cut=out_of_time or bool(skipped[0]))
     essentials_only = essentials_only or out_of_time
     unreadable = {
         "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),

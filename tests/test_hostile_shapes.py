@@ -18,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -30,10 +31,11 @@ from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 from runctx.fastpath.hook import DEADLINE_ENV
 from runctx.hooks.answer import OTHERS_ARGV_AT_MOST
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
-from runctx.scanning import scan, viewpoint
+from runctx.scanning import FirstPass, scan, viewpoint
 from runctx.sources import procfs
 from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import PsutilSource
+from runctx.unknown import NOT_READ
 
 TEST_COMMAND = "python -m pytest -q"
 
@@ -216,12 +218,17 @@ def test_a_root_viewers_own_processes_cost_the_first_pass_no_status_read(shared_
     assert [judged.run.pid for judged in first.ours_known] == [live.pid]
 
 
+LISTED = "listed "
+"""How the audit notes a directory listed (``listed /proc``) among the files opened."""
+
 AUDITED_HOOK = """
 import json, sys
 opened = []
 sys.addaudithook(
     lambda event, args: opened.append(str(args[0]))
     if event == "open" and str(args[0]).startswith("/proc/")
+    else opened.append("listed " + str(args[0]))
+    if event in ("os.listdir", "os.scandir") and str(args[0]).startswith("/proc")
     else None
 )
 from runctx.fastpath.hook import main
@@ -232,6 +239,8 @@ sys.stderr.write("\\nAUDIT " + json.dumps(opened))
 
 def _audited_hook(checkout: Path, command: str = TEST_COMMAND) -> tuple[dict, list[str]]:
     """The hook's reply to ``command`` in ``checkout`` ({} if none) and the /proc files it opened.
+
+    And the directories of ``/proc`` it listed, each as :data:`LISTED` and its path.
 
     Counted by an audit hook in the real hook process; the hook's deadline
     is made long, so that its optional pass is not dropped on a loaded box.
@@ -291,6 +300,75 @@ def test_the_hooks_optional_pass_reads_no_process_the_first_pass_read(shared_tmp
     # Its stat once for the table; the top, a run's authority, more.
     assert set(stats) == group
     assert [pid for pid, count in stats.items() if count > 1] == [chain.pid]
+
+
+class _ListingSource(ProcfsSource):
+    """The procfs source, counting the times it lists ``/proc``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listed = 0
+
+    def _pids(self) -> list[int]:
+        self.listed += 1
+        return super()._pids()
+
+
+def test_only_a_pass_reading_what_the_first_read_takes_its_runs(shared_tmp, runs):
+    """``first_pass``: the runs a whole first pass found, taken by a pass that reads the same.
+
+    A pass that reads of other users' processes what the first pass read
+    (``others_argv_at_most=0``) lists no process and finds the same runs,
+    each with its optional facts read (who started it) and the count of
+    processes passed over; a pass that reads more of them (a go-ahead's)
+    lists ``/proc`` itself; a first pass cut by its deadline keeps nothing.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    here = viewpoint(cwd=str(checkout))
+    source, found = _ListingSource(), FirstPass()
+    first = scan(here, source=source, essentials_only=True, first_pass=found)
+    assert source.listed == 1
+    after_hold = scan(here, source=source, others_argv_at_most=0, first_pass=found)
+    assert source.listed == 1
+    assert [judged.run.pid for judged in after_hold.runs] == [
+        judged.run.pid for judged in first.runs
+    ]
+    assert after_hold.not_examined == first.not_examined
+    (before,) = [judged.run for judged in first.runs if judged.run.pid == live.pid]
+    (after,) = [judged.run for judged in after_hold.runs if judged.run.pid == live.pid]
+    assert before.started_by == NOT_READ
+    assert after.started_by != NOT_READ
+    scan(here, source=source, others_argv_at_most=OTHERS_ARGV_AT_MOST, first_pass=found)
+    assert source.listed == 2
+    cut = FirstPass()
+    scan(here, source=source, essentials_only=True, first_pass=cut, deadline=time.monotonic())
+    assert cut.taken(here) is None
+    assert found.taken(here) is not None
+
+
+def test_a_holds_optional_pass_takes_the_runs_the_first_pass_found(shared_tmp, runs):
+    """After a hold, ``/proc`` is listed once per hook call: the optional pass takes the runs.
+
+    A hold's optional pass reads of other users' processes what the first
+    pass read, so it finds the same runs: it takes them (and the table they
+    were folded from) from the first pass, and reads again only what is
+    optional of each run (its owner, with its cgroup, which only that pass
+    reads). Here beside this user's 300-deep chain in another checkout and a
+    live run of this one: ``/proc`` listed once, and no process of the chain
+    but its top (a run's authority) has its ``stat`` read by the second
+    pass. When that pass listed ``/proc`` and went over every process
+    again, ``/proc`` was listed twice.
+    """
+    checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, 300)
+    output, opened = _audited_hook(checkout)
+    assert output["permissionDecision"] == "deny", output
+    assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
+    assert opened.count(LISTED + "/proc") == 1, [p for p in opened if p.startswith(LISTED)]
+    # The top of the chain, one run's authority, is read by each pass; the rest once.
+    stats = _opened(opened, chain.members(), "stat")
+    assert [pid for pid, count in stats.items() if count > 1] == [chain.pid]
+    assert f"/proc/{chain.pid}/cgroup" in opened  # the chain's run, too, told whose it is
 
 
 # ---------------------------------------------------------------------------- another user's shapes

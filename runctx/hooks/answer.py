@@ -26,6 +26,7 @@ from runctx.policy import Action, Decision
 from runctx.present.escape import hook_json, visible
 from runctx.report import Viewpoint
 from runctx.roots import checkout_root
+from runctx.scanning import FirstPass
 from runctx.settings import Settings, settings_for
 from runctx.shell.commands import TestInvocation
 from runctx.sources import default_source
@@ -93,6 +94,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     session = agent_session(agent, payload)
     checkouts = _checkouts(invocations, cwd, known, settings)
     source = default_source()
+    found = FirstPass()
     # Decide first: is a run of this checkout, known to be ours, in the way? With
     # the whole budget, and nothing optional read.
     first = policy.decide(
@@ -102,6 +104,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
         settings=settings,
         checkouts=checkouts,
         essentials_only=True,
+        first_pass=found,
     )
     # Then, in the time left, what is optional: CPU use now, environments, who
     # started each run, and the words they allow. Dropped when the time is out.
@@ -113,6 +116,8 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
         return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
     # The first pass read every process of this user (and those of others that work
     # here): the optional pass, made right after, takes them from it, not from /proc.
+    # After a hold, which reads of others what the first pass did, it takes the very
+    # runs the first pass found (and lists /proc no more); otherwise each process read.
     source.reuse_last_table()
     # A hold never speaks of foreign load: its optional pass (who started the runs in
     # the way, the environments) reads no other user's process but those working here,
@@ -129,6 +134,7 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
             checkouts=checkouts,
             others_argv_at_most=0 if held else OTHERS_ARGV_AT_MOST,
             cpu_window=None if held else DEFAULT_WINDOW_SECONDS,
+            first_pass=found,
         ),
         deadlines[0],
         optional_end(first, deadlines),
