@@ -500,9 +500,9 @@ class FirstPass:
     user's own chain of thousands of processes cost each hook call that
     twice); it reads again only each run's owner, with what it inherited.
     A go-ahead's optional pass reads others' processes the first did not:
-    it takes nothing from here (:func:`scan` decides). The runs a first pass found are a few
-    milliseconds old when taken: a process that started since is not seen,
-    one that exited is found so by its owner's read.
+    it takes nothing from here (:func:`scan` decides). The runs a first
+    pass found are a few milliseconds old when taken: a process that started
+    since is not seen, one that exited is found so by its owner's read.
     """
 
     def __init__(self) -> None:
@@ -536,12 +536,12 @@ def _found(
     Only a pass that reads of other users' processes what the first pass read
     (``others`` with no command line of theirs to read) may.
     """
-    same_reads = others is not None and others.argv_budget == 0
-    taken = first_pass.taken(here) if first_pass is not None and same_reads else None
+    if first_pass is None or others is None or others.argv_budget != 0:
+        return read_all()
+    taken = first_pass.taken(here)
     if taken is None:
         return read_all()
-    if others is not None:
-        others.passed = taken[1]  # counted again if the table is read again after all
+    others.passed = taken[1]  # counted again if the table is read again after all
     return _found_again(source, taken[0], here.uid, read_all)
 
 

@@ -116,8 +116,8 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
         return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
     # The first pass read every process of this user (and those of others that work
     # here): the optional pass, made right after, takes them from it, not from /proc.
-    # After a hold, which reads of others what the first pass did, it takes the very
-    # runs the first pass found (and lists /proc no more); otherwise each process read.
+    # After a hold, which reads of others what the first pass did, it takes the runs the
+    # first pass found, and does not list /proc again.
     source.reuse_last_table()
     # A hold never speaks of foreign load: its optional pass (who started the runs in
     # the way, the environments) reads no other user's process but those working here,
