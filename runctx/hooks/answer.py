@@ -63,6 +63,15 @@ still looked into, as in the first pass). When the first pass holds the
 command, none is: a hold's words never name foreign runs (nor, then, a run
 of another user elsewhere that shares this checkout's environment)."""
 
+HOLD_GRACE_SECONDS = 0.5
+"""What a hold's optional pass is given after a first pass that ended past its share.
+
+That pass takes the runs the first pass found and reads a few files of each
+(:class:`runctx.scanning.FirstPass`): on a loaded box, where the first pass
+alone can end seconds after the hook's start, it still has time to tell who
+started the runs in the way (the agent's own run, another session's, a
+person's), which is what the refusal's advice turns on."""
+
 HELD = (Action.STOP, Action.ASK, Action.WAIT)
 """The actions that hold a command: the hook refuses it (and says how to ask or wait)."""
 
@@ -137,19 +146,23 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
             first_pass=found,
         ),
         deadlines[0],
-        optional_end(first, deadlines),
+        optional_end(first, deadlines, time.monotonic()),
     )
     decision = decided(first, full, dropped=bool(changes))
     return reply_for(decision, agent.PRE_TOOL_FACE.replies, agent.TITLE)
 
 
-def optional_end(first: Decision, deadlines: tuple[float, float, float]) -> float:
+def optional_end(first: Decision, deadlines: tuple[float, float, float], now: float) -> float:
     """When the optional pass ends: early after a hold, later after a go-ahead.
 
     ``deadlines``: the hook's deadline, the end after a hold and the end
-    after a go-ahead (:data:`runctx.fastpath.hook.GO_AHEAD_SHARE`).
+    after a go-ahead (:data:`runctx.fastpath.hook.GO_AHEAD_SHARE`); ``now``:
+    when the first pass ended. After a hold that is :data:`HOLD_GRACE_SECONDS`
+    after ``now`` when that comes later than its share.
     """
-    return deadlines[1] if first.action in HELD else deadlines[2]
+    if first.action in HELD:
+        return max(deadlines[1], now + HOLD_GRACE_SECONDS)
+    return deadlines[2]
 
 
 def _known(
