@@ -91,11 +91,14 @@ OPTIONAL_SHARE = 0.1
 (1 s of the default 10 s), or at its reserve (:data:`runctx.hooks.answer.OPTIONAL_RESERVE_SECONDS`),
 whichever comes first.
 
-On a quiet box it takes a few tens of milliseconds; on a saturated one it
-would take seconds that an agent waits for on every refused command, for
-words (who started what) that the refusal does not need. So it is given a
+On a quiet box it takes a few milliseconds; on a saturated one it could take
+seconds that an agent waits for on every refused command. So it is given a
 small, fixed share and dropped past it: the hook refuses in about the
-interpreter's start plus that share, however busy the box is."""
+interpreter's start plus that share, however busy the box is. It takes the
+runs the first pass found and reads a few files of each, so a first pass
+that ends past the share still leaves it
+:data:`runctx.hooks.answer.HOLD_GRACE_SECONDS`: on a saturated box a refusal
+still says who started the run in the way."""
 GO_AHEAD_SHARE = 0.3
 """The share of the deadline after which the optional pass of a command that goes ahead ends
 (3 s of the default 10 s), or at its reserve, whichever comes first.
