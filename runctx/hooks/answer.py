@@ -123,15 +123,16 @@ def pre_tool(  # noqa: PLR0913, PLR0917 - what the fast path found, handed over 
     )
     if alone:  # nothing else is live: nothing optional to add
         return reply_for(first, agent.PRE_TOOL_FACE.replies, agent.TITLE)
-    # The first pass read every process of this user (and those of others that work
-    # here): the optional pass, made right after, takes them from it, not from /proc.
-    # After a hold, which reads of others what the first pass did, it takes the runs the
-    # first pass found, and does not list /proc again.
-    source.reuse_last_table()
     # A hold never speaks of foreign load: its optional pass (who started the runs in
     # the way, the environments) reads no other user's process but those working here,
     # and no CPU use now (a window of sleep and a second reading of each foreign run).
+    # That is what the first pass read: it takes the runs the first pass found (``found``)
+    # and does not list /proc again. A go-ahead's reads more of other users' processes;
+    # each one the first pass read (every process of this user, and those of others that
+    # work here) it takes from that pass's table, not from /proc.
     held = first.action in HELD
+    if not held:
+        source.reuse_last_table()
     full = optional(
         lambda: policy.decide(
             invocations,
