@@ -107,7 +107,7 @@ def test_each_task_reader_returns_on_any_content(project, reader, text, value):
     for content in (text, json.dumps(value), toml_text(value)):
         _write(project / name, content)
         found = task_texts(TaskCall(reader, reader, tasks), str(project), ProjectFiles())
-        assert found is None or all(isinstance(t, str) for t in found)
+        assert found is None or all(isinstance(t, str) for t in found.texts)
 
 
 @PROPERTY

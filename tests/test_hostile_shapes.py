@@ -741,11 +741,11 @@ def test_runs_in_a_namespace_of_many_mounts_are_ours_and_its_mountinfo_is_read_o
 # ----------------------------------------------------------------------------- planted files
 
 
-def _fanning_makefile(lines: int) -> str:
+def _fanning_makefile(lines: int, levels: int = 8) -> str:
     text = ["V0 = pytest"]
-    text += [f"V{n} = " + " ".join([f"$(V{n - 1})"] * 12) for n in range(1, 9)]
+    text += [f"V{n} = " + " ".join([f"$(V{n - 1})"] * 12) for n in range(1, levels + 1)]
     text.append("ci:")
-    text += [f"\t$(V8) {n}" for n in range(lines)]
+    text += [f"\t$(V{levels}) {n}" for n in range(lines)]
     return "\n".join(text) + "\n"
 
 
@@ -764,6 +764,10 @@ def test_a_self_expanding_makefile_in_the_checkout_does_not_stop_the_refusal(sha
     assert done.returncode == 0
     assert done.stdout == ""
     assert "failed open" not in done.stderr
+    # six levels: the recipe's first lines are made whole before the budget runs out,
+    # and they run pytest: ``make ci`` alone is a run, refused
+    (checkout / "Makefile").write_text(_fanning_makefile(580, levels=5))
+    assert f"pid {live.pid}" in _refused(checkout, "make ci")
 
 
 def test_a_huge_pyproject_is_refused_by_its_size_and_other_commands_pass(shared_tmp, runs):

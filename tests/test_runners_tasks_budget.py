@@ -36,9 +36,10 @@ def test_expansion_past_the_budget_gives_up_with_a_reason(tmp_path):
     """A makefile whose lines expand into each other stops at the budget: unknown, with why."""
     write(tmp_path / "Makefile", _fanning_makefile(lines=3, fan=2, levels=3))
     roomy = ProjectFiles()
-    texts = task_texts(_call("make", "ci"), str(tmp_path), roomy)
-    assert texts is not None
-    assert texts[0].startswith("pytest pytest")
+    read = task_texts(_call("make", "ci"), str(tmp_path), roomy)
+    assert read is not None
+    assert read.whole
+    assert read.texts[0].startswith("pytest pytest")
     assert roomy.work.unknown() is None
 
     tight = ProjectFiles()
@@ -53,19 +54,48 @@ def test_expansion_past_the_budget_gives_up_with_a_reason(tmp_path):
 def test_a_self_expanding_makefile_costs_no_more_than_the_budget(tmp_path):
     """7 KB of variables that fan out on every line: the default budget stops it, the name decides.
 
-    ``ci`` is no run by its name, so the command is let through as one whose
-    text is not known; ``make test`` over the same file is still a run.
+    Nine levels of variables are more than the expansion follows: the lines
+    made before the budget ran out name no program, so what ``ci`` runs is not
+    known, and ``ci`` is no run by its name: the command is let through as one
+    whose text is not known. ``make test`` over the same file is still a run.
     """
     text = _fanning_makefile(lines=580)
     assert len(text) < 8 * 1024
     write(tmp_path / "Makefile", text)
     files = ProjectFiles()
-    assert task_texts(_call("make", "ci"), str(tmp_path), files) is None
+    read = task_texts(_call("make", "ci"), str(tmp_path), files)
+    assert read is not None
+    assert not read.whole
+    assert len(read.texts) < 580
     why = files.work.unknown()
     assert why is not None
     assert f"{EXPANDED_CHARS_MAX} characters of expansion" in why.detail
     assert runs("make ci", tmp_path) == []
     write(tmp_path / "Makefile", text.replace("ci:", "test:"))
+    assert runs("make test", tmp_path) == [("make-test", str(tmp_path))]
+
+
+def test_the_lines_made_before_the_budget_ran_out_still_decide(tmp_path):
+    """A recipe whose first lines run pytest is a run though the rest was past the budget.
+
+    Six levels of variables fanning out on 580 lines: the first lines are made
+    whole, then the budget runs out. A runner among them makes ``make ci`` a
+    run; lines that run none leave the rest unknown, and the name decides.
+    """
+    write(tmp_path / "Makefile", _fanning_makefile(lines=580, levels=5))
+    files = ProjectFiles()
+    read = task_texts(_call("make", "ci"), str(tmp_path), files)
+    assert read is not None
+    assert not read.whole
+    assert 0 < len(read.texts) < 580
+    assert read.texts[0].startswith("pytest pytest")
+    assert files.work.unknown() is not None
+    assert runs("make ci", tmp_path) == [("make-target", str(tmp_path))]
+
+    harmless = _fanning_makefile(lines=580, levels=5).replace("V0 = pytest", "V0 = echo")
+    write(tmp_path / "Makefile", harmless)
+    assert runs("make ci", tmp_path) == []
+    write(tmp_path / "Makefile", harmless.replace("ci:", "test:"))
     assert runs("make test", tmp_path) == [("make-test", str(tmp_path))]
 
 

@@ -527,9 +527,10 @@ class _Parse:
                 TestInvocation(call.kind, argv, cwd, cwd_known=known, role=role, venv=venv)
             )
             return
-        texts = None
+        read = None
         if self.task_depth < MAX_TASK_DEPTH:
-            texts = task_texts(call, cwd, self._project_files())
+            read = task_texts(call, cwd, self._project_files())
+        texts = None if read is None else read.texts
         if (
             texts is None
             and not self.keep_inner
@@ -554,7 +555,10 @@ class _Parse:
             return
         inner_runs = self.found[before:]
         del self.found[before:]
-        if any(found.role != TASK_ROLE for found in inner_runs):
+        # a run among the lines read decides; when not all could be read, the rest is
+        # not known, and the name decides as for a task whose text cannot be read
+        by_name = read is not None and not read.whole and call.by_name
+        if by_name or any(found.role != TASK_ROLE for found in inner_runs):
             self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
 
 

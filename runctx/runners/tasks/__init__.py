@@ -48,6 +48,9 @@ lint`` is no run when ``lint`` runs ruff).
 
 from __future__ import annotations
 
+import attrs
+
+from runctx.record_base import Record
 from runctx.runners.tasks import (
     cargo_alias,
     hatch,
@@ -68,7 +71,18 @@ if TYPE_CHECKING:
 
     from runctx.runners.walk import TaskCall
 
-__all__ = ["ProjectFiles", "task_texts"]
+__all__ = ["ProjectFiles", "TaskTexts", "task_texts"]
+
+
+@attrs.frozen(repr=False, eq=False)
+class TaskTexts(Record):
+    """The shell texts a command's tasks run, as far as they were read."""
+
+    texts: tuple[str, ...]
+    whole: bool
+    """False when the work budget ran out part-way: ``texts`` are the lines made
+    before it, each whole, and what the rest runs is not known."""
+
 
 _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] = {
     "package-json": package_json.texts,
@@ -83,13 +97,15 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
 }
 
 
-def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
+def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> TaskTexts | None:
     """The shell texts the tasks of ``call`` run, read from the project in ``directory``.
 
     None when they cannot be read (no file, too large, not parsable, a task it
-    does not define) or reading them would pass the command's work budget
-    (``files.work``, whose :meth:`~.budget.WorkBudget.unknown` then says so):
-    the task is then decided by its name alone.
+    does not define) or the command's work budget (``files.work``, whose
+    :meth:`~.budget.WorkBudget.unknown` then says why) was spent before a
+    line of them was made whole and allowed: the task is then decided by its
+    name alone. When the budget ran out part-way, the lines made and allowed
+    before are kept, not ``whole``: a test run among them makes the task a run.
     """
     reader = _READERS.get(call.reader)
     if reader is None or files.work.spent is not None:
@@ -101,4 +117,6 @@ def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str]
     if texts is None:
         return None
     texts = texts[: MAX_TASKS * 8]
-    return texts if files.work.texts(texts) else None
+    read_all = files.work.spent is None  # else the budget ran out while reading
+    made = files.work.parsed(texts)
+    return TaskTexts(tuple(made), whole=read_all and files.work.spent is None) if made else None

@@ -8,9 +8,11 @@ handed to the shell parser in turn. Each file is read with a bound
 characters that expanding variables produces, and the characters of task
 text handed on to the shell parser, summed over every task of the command.
 
-Past the budget a reader gives up on what it was reading: the task is then
-decided by its name alone, as for a file that cannot be read, and the
-budget keeps the reason (:meth:`WorkBudget.unknown`), an explicit unknown.
+Past the budget a reader gives up on what it was reading, and the budget
+keeps the reason (:meth:`WorkBudget.unknown`), an explicit unknown. The
+lines it made whole before then are still judged: a task one of them runs
+a runner in is a run. Otherwise the task is decided by its name alone, as
+for a file that cannot be read.
 """
 
 from __future__ import annotations
@@ -63,12 +65,18 @@ class WorkBudget:
             what = f"more than {self.expanded_max} characters of expansion"
             raise self._spend(what)
 
-    def texts(self, texts: list[str]) -> bool:
-        """Charge the task texts about to be parsed; False (and spent) when they exceed it."""
-        if self.spent is not None:
-            return False
-        self.text_left -= sum(len(text) for text in texts)
-        if self.text_left < 0:
-            self._spend(f"more than {self.text_max} characters of task text")
-            return False
-        return True
+    def parsed(self, texts: list[str]) -> list[str]:
+        """The first of ``texts`` the task-text bound allows, charged: those to parse.
+
+        When not all of them fit, the budget is spent (and says why). Texts a
+        reader made whole before the expansion bound was reached are allowed
+        as well: what is parsed stays within the bound.
+        """
+        kept: list[str] = []
+        for text in texts:
+            if len(text) > self.text_left:
+                self._spend(f"more than {self.text_max} characters of task text")
+                break
+            self.text_left -= len(text)
+            kept.append(text)
+        return kept

@@ -17,7 +17,7 @@ from collections import deque
 from runctx.checkout import nearest_holding
 from runctx.fastpath.scripts import read_project_file
 from runctx.planted import usable_path
-from runctx.runners.tasks.budget import WorkBudget
+from runctx.runners.tasks.budget import BudgetSpentError, WorkBudget
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,7 +89,10 @@ def expand_tasks(
 
     None when one of ``names`` is not defined: what it runs is not known. At
     most :data:`MAX_TASKS` tasks are expanded; each name waiting its turn is
-    looked at once, so the work is linear in the prerequisites read.
+    looked at once, so the work is linear in the prerequisites read. When a
+    line's text would pass the command's work budget (``line_text`` raises
+    :class:`~.budget.BudgetSpentError`), the texts made before it are
+    returned, each whole: the budget, spent, says they are not all.
     """
     queue = deque(names)
     if not queue or any(lookup(name) is None for name in queue):
@@ -106,5 +109,11 @@ def expand_tasks(
             continue
         first, lines = found
         queue.extendleft(reversed(first))
-        texts.extend(t for t in (line_text(line) for line in lines) if t)
+        for line in lines:
+            try:
+                text = line_text(line)
+            except BudgetSpentError:
+                return texts
+            if text:
+                texts.append(text)
     return texts
