@@ -184,8 +184,16 @@ class Decision(Record):
 SILENT = Decision(Action.SILENT)
 
 
-def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
-    """Why the checkout of the command is not known well enough to stop it, if it is not."""
+def _uncertain(report: Report, *, cwd_known: bool, maybe: TestInvocation | None) -> str | None:
+    """Why the command is not known well enough to stop it, if it is not.
+
+    Its checkout is a guess, or (``maybe``) whether it starts a test run.
+    """
+    if maybe is not None and maybe.unread is not None:
+        return (
+            f"runctx could not tell whether `{_shown(maybe.argv)}` starts a test run: "
+            f"{visible(maybe.unread.detail)}"
+        )
     if not cwd_known:
         return (
             "runctx could not follow a `cd` in this command, or the container it runs in "
@@ -195,6 +203,18 @@ def _uncertain(report: Report, *, cwd_known: bool) -> str | None:
     if isinstance(root, Unknown):
         return f"runctx could not identify the checkout this command runs in ({visible(str(root))})"
     return None
+
+
+COMMAND_SHOWN_CHARS = 80
+"""Characters of a command a message quotes, at most (its end cut)."""
+
+
+def _shown(argv: Sequence[str]) -> str:
+    """``argv`` as words, cut to :data:`COMMAND_SHOWN_CHARS`, safe to print."""
+    words = " ".join(argv)
+    if len(words) > COMMAND_SHOWN_CHARS:
+        words = words[: COMMAND_SHOWN_CHARS - 3] + "..."
+    return visible(words)
 
 
 _OPENINGS = {
@@ -309,6 +329,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     wanted: float | None = None,
     said: Callable[[str], bool] | None = None,
     warn_why: str = "this checkout is set to only warn",
+    maybe: TestInvocation | None = None,
 ) -> Decision:
     """The decision for a test run about to start from ``report``'s viewpoint.
 
@@ -329,7 +350,12 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
     on foreign load for load likely to hurt it; ``said`` answers whether the
     listener was told the same already (:func:`runctx.said.said_before`, given
     the note's :func:`~runctx.present.words.contention_fingerprint`): then the
-    note is not said again.
+    note is not said again. ``maybe``: the command only may start a test run
+    (a task runctx could not read all of,
+    :attr:`~runctx.shell.commands.TestInvocation.unread`): then nothing holds
+    it; a live run of the checkout is named in a warning that says runctx
+    could not tell (:func:`decide` says nothing of foreign load or a busy box
+    then).
     """
     known = blocking_runs(report, with_watchers=True) if own_run else report.ours_known
     labels, watching, ours, unsure = _split_watchers(report, known, watchers)
@@ -360,7 +386,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
             **more,  # type: ignore[arg-type]
         )
 
-    uncertain = _uncertain(report, cwd_known=cwd_known) if watching else None
+    uncertain = _uncertain(report, cwd_known=cwd_known, maybe=maybe) if watching else None
     watcher_action = _watcher_action(watcher_mode, watching, uncertain)
 
     watcher_lines = _WatcherLines(watching, labels)
@@ -372,7 +398,7 @@ def decision_for(  # noqa: PLR0913 - each knob is independent
         if watching:
             action, message = _beside_watchers(action, message, watcher_lines, contention)
         return decided(action, message, cause=cause, watchers=watching)
-    uncertain = _uncertain(report, cwd_known=cwd_known)
+    uncertain = _uncertain(report, cwd_known=cwd_known, maybe=maybe)
     same_action, same_uncertain = (
         _same_checkout_action(mode, ours, uncertain) if ours or unsure else (Action.SILENT, None)
     )
@@ -574,13 +600,34 @@ def viewpoints(
     ``known`` holds viewpoints a face found already, by directory: no walk
     is taken twice for one directory.
     """
-    found: dict[Viewpoint, bool] = {}
+    return [(here, cwd_known) for here, cwd_known, _ in _starts(invocations, uid, known)]
+
+
+def _starts(
+    invocations: Sequence[TestInvocation],
+    uid: int | None = None,
+    known: Mapping[str, Viewpoint] | None = None,
+) -> list[tuple[Viewpoint, bool, TestInvocation | None]]:
+    """As :func:`viewpoints`, and the invocation that only *may* start a run from each.
+
+    That invocation is one whose task could not all be read
+    (:attr:`~runctx.shell.commands.TestInvocation.unread`), when no other
+    invocation from the same viewpoint surely starts one; None otherwise.
+    """
+    found: dict[Viewpoint, tuple[bool, TestInvocation | None]] = {}
     for invocation in invocations:
         if delegated(invocation):
             continue
         here = (known or {}).get(invocation.cwd) or viewpoint(cwd=invocation.cwd, uid=uid)
-        found[here] = found.get(here, True) and invocation.cwd_known
-    return list(found.items())
+        maybe = invocation if invocation.unread is not None else None
+        if here in found:
+            cwd_known, earlier = found[here]
+            cwd_known = cwd_known and invocation.cwd_known
+            maybe = earlier if maybe is not None and earlier is not None else None
+        else:
+            cwd_known = invocation.cwd_known
+        found[here] = (cwd_known, maybe)
+    return [(here, cwd_known, maybe) for here, (cwd_known, maybe) in found.items()]
 
 
 def _said(session: AgentSession | None, listener: str | None) -> Callable[[str], bool] | None:
@@ -589,6 +636,11 @@ def _said(session: AgentSession | None, listener: str | None) -> Callable[[str],
     if who is None or os.environ.get(ONCE_ENV, "") == "0":
         return None
     return lambda fingerprint: said_before(who, fingerprint)
+
+
+def _said_already(_fingerprint: str) -> bool:
+    """Every note counts as said: for a command not known to start a run, load is no news."""
+    return True
 
 
 def _names_unmeasured_runs(fingerprint: str) -> bool:
@@ -690,7 +742,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
     measured = not essentials_only and cpu_window is not None
     said = _said(session, listener) if measured else _names_unmeasured_runs
     problems: dict[str, None] = {}
-    for here, cwd_known in viewpoints(invocations, uid):
+    for here, cwd_known, maybe in _starts(invocations, uid):
         settings_here = given.get(here, settings)
         if settings_here.problem:
             problems[settings_here.problem] = None
@@ -707,6 +759,9 @@ def decide(  # noqa: PLR0913 - each knob is independent
         )
         reports[here] = report
         chosen = mode if mode is not None else settings_here.mode
+        busy = settings_here.busy
+        if maybe is not None:  # not known to be a test run: no word on load, no wait for room
+            busy = attrs.evolve(busy, on_busy_box=BoxMode.OFF)
         decisions.append(
             decision_for(
                 report,
@@ -714,15 +769,16 @@ def decide(  # noqa: PLR0913 - each knob is independent
                 own_run=own_run,
                 cwd_known=cwd_known,
                 shared_mode=settings_here.shared_tree_mode,
-                busy=settings_here.busy,
+                busy=busy,
                 session=session,
                 watcher_mode=settings_here.watcher_mode,
                 watchers=settings_here.watchers,
                 wanted=None
                 if settings_here.foreign_note == "busy"
                 else _wanted(invocations, report),
-                said=said,
+                said=said if maybe is None else _said_already,
                 warn_why=_warn_why(mode, settings_here),
+                maybe=maybe,
             )
         )
     environment_decisions = _environment_decisions(
@@ -854,7 +910,7 @@ def _environment_decisions(  # noqa: PLR0913, PLR0917 - each input is independen
 
     found = []
     for invocation in invocations:
-        if delegated(invocation):
+        if delegated(invocation) or invocation.unread is not None:  # not known to be a run
             continue
         environment = command_environment(
             invocation.kind, invocation.argv, invocation.cwd, activated(invocation.venv)

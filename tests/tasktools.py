@@ -13,8 +13,14 @@ from runctx.shell.commands import test_invocations
 
 
 def runs(command, cwd):
-    """``(kind, cwd)`` of each test run ``command`` starts in ``cwd``, files read."""
-    return [(i.kind, i.cwd) for i in test_invocations(command, str(cwd))]
+    """``(kind, cwd)`` of each test run ``command`` surely starts in ``cwd``, files read."""
+    return [(i.kind, i.cwd) for i in test_invocations(command, str(cwd)) if i.unread is None]
+
+
+def maybe_runs(command, cwd):
+    """``(words, why)`` of each task of ``command`` that runctx could not read all of."""
+    found = test_invocations(command, str(cwd))
+    return [(" ".join(i.argv), i.unread.detail) for i in found if i.unread is not None]
 
 
 def package(directory, **scripts):

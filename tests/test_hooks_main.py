@@ -28,6 +28,7 @@ from hooktools import (
 from nstools import hook_in_own_pid_namespace, sandboxed_run, without_proc
 from proctools import make_checkout, wait_for
 
+from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 from runctx.present.words import NOTE_MAX_CHARS
 
 HANG_GUARD = 60
@@ -787,6 +788,22 @@ def test_a_busy_box_that_waits_makes_the_hook_refuse_and_say_how_to_wait(shared_
     reason = output["permissionDecisionReason"]
     assert reason.startswith("runctx: refused to start this test run. The box is busy (memory")
     assert "`runctx run --wait -- COMMAND`" in reason
+
+
+def test_a_task_not_known_to_run_tests_is_not_held_for_a_busy_box(shared_tmp):
+    """A task runctx could not read (a Makefile past its read bound) never waits for room.
+
+    ``make test`` is a run by its name: refused on a busy box set to wait.
+    ``make ci`` only may be one: with no run of the checkout live, nothing is
+    said of the box, and it goes ahead in silence.
+    """
+    here = with_settings(make_checkout(shared_tmp), ALWAYS_BUSY_BOX + 'on-busy-box = "wait"\n')
+    padding = "".join(f"t{n}:\n\techo {n}\n" for n in range(MAX_PROJECT_FILE_BYTES // 8))
+    (here / "Makefile").write_text("ci:\n\t@echo ci\ntest:\n\t@echo test\n" + padding)
+    held = json.loads(run_hook("claude", claude_pre_tool_use("make test", here)).stdout)
+    assert held["hookSpecificOutput"]["permissionDecision"] == "deny"
+    done = run_hook("claude", claude_pre_tool_use("make ci", here))
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
 
 
 def test_a_note_next_to_foreign_runs_never_exceeds_its_cap(world):

@@ -29,6 +29,7 @@ from proctools import OTHER_UID, PYTHON, make_checkout, record_of, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.fastpath.hook import DEADLINE_ENV
+from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 from runctx.hooks.answer import OTHERS_ARGV_AT_MOST
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import FirstPass, scan, viewpoint
@@ -749,25 +750,60 @@ def _fanning_makefile(lines: int, levels: int = 8) -> str:
     return "\n".join(text) + "\n"
 
 
+def _warned(checkout: Path, command: str) -> str:
+    """The warning the hook gives as it lets ``command`` in ``checkout`` through (it must warn)."""
+    done = run_hook("claude", claude_pre_tool_use(command, checkout))
+    assert done.returncode == 0
+    assert "failed open" not in done.stderr
+    output = reply(done)["hookSpecificOutput"]
+    assert isinstance(output, dict)
+    assert "permissionDecision" not in output, output
+    return str(output["additionalContext"])
+
+
 def test_a_self_expanding_makefile_in_the_checkout_does_not_stop_the_refusal(shared_tmp, runs):
     """``make ci && pytest`` over 7 KB of variables that expand into each other: still refused.
 
-    Reading ``ci`` stops at the command's work budget (its text is not known,
-    so ``ci`` is decided by its name: no run); ``pytest`` after it is a run,
-    and next to a live run of the checkout it is refused.
+    Reading ``ci`` stops at the command's work budget; ``pytest`` after it is
+    a run, and next to a live run of the checkout it is refused. ``make ci``
+    alone is not known to be a run (``ci`` is none by its name, and the lines
+    made before the budget ran out run no runner): it goes ahead, never in
+    silence, with a warning naming the live run and why runctx could not tell.
     """
     checkout = make_checkout(shared_tmp, "proj")
     (checkout / "Makefile").write_text(_fanning_makefile(580))
     live = _live_run(runs, checkout)
     assert f"pid {live.pid}" in _refused(checkout, f"make ci && {TEST_COMMAND}")
-    done = run_hook("claude", claude_pre_tool_use("make ci", checkout))
-    assert done.returncode == 0
-    assert done.stdout == ""
-    assert "failed open" not in done.stderr
+    warning = _warned(checkout, "make ci")
+    assert "could not tell whether `make ci` starts a test run" in warning
+    assert "work budget" in warning
+    assert f"pid {live.pid}" in warning
     # six levels: the recipe's first lines are made whole before the budget runs out,
     # and they run pytest: ``make ci`` alone is a run, refused
     (checkout / "Makefile").write_text(_fanning_makefile(580, levels=5))
     assert f"pid {live.pid}" in _refused(checkout, "make ci")
+
+
+def test_a_makefile_past_the_read_bound_is_a_warning_beside_a_live_run(shared_tmp, runs):
+    """A Makefile larger than runctx reads: ``make ci`` may run the tests, and the agent is told.
+
+    Beside a live run of the checkout it goes ahead with a warning that names
+    the run and the file; ``make test`` is a run by its name and is refused;
+    in a checkout with no live run nothing is said.
+    """
+    size = MAX_PROJECT_FILE_BYTES + 1
+    body = "ci:\n\t@echo ci\n" + "".join(f"t{n}:\n\techo {n}\n" for n in range(size // 8))
+    checkout = make_checkout(shared_tmp, "proj")
+    (checkout / "Makefile").write_text(body)
+    quiet = make_checkout(shared_tmp, "quiet")
+    (quiet / "Makefile").write_text(body)
+    live = _live_run(runs, checkout)
+    warning = _warned(checkout, "make ci")
+    assert f"Makefile is larger than {MAX_PROJECT_FILE_BYTES} bytes" in warning
+    assert f"pid {live.pid}" in warning
+    assert f"pid {live.pid}" in _refused(checkout, "make test")
+    done = run_hook("claude", claude_pre_tool_use("make ci", quiet))
+    assert (done.returncode, done.stdout) == (0, "")
 
 
 def test_a_huge_pyproject_is_refused_by_its_size_and_other_commands_pass(shared_tmp, runs):

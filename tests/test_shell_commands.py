@@ -158,7 +158,7 @@ class TestTestInvocation:
         assert a != TestInvocation("pytest", ("pytest", "-x"), "/w", cwd_known=False)
         assert repr(a) == (
             "TestInvocation(kind='pytest', argv=('pytest', '-x'), cwd='/w', cwd_known=True, "
-            "role='runner', venv=None)"
+            "role='runner', venv=None, unread=None)"
         )
         with pytest.raises(AttributeError):
             a.cwd = "/x"  # type: ignore[misc]

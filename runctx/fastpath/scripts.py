@@ -56,13 +56,23 @@ def read_project_file(path: str) -> bytes | None:
     another user could plant: looked at before it is opened (regular files
     only), opened without blocking, at most :data:`MAX_PROJECT_FILE_BYTES`.
     """
+    return read_project_file_or_size(path)[0]
+
+
+def read_project_file_or_size(path: str) -> tuple[bytes | None, bool]:
+    """As :func:`read_project_file`, and whether a file was there but larger than the bound.
+
+    The second value is True only for a regular file past
+    :data:`MAX_PROJECT_FILE_BYTES`: what it holds is not known, where a
+    missing file holds nothing.
+    """
     if not usable_path(path):  # a NUL or a lone surrogate from the command's words
-        return None
+        return None, False
     try:
         data, whole = read_bounded(path, MAX_PROJECT_FILE_BYTES)
     except OSError:
-        return None
-    return data if whole else None
+        return None, False
+    return (data, False) if whole else (None, True)
 
 
 def scripts_of(data: bytes) -> dict[str, str]:

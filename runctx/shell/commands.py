@@ -66,10 +66,18 @@ from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
 from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.runners.tasks import ProjectFiles, environments, script_names, scripts, task_texts
+from runctx.runners.tasks import (
+    ProjectFiles,
+    TaskTexts,
+    environments,
+    script_names,
+    scripts,
+    task_texts,
+)
 from runctx.runners.walk import is_assignment, resolve_command, worth_a_look
 from runctx.runners.wrappers import CODE_FROM_STDIN, SHELLS
 from runctx.shell.lexer import PIPES, REDIRECTS, Token, tokens
+from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,6 +128,13 @@ class TestInvocation(Record):
     in; ``cwd_known`` False when a ``cd`` on the way could not be followed, and
     ``cwd`` is only the last directory known; ``venv`` the virtual environment
     a ``source DIR/bin/activate`` before it activated (None: none).
+
+    ``unread`` is why what a task (or the project's script) runs could not
+    all be read, when none of what was read starts a test run and its name
+    does not make it one: a bound kept runctx from telling, and it *may* start
+    one (:class:`runctx.runners.tasks.TaskTexts`). Such an invocation never
+    holds a command: a live run of its checkout is named in a warning. None:
+    a test run, as far as runctx reads.
     """
 
     __test__ = False  # not a pytest test class, despite its name
@@ -130,6 +145,19 @@ class TestInvocation(Record):
     cwd_known: bool = attrs.field(default=True, kw_only=True)
     role: str = attrs.field(default=RUNNER_ROLE, kw_only=True)
     venv: str | None = attrs.field(default=None, kw_only=True)
+    unread: Unknown | None = attrs.field(default=None, kw_only=True)
+
+    @property
+    def surely_runs(self) -> bool:
+        """Whether this is a test run as far as runctx reads: no task to fold, nothing unread."""
+        return self.role != TASK_ROLE and self.unread is None
+
+
+def _inner_verdict(inner: Sequence[TestInvocation]) -> bool | Unknown:
+    """What a task's lines start: a test run (True), none (False), or not known (why)."""
+    if any(found.surely_runs for found in inner):
+        return True
+    return next((found.unread for found in inner if found.unread is not None), False)
 
 
 # --------------------------------------------------------------------------- the parse
@@ -422,7 +450,7 @@ class _Parse:
         texts = environments.commands_of(kind, argv, cwd, self._project_files())
         if texts is None:
             return False
-        return not self._texts_run(texts, cwd, known=known, venv=venv)
+        return self._texts_verdict(texts, cwd, known=known, venv=venv) is False
 
     def _runs_a_binary(self, call: TaskCall, cwd: str) -> bool:
         """Whether ``yarn|pnpm|bun run NAME`` runs the package binary NAME: no script so named.
@@ -448,10 +476,18 @@ class _Parse:
         if name is None:
             return False
         text = script_names.script_text(name, cwd, self._project_files())
-        return text is not None and not self._texts_run([text], cwd, known=known, venv=venv)
+        if text is None:
+            return False
+        return self._texts_verdict([text], cwd, known=known, venv=venv) is False
 
     def _texts_run(self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None) -> bool:
-        """Whether one of the shell ``texts``, run in ``cwd``, starts a test run (a level down)."""
+        """Whether one of the shell ``texts``, run in ``cwd``, surely starts a test run."""
+        return self._texts_verdict(texts, cwd, known=known, venv=venv) is True
+
+    def _texts_verdict(
+        self, texts: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool | Unknown:
+        """What the shell ``texts``, run in ``cwd``, start a level down (:func:`_inner_verdict`)."""
         before = len(self.found)
         self.task_depth += 1
         try:
@@ -461,7 +497,7 @@ class _Parse:
             self.task_depth -= 1
         inner_runs = self.found[before:]
         del self.found[before:]
-        return any(found.role != TASK_ROLE for found in inner_runs)
+        return _inner_verdict(inner_runs)
 
     def _script(
         self,
@@ -497,18 +533,21 @@ class _Parse:
         if self.task_depth < MAX_TASK_DEPTH:
             text = scripts.script_text(path, cwd, self._project_files())
         arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
+        runs: bool | Unknown
         if text is None:
             runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
         elif arguments and scripts.dispatches(text):
             runs = scripts.names_a_test(arguments)  # its arguments pick what it runs
         else:
-            runs = self._texts_run([text], cwd, known=known, venv=venv) or (
-                scripts.passes_arguments(text)
-                and self._texts_run([a for a in arguments if " " in a], cwd, known=known, venv=venv)
+            runs = self._texts_verdict([text], cwd, known=known, venv=venv)
+            if runs is not True and scripts.passes_arguments(text):
+                passed = [a for a in arguments if " " in a]
+                runs = self._texts_verdict(passed, cwd, known=known, venv=venv) or runs
+        if runs is not False:
+            unread = runs if isinstance(runs, Unknown) else None
+            self.found.append(
+                TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv, unread=unread)
             )
-        if runs:
-            invocation = TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv)
-            self.found.append(invocation)
 
     def _task(
         self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
@@ -527,10 +566,12 @@ class _Parse:
                 TestInvocation(call.kind, argv, cwd, cwd_known=known, role=role, venv=venv)
             )
             return
-        read = None
+        read: TaskTexts | Unknown | None
         if self.task_depth < MAX_TASK_DEPTH:
             read = task_texts(call, cwd, self._project_files())
-        texts = None if read is None else read.texts
+        else:
+            read = Unknown(Reason.NOT_READ, f"tasks inside tasks, more than {MAX_TASK_DEPTH} deep")
+        texts = read.texts if isinstance(read, TaskTexts) else None
         if (
             texts is None
             and not self.keep_inner
@@ -539,10 +580,10 @@ class _Parse:
         ):  # ``yarn run jest``: no such script, and the binary it runs is a runner
             self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
             return
-        if texts is None:  # not known what it runs: its name decides
-            if call.by_name and not self.keep_inner:
-                self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+        if texts is None:  # nothing known to run, or not read: its name decides
+            self._by_name(call, argv, cwd, read if isinstance(read, Unknown) else None, known, venv)
             return
+        assert isinstance(read, TaskTexts)  # noqa: S101 - texts came from it
         before = len(self.found)
         self.task_depth += 1
         try:
@@ -553,13 +594,37 @@ class _Parse:
             self.task_depth -= 1
         if self.keep_inner:
             return
-        inner_runs = self.found[before:]
+        verdict = _inner_verdict(self.found[before:])
         del self.found[before:]
-        # a run among the lines read decides; when not all could be read, the rest is
-        # not known, and the name decides as for a task whose text cannot be read
-        by_name = read is not None and not read.whole and call.by_name
-        if by_name or any(found.role != TASK_ROLE for found in inner_runs):
+        if verdict is True:  # a run among the lines read decides
             self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+        elif isinstance(verdict, Unknown) or read.cut is not None:
+            # not all could be read: the rest is not known, and the name decides
+            unread = verdict if isinstance(verdict, Unknown) else read.cut
+            self._by_name(call, argv, cwd, unread, known, venv)
+
+    def _by_name(  # noqa: PLR0913, PLR0917 - the task's own words, as :meth:`_task` has them
+        self,
+        call: TaskCall,
+        argv: Sequence[str],
+        cwd: str,
+        unread: Unknown | None,
+        known: bool,  # noqa: FBT001 - the cwd's, passed on
+        venv: str | None,
+    ) -> None:
+        """A task whose text is not (all) known: a run by its name, else one that may be.
+
+        ``unread``: why its text could not be read (None: the project gives
+        it none, and a name that is no run is nothing).
+        """
+        if self.keep_inner:
+            return
+        if call.by_name:
+            self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
+        elif unread is not None:
+            self.found.append(
+                TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv, unread=unread)
+            )
 
 
 def _variable_program_test(argv: Sequence[str]) -> bool:

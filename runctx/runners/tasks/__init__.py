@@ -5,10 +5,12 @@ When a command names a task runner and a task that is no test run by its name
 cov``), the hook reads the task's text from the project's file and the shell
 parser reads that text in turn: a task whose text runs a runner is a test run,
 whatever its name. Names that are runs by themselves (``npm test``,
-``make test``) stay runs without any file being read, and what cannot be read
-(no file, too large, not plain, a name it does not define, more work than
-the command's budget, :mod:`.budget`) stays decided by the name. Only the
-hook reads these files: a scan sees what a live task runs.
+``make test``) stay runs without any file being read. A task the project
+gives nothing to run (no file, not plain, a name it does not define) stays
+decided by its name; one a bound kept runctx from reading all of (a file too
+large, more work than the command's budget, :mod:`.budget`) is, when its name
+is no run, one that *may* start a run (an explicit unknown, with the bound).
+Only the hook reads these files: a scan sees what a live task runs.
 
 Files another user could plant are read with care (:mod:`.files`, through
 :mod:`runctx.planted`, the one reader of such files): looked at before they
@@ -64,6 +66,7 @@ from runctx.runners.tasks import (
 )
 from runctx.runners.tasks.budget import BudgetSpentError
 from runctx.runners.tasks.files import MAX_TASKS, ProjectFiles
+from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -73,15 +76,19 @@ if TYPE_CHECKING:
 
 __all__ = ["ProjectFiles", "TaskTexts", "task_texts"]
 
+MAX_TEXTS = MAX_TASKS * 8
+"""Task lines handed on to the shell parser for one task call, at most."""
+
 
 @attrs.frozen(repr=False, eq=False)
 class TaskTexts(Record):
     """The shell texts a command's tasks run, as far as they were read."""
 
     texts: tuple[str, ...]
-    whole: bool
-    """False when the work budget ran out part-way: ``texts`` are the lines made
-    before it, each whole, and what the rest runs is not known."""
+    cut: Unknown | None
+    """Why not all was read, when a bound stopped the reading part-way: ``texts``
+    are the lines made before it, each whole, and what the rest runs is not
+    known. None: ``texts`` are all the task runs."""
 
 
 _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] = {
@@ -97,26 +104,38 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
 }
 
 
-def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> TaskTexts | None:
+def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> TaskTexts | Unknown | None:
     """The shell texts the tasks of ``call`` run, read from the project in ``directory``.
 
-    None when they cannot be read (no file, too large, not parsable, a task it
-    does not define) or the command's work budget (``files.work``, whose
-    :meth:`~.budget.WorkBudget.unknown` then says why) was spent before a
-    line of them was made whole and allowed: the task is then decided by its
-    name alone. When the budget ran out part-way, the lines made and allowed
-    before are kept, not ``whole``: a test run among them makes the task a run.
+    None when the project gives the task nothing to run (no file, not
+    parsable, a task it does not define, no line): the task is then decided
+    by its name alone. An explicit unknown when a bound kept runctx from
+    reading what it runs (a file too large or past the files of a command,
+    :class:`~.files.ProjectFiles`; the command's work budget, ``files.work``,
+    spent before a line was made whole): it may run anything. When a bound
+    stopped the reading part-way, the lines made and allowed before are kept,
+    with why the rest was not read (:attr:`TaskTexts.cut`): a test run among
+    them makes the task a run.
     """
     reader = _READERS.get(call.reader)
-    if reader is None or files.work.spent is not None:
+    if reader is None:
         return None
+    spent = files.work.unknown()
+    if spent is not None:
+        return spent
+    unread_before = len(files.unread)
     try:
         texts = reader(call, directory, files)
     except BudgetSpentError:
-        return None
+        return files.work.unknown()
+    cut = files.unread[-1] if len(files.unread) > unread_before else None
     if texts is None:
-        return None
-    texts = texts[: MAX_TASKS * 8]
-    read_all = files.work.spent is None  # else the budget ran out while reading
+        return cut
+    if len(texts) > MAX_TEXTS:
+        texts = texts[:MAX_TEXTS]
+        cut = Unknown(Reason.NOT_READ, f"more than {MAX_TEXTS} task lines")
     made = files.work.parsed(texts)
-    return TaskTexts(tuple(made), whole=read_all and files.work.spent is None) if made else None
+    cut = files.work.unknown() or cut
+    if not made:
+        return cut
+    return TaskTexts(tuple(made), cut=cut)

@@ -11,8 +11,9 @@ text handed on to the shell parser, summed over every task of the command.
 Past the budget a reader gives up on what it was reading, and the budget
 keeps the reason (:meth:`WorkBudget.unknown`), an explicit unknown. The
 lines it made whole before then are still judged: a task one of them runs
-a runner in is a run. Otherwise the task is decided by its name alone, as
-for a file that cannot be read.
+a runner in is a run. Otherwise the task is a run by its name, or one that
+*may* start a run, with the budget's reason: the hook names a live run of
+its checkout in a warning (:attr:`runctx.shell.commands.TestInvocation.unread`).
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ import os
 from collections import deque
 
 from runctx.checkout import nearest_holding
-from runctx.fastpath.scripts import read_project_file
+from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES, read_project_file_or_size
 from runctx.planted import usable_path
 from runctx.runners.tasks.budget import BudgetSpentError, WorkBudget
+from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,33 +36,53 @@ Task = tuple[list[str], list[str]]
 
 
 class ProjectFiles:
-    """The project files one command string reads: bounded in number, each parsed once."""
+    """The project files one command string reads: bounded in number, each parsed once.
 
-    __slots__ = ("cache", "left", "work")
+    ``unread`` holds why a file a reader asked for was there but not read:
+    larger than :data:`~runctx.fastpath.scripts.MAX_PROJECT_FILE_BYTES`, or
+    past the :data:`MAX_FILES` of the command (one entry each time it was
+    asked for). What such a file holds is not known, where a missing file
+    holds nothing.
+    """
+
+    __slots__ = ("cache", "left", "unread", "work")
 
     def __init__(self, budget: int = MAX_FILES) -> None:
         """Allow ``budget`` distinct files, and one :class:`~.budget.WorkBudget` for all of them."""
         self.left = budget
         self.cache: dict[tuple[str, str], object] = {}
         self.work = WorkBudget()
+        self.unread: list[Unknown] = []
 
     def parsed(self, path: str, parse: Callable[[bytes], object]) -> object:
         """``parse`` of the file at ``path`` (cached), or None when it cannot be read or parsed."""
         key = (parse.__module__ + "." + parse.__name__, path)
         if key in self.cache:
-            return self.cache[key]
+            cached = self.cache[key]
+            if isinstance(cached, Unknown):
+                self.unread.append(cached)
+                return None
+            return cached
         if self.left <= 0:
+            if usable_path(path) and os.path.lexists(path):
+                self.unread.append(Unknown(Reason.NOT_READ, f"more than {MAX_FILES} project files"))
             return None
         self.left -= 1
-        data = read_project_file(path)
-        result = None
-        if data is not None:
+        data, too_large = read_project_file_or_size(path)
+        result: object = None
+        if too_large:
+            name = os.path.basename(path)
+            result = Unknown(
+                Reason.NOT_READ, f"{name} is larger than {MAX_PROJECT_FILE_BYTES} bytes"
+            )
+            self.unread.append(result)
+        elif data is not None:
             try:
                 result = parse(data)
             except (ValueError, UnicodeDecodeError, RecursionError):
                 result = None
         self.cache[key] = result
-        return result
+        return None if isinstance(result, Unknown) else result
 
 
 def first_existing(directory: str, names: Iterable[str]) -> str | None:
