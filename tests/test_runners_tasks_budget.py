@@ -16,6 +16,8 @@ from tasktools import maybe_runs, package, runs, write
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 from runctx.runners.tasks import ProjectFiles, task_texts
 from runctx.runners.tasks.budget import EXPANDED_CHARS_MAX, WorkBudget
+from runctx.runners.tasks.files import MAX_TASKS
+from runctx.runners.tasks.scripts import MAX_SCRIPT_CHARS
 from runctx.runners.walk import resolve_command
 from runctx.shell.commands import MAX_TASK_DEPTH
 from runctx.unknown import Reason, Unknown
@@ -187,3 +189,38 @@ def test_a_task_that_runs_a_task_not_known_may_start_a_run(tmp_path):
     assert [why for _, why in maybe_runs("sh ci.sh", tmp_path)] == [
         f"package.json is larger than {MAX_PROJECT_FILE_BYTES} bytes"
     ]
+
+
+def test_more_tasks_than_runctx_expands_may_start_a_run(tmp_path):
+    """A target whose prerequisites pass the tasks expanded: the rest is not known."""
+    many = MAX_TASKS + 8
+    targets = " ".join(f"t{n}" for n in range(many))
+    rules = "".join(f"t{n}:\n\techo {n}\n" for n in range(many))
+    write(tmp_path / "Makefile", f"ci: {targets}\n\techo done\n{rules}t{many - 1}:\n\tpytest\n")
+    assert runs("make ci", tmp_path) == []
+    assert maybe_runs("make ci", tmp_path) == [("make ci", f"more than {MAX_TASKS} tasks")]
+    few = " ".join(f"t{n}" for n in range(MAX_TASKS // 2))
+    write(tmp_path / "Makefile", f"ci: {few}\n\techo done\n{rules}")
+    assert maybe_runs("make ci", tmp_path) == []
+
+
+def test_a_project_script_past_what_runctx_reads_may_start_a_run(tmp_path):
+    """``./ci.sh`` longer than runctx reads, with nothing run in what was: it may run tests."""
+    script = tmp_path / "ci.sh"
+    padding = "# " + "x" * 78 + "\n"
+    script.write_text("#!/bin/sh\n" + padding * (MAX_SCRIPT_CHARS // 80 + 1) + "pytest\n")
+    script.chmod(0o755)
+    assert runs("./ci.sh", tmp_path) == []
+    assert maybe_runs("./ci.sh", tmp_path) == [
+        ("./ci.sh", f"ci.sh is longer than {MAX_SCRIPT_CHARS} characters")
+    ]
+    script.write_text("#!/bin/sh\npytest\n" + padding * (MAX_SCRIPT_CHARS // 80 + 1))
+    assert runs("./ci.sh", tmp_path) == [("project-script", str(tmp_path))]
+    assert maybe_runs("./ci.sh", tmp_path) == []
+    script.write_text("#!/bin/sh\n" + padding * (MAX_PROJECT_FILE_BYTES // 80 + 1))
+    assert maybe_runs("./ci.sh", tmp_path) == [
+        ("./ci.sh", f"ci.sh is larger than {MAX_PROJECT_FILE_BYTES} bytes")
+    ]
+    script.write_text("#!/bin/sh\necho fine\n")
+    assert maybe_runs("./ci.sh", tmp_path) == []
+    assert runs("./ci.sh", tmp_path) == []

@@ -100,6 +100,8 @@ MAX_STEPS = 2048
 MAX_DEPTH = 4
 MAX_TASK_DEPTH = 4
 """Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
+TOO_DEEP = Unknown(Reason.NOT_READ, f"tasks inside tasks, more than {MAX_TASK_DEPTH} deep")
+"""Why what a task or script deeper than :data:`MAX_TASK_DEPTH` runs is not known."""
 ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
 """Runners that run environments: a run unless the environments named run no test."""
 TEST_SCRIPT_RUNNERS = frozenset({"npm-test", "pnpm-test", "yarn-test", "bun-test"})
@@ -529,9 +531,28 @@ class _Parse:
             return
         if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
             return  # a runner of the table that its own options made no run
-        text = None
+        runs = self._script_verdict(path, argv, cwd, known=known, venv=venv)
+        if runs is not False:
+            unread = runs if isinstance(runs, Unknown) else None
+            self.found.append(
+                TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv, unread=unread)
+            )
+
+    def _script_verdict(
+        self, path: str, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool | Unknown:
+        """What the project's script at ``path`` starts: a run, none, or not known (why).
+
+        Not known when no run is found in what was read and a bound kept the
+        rest from being read (too large, cut, nested too deep).
+        """
+        text: str | None = None
+        cut: Unknown | None = TOO_DEEP
         if self.task_depth < MAX_TASK_DEPTH:
-            text = scripts.script_text(path, cwd, self._project_files())
+            files = self._project_files()
+            unread_before = len(files.unread)
+            text = scripts.script_text(path, cwd, files)
+            cut = files.unread[-1] if len(files.unread) > unread_before else None
         arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
         runs: bool | Unknown
         if text is None:
@@ -543,11 +564,7 @@ class _Parse:
             if runs is not True and scripts.passes_arguments(text):
                 passed = [a for a in arguments if " " in a]
                 runs = self._texts_verdict(passed, cwd, known=known, venv=venv) or runs
-        if runs is not False:
-            unread = runs if isinstance(runs, Unknown) else None
-            self.found.append(
-                TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv, unread=unread)
-            )
+        return cut if runs is False and cut is not None else runs
 
     def _task(
         self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None
@@ -570,7 +587,7 @@ class _Parse:
         if self.task_depth < MAX_TASK_DEPTH:
             read = task_texts(call, cwd, self._project_files())
         else:
-            read = Unknown(Reason.NOT_READ, f"tasks inside tasks, more than {MAX_TASK_DEPTH} deep")
+            read = TOO_DEEP
         texts = read.texts if isinstance(read, TaskTexts) else None
         if (
             texts is None

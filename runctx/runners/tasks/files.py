@@ -104,7 +104,10 @@ def found_above(directory: str, names: Iterable[str]) -> str | None:
 
 
 def expand_tasks(
-    names: Iterable[str], lookup: Callable[[str], Task | None], line_text: Callable[[str], str]
+    names: Iterable[str],
+    lookup: Callable[[str], Task | None],
+    line_text: Callable[[str], str],
+    unread: list[Unknown],
 ) -> list[str] | None:
     """The command texts of ``names`` and of the tasks they run first, each task once, bounded.
 
@@ -113,7 +116,9 @@ def expand_tasks(
     looked at once, so the work is linear in the prerequisites read. When a
     line's text would pass the command's work budget (``line_text`` raises
     :class:`~.budget.BudgetSpentError`), the texts made before it are
-    returned, each whole: the budget, spent, says they are not all.
+    returned, each whole: the budget, spent, says they are not all. When
+    more than :data:`MAX_TASKS` tasks wait, why is added to ``unread``
+    (:attr:`ProjectFiles.unread`).
     """
     queue = deque(names)
     if not queue or any(lookup(name) is None for name in queue):
@@ -137,4 +142,6 @@ def expand_tasks(
                 return texts
             if text:
                 texts.append(text)
+    if any(name not in seen for name in queue):
+        unread.append(Unknown(Reason.NOT_READ, f"more than {MAX_TASKS} tasks"))
     return texts

@@ -86,4 +86,4 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
             c for c, w in zip(commands, words, strict=True) if not (w and w[0] in known)
         ]
 
-    return expand_tasks([script], lookup, str.strip)
+    return expand_tasks([script], lookup, str.strip, files.unread)

@@ -106,4 +106,4 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not names:
         default = "default" if "default" in just.recipes else just.first
         names = [default] if default else []
-    return expand_tasks(names, just.recipe, lambda line: line.lstrip("@-").strip())
+    return expand_tasks(names, just.recipe, lambda line: line.lstrip("@-").strip(), files.unread)

@@ -279,6 +279,7 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
         names,
         made.task,
         lambda line: recipe_line(expand(recipe_line(line), made.variables, files.work)),
+        files.unread,
     )
 
 

@@ -181,4 +181,4 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
         # a dependency defined elsewhere (``import "tasks/*.rake"``) is judged by its name
         return tasks.get(name) or ([], [f"rake {name}"])
 
-    return expand_tasks(names, lookup, str.strip)
+    return expand_tasks(names, lookup, str.strip, files.unread)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 
 from runctx.planted import usable_path
+from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -185,6 +186,8 @@ def script_text(path: str, directory: str, files: ProjectFiles) -> str | None:
 
     None when it is not there, not a regular file, not owned by the caller or
     root, too large, not a shell script, or past the command's budget of files.
+    A file too large, past the budget, or cut at :data:`MAX_SCRIPT_CHARS` adds
+    why to ``files.unread``: what the script runs is then not all known.
     """
     full = os.path.join(directory, path)
     if not _owned(full):
@@ -192,6 +195,11 @@ def script_text(path: str, directory: str, files: ProjectFiles) -> str | None:
     read = files.parsed(full, _decoded)
     if not isinstance(read, str) or not _is_shell_text(path, read):
         return None
+    if len(read) > MAX_SCRIPT_CHARS:  # the rest is not known: ``files`` says so
+        name = os.path.basename(path)
+        files.unread.append(
+            Unknown(Reason.NOT_READ, f"{name} is longer than {MAX_SCRIPT_CHARS} characters")
+        )
     return read[:MAX_SCRIPT_CHARS]
 
 

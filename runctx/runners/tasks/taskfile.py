@@ -151,4 +151,4 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not isinstance(tasks, dict):
         return None
     names = [name for name in call.names if "=" not in name] or ["default"]
-    return expand_tasks(names, tasks.get, str.strip)
+    return expand_tasks(names, tasks.get, str.strip, files.unread)
