@@ -943,6 +943,15 @@ def _context(
     return cap("runctx: " + "\n".join(parts), limit) if parts else None
 
 
+def _maybe_after(maybe: TestInvocation, report: Report, busy: BusyRules) -> str | None:
+    """What was live beside a command that may have started a run: its checkout's runs alone."""
+    why = _uncertain(report, cwd_known=True, maybe=maybe)
+    if not report.ours or why is None:
+        return None
+    finished = live_lines(report, busy, finished=True)[0]  # the checkout's comes first
+    return cap(f"runctx: {finished}\n{why}.", MESSAGE_MAX_CHARS)
+
+
 def session_context(  # noqa: PLR0913 - each knob is independent
     cwd: str,
     *,
@@ -974,15 +983,27 @@ def after_context(  # noqa: PLR0913 - each knob is independent
     settings: Settings = DEFAULTS,
     checkouts: Mapping[Viewpoint, Settings] | None = None,
 ) -> str | None:
-    """What was live when a test command finished (for hooks that run after the tool)."""
+    """What was live when a test command finished (for hooks that run after the tool).
+
+    For a command that only may have started a run (a task runctx could not
+    read all of), only runs of its checkout are said, with why runctx could
+    not tell: foreign load is no news to a command not known to be a run.
+    """
     texts = []
-    for here, _ in viewpoints(invocations, uid):
+    for here, _, maybe in _starts(invocations, uid):
         settings_here = (checkouts or {}).get(here, settings)
         report = scan(
-            here, source=source, cpu_window=cpu_window, cpu_of=measures_cpu, settings=settings_here
+            here,
+            source=source,
+            cpu_window=cpu_window if maybe is None else None,
+            cpu_of=measures_cpu,
+            settings=settings_here,
         )
-        wanted = None if settings_here.foreign_note == "busy" else _wanted(invocations, report)
-        text = _context(report, settings_here.busy, None, finished=True, wanted=wanted)
+        if maybe is not None:
+            text = _maybe_after(maybe, report, settings_here.busy)
+        else:
+            wanted = None if settings_here.foreign_note == "busy" else _wanted(invocations, report)
+            text = _context(report, settings_here.busy, None, finished=True, wanted=wanted)
         if text is not None:
             texts.append(text)
     return cap("\n".join(dict.fromkeys(texts)), MESSAGE_MAX_CHARS) if texts else None

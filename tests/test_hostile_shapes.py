@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hooktools import claude_pre_tool_use, hook_env, reply, run_hook
+from hooktools import claude_pre_tool_use, copilot_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
 from proctools import OTHER_UID, PYTHON, make_checkout, record_of, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
@@ -803,6 +803,13 @@ def test_a_makefile_past_the_read_bound_is_a_warning_beside_a_live_run(shared_tm
     assert f"pid {live.pid}" in warning
     assert f"pid {live.pid}" in _refused(checkout, "make test")
     done = run_hook("claude", claude_pre_tool_use("make ci", quiet))
+    assert (done.returncode, done.stdout) == (0, "")
+    # an agent told only after the command (Copilot's postToolUse) hears it then
+    after = reply(run_hook("copilot-after", copilot_pre_tool_use("make ci", checkout)))
+    told = str(after["additionalContext"])
+    assert f"pid {live.pid} (run-tests-script)" in told
+    assert "could not tell whether `make ci` starts a test run" in told
+    done = run_hook("copilot-after", copilot_pre_tool_use("make ci", quiet))
     assert (done.returncode, done.stdout) == (0, "")
 
 

@@ -335,8 +335,6 @@ def _reply(
     from runctx.hooks import commands  # noqa: PLC0415 - behind the pre-filter: the parser
 
     invocations = commands.test_runs(command, cwd, settings)
-    if kind == AFTER_TOOL:  # what was live when a run finished: only a command known to be one
-        invocations = tuple(invocation for invocation in invocations if invocation.unread is None)
     changed = commands.environment_changes(command, cwd) if changes else ()
     if not invocations and not changed:
         return None
