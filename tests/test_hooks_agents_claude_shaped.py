@@ -6,7 +6,9 @@ shell tool ``Execute`` (docs.factory.ai/reference/hooks-reference). Qwen Code
 ``run_shell_command`` and a ``tool_call_id`` of its own (the payload Qwen Code
 0.24 sends, seen by ``make e2e``). Each answers in Claude Code's shape; each
 row of :data:`AGENTS` is one agent's payload and the tool names that are not
-its shell.
+its shell. Qwen Code reads a note only after the command (its
+``PostToolUse`` hook, ``runctx hook qwen-after``): the ``additionalContext`` of
+its ``PreToolUse`` is logged and never reaches the model.
 """
 
 from __future__ import annotations
@@ -81,13 +83,36 @@ def test_a_second_run_of_the_same_checkout_is_denied_in_claude_codes_shape(world
     assert f"pid {world.run.pid}" in output["permissionDecisionReason"]
 
 
-@BY_FACE
-def test_a_foreign_run_is_additional_context(world, agent):
+def test_a_foreign_run_is_additional_context(world):
     """From a same-named checkout the run is foreign: additionalContext, no decision."""
-    output = reply(run_hook(agent.face, agent.ask("pytest", world.idle)))["hookSpecificOutput"]
+    output = reply(run_hook("droid", AGENTS[0].ask("pytest", world.idle)))["hookSpecificOutput"]
     assert isinstance(output, dict)
     assert "permissionDecision" not in output
     assert "foreign test run" in output["additionalContext"]
+
+
+def test_qwen_hears_a_note_after_the_command_and_the_user_before(world):
+    """Qwen Code: a note before the command goes to the user; the model gets it after.
+
+    ``PreToolUse`` answers a note with ``systemMessage`` (no decision); the
+    ``PostToolUse`` hook's ``additionalContext``, which Qwen Code appends to
+    the tool's result, says what was live when the command finished.
+    """
+    before = reply(run_hook("qwen", QWEN.ask("pytest", world.idle)))
+    assert "hookSpecificOutput" not in before
+    assert "foreign test run" in str(before["systemMessage"])
+    payload = QWEN.ask("pytest", world.busy)
+    payload["hook_event_name"] = "PostToolUse"
+    payload["tool_response"] = {"llmContent": "1 passed"}
+    output = reply(run_hook("qwen-after", payload))["hookSpecificOutput"]
+    assert isinstance(output, dict)
+    assert output["hookEventName"] == "PostToolUse"
+    assert f"pid {world.run.pid}" in output["additionalContext"]
+    assert "when this command finished" in output["additionalContext"]
+    # the after hook answers its own event only; it fails open, and says so, on another
+    done = run_hook("qwen-after", QWEN.ask("pytest", world.busy))
+    assert done.returncode == 0
+    assert "PostToolUse" in done.stderr
 
 
 @BY_FACE

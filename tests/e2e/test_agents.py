@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 import shlex
 import subprocess
 from pathlib import Path
@@ -33,6 +34,8 @@ from agents import AGENTS, Agent, install_missing
 from drive import Transcript, drive, pytest_command, runctx_bin
 from proctools import PYTHON, Orphan, make_checkout, make_worktree, wait_for
 from runfactory import RunFactory, clean_env, ready_dir
+
+from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 
 SCOPES = ("user", "project")
 
@@ -230,6 +233,30 @@ def test_the_shell_tools_directory_field_is_followed(
     assert made[0].get(DIRECTORY_FIELDS[name]) == str(scene.checkout), made  # type: ignore[union-attr]
     refused(transcript, live)
     assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
+
+
+def test_a_task_runctx_could_not_read_runs_and_the_model_is_told_why(
+    agent: tuple[Agent, Path], scene: Scene, runs: RunFactory
+) -> None:
+    """``make ci`` over a Makefile past runctx's read bound, next to a live run.
+
+    runctx cannot tell whether it starts a test run: the command runs (its
+    file is written), and the model receives runctx's warning naming the
+    live run and why it could not tell: before the command where the agent
+    reads notes then (Claude Code, Codex), after it where it reads them
+    only then (Gemini CLI, Copilot).
+    """
+    chosen, program = agent
+    padding = "".join(f"t{n}:\n\t@true\n" for n in range(MAX_PROJECT_FILE_BYTES // 8))
+    ci = f"ci:\n\t@echo ran > {shlex.quote(str(scene.marker))}\n"
+    (scene.checkout / "Makefile").write_text(ci + padding)
+    live = scene.hold(runs)
+    transcript = drive(runs, chosen, program, scene.home, scene.checkout, "make ci", scope="user")
+    assert scene.marker.exists(), "make ci did not run\n" + transcript.explain()
+    told = [json.dumps(request.get("body")) for request in transcript.requests]
+    said = [text for text in told if "could not tell whether `make ci`" in text]
+    assert said, "the model never heard runctx's warning\n" + transcript.explain()
+    assert any(f"pid {live.pid}" in text for text in said), transcript.explain()
 
 
 def until_there(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""Qwen Code: ``PreToolUse`` on ``run_shell_command`` and ``SessionStart``.
+"""Qwen Code: ``PreToolUse`` and ``PostToolUse`` on ``run_shell_command``, and ``SessionStart``.
 
 Protocol (github.com/QwenLM/qwen-code ``docs/users/features/hooks.md``, shipped
 in the npm package as ``bundled/qc-helper/docs/features/hooks.md``): Claude
@@ -11,7 +11,12 @@ Code's ``hookSpecificOutput`` answer:
   tool's error;
 - ask: ``permissionDecision: "ask"``; a headless run cannot ask and reads it as
   a deny;
-- a note: ``additionalContext``;
+- a note: ``systemMessage``, for the user. The reference documents a
+  ``PreToolUse`` ``additionalContext`` too, but Qwen Code (0.24) only logs it:
+  the model never reads it. The model gets the note from the ``PostToolUse``
+  hook (``runctx hook qwen-after``), whose ``additionalContext`` is appended
+  to the tool's result: what was live when the command finished, next to
+  the output it explains (as for Gemini CLI, whose fork it is);
 - nothing to say: no output.
 
 Settings: ``.qwen/settings.json`` in the project (read in a trusted folder
@@ -27,8 +32,10 @@ import os
 
 from runctx.hooks.agents import claude
 from runctx.hooks.agents.base import (
+    AfterToolFace,
     HookEntry,
     InstallSpec,
+    Replies,
     SessionFace,
     SettingsFiles,
     ToolFace,
@@ -54,6 +61,16 @@ in Qwen Code; ``dir_path``, Gemini CLI's name, read too): absolute, or relative 
 def read_pre_tool(payload: JSONObject) -> tuple[str, str] | None:
     """The shell command and the directory it runs in, or None for another tool."""
     expect_event(payload, "PreToolUse", NAME)
+    return _shell_input(payload)
+
+
+def read_after_tool(payload: JSONObject) -> tuple[str, str] | None:
+    """The shell command that ran and its directory, or None for another tool."""
+    expect_event(payload, "PostToolUse", f"{NAME}-after")
+    return _shell_input(payload)
+
+
+def _shell_input(payload: JSONObject) -> tuple[str, str] | None:
     found = shell_tool_input(payload, SHELL_TOOL)
     if found is None:
         return None
@@ -73,14 +90,26 @@ def read_session(payload: JSONObject) -> str:
 read_session_id = claude.read_session_id
 
 
-PRE_TOOL_FACE = ToolFace(read_pre_tool, claude.REPLIES)
-AFTER_TOOL_FACE = None
+REPLIES = Replies(
+    deny=claude.REPLIES.deny,
+    ask=claude.REPLIES.ask,
+    note=lambda message, _summary: {"systemMessage": message},
+)
+
+PRE_TOOL_FACE = ToolFace(read_pre_tool, REPLIES)
+AFTER_TOOL_FACE = AfterToolFace(
+    read_after_tool,
+    lambda context: {
+        "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": context}
+    },
+)
 SESSION_FACE = SessionFace(read_session, claude.session_reply)
 
 INSTALL = InstallSpec(
     layout="grouped",
     entries=(
         HookEntry("PreToolUse", NAME, matcher=SHELL_TOOL),
+        HookEntry("PostToolUse", f"{NAME}-after", matcher=SHELL_TOOL),
         HookEntry("SessionStart", f"{NAME}-session-start"),
     ),
     timeout=claude.HOOK_TIMEOUT_SECONDS * 1000,  # milliseconds: see the module's docstring
