@@ -100,7 +100,7 @@ from runctx.settings import (
     BusyRules,
     Settings,
 )
-from runctx.shell.commands import TestInvocation
+from runctx.shell.commands import NOT_READ_KIND, TestInvocation
 from runctx.sources import ProcessSource
 from runctx.started_by import AgentSession
 from runctx.unknown import Unknown
@@ -190,8 +190,11 @@ def _uncertain(report: Report, *, cwd_known: bool, maybe: TestInvocation | None)
     Its checkout is a guess, or (``maybe``) whether it starts a test run.
     """
     if maybe is not None and maybe.unread is not None:
+        what = f"`{_shown(maybe.argv)}`"
+        if maybe.kind == NOT_READ_KIND:  # the part of the command past a bound
+            what = f"the rest of this command ({what})"
         return (
-            f"runctx could not tell whether `{_shown(maybe.argv)}` starts a test run: "
+            f"runctx could not tell whether {what} starts a test run: "
             f"{visible(maybe.unread.detail)}"
         )
     if not cwd_known:

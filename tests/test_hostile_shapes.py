@@ -29,10 +29,12 @@ from proctools import OTHER_UID, PYTHON, make_checkout, record_of, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.fastpath.hook import DEADLINE_ENV
+from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 from runctx.hooks.answer import OTHERS_ARGV_AT_MOST
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import FirstPass, scan, viewpoint
+from runctx.shell.commands import MAX_STEPS
 from runctx.sources import procfs
 from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import PsutilSource
@@ -811,6 +813,31 @@ def test_a_makefile_past_the_read_bound_is_a_warning_beside_a_live_run(shared_tm
     assert "could not tell whether `make ci` starts a test run" in told
     done = run_hook("copilot-after", copilot_pre_tool_use("make ci", quiet))
     assert (done.returncode, done.stdout) == (0, "")
+
+
+def test_a_long_command_never_lets_a_run_through_in_silence(shared_tmp, runs):
+    """What an agent writes before its test run does not hide the run.
+
+    A file written through a here-document larger than the pre-filter's
+    window, then ``pytest``: refused. A script past the parser's step budget
+    whose end runs ``pytest``: not read to its end, so it goes ahead with a
+    warning naming the live run and why. The same commands ending in ``ls``
+    are let through without a word.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    body = "x = 1  # a line of a generated file that names no runner\n" * (SCANNED_CHARS // 40)
+    written = f"cat > gen.py <<'EOF'\n{body}EOF\n"
+    assert f"pid {live.pid}" in _refused(checkout, written + TEST_COMMAND)
+    # twelve steps a line (six words, six blanks): the budget runs out 20 lines from the end
+    script = "".join(f"echo step {n} of the setup\n" for n in range(MAX_STEPS // 12 + 20))
+    warning = _warned(checkout, script + TEST_COMMAND)
+    assert "could not tell whether the rest of this command" in warning
+    assert f"({MAX_STEPS} words and operators)" in warning
+    assert f"pid {live.pid}" in warning
+    for quiet in (written + "ls", script + "ls"):
+        done = run_hook("claude", claude_pre_tool_use(quiet, checkout))
+        assert (done.returncode, done.stdout) == (0, ""), done.stderr
 
 
 def test_a_huge_pyproject_is_refused_by_its_size_and_other_commands_pass(shared_tmp, runs):

@@ -19,7 +19,7 @@ from runctx.runners.tasks.budget import EXPANDED_CHARS_MAX, WorkBudget
 from runctx.runners.tasks.files import MAX_TASKS
 from runctx.runners.tasks.scripts import MAX_SCRIPT_CHARS
 from runctx.runners.walk import resolve_command
-from runctx.shell.commands import MAX_TASK_DEPTH
+from runctx.shell.commands import MAX_STEPS, MAX_TASK_DEPTH, TEXT_SPENT
 from runctx.unknown import Reason, Unknown
 
 
@@ -224,3 +224,13 @@ def test_a_project_script_past_what_runctx_reads_may_start_a_run(tmp_path):
     script.write_text("#!/bin/sh\necho fine\n")
     assert maybe_runs("./ci.sh", tmp_path) == []
     assert runs("./ci.sh", tmp_path) == []
+
+
+def test_a_recipe_longer_than_the_parser_reads_may_start_a_run(tmp_path):
+    """A recipe past the parser's step budget, pytest on its last line: it may run tests."""
+    lines = "".join(f"\techo step {n} of the build\n" for n in range(MAX_STEPS // 12 + 20))
+    write(tmp_path / "Makefile", f"ci:\n{lines}\tpytest\n")
+    assert runs("make ci", tmp_path) == []
+    assert maybe_runs("make ci", tmp_path) == [("make ci", TEXT_SPENT.detail)]
+    write(tmp_path / "Makefile", f"ci:\n\tpytest\n{lines}")
+    assert runs("make ci", tmp_path) == [("make-target", str(tmp_path))]

@@ -19,8 +19,10 @@ from strategies import PROPERTY
 from runctx.fastpath.prefilter import is_probably_test_command, names_a_script
 from runctx.runners import BUILTIN_PATTERNS, RunnerPattern, detect_runner
 from runctx.shell.commands import (
+    CHARS_SPENT,
     MAX_COMMAND_CHARS,
     MAX_DEPTH,
+    NOT_READ_KIND,
     TestInvocation,
     test_invocations,
 )
@@ -104,10 +106,18 @@ def test_substitutions_are_read_to_a_bounded_depth():
     assert found(nest(MAX_DEPTH + 1)) == []
 
 
-def test_text_past_the_char_bound_is_not_read():
-    """A test run placed after MAX_COMMAND_CHARS characters is not looked at (documented)."""
+def test_text_past_the_char_bound_is_not_read_and_may_run_tests():
+    """Past MAX_COMMAND_CHARS characters nothing is parsed: a runner named there may run.
+
+    The part not read is given as an invocation runctx could not read, with
+    why (a live run of the checkout is then named in a warning); a part that
+    names no runner is nothing, and a run before the bound is found as ever.
+    """
     filler = "echo " + "x" * MAX_COMMAND_CHARS
-    assert found(f"{filler}\npytest") == []
+    assert found(f"{filler}\npytest") == [(NOT_READ_KIND, CWD, True)]
+    (cut,) = test_invocations(f"{filler}\npytest", CWD)
+    assert cut.unread == CHARS_SPENT
+    assert found(f"{filler}\nls") == []
     assert found(f"pytest\n{filler}") == [("pytest", CWD, True)]
 
 

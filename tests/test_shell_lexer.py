@@ -10,7 +10,18 @@ from __future__ import annotations
 import pytest
 from shellcases import CWD, found
 
-from runctx.shell.commands import MAX_COMMAND_CHARS, MAX_STEPS, TestInvocation, test_invocations
+from runctx.fastpath.prefilter import SCANNED_CHARS, names_found, past_the_window
+from runctx.runners.needles import names_of
+from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.shell.commands import (
+    MAX_COMMAND_CHARS,
+    MAX_STEPS,
+    NOT_READ_KIND,
+    REST_SCANNED_CHARS,
+    STEPS_SPENT,
+    TestInvocation,
+    test_invocations,
+)
 
 
 @pytest.mark.parametrize(
@@ -75,20 +86,51 @@ def test_pathological_input_is_read_to_its_bounds(command):
     assert all(isinstance(invocation, TestInvocation) for invocation in result)
 
 
-def test_words_past_the_step_budget_are_not_read():
-    """A test run after MAX_STEPS lexer steps is not looked at, one before is (documented)."""
+def test_words_past_the_step_budget_are_not_read_and_may_run_tests():
+    """A test run after MAX_STEPS lexer steps is not parsed: it may start one, and says why.
+
+    The rest is given as an invocation runctx could not read (a live run of
+    the checkout is then named in a warning, never passed in silence); a rest
+    that names no runner is nothing; a run before the budget is found as ever.
+    """
     assert found("a; " * (MAX_STEPS // 8) + "pytest") == [("pytest", CWD, True)]
-    assert found("a; " * MAX_STEPS + "pytest") == []
+    past = "a; " * (MAX_STEPS // 3 + 40)  # three steps each (a word, an operator, a blank)
+    assert found(past + "pytest") == [(NOT_READ_KIND, CWD, True)]
+    (cut,) = test_invocations(past + "pytest -x", CWD)
+    assert cut.unread == STEPS_SPENT
+    assert cut.argv[0] == "..."
+    assert cut.argv[-2:] == ("pytest", "-x")
+    assert found(past + "ls") == []  # a short rest is searched: it names no runner
+    # a rest longer than runctx searches may start a run, unsearched
+    long_rest = "pytest --version; " + "a; " * MAX_STEPS + "ls"
+    assert len(long_rest) - MAX_STEPS > REST_SCANNED_CHARS
+    assert found(long_rest) == [(NOT_READ_KIND, CWD, True)]
+    assert found("pytest; " + "a; " * MAX_STEPS) == [("pytest", CWD, True)]
+    # inside ``bash -c``, too: the budget is one for every level
+    assert found("bash -c " + repr("a; " * MAX_STEPS + "pytest")) == [(NOT_READ_KIND, CWD, True)]
+
+
+def test_a_run_after_a_here_document_past_the_pre_filters_window_is_found():
+    """An agent writes a file through a large here-document, then runs the tests: a run.
+
+    The pre-filter searches the first SCANNED_CHARS characters; a longer
+    command goes on to the parser, which skips the body by one search.
+    """
+    body = "x = 1  # a line of a generated file that names no runner\n" * (SCANNED_CHARS // 40)
+    command = f"cat > gen.py <<'EOF'\n{body}EOF\npytest -q"
+    assert SCANNED_CHARS < len(command) < MAX_COMMAND_CHARS
+    assert not names_found(command, names_of(BUILTIN_PATTERNS))  # the window holds no name
+    assert past_the_window(command)
+    assert found(command) == [("pytest", CWD, True)]
+    assert found(command.replace("pytest -q", "ls")) == []
 
 
 def test_long_heredoc_is_skipped_cheaply():
     """A here-document body costs no steps: a run after a large one is still found."""
-    body = "line with ; and | and pytest\n" * 20000
+    body = "line with ; and | and pytest\n" * 8000
     command = f"cat > notes.txt <<'EOF'\n{body}EOF\nmake test"
-    assert len(command) < MAX_COMMAND_CHARS * 10
-    assert found(command[: MAX_COMMAND_CHARS - 20] + "\nEOF\nmake test") == [
-        ("make-test", CWD, True)
-    ]
+    assert len(command) < MAX_COMMAND_CHARS
+    assert found(command) == [("make-test", CWD, True)]
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,7 @@ from runctx.fastpath.prefilter import (
     may_change_environment,
     names_a_script,
     names_found,
+    past_the_window,
 )
 from runctx.fastpath.scripts import starts_nothing
 from runctx.hooks.agents import AGENT_NAMES, all_faces, face_of
@@ -328,7 +329,8 @@ def _reply(
     settings = _configured(root, cwd)
     names = BUILTIN_NAMES if settings is None else settings.names
     changes = kind != AFTER_TOOL and may_change_environment(command)
-    if not (names_found(command, names) or names_a_script(command) or changes) or (
+    named = names_found(command, names) or names_a_script(command) or past_the_window(command)
+    if not (named or changes) or (
         settings is None and starts_nothing(command, cwd)  # ``npm run build``
     ):
         return None

@@ -28,8 +28,12 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-MAX_COMMAND_CHARS = 64 * 1024
-"""Only this much of a command string is read (by the parser too)."""
+MAX_COMMAND_CHARS = 256 * 1024
+"""Only this much of a command string is read by the parser (:mod:`runctx.shell.commands`),
+which skips a here-document's body by one search: an agent writes files that way."""
+SCANNED_CHARS = 64 * 1024
+"""Only this much of a command string is searched by the pre-filter: a longer command may
+name a runner past it, and the hook reads it through the parser (:func:`past_the_window`)."""
 
 # The builtin runner table's names (:mod:`runctx.runners.needles` makes this
 # literal from the table, and the test suite checks that they agree).
@@ -517,16 +521,29 @@ def names_found(command: str, names: Sequence[str]) -> bool:
     """False only if no name of ``names`` occurs in ``command`` as a word, quotes or not.
 
     True when one occurs once quotes, backslashes, ``$`` and line continuations
-    are removed. ``names`` are a table's program, module and code names
-    (:func:`runctx.runners.needles.names_of`); pass the same tuple each time.
+    are removed. Only the first :data:`SCANNED_CHARS` characters are searched:
+    a caller judging a longer command reads it through the parser
+    (:func:`past_the_window`). ``names`` are a table's program, module and
+    code names (:func:`runctx.runners.needles.names_of`); pass the same tuple
+    each time.
     """
-    text = command[:MAX_COMMAND_CHARS]
+    text = command[:SCANNED_CHARS]
     finder = _finder(names, names)
     if finder.found_in(text):
         return True
     if "'" not in text and '"' not in text and "\\" not in text and "$" not in text:
         return False
     return finder.found_in(text.replace("\\\n", "").translate(_STRIP))
+
+
+def past_the_window(command: str) -> bool:
+    """Whether ``command`` is longer than the pre-filter searches: it may name a runner past it.
+
+    An agent writes a file through a large here-document, then runs the
+    tests: such a command goes on to the parser, which skips the body by one
+    search and reads up to :data:`MAX_COMMAND_CHARS`.
+    """
+    return len(command) > SCANNED_CHARS
 
 
 _COMPUTED: dict[int, tuple[object, tuple[str, ...]]] = {}
@@ -568,7 +585,7 @@ def names_a_script(command: str) -> bool:
     in ``.sh``, none is a python test file (``test_x.py``, ``x_test.py``), and
     no program named by a variable is asked to ``test`` (``$CARGO test``).
     """
-    text = command[:MAX_COMMAND_CHARS]
+    text = command[:SCANNED_CHARS]
     for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, _PYTHON_SUFFIX):
         at = text.find(mark)
         while at >= 0:
@@ -693,7 +710,7 @@ def may_change_environment(command: str) -> bool:
     that names a task runner as a word (:func:`names_task_runner`) may run an
     installer through its task, and passes too.
     """
-    text = command[:MAX_COMMAND_CHARS]
+    text = command[:SCANNED_CHARS]
     if any(word in text for word in ENVIRONMENT_WORDS):
         return True
     if "'" in text or '"' in text or "\\" in text or "$" in text:

@@ -37,13 +37,19 @@ What is read
 Bounds
 ------
 Only the first :data:`MAX_COMMAND_CHARS` characters are read, and the lexer
-spends at most :data:`MAX_STEPS` steps (one per word piece, quote, operator
-or parenthesis) over all nesting levels together; what lies past either bound
-is not looked at. That keeps the worst input to a few milliseconds, while a
-real command (even a long script) needs a few hundred steps. Here-document
-bodies are skipped by one search, not tokenized, so a long heredoc costs
-little. An unbalanced quote or parenthesis never raises: that text falls back
-to a plain whitespace split.
+spends at most :data:`MAX_STEPS` steps (one per word piece, blank, quote,
+operator or parenthesis) over all nesting levels together; what lies past
+either bound is not parsed. That keeps the worst input to a few tens of
+milliseconds (``make bench``), while a real command (even a long script)
+needs a few hundred steps. When the part past a bound names a runner (the
+pre-filter's test over its first :data:`REST_SCANNED_CHARS`; a longer part
+is not searched), it is given as one invocation that *may* start a run
+(``unread``: why), which the hook names in a warning next to a live run of
+its checkout, never a silent go-ahead; a task whose lines the budget ran out
+in is one that may start a run as well. Here-document bodies are skipped by one search, not tokenized, so a
+long heredoc costs little: a file an agent writes that way, then ``pytest``,
+is a run. An unbalanced quote or parenthesis never raises: that text falls
+back to a plain whitespace split.
 
 The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
 whatever :func:`test_invocations` finds through the runner table, the
@@ -60,7 +66,12 @@ import os
 
 import attrs
 
-from runctx.fastpath.prefilter import MAX_COMMAND_CHARS, is_probably_test_command, names_a_script
+from runctx.fastpath.prefilter import (
+    MAX_COMMAND_CHARS,
+    is_probably_test_command,
+    names_a_script,
+    past_the_window,
+)
 from runctx.record_base import Record
 from runctx.runners.containers import placement
 from runctx.runners.index import index_for
@@ -96,10 +107,29 @@ __all__ = [
     "test_invocations",
 ]
 
-MAX_STEPS = 2048
+MAX_STEPS = 4096
 MAX_DEPTH = 4
 MAX_TASK_DEPTH = 4
 """Tasks read through the project's files, one inside another (``npm test`` -> ``make ci``)."""
+STEPS_SPENT = Unknown(
+    Reason.NOT_READ, f"the command is longer than runctx reads ({MAX_STEPS} words and operators)"
+)
+"""Why the part of a command past the lexer's step budget (:data:`MAX_STEPS`) is not known."""
+TEXT_SPENT = Unknown(
+    Reason.NOT_READ, f"its text is longer than runctx reads ({MAX_STEPS} words and operators)"
+)
+"""Why what a task or script runs is not known when the step budget runs out in its text."""
+CHARS_SPENT = Unknown(
+    Reason.NOT_READ, f"the command is longer than runctx reads ({MAX_COMMAND_CHARS} characters)"
+)
+"""Why the part of a command past :data:`MAX_COMMAND_CHARS` is not known."""
+NOT_READ_KIND = "not-read"
+"""The kind of the part of a command past a bound, which may start a run (``unread``)."""
+REST_SCANNED_CHARS = 4096
+"""Characters of that part the pre-filter searches for a runner's name: a longer part may
+start a run, unsearched (a command cut by a bound is rare, a search of a long one is not cheap)."""
+COMMAND_SHOWN_CHARS = 80
+"""Characters at the end of that part its words are taken from (to name it in a warning)."""
 TOO_DEEP = Unknown(Reason.NOT_READ, f"tasks inside tasks, more than {MAX_TASK_DEPTH} deep")
 """Why what a task or script deeper than :data:`MAX_TASK_DEPTH` runs is not known."""
 ENVIRONMENT_RUNNERS = frozenset({"tox", "nox"})
@@ -283,7 +313,16 @@ class _Dirs:
 class _Parse:
     """Walks the tokens of one command string and collects its test invocations."""
 
-    __slots__ = ("files", "found", "keep_inner", "left", "patterns", "resolve_tasks", "task_depth")
+    __slots__ = (
+        "cut",
+        "files",
+        "found",
+        "keep_inner",
+        "left",
+        "patterns",
+        "resolve_tasks",
+        "task_depth",
+    )
 
     def __init__(
         self, patterns: Sequence[RunnerPattern], *, resolve_tasks: bool, keep_inner: bool = False
@@ -295,6 +334,43 @@ class _Parse:
         self.keep_inner = keep_inner
         self.files: ProjectFiles | None = None
         self.task_depth = 0
+        self.cut: tuple[str, tuple[str, ...], str, bool, Unknown] | None = None
+        """The first text a bound kept from being parsed (its start, its last words), and where:
+        its cwd, whether known, and why."""
+
+    def _tokens(self, text: str, dirs: _Dirs) -> list[Token]:
+        """The tokens of ``text`` within the steps left; what is past them may run tests."""
+        found, self.left, read_to = tokens(text, self.left)
+        if read_to < len(text) and not self.task_depth:  # in a task, the task says (TEXT_SPENT)
+            self.not_read(text[read_to:], dirs, STEPS_SPENT)
+        return found
+
+    def not_read(self, rest: str, dirs: _Dirs, why: Unknown) -> None:
+        """Keep the first part of the command a bound kept from being parsed (:meth:`judge_cut`)."""
+        if self.cut is None and rest.strip():
+            words = tuple(rest[-COMMAND_SHOWN_CHARS:].split()[-6:])  # a command ends with its run
+            self.cut = (rest[: REST_SCANNED_CHARS + 1], words, dirs.cwd, dirs.known, why)
+
+    def judge_cut(self) -> None:
+        """The part of the command past a bound: it may start a test run when it names one.
+
+        Given as one invocation runctx could not read (``unread``: why), in the
+        directory it would run in: never held, a live run of its checkout is
+        named in a warning. Only on the paths that judge a command about to
+        run (``resolve_tasks``), and asked once per command: later cuts (every
+        text after the budget is spent) cost nothing.
+        """
+        if self.cut is None or not self.resolve_tasks or self.keep_inner:
+            return
+        rest, words, cwd, known, why = self.cut
+        if any(found.surely_runs and found.cwd == cwd for found in self.found):
+            return  # a run there already decides
+        if len(rest) <= REST_SCANNED_CHARS and not (
+            is_probably_test_command(rest, self.patterns) or names_a_script(rest)
+        ):
+            return
+        argv = ("...", *words)
+        self.found.append(TestInvocation(NOT_READ_KIND, argv, cwd, cwd_known=known, unread=why))
 
     def _project_files(self) -> ProjectFiles:
         """The project files this command string reads, each once (made on first use)."""
@@ -310,7 +386,7 @@ class _Parse:
         before = ""
         piped_from: list[str] = []  # the argv of the command that pipes into this one
         redirect = ""
-        found_tokens, self.left = tokens(text, self.left)
+        found_tokens = self._tokens(text, dirs)
         for token in found_tokens:
             if not token.op:
                 if redirect:
@@ -499,7 +575,8 @@ class _Parse:
             self.task_depth -= 1
         inner_runs = self.found[before:]
         del self.found[before:]
-        return _inner_verdict(inner_runs)
+        verdict = _inner_verdict(inner_runs)
+        return TEXT_SPENT if verdict is False and self.left <= 0 else verdict
 
     def _script(
         self,
@@ -615,9 +692,13 @@ class _Parse:
         del self.found[before:]
         if verdict is True:  # a run among the lines read decides
             self.found.append(TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv))
-        elif isinstance(verdict, Unknown) or read.cut is not None:
-            # not all could be read: the rest is not known, and the name decides
-            unread = verdict if isinstance(verdict, Unknown) else read.cut
+            return
+        # not all could be read (the file, a task it runs, the steps for its lines):
+        # the rest is not known, and the name decides
+        unread = read.cut or (verdict if isinstance(verdict, Unknown) else None)
+        if unread is None and self.left <= 0:
+            unread = TEXT_SPENT
+        if unread is not None:
             self._by_name(call, argv, cwd, unread, known, venv)
 
     def _by_name(  # noqa: PLR0913, PLR0917 - the task's own words, as :meth:`_task` has them
@@ -742,13 +823,18 @@ def test_invocations(
     """
     if patterns is None:
         patterns = BUILTIN_PATTERNS
-    if not is_probably_test_command(command, patterns) and not (
-        resolve_tasks and names_a_script(command)
+    if not (
+        is_probably_test_command(command, patterns)
+        or (resolve_tasks and names_a_script(command))
+        or past_the_window(command)
     ):
         return ()
     parse = _Parse(patterns, resolve_tasks=resolve_tasks)
     dirs = _Dirs(os.path.normpath(cwd), known=True, oldpwd=None, stack=[])
     parse.text(command[:MAX_COMMAND_CHARS], dirs, 0)
+    if len(command) > MAX_COMMAND_CHARS:
+        parse.not_read(command[MAX_COMMAND_CHARS:], dirs, CHARS_SPENT)
+    parse.judge_cut()
     return tuple(parse.found)
 
 

@@ -155,7 +155,7 @@ def _end_of_quoted(lexer: _Lexer, pos: int) -> int:
 class _Lexer:
     """Splits a command string into words and operators, as a POSIX shell would."""
 
-    __slots__ = ("heredocs", "left", "rx", "text", "tokens")
+    __slots__ = ("exhausted", "heredocs", "left", "rx", "text", "tokens")
 
     def __init__(self, text: str, left: int) -> None:
         self.rx = _regexes()
@@ -163,6 +163,7 @@ class _Lexer:
         self.left = left  # steps left: every loop turn of the lexer costs one
         self.tokens: list[Token] = []
         self.heredocs: list[tuple[str, bool, Token]] = []
+        self.exhausted = False  # the step budget ran out before the text's end
 
     def charge(self) -> None:
         """Spend one step; :class:`_Exhausted` when none is left."""
@@ -176,6 +177,7 @@ class _Lexer:
             self._run()
         except _Exhausted:
             self.left = 0
+            self.exhausted = True
         return self.tokens
 
     def _run(self) -> None:
@@ -347,20 +349,28 @@ class _Lexer:
         return pos + 1, False
 
 
-def tokens(text: str, left: int) -> tuple[list[Token], int]:
-    """The tokens of ``text`` and the steps left after them.
+def tokens(text: str, left: int) -> tuple[list[Token], int, int]:
+    """The tokens of ``text``, the steps left after them, and where the text read ends.
 
-    An unbalanced quote or parenthesis falls back to a plain whitespace split
-    (which costs a step per word too).
+    The last is ``len(text)`` when every token was read, else the offset the
+    step budget ran out at (the end of the last token read): what lies past
+    it was not looked at. An unbalanced quote or parenthesis falls back to a
+    plain whitespace split (which costs a step per word too; past its budget
+    the whole text counts as not read, its offsets being unknown).
     """
     lexer = _Lexer(text, left)
     try:
-        return lexer.run(), lexer.left
+        found = lexer.run()
     except _Unbalanced:
         pass
+    else:
+        if not lexer.exhausted:
+            return found, lexer.left, len(text)
+        return found, 0, found[-1].end if found else 0
     left = max(lexer.left, 0)
+    words = text.split(maxsplit=left)
     tokens = []
-    for word in text.split(maxsplit=left)[:left]:
+    for word in words[:left]:
         op = word if word in _FALLBACK_OPERATORS else ""
         tokens.append(Token("" if op else word, op, 0, 0, quoted=False, substs=[]))
-    return tokens, left - len(tokens)
+    return tokens, left - len(tokens), 0 if len(words) > left else len(text)

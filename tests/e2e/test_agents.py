@@ -35,6 +35,7 @@ from drive import Transcript, drive, pytest_command, runctx_bin
 from proctools import PYTHON, Orphan, make_checkout, make_worktree, wait_for
 from runfactory import RunFactory, clean_env, ready_dir
 
+from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 
 SCOPES = ("user", "project")
@@ -257,6 +258,29 @@ def test_a_task_runctx_could_not_read_runs_and_the_model_is_told_why(
     said = [text for text in told if "could not tell whether `make ci`" in text]
     assert said, "the model never heard runctx's warning\n" + transcript.explain()
     assert any(f"pid {live.pid}" in text for text in said), transcript.explain()
+
+
+def test_a_pytest_after_a_large_here_document_is_refused(
+    agent: tuple[Agent, Path], scene: Scene, runs: RunFactory
+) -> None:
+    """A file written through a large here-document, then pytest, in one command: refused.
+
+    Next to a live run, the agent's pytest never starts. An agent writes
+    files that way; the pre-filter searches only the first
+    :data:`~runctx.fastpath.prefilter.SCANNED_CHARS` characters, and the
+    parser, which skips the body by one search, finds the run after it.
+    """
+    chosen, program = agent
+    lines = SCANNED_CHARS // 25 + 100  # about 36 characters a line
+    body = "".join(f"value_{n} = {n}  # a generated line\n" for n in range(lines))
+    written = scene.checkout / "generated.py"
+    command = f"cat > {shlex.quote(str(written))} <<'EOF'\n{body}EOF\n{scene.test_command()}"
+    assert len(command) > SCANNED_CHARS
+    live = scene.hold(runs)
+    transcript = drive(runs, chosen, program, scene.home, scene.checkout, command, scope="user")
+    assert transcript.tool_calls >= 1, transcript.explain()
+    refused(transcript, live)
+    assert not scene.marker.exists(), "the refused pytest started\n" + transcript.explain()
 
 
 def until_there(path: Path) -> str:
