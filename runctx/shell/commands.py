@@ -46,10 +46,10 @@ pre-filter's test over its first :data:`REST_SCANNED_CHARS`; a longer part
 is not searched), it is given as one invocation that *may* start a run
 (``unread``: why), which the hook names in a warning next to a live run of
 its checkout, never a silent go-ahead; a task whose lines the budget ran out
-in is one that may start a run as well. Here-document bodies are skipped by one search, not tokenized, so a
-long heredoc costs little: a file an agent writes that way, then ``pytest``,
-is a run. An unbalanced quote or parenthesis never raises: that text falls
-back to a plain whitespace split.
+in is one that may start a run as well. Here-document bodies are skipped by
+one search, not tokenized, so a long heredoc costs little: a file an agent
+writes that way, then ``pytest``, is a run. An unbalanced quote or
+parenthesis never raises: that text falls back to a plain whitespace split.
 
 The cheap pre-filter :func:`is_probably_test_command` is a necessary condition:
 whatever :func:`test_invocations` finds through the runner table, the
