@@ -14,9 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tasktools import package
 
+from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import RUN_WORDS, script_names, starts_nothing
 from runctx.hooks.commands import environment_changes, test_runs
 from runctx.runners.table import TEST_TASK_NAMES
+from runctx.shell.commands import test_invocations
 
 QUIET = {"build": "tsc -p .", "lint": "eslint .", "prebuild": "rimraf dist", "fmt": "prettier ."}
 LOUD = {
@@ -92,6 +94,16 @@ def test_which_commands_the_fast_path_decides(tmp_path, command, scripts, expect
     """Quiet scripts run by name are decided here; anything else goes on to the parser."""
     package(tmp_path, **scripts)
     assert starts_nothing(command, str(tmp_path)) is expected
+
+
+def test_a_script_longer_than_the_pre_filter_searches_goes_on_to_the_parser(tmp_path):
+    """A script whose text runs past the window searched may run a runner after it."""
+    long = "echo " + "x" * SCANNED_CHARS + " && pytest"
+    package(tmp_path, build=long)
+    assert not starts_nothing("npm run build", str(tmp_path))
+    assert [i.kind for i in test_invocations("npm run build", str(tmp_path))] == ["npm-script"]
+    package(tmp_path, build="echo short")
+    assert starts_nothing("npm run build", str(tmp_path))
 
 
 def test_no_readable_package_json_goes_on_to_the_parser(tmp_path):

@@ -23,6 +23,7 @@ from runctx.shell.commands import (
     MAX_COMMAND_CHARS,
     MAX_DEPTH,
     NOT_READ_KIND,
+    TOO_NESTED,
     TestInvocation,
     test_invocations,
 )
@@ -84,26 +85,30 @@ def test_cwd_is_normalised():
 
 
 def test_shell_strings_are_read_to_a_bounded_depth():
-    """Nested shell strings are read up to MAX_DEPTH levels, and no deeper."""
+    """Nested shell strings are read up to MAX_DEPTH levels; deeper ones may start a run."""
 
-    def nest(levels):
-        command = "pytest"
+    def nest(levels, inner="pytest"):
+        command = inner
         for _ in range(levels):
             command = "sh -c " + shlex.quote(command)
         return command
 
     assert found(nest(MAX_DEPTH)) == [("pytest", CWD, True)]
-    assert found(nest(MAX_DEPTH + 1)) == []
+    # deeper is not read: it may start a run (a warning beside a live run), and says why
+    assert found(nest(MAX_DEPTH + 1)) == [(NOT_READ_KIND, CWD, True)]
+    (cut,) = test_invocations(nest(MAX_DEPTH + 1), CWD)
+    assert cut.unread == TOO_NESTED
+    assert found(nest(MAX_DEPTH + 1, "ls") + "; pytest --version") == []
 
 
 def test_substitutions_are_read_to_a_bounded_depth():
-    """Nested command substitutions are read up to MAX_DEPTH levels, and no deeper."""
+    """Nested command substitutions are read up to MAX_DEPTH levels; deeper may run tests."""
 
     def nest(levels):
         return "echo " + "$(echo " * (levels - 1) + "$(pytest)" + ")" * (levels - 1)
 
     assert found(nest(MAX_DEPTH)) == [("pytest", CWD, True)]
-    assert found(nest(MAX_DEPTH + 1)) == []
+    assert found(nest(MAX_DEPTH + 1)) == [(NOT_READ_KIND, CWD, True)]
 
 
 def test_text_past_the_char_bound_is_not_read_and_may_run_tests():

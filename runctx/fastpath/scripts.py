@@ -27,6 +27,7 @@ from runctx.fastpath.prefilter import (
     may_change_environment,
     names_a_script,
     names_found,
+    past_the_window,
 )
 from runctx.planted import read_bounded, usable_path
 
@@ -129,6 +130,9 @@ def starts_nothing(command: str, cwd: str) -> bool:
     except (ValueError, RecursionError):
         return False
     return texts is not None and not any(
-        names_found(text, BUILTIN_NAMES) or names_a_script(text) or may_change_environment(text)
+        names_found(text, BUILTIN_NAMES)
+        or names_a_script(text)
+        or may_change_environment(text)
+        or past_the_window(text)  # longer than those search: read properly
         for text in texts
     )

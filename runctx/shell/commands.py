@@ -119,6 +119,8 @@ TEXT_SPENT = Unknown(
     Reason.NOT_READ, f"its text is longer than runctx reads ({MAX_STEPS} words and operators)"
 )
 """Why what a task or script runs is not known when the step budget runs out in its text."""
+TOO_NESTED = Unknown(Reason.NOT_READ, f"shell strings nested more than {MAX_DEPTH} deep")
+"""Why a shell string or substitution deeper than :data:`MAX_DEPTH` is not known."""
 CHARS_SPENT = Unknown(
     Reason.NOT_READ, f"the command is longer than runctx reads ({MAX_COMMAND_CHARS} characters)"
 )
@@ -419,9 +421,15 @@ class _Parse:
         )
 
     def _substitutions(self, bodies: Sequence[str], dirs: _Dirs, depth: int) -> None:
+        for body in bodies:
+            self._nested(body, dirs.copy(), depth)
+
+    def _nested(self, text: str, dirs: _Dirs, depth: int) -> None:
+        """A shell string one level down (``bash -c``, ``$( )``); past :data:`MAX_DEPTH`, unread."""
         if depth < MAX_DEPTH:
-            for body in bodies:
-                self.text(body, dirs.copy(), depth + 1)
+            self.text(text, dirs, depth + 1)
+        else:
+            self.not_read(text, dirs, TOO_NESTED)
 
     def _simple(  # noqa: PLR0913 - the command and what feeds it
         self,
@@ -443,9 +451,9 @@ class _Parse:
             if not isolated:
                 dirs.apply(argv[0], argv[1:])
             return argv
-        if depth < MAX_DEPTH and _reads_script_from_stdin(argv):
+        if _reads_script_from_stdin(argv):
             for text in (*stdin, *_echoed(piped_from)):
-                self.text(text, dirs.copy(), depth + 1)
+                self._nested(text, dirs.copy(), depth)
             return argv
         if worth_a_look(argv[0], self.patterns):
             fed = (*stdin, *_echoed(piped_from))
@@ -491,10 +499,10 @@ class _Parse:
                 match.kind, argv, cwd, cwd_known=known, role=match.role, venv=venv
             )
             self.found.append(invocation)
-        elif resolution.shell_string is not None and depth < MAX_DEPTH:
+        elif resolution.shell_string is not None:
             inner = dirs.copy()
             inner.cwd, inner.known = cwd, known
-            self.text(resolution.shell_string, inner, depth + 1)
+            self._nested(resolution.shell_string, inner, depth)
         elif resolution.task is not None:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
         else:
