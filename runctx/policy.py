@@ -208,15 +208,15 @@ def _uncertain(report: Report, *, cwd_known: bool, maybe: TestInvocation | None)
     return None
 
 
-COMMAND_SHOWN_CHARS = 80
+QUOTED_COMMAND_CHARS = 80
 """Characters of a command a message quotes, at most (its end cut)."""
 
 
 def _shown(argv: Sequence[str]) -> str:
-    """``argv`` as words, cut to :data:`COMMAND_SHOWN_CHARS`, safe to print."""
+    """``argv`` as words, cut to :data:`QUOTED_COMMAND_CHARS`, safe to print."""
     words = " ".join(argv)
-    if len(words) > COMMAND_SHOWN_CHARS:
-        words = words[: COMMAND_SHOWN_CHARS - 3] + "..."
+    if len(words) > QUOTED_COMMAND_CHARS:
+        words = words[: QUOTED_COMMAND_CHARS - 3] + "..."
     return visible(words)
 
 

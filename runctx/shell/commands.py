@@ -163,12 +163,13 @@ class TestInvocation(Record):
     ``cwd`` is only the last directory known; ``venv`` the virtual environment
     a ``source DIR/bin/activate`` before it activated (None: none).
 
-    ``unread`` is why what a task (or the project's script) runs could not
-    all be read, when none of what was read starts a test run and its name
-    does not make it one: a bound kept runctx from telling, and it *may* start
-    one (:class:`runctx.runners.tasks.TaskTexts`). Such an invocation never
-    holds a command: a live run of its checkout is named in a warning. None:
-    a test run, as far as runctx reads.
+    ``unread`` is why what a task (or the project's script, or the part of the
+    command past a bound, of kind :data:`NOT_READ_KIND`) runs could not all be
+    read, when none of what was read starts a test run and its name does not
+    make it one: a bound kept runctx from telling, and it *may* start one
+    (:class:`runctx.runners.tasks.TaskTexts`). Such an invocation never holds
+    a command: a live run of its checkout is named in a warning. None: a test
+    run, as far as runctx reads.
     """
 
     __test__ = False  # not a pytest test class, despite its name
@@ -646,8 +647,8 @@ class _Parse:
             runs = scripts.names_a_test(arguments)  # its arguments pick what it runs
         else:
             runs = self._texts_verdict([text], cwd, known=known, venv=venv)
-            if runs is not True and scripts.passes_arguments(text):
-                passed = [a for a in arguments if " " in a]
+            passed = [a for a in arguments if " " in a]
+            if runs is not True and passed and scripts.passes_arguments(text):
                 runs = self._texts_verdict(passed, cwd, known=known, venv=venv) or runs
         return cut if runs is False and cut is not None else runs
 
