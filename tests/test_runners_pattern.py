@@ -169,6 +169,30 @@ def test_a_cluster_is_read_the_getopt_way_and_values_stay_values(argv, kind):
     assert detect_runner(argv) == RunnerMatch(kind)
 
 
+@pytest.mark.parametrize(
+    ("argv", "kind"),
+    [
+        (["busted", "-Xhelper", "lua_dir=/usr"], "busted"),
+        (["cabal", "test", "-fhttp"], "haskell-test"),
+        (["rspec", "-Ihelpers"], "rspec"),
+        (["phpunit", "-dhtml_errors=1"], "phpunit"),
+    ],
+)
+def test_a_word_long_cluster_after_an_unknown_letter_may_be_an_option_and_its_value(argv, kind):
+    """An option the row does not know, its value joined: a help letter in the value is none."""
+    assert detect_runner(argv) == RunnerMatch(kind)
+
+
+def test_a_short_cluster_after_an_unknown_letter_is_still_read_as_flags():
+    """``pytest -vh`` is ``-v -h``: help, no run; the same letters in a long word are a value."""
+    assert detect_runner(["pytest", "-vh"]) is None
+    assert detect_runner(["pytest", "-xvh"]) is None
+    row = RunnerPattern("x", programs=("tool",), not_with=("-h",))
+    assert detect_runner(["tool", "-ah"], (row,)) is None
+    assert detect_runner(["tool", "-ahelp"], (row,)) == RunnerMatch("x")
+    assert detect_runner(["tool", "-hv"], (row,)) is None  # the help letter first: no doubt
+
+
 def test_the_last_flag_of_a_cluster_takes_the_next_word():
     """``tool -qe py run``: ``-e`` takes ``py``, so ``run`` is the subcommand."""
     row = RunnerPattern("x", programs=("tool",), subcommand=("run",), value_options=("-e",))

@@ -512,6 +512,9 @@ class _Scanned:
             self.file = value
 
 
+SHORT_CLUSTER_LETTERS = 3
+"""Letters a cluster of flags holds at most when a flag after one the row does not know
+makes it no run (``-vh``); a longer one may be an option and its joined value."""
 _REFUSED = "-"
 """What :func:`_cluster` says of a cluster holding a flag that makes no run."""
 
@@ -529,8 +532,14 @@ def _cluster(row: RunnerPattern, arg: str) -> str | None:
     else None. A flag that takes a value ends the cluster (``-kshow`` is
     ``-k show``: no ``-h`` in it), and so does a character that is no letter
     (``-n4``); the joined value is checked as ``OPT=VALUE`` (``-fhelp``).
+
+    A letter the row does not know may be an option that takes the rest as
+    its value (``busted -Xhelper``, ``cabal test -fhttp``, ``rspec -Ihelpers``):
+    a flag of ``not_with`` after one counts only in a short cluster
+    (:data:`SHORT_CLUSTER_LETTERS`, ``-vh``), never in a word-long one.
     """
     last = len(arg) - 1
+    unknown_before = False
     for k in range(1, len(arg)):
         letter = arg[k]
         if not letter.isalpha():
@@ -541,7 +550,10 @@ def _cluster(row: RunnerPattern, arg: str) -> str | None:
                 return flag
             return _REFUSED if row.refuses(f"{flag}={arg[k + 1 :]}") else None
         if row.refuses(flag):
+            if unknown_before and last > SHORT_CLUSTER_LETTERS:
+                return None  # maybe the value of an option the row does not know
             return _REFUSED
+        unknown_before = True
     return None
 
 
