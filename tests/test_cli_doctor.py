@@ -177,6 +177,36 @@ def test_gemini_folder_trust_and_gemini_cli_home(home: Path, checkout: Path) -> 
     assert doctor("gemini", checkout, env)["project"]["will_run"] is True
 
 
+def test_an_install_missing_one_of_runctxs_hooks_says_which_and_how_to_add_it(
+    home: Path, checkout: Path
+) -> None:
+    """An older runctx's file: what is missing is named, and a reinstall adds it.
+
+    A missing after-tool hook is a note; a missing command hook a problem
+    (test runs are not checked).
+    """
+    env = environment(home)
+    assert runctx("install", "qwen", "--scope", "user", cwd=checkout, env=env).returncode == 0
+    path = home / ".qwen" / "settings.json"
+    installed = json.loads(path.read_text())
+    without_after = dict(installed, hooks=dict(installed["hooks"]))
+    del without_after["hooks"]["PostToolUse"]
+    path.write_text(json.dumps(without_after))
+    finding = doctor("qwen", checkout, env)["user"]
+    assert finding["will_run"] is True
+    assert "runctx hook qwen-after" in "\n".join(finding["notes"])  # type: ignore[arg-type]
+    assert "runctx install qwen --scope user" in "\n".join(finding["notes"])  # type: ignore[arg-type]
+    del without_after["hooks"]["PreToolUse"]
+    path.write_text(json.dumps(without_after))
+    finding = doctor("qwen", checkout, env)["user"]
+    assert finding["will_run"] is False
+    assert "command hook (runctx hook qwen) is missing" in problems(finding)
+    assert runctx("install", "qwen", "--scope", "user", cwd=checkout, env=env).returncode == 0
+    finding = doctor("qwen", checkout, env)["user"]
+    assert finding["will_run"] is True
+    assert not finding["notes"]
+
+
 def test_a_program_missing_from_the_path_is_named(home: Path, checkout: Path) -> None:
     """A hook whose program is not on the PATH cannot start: named, exit 1."""
     env = environment(home)

@@ -356,6 +356,27 @@ def scopes_of(chosen: Agent) -> tuple[str, ...]:
     return ("user", "project", "local") if chosen.FILES.local else ("user", "project")
 
 
+def _missing_faces(
+    chosen: Agent, faces: tuple[str, ...], scope: str
+) -> tuple[list[str], list[str]]:
+    """What an install that lacks some of runctx's hooks misses (an older runctx wrote it).
+
+    No command hook: test runs are not checked (a problem). No other hook: a
+    note, since what it tells the agent (what was live after a command, at a
+    session's start) is lost.
+    """
+    wanted = [entry.face for entry in chosen.INSTALL.entries]
+    absent = [face for face in wanted if face not in faces]
+    if not absent:
+        return [], []
+    fix = f"`runctx install {chosen.NAME} --scope {scope}` adds what is missing"
+    if chosen.NAME in absent:
+        command = f"runctx hook {chosen.NAME}"
+        return [f"its command hook ({command}) is missing: test runs are not checked; {fix}"], []
+    hooks = ", ".join(f"runctx hook {face}" for face in absent)
+    return [], [f"not installed here: {hooks} (an older runctx wrote this file); {fix}"]
+
+
 def diagnose_one(
     name: str, scope: str, path: str, root: str | None, environ: Mapping[str, str]
 ) -> Finding:
@@ -368,6 +389,10 @@ def diagnose_one(
         program = _program_problem(prefix, environ) if faces else None
         if program:
             problems.append(program)
+        if faces:
+            missing = _missing_faces(chosen, faces, scope)
+            problems += missing[0]
+            notes += missing[1]
         extra: tuple[list[str], list[str]] = ([], [])
         if name == "claude":
             extra = _claude(root, environ) if faces else ([], [])
