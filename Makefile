@@ -10,17 +10,17 @@ FUZZ_STAMP := $(VENV)/.runctx-fuzz-installed
 DOCS_STAMP := $(VENV)/.runctx-docs-installed
 FUZZ_SECONDS ?= 10
 
-.PHONY: run test e2e lint bench stress fuzz dist-check docs clean
+.PHONY: run test e2e lint bench stress fuzz dist-check docs clean compiled
 
-run: $(RUN_STAMP)
+run: $(RUN_STAMP) compiled
 	@$(BIN)/runctx status
 
-test: $(TEST_STAMP)
+test: $(TEST_STAMP) compiled
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The real agents (npm registry, pinned versions, cached under $(VENV)/e2e-agents) driven
 # offline by a scripted model server on 127.0.0.1, each running the hooks runctx install writes.
-e2e: $(TEST_STAMP)
+e2e: $(TEST_STAMP) compiled
 	RUNCTX_E2E=1 $(BIN)/python -m pytest tests/e2e $(PYTEST_ARGS)
 
 lint: $(LINT_STAMP)
@@ -28,14 +28,14 @@ lint: $(LINT_STAMP)
 	$(BIN)/ruff format --check runctx tests fuzz benchmarks
 	$(BIN)/mypy --strict runctx tests/typing benchmarks
 
-bench: $(TEST_STAMP)
+bench: $(TEST_STAMP) compiled
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 # A loaded, hostile box (needs root and cc): hook decisions and status costs, shape by shape.
 # STRESS_ARGS=--done-when: the issue's figures beside their targets; STRESS_ARGS="--hold [S]":
 # measure nothing, keep 4 CPU burners and 2000 processes of another user alive (to run
 # `make test` beside) until Ctrl-C or for S seconds.
-stress: $(TEST_STAMP)
+stress: $(TEST_STAMP) compiled
 	$(BIN)/python -m benchmarks.stress $(STRESS_ARGS)
 
 # Every fuzz target for FUZZ_SECONDS each (atheris), then the linear-time check of every parser.
@@ -57,6 +57,12 @@ $(DOCS_STAMP): pyproject.toml $(RUN_STAMP)
 $(FUZZ_STAMP): pyproject.toml $(TEST_STAMP)
 	$(QUIETLY) $(BIN)/python -m pip install -e '.[fuzz]'
 	@touch $@
+
+# runctx's own modules compiled, as pip does for a wheel: an editable install compiles nothing,
+# and under PYTHONDONTWRITEBYTECODE (set in many container images) every hook call would
+# compile all of them again. Quick when they are current.
+compiled: $(RUN_STAMP)
+	@$(BIN)/python -m compileall -q runctx
 
 clean:
 	rm -rf $(VENV) build site *.egg-info

@@ -33,6 +33,7 @@ from runctx.hooks.agents import AGENT_NAMES, agent
 from runctx.hooks.agents.hosts import user_dir
 from runctx.hooks.places import settings_path
 from runctx.hooks.settings_file import JSONObject, SettingsFileError, read_text
+from runctx.own_cache import cache_note, own_cache
 from runctx.record_base import Record
 
 TYPE_CHECKING = False
@@ -415,8 +416,13 @@ def diagnose(
     cwd: str,
     environ: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    """Every agent in ``names`` at every scope, seen from ``cwd``."""
+    """Every agent in ``names`` at every scope, seen from ``cwd``.
+
+    Where runctx's hooks are installed, a note also says when each call of them
+    compiles runctx's own modules again (:mod:`runctx.own_cache`).
+    """
     environ = os.environ if environ is None else environ
+    compiling = cache_note(own_cache(environ=environ))
     found: list[Finding] = []
     for name in names:
         chosen = agent(name)
@@ -433,5 +439,7 @@ def diagnose(
                 if main is not None:  # the file Codex reads from a linked worktree
                     path = os.path.join(main, relative)
             finding = diagnose_one(name, scope, path, root, environ)
+            if compiling and finding.installed:
+                finding = attrs.evolve(finding, notes=(*finding.notes, compiling))
             found.append(finding)
     return found
