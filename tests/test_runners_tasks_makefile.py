@@ -176,3 +176,40 @@ def test_words_made_of_variables_leave_the_written_targets_read(tmp_path):
     ]
     write(tmp_path / "Makefile", "build:\n\tgo build ./...\n")
     assert runs("make build $EXTRA", tmp_path) == []
+
+
+class TestCommandLineVariables:
+    """``make VAR=value NAME``: the command line's variables over the file's, as make does."""
+
+    MAKEFILE = """\
+        ACTION = test
+        override RUNNER = go
+        COMMAND = $(RUNNER) $(ACTION) ./...
+
+        ci:
+        \t$(COMMAND)
+        """
+
+    def test_a_variable_given_on_the_command_line_replaces_the_files(self, tmp_path):
+        """The file's ``test`` made ``build``, or nothing, is no run; another test word is."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        assert runs("make ci", tmp_path) == [("make-target", str(tmp_path))]
+        assert runs("make ACTION=build ci", tmp_path) == []
+        assert runs('make ACTION="" ci', tmp_path) == []
+        assert runs("make ci ACTION:=vet", tmp_path) == []
+        assert runs("make ACTION=test ci", tmp_path) == [("make-target", str(tmp_path))]
+
+    def test_an_appending_assignment_adds_to_the_files_value(self, tmp_path):
+        """``ACTION+=-run`` keeps ``test`` and adds to it: still a run."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        assert runs("make ACTION+=-short ci", tmp_path) == [("make-target", str(tmp_path))]
+
+    def test_a_variable_the_file_overrides_keeps_the_files_value(self, tmp_path):
+        """``override RUNNER = go``: ``RUNNER=echo`` on the command line changes nothing."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        assert runs("make RUNNER=echo ci", tmp_path) == [("make-target", str(tmp_path))]
+
+    def test_an_environment_variable_does_not_replace_the_files(self, tmp_path):
+        """``ACTION=build make ci``: make's own assignment wins over the environment."""
+        write(tmp_path / "Makefile", self.MAKEFILE)
+        assert runs("ACTION=build make ci", tmp_path) == [("make-target", str(tmp_path))]

@@ -9,8 +9,10 @@ rules the makefile's own override; pattern rules (``ct-%: build`` with
 ``$*`` for the stem and ``$@`` for the target), for a target no rule names.
 A recipe's variables are expanded before make's own prefixes are taken off,
 so that ``$(Q)`` holding ``@`` is a quiet prefix. Skipped: conditionals
-(their lines are read as if every branch were taken), ``define`` blocks. A
-target the file does not define (by a rule or a pattern, or in an include
+(their lines are read as if every branch were taken), ``define`` blocks.
+Variables given on the command line (``make VAR=value test``) override the
+file's assignments of them, as in make, but for those the file makes with
+``override``. A target the file does not define (by a rule or a pattern, or in an include
 named through a variable) is not found: the command is then decided by the
 target's name.
 """
@@ -45,7 +47,7 @@ MAX_EXPANDED_CHARS = 64 * 1024
 class Makefile:
     """The rules and plain variables of a makefile, and its first target."""
 
-    __slots__ = ("default", "includes", "rules", "variables")
+    __slots__ = ("default", "includes", "overridden", "rules", "variables")
 
     def __init__(self) -> None:
         """Start empty."""
@@ -53,9 +55,13 @@ class Makefile:
         self.variables: dict[str, str] = {}
         self.default: str | None = None
         self.includes: list[str] = []
+        self.overridden: set[str] = set()
+        """Variables the file assigns with ``override``: the command line does not change them."""
 
-    def assign(self, name: str, operator: str, value: str) -> None:
+    def assign(self, name: str, operator: str, value: str, *, override: bool = False) -> None:
         """Apply one assignment; ``!=`` (a shell command's output) is not run, so not known."""
+        if override:
+            self.overridden.add(name)
         if operator == "+=":
             self.variables[name] = f"{self.variables.get(name, '')} {value}".strip()
         elif operator == "?=":
@@ -199,7 +205,7 @@ def parse(data: bytes) -> Makefile:
             continue
         assigned = _assignment(stripped)
         if assigned is not None:
-            made.assign(*assigned)
+            made.assign(*assigned, override=first == "override")
         elif ":" in stripped:
             current = made.rule(stripped)
     return made
@@ -268,6 +274,7 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not isinstance(made, Makefile):
         return None
     made = _with_includes(made, os.path.dirname(path), files)
+    variables = with_command_line(made, call.names)
     # VAR=value sets a variable; a word made of a variable (``${extraflags}``) may set one
     # or name more targets: the targets written are read
     names = [name for name in call.names if "=" not in name and not name.startswith("$")]
@@ -278,9 +285,35 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     return expand_tasks(
         names,
         made.task,
-        lambda line: recipe_line(expand(recipe_line(line), made.variables, files.work)),
+        lambda line: recipe_line(expand(recipe_line(line), variables, files.work)),
         files.unread,
     )
+
+
+def with_command_line(made: Makefile, words: tuple[str, ...]) -> dict[str, str]:
+    """The file's variables with the command line's assignments (``VAR=value``) over them.
+
+    As make does: any assignment operator may be given (``VAR:=value``,
+    ``VAR+=more`` appends to the file's value), and a variable the file
+    assigns with ``override`` keeps the file's value.
+    """
+    variables = made.variables
+    for word in words:
+        equal = word.find("=")
+        if equal <= 0 or word.startswith(("$", "-")):
+            continue
+        head, value = word[:equal], word[equal + 1 :]
+        name = head.rstrip(":?+!")
+        if not name or any(char.isspace() or char in "$()" for char in name):
+            continue
+        if name in made.overridden:
+            continue
+        if variables is made.variables:
+            variables = dict(made.variables)
+        if head.endswith("+") and not head.endswith(":+"):
+            value = f"{variables.get(name, '')} {value}".strip()
+        variables[name] = value
+    return variables
 
 
 def _with_includes(made: Makefile, directory: str, files: ProjectFiles) -> Makefile:
@@ -296,6 +329,8 @@ def _with_includes(made: Makefile, directory: str, files: ProjectFiles) -> Makef
         if isinstance(included, Makefile):
             merged.rules.update(included.rules)
             merged.variables.update(included.variables)
+            merged.overridden |= included.overridden
     merged.rules.update(made.rules)
     merged.variables.update(made.variables)
+    merged.overridden |= made.overridden
     return merged
