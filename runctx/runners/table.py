@@ -352,7 +352,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=("go", "richgo", "tinygo"),
         subcommand=("test",),
         chdir_options=("-C",),
-        not_with=(*_H, "-help", "-c", "-list", "-list=*"),
+        # -c builds the test binary, -list lists tests, -n prints the commands it would run
+        not_with=(*_H, "-help", "-c", "-list", "-list=*", "-n"),
     ),
     # go-acc runs ``go test`` with coverage over the packages it is given
     RunnerPattern("go-test", programs=("go-acc",), not_with=(*_H, "--version")),
@@ -1039,7 +1040,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "haskell-test",
         [("test",), ("v2-test",), ("new-test",)],
         programs=("stack", "cabal"),
-        not_with=(*_H, "--dry-run"),
+        # stack test is stack build --test: --no-run-tests builds the suites, runs none
+        not_with=(*_H, "--dry-run", "--no-run-tests"),
     ),
     RunnerPattern(
         "haskell-test",
