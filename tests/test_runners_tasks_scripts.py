@@ -165,6 +165,51 @@ class TestByName:
         assert script_path(["bash", "-ex", "ci/run.sh"]) == "ci/run.sh"
 
 
+class TestInterpretersTestFiles:
+    """A test file an interpreter runs, past the interpreter's own options."""
+
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "node test/parser.test.js",
+            "node --enable-source-maps dist/api.test.mjs",
+            "node -r esm test-client.cjs",
+            "php tests/test.php",
+            "php -d memory_limit=-1 tests/pathological/test.php",
+            "php -dxdebug.mode=off run-tests.php",
+            "lua tests/test_parser.lua",
+            "lua -e 'package.path=\"src/?.lua;\"..package.path' tests/test_parser.lua",
+            "luajit -l luaunit spec_test.lua",
+            "python -W error tests/test.py",
+            "python3 -X dev -u runtests.py",
+            "ruby -w test/test_parser.rb",
+        ],
+    )
+    def test_a_test_named_file_is_a_run(self, tmp_path, command):
+        """Named as node --test, luaunit and PHP's own suites name their test files."""
+        assert runs(command, tmp_path) != []
+
+    @pytest.mark.parametrize(
+        "command",
+        [
+            "php -l tests/test.php",
+            "php tests/ParserTest.php",
+            "node --check test/parser.test.js",
+            "node -e 'require(1)' test/parser.test.js",
+            "node build.js",
+            "lua -e 'print(1)'",
+            "luajit -b tests/test_parser.lua out.o",
+            "lua main.lua",
+            "ruby -c test/test_parser.rb",
+            "perl -c t/basic.t",
+            "python -c 'import x' tests/test.py",
+        ],
+    )
+    def test_a_check_code_or_another_file_is_no_run(self, tmp_path, command):
+        """A syntax check, code in place of a script, a PHPUnit class file: no run."""
+        assert runs(command, tmp_path) == []
+
+
 class TestArguments:
     """A script's arguments: the action it picks, or the command it runs."""
 

@@ -574,7 +574,8 @@ SCRIPT_MARKS = (
 ``bash ci/run.sh``): such a command may run the script's text, which the parser reads
 (:mod:`runctx.runners.tasks.scripts`)."""
 _SCRIPT_SUFFIX = ".sh"
-_PYTHON_SUFFIX = ".py"
+_TEST_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua")
+"""Files an interpreter runs that are judged by their name (``test_x.py``, ``x.test.js``)."""
 _SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
 
 
@@ -582,16 +583,17 @@ def names_a_script(command: str) -> bool:
     """False only if ``command`` names no project script as a word.
 
     No word starts as a script's path does (:data:`SCRIPT_MARKS`), none ends
-    in ``.sh``, none is a python test file (``test_x.py``, ``x_test.py``), and
-    no program named by a variable is asked to ``test`` (``$CARGO test``).
+    in ``.sh``, none is a test file an interpreter runs (``test_x.py``,
+    ``x_test.py``, ``x.test.js``, ``tests/test.php``), and no program named by
+    a variable is asked to ``test`` (``$CARGO test``).
     """
     text = command[:SCANNED_CHARS]
-    for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, _PYTHON_SUFFIX):
+    for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, *_TEST_FILE_SUFFIXES):
         at = text.find(mark)
         while at >= 0:
             end = at + len(mark)
-            if mark == _PYTHON_SUFFIX:
-                if _ends_word(text, end) and _python_test_file(text, at):
+            if mark in _TEST_FILE_SUFFIXES:
+                if _ends_word(text, end) and _test_file(text, at):
                     return True
             elif mark == _SCRIPT_SUFFIX:
                 if _ends_word(text, end):
@@ -632,8 +634,8 @@ def _variable_then_test(text: str) -> bool:
     return False
 
 
-def _python_test_file(text: str, suffix_at: int) -> bool:
-    """Whether the word whose ``.py`` starts at ``suffix_at`` names a test file by its name."""
+def _test_file(text: str, suffix_at: int) -> bool:
+    """Whether the word whose suffix (``.py``) starts at ``suffix_at`` names a test file."""
     start = suffix_at
     while start > 0 and text[start - 1] not in _BEFORE:
         start -= 1
@@ -641,16 +643,16 @@ def _python_test_file(text: str, suffix_at: int) -> bool:
 
 
 def _named_test_stem(stem: str) -> bool:
-    """Whether a python file's or module's name (no ``.py``) says that it runs tests."""
+    """Whether a file's or module's name (no ``.py``) says that it runs tests."""
     return (
-        stem in _PYTHON_TEST_STEMS
+        stem in _TEST_STEMS
         or stem.startswith(("test_", "test-", "tests_", "tests-"))
-        or stem.endswith(("_test", "_tests", "-test", "-tests"))
+        or stem.endswith(("_test", "_tests", "-test", "-tests", ".test"))
     )
 
 
-_PYTHON_TEST_STEMS = frozenset({"test", "tests", "runtests", "unittests"})
-"""Names of python files that run a test suite when run (``tests/test.py``, ``runtests.py``),
+_TEST_STEMS = frozenset({"test", "tests", "runtests", "unittests"})
+"""Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
 as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 
 

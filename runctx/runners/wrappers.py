@@ -584,11 +584,15 @@ HELP_OR_VERSION = frozenset({"--version", "--help"})
 """Long options after which python or a shell prints and exits."""
 PYTHON_LONG_VALUES = frozenset({"--check-hash-based-pycs"})
 SHELL_VALUES = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
-NODE_STOPS = frozenset({"-e", "--eval", "-p", "--print", "-v", "--version", "-h", "--help", "-"})
+NODE_STOPS = frozenset(
+    {"-e", "--eval", "-p", "--print", "-v", "--version", "-h", "--help", "-", "-c", "--check"}
+)
 RUBY_VALUES = frozenset({"-I", "-r", "-C", "-E", "-F", "--encoding"})
-RUBY_STOPS = frozenset({"-e", "--version", "-h", "--help", "-"})
-LUA_VALUES = frozenset({"-l"})
-LUA_STOPS = frozenset({"-e", "-v", "-i", "-"})
+# -c checks the syntax and -y traces the parser: the script is not run
+RUBY_STOPS = frozenset({"-e", "--version", "-h", "--help", "-", "-c", "-y", "--yydebug"})
+# lua runs its script after -e CODE, -v and -i (the lua manual); luajit -b saves bytecode
+LUA_VALUES = frozenset({"-l", "-e", "-j"})
+LUA_STOPS = frozenset({"-", "-b"})
 PERL_VALUES = frozenset({"-I", "-M", "-m", "-x"})
 PERL_STOPS = frozenset({"-e", "-E", "-v", "-V", "-h", "-c", "-"})
 JAVA_VALUES = frozenset(

@@ -608,10 +608,11 @@ class _Parse:
             return
 
         written = argv
-        path = scripts.script_path(argv)
-        if path is None and inner:
-            path = scripts.script_path(inner)
-            argv = inner if path is not None else argv
+        path = scripts.script_path(inner, operand=True) if inner else None
+        if path is None:
+            path = scripts.script_path(argv)
+        else:
+            argv = inner  # the script an interpreter or a wrapper runs, past their options
         if path is None and scripts.test_module(inner or argv) is not None:
             self.found.append(TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv))
             return

@@ -11,7 +11,9 @@ when its text starts none (``ci/print-test-failures.sh``).
 When the file cannot be read (it is not there, it is not a shell script, it
 belongs to another user, it is too large), its name decides
 (:func:`named_for_tests`): ``test``, ``tests``, ``test.sh``, ``run-tests.sh``,
-``run_tests.py``, ``test-unit.sh``, ``unit_test.py``, and, in a directory of
+``run_tests.py``, ``test-unit.sh``, ``unit_test.py``, ``tests/test.php``, a
+file that ``node --test`` takes for a test file by its name (``x.test.js``,
+``x-test.mjs``, ``test-x.cjs``, ``test.js``) run by node itself, and, in a directory of
 scripts (``scripts/``, ``ci/``, ``tools/``, ``bin/``...), any script whose name
 holds ``test`` but does not start with a verb that prepares, reports or builds
 (``install-test-deps.sh``, ``print-test-failures.sh``), and a numbered
@@ -53,13 +55,19 @@ SCRIPT_DIRECTORIES = frozenset(
 """Directories of a project's scripts: a script in one whose name holds ``test`` is a run."""
 
 _SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash"})
-_INTERPRETERS = frozenset({"py", "ruby", "node", "perl", "php", "pwsh"})
-"""Interpreters whose script (``python tools/test.py``) is judged by its name: not shell text."""
+_INTERPRETERS = frozenset({"py", "pwsh"})
+"""Interpreters whose first operand is taken for their script here. Those whose options the
+runner walk reads (python, node, ruby, php, lua, perl: :mod:`runctx.runners.walk`) give it
+their script as the command they run; a script is judged by its name, not read."""
 _SHELL_SUFFIXES = (".sh", ".bash")
-_SCRIPT_SUFFIXES = (*_SHELL_SUFFIXES, ".py", ".rb", ".pl", ".cmd", ".bat", ".ps1", ".js", ".ts")
+_SCRIPT_SUFFIXES = (
+    *(*_SHELL_SUFFIXES, ".py", ".rb", ".pl", ".cmd", ".bat", ".ps1"),
+    *(".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua"),
+)
 _TEST_STEMS = frozenset({"test", "tests", "runtests", "run-tests", "run_tests", "unittests"})
 _TEST_PREFIXES = ("test-", "test_", "tests-", "tests_", "run-test", "run_test", "runtest")
-_TEST_SUFFIXES = ("-test", "_test", "-tests", "_tests")
+_TEST_SUFFIXES = ("-test", "_test", "-tests", "_tests", ".test")
+"""Ends of a test script's stem: ``unit-test.sh``, ``api_test.py``, node's ``x.test.js``."""
 _NOT_A_RUN = (
     *("install", "setup", "prepare", "print", "report", "upload", "download", "make", "build"),
     *("generate", "gen", "publish", "deploy", "clean", "lint", "format", "fetch", "collect"),
@@ -68,23 +76,25 @@ _NOT_A_RUN = (
 """Leading words of a script name that prepare, report or build rather than run tests."""
 
 
-def script_path(argv: Sequence[str]) -> str | None:
+def script_path(argv: Sequence[str], *, operand: bool = False) -> str | None:
     """The project script ``argv`` runs, as written (a relative or ``./`` path), or None.
 
     Its program when that is a path (``./ci.sh``, ``scripts/test``), or the
     first operand of a shell or an interpreter (``bash -e scripts/test.sh``,
     ``python tools/test.py``); never an absolute
-    path or one that climbs out with ``..``.
+    path or one that climbs out with ``..``. ``operand``: ``argv`` is what an
+    interpreter runs (``runtests.py`` of ``python -u runtests.py``), whose
+    first word is a file of the directory even without a ``/``.
     """
     if not argv:
         return None
     first = argv[0]
     candidate: str | None = None
-    if "/" in first:
+    if "/" in first or (operand and first.endswith(_SCRIPT_SUFFIXES)):
         candidate = first
     elif _dart_script(argv):
         candidate = argv[2]
-    elif first in _SHELLS or first in _INTERPRETERS or first.startswith("python"):
+    elif first in _SHELLS or first in _INTERPRETERS:
         candidate = _first_operand(argv, "cs" if first in _SHELLS else "cemp")
     if candidate is None or candidate.startswith(("/", "~", "$")):
         return None
