@@ -21,7 +21,7 @@ from runctx.hooks import json_layout, settings_file
 from runctx.hooks.payload import PayloadError, json_object
 from runctx.present.escape import hook_json, json_text, visible
 from runctx.runners import BUILTIN_PATTERNS, detect_runner
-from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+from runctx.runners.tasks import dispatch, hatch, justfile, makefile, package_json, taskfile
 from runctx.runners.tasks.files import expand_tasks
 from runctx.settings import TableSearch, mentions_runctx_table
 from runctx.shell.commands import test_invocations
@@ -212,6 +212,26 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "taskfile: a long flow list of deps": (
         lambda n: b"tasks:\n  default:\n    deps: [" + b"a, " * (n // 3) + b"]\n  a: pytest\n",
         _task_default,  # type: ignore[dict-item]
+    ),
+    "dispatch: many case blocks": (
+        lambda n: 'case "$1" in a) x ;; b) pytest ;; esac\n' * (n // 40),
+        lambda text: dispatch.selected_text(text, ["a"]),  # type: ignore[arg-type]
+    ),
+    "dispatch: one block of many arms": (
+        lambda n: 'case "$1" in\n' + "a) f ;;\n" * (n // 8) + "esac\n",
+        lambda text: dispatch.selected_text(text, ["b"]),  # type: ignore[arg-type]
+    ),
+    "dispatch: functions calling each other": (
+        lambda n: (
+            "".join(f"f{i}() {{ f{i + 1}; }}\n" for i in range(min(n // 16, 250)))
+            + 'case "$1" in a) f0 ;; b) pytest ;; esac\n'
+            + "# " * (n // 2)
+        ),
+        lambda text: dispatch.selected_text(text, ["b"]),  # type: ignore[arg-type]
+    ),
+    "dispatch: nested blocks never closed": (
+        lambda n: 'case "$1" in a) ' + "case x in y) " * (n // 13),
+        lambda text: dispatch.selected_text(text, ["a"]),  # type: ignore[arg-type]
     ),
     "hatch: many scripts": (
         lambda n: (

@@ -233,6 +233,84 @@ class TestArguments:
         assert runs("./build/ci/build.sh -a build", tmp_path) == []
         assert runs("./build/ci/build.sh --action=unit-tests", tmp_path) != []
 
+    def test_a_script_that_parses_its_options_then_runs_tests_is_a_run(self, tmp_path):
+        """Options taken by a ``case "$1"`` loop leave the ``pytest`` after it: a run."""
+        _script(
+            tmp_path / "ci.sh",
+            """\
+            #!/bin/sh
+            while [ $# -gt 0 ]; do
+              case "$1" in
+                -v|--verbose) VERBOSE=-v ;;
+                -k) FILTER="-k $2"; shift ;;
+                --docs) exec mkdocs build ;;
+              esac
+              shift
+            done
+            pytest $VERBOSE $FILTER
+            """,
+        )
+        for command in ("./ci.sh", "./ci.sh -v", "./ci.sh -k parser", "sh ci.sh --verbose"):
+            assert runs(command, tmp_path) != [], command
+
+    def test_each_argument_runs_its_arm_and_the_functions_it_calls(self, tmp_path):
+        """``for arg in "$@"; do case "$arg"``: an arm that only builds is no run."""
+        _script(
+            tmp_path / "test",
+            """\
+            #!/bin/bash
+            function test_unit {
+                cargo test --workspace
+            }
+            build_release() {
+                cargo build --release
+            }
+            for arg in "$@"; do
+                case "$arg" in
+                    unit) test_unit ;;
+                    release) build_release ;;
+                    all) build_release; test_unit ;;
+                esac
+            done
+            """,
+        )
+        assert runs("./test release", tmp_path) == []
+        assert runs("./test unit", tmp_path) != []
+        assert runs("./test release all", tmp_path) != []
+        assert runs("./test", tmp_path) != []  # no argument: the whole text is judged
+
+    def test_a_block_not_fed_by_the_arguments_is_judged_whole(self, tmp_path):
+        """``case "$(uname)"``, or ``$1`` inside a function (its own argument): nothing left out."""
+        _script(
+            tmp_path / "ci.sh",
+            """\
+            #!/bin/sh
+            run() {
+              case "$1" in
+                unit) pytest tests/unit ;;
+                lint) ruff check . ;;
+              esac
+            }
+            case "$(uname)" in
+              Linux) run unit ;;
+              Darwin) run lint ;;
+            esac
+            case "$1" in
+              --fast) FAST=1 ;;
+            esac
+            """,
+        )
+        assert runs("./ci.sh --fast", tmp_path) != []
+
+    def test_a_block_that_does_not_end_is_judged_whole(self, tmp_path):
+        """No ``esac``: the text is not understood, and the rule of names decides as before."""
+        _script(
+            tmp_path / "ci.sh",
+            '#!/bin/sh\ncase "$1" in\n  build) make ;;\n  test) pytest ;;\n',
+        )
+        assert runs("./ci.sh build", tmp_path) == []
+        assert runs("./ci.sh test", tmp_path) != []
+
     def test_an_unreadable_script_given_a_test_action_is_a_run(self, tmp_path):
         """``./build.cmd unit-tests``, ``./x.py test``: not shell, their first argument decides."""
         write(tmp_path / "build.cmd", "@echo off\n")

@@ -80,6 +80,7 @@ from runctx.runners.table import BUILTIN_PATTERNS
 from runctx.runners.tasks import (
     ProjectFiles,
     TaskTexts,
+    dispatch,
     environments,
     script_names,
     scripts,
@@ -644,6 +645,11 @@ class _Parse:
         runs: bool | Unknown
         if text is None:
             runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
+        elif arguments and (chosen := dispatch.selected_text(text, arguments)) is not None:
+            # its arguments pick the arms of its case blocks: what those and the rest run
+            runs = scripts.names_a_test(arguments) or self._texts_verdict(
+                [chosen], cwd, known=known, venv=venv
+            )
         elif arguments and scripts.dispatches(text):
             runs = scripts.names_a_test(arguments)  # its arguments pick what it runs
         else:
