@@ -425,8 +425,40 @@ def test_the_same_code_into_another_program_is_data():
         ("$EDITOR test.txt", False),
         ("$X tests", False),
         ("$(which cargo) build", False),
+        ("timeout 600 $CARGO test", True),
+        ("env $CARGO test --release", True),
+        ("timeout 600 $CARGO build", False),
     ],
 )
 def test_a_program_named_by_a_variable_asked_to_test_is_a_run(command, expected):
     """``$CARGO test``: the variable is not expanded, its ``test`` subcommand makes the run."""
+    assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("env $(cat .env | xargs) pytest -x", True),
+        ("env `grep -v '^#' .env` npm test", True),
+        ("env $(cat .env | xargs)", False),
+        ("env $(cat .env | xargs) ruff check .", False),
+    ],
+)
+def test_assignments_from_a_substitution_before_the_command_are_skipped(command, expected):
+    """``env $(cat .env | xargs) pytest``: the substitution holds assignments, pytest runs."""
+    assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("hyperfine 'pytest -q'", True),
+        ("hyperfine --warmup 3 --runs 10 --export-json out.json 'npm test'", True),
+        ("hyperfine --prepare 'make clean' 'go test ./...'", True),
+        ("hyperfine 'sleep 1'", False),
+        ("hyperfine --help 'pytest'", False),
+    ],
+)
+def test_a_benchmark_of_a_test_command_runs_it(command, expected):
+    """The benchmark tool runs the commands it is given, many times (its --prepare aside)."""
     assert bool(test_invocations(command, CWD)) is expected

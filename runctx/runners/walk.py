@@ -492,7 +492,7 @@ class _Walk:
             arg = self.args[j]
             if arg == "--" or arg in wrapper.start_after:
                 return j + 1
-            if wrapper.assignments and is_assignment(arg):
+            if wrapper.assignments and (is_assignment(arg) or _substituted(self.args, j)):
                 j += 1
                 continue
             if _options_variable(self.args, j):
@@ -532,6 +532,21 @@ class _Walk:
                 self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
+
+
+def _substituted(args: Sequence[str], j: int) -> bool:
+    """Whether ``args[j]`` is one command substitution before more words (``env $(cat .env) X``).
+
+    Where a wrapper takes assignments, such a word holds them (the ``.env``
+    idiom): the command is after it. A variable alone (``env $CARGO test``)
+    may be the program, and is not skipped.
+    """
+    word = args[j]
+    if j + 1 >= len(args):
+        return False
+    return (word.startswith("$(") and word.endswith(")")) or (
+        len(word) > 1 and word.startswith("`") and word.endswith("`")
+    )
 
 
 def _options_variable(args: Sequence[str], j: int) -> bool:

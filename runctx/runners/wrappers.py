@@ -380,6 +380,20 @@ WRAPPERS.update(
             value=("-n", "--interval", "-q", "--equexit", "--differences"),
             shell_join=True,
         ),
+        # hyperfine runs each command it is given, many times: ``hyperfine -w 3 'pytest -q'``
+        # (what its --prepare, --setup, --cleanup and --conclude run is passed over)
+        "hyperfine": Wrapper(
+            value=(
+                *("-w", "--warmup", "-m", "--min-runs", "-M", "--max-runs", "-r", "--runs"),
+                *("-S", "--shell", "-n", "--command-name", "-u", "--time-unit", "--style"),
+                *("--sort", "--output", "--input", "-D", "--parameter-step-size"),
+                *("--export-asciidoc", "--export-csv", "--export-json", "--export-markdown"),
+                *("--export-orgmode", "-P", "--parameter-scan", "-L", "--parameter-list"),
+                *("-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude"),
+            ),
+            stop=("-h", "--help", "-V", "--version"),
+            shell_join=True,
+        ),
         "screen": Wrapper(
             value=(
                 *("-S", "-dmS", "-mdS", "-DmS", "-dmLS", "-c", "-t", "-h", "-e", "-p"),

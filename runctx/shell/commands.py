@@ -507,6 +507,9 @@ class _Parse:
             self._nested(resolution.shell_string, inner, depth)
         elif resolution.task is not None:
             self._task(resolution.task, argv, cwd, known=known, venv=venv)
+        elif resolution.inner and _variable_program_test(resolution.inner):
+            # behind wrappers (``timeout 600 $CARGO test``), as alone
+            self.found.append(TestInvocation(VARIABLE_KIND, argv, cwd, cwd_known=known, venv=venv))
         else:
             self._script(argv, cwd, known=known, venv=venv, inner=resolution.inner)
 
