@@ -142,6 +142,7 @@ FORMS = [
     (["dart", "test"], "dart-test"),
     (["dart", "run", "test"], "dart-test"),
     (["fvm", "flutter", "test"], "dart-test"),
+    (["bin/rails", "t"], "rails-test"),
     (["stack", "test"], "haskell-test"),
     (["stack", "build", "--test", "--fast"], "haskell-test"),
     (["cabal", "test", "all"], "haskell-test"),

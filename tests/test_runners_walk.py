@@ -39,6 +39,9 @@ POSITIVE = [
     (["pytest", "-x", "tests/"], "pytest"),
     (["py.test", "-q"], "pytest"),
     (["python", "-m", "pytest"], "pytest"),
+    # code that calls a runner's documented entry runs it as -m would
+    (["python", "-c", "import pytest; pytest.main()"], "pytest"),
+    (["python3", "-c", "import unittest; unittest.main(module=None)"], "unittest"),
     (["python3.11", "-m", "pytest", "-k", "slow"], "pytest"),
     (["/usr/bin/python3.12", "-mpytest"], "pytest"),
     (["pypy3", "-m", "pytest"], "pytest"),
@@ -274,7 +277,7 @@ NEGATIVE = [
     ["timeout", "60", "echo", "pytest"],
     # code and shell strings
     ["python", "-c", "import pytest"],
-    ["python", "-c", "import pytest; pytest.main()"],
+    ["python", "-c", "import pytest; print(pytest.main)"],
     ["python", "-u", "-c", "import sys;exec(eval(sys.stdin.readline()))  # not exact"],
     ["python", "-"],
     ["python"],

@@ -462,3 +462,36 @@ def test_assignments_from_a_substitution_before_the_command_are_skipped(command,
 def test_a_benchmark_of_a_test_command_runs_it(command, expected):
     """The benchmark tool runs the commands it is given, many times (its --prepare aside)."""
     assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("$(which pytest) -q", True),
+        ('"$(command -v pytest)" -x tests', True),
+        ("`which pytest` -q", True),
+        ("$(type -P npm) test", True),
+        ("timeout 600 $(which python3) -m pytest", True),
+        ("$(which ruff) check .", False),
+        ("cat $(which pytest)", False),
+        ("$(which-pytest) -q", False),
+    ],
+)
+def test_a_program_looked_up_on_the_path_is_that_program(command, expected):
+    """``$(which pytest)`` expands to pytest's path: the program is pytest."""
+    assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("python -c \"import pytest; pytest.main(['-q', 'tests'])\"", True),
+        ('python3 -c "import pytest,sys; sys.exit(pytest.console_main())" -x', True),
+        ("python -c \"import unittest; unittest.main(module='tests.test_api')\"", True),
+        ('python -c "import pytest; print(pytest.__version__)"', False),
+        ('python -c "import mymain; mymain.main()"', False),
+    ],
+)
+def test_python_code_calling_a_runners_entry_is_a_run(command, expected):
+    """``pytest.main()`` and ``unittest.main()`` from ``python -c`` run the suite."""
+    assert bool(test_invocations(command, CWD)) is expected

@@ -579,13 +579,23 @@ _TEST_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".ph
 _SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
 
 
+CALLED_MAINS = (
+    ("pytest.main(", "pytest"),
+    ("pytest.console_main(", "pytest"),
+    ("unittest.main(", "unittest"),
+)
+"""Calls in ``python -c`` code that run a runner as ``python -m`` would (documented APIs),
+and the module each runs (:mod:`runctx.runners.walk` reads them)."""
+
+
 def names_a_script(command: str) -> bool:
     """False only if ``command`` names no project script as a word.
 
     No word starts as a script's path does (:data:`SCRIPT_MARKS`), none ends
     in ``.sh``, none is a test file an interpreter runs (``test_x.py``,
-    ``x_test.py``, ``x.test.js``, ``tests/test.php``), and no program named by
-    a variable is asked to ``test`` (``$CARGO test``).
+    ``x_test.py``, ``x.test.js``, ``tests/test.php``), no program named by
+    a variable is asked to ``test`` (``$CARGO test``), and no code calls a
+    runner's entry (:data:`CALLED_MAINS`).
     """
     text = command[:SCANNED_CHARS]
     for mark in (*SCRIPT_MARKS, _SCRIPT_SUFFIX, *_TEST_FILE_SUFFIXES):
@@ -601,7 +611,11 @@ def names_a_script(command: str) -> bool:
             elif at == 0 or text[at - 1] in _SCRIPT_BEFORE:
                 return True
             at = text.find(mark, at + 1)
-    return ("$" in text and _variable_then_test(text)) or ("-m" in text and _test_module(text))
+    return (
+        ("$" in text and _variable_then_test(text))
+        or ("-m" in text and _test_module(text))
+        or ("main(" in text and any(call in text for call, _ in CALLED_MAINS))
+    )
 
 
 def _test_module(text: str) -> bool:

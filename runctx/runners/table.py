@@ -917,7 +917,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         chdir_options=("-C", "--directory"),
         not_with=(*_H, "-V", "-T", "--tasks", "-n", "--dry-run", "-P", "--prereqs", "-W", "-D"),
     ),
-    *rows("rails-test", [("test",), ("test:*",)], programs=("rails",), not_with=_H),
+    # ``t`` is rails' own alias of ``test`` (as ``g`` is of ``generate``)
+    *rows("rails-test", [("test",), ("t",), ("test:*",)], programs=("rails",), not_with=_H),
     RunnerPattern(
         "ruby-test",
         programs=("ruby", "jruby"),

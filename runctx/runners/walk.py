@@ -36,6 +36,7 @@ import os
 
 import attrs
 
+from runctx.fastpath.prefilter import CALLED_MAINS
 from runctx.record_base import Record
 from runctx.runners.containers import COMPOSE_PROGRAMS, ENGINES
 from runctx.runners.index import globbed_rows, index_for
@@ -241,9 +242,11 @@ class _Walk:
                 i = 0
                 continue
             if step.kind == CODE:
-                return self._first(self.index.by_code.get(step.text), step.text, step.rest) or (
-                    _STOPPED
-                )
+                found = self._first(self.index.by_code.get(step.text), step.text, step.rest)
+                module = _module_called(step.text) if found is None else None
+                if module is not None:  # ``python -c "import pytest; pytest.main(['-q'])"``
+                    found = self._first(self.index.by_module.get(module), module, len(self.args))
+                return found or _STOPPED
             return step
         return _STOPPED
 
@@ -532,6 +535,14 @@ class _Walk:
                 self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
+
+
+def _module_called(code: str) -> str | None:
+    """The runner module ``python -c`` code runs by calling its entry (``pytest.main()``)."""
+    for call, module in CALLED_MAINS:
+        if call in code:
+            return module
+    return None
 
 
 def _substituted(args: Sequence[str], j: int) -> bool:

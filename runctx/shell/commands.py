@@ -63,6 +63,7 @@ runner costs microseconds and never compiles the lexer's regexes.
 from __future__ import annotations
 
 import os
+import re
 
 import attrs
 
@@ -799,10 +800,25 @@ def _command_argv(words: Sequence[Token]) -> list[str]:
         if head not in _SKIPPED_RESERVED and not is_assignment(head):
             break
         start += 1
-    argv = [word.text for word in words[start:]]
+    argv = [_looked_up(word.text) for word in words[start:]]
     if argv:
         argv[0] = _unprefixed(argv[0])
     return argv
+
+
+_LOOKUP = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[Pp])\s+([\w.+-]+)\s*(?:\)|`)")
+
+
+def _looked_up(word: str) -> str:
+    """The program a word names by looking it up on the PATH (``$(which pytest)``): its name.
+
+    ``$(which NAME)``, ``$(command -v NAME)``, ``$(type -P NAME)`` and their
+    backtick forms expand to NAME's path; any other word is kept as written.
+    """
+    if word[:1] not in {"$", "`"}:
+        return word
+    found = _LOOKUP.fullmatch(word)
+    return found.group(1) if found else word
 
 
 def _unprefixed(program: str) -> str:
