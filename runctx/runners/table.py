@@ -1180,6 +1180,27 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         chdir_options=NPM_CHDIR_OPTIONS,
         not_with=_H,
     ),
+    # ``yarn workspace NAME [run] SCRIPT``, ``yarn workspaces foreach [-A] run SCRIPT`` and
+    # yarn 1's ``yarn workspaces run SCRIPT``: the script of other packages of the monorepo
+    *(
+        RunnerPattern(
+            "yarn-script",
+            role=TASK_ROLE,
+            run_names=NAMED_TEST_NAMES,
+            reader="package-json",
+            programs=YARN_PROGRAMS,
+            subcommand=subcommand,
+            value_options=(*YARN_VALUE_OPTIONS, "--from", "--exclude"),
+            chdir_options=("--cwd",),
+            not_with=_H,
+        )
+        for subcommand in (
+            ("workspace", "*", "run"),
+            ("workspace", "*"),
+            ("workspaces", "foreach", "run"),
+            ("workspaces", "run"),
+        )
+    ),
     RunnerPattern(
         "yarn-script",
         role=TASK_ROLE,
@@ -1231,6 +1252,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         reader="package-json",
         programs=("bun",),
         subcommand=("run",),
+        value_options=("--filter", "-F"),
         chdir_options=("--cwd",),
         not_with=_H,
     ),

@@ -48,6 +48,8 @@ from runctx.runners.pattern import (
 )
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.workspaces import NONE as NO_WORKSPACES
+from runctx.runners.workspaces import Selection, selection
 from runctx.runners.wrappers import (
     HELP_OR_VERSION,
     JAVA_STOPS,
@@ -129,6 +131,8 @@ class TaskCall(Record):
     names: tuple[str, ...]
     file: str = ""
     by_name: bool = attrs.field(default=False, kw_only=True)
+    workspaces: Selection = attrs.field(default=NO_WORKSPACES, kw_only=True)
+    """The other packages of a monorepo the script runs in (``npm run unit -w web``)."""
 
     @property
     def match(self) -> RunnerMatch:
@@ -272,6 +276,7 @@ class _Walk:
                             read.names,
                             read.file,
                             by_name=read.by_name,
+                            workspaces=selection(pattern.kind, args),
                         )
                         self.task_chdir = self._moved(read.chdir)
                     continue
