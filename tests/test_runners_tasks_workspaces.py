@@ -51,7 +51,13 @@ def monorepo(tmp_path):
         "pnpm --filter ./apps/api unit",
         "pnpm --filter '@acme/*' unit",
         "pnpm -r run unit",
+        "pnpm recursive run unit",
         "bun run --filter @acme/web unit",
+        "turbo run unit",
+        "turbo unit --filter=api",
+        "turbo run lint unit",
+        "lerna run unit",
+        "lerna run unit --scope @acme/web",
     ],
 )
 def test_a_script_that_tests_in_a_selected_package_is_a_run(monorepo, command):
@@ -68,6 +74,10 @@ def test_a_script_that_tests_in_a_selected_package_is_a_run(monorepo, command):
         "pnpm --filter @acme/docs build",
         "pnpm -r run build",
         "npm run unit -w packages/docs",
+        "turbo run build",
+        "turbo run unit --filter=@acme/docs",
+        "lerna run build",
+        "turbo run unit --dry-run",
     ],
 )
 def test_a_script_that_only_builds_in_the_selected_packages_is_no_run(monorepo, command):
@@ -102,6 +112,15 @@ def test_yarn_one_workspaces_object_form(tmp_path):
     write(tmp_path / "package.json", json.dumps({"workspaces": {"packages": ["pkgs/*"]}}))
     member(tmp_path, "pkgs/a", "a", verify="mocha")
     assert runs("yarn workspace a verify", tmp_path) != []
+
+
+def test_lerna_json_names_the_packages(tmp_path):
+    """No ``workspaces``, no pnpm file: ``lerna.json``'s ``packages`` are read."""
+    write(tmp_path / "package.json", json.dumps({"name": "root"}))
+    write(tmp_path / "lerna.json", json.dumps({"packages": ["modules/*"]}))
+    member(tmp_path, "modules/core", "core", spec="mocha 'test/**/*.js'")
+    assert runs("lerna run spec", tmp_path) != []
+    assert runs("lerna run spec --scope other", tmp_path) == []
 
 
 def test_a_package_not_found_within_the_files_bound_may_run(tmp_path):

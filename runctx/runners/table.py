@@ -194,6 +194,16 @@ _XCODEBUILD_VALUES = (
     "-clonedSourcePackagesDirPath",
 )
 
+_TURBO_VALUE_OPTIONS = (
+    *("--filter", "-F", "--concurrency", "--cache-dir", "--graph", "--output-logs"),
+    *("--log-order", "--env-mode", "--profile", "--token", "--team", "--api", "--heap"),
+    *("--log-prefix", "--remote-cache-timeout", "--cache", "--summarize"),
+)
+_TURBO_OWN_COMMANDS = (
+    *("login", "logout", "link", "unlink", "prune", "gen", "daemon", "ls", "query"),
+    *("generate", "info", "telemetry", "scan", "bin", "boundaries", "watch", "docs"),
+)
+
 BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- python ---
     RunnerPattern(
@@ -620,14 +630,39 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "monorepo-test",
         programs=("turbo",),
         any_arg=(*TEST_TASK_NAMES, "*#test", "*#test:*", "e2e", "*#e2e"),
-        value_options=(
-            *("--filter", "-F", "--concurrency", "--cache-dir", "--graph", "--output-logs"),
-            *("--log-order", "--env-mode", "--profile", "--token", "--team", "--api", "--heap"),
-            *("--log-prefix", "--remote-cache-timeout", "--cache", "--summarize"),
-        ),
+        value_options=_TURBO_VALUE_OPTIONS,
         chdir_options=("--cwd",),
         not_with=(*_H, "--dry-run", "--dry", "--dry-run=*", "--dry=*", "--graph"),
-        not_subcommands=("login", "logout", "link", "unlink", "prune", "gen", "daemon", "ls"),
+        not_subcommands=_TURBO_OWN_COMMANDS,
+    ),
+    # turbo and lerna run a task named otherwise in every package that has the script (or in
+    # those --filter and --scope select): read there (runctx.runners.tasks.package_json)
+    *(
+        RunnerPattern(
+            "turbo-task",
+            role=TASK_ROLE,
+            run_names=NAMED_TEST_NAMES,
+            reader="package-json",
+            task_names="all",
+            programs=("turbo",),
+            subcommand=subcommand,
+            value_options=_TURBO_VALUE_OPTIONS,
+            chdir_options=("--cwd",),
+            not_with=(*_H, "--dry-run", "--dry", "--dry-run=*", "--dry=*", "--graph"),
+            # ``turbo unit`` is ``turbo run unit`` when no command of turbo's is named
+            not_subcommands=() if subcommand else (*_TURBO_OWN_COMMANDS, "run"),
+        )
+        for subcommand in (("run",), ())
+    ),
+    RunnerPattern(
+        "lerna-script",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="package-json",
+        programs=("lerna",),
+        subcommand=("run",),
+        value_options=("--scope", "--ignore", "--concurrency", "--since", "--to", "--from"),
+        not_with=_H,
     ),
     *rows(
         "monorepo-test",
@@ -1221,6 +1256,17 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_subcommands=YARN_OWN_COMMANDS,
         value_options=YARN_VALUE_OPTIONS,
         chdir_options=("--cwd",),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "pnpm-script",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="package-json",
+        programs=PNPM_PROGRAMS,
+        subcommand=("recursive", "run"),  # ``pnpm -r run``'s long form: every package
+        value_options=PNPM_VALUE_OPTIONS,
+        chdir_options=PNPM_CHDIR_OPTIONS,
         not_with=_H,
     ),
     RunnerPattern(

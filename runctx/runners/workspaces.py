@@ -28,13 +28,17 @@ _SELECTOR_OPTIONS = {
     "npm-script": frozenset({"-w", "--workspace"}),
     "pnpm-script": frozenset({"-F", "--filter", "--filter-prod"}),
     "bun-script": frozenset({"-F", "--filter"}),
+    "turbo-task": frozenset({"-F", "--filter"}),
+    "lerna-script": frozenset({"--scope"}),
 }
 """Per task row kind, the options whose value selects packages."""
 _EVERY_FLAGS = {
     "npm-script": frozenset({"--workspaces", "-ws", "--ws"}),
-    "pnpm-script": frozenset({"-r", "--recursive"}),
+    "pnpm-script": frozenset({"-r", "--recursive", "recursive"}),
 }
-"""Per task row kind, the flags that ask every package."""
+"""Per task row kind, the flags (or pnpm's ``recursive`` command) that ask every package."""
+_EVERY_BY_DEFAULT = frozenset({"turbo-task", "lerna-script"})
+"""Task rows that run in every package that has the script unless packages are selected."""
 
 
 @attrs.frozen(repr=False, eq=False)
@@ -76,6 +80,7 @@ def selection(kind: str, args: Sequence[str]) -> Selection:
                 selectors.append(value)
         elif len(name) > 2 and name[:2] in options and not name.startswith("--"):  # noqa: PLR2004
             selectors.append(name[2:])  # ``-wweb``, ``-Fweb``
+    every = every or kind in _EVERY_BY_DEFAULT
     return Selection(tuple(selectors), every=every and not selectors)
 
 

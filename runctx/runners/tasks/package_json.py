@@ -7,7 +7,7 @@ A command that runs the script in other packages of a monorepo (``npm run
 unit -w web``, ``pnpm --filter @acme/web unit``, ``yarn workspace @acme/web
 unit``, ``pnpm -r run unit``; :mod:`runctx.runners.workspaces`) reads it
 there: the packages are the directories the root's ``package.json``
-``workspaces`` (or ``pnpm-workspace.yaml``'s ``packages``) names, found by
+``workspaces`` (or ``pnpm-workspace.yaml``'s ``packages``, or ``lerna.json``'s) names, found by
 path or by the ``name`` in their ``package.json`` (a directory named as the
 package's last word is read first). Each package's script runs in its
 directory (``cd DIR && SCRIPT``). At most :data:`MAX_PACKAGES` directories
@@ -36,6 +36,7 @@ __all__ = ["PACKAGE_JSON", "scripts_of", "texts"]
 
 PACKAGE_JSON = "package.json"
 PNPM_WORKSPACE = "pnpm-workspace.yaml"
+LERNA_JSON = "lerna.json"
 MAX_PACKAGES = 256
 """Directories of a monorepo's packages listed at most for one command."""
 
@@ -68,6 +69,13 @@ def package_of(data: bytes) -> tuple[str, dict[str, str], list[str]]:
         else {},
         [p for p in found if isinstance(p, str)] if isinstance(found, list) else [],
     )
+
+
+def lerna_packages(data: bytes) -> list[str]:
+    """The ``packages`` patterns of a ``lerna.json``."""
+    document = loads(data)
+    found = document.get("packages") if isinstance(document, dict) else None
+    return [p for p in found if isinstance(p, str)] if isinstance(found, list) else []
 
 
 def pnpm_packages(data: bytes) -> list[str]:
@@ -169,6 +177,9 @@ def _workspace_texts(call: TaskCall, directory: str, files: ProjectFiles) -> lis
     if not patterns:
         found = files.parsed(os.path.join(directory, PNPM_WORKSPACE), pnpm_packages)
         patterns = found if isinstance(found, list) else []
+    if not patterns:
+        found = files.parsed(os.path.join(directory, LERNA_JSON), lerna_packages)
+        patterns = found if isinstance(found, list) else []
     members, cut = _member_directories(directory, patterns)
     if cut:
         files.unread.append(Unknown(Reason.NOT_READ, f"more than {MAX_PACKAGES} packages"))
@@ -181,6 +192,7 @@ def _workspace_texts(call: TaskCall, directory: str, files: ProjectFiles) -> lis
         package = files.parsed(os.path.join(directory, member, PACKAGE_JSON), package_of)
         if not isinstance(package, tuple):
             continue
-        commands = script_texts(package[1], call.names)
-        made += [f"cd {shlex.quote(member)} && {command}" for command in commands or ()]
+        for name in call.names:  # each package runs the scripts it has (turbo run unit build)
+            commands = script_texts(package[1], [name]) or []
+            made += [f"cd {shlex.quote(member)} && {command}" for command in commands]
     return made or None
