@@ -302,6 +302,23 @@ class TestArguments:
         )
         assert runs("./ci.sh --fast", tmp_path) != []
 
+    def test_comments_between_arms_are_no_part_of_a_pattern(self, tmp_path):
+        """``# the suite`` above ``ci)``: the arm is still taken for ``ci``."""
+        _script(
+            tmp_path / "do.sh",
+            """\
+            #!/bin/sh
+            case "$1" in
+              # the app
+              build) make ;;
+              # the suite, as CI runs it
+              ci|all) pytest -q ;;
+            esac
+            """,
+        )
+        assert runs("./do.sh ci", tmp_path) != []
+        assert runs("./do.sh build", tmp_path) == []
+
     def test_a_block_that_does_not_end_is_judged_whole(self, tmp_path):
         """No ``esac``: the text is not understood, and the rule of names decides as before."""
         _script(

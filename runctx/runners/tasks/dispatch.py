@@ -154,6 +154,20 @@ def _arm_end(text: str, at: int) -> tuple[int, int] | None:
     return None
 
 
+def _past_blanks_and_comments(text: str, at: int) -> int:
+    """The index of the first character at or after ``at`` that is no blank and no comment."""
+    n = len(text)
+    while at < n:
+        if text[at] in " \t\n;":
+            at += 1
+        elif text[at] == "#":
+            newline = text.find("\n", at)
+            at = n if newline < 0 else newline + 1
+        else:
+            break
+    return at
+
+
 def _prune_block(
     text: str, start: int, candidates: set[str]
 ) -> tuple[list[tuple[int, int]], int] | None:
@@ -164,8 +178,7 @@ def _prune_block(
     removed: list[tuple[int, int]] = []
     i = start
     for _ in range(_ARMS_MAX):
-        while i < len(text) and text[i] in " \t\n":
-            i += 1
+        i = _past_blanks_and_comments(text, i)
         if _keyword_at(text, i, "esac"):
             return removed, i + len("esac")
         close = text.find(")", i)
