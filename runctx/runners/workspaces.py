@@ -9,7 +9,7 @@ workspace @acme/web unit`` (``yarn workspaces foreach run unit`` and yarn 1's
 
 :func:`selection` reads that from the arguments of the program: the selectors
 written and whether every package is asked. The packages they name are found
-and read by :mod:`runctx.runners.tasks.package_json`. Standard library only.
+and read by :mod:`runctx.runners.tasks.package_json`.
 """
 
 from __future__ import annotations
