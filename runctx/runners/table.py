@@ -204,6 +204,12 @@ _TURBO_OWN_COMMANDS = (
     *("generate", "info", "telemetry", "scan", "bin", "boundaries", "watch", "docs"),
 )
 
+_PDM_OWN_COMMANDS = (
+    *("add", "build", "cache", "completion", "config", "export", "fix", "import", "info"),
+    *("init", "install", "list", "lock", "outdated", "plugin", "publish", "py", "python"),
+    *("remove", "run", "search", "self", "show", "sync", "update", "use", "venv"),
+)
+
 BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- python ---
     RunnerPattern(
@@ -1301,6 +1307,67 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         value_options=("--filter", "-F"),
         chdir_options=("--cwd",),
         not_with=_H,
+    ),
+    # tasks kept in TOML (runctx.runners.tasks.toml_tasks): pdm, poe, rye, pixi, mise
+    *rows(
+        "pdm-script",
+        [("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("pdm",),
+        value_options=("-p", "--project"),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "pdm-script",  # ``pdm NAME`` runs the script NAME when pdm has no such command
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("pdm",),
+        value_options=("-p", "--project"),
+        not_subcommands=_PDM_OWN_COMMANDS,
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "poe-task",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("poe", "poethepoet"),
+        value_options=("-C", "--root", "--directory", "-e", "--executor"),
+        not_with=(*_H, "-d", "--dry-run"),
+    ),
+    *rows(
+        "rye-script",
+        [("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("rye",),
+        value_options=("--pyproject",),
+        not_with=_H,
+    ),
+    *rows(
+        "pixi-task",
+        [("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("pixi",),
+        value_options=("-e", "--environment", "--manifest-path"),
+        not_with=(*_H, "--dry-run", "-n"),
+    ),
+    *rows(
+        "mise-task",
+        [("run",), ("r",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("mise",),
+        value_options=("-E", "--env", "-j", "--jobs"),
+        chdir_options=("-C", "--cd"),
+        not_with=(*_H, "-n", "--dry-run"),
     ),
     RunnerPattern(
         "hatch-script",

@@ -40,7 +40,10 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.cargo_alias`: ``cargo NAME`` where ``.cargo/config.toml``'s
   ``[alias]`` defines NAME; ``node --run NAME`` reads ``package.json``;
 - :mod:`.maven`: ``mvn`` with no goal runs the ``<defaultGoal>`` of
-  ``pom.xml``.
+  ``pom.xml``;
+- :mod:`.toml_tasks`: ``pdm run NAME``, ``poe NAME``, ``rye run NAME``,
+  ``pixi run NAME`` and ``mise run NAME`` through the tasks their TOML files
+  keep, with the tasks each runs first.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -63,6 +66,7 @@ from runctx.runners.tasks import (
     package_json,
     rakefile,
     taskfile,
+    toml_tasks,
 )
 from runctx.runners.tasks.budget import BudgetSpentError
 from runctx.runners.tasks.files import MAX_TASKS, ProjectFiles
@@ -101,6 +105,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "melos": melos.texts,
     "cargo-alias": cargo_alias.texts,
     "maven": maven.texts,
+    "toml-tasks": toml_tasks.texts,
 }
 
 
