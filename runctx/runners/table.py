@@ -210,6 +210,16 @@ _PDM_OWN_COMMANDS = (
     *("remove", "run", "search", "self", "show", "sync", "update", "use", "venv"),
 )
 
+_COMPOSER_OWN_COMMANDS = (
+    *("about", "archive", "audit", "browse", "home", "bump", "check-platform-reqs"),
+    *("clear-cache", "clearcache", "cc", "config", "create-project", "depends", "why"),
+    *("diagnose", "dump-autoload", "dumpautoload", "exec", "fund", "global", "help", "init"),
+    *("install", "i", "licenses", "list", "outdated", "prohibits", "why-not", "reinstall"),
+    *("remove", "rm", "require", "r", "run-script", "run", "search", "self-update"),
+    *("selfupdate", "show", "info", "status", "suggests", "update", "u", "upgrade"),
+    *("validate", "repository", "repo"),
+)
+
 BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- python ---
     RunnerPattern(
@@ -614,6 +624,16 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "--no-run"),
     ),
     *rows(
+        "deno-task",  # read in deno.json (runctx.runners.tasks.json_tasks)
+        [("task",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="json-tasks",
+        programs=("deno",),
+        value_options=("--config", "-c", "--cwd"),
+        not_with=_H,
+    ),
+    *rows(
         "monorepo-test",
         [
             (name,)
@@ -1002,6 +1022,27 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         [("test",), ("test:*",), ("run", "test"), ("run", "test:*"), ("run-script", "test")],
         programs=("composer", "composer.phar"),
         chdir_options=("-d", "--working-dir"),
+        not_with=_H,
+    ),
+    # a composer script named otherwise: read in composer.json (runctx.runners.tasks.json_tasks)
+    *rows(
+        "composer-script",
+        [("run-script",), ("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="json-tasks",
+        programs=("composer", "composer.phar"),
+        chdir_options=("-d", "--working-dir"),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "composer-script",  # ``composer NAME`` runs the script NAME when it is no command
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="json-tasks",
+        programs=("composer", "composer.phar"),
+        chdir_options=("-d", "--working-dir"),
+        not_subcommands=_COMPOSER_OWN_COMMANDS,
         not_with=_H,
     ),
     # --- .NET ---

@@ -43,7 +43,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
   ``pom.xml``;
 - :mod:`.toml_tasks`: ``pdm run NAME``, ``poe NAME``, ``rye run NAME``,
   ``pixi run NAME`` and ``mise run NAME`` through the tasks their TOML files
-  keep, with the tasks each runs first.
+  keep, with the tasks each runs first;
+- :mod:`.json_tasks`: ``deno task NAME`` (``deno.json``'s ``tasks``) and
+  ``composer NAME`` (``composer.json``'s ``scripts``, ``@NAME`` followed).
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -59,6 +61,7 @@ from runctx.record_base import Record
 from runctx.runners.tasks import (
     cargo_alias,
     hatch,
+    json_tasks,
     justfile,
     makefile,
     maven,
@@ -106,6 +109,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "cargo-alias": cargo_alias.texts,
     "maven": maven.texts,
     "toml-tasks": toml_tasks.texts,
+    "json-tasks": json_tasks.texts,
 }
 
 
