@@ -476,6 +476,7 @@ TASK_FORMS = [
     (["hatch", "run", "cov"], "hatch-script", ("cov",)),
     (["pdm", "run", "unit"], "pdm-script", ("unit",)),
     (["deno", "task", "ci"], "deno-task", ("ci",)),
+    (["mix", "ci"], "mix-alias", ("ci",)),
     (["composer", "ci"], "composer-script", ("ci",)),
     (["composer", "run-script", "check"], "composer-script", ("check",)),
     (["pdm", "unit"], "pdm-script", ("unit",)),

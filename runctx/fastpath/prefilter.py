@@ -693,6 +693,7 @@ TASK_RUNNER_NAMES = (
     "melos",
     "mingw32-make",
     "mise",
+    "mix",
     "mvn",
     "mvnd",
     "mvnw",

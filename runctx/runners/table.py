@@ -1084,6 +1084,15 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     # --- other languages ---
     *rows("mix-test", [("test",), ("coveralls*",)], programs=("mix",), not_with=_H),
+    # ``mix ci`` where mix.exs's aliases make ci an alias (runctx.runners.tasks.mix_aliases)
+    RunnerPattern(
+        "mix-alias",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="mix-aliases",
+        programs=("mix",),
+        not_with=_H,
+    ),
     RunnerPattern(
         "swift-test",
         programs=("swift",),

@@ -45,7 +45,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
   ``pixi run NAME`` and ``mise run NAME`` through the tasks their TOML files
   keep, with the tasks each runs first;
 - :mod:`.json_tasks`: ``deno task NAME`` (``deno.json``'s ``tasks``) and
-  ``composer NAME`` (``composer.json``'s ``scripts``, ``@NAME`` followed).
+  ``composer NAME`` (``composer.json``'s ``scripts``, ``@NAME`` followed);
+- :mod:`.mix_aliases`: ``mix NAME`` where ``mix.exs``'s aliases make NAME
+  an alias: ``mix TASK`` for each of its tasks.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -66,6 +68,7 @@ from runctx.runners.tasks import (
     makefile,
     maven,
     melos,
+    mix_aliases,
     package_json,
     rakefile,
     taskfile,
@@ -110,6 +113,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "maven": maven.texts,
     "toml-tasks": toml_tasks.texts,
     "json-tasks": json_tasks.texts,
+    "mix-aliases": mix_aliases.texts,
 }
 
 

@@ -1,0 +1,105 @@
+"""Mix aliases: what ``mix NAME`` runs when ``mix.exs`` makes NAME an alias.
+
+Mix reads a project's aliases from the keyword list its ``aliases`` function
+returns (or the ``aliases:`` of ``project/0``): ``ci: ["format
+--check-formatted", "test"]``, ``"ecto.reset": ["ecto.drop", "ecto.setup"]``.
+Each string is a mix task with its arguments, run in turn; a task that is
+itself an alias runs that alias. Read as text, not evaluated: the list's
+strings are taken for ``mix STRING`` commands, which the shell parser reads
+(``mix test`` is a run). A function given as an alias (``&ci/1``) runs code
+runctx does not read: it gives no command.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from runctx.runners.tasks.files import ProjectFiles
+    from runctx.runners.walk import TaskCall
+
+__all__ = ["aliases_of", "texts"]
+
+MIX_EXS = "mix.exs"
+_START = re.compile(r"defp?\s+aliases\b[^\n]*?\bdo\b|\baliases:\s*(?=\[)")
+_KEY = re.compile(r'\s*(?:"([^"\n]+)"|([a-z_][\w.]*[?!]?)):\s')
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def _list_at(text: str, at: int) -> str | None:
+    """The text inside the list that starts at the first ``[`` at or after ``at``."""
+    start = text.find("[", at)
+    if start < 0:
+        return None
+    depth = 0
+    quoted = False
+    for i in range(start, len(text)):
+        char = text[i]
+        if quoted:
+            if char == "\\":
+                continue
+            quoted = char != '"'
+        elif char == '"':
+            quoted = True
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : i]
+    return None
+
+
+def _entries(body: str) -> list[tuple[str, str]]:
+    """``(name, value text)`` of each entry of a keyword list's body, split at its top commas."""
+    parts: list[str] = []
+    depth = 0
+    quoted = False
+    begun = 0
+    for i, char in enumerate(body):
+        if quoted:
+            quoted = char != '"' or body[i - 1] == "\\"
+        elif char == '"':
+            quoted = True
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(body[begun:i])
+            begun = i + 1
+    parts.append(body[begun:])
+    found: list[tuple[str, str]] = []
+    for part in parts:
+        key = _KEY.match(part)
+        if key is not None:
+            found.append((key.group(1) or key.group(2), part[key.end() :]))
+    return found
+
+
+def aliases_of(data: bytes) -> dict[str, list[str]]:
+    """Each alias of a ``mix.exs`` text and the task lines it runs, in order."""
+    text = data.decode("utf-8", errors="replace")
+    found = _START.search(text)
+    if found is None:
+        return {}
+    body = _list_at(text, found.end())
+    if body is None:
+        return {}
+    return {name: _STRING.findall(value) for name, value in _entries(body)}
+
+
+def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
+    """``mix TASK`` for each task line of the alias ``call`` names; None if it is no alias."""
+    if not call.names:
+        return None
+    aliases = files.parsed(os.path.join(directory, MIX_EXS), aliases_of)
+    if not isinstance(aliases, dict):
+        return None
+    lines = aliases.get(call.names[0])
+    if lines is None:
+        return None
+    # a line naming the alias itself runs mix's own task of that name (``test: ["x", "test"]``)
+    return [f"mix {line}" if line.split()[:1] != [call.names[0]] else "true" for line in lines]

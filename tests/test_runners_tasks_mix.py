@@ -1,0 +1,64 @@
+"""Mix aliases (``runners/tasks/mix_aliases.py``): what ``mix NAME`` runs when NAME is an alias."""
+
+from __future__ import annotations
+
+import pytest
+from tasktools import runs, write
+
+from runctx.runners.tasks.mix_aliases import aliases_of
+
+MIX_EXS = """\
+defmodule Shop.MixProject do
+  use Mix.Project
+
+  def project do
+    [app: :shop, version: "0.1.0", aliases: aliases(), deps: deps()]
+  end
+
+  defp deps, do: [{:phoenix, "~> 1.7"}]
+
+  defp aliases do
+    [
+      setup: ["deps.get", "ecto.setup"],
+      "ecto.setup": ["ecto.create", "ecto.migrate", "run priv/repo/seeds.exs"],
+      ci: ["format --check-formatted", "credo --strict", "test --warnings-as-errors"],
+      check: ["ci"],
+      "assets.deploy": ["esbuild default --minify", "phx.digest"],
+      quality: &quality/1
+    ]
+  end
+
+  defp quality(_), do: Mix.shell().cmd("mix test")
+end
+"""
+
+
+@pytest.fixture
+def project(tmp_path):
+    """A Phoenix-like project whose aliases run tests (ci, check) or not (setup)."""
+    write(tmp_path / "mix.exs", MIX_EXS)
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["mix ci", "MIX_ENV=test mix ci", "mix check"])
+def test_an_alias_that_runs_the_tests_is_a_run(project, command):
+    """``ci`` runs ``mix test``; ``check`` runs the ``ci`` alias."""
+    assert runs(command, project) != [], command
+
+
+@pytest.mark.parametrize(
+    "command", ["mix setup", "mix assets.deploy", "mix quality", "mix compile", "mix nosuch"]
+)
+def test_an_alias_that_runs_none_is_no_run(project, command):
+    """Setup and asset aliases, a function alias runctx does not read, mix's own tasks."""
+    assert runs(command, project) == [], command
+
+
+def test_the_aliases_read_from_the_keyword_list():
+    """Names plain and quoted, each with its task lines; a function alias has none."""
+    found = aliases_of(MIX_EXS.encode())
+    assert found["ci"][0] == "format --check-formatted"
+    assert found["ci"][-1] == "test --warnings-as-errors"
+    assert found["ecto.setup"][-1] == "run priv/repo/seeds.exs"
+    assert found["quality"] == []
+    assert "deps" not in found
