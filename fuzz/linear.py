@@ -21,7 +21,16 @@ from runctx.hooks import json_layout, settings_file
 from runctx.hooks.payload import PayloadError, json_object
 from runctx.present.escape import hook_json, json_text, visible
 from runctx.runners import BUILTIN_PATTERNS, detect_runner
-from runctx.runners.tasks import dispatch, hatch, justfile, makefile, package_json, taskfile
+from runctx.runners.tasks import (
+    dispatch,
+    hatch,
+    invoke_tasks,
+    justfile,
+    makefile,
+    mix_aliases,
+    package_json,
+    taskfile,
+)
 from runctx.runners.tasks.files import expand_tasks
 from runctx.settings import TableSearch, mentions_runctx_table
 from runctx.shell.commands import test_invocations
@@ -232,6 +241,25 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "dispatch: nested blocks never closed": (
         lambda n: 'case "$1" in a) ' + "case x in y) " * (n // 13),
         lambda text: dispatch.selected_text(text, ["a"]),  # type: ignore[arg-type]
+    ),
+    "invoke: many tasks": (
+        lambda n: (
+            b"from invoke import task\n"
+            + b"".join(b'@task\ndef t%d(c):\n    c.run("x")\n' % i for i in range(n // 40))
+        ),
+        invoke_tasks.tasks_of,  # type: ignore[dict-item]
+    ),
+    "invoke: one task's long arguments": (
+        lambda n: b"@task(pre=[" + b"a, " * (n // 3) + b"])\ndef t(c):\n    c.run('pytest')\n",
+        invoke_tasks.tasks_of,  # type: ignore[dict-item]
+    ),
+    "mix: many aliases": (
+        lambda n: b"defp aliases do\n  [" + b'a: ["x", "y"], ' * (n // 16) + b"]\nend\n",
+        mix_aliases.aliases_of,  # type: ignore[dict-item]
+    ),
+    "mix: a list never closed": (
+        lambda n: b"defp aliases do\n  [" + b'["x", ' * (n // 6),
+        mix_aliases.aliases_of,  # type: ignore[dict-item]
     ),
     "hatch: many scripts": (
         lambda n: (

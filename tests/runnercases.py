@@ -477,6 +477,7 @@ TASK_FORMS = [
     (["pdm", "run", "unit"], "pdm-script", ("unit",)),
     (["deno", "task", "ci"], "deno-task", ("ci",)),
     (["mix", "ci"], "mix-alias", ("ci",)),
+    (["invoke", "unit"], "invoke-task", ("unit",)),
     (["composer", "ci"], "composer-script", ("ci",)),
     (["composer", "run-script", "check"], "composer-script", ("check",)),
     (["pdm", "unit"], "pdm-script", ("unit",)),

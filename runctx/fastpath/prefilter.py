@@ -687,6 +687,8 @@ TASK_RUNNER_NAMES = (
     "gmake",
     "go-task",
     "hatch",
+    "inv",
+    "invoke",
     "just",
     "lerna",
     "make",

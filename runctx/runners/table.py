@@ -1380,6 +1380,15 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=_H,
     ),
     RunnerPattern(
+        "invoke-task",  # the @task function of tasks.py (runctx.runners.tasks.invoke_tasks)
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="invoke",
+        programs=("invoke", "inv"),
+        value_options=("-c", "--collection", "-r", "--search-root", "-f", "--config"),
+        not_with=(*_H, "-l", "--list", "-d", "--debug", "--complete"),
+    ),
+    RunnerPattern(
         "poe-task",
         role=TASK_ROLE,
         run_names=NAMED_TEST_NAMES,

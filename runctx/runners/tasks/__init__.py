@@ -47,7 +47,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.json_tasks`: ``deno task NAME`` (``deno.json``'s ``tasks``) and
   ``composer NAME`` (``composer.json``'s ``scripts``, ``@NAME`` followed);
 - :mod:`.mix_aliases`: ``mix NAME`` where ``mix.exs``'s aliases make NAME
-  an alias: ``mix TASK`` for each of its tasks.
+  an alias: ``mix TASK`` for each of its tasks;
+- :mod:`.invoke_tasks`: ``invoke NAME``: the ``run`` calls of the ``@task``
+  function of ``tasks.py``, with its ``pre`` tasks.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -63,6 +65,7 @@ from runctx.record_base import Record
 from runctx.runners.tasks import (
     cargo_alias,
     hatch,
+    invoke_tasks,
     json_tasks,
     justfile,
     makefile,
@@ -114,6 +117,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "toml-tasks": toml_tasks.texts,
     "json-tasks": json_tasks.texts,
     "mix-aliases": mix_aliases.texts,
+    "invoke": invoke_tasks.texts,
 }
 
 
