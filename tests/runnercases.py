@@ -478,6 +478,7 @@ TASK_FORMS = [
     (["deno", "task", "ci"], "deno-task", ("ci",)),
     (["mix", "ci"], "mix-alias", ("ci",)),
     (["invoke", "unit"], "invoke-task", ("unit",)),
+    (["sbt", "ci"], "sbt-alias", ("ci",)),
     (["composer", "ci"], "composer-script", ("ci",)),
     (["composer", "run-script", "check"], "composer-script", ("check",)),
     (["pdm", "unit"], "pdm-script", ("unit",)),

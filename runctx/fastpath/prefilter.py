@@ -712,6 +712,8 @@ TASK_RUNNER_NAMES = (
     "poethepoet",
     "rake",
     "rye",
+    "sbt",
+    "sbtn",
     "task",
     "turbo",
     "yarn",

@@ -923,6 +923,16 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         short_clusters=False,
     ),
     RunnerPattern(
+        "sbt-alias",  # build.sbt's addCommandAlias (runctx.runners.tasks.sbt_aliases)
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="sbt-aliases",
+        task_names="all",
+        programs=("sbt", "sbtn"),
+        not_with=_H,
+        short_clusters=False,
+    ),
+    RunnerPattern(
         "lein-test",
         programs=("lein",),
         any_arg=("test", "midje", "kaocha", "eftest", "test2junit", "cloverage", "test-refresh"),

@@ -49,7 +49,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.mix_aliases`: ``mix NAME`` where ``mix.exs``'s aliases make NAME
   an alias: ``mix TASK`` for each of its tasks;
 - :mod:`.invoke_tasks`: ``invoke NAME``: the ``run`` calls of the ``@task``
-  function of ``tasks.py``, with its ``pre`` tasks.
+  function of ``tasks.py``, with its ``pre`` tasks;
+- :mod:`.sbt_aliases`: ``sbt NAME`` where ``build.sbt``'s
+  ``addCommandAlias`` makes NAME an alias.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -74,6 +76,7 @@ from runctx.runners.tasks import (
     mix_aliases,
     package_json,
     rakefile,
+    sbt_aliases,
     taskfile,
     toml_tasks,
 )
@@ -118,6 +121,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "json-tasks": json_tasks.texts,
     "mix-aliases": mix_aliases.texts,
     "invoke": invoke_tasks.texts,
+    "sbt-aliases": sbt_aliases.texts,
 }
 
 
