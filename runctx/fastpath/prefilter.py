@@ -703,6 +703,7 @@ TASK_RUNNER_NAMES = (
     "nodejs",
     "npm",
     "npm-cli.js",
+    "nx",
     "pdm",
     "pixi",
     "pnpm",

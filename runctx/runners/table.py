@@ -220,6 +220,13 @@ _COMPOSER_OWN_COMMANDS = (
     *("validate", "repository", "repo"),
 )
 
+_NX_OWN_COMMANDS = (
+    *("run", "run-many", "affected", "graph", "dep-graph", "init", "generate", "g"),
+    *("migrate", "release", "reset", "show", "list", "format", "format:check", "format:write"),
+    *("daemon", "repair", "report", "sync", "sync:check", "watch", "exec", "add", "connect"),
+    *("login", "logout", "view-logs", "import", "print-affected", "affected:graph", "mcp"),
+)
+
 BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # --- python ---
     RunnerPattern(
@@ -648,6 +655,40 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         [("run",), ("run-many",), ("affected",), ("exec",)],
         programs=("nx",),
         any_arg=("*:test", "*:test:*", "*:e2e", "test", "test:*", "e2e", "*,test*", "*,e2e*"),
+        arg_options=("-t", "--target", "--targets"),
+        value_options=("-p", "--projects", "--exclude", "--base", "--head", "--parallel", "-c"),
+        not_with=(*_H, "--dry-run", "--graph"),
+    ),
+    # an Nx target named otherwise: read in project.json or package.json (tasks.nx_targets)
+    RunnerPattern(
+        "nx-target",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="nx",
+        programs=("nx",),
+        subcommand=("run",),
+        value_options=("-c", "--configuration"),
+        not_with=(*_H, "--dry-run", "--graph"),
+    ),
+    RunnerPattern(
+        "nx-target",  # ``nx TARGET PROJECT``
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="nx",
+        task_names="all",
+        programs=("nx",),
+        value_options=("-c", "--configuration"),
+        not_subcommands=_NX_OWN_COMMANDS,
+        not_with=(*_H, "--dry-run", "--graph"),
+    ),
+    *rows(
+        "nx-many",
+        [("run-many",), ("affected",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="nx",
+        task_names="all",
+        programs=("nx",),
         arg_options=("-t", "--target", "--targets"),
         value_options=("-p", "--projects", "--exclude", "--base", "--head", "--parallel", "-c"),
         not_with=(*_H, "--dry-run", "--graph"),

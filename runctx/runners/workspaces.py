@@ -30,6 +30,7 @@ _SELECTOR_OPTIONS = {
     "bun-script": frozenset({"-F", "--filter"}),
     "turbo-task": frozenset({"-F", "--filter"}),
     "lerna-script": frozenset({"--scope"}),
+    "nx-many": frozenset({"-p", "--projects"}),
 }
 """Per task row kind, the options whose value selects packages."""
 _EVERY_FLAGS = {

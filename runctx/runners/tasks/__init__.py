@@ -51,7 +51,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.invoke_tasks`: ``invoke NAME``: the ``run`` calls of the ``@task``
   function of ``tasks.py``, with its ``pre`` tasks;
 - :mod:`.sbt_aliases`: ``sbt NAME`` where ``build.sbt``'s
-  ``addCommandAlias`` makes NAME an alias.
+  ``addCommandAlias`` makes NAME an alias;
+- :mod:`.nx_targets`: ``nx run PROJECT:TARGET``, ``nx TARGET PROJECT``,
+  ``nx run-many -t TARGET``: the target's commands or test executor.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -74,6 +76,7 @@ from runctx.runners.tasks import (
     maven,
     melos,
     mix_aliases,
+    nx_targets,
     package_json,
     rakefile,
     sbt_aliases,
@@ -122,6 +125,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "mix-aliases": mix_aliases.texts,
     "invoke": invoke_tasks.texts,
     "sbt-aliases": sbt_aliases.texts,
+    "nx": nx_targets.texts,
 }
 
 

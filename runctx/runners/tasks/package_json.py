@@ -94,7 +94,7 @@ def pnpm_packages(data: bytes) -> list[str]:
     return patterns
 
 
-def _member_directories(root: str, patterns: list[str]) -> tuple[list[str], bool]:
+def member_directories(root: str, patterns: list[str]) -> tuple[list[str], bool]:
     """The package directories ``patterns`` name under ``root`` (relative), and whether cut.
 
     ``dir``, ``dir/*`` and ``dir/**`` (read one level deep) are followed; a
@@ -180,7 +180,7 @@ def _workspace_texts(call: TaskCall, directory: str, files: ProjectFiles) -> lis
     if not patterns:
         found = files.parsed(os.path.join(directory, LERNA_JSON), lerna_packages)
         patterns = found if isinstance(found, list) else []
-    members, cut = _member_directories(directory, patterns)
+    members, cut = member_directories(directory, patterns)
     if cut:
         files.unread.append(Unknown(Reason.NOT_READ, f"more than {MAX_PACKAGES} packages"))
     picked = _selected(call.workspaces, members, directory, files)
