@@ -78,3 +78,11 @@ def test_a_task_that_runs_a_runner_is_a_run(project, command):
 def test_a_task_that_runs_none_is_no_run(project, command):
     """Checks, static analysis, PHP callbacks runctx does not read, composer's own commands."""
     assert runs(command, project) == [], command
+
+
+def test_values_of_the_wrong_type_are_no_commands(tmp_path):
+    """``dependencies: 3``, a script that is a number: read as nothing, never an error."""
+    write(tmp_path / "deno.json", json.dumps({"tasks": {"ci": {"dependencies": 3}, "x": 4}}))
+    write(tmp_path / "composer.json", json.dumps({"scripts": {"ci": 5, "all": [1, "@ci"]}}))
+    for command in ("deno task ci", "deno task x", "composer ci", "composer all"):
+        assert runs(command, tmp_path) == [], command

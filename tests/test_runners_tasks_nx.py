@@ -72,3 +72,18 @@ def test_a_target_that_runs_tests_is_a_run(workspace, command):
 def test_a_target_that_runs_none_is_no_run(workspace, command):
     """Builds, docs, a project without the target, Nx's own commands."""
     assert runs(command, workspace) == [], command
+
+
+def test_values_of_the_wrong_type_are_no_commands(tmp_path):
+    """``dependsOn: 5``, ``commands: 7``: read as nothing, never an error."""
+    write(tmp_path / "package.json", json.dumps({"name": "root"}))
+    odd = {
+        "name": "odd",
+        "targets": {
+            "unit": {"dependsOn": 5, "executor": "nx:run-commands", "options": {"commands": 7}},
+            "e2e-all": {"executor": 3, "options": [1]},
+        },
+    }
+    write(tmp_path / "apps" / "odd" / "project.json", json.dumps(odd))
+    assert runs("nx run odd:unit", tmp_path) == []
+    assert runs("nx run odd:e2e-all", tmp_path) == []

@@ -57,7 +57,8 @@ def _deno(value: object, known: dict[str, object]) -> Task:
         return [], [value]
     if not isinstance(value, dict):
         return [], []
-    first = [name for name in value.get("dependencies") or [] if isinstance(name, str)]
+    depends = value.get("dependencies")
+    first = [name for name in depends if isinstance(name, str)] if isinstance(depends, list) else []
     command = value.get("command")
     return first, [command] if isinstance(command, str) else []
 

@@ -66,9 +66,10 @@ def _target_lines(value: object) -> tuple[list[str], list[str]]:
     """A target's own targets run first, and its commands."""
     if not isinstance(value, dict):
         return [], []
+    depends = value.get("dependsOn")
     first = [
         name
-        for name in value.get("dependsOn") or []
+        for name in (depends if isinstance(depends, list) else [])
         if isinstance(name, str) and not name.startswith("^")
     ]
     lines: list[str] = []
@@ -82,10 +83,11 @@ def _target_lines(value: object) -> tuple[list[str], list[str]]:
         single = options.get("command")
         if isinstance(single, str):
             lines.append(single)
-        for item in options.get("commands") or []:
-            item = item.get("command") if isinstance(item, dict) else item  # noqa: PLW2901
-            if isinstance(item, str):
-                lines.append(item)
+        commands = options.get("commands")
+        for item in commands if isinstance(commands, list) else []:
+            text = item.get("command") if isinstance(item, dict) else item
+            if isinstance(text, str):
+                lines.append(text)
     elif isinstance(executor, str):
         lines += [runner for word, runner in _EXECUTORS if word in executor.lower()][:1]
     return first, lines
