@@ -29,7 +29,20 @@ with atheris.instrument_imports():
     from runctx.present.escape import hook_json, json_bytes, json_text, visible
     from runctx.present.output import json_dumps
     from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner, resolve_command
-    from runctx.runners.tasks import hatch, justfile, makefile, package_json, taskfile
+    from runctx.runners.tasks import (
+        dispatch,
+        hatch,
+        invoke_tasks,
+        json_tasks,
+        justfile,
+        makefile,
+        mix_aliases,
+        nx_targets,
+        package_json,
+        sbt_aliases,
+        taskfile,
+        toml_tasks,
+    )
     from runctx.runners.tasks.files import MAX_TASKS, expand_tasks
     from runctx.settings import BusyRules, TableSearch, mentions_runctx_table, settings_of_table
     from runctx.shell.commands import test_invocations
@@ -302,6 +315,63 @@ def hatch_scripts(data: bytes) -> None:
             assert all(isinstance(v, list) for v in found.values())
 
 
+def toml_tasks_read(data: bytes) -> None:
+    """pdm, poe, rye, pixi and mise task tables of any shape: command lines, names, no raise."""
+    try:
+        document = hatch.toml_document(data)
+    except _TASK_REFUSALS:
+        return
+    tables = [document, *(v for v in document.values() if isinstance(v, dict))]
+    for table in tables[:4]:
+        known = set(table)
+        for value in list(table.values())[:8]:
+            first, lines = toml_tasks._task(value, known)  # noqa: SLF001 - the reader's core
+            assert all(isinstance(x, str) for x in (*first, *lines))
+
+
+def json_tasks_read(data: bytes) -> None:
+    """Deno tasks and composer scripts of any shape: command lines, names, no raise."""
+    for parse, read in (
+        (json_tasks.deno_tasks, json_tasks._deno),  # noqa: SLF001 - the reader's core
+        (json_tasks.composer_scripts, json_tasks._composer),  # noqa: SLF001
+    ):
+        try:
+            known = parse(data)
+        except _TASK_REFUSALS:
+            continue
+        for value in list(known.values())[:8]:
+            first, lines = read(value, known)
+            assert all(isinstance(x, str) for x in (*first, *lines))
+
+
+def nx_project(data: bytes) -> None:
+    """A project.json of any shape: its targets' commands are strings, never a raise."""
+    try:
+        _name, targets = nx_targets.project_of(data)
+    except _TASK_REFUSALS:
+        return
+    for value in list(targets.values())[:8]:
+        first, lines = nx_targets._target_lines(value)  # noqa: SLF001 - the reader's core
+        assert all(isinstance(x, str) for x in (*first, *lines))
+
+
+def text_tasks(data: bytes) -> None:
+    """mix.exs, tasks.py and build.sbt read as text: names to command lines, never a raise."""
+    for found in (
+        mix_aliases.aliases_of(data),
+        sbt_aliases.aliases_of(data),
+        {name: lines for name, (_first, lines) in invoke_tasks.tasks_of(data).items()},
+    ):
+        assert all(isinstance(line, str) for lines in found.values() for line in lines)
+
+
+def script_dispatch(data: bytes) -> None:
+    """A script's text and arguments: the selected text is a part of the script, or None."""
+    text = data.decode("utf-8", errors="replace")
+    selected = dispatch.selected_text(text, ["test", "-v", "--fast=1"])
+    assert selected is None or len(selected) <= len(text)
+
+
 _LAYOUT = frozenset("\n ")
 
 
@@ -377,6 +447,11 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "justfile": justfile_recipes,
     "taskfile": taskfile_tasks,
     "hatch": hatch_scripts,
+    "toml_tasks": toml_tasks_read,
+    "json_tasks": json_tasks_read,
+    "nx": nx_project,
+    "text_tasks": text_tasks,
+    "dispatch": script_dispatch,
     "json_face": json_face,
     "hatch_environment": hatch_environment,
     "command_paths": command_paths,
