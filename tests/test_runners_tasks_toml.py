@@ -125,3 +125,11 @@ def test_a_task_named_for_tests_is_a_run_without_a_file(tmp_path):
     assert runs("pdm run test", tmp_path) != []
     assert runs("poe test", tmp_path) != []
     assert runs("pixi run unit", tmp_path) == []
+
+
+def test_inline_tasks_nested_past_the_bound_give_nothing(tmp_path):
+    """A sequence nesting inline tasks 150 deep (TOML reads it) is read to a bound only."""
+    nested = "{sequence = [" * 150 + '{cmd = "pytest"}' + "]}" * 150
+    write(tmp_path / "pyproject.toml", f"[tool.poe.tasks]\ndeep = {nested}\nflat = 'pytest'\n")
+    assert runs("poe deep", tmp_path) == []
+    assert runs("poe flat", tmp_path) != []

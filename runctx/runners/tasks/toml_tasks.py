@@ -130,7 +130,11 @@ def _table_items(value: dict[str, object]) -> tuple[list[str], list[object]]:
     return first, items
 
 
-def _task(value: object, known: set[str]) -> Task:
+_INLINE_DEPTH = 8
+"""Inline tasks inside sequences are read this deep; deeper ones give nothing."""
+
+
+def _task(value: object, known: set[str], depth: int = 0) -> Task:
     """What one task's value runs: the tasks it names (first), and its command lines."""
     first: list[str] = []
     items: list[object] = []
@@ -142,8 +146,8 @@ def _task(value: object, known: set[str]) -> Task:
         first, items = _table_items(value)
     lines: list[str] = []
     for item in items:
-        if isinstance(item, dict):  # an inline task of a sequence
-            nested_first, nested_lines = _task(item, known)
+        if isinstance(item, dict) and depth < _INLINE_DEPTH:  # an inline task of a sequence
+            nested_first, nested_lines = _task(item, known, depth + 1)
             first += nested_first
             lines += nested_lines
         elif isinstance(item, str):
