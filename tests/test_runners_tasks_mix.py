@@ -62,3 +62,11 @@ def test_the_aliases_read_from_the_keyword_list():
     assert found["ecto.setup"][-1] == "run priv/repo/seeds.exs"
     assert found["quality"] == []
     assert "deps" not in found
+
+
+def test_an_escaped_quote_does_not_end_a_task_line():
+    """A task line holding an escaped quote and a comma is one line; the list goes on."""
+    text = b'defp aliases do\n  [ci: ["cmd echo \\"a, b\\"", "test"], x: ["y"]]\nend\n'
+    found = aliases_of(text)
+    assert found["ci"] == ['cmd echo \\"a, b\\"', "test"]
+    assert found["x"] == ["y"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,46 +29,53 @@ _KEY = re.compile(r'\s*(?:"([^"\n]+)"|([a-z_][\w.]*[?!]?)):\s')
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 
+def _outside_strings(text: str, start: int) -> Iterator[tuple[int, str, int]]:
+    """Each character of ``text`` from ``start`` outside a string, with its bracket depth.
+
+    The depth counts ``[``, ``{`` and ``(`` opened before the character (a
+    closing one is given at the depth it closes to); an escaped quote in a
+    string does not end it.
+    """
+    depth = 0
+    quoted = False
+    escaped = False
+    for i in range(start, len(text)):
+        char = text[i]
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+            continue
+        if char == '"':
+            quoted = True
+            continue
+        if char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth -= 1
+        yield i, char, depth
+
+
 def _list_at(text: str, at: int) -> str | None:
     """The text inside the list that starts at the first ``[`` at or after ``at``."""
     start = text.find("[", at)
     if start < 0:
         return None
-    depth = 0
-    quoted = False
-    for i in range(start, len(text)):
-        char = text[i]
-        if quoted:
-            if char == "\\":
-                continue
-            quoted = char != '"'
-        elif char == '"':
-            quoted = True
-        elif char in "[{(":
-            depth += 1
-        elif char in "]})":
-            depth -= 1
-            if depth == 0:
-                return text[start + 1 : i]
+    for i, char, depth in _outside_strings(text, start):
+        if depth == 0 and char in "]})":
+            return text[start + 1 : i]
     return None
 
 
 def _entries(body: str) -> list[tuple[str, str]]:
     """``(name, value text)`` of each entry of a keyword list's body, split at its top commas."""
     parts: list[str] = []
-    depth = 0
-    quoted = False
     begun = 0
-    for i, char in enumerate(body):
-        if quoted:
-            quoted = char != '"' or body[i - 1] == "\\"
-        elif char == '"':
-            quoted = True
-        elif char in "[{(":
-            depth += 1
-        elif char in "]})":
-            depth -= 1
-        elif char == "," and depth == 0:
+    for i, char, depth in _outside_strings(body, 0):
+        if char == "," and depth == 0:
             parts.append(body[begun:i])
             begun = i + 1
     parts.append(body[begun:])
