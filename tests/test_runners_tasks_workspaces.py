@@ -152,3 +152,16 @@ def test_the_selection_read_from_the_arguments(kind, args, expected):
     """Selectors and "every package", as each tool spells them; other rows select none."""
     found = selection(kind, args)
     assert (found.selectors, found.every) == (expected.selectors, expected.every)
+
+
+@pytest.mark.parametrize("selector", ["../outside", "{../outside}", "OUTSIDE"])
+def test_a_package_path_out_of_the_checkout_is_not_read(monorepo, tmp_path_factory, selector):
+    """``-w ../outside`` or an absolute path: a file out of the checkout is never opened."""
+    outside = tmp_path_factory.mktemp("elsewhere") / "outside"
+    member(outside.parent, "outside", "outside", unit="vitest run")
+    written = str(outside) if selector == "OUTSIDE" else selector
+    if ".." in written:
+        (monorepo.parent / "outside").mkdir(exist_ok=True)
+        member(monorepo.parent, "outside", "outside", unit="vitest run")
+    assert runs(f"npm run unit -w {written}", monorepo) == []
+    assert runs(f"pnpm --filter {written} unit", monorepo) == []

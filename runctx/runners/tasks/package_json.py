@@ -126,15 +126,28 @@ def member_directories(root: str, patterns: list[str]) -> tuple[list[str], bool]
 
 
 def _selector(text: str) -> tuple[str, bool] | None:
-    """A pnpm/npm selector as ``(name or path, is a path)``; None for an exclusion."""
+    """A pnpm/npm selector as ``(name or path, is a path)``.
+
+    None for an exclusion, and for a path out of the checkout (absolute, or
+    climbing out with ``..``): only the checkout's own files are read.
+    """
     if text.startswith("!"):
         return None
     text = text.removeprefix("...").removeprefix("^...").removesuffix("...").removesuffix("...^")
     if text.startswith("{") and text.endswith("}"):
-        return text[1:-1].removeprefix("./").rstrip("/"), True
-    if text.startswith(("./", "../")) or text == "." or ("/" in text and not text.startswith("@")):
-        return text.removeprefix("./").rstrip("/"), True
-    return text, False
+        path = text[1:-1]
+    elif (
+        text.startswith(("./", "../", "/"))
+        or text == "."
+        or ("/" in text and not text.startswith("@"))
+    ):
+        path = text
+    else:
+        return text, False
+    path = path.removeprefix("./").rstrip("/")
+    if path.startswith("/") or ".." in path.split("/"):
+        return None
+    return path, True
 
 
 def _selected(
