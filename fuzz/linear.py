@@ -253,6 +253,10 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: b"@task(pre=[" + b"a, " * (n // 3) + b"])\ndef t(c):\n    c.run('pytest')\n",
         invoke_tasks.tasks_of,  # type: ignore[dict-item]
     ),
+    "invoke: many decorators never closed": (
+        lambda n: b"@task(x\n" * (n // 8),
+        invoke_tasks.tasks_of,  # type: ignore[dict-item]
+    ),
     "mix: many aliases": (
         lambda n: b"defp aliases do\n  [" + b'a: ["x", "y"], ' * (n // 16) + b"]\nend\n",
         mix_aliases.aliases_of,  # type: ignore[dict-item]

@@ -24,8 +24,11 @@ if TYPE_CHECKING:
 __all__ = ["tasks_of", "texts"]
 
 _FILES = ("tasks.py", os.path.join("tasks", "__init__.py"))
+_ARGUMENTS_MAX = 4096
+"""The most of a ``@task(...)``'s arguments read: an unclosed one costs no more than this."""
 _DEFINITION = re.compile(
-    r"(?m)^@task\b(?:\((?P<arguments>[^)]*)\))?\s*\n(?:@.*\n)*def\s+(?P<name>\w+)"
+    rf"(?m)^@task\b(?:\((?P<arguments>[^)]{{0,{_ARGUMENTS_MAX}}})\))?\s*\n(?:@.*\n)*"
+    r"def\s+(?P<name>\w+)"
 )
 _NEXT_TOP_LEVEL = re.compile(r"(?m)^(?:@|def\s|class\s|[A-Za-z_])")
 _RUN = re.compile(r"""\brun\(\s*(?:[rR]?(?P<q>"|')(?P<text>(?:(?!(?P=q)).)*)(?P=q))""")
