@@ -53,6 +53,7 @@ WRAPPED = [
     ("git", ["git", "bisect", "run", "COMMAND"]),
     ("parallel", ["parallel", "-j", "2", "COMMAND", ":::", "x"]),
     ("parallel", ["parallel", ":::", "STRING"]),
+    ("fakeroot", ["fakeroot", "--", "COMMAND"]),
 ]
 
 

@@ -213,7 +213,9 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "pytest",
     "pytest-3",
     "pytest-watch",
+    "pytest-watcher",
     "pytest_watch",
+    "pytest_watcher",
     "qunit",
     "raco",
     "rails",
@@ -328,8 +330,9 @@ _BEFORE = frozenset(" \t\n\r\f\v/;&|()<>'\"`={}\\$")
 _GLUED = ("-m", "-c", "\\n", "\\t")
 """What a name may be glued to: python's ``-m``/``-c`` (``-mpytest``), and the ``\\n`` or
 ``\\t`` escape of a string that ``printf`` or ``echo -e`` hands to a shell."""
-_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\@")
-"""Characters before which a name can end a word (besides the text's end)."""
+_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\@^")
+"""Characters before which a name can end a word (besides the text's end); ``^`` for
+the ``^M`` of text typed into a terminal (``screen -X stuff "pytest^M"``)."""
 
 
 def _trie_pattern(words: Sequence[str]) -> str:

@@ -251,7 +251,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
     ),
     RunnerPattern(
-        "pytest-watch", programs=("ptw", "pytest-watch"), modules=("pytest_watch",), not_with=_H
+        "pytest-watch",
+        programs=("ptw", "pytest-watch", "pytest-watcher"),
+        modules=("pytest_watch", "pytest_watcher"),
+        not_with=_H,
     ),
     RunnerPattern("unittest", modules=("unittest", "xmlrunner", "doctest"), not_with=_H),
     RunnerPattern(

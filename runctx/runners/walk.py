@@ -48,6 +48,7 @@ from runctx.runners.pattern import (
 )
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.typed_keys import TYPING_PROGRAMS, typed_lines
 from runctx.runners.workspaces import NONE as NO_WORKSPACES
 from runctx.runners.workspaces import Selection, selection
 from runctx.runners.wrappers import (
@@ -302,14 +303,15 @@ class _Walk:
         found = self._first(self.index.by_program.get(base), word, i + 1)
         if found is not None:
             return found
+        handed = _shell_text(base, args[i + 1 :])
+        if handed is not None:
+            return handed
         wrapper = WRAPPERS.get(base)
         if wrapper is not None:
             if not self.container and base in CONTAINER_PROGRAMS:
                 self.container = tuple(args[i:])
             step = self._wrapper(wrapper, i)
             return _STOPPED if step is _PROGRAM else step
-        if base == "eval":
-            return Outcome(SHELL, text=" ".join(args[i + 1 :]))
         found = self._first(globbed_rows(self.index, base), word, i + 1)
         return found if found is not None else self._interpreter(base, i)
 
@@ -522,6 +524,9 @@ class _Walk:
             if name not in wrapper.value:
                 j += 1
                 continue
+            if name in wrapper.pairs and not eq:
+                j += 3  # ``--bind SRC DEST``
+                continue
             if eq:
                 value, j = inline, j + 1
             elif j + 1 < len(self.args):
@@ -540,6 +545,21 @@ class _Walk:
                 self.args = [*head, *words, *self.args[j:]][:MAX_ARGV_WORDS]
                 j -= 1 if eq else 2
         return j
+
+
+def _shell_text(base: str, args: Sequence[str]) -> Outcome | None:
+    """The shell text ``base args`` hands to a shell, when that is what it does.
+
+    ``eval pytest -x``; the lines a terminal multiplexer types into a pane and
+    enters (``tmux send-keys 'pytest' Enter``, :mod:`.typed_keys`). None for
+    any other command.
+    """
+    if base == "eval":
+        return Outcome(SHELL, text=" ".join(args))
+    typed = typed_lines(base, args) if base in TYPING_PROGRAMS else None
+    if typed is None:
+        return None
+    return Outcome(SHELL, text="\n".join(typed)) if typed else _STOPPED
 
 
 def _module_called(code: str) -> str | None:

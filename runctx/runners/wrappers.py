@@ -52,7 +52,9 @@ class Wrapper(Record):
     arguments, not the command (GNU parallel's ``:::``, ``::::``): the
     command is the words before the first of them, and ``command_lists``
     are those after which, when no command comes before, each word is a
-    command line of its own (``parallel ::: "pytest a" "pytest b"``).
+    command line of its own (``parallel ::: "pytest a" "pytest b"``);
+    ``pairs``: options taking the next two words (bubblewrap's ``--bind SRC
+    DEST``).
     """
 
     arg_separators: frozenset[str]
@@ -63,6 +65,7 @@ class Wrapper(Record):
     command_lists: frozenset[str]
     module: frozenset[str]
     own_commands: frozenset[str] | None
+    pairs: frozenset[str]
     positionals: int
     requires_start: bool
     shell_join: bool
@@ -93,6 +96,7 @@ class Wrapper(Record):
         stop_commands: Iterable[str] = (),
         arg_separators: Iterable[str] = (),
         command_lists: Iterable[str] = (),
+        pairs: Iterable[str] = (),
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         chdirs, codes, modules, splits = map(frozenset, (chdir, code, module, split))
@@ -105,6 +109,7 @@ class Wrapper(Record):
             command_lists=frozenset(command_lists),
             module=modules,
             own_commands=None if own_commands is None else frozenset(own_commands),
+            pairs=frozenset(pairs),
             positionals=positionals,
             requires_start=requires_start,
             shell_join=shell_join,
@@ -113,7 +118,7 @@ class Wrapper(Record):
             stop=frozenset(stop),
             stop_commands=frozenset(stop_commands),
             subcommands=tuple(subcommands),
-            value=frozenset(value) | chdirs | codes | modules | splits,
+            value=frozenset(value) | chdirs | codes | modules | splits | frozenset(pairs),
         )
 
 
@@ -509,7 +514,12 @@ WRAPPERS.update(
             code=("-c", "--command", "--session-command"),
         ),
         "sg": Wrapper(code=("-c",), positionals=1),
-        "dotenv": Wrapper(value=("-e", "-c", "-v", "-p")),
+        # dotenv-cli (``dotenv -e .env -- CMD``) and python-dotenv (``dotenv -f .env run CMD``)
+        "dotenv": Wrapper(
+            value=("-e", "-c", "-v", "-p", "-f", "--file", "-q", "--quote", "--export"),
+            subcommands=[("run",)],
+            own_commands=("run", "list", "get", "set", "unset"),
+        ),
         "cross-env": Wrapper(assignments=True),
         "cross-env-shell": Wrapper(assignments=True, shell_join=True),
         "env-cmd": Wrapper(value=("-f", "--file", "-e", "--environments", "-r", "--rc-file")),
@@ -571,6 +581,207 @@ WRAPPERS.update(
         "cgexec": Wrapper(value=("-g",)),
         "firejail": Wrapper(),
         "with-contenv": Wrapper(),
+    }
+)
+
+# macOS's coreutils from Homebrew are the GNU tools with a ``g`` in front.
+WRAPPERS.update({f"g{name}": WRAPPERS[name] for name in ("timeout", "nice", "stdbuf", "env")})
+WRAPPERS["gnohup"] = WRAPPERS["nohup"]
+
+# Secret and environment injectors: each runs the command after its options
+# (and its ``--``) with the secrets in its environment.
+WRAPPERS.update(
+    {
+        # ``doppler run -p PROJECT -c CONFIG -- CMD``; ``--command STRING`` runs a shell string
+        "doppler": Wrapper(
+            value=(
+                *("-p", "--project", "-c", "--config", "--token", "--scope", "--api-host"),
+                *("--dashboard-host", "--configuration", "--mount", "--mount-format"),
+                *("--mount-template", "--mount-max-reads", "--name-transformer", "--fallback"),
+                *("--passphrase", "--fallback-passphrase", "--preserve-env"),
+            ),
+            code=("--command",),
+            subcommands=[("run",)],
+        ),
+        # 1Password: ``op run --env-file .env -- CMD``
+        "op": Wrapper(
+            value=("--env-file", "--account", "--config", "--session", "--cache", "--format"),
+            subcommands=[("run",)],
+        ),
+        # ``aws-vault exec PROFILE -- CMD`` (and its forks' ``aws-okta exec PROFILE -- CMD``)
+        "aws-vault": Wrapper(
+            value=(
+                *("-d", "--duration", "-t", "--mfa-token", "--region", "--prompt"),
+                *("--backend", "--keychain", "--pass-dir", "--pass-cmd", "--pass-prefix"),
+            ),
+            stop=("-j", "--json", "--stdout", "-s", "--server", "--ec2-server", "--ecs-server"),
+            subcommands=[("exec",)],
+            positionals=1,
+        ),
+        "aws-okta": Wrapper(
+            value=("-t", "--assume-role-ttl", "-a", "--session-ttl", "-r", "--mfa-duo-device"),
+            subcommands=[("exec",)],
+            positionals=1,
+        ),
+        "saml2aws": Wrapper(
+            value=("-a", "--idp-account", "-p", "--profile", "--exec-profile", "--region"),
+            subcommands=[("exec",)],
+        ),
+        # ``infisical run --env=dev --path=/api -- CMD``; ``--command STRING``
+        "infisical": Wrapper(
+            value=(
+                *("--env", "--path", "--projectId", "--token", "--tags", "--domain"),
+                *("--watch-interval",),
+            ),
+            code=("--command",),
+            subcommands=[("run",)],
+        ),
+        # ``dotenvx run -f .env.test -- CMD``
+        "dotenvx": Wrapper(
+            value=("-f", "--env-file", "-fv", "--env-vault-file", "-e", "--env", "--convention"),
+            subcommands=[("run",)],
+        ),
+        # ``chamber exec SERVICE... -- CMD``: the services run until ``--``
+        "chamber": Wrapper(start_after=("--",), requires_start=True, stop=("read", "list")),
+        # ``teller run --reset --shell -- CMD``
+        "teller": Wrapper(
+            value=("-c", "--config"), code_flags=("--shell",), subcommands=[("run",)]
+        ),
+        # ``berglas exec -- CMD``, ``varlock run -- CMD``
+        "berglas": Wrapper(subcommands=[("exec",)]),
+        "varlock": Wrapper(value=("--path", "-p"), subcommands=[("run",)]),
+        # ``summon -p PROVIDER -f secrets.yml CMD``
+        "summon": Wrapper(value=("-p", "--provider", "-f", "-D", "--yaml", "-e", "--environment")),
+        # ``envchain NAMESPACE CMD``
+        "envchain": Wrapper(stop=("--set", "-s", "--list", "-l"), positionals=1),
+        # ``sops exec-env FILE 'CMD'``, ``sops exec-file FILE 'CMD {}'``: a shell string
+        "sops": Wrapper(
+            value=("--user", "--filename", "--input-type", "--output-type"),
+            subcommands=[("exec-env",), ("exec-file",)],
+            positionals=1,
+            shell_join=True,
+        ),
+        # ``railway run -s SERVICE CMD``
+        "railway": Wrapper(
+            value=("-s", "--service", "-e", "--environment"), subcommands=[("run",)]
+        ),
+    }
+)
+
+# Tools that run the command after their options on the same machine and in
+# the same tree: resource limits, sandboxes that keep the tree, users and
+# groups, container init programs, profilers, retries and terminal sessions.
+WRAPPERS.update(
+    {
+        # macOS: ``caffeinate -i CMD`` keeps the machine awake while CMD runs
+        "caffeinate": Wrapper(value=("-t", "-w")),
+        "cpulimit": Wrapper(
+            value=("-l", "--limit", "-c", "--cpu", "-s", "--signal"),
+            stop=("-p", "--pid", "-e", "--exe", "-P", "--path"),
+        ),
+        "trickle": Wrapper(value=("-d", "-u", "-w", "-t", "-l", "-n")),
+        "timelimit": Wrapper(value=("-S", "-s", "-T", "-t")),
+        "systemd-inhibit": Wrapper(value=("--what", "--who", "--why", "--mode"), stop=("--list",)),
+        "setpriv": Wrapper(
+            value=(
+                *("--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups"),
+                *("--inh-caps", "--ambient-caps", "--bounding-set", "--securebits"),
+                *("--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access"),
+                *("--landlock-rule",),
+            ),
+            stop=("-d", "--dump", "--list-caps"),
+        ),
+        # ``gosu USER CMD``, ``su-exec USER CMD``, ``s6-setuidgid USER CMD``
+        "gosu": Wrapper(positionals=1),
+        "su-exec": Wrapper(positionals=1),
+        "s6-setuidgid": Wrapper(positionals=1),
+        "chpst": Wrapper(
+            value=(
+                *("-u", "-U", "-b", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p"),
+                *("-f", "-c", "-r", "-t"),
+            ),
+        ),
+        # container init programs as a command: ``tini -- CMD``, ``dumb-init CMD``
+        "tini": Wrapper(value=("-p", "-e")),
+        "dumb-init": Wrapper(value=("-r", "--rewrite")),
+        "fakeroot": Wrapper(value=("-l", "--lib", "--faked", "-i", "-s", "-b")),
+        "torsocks": Wrapper(value=("-u", "-p", "-a", "-P", "--user", "--pass", "--address")),
+        "proxychains": Wrapper(value=("-f",)),
+        "proxychains4": Wrapper(value=("-f",)),
+        "tsocks": Wrapper(),
+        # ``ip netns exec NAME CMD``: the command in a network namespace, same tree
+        "ip": Wrapper(
+            value=("-n", "-netns", "-b", "-batch", "-f", "-family", "-rc", "-rcvbuf"),
+            subcommands=[("netns", "exec")],
+            positionals=1,
+        ),
+        # bubblewrap keeps the tree it binds: ``bwrap --bind / / --dev /dev -- CMD``
+        "bwrap": Wrapper(
+            value=(
+                *("--dev", "--proc", "--tmpfs", "--dir", "--mqueue", "--unsetenv", "--uid"),
+                *("--gid", "--hostname", "--lock-file", "--sync-fd", "--info-fd", "--seccomp"),
+                *("--add-seccomp-fd", "--block-fd", "--userns-block-fd", "--json-status-fd"),
+                *("--userns", "--userns2", "--pidns", "--remount-ro", "--exec-label"),
+                *("--file-label", "--cap-add", "--cap-drop", "--perms", "--size", "--argv0"),
+                *("--overlay-src", "--tmp-overlay", "--ro-overlay", "--args"),
+            ),
+            pairs=(
+                *("--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try"),
+                *("--dev-bind-try", "--symlink", "--setenv", "--file", "--bind-data"),
+                *("--ro-bind-data", "--chmod", "--bind-fd", "--ro-bind-fd", "--overlay"),
+            ),
+            chdir=("--chdir",),
+        ),
+        # terminal sessions that start a command: ``zellij run -- CMD``,
+        # ``dtach -n SOCKET CMD``, ``abduco -c NAME CMD``
+        "zellij": Wrapper(
+            value=(
+                *("-s", "--session", "-l", "--layout", "-c", "--config", "--config-dir"),
+                *("--data-dir", "-d", "--direction", "-n", "--name", "--height", "--width"),
+                *("-x", "--x", "-y", "--y"),
+            ),
+            chdir=("--cwd",),
+            subcommands=[("run",), ("r",), ("action", "new-pane")],
+        ),
+        "dtach": Wrapper(value=("-n", "-c", "-A", "-N", "-e", "-r"), stop=("-a", "-p")),
+        "abduco": Wrapper(value=("-c", "-n", "-A", "-e"), stop=("-a", "-l")),
+        # retries: ``retry -t 3 -- CMD`` (and ``retry -t 3 'CMD'``, a shell string)
+        "retry": Wrapper(
+            value=(
+                *("-t", "--times", "--tries", "-d", "--delay", "-s", "--sleep", "-u", "--until"),
+                *("-w", "--while", "-m", "--message", "-attempts", "-sleep", "-max-time"),
+                *("-task-time", "--jitter", "--backoff", "--max-time"),
+            ),
+            shell_join=True,
+        ),
+        # profilers of a command: ``austin -i 1ms python -m pytest``,
+        # ``heaptrack python -m pytest``; ``ddtrace-run pytest``
+        "austin": Wrapper(
+            value=("-i", "--interval", "-t", "--timeout", "-x", "--exposure", "-o", "--output"),
+            stop=("-p", "--pid", "-w", "--where"),
+        ),
+        "heaptrack": Wrapper(value=("-o", "--output"), stop=("-p", "--pid", "-a", "--analyze")),
+        "ddtrace-run": Wrapper(),
+        # profilers that run a python module or script: ``pyinstrument -m pytest``,
+        # ``viztracer -m pytest``, ``python -m cProfile -o out -m pytest``,
+        # ``python -m pdb -m pytest``
+        "pyinstrument": Wrapper(
+            value=("-o", "--outfile", "-r", "--renderer", "-p", "--render-option", "-i"),
+            module=("-m",),
+            stop=("--load", "--load-prev"),
+        ),
+        "viztracer": Wrapper(
+            value=(
+                *("-o", "--output_file", "--output_dir", "--tracer_entries"),
+                *("--max_stack_depth", "--include_files", "--exclude_files", "--min_duration"),
+                *("--log_func_args", "--plugins", "--rcfile", "--dump_raw"),
+            ),
+            module=("-m",),
+            stop=("--combine", "--align_combine", "--attach", "--attach_installed"),
+        ),
+        "cProfile": Wrapper(value=("-o", "--outfile", "-s", "--sort"), module=("-m",)),
+        "profile": Wrapper(value=("-o", "--outfile", "-s", "--sort"), module=("-m",)),
+        "pdb": Wrapper(value=("-c", "--command"), module=("-m",)),
     }
 )
 
