@@ -393,6 +393,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     # go-acc runs ``go test`` with coverage over the packages it is given
     RunnerPattern("go-test", programs=("go-acc",), not_with=(*_H, "--version")),
+    # gotest: ``go test`` with colours, its flags as go test's (``gotest -v ./...``)
+    RunnerPattern("go-test", programs=("gotest",), not_with=(*_H, "-c", "-list", "-list=*", "-n")),
     RunnerPattern(
         "go-test",
         programs=("gotestsum",),
@@ -560,6 +562,9 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-v"),
     ),
     *rows("js-test", [("test",)], programs=("detox", "stencil", "ember"), not_with=_H),
+    # Vue CLI's test plugins (``vue-cli-service test:unit``), testem's ``testem ci``
+    *rows("js-test", [("test:unit",), ("test:e2e",)], programs=("vue-cli-service",), not_with=_H),
+    *rows("js-test", [("ci",)], programs=("testem",), not_with=_H),
     *rows("js-test", [("run",)], programs=("stryker",), not_with=_H),
     *rows(
         "npm-test",
@@ -1032,6 +1037,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         chdir_options=("-C", "--directory"),
         not_with=(*_H, "-V", "-T", "--tasks", "-n", "--dry-run", "-P", "--prereqs", "-W", "-D"),
     ),
+    # Ruby's own runner of Test::Unit files (before minitest): ``testrb test/``
+    RunnerPattern("ruby-test", programs=("testrb",), not_with=_H),
     # ``t`` is rails' own alias of ``test`` (as ``g`` is of ``generate``)
     *rows("rails-test", [("test",), ("t",), ("test:*",)], programs=("rails",), not_with=_H),
     RunnerPattern(
@@ -1111,6 +1118,17 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         not_with=(*_H, "-?", "--list-tests", "-t"),
         short_clusters=False,  # MSBuild's ``-tl``, ``-bl``, ``-nologo``: single-dash long options
+    ),
+    # the console runners of VSTest, NUnit and xUnit.net: ``vstest.console.exe Tests.dll``
+    RunnerPattern(
+        "dotnet-test",
+        programs=("vstest.console", "nunit3-console", "nunit-console", "xunit.console"),
+        # (vstest's ``/ListTests`` spelling is a word to this table: still taken for a run)
+        not_with=(
+            *(*_H, "-?", "--ListTests", "--listtests", "-lt", "--lt", "--ListDiscoverers"),
+            *("--ListExecutors", "--ListLoggers", "--ListSettingsProviders", "--explore"),
+            *("--list-extensions", "--version"),
+        ),
     ),
     RunnerPattern(
         "dotnet-test",
@@ -1273,6 +1291,47 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows("gleam-test", [("test",)], programs=("gleam",), not_with=_H),
     *rows("crystal-spec", [("spec",)], programs=("crystal",), not_with=_H),
     *rows("nim-test", [("test",)], programs=("nimble",), not_with=_H),
+    # Nim's own test tool: ``testament all``, ``testament pattern "tests/*.nim"``
+    *rows(
+        "nim-test",
+        [("all",), ("pattern",), ("cat",), ("category",), ("r",), ("run",)],
+        programs=("testament",),
+        not_with=_H,
+    ),
+    # a Nim test file compiled and run: ``nim c -r tests/test_x.nim``, ``nim r tests/tx.nim``
+    *rows(
+        "nim-test",
+        [
+            *(("c", "*test*.nim"), ("compile", "*test*.nim"), ("cpp", "*test*.nim")),
+            *(("r", "*test*.nim"), ("js", "*test*.nim")),
+        ],
+        programs=("nim",),
+        with_options=("-r", "--run"),
+        not_with=_H,
+    ),
+    *rows("nim-test", [("r", "*test*.nim")], programs=("nim",), not_with=_H),
+    # D: ``dub test`` builds and runs the package's unittest blocks
+    *rows("dub-test", [("test",)], programs=("dub",), not_with=_H),
+    # xmake runs the tests its targets declare (``add_tests``): ``xmake test``
+    *rows("xmake-test", [("test",)], programs=("xmake",), not_with=_H),
+    # OpenStack's runners of subunit tests: ``stestr run``, ``testr run``, ``ostestr``
+    *rows(
+        "stestr",
+        [("run",)],
+        programs=("stestr", "testr"),
+        modules=("stestr",),
+        value_options=("--test-path", "-t", "--top-dir", "--config", "-c", "--repo-url"),
+        not_with=(*_H, "--list", "-l", "--analyze-isolation"),
+    ),
+    RunnerPattern("stestr", programs=("ostestr",), not_with=(*_H, "--list", "-l")),
+    # fastlane: the scan action runs an app's tests (``fastlane scan``,
+    # ``fastlane run run_tests``); a lane named for tests (``fastlane test``)
+    *rows(
+        "fastlane-test",
+        [("scan",), ("run", "scan"), ("run", "run_tests"), ("test",), ("tests",)],
+        programs=("fastlane",),
+        not_with=_H,
+    ),
     *rows("raco-test", [("test",)], programs=("raco",), not_with=_H),
     *rows("wasm-pack-test", [("test",)], programs=("wasm-pack",), not_with=_H),
     # Fermyon's ``spin test`` runs the app's tests (the spin-test plugin)

@@ -762,6 +762,8 @@ WRAPPERS.update(
         ),
         "heaptrack": Wrapper(value=("-o", "--output"), stop=("-p", "--pid", "-a", "--analyze")),
         "ddtrace-run": Wrapper(),
+        # Bear records the compiler calls of a build: ``bear -- make check``
+        "bear": Wrapper(value=("--output", "-o", "--config", "--library", "-l")),
         # profilers that run a python module or script: ``pyinstrument -m pytest``,
         # ``viztracer -m pytest``, ``python -m cProfile -o out -m pytest``,
         # ``python -m pdb -m pytest``
