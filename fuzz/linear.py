@@ -29,6 +29,7 @@ from runctx.runners.tasks import (
     makefile,
     mix_aliases,
     package_json,
+    spawned,
     taskfile,
 )
 from runctx.runners.tasks.files import expand_tasks
@@ -264,6 +265,22 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "mix: a list never closed": (
         lambda n: b"defp aliases do\n  [" + b'["x", ' * (n // 6),
         mix_aliases.aliases_of,  # type: ignore[dict-item]
+    ),
+    "spawned: many process calls": (
+        lambda n: 'subprocess.run(["pytest", "-x"])\n' * (n // 32),
+        lambda text: spawned.spawned("python", text),  # type: ignore[arg-type]
+    ),
+    "spawned: strings never closed": (
+        lambda n: 'os.system("pytest ' * (n // 18),
+        lambda text: spawned.spawned("python", text),  # type: ignore[arg-type]
+    ),
+    "spawned: ruby backticks never closed": (
+        lambda n: "`" + "x" * n,
+        lambda text: spawned.spawned("ruby", text),  # type: ignore[arg-type]
+    ),
+    "spawned: nested brackets in a list": (
+        lambda n: "execa('x', [" + "[" * n,
+        lambda text: spawned.spawned("javascript", text),  # type: ignore[arg-type]
     ),
     "hatch: many scripts": (
         lambda n: (

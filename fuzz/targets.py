@@ -40,6 +40,7 @@ with atheris.instrument_imports():
         nx_targets,
         package_json,
         sbt_aliases,
+        spawned,
         taskfile,
         toml_tasks,
     )
@@ -372,6 +373,16 @@ def script_dispatch(data: bytes) -> None:
     assert selected is None or len(selected) <= len(text)
 
 
+def spawned_commands(data: bytes) -> None:
+    """A script's code in each language: command lines and a dispatch flag, never a raise."""
+    text = data.decode("utf-8", errors="replace")
+    for lang in ("python", "javascript", "ruby"):
+        found = spawned.spawned(lang, text)
+        assert len(found.commands) <= spawned.MAX_CALLS
+        assert all(isinstance(line, str) for line in found.commands)
+    spawned.language("scripts/x", text)
+
+
 _LAYOUT = frozenset("\n ")
 
 
@@ -452,6 +463,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "nx": nx_project,
     "text_tasks": text_tasks,
     "dispatch": script_dispatch,
+    "spawned": spawned_commands,
     "json_face": json_face,
     "hatch_environment": hatch_environment,
     "command_paths": command_paths,

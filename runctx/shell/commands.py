@@ -97,6 +97,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from runctx.runners.pattern import RunnerPattern
+    from runctx.runners.tasks.spawned import Spawned
     from runctx.runners.walk import TaskCall
 
 __all__ = [
@@ -639,16 +640,21 @@ class _Parse:
         rest from being read (too large, cut, nested too deep).
         """
         text: str | None = None
+        code: Spawned | None = None
         cut: Unknown | None = TOO_DEEP
         if self.task_depth < MAX_TASK_DEPTH:
             files = self._project_files()
             unread_before = len(files.unread)
             text = scripts.script_text(path, cwd, files)
             cut = files.unread[-1] if len(files.unread) > unread_before else None
+            if text is None and cut is None:
+                code = scripts.code_script(path, cwd, files)
         arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
         runs: bool | Unknown
         if text is None:
             runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
+            if not runs and code is not None:
+                runs = self._code_verdict(code, arguments, cwd, known=known, venv=venv)
         elif arguments and (chosen := dispatch.selected_text(text, arguments)) is not None:
             # its arguments pick the arms of its case blocks: what those and the rest run
             runs = scripts.names_a_test(arguments) or self._texts_verdict(
@@ -662,6 +668,19 @@ class _Parse:
             if runs is not True and passed and scripts.passes_arguments(text):
                 runs = self._texts_verdict(passed, cwd, known=known, venv=venv) or runs
         return cut if runs is False and cut is not None else runs
+
+    def _code_verdict(
+        self, code: Spawned, arguments: Sequence[str], cwd: str, *, known: bool, venv: str | None
+    ) -> bool | Unknown:
+        """Whether a Python, JavaScript or Ruby script starts a run, by the commands it starts.
+
+        One that picks what it does from its arguments runs what they name.
+        """
+        if arguments and code.dispatches:
+            return scripts.names_a_test(arguments)
+        if not code.commands:
+            return False
+        return self._texts_verdict(["\n".join(code.commands)], cwd, known=known, venv=venv)
 
     def _task(
         self, call: TaskCall, argv: Sequence[str], cwd: str, *, known: bool, venv: str | None

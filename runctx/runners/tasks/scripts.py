@@ -8,8 +8,13 @@ shell parser reads its text in turn: the script is a test run when its text
 starts one, however it is named (``./ci.sh`` running ``pytest``), and no run
 when its text starts none (``ci/print-test-failures.sh``).
 
-When the file cannot be read (it is not there, it is not a shell script, it
-belongs to another user, it is too large), its name decides
+A Python, JavaScript or Ruby script is read for the commands its code starts
+(:mod:`.spawned`: ``subprocess.run([sys.executable, "-m", "pytest"])``,
+``execSync("npx jest")``, ``system("bundle exec rspec")``, ``pytest.main()``):
+one that starts a run makes the script a run, whatever its name.
+
+When the file cannot be read (it is not there, it is in none of these
+languages, it belongs to another user, it is too large), its name decides
 (:func:`named_for_tests`): ``test``, ``tests``, ``test.sh``, ``run-tests.sh``,
 ``run_tests.py``, ``test-unit.sh``, ``unit_test.py``, ``tests/test.php``, a
 file that ``node --test`` takes for a test file by its name (``x.test.js``,
@@ -38,6 +43,7 @@ from __future__ import annotations
 import os
 
 from runctx.planted import usable_path
+from runctx.runners.tasks.spawned import Spawned, language, spawned
 from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
@@ -213,12 +219,32 @@ def script_text(path: str, directory: str, files: ProjectFiles) -> str | None:
     return read[:MAX_SCRIPT_CHARS]
 
 
+def code_script(path: str, directory: str, files: ProjectFiles) -> Spawned | None:
+    """What the Python, JavaScript or Ruby script at ``path`` starts, or None.
+
+    None when it is not there, not a regular file, not owned by the caller or
+    root, too large, in none of these languages, or past the command's budget
+    of files. Its first :data:`MAX_SCRIPT_CHARS` are read (:mod:`.spawned`):
+    what it starts there adds to what its name says, and a longer script is
+    judged on that part, with its name.
+    """
+    full = os.path.join(directory, path)
+    if not _owned(full):
+        return None
+    read = files.parsed(full, _decoded)
+    if not isinstance(read, str):
+        return None
+    lang = language(path, read)
+    return None if lang is None else spawned(lang, read[:MAX_SCRIPT_CHARS])
+
+
 def _decoded(data: bytes) -> str:
     """A script's bytes as text (undecodable bytes replaced)."""
     return data.decode("utf-8", errors="replace")
 
 
 __all__ = [
+    "code_script",
     "dispatches",
     "named_for_tests",
     "names_a_test",
