@@ -293,6 +293,12 @@ FORMS = [
     (["ostestr"], "stestr"),
     (["fastlane", "scan", "--scheme", "App"], "fastlane-test"),
     (["fastlane", "run", "run_tests"], "fastlane-test"),
+    # code given to an interpreter that starts a runner as a process
+    (["python", "-c", "import subprocess; subprocess.run(['pytest', '-x'])"], "pytest"),
+    (["python3", "-c", "import os, sys; os.system('npm test')"], "npm-test"),
+    (["node", "-e", "require('child_process').execSync('npx jest', {stdio: 'inherit'})"], "jest"),
+    (["node", "--eval=require('child_process').spawnSync('cargo', ['test'])"], "cargo-test"),
+    (["ruby", "-e", 'system("bundle exec rspec")'], "rspec"),
     # keys typed into a terminal, each line entered by Enter
     (["tmux", "send-keys", "-t", "work:1", "pytest -x", "Enter"], "pytest"),
     (["tmux", "send", "-t", "0", "cargo", "Space", "test", "C-m"], "cargo-test"),
@@ -500,6 +506,10 @@ NOT_RUNS = [
     ["stestr", "last"],
     ["stestr", "run", "--list"],
     ["fastlane", "beta"],
+    ["python", "-c", "print('pytest')"],
+    ["node", "-e", "console.log('jest')"],
+    ["ruby", "-e", 'puts "rspec"'],
+    ["python", "-c", "import subprocess; subprocess.run(cmd)"],
     # keys typed but never entered, or not typed as keys
     ["tmux", "send-keys", "-t", "0", "pytest -x"],
     ["tmux", "send-keys", "-l", "-t", "0", "pytest", "Enter"],

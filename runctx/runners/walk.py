@@ -48,6 +48,7 @@ from runctx.runners.pattern import (
 )
 from runctx.runners.programs import NODE_VALUES
 from runctx.runners.table import BUILTIN_PATTERNS
+from runctx.runners.tasks.spawned import spawned
 from runctx.runners.typed_keys import TYPING_PROGRAMS, typed_lines
 from runctx.runners.workspaces import NONE as NO_WORKSPACES
 from runctx.runners.workspaces import Selection, selection
@@ -93,6 +94,8 @@ MAX_STEPS = 64
 """Unwrapping steps per argv; past them the argv names no runner."""
 MAX_ARGV_WORDS = 256
 """The words of an argv the walk reads; the rest is as if it were not there."""
+MAX_CODE_CHARS = 16 * 1024
+"""How much of the code given to an interpreter (``python -c``, ``node -e``) is read."""
 
 
 @attrs.frozen(repr=False, eq=False)
@@ -251,7 +254,7 @@ class _Walk:
                 module = _module_called(step.text) if found is None else None
                 if module is not None:  # ``python -c "import pytest; pytest.main(['-q'])"``
                     found = self._first(self.index.by_module.get(module), module, len(self.args))
-                return found or _STOPPED
+                return found or _code_started("python", step.text)
             return step
         return _STOPPED
 
@@ -326,6 +329,10 @@ class _Walk:
         grammar = _INTERPRETER_OPTIONS.get(base)
         if grammar is None:
             return _STOPPED
+        lang = _CODE_LANGUAGES.get(base)
+        code = _code_given(self.args, i + 1, _CODE_OPTIONS[lang]) if lang else None
+        if lang and code is not None:  # ``node -e "execSync('npm test')"``
+            return _code_started(lang, code)
         value, stop, joined = grammar
         return _options(self.args, i + 1, value=value, stop=stop, joined=joined)
 
@@ -560,6 +567,37 @@ def _shell_text(base: str, args: Sequence[str]) -> Outcome | None:
     if typed is None:
         return None
     return Outcome(SHELL, text="\n".join(typed)) if typed else _STOPPED
+
+
+_CODE_LANGUAGES = {**dict.fromkeys(NODES, "javascript"), **dict.fromkeys(RUBIES, "ruby")}
+_CODE_OPTIONS = {
+    "javascript": frozenset({"-e", "--eval", "-p", "--print"}),
+    "ruby": frozenset({"-e"}),
+}
+"""The options of node and ruby whose value is code to run in place of a script."""
+
+
+def _code_given(args: Sequence[str], j: int, options: frozenset[str]) -> str | None:
+    """The code an interpreter's options from ``j`` give it to run (``-e CODE``), or None."""
+    while j < len(args) and args[j].startswith("-") and args[j] != "--":
+        name, eq, inline = args[j].partition("=")
+        if name in options:
+            if eq:
+                return inline
+            return args[j + 1] if j + 1 < len(args) else None
+        j += 1
+    return None
+
+
+def _code_started(lang: str, code: str) -> Outcome:
+    """What ``code`` given to an interpreter starts as processes (:mod:`.tasks.spawned`).
+
+    ``python -c "import subprocess; subprocess.run(['pytest'])"``, ``node -e
+    "require('child_process').execSync('npm test')"``: the commands, as shell
+    text; nothing when it starts none.
+    """
+    commands = spawned(lang, code[:MAX_CODE_CHARS]).commands
+    return Outcome(SHELL, text="\n".join(commands)) if commands else _STOPPED
 
 
 def _module_called(code: str) -> str | None:
