@@ -558,6 +558,9 @@ WORKER_FORMS = [
 
 # (argv, kind, task names): task runners asked for a task that is no run by its name.
 TASK_FORMS = [
+    (["git", "commit", "-m", "fix: x"], "git-commit", ()),
+    (["git", "-C", "sub", "commit", "--amend", "--no-edit"], "git-commit", ()),
+    (["git", "push", "-u", "origin", "HEAD"], "git-push", ("origin", "HEAD")),
     (["npm", "run", "unit"], "npm-script", ("unit",)),
     (["npm", "--prefix", "web", "run", "e2e"], "npm-script", ("e2e",)),
     (["yarn", "unit"], "yarn-script", ("unit",)),

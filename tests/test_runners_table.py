@@ -59,6 +59,10 @@ def test_a_task_runner_names_its_tasks(argv, kind, names):
         ["hatch", "env", "create"],
         ["make", "-n"],
         ["just", "--list"],
+        ["git", "commit", "--no-verify", "-m", "x"],
+        ["git", "commit", "-nm", "x"],
+        ["git", "push", "--dry-run"],
+        ["git", "status"],
     ],
 )
 def test_a_task_runner_doing_its_own_work_is_no_task(argv):

@@ -56,6 +56,7 @@ from runctx.fastpath.prefilter import (
     may_change_environment,
     names_a_script,
     names_found,
+    names_git_hook,
     past_the_window,
 )
 from runctx.fastpath.scripts import starts_nothing
@@ -329,7 +330,12 @@ def _reply(
     settings = _configured(root, cwd)
     names = BUILTIN_NAMES if settings is None else settings.names
     changes = kind != AFTER_TOOL and may_change_environment(command)
-    named = names_found(command, names) or names_a_script(command) or past_the_window(command)
+    named = (
+        names_found(command, names)
+        or names_a_script(command)
+        or past_the_window(command)
+        or names_git_hook(command)
+    )
     if not (named or changes) or (
         settings is None and starts_nothing(command, cwd)  # ``npm run build``
     ):

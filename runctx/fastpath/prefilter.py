@@ -556,6 +556,19 @@ def names_found(command: str, names: Sequence[str]) -> bool:
     return finder.found_in(text.replace("\\\n", "").translate(_STRIP))
 
 
+GIT = ("git",)
+GIT_HOOK_COMMANDS = ("commit", "push")
+"""The git commands that run the checkout's hooks, which may run its tests
+(:mod:`runctx.runners.tasks.git_hooks`). ``git`` alone is not a needle of the table
+(:data:`runctx.runners.needles.APART`): ``git status`` and ``git diff`` are much of what
+an agent runs, and need no parser."""
+
+
+def names_git_hook(command: str) -> bool:
+    """False only if ``command`` names no ``git`` word with a ``commit`` or ``push`` word."""
+    return names_found(command, GIT) and names_found(command, GIT_HOOK_COMMANDS)
+
+
 def past_the_window(command: str) -> bool:
     """Whether ``command`` is longer than the pre-filter searches: it may name a runner past it.
 

@@ -27,7 +27,12 @@ from collections.abc import Generator
 import pytest
 
 from runctx.config_files import may_add_runners
-from runctx.fastpath.prefilter import BUILTIN_NAMES, names_a_script, names_found
+from runctx.fastpath.prefilter import (
+    BUILTIN_NAMES,
+    names_a_script,
+    names_found,
+    names_git_hook,
+)
 from runctx.handoff import HANDOFF_ENV
 from runctx.pytest_options import DEFAULT_SAMPLE_SECONDS
 from runctx.pytest_terminal import (
@@ -116,7 +121,7 @@ def _session_processes(parents: dict[int, int], own: int) -> set[int]:
 
 def could_be_a_run(command: str) -> bool:
     """Whether a command line names a runner of the table at all (the pre-filter's answer)."""
-    return names_found(command, BUILTIN_NAMES) or names_a_script(command)
+    return names_found(command, BUILTIN_NAMES) or names_a_script(command) or names_git_hook(command)
 
 
 def others_may_run(budget: int = CMDLINES_BUDGET) -> bool:

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from runctx.runners.pattern import RunnerPattern
 
 
+APART = frozenset({"git"})
+"""Programs of the table the pre-filter looks for with a command word of theirs, not alone:
+``git`` with ``commit`` or ``push`` (:func:`runctx.fastpath.prefilter.names_git_hook`)."""
+
+
 def names_of(patterns: Iterable[RunnerPattern]) -> tuple[str, ...]:
     """Every program, module and code name of ``patterns``, sorted, each once.
 
@@ -32,7 +37,7 @@ def names_of(patterns: Iterable[RunnerPattern]) -> tuple[str, ...]:
         found.update(pattern.programs, pattern.modules, pattern.codes)
         found.update(_glob_needle(glob) for glob in pattern.program_globs)
     found.discard("*")
-    return tuple(sorted(found))
+    return tuple(sorted(found - APART))
 
 
 def _glob_needle(glob: str) -> str:

@@ -689,6 +689,27 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_subcommands=_NX_OWN_COMMANDS,
         not_with=(*_H, "--dry-run", "--graph"),
     ),
+    # the git hooks a commit or a push runs (their tests): read in the hooks and the
+    # configurations of the frameworks that installed them (tasks.git_hooks)
+    *(
+        RunnerPattern(
+            kind,
+            role=TASK_ROLE,
+            reader="git-hooks",
+            task_names="all",
+            programs=("git",),
+            subcommand=(subcommand,),
+            value_options=(
+                *("-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "-m"),
+                *("--message", "-F", "--file", "--author", "--date", "-t", "--template"),
+                *("--cleanup", "--fixup", "--squash", "-o", "--push-option", "--repo"),
+                *("--receive-pack", "--exec"),
+            ),
+            chdir_options=("-C",),
+            not_with=(*_H, "-n", "--no-verify", "--dry-run"),
+        )
+        for kind, subcommand in (("git-commit", "commit"), ("git-push", "push"))
+    ),
     *rows(
         "nx-many",
         [("run-many",), ("affected",)],

@@ -53,7 +53,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.sbt_aliases`: ``sbt NAME`` where ``build.sbt``'s
   ``addCommandAlias`` makes NAME an alias;
 - :mod:`.nx_targets`: ``nx run PROJECT:TARGET``, ``nx TARGET PROJECT``,
-  ``nx run-many -t TARGET``: the target's commands or test executor.
+  ``nx run-many -t TARGET``: the target's commands or test executor;
+- :mod:`.git_hooks`: ``git commit`` and ``git push`` through the hooks they
+  run (a script, the pre-commit framework's local hooks, lefthook, husky).
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -68,6 +70,7 @@ import attrs
 from runctx.record_base import Record
 from runctx.runners.tasks import (
     cargo_alias,
+    git_hooks,
     hatch,
     invoke_tasks,
     json_tasks,
@@ -126,6 +129,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "invoke": invoke_tasks.texts,
     "sbt-aliases": sbt_aliases.texts,
     "nx": nx_targets.texts,
+    "git-hooks": git_hooks.texts,
 }
 
 

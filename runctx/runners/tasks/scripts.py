@@ -177,7 +177,7 @@ def _numbered_test(stem: str) -> bool:
     return stem[:1] == "t" and stem[1:5].isdigit() and stem[5:6] in {"-", "_"}
 
 
-def _owned(path: str) -> bool:
+def owned(path: str) -> bool:
     """Whether the file at ``path`` belongs to the caller or to root (never a planted one)."""
     if not usable_path(path):  # a NUL or a lone surrogate from the command's words
         return False
@@ -206,7 +206,7 @@ def script_text(path: str, directory: str, files: ProjectFiles) -> str | None:
     why to ``files.unread``: what the script runs is then not all known.
     """
     full = os.path.join(directory, path)
-    if not _owned(full):
+    if not owned(full):
         return None
     read = files.parsed(full, _decoded)
     if not isinstance(read, str) or not _is_shell_text(path, read):
@@ -229,7 +229,7 @@ def code_script(path: str, directory: str, files: ProjectFiles) -> Spawned | Non
     judged on that part, with its name.
     """
     full = os.path.join(directory, path)
-    if not _owned(full):
+    if not owned(full):
         return None
     read = files.parsed(full, _decoded)
     if not isinstance(read, str):
@@ -248,6 +248,7 @@ __all__ = [
     "dispatches",
     "named_for_tests",
     "names_a_test",
+    "owned",
     "passes_arguments",
     "script_path",
     "script_text",
