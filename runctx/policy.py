@@ -794,7 +794,7 @@ def decide(  # noqa: PLR0913 - each knob is independent
         uid,
         lambda here: given.get(here, settings).environment_change_mode,
     )
-    decision = combine([*decisions, *environment_decisions])
+    decision = with_hooks_explained(combine([*decisions, *environment_decisions]), invocations)
     if settings.problem:
         problems[settings.problem] = None
     if problems:
@@ -809,6 +809,29 @@ def decide(  # noqa: PLR0913 - each knob is independent
         box=list(decision.box.reasons),
     )
     return decision
+
+
+HOOK_RUNS = {
+    "git-commit": "`git commit` runs this checkout's commit hooks, and they start its tests.",
+    "git-push": "`git push` runs this checkout's pre-push hook, and it starts its tests.",
+}
+"""Why a command that names no runner is a test run: the git hooks it runs start one
+(:mod:`runctx.runners.tasks.git_hooks`)."""
+
+
+def with_hooks_explained(decision: Decision, invocations: Sequence[TestInvocation]) -> Decision:
+    """``decision``, saying after its first line why a ``git commit`` is a test run, if it is one.
+
+    Only when it holds the command or warns of it: a silent go-ahead says nothing.
+    """
+    why = [
+        HOOK_RUNS[kind] for kind in dict.fromkeys(i.kind for i in invocations) if kind in HOOK_RUNS
+    ]
+    if not why or decision.action in {Action.SILENT, Action.NOTE}:
+        return decision
+    head, newline, rest = decision.message.partition("\n")
+    message = "\n".join([head, *why, *([rest] if newline else [])])
+    return attrs.evolve(decision, message=cap(message, MESSAGE_MAX_CHARS))
 
 
 def broken_configuration_line(problem: str) -> str:

@@ -353,6 +353,30 @@ def test_a_cwd_of_half_a_million_components_is_answered_at_once(shared_tmp, runs
     assert "PATH_MAX" in context
 
 
+def test_a_commit_whose_hook_runs_the_tests_is_refused_beside_a_live_run(shared_tmp, runs):
+    """``git commit`` with a pre-commit hook running pytest: refused, and the reason says why.
+
+    ``--no-verify`` runs no hook, and ``git status`` none: both go ahead in silence.
+    """
+    checkout = make_checkout(shared_tmp)
+    hook = checkout / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\nset -e\npytest -q\n")
+    hook.chmod(0o755)
+    runs.run_tests_script(checkout)
+    done = run_hook("claude", claude_pre_tool_use("git commit -am 'fix: typo'", checkout))
+    assert done.returncode == 0, done.stderr
+    output = json.loads(done.stdout)["hookSpecificOutput"]
+    assert output["permissionDecision"] == "deny"
+    reason = output["permissionDecisionReason"].splitlines()
+    assert reason[:2] == [
+        "runctx: refused to start this test run.",
+        "`git commit` runs this checkout's commit hooks, and they start its tests.",
+    ]
+    for command in ("git commit --no-verify -m x", "git status"):
+        done = run_hook("claude", claude_pre_tool_use(command, checkout))
+        assert (done.returncode, done.stdout) == (0, ""), done.stderr
+
+
 def test_a_cwd_too_deep_for_a_non_test_command_is_silent():
     """The same cwd with ``ls`` costs nothing and says nothing."""
     done = run_hook("claude", claude_pre_tool_use("ls", "/" + "a/" * 520_000))
