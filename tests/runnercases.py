@@ -561,6 +561,13 @@ TASK_FORMS = [
     (["git", "commit", "-m", "fix: x"], "git-commit", ()),
     (["git", "-C", "sub", "commit", "--amend", "--no-edit"], "git-commit", ()),
     (["git", "push", "-u", "origin", "HEAD"], "git-push", ("origin", "HEAD")),
+    (["pre-commit", "run", "--all-files"], "pre-commit-run", ()),
+    (
+        ["pre-commit", "run", "tests", "--hook-stage", "pre-push"],
+        "pre-commit-run",
+        ("tests", "pre-push"),
+    ),
+    (["lefthook", "run", "pre-push"], "lefthook-run", ("pre-push",)),
     (["npm", "run", "unit"], "npm-script", ("unit",)),
     (["npm", "--prefix", "web", "run", "e2e"], "npm-script", ("e2e",)),
     (["yarn", "unit"], "yarn-script", ("unit",)),

@@ -139,6 +139,11 @@ class TestFrameworks:
         )
         assert runs("git push", repository) == [("git-push", str(repository))]
         assert runs("git commit -m x", repository) == []
+        # the framework's own command: the stage it is given, the hook it is given
+        assert runs("pre-commit run --all-files", repository) == []
+        assert runs("pre-commit run --hook-stage pre-push --all-files", repository) != []
+        assert runs("pre-commit run tests --hook-stage push", repository) != []
+        assert runs("pre-commit run mypy --hook-stage pre-push", repository) == []
 
     def test_lefthook_runs_the_commands_of_its_section(self, tmp_path):
         """The hook lefthook installs runs its section's ``run``: ``go test`` at pre-push only."""
@@ -168,6 +173,8 @@ class TestFrameworks:
             )
         assert runs("git push", repository) != []
         assert runs("git commit -m x", repository) == []
+        assert runs("lefthook run pre-push", repository) == [("lefthook-run", str(repository))]
+        assert runs("lefthook run pre-commit", repository) == []
 
     def test_husky_runs_the_hook_in_its_directory(self, tmp_path):
         """Husky 9 (``core.hooksPath .husky/_``) runs ``.husky/pre-commit``."""

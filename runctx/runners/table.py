@@ -710,6 +710,29 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         )
         for kind, subcommand in (("git-commit", "commit"), ("git-push", "push"))
     ),
+    # ``pre-commit run [HOOK] --all-files``, ``lefthook run pre-push``: the same hooks, run
+    # by the framework itself
+    RunnerPattern(
+        "pre-commit-run",
+        role=TASK_ROLE,
+        reader="git-hooks",
+        task_names="all",
+        programs=("pre-commit",),
+        subcommand=("run",),
+        file_options=("-c", "--config"),
+        value_options=("--files", "--from-ref", "--to-ref", "-s", "-o", "--source", "--origin"),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "lefthook-run",
+        role=TASK_ROLE,
+        reader="git-hooks",
+        task_names="first",
+        programs=("lefthook",),
+        subcommand=("run",),
+        value_options=("--commands", "--jobs", "--tags", "--file", "--files-from-stdin"),
+        not_with=_H,
+    ),
     *rows(
         "nx-many",
         [("run-many",), ("affected",)],

@@ -24,6 +24,10 @@ runs (``commit``: ``pre-commit`` and ``post-commit``; ``push``:
 - any other hook is a script: a shell script's text, or the commands a
   Python, JavaScript or Ruby hook starts (:mod:`.spawned`).
 
+The frameworks' own commands run the same hooks without git: ``pre-commit run
+[HOOK] [--all-files] [--hook-stage STAGE]`` the local hooks of that stage
+(``pre-commit`` by default), ``lefthook run HOOK`` that section's commands.
+
 A hook script that runs ``lint-staged`` runs the commands of the
 ``lint-staged`` key of ``package.json`` (or ``.lintstagedrc.json``) too.
 Every file is read through the project files of the command (bounded, regular
@@ -49,6 +53,13 @@ HOOKS_OF = {"git-commit": ("pre-commit", "post-commit"), "git-push": ("pre-push"
 """The hooks each command runs, by the kind of its row."""
 _STAGE_ALIASES = {"pre-commit": "commit", "pre-push": "push", "post-commit": "post-commit"}
 """pre-commit's former names of its stages (``stages: [commit]``)."""
+_STAGE_NAMES = {alias: stage for stage, alias in _STAGE_ALIASES.items()}
+_STAGES = frozenset(
+    {*_STAGE_ALIASES, *_STAGE_ALIASES.values(), "pre-merge-commit", "merge-commit", "manual"}
+    | {"commit-msg", "post-checkout", "post-merge", "post-rewrite", "pre-rebase"}
+    | {"prepare-commit-msg", "pre-auto-gc", "post-rewrite"}
+)
+"""The stages of the pre-commit framework (``--hook-stage``), by either name."""
 _PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 _LEFTHOOK_FILES = ("lefthook.yml", ".lefthook.yml", "lefthook.yaml", ".lefthook.yaml")
 _MAX_LINES = 4096
@@ -58,6 +69,9 @@ _MAX_LINES = 4096
 def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The command lines the hooks of ``call`` (``git commit``) run, or None when none is there."""
     found = _git_directories(directory, files)
+    if call.kind in _RUN_DIRECTLY:
+        top = found[0] if found is not None else directory
+        return _RUN_DIRECTLY[call.kind](call, top, files) or None
     if found is None:
         return None
     top, common = found
@@ -157,10 +171,14 @@ def _pre_commit_lines(hook: str, script: str, top: str, files: ProjectFiles) -> 
     for word in script.split():
         if word.startswith("--config="):
             config = word[len("--config=") :].strip("'\"")
-    text = _read(os.path.join(top, config), files)
+    return _pre_commit_stage(os.path.join(top, config), hook, None, files)
+
+
+def _pre_commit_stage(config: str, stage: str, only: str | None, files: ProjectFiles) -> list[str]:
+    """The command lines of the local hooks of ``config`` run at ``stage`` (``only``: one id)."""
+    text = _read(config, files)
     if text is None:
         return []
-    stage = hook
     default, hooks = _pre_commit_hooks(text)
     lines = []
     for hook_keys in hooks:
@@ -168,9 +186,28 @@ def _pre_commit_lines(hook: str, script: str, top: str, files: ProjectFiles) -> 
         if stages and stage not in stages and _STAGE_ALIASES.get(stage) not in stages:
             continue
         entry = hook_keys.get("entry")
-        if entry:
+        if entry and (only is None or only in hook_keys.get("id", [])):
             lines.append(" ".join([entry[0], *hook_keys.get("args", [])]))
     return lines
+
+
+def _pre_commit_run(call: TaskCall, top: str, files: ProjectFiles) -> list[str]:
+    """``pre-commit run [HOOK] [--hook-stage STAGE]``: the local hooks it runs.
+
+    The row takes no option's value, so a stage's name among the words is
+    ``--hook-stage``'s (no hook is named for a stage); the stage is
+    ``pre-commit`` without one.
+    """
+    stages = [name for name in call.names if name in _STAGES]
+    ids = [name for name in call.names if name not in _STAGES]
+    stage = _STAGE_NAMES.get(stages[0], stages[0]) if stages else "pre-commit"
+    config = os.path.join(top, call.file or _PRE_COMMIT_CONFIG)
+    return _pre_commit_stage(config, stage, ids[0] if ids else None, files)
+
+
+def _lefthook_run(call: TaskCall, top: str, files: ProjectFiles) -> list[str]:
+    """``lefthook run HOOK``: the ``run`` commands of that section."""
+    return _lefthook_lines(call.names[0], top, files) if call.names else []
 
 
 def _pre_commit_hooks(text: str) -> tuple[list[str], list[dict[str, list[str]]]]:
@@ -218,7 +255,7 @@ class _PreCommitConfig:
         elif key == "repo":
             self.local = _unquoted(value) == "local"
         elif key == "id" and self.local:
-            self.hooks.append({})
+            self.hooks.append({"id": [_unquoted(value)]})
         elif self.hooks and self.local and key == "entry":
             self.hooks[-1][key] = [_unquoted(value)]
         elif self.hooks and self.local and key in {"args", "stages"}:
@@ -316,3 +353,7 @@ def _unquoted(text: str) -> str:
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":  # noqa: PLR2004 - a pair
         return text[1:-1]
     return text
+
+
+_RUN_DIRECTLY = {"pre-commit-run": _pre_commit_run, "lefthook-run": _lefthook_run}
+"""The frameworks' own commands that run hooks without git (``pre-commit run``)."""
