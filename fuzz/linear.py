@@ -20,7 +20,7 @@ from collections.abc import Callable
 from runctx.hooks import json_layout, settings_file
 from runctx.hooks.payload import PayloadError, json_object
 from runctx.present.escape import hook_json, json_text, visible
-from runctx.runners import BUILTIN_PATTERNS, detect_runner
+from runctx.runners import BUILTIN_PATTERNS, detect_runner, spawned
 from runctx.runners.tasks import (
     dispatch,
     hatch,
@@ -29,7 +29,6 @@ from runctx.runners.tasks import (
     makefile,
     mix_aliases,
     package_json,
-    spawned,
     taskfile,
 )
 from runctx.runners.tasks.files import expand_tasks

@@ -28,7 +28,13 @@ with atheris.instrument_imports():
     from runctx.planted import usable_path
     from runctx.present.escape import hook_json, json_bytes, json_text, visible
     from runctx.present.output import json_dumps
-    from runctx.runners import BUILTIN_PATTERNS, RunnerMatch, detect_runner, resolve_command
+    from runctx.runners import (
+        BUILTIN_PATTERNS,
+        RunnerMatch,
+        detect_runner,
+        resolve_command,
+        spawned,
+    )
     from runctx.runners.tasks import (
         dispatch,
         hatch,
@@ -40,7 +46,6 @@ with atheris.instrument_imports():
         nx_targets,
         package_json,
         sbt_aliases,
-        spawned,
         taskfile,
         toml_tasks,
     )

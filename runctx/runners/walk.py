@@ -47,8 +47,8 @@ from runctx.runners.pattern import (
     joined_directory,
 )
 from runctx.runners.programs import NODE_VALUES
+from runctx.runners.spawned import spawned
 from runctx.runners.table import BUILTIN_PATTERNS
-from runctx.runners.tasks.spawned import spawned
 from runctx.runners.typed_keys import TYPING_PROGRAMS, typed_lines
 from runctx.runners.workspaces import NONE as NO_WORKSPACES
 from runctx.runners.workspaces import Selection, selection
@@ -590,7 +590,7 @@ def _code_given(args: Sequence[str], j: int, options: frozenset[str]) -> str | N
 
 
 def _code_started(lang: str, code: str) -> Outcome:
-    """What ``code`` given to an interpreter starts as processes (:mod:`.tasks.spawned`).
+    """What ``code`` given to an interpreter starts as processes (:mod:`.spawned`).
 
     ``python -c "import subprocess; subprocess.run(['pytest'])"``, ``node -e
     "require('child_process').execSync('npm test')"``: the commands, as shell

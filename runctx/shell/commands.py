@@ -98,7 +98,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from runctx.runners.pattern import RunnerPattern
-    from runctx.runners.tasks.spawned import Spawned
+    from runctx.runners.spawned import Spawned
     from runctx.runners.walk import TaskCall
 
 __all__ = [

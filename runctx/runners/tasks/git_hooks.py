@@ -22,7 +22,7 @@ runs (``commit``: ``pre-commit`` and ``post-commit``; ``push``:
   ``lefthook.yml`` (``.lefthook.yml``, ``lefthook.yaml``);
 - husky's (``core.hooksPath`` ``.husky/_``) runs ``.husky/HOOK``;
 - any other hook is a script: a shell script's text, or the commands a
-  Python, JavaScript or Ruby hook starts (:mod:`.spawned`).
+  Python, JavaScript or Ruby hook starts (:mod:`runctx.runners.spawned`).
 
 The frameworks' own commands run the same hooks without git: ``pre-commit run
 [HOOK] [--all-files] [--hook-stage STAGE]`` the local hooks of that stage
@@ -41,8 +41,8 @@ import json
 import os
 
 from runctx.checkout import nearest_holding
+from runctx.runners.spawned import language, spawned
 from runctx.runners.tasks.scripts import owned
-from runctx.runners.tasks.spawned import language, spawned
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

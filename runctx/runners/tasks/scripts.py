@@ -9,7 +9,7 @@ starts one, however it is named (``./ci.sh`` running ``pytest``), and no run
 when its text starts none (``ci/print-test-failures.sh``).
 
 A Python, JavaScript or Ruby script is read for the commands its code starts
-(:mod:`.spawned`: ``subprocess.run([sys.executable, "-m", "pytest"])``,
+(:mod:`runctx.runners.spawned`: ``subprocess.run([sys.executable, "-m", "pytest"])``,
 ``execSync("npx jest")``, ``system("bundle exec rspec")``, ``pytest.main()``):
 one that starts a run makes the script a run, whatever its name.
 
@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 
 from runctx.planted import usable_path
-from runctx.runners.tasks.spawned import Spawned, language, spawned
+from runctx.runners.spawned import Spawned, language, spawned
 from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
@@ -224,7 +224,7 @@ def code_script(path: str, directory: str, files: ProjectFiles) -> Spawned | Non
 
     None when it is not there, not a regular file, not owned by the caller or
     root, too large, in none of these languages, or past the command's budget
-    of files. Its first :data:`MAX_SCRIPT_CHARS` are read (:mod:`.spawned`):
+    of files. Its first :data:`MAX_SCRIPT_CHARS` are read (:mod:`runctx.runners.spawned`):
     what it starts there adds to what its name says, and a longer script is
     judged on that part, with its name.
     """

@@ -1,4 +1,4 @@
-"""Python, JavaScript and Ruby scripts of the project (``runners/tasks/spawned.py``).
+"""The commands Python, JavaScript and Ruby code starts (``runners/spawned.py``).
 
 A script of the checkout in one of these languages is read for the commands
 its code starts (and the runners it calls in its own process): one that
@@ -13,7 +13,7 @@ import os
 import pytest
 from tasktools import runs, write
 
-from runctx.runners.tasks.spawned import MAX_LITERAL_CHARS, language, spawned
+from runctx.runners.spawned import MAX_LITERAL_CHARS, language, spawned
 from runctx.shell.commands import SCRIPT_KIND
 
 
