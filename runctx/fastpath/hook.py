@@ -51,6 +51,7 @@ import time
 
 from runctx.checkout import find_root
 from runctx.config_files import may_add_runners
+from runctx.fastpath.git_hooks import may_run_hooks
 from runctx.fastpath.prefilter import (
     BUILTIN_NAMES,
     may_change_environment,
@@ -334,7 +335,7 @@ def _reply(
         names_found(command, names)
         or names_a_script(command)
         or past_the_window(command)
-        or names_git_hook(command)
+        or (names_git_hook(command) and may_run_hooks(command, root))
     )
     if not (named or changes) or (
         settings is None and starts_nothing(command, cwd)  # ``npm run build``
