@@ -568,6 +568,8 @@ TASK_FORMS = [
         ("tests", "pre-push"),
     ),
     (["lefthook", "run", "pre-push"], "lefthook-run", ("pre-push",)),
+    (["docker", "compose", "run", "--rm", "tests"], "compose-run", ("tests",)),
+    (["docker-compose", "up", "--exit-code-from", "tests", "tests"], "compose-up", ("tests",)),
     (["npm", "run", "unit"], "npm-script", ("unit",)),
     (["npm", "--prefix", "web", "run", "e2e"], "npm-script", ("e2e",)),
     (["yarn", "unit"], "yarn-script", ("unit",)),

@@ -56,6 +56,7 @@ from runctx.fastpath.prefilter import (
     BUILTIN_NAMES,
     may_change_environment,
     names_a_script,
+    names_compose_run,
     names_found,
     names_git_hook,
     past_the_window,
@@ -336,6 +337,7 @@ def _reply(
         or names_a_script(command)
         or past_the_window(command)
         or (names_git_hook(command) and may_run_hooks(command, root))
+        or names_compose_run(command)
     )
     if not (named or changes) or (
         settings is None and starts_nothing(command, cwd)  # ``npm run build``

@@ -571,6 +571,19 @@ def names_git_hook(command: str) -> bool:
     return names_found(command, GIT) and names_found(command, GIT_HOOK_COMMANDS)
 
 
+CONTAINER_ENGINES = ("docker", "podman", "nerdctl", "docker-compose", "podman-compose")
+COMPOSE_SERVICE_COMMANDS = ("run", "up")
+"""The compose commands that start a service by name, whose compose file says what it
+runs (:mod:`runctx.runners.tasks.compose_services`)."""
+
+
+def names_compose_run(command: str) -> bool:
+    """False only if ``command`` names no container engine with a ``run`` or ``up`` word."""
+    return names_found(command, CONTAINER_ENGINES) and names_found(
+        command, COMPOSE_SERVICE_COMMANDS
+    )
+
+
 def past_the_window(command: str) -> bool:
     """Whether ``command`` is longer than the pre-filter searches: it may name a runner past it.
 

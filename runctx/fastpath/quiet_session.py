@@ -30,6 +30,7 @@ from runctx.config_files import may_add_runners
 from runctx.fastpath.prefilter import (
     BUILTIN_NAMES,
     names_a_script,
+    names_compose_run,
     names_found,
     names_git_hook,
 )
@@ -121,7 +122,12 @@ def _session_processes(parents: dict[int, int], own: int) -> set[int]:
 
 def could_be_a_run(command: str) -> bool:
     """Whether a command line names a runner of the table at all (the pre-filter's answer)."""
-    return names_found(command, BUILTIN_NAMES) or names_a_script(command) or names_git_hook(command)
+    return (
+        names_found(command, BUILTIN_NAMES)
+        or names_a_script(command)
+        or names_git_hook(command)
+        or names_compose_run(command)
+    )
 
 
 def others_may_run(budget: int = CMDLINES_BUDGET) -> bool:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import shlex
 
 import attrs
 
@@ -236,7 +237,7 @@ def _compose_file(given: Sequence[str], cwd: str) -> str | None:
     """The compose file a command reads, relative to ``cwd``: the first ``-f``, or the default."""
     if given:
         first = given[0]
-        return first if _inside(first) else None
+        return first if inside(first) else None
     for name in COMPOSE_FILES:
         if os.path.isfile(os.path.join(cwd, name)):
             return name
@@ -250,14 +251,14 @@ def _dockerfile_workdir(
     if build is None:
         return None
     context, dockerfile = build
-    if not (_inside(context) and _inside(dockerfile or "Dockerfile") and _inside(base)):
+    if not (inside(context) and inside(dockerfile or "Dockerfile") and inside(base)):
         return None
     path = os.path.join(cwd, base, context, dockerfile or "Dockerfile")
     found = files.parsed(path, _workdir)
     return found if isinstance(found, str) and found else None
 
 
-def _inside(path: str) -> bool:
+def inside(path: str) -> bool:
     """Whether ``path`` stays in the command's directory: no variable, root, home or ``..``."""
     if not path or "$" in path or path == "-" or "://" in path or path.startswith(("/", "~")):
         return False
@@ -279,10 +280,11 @@ def _workdir(data: bytes) -> str:
 
 
 def parse_services(data: bytes) -> dict[str, dict[str, object]]:
-    """Each service of a compose file: its ``working_dir``, bind ``volumes`` and ``build``.
+    """Each service of a compose file: ``working_dir``, bind ``volumes``, ``build``, ``command``.
 
     ``volumes`` is a list of (source, target) pairs, ``build`` a (context,
-    dockerfile) pair; what is not written, or not read, is absent.
+    dockerfile) pair, ``command`` shell words, ``profiles`` True when the
+    service has some; what is not written, or not read, is absent.
     """
     lines = [_uncommented(raw) for raw in data.decode("utf-8", "replace").splitlines()]
     services: dict[str, dict[str, object]] = {}
@@ -350,7 +352,27 @@ def _service(body: Sequence[str]) -> dict[str, object]:
             found["volumes"] = _volumes(lines)
         elif key == "build" and text:
             found["build"] = _build(lines, text)
+        elif key == "command" and text:
+            found["command"] = _command(text)
+        elif key == "profiles":
+            found["profiles"] = True
     return found
+
+
+_BLOCK_SCALARS = frozenset({"|", ">", "|-", ">-", "|+", ">+"})
+
+
+def _command(text: Sequence[str]) -> str:
+    """A service's ``command`` as shell words: a string, a flow list, a block list or scalar."""
+    if len(text) == 1 and text[0].startswith("[") and text[0].endswith("]"):
+        items = [_unquoted(item) for item in text[0][1:-1].split(",") if item.strip()]
+        return " ".join(shlex.quote(item) for item in items)
+    if text[0].startswith("- "):
+        items = [_unquoted(line[2:]) for line in text if line.startswith("- ")]
+        return " ".join(shlex.quote(item) for item in items)
+    if text[0] in _BLOCK_SCALARS:
+        return " ".join(text[1:])
+    return _unquoted(" ".join(text))
 
 
 def _volumes(lines: Sequence[str]) -> list[tuple[str, str]]:
@@ -392,4 +414,4 @@ def _build(lines: Sequence[str], text: Sequence[str]) -> tuple[str, str]:
     return _unquoted(values.get("context", ".")), _unquoted(values.get("dockerfile", ""))
 
 
-__all__ = ["COMPOSE_FILES", "Placement", "parse_services", "placement"]
+__all__ = ["COMPOSE_FILES", "Placement", "inside", "parse_services", "placement"]

@@ -20,9 +20,10 @@ if TYPE_CHECKING:
     from runctx.runners.pattern import RunnerPattern
 
 
-APART = frozenset({"git"})
+APART = frozenset({"git", "docker", "podman", "nerdctl", "docker-compose", "podman-compose"})
 """Programs of the table the pre-filter looks for with a command word of theirs, not alone:
-``git`` with ``commit`` or ``push`` (:func:`runctx.fastpath.prefilter.names_git_hook`)."""
+``git`` with ``commit`` or ``push`` (:func:`runctx.fastpath.prefilter.names_git_hook`), a
+container engine with ``run`` or ``up`` (:func:`~runctx.fastpath.prefilter.names_compose_run`)."""
 
 
 def names_of(patterns: Iterable[RunnerPattern]) -> tuple[str, ...]:

@@ -710,6 +710,32 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         )
         for kind, subcommand in (("git-commit", "commit"), ("git-push", "push"))
     ),
+    # a compose service run by name: its ``command`` in the compose file (tasks.compose_services)
+    *(
+        RunnerPattern(
+            kind,
+            role=TASK_ROLE,
+            reader="compose",
+            task_names="all",
+            programs=programs,
+            subcommand=(*prefix, subcommand),
+            file_options=("-f", "--file"),
+            value_options=(
+                *("-p", "--project-name", "--project-directory", "--profile", "--env-file"),
+                *("-e", "--env", "-v", "--volume", "-w", "--workdir", "--name", "-u"),
+                *("--user", "--entrypoint", "-l", "--label", "--exit-code-from", "--scale"),
+                *("-t", "--timeout", "--pull", "--wait-timeout", "--attach", "--no-attach"),
+                *("-H", "--host", "--context", "--config", "--log-level", "--cap-add"),
+                *("--cap-drop", "--publish", "--network"),
+            ),
+            not_with=(*_H, "--dry-run", "--no-start"),  # detached services run all the same
+        )
+        for programs, prefix in (
+            (("docker", "podman", "nerdctl"), ("compose",)),
+            (("docker-compose", "podman-compose"), ()),
+        )
+        for kind, subcommand in (("compose-run", "run"), ("compose-up", "up"))
+    ),
     # ``pre-commit run [HOOK] --all-files``, ``lefthook run pre-push``: the same hooks, run
     # by the framework itself
     RunnerPattern(

@@ -71,6 +71,7 @@ from runctx.fastpath.prefilter import (
     MAX_COMMAND_CHARS,
     is_probably_test_command,
     names_a_script,
+    names_compose_run,
     names_git_hook,
     past_the_window,
 )
@@ -880,7 +881,10 @@ def test_invocations(
         patterns = BUILTIN_PATTERNS
     if not (
         is_probably_test_command(command, patterns)
-        or (resolve_tasks and (names_a_script(command) or names_git_hook(command)))
+        or (
+            resolve_tasks
+            and (names_a_script(command) or names_git_hook(command) or names_compose_run(command))
+        )
         or past_the_window(command)
     ):
         return ()

@@ -55,7 +55,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.nx_targets`: ``nx run PROJECT:TARGET``, ``nx TARGET PROJECT``,
   ``nx run-many -t TARGET``: the target's commands or test executor;
 - :mod:`.git_hooks`: ``git commit`` and ``git push`` through the hooks they
-  run (a script, the pre-commit framework's local hooks, lefthook, husky).
+  run (a script, the pre-commit framework's local hooks, lefthook, husky);
+- :mod:`.compose_services`: ``docker compose run SERVICE`` and ``docker
+  compose up [SERVICE...]`` through each service's ``command``.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -70,6 +72,7 @@ import attrs
 from runctx.record_base import Record
 from runctx.runners.tasks import (
     cargo_alias,
+    compose_services,
     git_hooks,
     hatch,
     invoke_tasks,
@@ -130,6 +133,7 @@ _READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] =
     "sbt-aliases": sbt_aliases.texts,
     "nx": nx_targets.texts,
     "git-hooks": git_hooks.texts,
+    "compose": compose_services.texts,
 }
 
 
