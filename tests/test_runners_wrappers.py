@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -77,12 +78,36 @@ def test_a_real_wrapper_is_the_run_of_what_it_runs(shared_tmp, runs, tool, templ
     tree = _tree(run.pid)
     for pid in tree - run.members():  # a wrapper may start its command in a session of its own
         runs.adopt(pid)
-    report = scan(viewpoint(cwd=str(checkout)))
-    found = [j for j in report.runs if set(j.run.members) & tree]
-    assert [(j.run.pid, j.run.kind) for j in found] == [(run.pid, "pytest")], [
-        (j.run.pid, j.run.kind, j.run.argv) for j in found
-    ]
-    assert set(found[0].run.members) == tree
+    try:
+        report = scan(viewpoint(cwd=str(checkout)))
+        found = [j for j in report.runs if set(j.run.members) & tree]
+        assert [(j.run.pid, j.run.kind) for j in found] == [(run.pid, "pytest")], [
+            (j.run.pid, j.run.kind, j.run.argv) for j in found
+        ]
+        assert set(found[0].run.members) == tree
+    finally:
+        if tool in _STOPS_A_DAEMON_AT_ITS_END:
+            _end_through_its_command(run.pid, tree)
+
+
+_STOPS_A_DAEMON_AT_ITS_END = frozenset({"fakeroot"})
+"""Wrappers that start a daemon of their own session (fakeroot's ``faked``) and stop it
+only when their command ends: killed with their group, they would leave it running."""
+
+
+def _end_through_its_command(pid: int, tree: set[int]) -> None:
+    """End the wrapper ``pid`` the way it cleans up: its command ends, then it stops its daemon."""
+    for member in tree - {pid}:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(member, signal.SIGTERM)
+
+    def ended() -> bool:
+        try:
+            return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return True
+
+    wait_for(ended, what="the wrapper to stop its daemon and end")
 
 
 def _bisecting(checkout: Path) -> None:
