@@ -568,6 +568,7 @@ TASK_FORMS = [
         ("tests", "pre-push"),
     ),
     (["lefthook", "run", "pre-push"], "lefthook-run", ("pre-push",)),
+    (["npx", "lint-staged"], "lint-staged", ()),
     (["docker", "compose", "run", "--rm", "tests"], "compose-run", ("tests",)),
     (["docker-compose", "up", "--exit-code-from", "tests", "tests"], "compose-up", ("tests",)),
     (["npm", "run", "unit"], "npm-script", ("unit",)),

@@ -193,8 +193,10 @@ class TestFrameworks:
             '{"lint-staged": {"*.ts": ["eslint --fix", "jest --bail --findRelatedTests"]}}',
         )
         assert runs("git commit -m x", repository) != []
+        assert runs("npx lint-staged", repository) == [("lint-staged", str(repository))]
         write(repository / "package.json", '{"lint-staged": {"*.ts": "eslint --fix"}}')
         assert runs("git commit -m x", repository) == []
+        assert runs("npx lint-staged", repository) == []
 
 
 def test_the_pre_filter_passes_a_commit_and_a_push_not_other_git_commands():

@@ -750,6 +750,15 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=_H,
     ),
     RunnerPattern(
+        "lint-staged",
+        role=TASK_ROLE,
+        reader="git-hooks",
+        task_names="all",
+        programs=("lint-staged",),
+        value_options=("-c", "--config", "-p", "--concurrent", "--cwd", "--diff", "--diff-filter"),
+        not_with=(*_H, "--version", "-V"),
+    ),
+    RunnerPattern(
         "lefthook-run",
         role=TASK_ROLE,
         reader="git-hooks",

@@ -26,7 +26,8 @@ runs (``commit``: ``pre-commit`` and ``post-commit``; ``push``:
 
 The frameworks' own commands run the same hooks without git: ``pre-commit run
 [HOOK] [--all-files] [--hook-stage STAGE]`` the local hooks of that stage
-(``pre-commit`` by default), ``lefthook run HOOK`` that section's commands.
+(``pre-commit`` by default), ``lefthook run HOOK`` that section's commands,
+``lint-staged`` the commands of its configuration.
 
 A hook script that runs ``lint-staged`` runs the commands of the
 ``lint-staged`` key of ``package.json`` (or ``.lintstagedrc.json``) too.
@@ -355,5 +356,14 @@ def _unquoted(text: str) -> str:
     return text
 
 
-_RUN_DIRECTLY = {"pre-commit-run": _pre_commit_run, "lefthook-run": _lefthook_run}
+def _lint_staged_run(_call: TaskCall, top: str, files: ProjectFiles) -> list[str]:
+    """``lint-staged`` run by hand: the commands of its configuration."""
+    return _lint_staged_lines(top, files)
+
+
+_RUN_DIRECTLY = {
+    "pre-commit-run": _pre_commit_run,
+    "lefthook-run": _lefthook_run,
+    "lint-staged": _lint_staged_run,
+}
 """The frameworks' own commands that run hooks without git (``pre-commit run``)."""
