@@ -96,3 +96,18 @@ class TestNamesThatSayTest:
         package(tmp_path, test="echo no tests", **{"test:unit": "echo none"})
         assert runs("npm test", tmp_path) == [("npm-test", str(tmp_path))]
         assert runs("npm run test:unit", tmp_path) == [("npm-test", str(tmp_path))]
+
+
+def test_npm_run_all_reads_each_script_it_names(tmp_path):
+    """``run-p lint unit`` runs ``unit`` (vitest) beside ``lint``: a run; ``lint build`` none."""
+    package(tmp_path, lint="eslint .", unit="vitest run", build="tsc")
+    assert runs("run-p lint unit", tmp_path) == [("npm-run-all", str(tmp_path))]
+    assert runs("npx npm-run-all --parallel lint unit", tmp_path) != []
+    assert runs("run-p lint build", tmp_path) == []
+
+
+def test_concurrently_runs_each_command_and_npm_shorthand(tmp_path):
+    """``concurrently "npm:lint" "npm:unit"``: each argument a command, ``npm:`` a script."""
+    package(tmp_path, lint="eslint .", unit="vitest run", build="tsc")
+    assert runs('concurrently -k "npm:lint" "npm:unit"', tmp_path) != []
+    assert runs('npx concurrently "npm:lint" "npm:build"', tmp_path) == []

@@ -349,9 +349,10 @@ _BEFORE = frozenset(" \t\n\r\f\v/;&|()<>'\"`={}\\$")
 _GLUED = ("-m", "-c", "\\n", "\\t")
 """What a name may be glued to: python's ``-m``/``-c`` (``-mpytest``), and the ``\\n`` or
 ``\\t`` escape of a string that ``printf`` or ``echo -e`` hands to a shell."""
-_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\@^")
+_AFTER = frozenset(" \t\n\r\f\v;&|()<>'\"`\\@^:")
 """Characters before which a name can end a word (besides the text's end); ``^`` for
-the ``^M`` of text typed into a terminal (``screen -X stuff "pytest^M"``)."""
+the ``^M`` of text typed into a terminal (``screen -X stuff "pytest^M"``), ``:`` for a
+runner's shorthand (concurrently's ``npm:unit``)."""
 
 
 def _trie_pattern(words: Sequence[str]) -> str:

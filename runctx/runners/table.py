@@ -837,6 +837,17 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         any_arg=TEST_TASK_NAMES,
         not_with=_H,
     ),
+    # npm-run-all's scripts named otherwise (``run-p lint unit``): read in package.json
+    RunnerPattern(
+        "npm-run-all",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="package-json",
+        task_names="all",
+        programs=("npm-run-all", "npm-run-all2", "run-s", "run-p"),
+        value_options=("--npm-path", "--max-parallel"),
+        not_with=_H,
+    ),
     RunnerPattern(
         "jest-worker",
         role=WORKER_ROLE,

@@ -446,12 +446,14 @@ class _Walk:
             return _STOPPED
         if self.code_flag:
             return Outcome(SHELL, text=self.args[step])
-        if wrapper.shell_join:
+        if wrapper.shell_join or wrapper.each_line:
             return self._joined_command(wrapper, step)
         return step
 
     def _joined_command(self, wrapper: Wrapper, step: int) -> Outcome:
         """The shell text a joining wrapper runs from ``step`` (``watch pytest``, ``parallel``).
+
+        A wrapper of ``each_line`` runs each word as a command line of its own.
 
         With argument separators (``parallel pytest ::: a b``) the command is
         the words before the first one; with none before it, each word of a
@@ -460,6 +462,8 @@ class _Walk:
         not move the next.
         """
         words = self.args[step:]
+        if wrapper.each_line:  # ``concurrently "npm:lint" "jest"``
+            return Outcome(SHELL, text=_each_line(words, wrapper.shorthands))
         if not wrapper.arg_separators:
             return Outcome(SHELL, text=" ".join(words))
         cut = next((k for k, w in enumerate(words) if w in wrapper.arg_separators), len(words))
@@ -575,6 +579,18 @@ _CODE_OPTIONS = {
     "ruby": frozenset({"-e"}),
 }
 """The options of node and ruby whose value is code to run in place of a script."""
+
+
+def _each_line(words: Sequence[str], shorthands: Sequence[tuple[str, str]]) -> str:
+    """Each word a command line of its own, in a subshell each, its shorthand spelled out."""
+    lines = []
+    for word in words:
+        line = next(
+            (long + word[len(short) :] for short, long in shorthands if word.startswith(short)),
+            word,
+        )
+        lines.append(f"( {line}\n)")
+    return "\n".join(lines)
 
 
 def _code_given(args: Sequence[str], j: int, options: frozenset[str]) -> str | None:

@@ -54,7 +54,9 @@ class Wrapper(Record):
     are those after which, when no command comes before, each word is a
     command line of its own (``parallel ::: "pytest a" "pytest b"``);
     ``pairs``: options taking the next two words (bubblewrap's ``--bind SRC
-    DEST``).
+    DEST``); ``each_line``: each word after the options is a command line of
+    its own (``concurrently "npm:lint" "jest"``), with ``shorthands`` (a
+    prefix and what it stands for: ``npm:NAME`` is ``npm run NAME``).
     """
 
     arg_separators: frozenset[str]
@@ -63,12 +65,14 @@ class Wrapper(Record):
     code: frozenset[str]
     code_flags: frozenset[str]
     command_lists: frozenset[str]
+    each_line: bool
     module: frozenset[str]
     own_commands: frozenset[str] | None
     pairs: frozenset[str]
     positionals: int
     requires_start: bool
     shell_join: bool
+    shorthands: tuple[tuple[str, str], ...]
     split: frozenset[str]
     start_after: frozenset[str]
     stop: frozenset[str]
@@ -97,6 +101,8 @@ class Wrapper(Record):
         arg_separators: Iterable[str] = (),
         command_lists: Iterable[str] = (),
         pairs: Iterable[str] = (),
+        each_line: bool = False,
+        shorthands: Iterable[tuple[str, str]] = (),
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         chdirs, codes, modules, splits = map(frozenset, (chdir, code, module, split))
@@ -107,12 +113,14 @@ class Wrapper(Record):
             code=codes,
             code_flags=frozenset(code_flags),
             command_lists=frozenset(command_lists),
+            each_line=each_line,
             module=modules,
             own_commands=None if own_commands is None else frozenset(own_commands),
             pairs=frozenset(pairs),
             positionals=positionals,
             requires_start=requires_start,
             shell_join=shell_join,
+            shorthands=tuple(shorthands),
             split=splits,
             start_after=frozenset(start_after),
             stop=frozenset(stop),
@@ -762,6 +770,21 @@ WRAPPERS.update(
         ),
         "heaptrack": Wrapper(value=("-o", "--output"), stop=("-p", "--pid", "-a", "--analyze")),
         "ddtrace-run": Wrapper(),
+        # concurrently runs each argument as a command line, ``npm:NAME`` as ``npm run NAME``
+        "concurrently": Wrapper(
+            value=(
+                *("-n", "--names", "--name-separator", "-c", "--prefix-colors", "-p"),
+                *("--prefix", "-l", "--prefix-length", "-t", "--timestamp-format", "-s"),
+                *("--success", "-m", "--max-processes", "--restart-tries", "--restart-after"),
+                *("--kill-signal", "--default-input-target", "--teardown"),
+            ),
+            stop=("-h", "--help", "-v", "-V", "--version"),
+            each_line=True,
+            shorthands=(
+                *(("npm:", "npm run "), ("yarn:", "yarn run "), ("pnpm:", "pnpm run ")),
+                ("bun:", "bun run "),
+            ),
+        ),
         # Bear records the compiler calls of a build: ``bear -- make check``
         "bear": Wrapper(value=("--output", "-o", "--config", "--library", "-l")),
         # profilers that run a python module or script: ``pyinstrument -m pytest``,
