@@ -300,6 +300,7 @@ FORMS = [
     (["python3", "-c", "import os, sys; os.system('npm test')"], "npm-test"),
     (["node", "-e", "require('child_process').execSync('npx jest', {stdio: 'inherit'})"], "jest"),
     (["node", "--eval=require('child_process').spawnSync('cargo', ['test'])"], "cargo-test"),
+    (["node", "-r", "ts-node/register", "-e", "require('child_process').execSync('jest')"], "jest"),
     (["ruby", "-e", 'system("bundle exec rspec")'], "rspec"),
     # keys typed into a terminal, each line entered by Enter
     (["tmux", "send-keys", "-t", "work:1", "pytest -x", "Enter"], "pytest"),

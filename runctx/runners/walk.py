@@ -329,11 +329,11 @@ class _Walk:
         grammar = _INTERPRETER_OPTIONS.get(base)
         if grammar is None:
             return _STOPPED
+        value, stop, joined = grammar
         lang = _CODE_LANGUAGES.get(base)
-        code = _code_given(self.args, i + 1, _CODE_OPTIONS[lang]) if lang else None
+        code = _code_given(self.args, i + 1, _CODE_OPTIONS[lang], value) if lang else None
         if lang and code is not None:  # ``node -e "execSync('npm test')"``
             return _code_started(lang, code)
-        value, stop, joined = grammar
         return _options(self.args, i + 1, value=value, stop=stop, joined=joined)
 
     def _python(self, i: int) -> Step:
@@ -593,15 +593,20 @@ def _each_line(words: Sequence[str], shorthands: Sequence[tuple[str, str]]) -> s
     return "\n".join(lines)
 
 
-def _code_given(args: Sequence[str], j: int, options: frozenset[str]) -> str | None:
-    """The code an interpreter's options from ``j`` give it to run (``-e CODE``), or None."""
+def _code_given(
+    args: Sequence[str], j: int, options: frozenset[str], values: frozenset[str]
+) -> str | None:
+    """The code an interpreter's options from ``j`` give it to run (``-e CODE``), or None.
+
+    ``values``: its options that take the next word (``node -r ts-node/register``).
+    """
     while j < len(args) and args[j].startswith("-") and args[j] != "--":
         name, eq, inline = args[j].partition("=")
         if name in options:
             if eq:
                 return inline
             return args[j + 1] if j + 1 < len(args) else None
-        j += 1
+        j += 2 if name in values and not eq else 1
     return None
 
 

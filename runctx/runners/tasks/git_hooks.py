@@ -58,7 +58,7 @@ _STAGE_NAMES = {alias: stage for stage, alias in _STAGE_ALIASES.items()}
 _STAGES = frozenset(
     {*_STAGE_ALIASES, *_STAGE_ALIASES.values(), "pre-merge-commit", "merge-commit", "manual"}
     | {"commit-msg", "post-checkout", "post-merge", "post-rewrite", "pre-rebase"}
-    | {"prepare-commit-msg", "pre-auto-gc", "post-rewrite"}
+    | {"prepare-commit-msg", "pre-auto-gc"}
 )
 """The stages of the pre-commit framework (``--hook-stage``), by either name."""
 _PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
