@@ -95,6 +95,7 @@ class TestScripts:
         """A hook file another user owns is never read: the commit is no run."""
         repository = _repository(tmp_path / "r")
         _hook(repository, "pre-commit", "#!/bin/sh\npytest\n")
+        assert runs("git commit -m x", repository) != []  # read while it is the caller's
         os.chown(repository / ".git" / "hooks" / "pre-commit", 65534, 65534)
         assert runs("git commit -m x", repository) == []
 

@@ -234,7 +234,7 @@ def _python_word(text: str, at: int, end: int) -> _Word | None:
         return _quoted(text, prefix.end(), end, raw="r" in flags, formatted="f" in flags)
     name = _NAME.match(text, at, end)
     if name is not None:
-        if name.group(0) in {"sys.executable", "shutil.which('python')"}:
+        if name.group(0) == "sys.executable":
             return name.end(), "python"
         return _expression_end(text, name.end(), end), None
     if text.startswith("*", at):
