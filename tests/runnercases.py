@@ -276,6 +276,13 @@ FORMS = [
     (["bear", "--output", "cc.json", "--", "make", "check"], "make-test"),
     (["concurrently", "-k", "-n", "unit,lint", "jest --ci", "npm:lint"], "jest"),
     (["concurrently", "npm:test", "npm:lint"], "npm-test"),
+    # MPI launchers run the command as ranks
+    (["mpirun", "-np", "4", "pytest", "tests"], "pytest"),
+    (["mpiexec", "-n", "2", "--mca", "btl", "self,vader", "python", "-m", "pytest"], "pytest"),
+    (["mpiexec.hydra", "-genv", "OMP_NUM_THREADS", "1", "-ppn", "2", "ctest"], "ctest"),
+    (["mpirun", "--oversubscribe", "-x", "PATH", "--wdir", "sub", "cargo", "test"], "cargo-test"),
+    (["python", "-m", "mpi4py", "--rc", "threads=false", "-m", "pytest"], "pytest"),
+    (["mpirun", "-n", "2", "python", "-m", "mpi4py", "-m", "pytest", "-x"], "pytest"),
     # more ecosystems' documented test commands
     (["gotest", "-v", "./..."], "go-test"),
     (["vstest.console.exe", "Tests.dll", "--logger:trx"], "dotnet-test"),
@@ -499,6 +506,10 @@ NOT_RUNS = [
     ["bear", "--", "make"],
     ["concurrently", "npm:lint", "tsc --watch"],
     ["concurrently", "--version"],
+    ["mpirun", "--version"],
+    ["mpirun", "-n", "4", "python", "bench.py"],
+    ["mpiexec", "-n", "2", "--mca", "btl", "pytest", "hostname"],  # --mca takes two words
+    ["python", "-m", "mpi4py", "--help"],
     ["gotest", "-list", "."],
     ["nunit3-console", "Tests.dll", "--explore"],
     ["vstest.console", "Tests.dll", "--ListTests"],

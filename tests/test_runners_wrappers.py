@@ -55,6 +55,8 @@ WRAPPED = [
     ("parallel", ["parallel", "-j", "2", "COMMAND", ":::", "x"]),
     ("parallel", ["parallel", ":::", "STRING"]),
     ("fakeroot", ["fakeroot", "--", "COMMAND"]),
+    # two ranks of the command, each in a process group of its own
+    ("mpirun", ["mpirun", "--allow-run-as-root", "--oversubscribe", "-n", "2", "COMMAND"]),
 ]
 
 

@@ -807,7 +807,52 @@ WRAPPERS.update(
         "cProfile": Wrapper(value=("-o", "--outfile", "-s", "--sort"), module=("-m",)),
         "profile": Wrapper(value=("-o", "--outfile", "-s", "--sort"), module=("-m",)),
         "pdb": Wrapper(value=("-c", "--command"), module=("-m",)),
+        # mpi4py runs a script or module so that an error in one rank ends them all:
+        # ``mpirun -n 2 python -m mpi4py -m pytest`` (its ``-c CODE`` is not read)
+        "mpi4py": Wrapper(
+            value=("--rc",), module=("-m",), stop=("-c", "-h", "--help", "--version")
+        ),
     }
+)
+
+# MPI launchers start the program as ranks, on this machine unless told other
+# hosts: ``mpirun -n 4 python -m pytest``, ``mpiexec -np 2 ./unit_tests``.
+# Options of Open MPI's mpirun (``orterun``, ``prterun``, ``oshrun``: one
+# program under several names), MPICH's and Intel MPI's Hydra ``mpiexec``; a
+# program after a ``:`` (another rank's program) is not read.
+_MPI_LAUNCHER = Wrapper(
+    value=(
+        # how many ranks, where, and how they are placed
+        *("-n", "-np", "--np", "--n", "-c", "-N", "-npernode", "--npernode", "-npersocket"),
+        *("--npersocket", "-H", "-host", "--host", "-hosts", "-hostfile", "--hostfile", "-f"),
+        *("-machinefile", "--machinefile", "-machine", "--default-hostfile", "-ppn", "-perhost"),
+        *("--map-by", "-map-by", "--rank-by", "-rank-by", "--bind-to", "-bind-to", "-binding"),
+        *("--cpus-per-proc", "--cpus-per-rank", "-cpus-per-proc", "--cpu-set", "--cpu-list"),
+        *("-rf", "--rankfile", "--slot-list", "--pset", "-usize"),
+        # the environment, output and the runtime
+        *("-x", "-envlist", "-genvlist", "--output-filename", "-output-filename", "--output"),
+        *("-outfile-pattern", "-errfile-pattern", "-prepend-pattern", "--stdin", "--xterm"),
+        *("--timeout", "-timeout", "--path", "--prefix", "--preload-files", "--tmpdir"),
+        *("--launch-agent", "--personality", "--display", "--runtime-options", "-am", "-tune"),
+        *("--stream-buffering", "-launcher", "-launcher-exec", "-bootstrap", "-bootstrap-exec"),
+        *("-rmk", "-demux", "-iface", "-topolib", "-nameserver", "--debugger", "-configfile"),
+        *("--ompi-server", "--report-pid", "--report-uri", "--app"),
+    ),
+    pairs=(
+        *("--mca", "-mca", "--gmca", "-gmca", "--prtemca", "--pmixmca", "--omca", "--tune"),
+        *("-env", "-genv"),
+    ),
+    chdir=("-wdir", "--wdir", "-wd", "--wd"),
+    stop=("-h", "--help", "-help", "-V", "--version", "-version", "-info", "--info"),
+)
+WRAPPERS.update(
+    dict.fromkeys(
+        (
+            *("mpirun", "mpiexec", "orterun", "prterun", "oshrun", "shmemrun", "mpiexec.hydra"),
+            *("mpirun.openmpi", "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich"),
+        ),
+        _MPI_LAUNCHER,
+    )
 )
 
 TOOL_COMMS = (
