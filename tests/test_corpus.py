@@ -218,7 +218,7 @@ def test_tuning_part_recall_and_false_positives(measures):
 
 
 def test_held_out_part_recall_and_false_positives(measures):
-    """The held-out part keeps what recognition reached: 90% recall, at most 2.5% false positives."""
+    """The held-out part keeps what recognition reached: 90% recall, 2.5% false positives."""
     held = measures["held"]
     assert held.recall >= MIN_HELD_RECALL, held.summary()
     assert held.false_rate <= MAX_HELD_FALSE_RATE, held.summary()
