@@ -283,6 +283,14 @@ FORMS = [
     (["mpirun", "--oversubscribe", "-x", "PATH", "--wdir", "sub", "cargo", "test"], "cargo-test"),
     (["python", "-m", "mpi4py", "--rc", "threads=false", "-m", "pytest"], "pytest"),
     (["mpirun", "-n", "2", "python", "-m", "mpi4py", "-m", "pytest", "-x"], "pytest"),
+    # launchers of distributed training run the script once per process
+    (["torchrun", "--nproc-per-node", "2", "-m", "pytest", "tests"], "pytest"),
+    (["torchrun", "--no-python", "--nproc_per_node=2", "pytest", "tests"], "pytest"),
+    (["python", "-m", "torch.distributed.run", "--nnodes", "1", "-m", "pytest"], "pytest"),
+    (["python", "-m", "torch.distributed.launch", "--use_env", "-m", "pytest"], "pytest"),
+    (["accelerate", "launch", "--num_processes", "2", "-m", "pytest", "tests"], "pytest"),
+    (["deepspeed", "--num_gpus", "2", "--module", "pytest", "tests"], "pytest"),
+    (["horovodrun", "-np", "2", "-H", "localhost:2", "--gloo", "pytest", "-v"], "pytest"),
     # more ecosystems' documented test commands
     (["gotest", "-v", "./..."], "go-test"),
     (["vstest.console.exe", "Tests.dll", "--logger:trx"], "dotnet-test"),
@@ -510,6 +518,11 @@ NOT_RUNS = [
     ["mpirun", "-n", "4", "python", "bench.py"],
     ["mpiexec", "-n", "2", "--mca", "btl", "pytest", "hostname"],  # --mca takes two words
     ["python", "-m", "mpi4py", "--help"],
+    ["torchrun", "--nproc-per-node", "2", "train.py"],
+    ["accelerate", "launch", "train.py", "--epochs", "3"],
+    ["accelerate", "test"],  # checks accelerate's own configuration
+    ["deepspeed", "--num_gpus", "2", "train.py", "--deepspeed", "ds.json"],
+    ["horovodrun", "--check-build"],
     ["gotest", "-list", "."],
     ["nunit3-console", "Tests.dll", "--explore"],
     ["vstest.console", "Tests.dll", "--ListTests"],

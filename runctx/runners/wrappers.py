@@ -855,6 +855,74 @@ WRAPPERS.update(
     )
 )
 
+# Launchers of distributed training start the program once per process they
+# are asked for, on this machine unless told other nodes: ``torchrun
+# --nproc-per-node 2 -m pytest tests`` (a script is run by python, ``-m``
+# makes it a module, ``--no-python`` a program), ``accelerate launch``,
+# ``deepspeed`` and ``horovodrun`` the same way.
+_TORCHRUN_VALUES = (
+    *("--nnodes", "--nproc-per-node", "--nproc_per_node", "--rdzv-backend", "--rdzv_backend"),
+    *("--rdzv-endpoint", "--rdzv_endpoint", "--rdzv-id", "--rdzv_id", "--rdzv-conf"),
+    *("--rdzv_conf", "--max-restarts", "--max_restarts", "--monitor-interval"),
+    *("--monitor_interval", "--start-method", "--start_method", "--role", "--log-dir"),
+    *("--log_dir", "-r", "--redirects", "-t", "--tee", "--local-ranks-filter"),
+    *("--local_ranks_filter", "--node-rank", "--node_rank", "--master-addr", "--master_addr"),
+    *("--master-port", "--master_port", "--local-addr", "--local_addr", "--logs-specs"),
+    *("--logs_specs", "--rdzv-timeout", "--event-log-handler", "--numa-binding"),
+)
+_TORCHRUN = Wrapper(value=_TORCHRUN_VALUES, module=("-m", "--module"), stop=("-h", "--help"))
+WRAPPERS.update(
+    {
+        "torchrun": _TORCHRUN,
+        "torch.distributed.run": _TORCHRUN,
+        # the older launcher: ``python -m torch.distributed.launch --use-env script.py``
+        "torch.distributed.launch": Wrapper(
+            value=(*_TORCHRUN_VALUES, "--nproc-per-node", "--local-rank", "--local_rank"),
+            module=("-m", "--module"),
+            stop=("-h", "--help"),
+        ),
+        "accelerate": Wrapper(
+            value=(
+                *("--config_file", "--config-file", "--num_processes", "--num-processes"),
+                *("--num_machines", "--num-machines", "--mixed_precision", "--mixed-precision"),
+                *("--gpu_ids", "--gpu-ids", "--machine_rank", "--machine-rank"),
+                *("--main_process_ip", "--main-process-ip", "--main_process_port"),
+                *("--main-process-port", "--dynamo_backend", "--dynamo-backend"),
+                *("--num_cpu_threads_per_process", "--num-cpu-threads-per-process"),
+                *("--deepspeed_config_file", "--zero_stage", "--rdzv_backend", "--max_restarts"),
+                *("--monitor_interval", "--tee", "--log_dir", "--role", "--main_training_function"),
+            ),
+            module=("-m", "--module"),
+            stop=("-h", "--help"),
+            subcommands=[("launch",)],
+        ),
+        "deepspeed": Wrapper(
+            value=(
+                *("--num_gpus", "--num-gpus", "--num_nodes", "--num-nodes", "-H", "--hostfile"),
+                *("-i", "--include", "-e", "--exclude", "--master_port", "--master_addr"),
+                *("--launcher", "--launcher_args", "--node_rank", "--min_elastic_nodes"),
+                *("--max_elastic_nodes", "--autotuning", "--bind_core_list", "--ssh_port"),
+            ),
+            module=("--module",),
+            stop=("-h", "--help"),
+        ),
+        "horovodrun": Wrapper(
+            value=(
+                *("-np", "--num-proc", "-p", "--ssh-port", "-i", "--ssh-identity-file"),
+                *("-H", "--hosts", "-hostfile", "--hostfile", "--start-timeout"),
+                *("--network-interfaces", "--network-interface", "--output-filename"),
+                *("--config-file", "--min-np", "--max-np", "--slots-per-host", "--slots"),
+                *("--host-discovery-script", "--mpi-args", "--log-level", "--gloo-timeout-seconds"),
+                *("--fusion-threshold-mb", "--cycle-time-ms", "--cache-capacity"),
+                *("--timeline-filename", "--autotune-log-file", "--elastic-timeout"),
+                *("--reset-limit", "--binding-args", "--num-nccl-streams", "--thread-affinity"),
+            ),
+            pairs=("--blacklist-cooldown-range",),
+            stop=("-h", "--help", "-v", "--version", "-cb", "--check-build"),
+        ),
+    }
+)
+
 TOOL_COMMS = (
     # valgrind runs the program inside its tool, a binary named for the tool
     # and the platform (``memcheck-amd64-linux``), with its own argv kept
