@@ -1426,6 +1426,106 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows("wasm-pack-test", [("test",)], programs=("wasm-pack",), not_with=_H),
     # Fermyon's ``spin test`` runs the app's tests (the spin-test plugin)
     *rows("spin-test", [("test",)], programs=("spin",), not_with=_H),
+    # Perl distributions: Module::Build's ``./Build test`` (``testall``, ``testcover``),
+    # Dist::Zilla's ``dzil test`` and ``dzil smoke``, Minilla's ``minil test``
+    *rows(
+        "perl-test",
+        [("test",), ("testall",), ("testcover",)],
+        programs=("Build",),
+        not_with=_H,
+    ),
+    *rows("perl-test", [("test",), ("smoke",), ("xtest",)], programs=("dzil",), not_with=_H),
+    *rows("perl-test", [("test",)], programs=("minil",), not_with=_H),
+    # infrastructure code: ``molecule test`` and ``molecule verify`` run a role's
+    # verifier tests; ``terraform test`` (and OpenTofu's ``tofu test``) its test files
+    *rows("molecule-test", [("test",), ("verify",)], programs=("molecule",), not_with=_H),
+    *rows(
+        "terraform-test",
+        [("test",)],
+        programs=("terraform", "tofu"),
+        value_options=("-chdir",),
+        not_with=(*_H, "-help"),
+    ),
+    # more languages' own test commands
+    RunnerPattern(
+        "elm-test",
+        programs=("elm-test-rs",),
+        not_subcommands=("init", "install"),
+        not_with=(*_H, "--version"),
+    ),
+    *rows("spago-test", [("test",)], programs=("spago",), not_with=_H),
+    *rows("roc-test", [("test",)], programs=("roc",), not_with=_H),
+    *rows("v-test", [("test",)], programs=("v",), not_with=_H),
+    *rows("odin-test", [("test",)], programs=("odin",), not_with=_H),
+    *rows("dart-test", [("run", "test")], programs=("pub",), not_with=_H),
+    # Tuist runs an Xcode project's test schemes: ``tuist test``
+    *rows("tuist-test", [("test",)], programs=("tuist",), not_with=_H),
+    # Rush Stack's heft runs jest through its plugin; lage and moon run the
+    # packages' tasks named for tests (``lage test``, ``moon run :test``)
+    *rows("heft-test", [("test",)], programs=("heft",), not_with=(*_H, "--help")),
+    RunnerPattern(
+        "js-task-test",
+        programs=("lage",),
+        any_arg=CORE_TEST_NAMES,
+        not_with=(*_H, "--dry-run", "info", "cache"),
+    ),
+    RunnerPattern(
+        "js-task-test",
+        programs=("moon",),
+        subcommand=("run",),
+        any_arg=("test", ":test", "*:test", "*:test-*", "*:test:*"),
+        not_with=(*_H, "--dry-run"),
+    ),
+    *rows(
+        "js-task-test",
+        [("test",), ("tests",)],
+        programs=("gulp", "grunt"),
+        not_with=(*_H, "--tasks", "-T", "--tasks-simple"),
+    ),
+    # firmware: PlatformIO's unit tests (``pio test``), Zephyr's twister
+    *rows("pio-test", [("test",)], programs=("pio", "platformio"), not_with=(*_H, "--list-tests")),
+    RunnerPattern(
+        "twister",
+        programs=("twister",),
+        not_with=(*_H, "--list-tests", "--list-tags", "--test-tree", "--dry-run", "-y"),
+    ),
+    *rows(
+        "twister",
+        [("twister",)],
+        programs=("west",),
+        not_with=(*_H, "--list-tests", "--list-tags", "--test-tree", "--dry-run", "-y"),
+    ),
+    # LLVM's lit runs the tests of the directories it is given
+    RunnerPattern(
+        "lit",
+        programs=("lit", "llvm-lit"),
+        not_with=(*_H, "--version", "--show-tests", "--show-suites"),
+    ),
+    # MATLAB runs a suite with ``runtests`` (``matlab -batch "runtests('tests')"``)
+    RunnerPattern(
+        "matlab-test",
+        programs=("matlab",),
+        any_arg=("runtests", "runtests(*", "*runtests(*", "*runtests;*", "*testrunner*"),
+        not_with=(*_H,),
+    ),
+    # Ruby: ``m`` runs the tests of a file or a line, flatware the suite in
+    # parallel processes, storybook's runner the stories as tests
+    RunnerPattern(
+        "ruby-test",
+        programs=("m",),
+        any_arg=("*_test.rb", "*_test.rb:*", "test", "test/*", "*_spec.rb", "*_spec.rb:*"),
+        not_with=_H,
+    ),
+    *rows("rspec", [("rspec",), ("cucumber",)], programs=("flatware",), not_with=_H),
+    RunnerPattern(
+        "storybook-test", programs=("test-storybook",), not_with=(*_H, "--version", "--listTests")
+    ),
+    # Flutter's patrol runs integration tests (``patrol test``, ``patrol develop``)
+    *rows("patrol-test", [("test",), ("develop",)], programs=("patrol",), not_with=_H),
+    # xdoctest runs a module's doctests (``xdoctest pkg``, ``python -m xdoctest pkg all``)
+    RunnerPattern(
+        "xdoctest", programs=("xdoctest",), modules=("xdoctest",), not_with=(*_H, "--version")
+    ),
     # --- a test file run directly by its language's interpreter (python's: a project
     # script named for tests, runctx.runners.tasks.scripts) ---
     RunnerPattern(
