@@ -1499,6 +1499,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "lit",
         programs=("lit", "llvm-lit"),
+        not_subcommands=("localize", "labs", "init", "help"),  # the Lit web framework's CLI
         not_with=(*_H, "--version", "--show-tests", "--show-suites"),
     ),
     # MATLAB runs a suite with ``runtests`` (``matlab -batch "runtests('tests')"``)

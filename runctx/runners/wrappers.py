@@ -263,6 +263,8 @@ WRAPPERS: dict[str, Wrapper] = {
     "pnpx": Wrapper(value=("-p", "--package"), code=("-c", "--call")),
     "bunx": Wrapper(value=("-p", "--package")),
     "bundle": Wrapper(value=("--gemfile",), subcommands=[("exec",)]),
+    # Rails' preloader runs a command in a warm process: ``spring rspec``, ``spring rails test``
+    "spring": Wrapper(stop=("stop", "status", "binstub", "server", "help", "--version")),
 }
 for _name in ("conda", "mamba", "micromamba"):
     WRAPPERS[_name] = Wrapper(
@@ -561,14 +563,17 @@ WRAPPERS.update(
         # ``elixir -S mix test``: the script after -S is found on the PATH and run
         "elixir": Wrapper(start_after=("-S",), requires_start=True),
         # ``go run PKG``: the package path's last part is the program
-        # (``go run github.com/onsi/ginkgo/v2/ginkgo -r``); ``go test`` is a row.
+        # (``go run github.com/onsi/ginkgo/v2/ginkgo -r``); ``go tool NAME`` runs a
+        # tool the module depends on (``go tool gotestsum``); ``-n`` only prints
+        # the commands; ``go test`` is a row.
         "go": Wrapper(
             value=(
                 *("-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-o", "-p"),
                 *("-pkgdir", "-toolexec", "-exec", "-overlay", "-pgo", "-covermode", "-coverpkg"),
             ),
             chdir=("-C",),
-            subcommands=[("run",)],
+            stop=("-n",),
+            subcommands=[("run",), ("tool",)],
         ),
         "istanbul": Wrapper(
             value=("--root", "--dir", "--report", "-x", "--config", "--include"),
