@@ -348,6 +348,9 @@ FORMS = [
     (["go", "tool", "gotestsum", "--format", "testname"], "go-test"),
     (["spring", "rspec", "spec/models"], "rspec"),
     (["spring", "rails", "test"], "rails-test"),
+    (["flox", "activate", "-d", "env", "--", "pytest", "-x"], "pytest"),
+    (["flox", "activate", "-c", "pytest -x"], "pytest"),
+    (["rtx", "exec", "--", "cargo", "test"], "cargo-test"),
     (["python", "-m", "xdoctest", "mypkg"], "xdoctest"),
     # code given to an interpreter that starts a runner as a process
     (["python", "-c", "import subprocess; subprocess.run(['pytest', '-x'])"], "pytest"),
@@ -585,6 +588,8 @@ NOT_RUNS = [
     ["go", "tool", "cover", "-html=c.out"],
     ["go", "tool", "-n", "gotestsum"],
     ["spring", "stop"],
+    ["flox", "activate", "--print-script", "--", "pytest"],
+    ["flox", "activate", "--", "python", "app.py"],
     ["lit", "localize", "extract"],
     ["gotest", "-list", "."],
     ["nunit3-console", "Tests.dll", "--explore"],

@@ -539,6 +539,13 @@ WRAPPERS.update(
             subcommands=[("exec",), ("x",)],
         ),
         "asdf": Wrapper(subcommands=[("exec",)]),
+        # Flox: ``flox activate -- CMD`` execs CMD in the environment, ``-c`` runs a shell string
+        "flox": Wrapper(
+            value=("-d", "--dir", "-r", "--reference", "-m", "--mode", "-g", "--generation"),
+            code=("-c", "--command"),
+            stop=("--print-script",),
+            subcommands=[("activate",)],
+        ),
         "fvm": Wrapper(),  # ``fvm flutter test``: the word after it is the program
         # node version managers: ``corepack pnpm test`` (a pinned ``pnpm@9`` too),
         # ``volta run --node 20 npm test``, ``fnm exec --using 20 npm test``
@@ -600,6 +607,7 @@ WRAPPERS.update(
 # macOS's coreutils from Homebrew are the GNU tools with a ``g`` in front.
 WRAPPERS.update({f"g{name}": WRAPPERS[name] for name in ("timeout", "nice", "stdbuf", "env")})
 WRAPPERS["gnohup"] = WRAPPERS["nohup"]
+WRAPPERS["rtx"] = WRAPPERS["mise"]  # mise's former name
 
 # Secret and environment injectors: each runs the command after its options
 # (and its ``--``) with the secrets in its environment.
