@@ -129,13 +129,15 @@ class Report(Record):
     duration_seconds: float
     cpu_window: float | Unknown = NOT_READ
     not_examined: int = 0
-    """Processes of other users a first pass did not look into.
+    """Processes a pass did not look into: of other users, or the viewer's own elsewhere.
 
     A first pass (``scan(essentials_only=True)``) decides whether to refuse:
     another user's process is never ours, so it is read only when it works
     in this very checkout, which its user can write (the shared-tree
-    question). These others are in no run of this report: a report with
-    any of them is not a whole picture of the box.
+    question); the viewer's own process that works in another checkout is
+    no run of this one, so it is read only when a run here needs it (an
+    ancestor, a member). These others are in no run of this report: a
+    report with any of them is not a whole picture of the box.
     """
 
     @property

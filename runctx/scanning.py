@@ -309,6 +309,16 @@ class _OtherUsers:
     processes whose name could make them a runner or a worker); every other
     user's process after that is passed, not read. A storm of thousands of
     another user's runners costs such a pass a fixed share of them, not all.
+
+    With ``own_elsewhere`` (a first pass) the viewer's own processes that
+    work in another checkout are passed too (:meth:`_may_be_here`): none of
+    them is a run of this checkout. Their directory is told by three links
+    (:meth:`~runctx.sources.base.SourceBase.view_key`), and the root of each
+    distinct directory walked once. They are kept in ``own_passed``, for the
+    pass to read those its runs need (:meth:`~runctx.sources.base.SourceBase.completed`):
+    a user's own chain of thousands of processes in another checkout costs
+    the refusal three ``readlink`` each, not a ``stat``, a command line and
+    a fold.
     """
 
     def __init__(
@@ -318,6 +328,7 @@ class _OtherUsers:
         *,
         shared_tree_holds: bool,
         argv_budget: int | None = None,
+        own_elsewhere: bool = False,
     ) -> None:
         self.source = source
         self.here = here
@@ -327,13 +338,22 @@ class _OtherUsers:
         self.argv_budget = argv_budget
         self.argv_read = 0
         self._reading_other = False
+        self.own_elsewhere = own_elsewhere and isinstance(here.root, Root)
+        self.own_passed: set[int] = set()
+        self._here_by_view: dict[tuple[str, str, str], bool] = {}
 
     def wanted(self, pid: int, uid: int | Unknown) -> bool:
         """Whether ``pid`` (owned by ``uid``) is read at all by this pass."""
         self._reading_other = False
         here_uid = self.here.uid
-        if isinstance(uid, Unknown) or isinstance(here_uid, Unknown) or uid == here_uid:
-            return True  # ours, or not known not to be: looked at
+        if isinstance(uid, Unknown) or isinstance(here_uid, Unknown):
+            return True  # not known not to be ours: looked at
+        if uid == here_uid:
+            if self.own_elsewhere and not self._may_be_here(pid, uid):
+                self.own_passed.add(pid)
+                self.passed += 1
+                return False
+            return True
         if self._may_share(uid) and self._works_here(pid, uid):
             return True
         if self.argv_budget is not None and self.argv_read < self.argv_budget:
@@ -354,6 +374,25 @@ class _OtherUsers:
         if uid not in self.writers:
             self.writers[uid] = can_write(uid, str(here))
         return self.writers[uid]
+
+    def _may_be_here(self, pid: int, uid: int) -> bool:
+        """Whether the viewer's own ``pid`` may work in this checkout (its root is not another).
+
+        The root is walked once per directory (:meth:`view_key`); a process
+        whose directory cannot be told, or whose root is not known, may.
+        """
+        key = self.source.view_key(pid)
+        if key is None:
+            return True
+        known = self._here_by_view.get(key)
+        if known is None:
+            root = self.source.root_of(pid, uid, self.here.uid)
+            if isinstance(root, Unknown):
+                return True
+            known = not judge(_Owned(uid, root), self.here.root, self.here.uid).foreign
+            if len(self._here_by_view) < _JUDGED_MAX:
+                self._here_by_view[key] = known
+        return known
 
     def _works_here(self, pid: int, uid: int) -> bool:
         root = self.source.root_of(pid, uid, self.here.uid)
@@ -433,6 +472,10 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     """
     owners: dict[int, int | Unknown] = {}
 
+    def in_a_run(record: ProcRecord) -> bool:
+        argv = record.argv
+        return not isinstance(argv, Unknown) and bool(argv) and detect(argv) is not None
+
     def wanted(pid: int, uid: int | Unknown) -> bool:
         owners[pid] = uid
         return others is None or others.wanted(pid, uid)
@@ -443,8 +486,14 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
         else:
             if others is not None:
                 others.passed = 0
+                others.own_passed.clear()
             owners.clear()
             table = source.table(argv_wanted, wanted, deadline, viewer_uid)
+            if others is not None and others.own_passed:
+                table, taken = source.completed(
+                    table, others.own_passed, in_a_run, argv_wanted, deadline
+                )
+                others.passed -= taken
         folded = fold_runs(table.records, detect)
         if deadline is not None and not isinstance(viewer_uid, Unknown):
             # Against a deadline, the runs that may be the viewer's are judged
@@ -701,6 +750,7 @@ def _others_filter(
         here,
         shared_tree_holds=settings.shared_tree_mode in SHARED_TREE_HOLDS,
         argv_budget=None if essentials_only else argv_at_most,
+        own_elsewhere=essentials_only,
     )
 
 

@@ -185,40 +185,142 @@ def test_a_chain_thousands_deep_is_one_run_and_the_refusal_stands(shared_tmp, ru
     assert f"pid {live.pid}" in _refused(checkout)
 
 
-class _UidCountingSource(ProcfsSource):
-    """The procfs source, counting the ``status`` files it reads for a real uid."""
+class _ReadCountingSource(ProcfsSource):
+    """The procfs source, counting its reads of ``status`` (a real uid) and of ``stat``."""
 
     def __init__(self) -> None:
         super().__init__()
         self.uid_reads = 0
+        self.stat_read: set[int] = set()
 
     def read_uid(self, pid):
         self.uid_reads += 1
         return super().read_uid(pid)
 
+    def _read(self, pid, now, argv_wanted=None):
+        self.stat_read.add(pid)
+        return super()._read(pid, now, argv_wanted)
+
 
 @pytest.mark.needs_root
-def test_a_root_viewers_own_processes_cost_the_first_pass_no_status_read(shared_tmp, runs):
-    """A first pass for root reads the real uid of each run it forms, not of each root process.
+def test_a_first_pass_passes_the_viewers_own_processes_in_another_checkout(shared_tmp, runs):
+    """Root's own 300-deep ``npm exec`` chain in another checkout: not read, not folded.
 
-    ``/proc/PID`` is root's for root's processes and for those that are not
-    dumpable: a filter that keeps root's keeps both, and the real uid of a
-    run is read with its owner. Here a 300-deep chain of root's own
-    ``npm exec`` processes in another checkout: the pass reads a ``status``
-    per run found (a few), not one per process of the chain, still folds
-    the chain into one run and still finds this checkout's live run.
+    No process of the viewer's own that works in another checkout is a run of
+    this one: the first pass (the one that decides the refusal) tells their
+    directory by three links and reads nothing else of them (no ``stat``, no
+    command line, no ``status``), counts them as not examined, and still
+    finds this checkout's live run. The full scan, made afterwards, folds the
+    chain into one foreign run: it was the first pass's choice not to look.
     """
     depth = 300
     checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, depth)
     group = chain.members()
     assert len(group) == depth + 1
 
-    source = _UidCountingSource()
+    source = _ReadCountingSource()
     first = scan(viewpoint(cwd=str(checkout)), source=source, essentials_only=True)
+    assert not source.stat_read & group
     assert source.uid_reads <= 2 * len(first.runs) + 2 < depth
-    seen = [judged.run for judged in first.runs if set(judged.run.members) & group]
-    assert [run.pid for run in seen] == [chain.pid]
+    assert not [judged for judged in first.runs if set(judged.run.members) & group]
+    assert first.not_examined >= len(group)
     assert [judged.run.pid for judged in first.ours_known] == [live.pid]
+
+    full = scan(viewpoint(cwd=str(checkout)))
+    seen = [judged for judged in full.runs if set(judged.run.members) & group]
+    assert [judged.run.pid for judged in seen] == [chain.pid]
+    assert seen[0].foreign
+
+
+MOVES_AWAY = """
+import os, pathlib, sys, time
+ready, elsewhere = sys.argv[1], sys.argv[2]
+if os.fork() == 0:
+    os.chdir(elsewhere)
+    pathlib.Path(ready).touch()
+    time.sleep(300)
+    os._exit(0)
+time.sleep(300)
+"""
+"""A runner whose child works in another directory (a worker that moved, a ``cd`` in a script)."""
+
+STARTS_ONE_THERE = """
+import os, sys, time
+inner, ready, there = sys.argv[1], sys.argv[2], sys.argv[3]
+if os.fork() == 0:
+    os.chdir(there)
+    os.execv(inner, [inner, ready])
+time.sleep(300)
+"""
+"""A runner that starts another runner in another checkout: that one folds into it."""
+
+
+def _named_pytest(directory: Path, script: str) -> Path:
+    """``script`` as an executable named ``pytest`` in ``directory/bin``: a runner by its name."""
+    path = directory / "bin" / "pytest"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"#!{sys.executable}\n{script}")
+    path.chmod(0o755)
+    return path
+
+
+def _runs_holding(report, pids):
+    return {
+        judged.run.pid: (set(judged.run.members), judged.foreign)
+        for judged in report.runs
+        if set(judged.run.members) & pids
+    }
+
+
+def test_a_run_here_keeps_its_member_that_works_in_another_checkout(shared_tmp, runs):
+    """A member of this checkout's run may work elsewhere: the first pass still counts it.
+
+    The first pass passes the viewer's processes in other checkouts unread,
+    then reads every descendant of a run it found: the run has the members
+    a full scan gives it.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    ready = shared_tmp / "moved-ready"
+    runner = runs.orphan(
+        [str(_named_pytest(checkout, MOVES_AWAY)), str(ready), str(elsewhere)],
+        checkout,
+        env=clean_env(),
+        ready=ready,
+    )
+    group = runner.members()
+    assert len(group) == 2
+    here = viewpoint(cwd=str(checkout))
+    first = scan(here, essentials_only=True)
+    full = scan(here)
+    assert _runs_holding(first, group) == _runs_holding(full, group) == {runner.pid: (group, False)}
+    assert [judged.run.pid for judged in first.ours_known] == [runner.pid]
+
+
+def test_a_runner_here_started_by_a_run_elsewhere_folds_into_that_run(shared_tmp, runs):
+    """A runner working here, started by a runner of another checkout, is that run's: foreign.
+
+    Its parent works elsewhere and is passed unread by the first pass; read
+    as the ancestor of a process the pass did read, it makes the runner
+    here a member of its run, as in a full scan: nothing here is refused.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    inner = _named_pytest(checkout, RUN_TESTS_SCRIPT)
+    ready = shared_tmp / "started-ready"
+    outer = runs.orphan(
+        [str(_named_pytest(elsewhere, STARTS_ONE_THERE)), str(inner), str(ready), str(checkout)],
+        elsewhere,
+        env=clean_env(),
+        ready=ready,
+    )
+    group = outer.members()
+    assert len(group) == 2
+    here = viewpoint(cwd=str(checkout))
+    first = scan(here, essentials_only=True)
+    full = scan(here)
+    assert _runs_holding(first, group) == _runs_holding(full, group) == {outer.pid: (group, True)}
+    assert not first.ours_known
 
 
 LISTED = "listed "
@@ -273,19 +375,18 @@ def _opened(opened: list[str], pids: set[int], name: str) -> Counter[int]:
     )
 
 
-def test_the_hooks_optional_pass_reads_no_process_the_first_pass_read(shared_tmp, runs):
-    """Each process of this user is read once per hook call, not once per pass.
+def test_a_refusal_reads_nothing_of_this_users_processes_in_another_checkout(shared_tmp, runs):
+    """Beside this user's 300-deep chain in another checkout, a refusal reads none of it.
 
-    The first pass (it decides the refusal) reads every process of the
-    viewer's uid; the optional pass, made right after, takes them from it.
-    Here this user's 300-deep ``npm exec`` chain in another checkout beside a
-    live run of this one: the hook refuses, its optional pass ran (it read
-    the live run's cgroup, which only that pass reads), and each process of
-    the chain had its command line and its ``stat`` read once (but for the
-    chain's top, which each pass checks again as a run's authority). When the
-    optional pass read them again, each command line was read twice and
-    each ``stat`` three times; when a hold's optional pass measured the CPU
-    use now of foreign runs, which its words never name, each ``stat`` twice.
+    The first pass (it decides the refusal) tells the directory of each of
+    the viewer's processes by its links and passes those of other
+    checkouts unread; the optional pass after a hold takes the runs the
+    first pass found. Here the hook refuses, its optional pass ran (it read
+    the live run's cgroup, which only that pass reads), and no process of
+    the chain had its command line or its ``stat`` read. When the first
+    pass read every process of the viewer's uid, each was read once; when
+    the optional pass read them again, each command line twice and each
+    ``stat`` three times.
     """
     depth = 300
     checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, depth)
@@ -296,13 +397,9 @@ def test_the_hooks_optional_pass_reads_no_process_the_first_pass_read(shared_tmp
     assert output["permissionDecision"] == "deny", output
     assert f"pid {live.pid}" in output["permissionDecisionReason"]
     assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
-    cmdlines = _opened(opened, group, "cmdline")
-    assert set(cmdlines) == group
-    assert set(cmdlines.values()) == {1}
-    stats = _opened(opened, group, "stat")
-    # Its stat once for the table; the top, a run's authority, more.
-    assert set(stats) == group
-    assert [pid for pid, count in stats.items() if count > 1] == [chain.pid]
+    assert f"/proc/{live.pid}/cmdline" in opened  # the audit sees what is read
+    assert not _opened(opened, group, "cmdline")
+    assert not _opened(opened, group, "stat")
 
 
 class _ListingSource(ProcfsSource):
@@ -358,9 +455,8 @@ def test_a_holds_optional_pass_takes_the_runs_the_first_pass_found(shared_tmp, r
     were folded from) from the first pass, and reads again only what is
     optional of each run (its owner, with its cgroup, which only that pass
     reads). Here beside this user's 300-deep chain in another checkout and a
-    live run of this one: ``/proc`` listed once, and no process of the chain
-    but its top (a run's authority) has its ``stat`` read by the second
-    pass. When that pass listed ``/proc`` and went over every process
+    live run of this one: ``/proc`` listed once, the live run read, and
+    nothing of the chain. When that pass listed ``/proc`` and went over every process
     again, ``/proc`` was listed twice.
     """
     checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, 300)
@@ -368,10 +464,9 @@ def test_a_holds_optional_pass_takes_the_runs_the_first_pass_found(shared_tmp, r
     assert output["permissionDecision"] == "deny", output
     assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
     assert opened.count(LISTED + "/proc") == 1, [p for p in opened if p.startswith(LISTED)]
-    # The top of the chain, one run's authority, is read by each pass; the rest once.
-    stats = _opened(opened, chain.members(), "stat")
-    assert [pid for pid, count in stats.items() if count > 1] == [chain.pid]
-    assert f"/proc/{chain.pid}/cgroup" in opened  # the chain's run, too, told whose it is
+    assert _opened(opened, {live.pid}, "stat")
+    assert not _opened(opened, chain.members(), "stat")
+    assert f"/proc/{chain.pid}/cgroup" not in opened
 
 
 # ---------------------------------------------------------------------------- another user's shapes

@@ -63,6 +63,19 @@ class ProcessSource(Protocol):
     def root_of(self, pid: int, uid: int | Unknown, viewer_uid: int | Unknown) -> Root | Unknown:
         """The checkout root ``pid`` works in (its cwd and the walk from it alone)."""
 
+    def view_key(self, pid: int) -> tuple[str, str, str] | None:
+        """What makes ``pid``'s cwd one directory (mount namespace, root, cwd); None if not told."""
+
+    def completed(
+        self,
+        table: ProcessTable,
+        passed: set[int],
+        in_a_run: Callable[[ProcRecord], bool],
+        argv_wanted: Callable[[str], bool] | None,
+        deadline: float | None = None,
+    ) -> tuple[ProcessTable, int]:
+        """``table`` with the ancestors and run descendants a filter ``passed``; how many read."""
+
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
+import attrs
+
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
 from runctx.environment import (
@@ -97,6 +99,43 @@ def _reusable(kept: _Kept | None) -> _Kept | None:
 
 def _read_argv(_comm: str) -> bool:
     return True
+
+
+class _Taker:
+    """Reads, for :meth:`SourceBase.completed`, processes a table's filter passed."""
+
+    def __init__(
+        self,
+        source: SourceBase,
+        records: dict[int, ProcRecord],
+        passed: set[int],
+        argv_wanted: Callable[[str], bool] | None,
+    ) -> None:
+        """Add to ``records`` what is read of ``passed``; the source keeps what it learns."""
+        self.source = source
+        self.records = records
+        self.passed = passed
+        self.argv_wanted = argv_wanted
+        self.now = source._now()  # noqa: SLF001 - the source's own helper
+        self.taken = 0
+
+    def take(self, pid: int) -> ProcRecord | None:
+        """``pid``'s record, read now and added (None when it has none: gone, a zombie)."""
+        source = self.source
+        self.passed.discard(pid)
+        at = time.monotonic()
+        record = source._read(pid, self.now, self.argv_wanted)  # noqa: SLF001
+        if source._last_table is not None:  # noqa: SLF001 - the next table reuses it
+            learnt = source._last_table[1]  # noqa: SLF001
+            kept = learnt.get(pid)
+            learnt[pid] = _Kept(kept.uid if kept is not None else None, record, at)
+        if not isinstance(record, ProcRecord):
+            return None
+        self.taken += 1
+        self.records[pid] = record
+        if isinstance(record.cpu_seconds, float):
+            source._in_table[pid] = (record.start, at, record.cpu_seconds)  # noqa: SLF001
+        return record
 
 
 class SourceBase:
@@ -473,6 +512,64 @@ class SourceBase:
             kernel_threads=kernel_threads,
             not_read=not_read,
         )
+
+    def view_key(self, pid: int) -> tuple[str, str, str] | None:
+        """What makes ``pid``'s cwd one directory: its mount namespace, its root, its cwd.
+
+        Two processes of one key work in the same directory, seen the same
+        way, so from the same checkout root. None where the source cannot
+        tell it cheaply, or it cannot be told (a removed cwd): such a process
+        is read whole. A source that gives keys lists children too
+        (:meth:`completed`).
+        """
+        del pid
+        return None
+
+    def _children(self, pid: int) -> list[int]:
+        """The pids of ``pid``'s children now (none once it is gone)."""
+        raise NotImplementedError
+
+    def completed(
+        self,
+        table: ProcessTable,
+        passed: set[int],
+        in_a_run: Callable[[ProcRecord], bool],
+        argv_wanted: Callable[[str], bool] | None,
+        deadline: float | None = None,
+    ) -> tuple[ProcessTable, int]:
+        """``table`` with what its runs need of the processes a filter ``passed`` unread.
+
+        A first pass passes the viewer's own processes that work in another
+        checkout (:meth:`view_key`): none of them is a run of this one. But a
+        run found here may have such a process above it (a runner elsewhere
+        that started it, into whose run it folds) or below it (a worker, or
+        the runner a wrapper or task here started, that moved elsewhere). So
+        the ancestors of every process read are read, and every descendant
+        of a process ``in_a_run`` (a runner, worker, wrapper or task),
+        through the children the kernel lists: the runs then fold as a
+        table of every process would fold them. How many passed processes
+        were read is returned with the table. Reading stops at ``deadline``.
+        """
+        taker = _Taker(self, dict(table.records), passed, argv_wanted)
+        records = taker.records
+        for pid in list(records):
+            parent = records[pid].ppid
+            while parent in passed:
+                above = taker.take(parent)
+                if above is None:
+                    break
+                parent = above.ppid
+        queue = [pid for pid, record in records.items() if in_a_run(record)]
+        seen = set(queue)
+        while queue and not (deadline is not None and time.monotonic() >= deadline):
+            for child in self._children(queue.pop()):
+                if child not in seen:
+                    seen.add(child)
+                    if child in passed:
+                        taker.take(child)
+                    if child in records:
+                        queue.append(child)
+        return attrs.evolve(table, records=records), taker.taken
 
     def with_owner(
         self,

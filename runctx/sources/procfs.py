@@ -281,6 +281,7 @@ class ProcfsSource(SourceBase):
         self._their_mounts: dict[str, Mapping[int, MountEntry] | None] = {}
         self._roots: dict[tuple[object, ...], Root] = {}
         self._cgroups: dict[bytes, str | None] = {}
+        self._children_listed: bool | None = None
 
     def uptime(self) -> float | Unknown:
         """Seconds since boot, the clock that process start ticks count on."""
@@ -370,6 +371,51 @@ class ProcfsSource(SourceBase):
             rss_bytes=stat.rss_pages * _PAGE_SIZE,
             age_seconds=max(0.0, now - stat.start_ticks / _CLK_TCK),
         )
+
+    def view_key(self, pid: int) -> tuple[str, str, str] | None:
+        """Its mount namespace, root and cwd as their links say (three ``readlink``).
+
+        Cheaper than reading ``stat`` and ``cmdline``. None where the kernel
+        lists no children (``CONFIG_PROC_CHILDREN``: a run's processes could
+        then not be found from it), or a link cannot be read, or the cwd is
+        removed or out of the process's root.
+        """
+        if not self._lists_children():
+            return None
+        try:
+            namespace = os.readlink(f"{self.proc}/{pid}/ns/mnt")
+            root = os.readlink(f"{self.proc}/{pid}/root")
+            cwd = os.readlink(f"{self.proc}/{pid}/cwd")
+        except OSError:
+            return None
+        if not cwd.startswith("/") or cwd.endswith(_DELETED_SUFFIX):
+            return None
+        return namespace, root, cwd
+
+    def _lists_children(self) -> bool:
+        """Whether the kernel lists each task's children (``/proc/PID/task/TID/children``)."""
+        if self._children_listed is None:
+            try:  # the caller's own threads, as this procfs numbers them
+                threads = os.listdir(f"{self.proc}/self/task")
+            except OSError:
+                threads = []
+            self._children_listed = bool(threads) and os.path.exists(
+                f"{self.proc}/self/task/{threads[0]}/children"
+            )
+        return self._children_listed
+
+    def _children(self, pid: int) -> list[int]:
+        """The children of each of ``pid``'s threads (a child is its forking thread's)."""
+        try:
+            threads = os.listdir(f"{self.proc}/{pid}/task")
+        except OSError:
+            return []
+        found: list[int] = []
+        for thread in threads:
+            raw = read_file(f"{self.proc}/{pid}/task/{thread}/children")
+            if not isinstance(raw, Unknown):
+                found.extend(int(word) for word in raw.split() if word.isdigit())
+        return found
 
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process holding ``pid`` now, from its ``stat`` alone."""
