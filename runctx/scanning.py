@@ -277,6 +277,12 @@ def _who_started(
 
 
 _JUDGED_MAX = 4096
+_VIEWS_WALKED_MAX = 1024
+"""Distinct directories a first pass walks up from to pass the viewer's processes elsewhere.
+
+Past them, the viewer's processes are read as they were before the filter:
+a walk costs about what reading a process does, so processes in as many
+directories as there are processes would gain nothing from it."""
 """Distinct owners and roots whose verdict one scan keeps: a box has far fewer."""
 
 _STARTERS_MAX = 4096
@@ -381,6 +387,8 @@ class _OtherUsers:
         The root is walked once per directory (:meth:`view_key`); a process
         whose directory cannot be told, or whose root is not known, may.
         """
+        if len(self._here_by_view) >= _VIEWS_WALKED_MAX:
+            return True  # a user's processes in thousands of directories: each read, as before
         key = self.source.view_key(pid)
         if key is None:
             return True
@@ -390,8 +398,7 @@ class _OtherUsers:
             if isinstance(root, Unknown):
                 return True
             known = not judge(_Owned(uid, root), self.here.root, self.here.uid).foreign
-            if len(self._here_by_view) < _JUDGED_MAX:
-                self._here_by_view[key] = known
+            self._here_by_view[key] = known
         return known
 
     def _works_here(self, pid: int, uid: int) -> bool:
