@@ -277,13 +277,13 @@ def _who_started(
 
 
 _JUDGED_MAX = 4096
+"""Distinct owners and roots whose verdict one scan keeps: a box has far fewer."""
 _VIEWS_WALKED_MAX = 1024
 """Distinct directories a first pass walks up from to pass the viewer's processes elsewhere.
 
 Past them, the viewer's processes are read as they were before the filter:
 a walk costs about what reading a process does, so processes in as many
 directories as there are processes would gain nothing from it."""
-"""Distinct owners and roots whose verdict one scan keeps: a box has far fewer."""
 
 _STARTERS_MAX = 4096
 """Distinct inherited facts whose starter one scan keeps: a box has far fewer."""

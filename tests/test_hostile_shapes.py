@@ -232,6 +232,31 @@ def test_a_first_pass_passes_the_viewers_own_processes_in_another_checkout(share
     assert seen[0].foreign
 
 
+@pytest.mark.needs_root
+def test_past_its_directories_the_first_pass_reads_the_viewers_processes(
+    shared_tmp, runs, monkeypatch
+):
+    """A first pass walks up from a bounded number of directories; past it, it reads.
+
+    A user's processes each in a directory of its own would make each walk
+    cost what reading the process does: past ``_VIEWS_WALKED_MAX``
+    directories (here none), the viewer's processes are read and folded as
+    a full scan reads them, and the chain elsewhere is one foreign run.
+    """
+    from runctx import scanning
+
+    monkeypatch.setattr(scanning, "_VIEWS_WALKED_MAX", 0)
+    checkout, live, _other, chain = _own_chain_beside_a_live_run(shared_tmp, runs, 30)
+    group = chain.members()
+    source = _ReadCountingSource()
+    first = scan(viewpoint(cwd=str(checkout)), source=source, essentials_only=True)
+    assert group <= source.stat_read
+    seen = [judged for judged in first.runs if set(judged.run.members) & group]
+    assert [judged.run.pid for judged in seen] == [chain.pid]
+    assert seen[0].foreign
+    assert [judged.run.pid for judged in first.ours_known] == [live.pid]
+
+
 MOVES_AWAY = """
 import os, pathlib, sys, time
 ready, elsewhere = sys.argv[1], sys.argv[2]
