@@ -1523,6 +1523,30 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     # Flutter's patrol runs integration tests (``patrol test``, ``patrol develop``)
     *rows("patrol-test", [("test",), ("develop",)], programs=("patrol",), not_with=_H),
+    # smart contracts: Foundry's ``forge test`` (``--list`` only lists), Hardhat,
+    # Truffle, Anchor, Brownie, Ape, the Move CLIs of Sui and Aptos, Cairo's
+    # Scarb and Starknet Foundry, Clarinet
+    *rows("forge-test", [("test",)], programs=("forge",), not_with=(*_H, "--list")),
+    *rows(
+        "contract-test",
+        [("test",)],
+        programs=("hardhat", "truffle", "anchor", "brownie", "ape", "scarb", "snforge"),
+        not_with=_H,
+    ),
+    *rows("contract-test", [("test",)], programs=("clarinet",), not_with=(*_H, "--watch")),
+    *rows("contract-test", [("move", "test")], programs=("sui", "aptos"), not_with=_H),
+    # data and policy tests: ``dbt test`` and ``dbt build`` (models and their
+    # tests), OPA's ``opa test``, the helm-unittest plugin's ``helm unittest``
+    *rows("dbt-test", [("test",), ("build",)], programs=("dbt",), not_with=_H),
+    *rows("opa-test", [("test",)], programs=("opa",), not_with=_H),
+    *rows("helm-unittest", [("unittest",)], programs=("helm",), not_with=_H),
+    # Unity's editor runs a project's tests with ``-runTests``
+    RunnerPattern(
+        "unity-test",
+        programs=("Unity", "Unity.exe", "unity-editor"),
+        with_options=("-runTests",),
+        not_with=(),
+    ),
     # xdoctest runs a module's doctests (``xdoctest pkg``, ``python -m xdoctest pkg all``)
     RunnerPattern(
         "xdoctest", programs=("xdoctest",), modules=("xdoctest",), not_with=(*_H, "--version")
