@@ -297,6 +297,21 @@ def _runs_holding(report, pids):
     }
 
 
+def _two_processes(runs, argv, cwd: Path, ready: Path):
+    """``argv`` started orphaned in ``cwd``, once it made ``ready``: it and its one child."""
+    started = runs.orphan(argv, cwd, env=clean_env(), ready=ready)
+    group = started.members()
+    assert len(group) == 2
+    return started, group
+
+
+def _first_pass_and_full_scan(checkout: Path, group: set[int]):
+    """A first pass from ``checkout``, and the runs holding ``group`` in it and in a full scan."""
+    here = viewpoint(cwd=str(checkout))
+    first = scan(here, essentials_only=True)
+    return first, _runs_holding(first, group), _runs_holding(scan(here), group)
+
+
 def test_a_run_here_keeps_its_member_that_works_in_another_checkout(shared_tmp, runs):
     """A member of this checkout's run may work elsewhere: the first pass still counts it.
 
@@ -307,18 +322,10 @@ def test_a_run_here_keeps_its_member_that_works_in_another_checkout(shared_tmp, 
     checkout = make_checkout(shared_tmp, "proj")
     elsewhere = make_checkout(shared_tmp, "elsewhere")
     ready = shared_tmp / "moved-ready"
-    runner = runs.orphan(
-        [str(_named_pytest(checkout, MOVES_AWAY)), str(ready), str(elsewhere)],
-        checkout,
-        env=clean_env(),
-        ready=ready,
-    )
-    group = runner.members()
-    assert len(group) == 2
-    here = viewpoint(cwd=str(checkout))
-    first = scan(here, essentials_only=True)
-    full = scan(here)
-    assert _runs_holding(first, group) == _runs_holding(full, group) == {runner.pid: (group, False)}
+    argv = [str(_named_pytest(checkout, MOVES_AWAY)), str(ready), str(elsewhere)]
+    runner, group = _two_processes(runs, argv, checkout, ready)
+    first, seen_first, seen_full = _first_pass_and_full_scan(checkout, group)
+    assert seen_first == seen_full == {runner.pid: (group, False)}
     assert [judged.run.pid for judged in first.ours_known] == [runner.pid]
 
 
@@ -333,18 +340,10 @@ def test_a_runner_here_started_by_a_run_elsewhere_folds_into_that_run(shared_tmp
     elsewhere = make_checkout(shared_tmp, "elsewhere")
     inner = _named_pytest(checkout, RUN_TESTS_SCRIPT)
     ready = shared_tmp / "started-ready"
-    outer = runs.orphan(
-        [str(_named_pytest(elsewhere, STARTS_ONE_THERE)), str(inner), str(ready), str(checkout)],
-        elsewhere,
-        env=clean_env(),
-        ready=ready,
-    )
-    group = outer.members()
-    assert len(group) == 2
-    here = viewpoint(cwd=str(checkout))
-    first = scan(here, essentials_only=True)
-    full = scan(here)
-    assert _runs_holding(first, group) == _runs_holding(full, group) == {outer.pid: (group, True)}
+    argv = [str(_named_pytest(elsewhere, STARTS_ONE_THERE)), str(inner), str(ready), str(checkout)]
+    outer, group = _two_processes(runs, argv, elsewhere, ready)
+    first, seen_first, seen_full = _first_pass_and_full_scan(checkout, group)
+    assert seen_first == seen_full == {outer.pid: (group, True)}
     assert not first.ours_known
 
 
