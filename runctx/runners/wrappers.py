@@ -847,12 +847,13 @@ _MPI_LAUNCHER = Wrapper(
         *("-outfile-pattern", "-errfile-pattern", "-prepend-pattern", "--stdin", "--xterm"),
         *("--timeout", "-timeout", "--path", "--prefix", "--preload-files", "--tmpdir"),
         *("--launch-agent", "--personality", "--display", "--runtime-options", "-am", "-tune"),
+        "--tune",
         *("--stream-buffering", "-launcher", "-launcher-exec", "-bootstrap", "-bootstrap-exec"),
         *("-rmk", "-demux", "-iface", "-topolib", "-nameserver", "--debugger", "-configfile"),
         *("--ompi-server", "--report-pid", "--report-uri", "--app"),
     ),
     pairs=(
-        *("--mca", "-mca", "--gmca", "-gmca", "--prtemca", "--pmixmca", "--omca", "--tune"),
+        *("--mca", "-mca", "--gmca", "-gmca", "--prtemca", "--pmixmca", "--omca"),
         *("-env", "-genv"),
     ),
     chdir=("-wdir", "--wdir", "-wd", "--wd"),
@@ -890,7 +891,7 @@ WRAPPERS.update(
         "torch.distributed.run": _TORCHRUN,
         # the older launcher: ``python -m torch.distributed.launch --use-env script.py``
         "torch.distributed.launch": Wrapper(
-            value=(*_TORCHRUN_VALUES, "--nproc-per-node", "--local-rank", "--local_rank"),
+            value=(*_TORCHRUN_VALUES, "--local-rank", "--local_rank"),
             module=("-m", "--module"),
             stop=("-h", "--help"),
         ),
