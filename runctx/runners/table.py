@@ -1467,7 +1467,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "js-task-test",
         programs=("lage",),
         any_arg=CORE_TEST_NAMES,
-        not_with=(*_H, "--dry-run", "info", "cache"),
+        not_with=(*_H, "--dry-run"),
     ),
     RunnerPattern(
         "js-task-test",
@@ -1530,10 +1530,12 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     *rows(
         "contract-test",
         [("test",)],
-        programs=("hardhat", "truffle", "anchor", "brownie", "ape", "scarb", "snforge"),
+        programs=(
+            *("hardhat", "truffle", "anchor", "brownie", "ape", "scarb", "snforge"),
+            "clarinet",
+        ),
         not_with=_H,
     ),
-    *rows("contract-test", [("test",)], programs=("clarinet",), not_with=(*_H, "--watch")),
     *rows("contract-test", [("move", "test")], programs=("sui", "aptos"), not_with=_H),
     # data and policy tests: ``dbt test`` and ``dbt build`` (models and their
     # tests), OPA's ``opa test``, the helm-unittest plugin's ``helm unittest``
