@@ -264,7 +264,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "bunx": Wrapper(value=("-p", "--package")),
     "bundle": Wrapper(value=("--gemfile",), subcommands=[("exec",)]),
     # Rails' preloader runs a command in a warm process: ``spring rspec``, ``spring rails test``
-    "spring": Wrapper(stop=("stop", "status", "binstub", "server", "help", "--version")),
+    "spring": Wrapper(stop=("--version",), stop_commands=("stop", "status", "binstub", "server")),
 }
 for _name in ("conda", "mamba", "micromamba"):
     WRAPPERS[_name] = Wrapper(
