@@ -101,43 +101,6 @@ def _read_argv(_comm: str) -> bool:
     return True
 
 
-class _Taker:
-    """Reads, for :meth:`SourceBase.completed`, processes a table's filter passed."""
-
-    def __init__(
-        self,
-        source: SourceBase,
-        records: dict[int, ProcRecord],
-        passed: set[int],
-        argv_wanted: Callable[[str], bool] | None,
-    ) -> None:
-        """Add to ``records`` what is read of ``passed``; the source keeps what it learns."""
-        self.source = source
-        self.records = records
-        self.passed = passed
-        self.argv_wanted = argv_wanted
-        self.now = source._now()  # noqa: SLF001 - the source's own helper
-        self.taken = 0
-
-    def take(self, pid: int) -> ProcRecord | None:
-        """``pid``'s record, read now and added (None when it has none: gone, a zombie)."""
-        source = self.source
-        self.passed.discard(pid)
-        at = time.monotonic()
-        record = source._read(pid, self.now, self.argv_wanted)  # noqa: SLF001
-        if source._last_table is not None:  # noqa: SLF001 - the next table reuses it
-            learnt = source._last_table[1]  # noqa: SLF001
-            kept = learnt.get(pid)
-            learnt[pid] = _Kept(kept.uid if kept is not None else None, record, at)
-        if not isinstance(record, ProcRecord):
-            return None
-        self.taken += 1
-        self.records[pid] = record
-        if isinstance(record.cpu_seconds, float):
-            source._in_table[pid] = (record.start, at, record.cpu_seconds)  # noqa: SLF001
-        return record
-
-
 class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
@@ -550,26 +513,56 @@ class SourceBase:
         table of every process would fold them. How many passed processes
         were read is returned with the table. Reading stops at ``deadline``.
         """
-        taker = _Taker(self, dict(table.records), passed, argv_wanted)
-        records = taker.records
+        records = dict(table.records)
+        now = self._now()
+
+        def out_of_time() -> bool:
+            return deadline is not None and time.monotonic() >= deadline
+
         for pid in list(records):
             parent = records[pid].ppid
-            while parent in passed:
-                above = taker.take(parent)
+            while parent in passed and not out_of_time():
+                above = self._read_passed(parent, now, argv_wanted, passed, records)
                 if above is None:
                     break
                 parent = above.ppid
         queue = [pid for pid, record in records.items() if in_a_run(record)]
         seen = set(queue)
-        while queue and not (deadline is not None and time.monotonic() >= deadline):
+        while queue and not out_of_time():
             for child in self._children(queue.pop()):
                 if child not in seen:
                     seen.add(child)
                     if child in passed:
-                        taker.take(child)
+                        self._read_passed(child, now, argv_wanted, passed, records)
                     if child in records:
                         queue.append(child)
-        return attrs.evolve(table, records=records), taker.taken
+        return attrs.evolve(table, records=records), len(records) - len(table.records)
+
+    def _read_passed(
+        self,
+        pid: int,
+        now: float,
+        argv_wanted: Callable[[str], bool] | None,
+        passed: set[int],
+        records: dict[int, ProcRecord],
+    ) -> ProcRecord | None:
+        """Read ``pid``, which the last table's filter passed: added to ``records``, or None.
+
+        What is read is kept for the next table to reuse, and its CPU reading
+        counts as the table's, as if the table had read it.
+        """
+        passed.discard(pid)
+        at = time.monotonic()
+        record = self._read(pid, now, argv_wanted)
+        if self._last_table is not None:
+            kept = self._last_table[1].get(pid)
+            self._last_table[1][pid] = _Kept(kept.uid if kept is not None else None, record, at)
+        if not isinstance(record, ProcRecord):
+            return None
+        records[pid] = record
+        if isinstance(record.cpu_seconds, float):
+            self._in_table[pid] = (record.start, at, record.cpu_seconds)
+        return record
 
     def with_owner(
         self,
