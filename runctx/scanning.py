@@ -395,8 +395,8 @@ class _OtherUsers:
         known = self._here_by_view.get(key)
         if known is None:
             root = self.source.root_of(pid, uid, self.here.uid)
-            if isinstance(root, Unknown):
-                return True
+            if isinstance(root, Unknown) or self.source.view_key(pid) != key:
+                return True  # not known, or it moved while walked: read, and nothing kept
             known = not judge(_Owned(uid, root), self.here.root, self.here.uid).foreign
             self._here_by_view[key] = known
         return known

@@ -257,6 +257,42 @@ def test_past_its_directories_the_first_pass_reads_the_viewers_processes(
     assert [judged.run.pid for judged in first.ours_known] == [live.pid]
 
 
+class _MovingSource(_ReadCountingSource):
+    """Procfs, but the first process asked about seems to move between its two keys.
+
+    Stands for a process that changes directory while the first pass walks
+    up from its old one: the pass cannot tell where it works.
+    """
+
+    def __init__(self, moving: int) -> None:
+        super().__init__()
+        self.moving = moving
+        self.asked = 0
+
+    def view_key(self, pid):
+        key = super().view_key(pid)
+        if pid == self.moving and key is not None:
+            self.asked += 1
+            return (*key[:2], f"{key[2]}/moved-{self.asked}")
+        return key
+
+
+def test_a_process_that_moves_while_walked_is_read_and_nothing_is_kept(shared_tmp, runs):
+    """A directory that changed under the walk says nothing: the process is read.
+
+    The root found is not kept for its directory either, so the viewer's
+    other processes there are judged by their own walk.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    elsewhere = make_checkout(shared_tmp, "elsewhere")
+    moving = runs.run_tests_script(elsewhere)
+    source = _MovingSource(moving.pid)
+    first = scan(viewpoint(cwd=str(checkout)), source=source, essentials_only=True)
+    assert moving.pid in source.stat_read
+    assert source.asked == 2  # its key, and again after the walk
+    assert [judged.run.pid for judged in first.runs if judged.run.pid == moving.pid] == [moving.pid]
+
+
 MOVES_AWAY = """
 import os, pathlib, sys, time
 ready, elsewhere = sys.argv[1], sys.argv[2]
