@@ -355,3 +355,39 @@ def test_mountinfo_is_read_once_per_scan_and_only_for_runs_whose_walk_found_no_g
     assert read.count("/proc/self/mountinfo") == len(tables)
     assert all(read.count(f"/proc/{run.pid}/mountinfo") == len(tables) for run in hidden)
     assert f"/proc/{twin.pid}/mountinfo" not in read
+
+
+MANY_THREADS = """
+import sys, threading
+stop = threading.Event()
+for _ in range(int(sys.argv[1])):
+    threading.Thread(target=stop.wait, daemon=True).start()
+print("up", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_children_of_a_process_of_many_threads_cost_a_bounded_number_of_reads(monkeypatch):
+    """Each thread keeps its own children list: past ``CHILDREN_THREADS_MAX`` none is read."""
+    threads = procfs.CHILDREN_THREADS_MAX + 50
+    with subprocess.Popen(
+        [sys.executable, "-c", MANY_THREADS, str(threads)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout.readline() == "up\n"
+        assert len(os.listdir(f"/proc/{process.pid}/task")) > procfs.CHILDREN_THREADS_MAX
+        read = []
+        real = procfs.read_file
+
+        def counted(path, *args):
+            read.append(path)
+            return real(path, *args)
+
+        monkeypatch.setattr(procfs, "read_file", counted)
+        assert procfs.ProcfsSource()._children(process.pid) == []
+        assert len(read) == procfs.CHILDREN_THREADS_MAX
+        process.stdin.close()

@@ -75,6 +75,8 @@ _OPEN_DIRECTORY = os.O_PATH | os.O_DIRECTORY
 _EXITED_STATES = ("Z", "X", "x")
 ENVIRON_READ_MAX = 256 * 1024
 """The most of ``/proc/PID/environ`` read (256 KiB); a variable past it is not seen."""
+CHILDREN_THREADS_MAX = 1024
+"""Threads of one process whose children are listed: a process of many more costs no more."""
 SMALL_READ_MAX = 64 * 1024
 """The most of a cgroup file (``cpu.max``, ``/proc/PID/cgroup``) read: each holds a few lines."""
 CGROUP_ROOT = "/sys/fs/cgroup"
@@ -411,7 +413,7 @@ class ProcfsSource(SourceBase):
         except OSError:
             return []
         found: list[int] = []
-        for thread in threads:
+        for thread in threads[:CHILDREN_THREADS_MAX]:
             raw = read_file(f"{self.proc}/{pid}/task/{thread}/children")
             if not isinstance(raw, Unknown):
                 found.extend(int(word) for word in raw.split() if word.isdigit())
