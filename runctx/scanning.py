@@ -479,10 +479,6 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     """
     owners: dict[int, int | Unknown] = {}
 
-    def in_a_run(record: ProcRecord) -> bool:
-        argv = record.argv
-        return not isinstance(argv, Unknown) and bool(argv) and detect(argv) is not None
-
     def wanted(pid: int, uid: int | Unknown) -> bool:
         owners[pid] = uid
         return others is None or others.wanted(pid, uid)
@@ -497,10 +493,9 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             owners.clear()
             table = source.table(argv_wanted, wanted, deadline, viewer_uid)
             if others is not None and others.own_passed:
-                table, taken = source.completed(
-                    table, others.own_passed, in_a_run, argv_wanted, deadline
+                table = _completed(
+                    source, table, others, (detect, owners), argv_wanted, deadline=deadline
                 )
-                others.passed -= taken
         folded = fold_runs(table.records, detect)
         if deadline is not None and not isinstance(viewer_uid, Unknown):
             # Against a deadline, the runs that may be the viewer's are judged
@@ -520,6 +515,36 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
         return _FoundRuns(table, owned, unjudged)
 
     return _without_vanished(read(), read, deadline)
+
+
+def _completed(  # noqa: PLR0913 - what the table was read with, handed on
+    source: ProcessSource,
+    table: ProcessTable,
+    others: _OtherUsers,
+    found: tuple[Callable[[tuple[str, ...]], RunnerMatch | None], dict[int, int | Unknown]],
+    argv_wanted: Callable[[str], bool],
+    *,
+    deadline: float | None,
+) -> ProcessTable:
+    """``table`` with what its runs need of the viewer's processes ``others`` passed.
+
+    ``found``: how a run is detected, and the owner the filter saw of each pid.
+    """
+    detect, owners = found
+    viewer_uid = others.here.uid
+
+    def mine(pid: int) -> bool:
+        return owners.get(pid) == viewer_uid
+
+    def in_a_run(record: ProcRecord) -> bool:
+        argv = record.argv
+        return not isinstance(argv, Unknown) and bool(argv) and detect(argv) is not None
+
+    table, taken = source.completed(
+        table, others.own_passed, (in_a_run, mine), argv_wanted, deadline
+    )
+    others.passed -= taken
+    return table
 
 
 def _without_vanished(

@@ -591,6 +591,18 @@ def test_another_users_hostile_chain_is_not_looked_into_before_the_refusal(share
     assert f"pid {live.pid}" in _refused(checkout)
 
 
+class _ChildrenListingSource(ProcfsSource):
+    """The procfs source, noting each process whose children it listed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.children_listed: set[int] = set()
+
+    def _children(self, pid):
+        self.children_listed.add(pid)
+        return super()._children(pid)
+
+
 @pytest.mark.needs_root
 def test_another_users_run_in_a_tree_it_can_write_is_the_one_thing_looked_into(shared_tmp, runs):
     """The shared-tree question is the one the first pass asks of another uid's processes.
@@ -598,22 +610,29 @@ def test_another_users_run_in_a_tree_it_can_write_is_the_one_thing_looked_into(s
     The checkout is made writable for that uid: its chain there is looked
     into, folded into one run that shares the tree, and the duplicate is
     refused for it (``on-shared-tree`` stops by default), while the same
-    shape of that uid in another checkout is passed unread.
+    shape of that uid in another checkout is passed unread. Its run's
+    children are not listed: only the viewer's own processes are gone down
+    from to find the viewer's processes that the pass set aside elsewhere.
     """
     checkout = make_checkout(shared_tmp, "proj")
     checkout.chmod(0o777)
     elsewhere = make_checkout(shared_tmp, "elsewhere")
     chain, group = _others_chain(runs, checkout, 12)
     _far, far_group = _others_chain(runs, elsewhere, 12)
+    runs.run_tests_script(elsewhere)  # the viewer's own elsewhere, set aside by the pass
+    live = _live_run(runs, checkout)  # the viewer's own here: the pass goes down from it
 
-    first = scan(viewpoint(cwd=str(checkout)), essentials_only=True)
+    source = _ChildrenListingSource()
+    first = scan(viewpoint(cwd=str(checkout)), source=source, essentials_only=True)
+    assert not source.children_listed & group
     sharing = [judged for judged in first.runs if set(judged.run.members) & group]
     assert [judged.run.pid for judged in sharing] == [chain.pid]
     assert sharing[0].shares_tree
     assert set(sharing[0].run.members) == group
     assert not [judged for judged in first.runs if set(judged.run.members) & far_group]
     assert first.not_examined >= len(far_group)
-    assert not first.ours
+    assert [judged.run.pid for judged in first.ours] == [live.pid]
+    assert live.pid in source.children_listed
 
     reason = _refused(checkout)
     assert f"pid {chain.pid}" in reason

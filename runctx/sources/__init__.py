@@ -70,7 +70,7 @@ class ProcessSource(Protocol):
         self,
         table: ProcessTable,
         passed: set[int],
-        in_a_run: Callable[[ProcRecord], bool],
+        runs: tuple[Callable[[ProcRecord], bool], Callable[[int], bool]],
         argv_wanted: Callable[[str], bool] | None,
         deadline: float | None = None,
     ) -> tuple[ProcessTable, int]:

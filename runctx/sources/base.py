@@ -496,7 +496,7 @@ class SourceBase:
         self,
         table: ProcessTable,
         passed: set[int],
-        in_a_run: Callable[[ProcRecord], bool],
+        runs: tuple[Callable[[ProcRecord], bool], Callable[[int], bool]],
         argv_wanted: Callable[[str], bool] | None,
         deadline: float | None = None,
     ) -> tuple[ProcessTable, int]:
@@ -508,11 +508,15 @@ class SourceBase:
         that started it, into whose run it folds) or below it (a worker, or
         the runner a wrapper or task here started, that moved elsewhere). So
         the ancestors of every process read are read, and every descendant
-        of a process ``in_a_run`` (a runner, worker, wrapper or task),
-        through the children the kernel lists: the runs then fold as a
-        table of every process would fold them. How many passed processes
-        were read is returned with the table. Reading stops at ``deadline``.
+        of a process in a run (``runs``: whether a record starts or is part of
+        a run, and whether a pid is the viewer's), through the children the
+        kernel lists: the runs then fold as a table of every process would
+        fold them. Only the viewer's processes are gone down from: what is
+        passed is the viewer's, and another user's processes (a storm in a
+        tree it can write) cost nothing here. How many passed processes were
+        read is returned with the table. Reading stops at ``deadline``.
         """
+        in_a_run, mine = runs
         records = dict(table.records)
         now = self._now()
 
@@ -526,7 +530,7 @@ class SourceBase:
                 if above is None:
                     break
                 parent = above.ppid
-        queue = [pid for pid, record in records.items() if in_a_run(record)]
+        queue = [pid for pid, record in records.items() if mine(pid) and in_a_run(record)]
         seen = set(queue)
         while queue and not out_of_time():
             for child in self._children(queue.pop()):
@@ -534,7 +538,7 @@ class SourceBase:
                     seen.add(child)
                     if child in passed:
                         self._read_passed(child, now, argv_wanted, passed, records)
-                    if child in records:
+                    if child in records and mine(child):
                         queue.append(child)
         return attrs.evolve(table, records=records), len(records) - len(table.records)
 
