@@ -4,8 +4,10 @@
 checkout at once, each in a process group of its own. They are one run (the
 launcher is its authoritative process, :data:`runctx.runners.wrappers.WRAPPERS`):
 the plugin in one rank must not call the other "another test run of this
-checkout", nor report contention from it. A real Open MPI launch, orphaned so
-that it does not fold into the suite's own run.
+checkout", nor count it among the runs of this checkout that started after it
+or contended with it. A busy box may still be reported: the suite's own load
+is not this test's to control. A real Open MPI launch, orphaned so that it
+does not fold into the suite's own run.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ def test_holds():
 
 
 def test_the_other_rank_is_not_another_run_of_the_checkout(shared_tmp, runs):
-    """Both ranks pass, and neither's plugin names the other as a run or as contention."""
+    """Both ranks pass, and neither's plugin names the other as a run of the checkout."""
     mpirun = require("mpirun")
     checkout = make_checkout(shared_tmp)
     (checkout / "tests").mkdir()
@@ -48,6 +50,8 @@ def test_the_other_rank_is_not_another_run_of_the_checkout(shared_tmp, runs):
     assert (checkout / "status").read_text().strip() == "0", said
     assert said.count("1 passed") == 2, said
     assert len(list((checkout / "ready").iterdir())) == 2, said
-    assert "other test run of this checkout" not in said, said
-    assert "contention" not in said, said
+    # Every line on runs of this checkout says "run(s) of this checkout": the
+    # header's live runs, those started after the session, the summary's.
+    assert "run of this checkout" not in said, said
+    assert "runs of this checkout" not in said, said
     assert "started after this session" not in said, said
