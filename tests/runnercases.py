@@ -283,6 +283,14 @@ FORMS = [
     (["mpirun", "--oversubscribe", "-x", "PATH", "--wdir", "sub", "cargo", "test"], "cargo-test"),
     (["python", "-m", "mpi4py", "--rc", "threads=false", "-m", "pytest"], "pytest"),
     (["mpirun", "-n", "2", "python", "-m", "mpi4py", "-m", "pytest", "-x"], "pytest"),
+    # a workload manager's launchers run the command as a job step, or submit it
+    (["srun", "-N", "1", "-n", "1", "pytest", "--pyargs", "pkg"], "pytest"),
+    (["srun", "--ntasks", "2", "--cpu-bind", "cores", "-D", "sub", "ctest"], "ctest"),
+    (["srun", "--partition=debug", "-A", "proj", "-t", "10", "cargo", "test"], "cargo-test"),
+    (["salloc", "--time", "00:20:00", "--nodes=1", "--account", "m1", "ctest"], "ctest"),
+    (["salloc", "-N", "1", "mpirun", "-n", "2", "pytest"], "pytest"),
+    (["sbatch", "--wrap=make check"], "make-test"),
+    (["sbatch", "-J", "tests", "-o", "out.log", "--wrap", "python -m pytest -x"], "pytest"),
     # launchers of distributed training run the script once per process
     (["torchrun", "--nproc-per-node", "2", "-m", "pytest", "tests"], "pytest"),
     (["torchrun", "--no-python", "--nproc_per_node=2", "pytest", "tests"], "pytest"),
@@ -569,6 +577,15 @@ NOT_RUNS = [
     ["mpirun", "--version"],
     ["mpirun", "-n", "4", "python", "bench.py"],
     ["mpiexec", "-n", "2", "--mca", "btl", "pytest", "hostname"],  # --mca takes two words
+    ["srun", "-n", "4", "./simulate", "--steps", "100"],
+    ["srun", "--pty", "bash", "-i"],
+    ["srun", "-J", "pytest", "hostname"],  # -J takes the job's name
+    ["srun", "--test-only", "-n", "1", "pytest"],  # only says when it would start
+    ["srun", "--multi-prog", "tasks.conf"],
+    ["salloc", "--no-shell", "-N", "2", "pytest"],
+    ["salloc", "-N", "1"],  # a shell on the allocation
+    ["sbatch", "--wrap", "python train.py"],
+    ["sbatch", "--version"],
     ["python", "-m", "mpi4py", "--help"],
     ["torchrun", "--nproc-per-node", "2", "train.py"],
     ["accelerate", "launch", "train.py", "--epochs", "3"],

@@ -869,6 +869,69 @@ WRAPPERS.update(
     )
 )
 
+# A workload manager's launchers run the command as a job step, in the
+# caller's directory on the job's nodes (a checkout on shared storage is
+# this checkout there): ``srun -n 1 pytest``, ``salloc -N 1 ctest`` (salloc
+# without a command starts a shell, ``--no-shell`` none), ``sbatch
+# run_tests.sh`` or ``sbatch --wrap="make check"`` (the job runs when the
+# scheduler starts it). Options taking a value are Slurm's own list
+# (``src/common/slurm_opt.c``): the three commands share most of them.
+_SLURM_VALUES = (
+    *("-A", "-B", "-C", "-F", "-G", "-J", "-L", "-M", "-N", "-S", "-b", "-c", "-d", "-m"),
+    *("-n", "-p", "-q", "-t", "-w", "-x", "--account", "--acctg-freq", "--autocomplete"),
+    *("--bb", "--bbf", "--begin", "--cluster", "--cluster-constraint", "--clusters"),
+    *("--comment", "--constraint", "--container", "--container-id", "--context"),
+    *("--core-spec", "--cores-per-socket", "--cpu-freq", "--cpus-per-gpu", "--cpus-per-task"),
+    *("--deadline", "--delay-boot", "--dependency", "--distribution", "--exclude", "--extra"),
+    *("--extra-node-info", "--gpu-bind", "--gpu-freq", "--gpus", "--gpus-per-node"),
+    *("--gpus-per-socket", "--gpus-per-task", "--gres", "--gres-flags", "--hint", "--job-name"),
+    *("--licenses", "--mail-type", "--mail-user", "--mcs-label", "--mem", "--mem-bind"),
+    *("--mem-per-cpu", "--mem-per-gpu", "--mem-update", "--mincpus", "--network", "--nodefile"),
+    *("--nodelist", "--nodes", "--ntasks", "--ntasks-per-core", "--ntasks-per-gpu"),
+    *("--ntasks-per-node", "--ntasks-per-socket", "--ntasks-per-tres", "--partition"),
+    *("--prefer", "--priority", "--profile", "--qos", "--reservation", "--resources"),
+    *("--runtime", "--segment", "--signal", "--sockets-per-node", "--switches"),
+    *("--tasks-per-node", "--thread-spec", "--threads-per-core", "--time", "--time-min"),
+    *("--tmp", "--tres-bind", "--tres-per-task", "--wckey"),
+)
+_SLURM_IO_VALUES = ("-e", "-i", "-o", "--error", "--input", "--output", "--open-mode", "--export")
+_SLURM_CHDIR = ("-D", "--chdir")
+_SLURM_STOP = ("-h", "--help", "--usage", "-V", "--version", "--test-only")
+WRAPPERS.update(
+    {
+        "srun": Wrapper(
+            value=(
+                *_SLURM_VALUES,
+                *_SLURM_IO_VALUES,
+                *("-T", "-W", "-r", "--accel-bind", "--bcast-exclude", "--cpu-bind"),
+                *("--cpu_bind", "--epilog", "--het-group", "--pack-group", "--ignore-signals"),
+                *("--jobid", "--mpi", "--msg-timeout", "--prolog", "--relative"),
+                *("--slurmd-debug", "--task-epilog", "--task-prolog", "--threads"),
+                *("--treewidth", "--wait"),
+            ),
+            chdir=_SLURM_CHDIR,
+            # ``--multi-prog``: the operand is a file of programs, one per task
+            stop=(*_SLURM_STOP, "--multi-prog"),
+        ),
+        "salloc": Wrapper(
+            value=(*_SLURM_VALUES, "--wait-all-nodes"),
+            chdir=_SLURM_CHDIR,
+            stop=(*_SLURM_STOP, "--no-shell"),
+        ),
+        "sbatch": Wrapper(
+            value=(
+                *_SLURM_VALUES,
+                *_SLURM_IO_VALUES,
+                *("-a", "--array", "--batch", "--export-file", "--gid", "--uid"),
+                *("--kill-on-invalid-dep", "--wait-all-nodes"),
+            ),
+            chdir=_SLURM_CHDIR,
+            code=("--wrap",),
+            stop=_SLURM_STOP,
+        ),
+    }
+)
+
 # Launchers of distributed training start the program once per process they
 # are asked for, on this machine unless told other nodes: ``torchrun
 # --nproc-per-node 2 -m pytest tests`` (a script is run by python, ``-m``
