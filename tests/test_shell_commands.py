@@ -391,6 +391,46 @@ def test_the_same_text_as_data_is_no_run(command):
     assert kinds(command) == []
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo -u postgres bash <<EOF\npytest -x\nEOF",
+        "echo pytest | sudo sh",
+        "timeout 600 bash -s <<< 'pytest -q'",
+        "su postgres <<-EOF\n\tpytest\nEOF",
+        "nice runuser -u ci <<EOF\npytest\nEOF",
+        "sudo -i <<'EOF'\npytest\nEOF",
+    ],
+)
+def test_a_shell_behind_wrappers_reads_what_is_fed_to_it(command):
+    """A shell a wrapper starts (or ``su``'s, given no command) reads the here-document."""
+    assert kinds(command) == ["pytest"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo tee /etc/motd <<EOF\npytest\nEOF",
+        "sudo -u postgres bash <<EOF\nls -la\nEOF",
+        "ssh ci-host bash <<EOF\npytest\nEOF",  # another machine, another checkout
+        "sudo -u postgres psql <<EOF\nselect 1;\nEOF",
+    ],
+)
+def test_text_fed_through_wrappers_to_no_shell_is_data(command):
+    """What a wrapped program that is no shell reads, or a shell on another host, is no run."""
+    assert kinds(command) == []
+
+
+def test_a_wrapped_shell_in_a_container_is_where_the_container_runs_it():
+    """``docker exec -i app sh <<EOF``: its commands are placed as ``docker exec app CMD``'s."""
+    fed = test_invocations("docker exec -i app sh <<EOF\ngo test ./...\nEOF", STDIN_CWD)
+    given = test_invocations("docker exec -i app go test ./...", STDIN_CWD)
+    assert [(i.kind, i.cwd, i.cwd_known) for i in fed] == [
+        (i.kind, i.cwd, i.cwd_known) for i in given
+    ]
+    assert [i.kind for i in fed] == ["go-test"]
+
+
 def test_a_stdin_script_changes_directory_inside_its_shell_only():
     """``cd`` in the piped text moves that text's commands, not the next command."""
     found = test_invocations("printf 'cd sub\\npytest\\n' | sh; pytest", STDIN_CWD)

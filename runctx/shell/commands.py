@@ -461,8 +461,10 @@ class _Parse:
             for text in (*stdin, *_echoed(piped_from)):
                 self._nested(text, dirs.copy(), depth)
             return argv
+        fed = (*stdin, *_echoed(piped_from))
+        if fed and self._wrapped_shell(argv, fed, dirs, depth):
+            return argv
         if worth_a_look(argv[0], self.patterns):
-            fed = (*stdin, *_echoed(piped_from))
             if fed and argv[0].rpartition("/")[2] in CODE_FROM_STDIN:
                 # the code it reads counts as the code it is given (``R -e CODE``)
                 self._resolved([*argv, *fed], dirs, depth)
@@ -471,6 +473,33 @@ class _Parse:
         else:
             self._unlisted(argv, dirs)
         return argv
+
+    def _wrapped_shell(self, argv: list[str], fed: Sequence[str], dirs: _Dirs, depth: int) -> bool:
+        """Whether ``argv`` is a shell behind wrappers reading what is ``fed`` to it: read it.
+
+        ``sudo -u pg bash <<EOF``, ``docker exec -i app sh <<EOF``, ``su
+        postgres <<EOF`` (``su`` or ``runuser`` without a command, ``sudo -s``
+        or ``-i``, start the user's shell): the here-document is what runs,
+        in the directory the wrappers give it.
+        """
+        if not worth_a_look(argv[0], self.patterns):
+            return False
+        resolution = resolve_command(argv, self.patterns)
+        inner = resolution.inner
+        if not inner or resolution.match is not None or resolution.shell_string is not None:
+            return False
+        if not (_reads_script_from_stdin(inner) or _starts_a_shell(inner)):
+            return False
+        inner_dirs = dirs.copy()
+        if resolution.chdir is not None:
+            inner_dirs.cwd, inner_dirs.known = dirs.resolve(resolution.chdir)
+        if resolution.container and self.resolve_tasks:
+            inner_dirs.cwd, inner_dirs.known = self._in_container(
+                resolution.container, inner_dirs.cwd, known=inner_dirs.known
+            )
+        for text in fed:
+            self._nested(text, inner_dirs.copy(), depth)
+        return True
 
     def _unlisted(self, argv: list[str], dirs: _Dirs) -> None:
         """A program the table cannot name: the project's script, or ``$VAR test``."""
@@ -792,6 +821,19 @@ def _reads_script_from_stdin(argv: Sequence[str]) -> bool:
             if "s" in arg:
                 return True
     return True
+
+
+_SHELL_STARTERS = frozenset({"su", "runuser"})
+"""Wrappers that start the user's shell when given no command (it reads stdin)."""
+_SUDO_SHELL_FLAGS = frozenset({"-s", "-i", "--shell", "--login"})
+
+
+def _starts_a_shell(words: Sequence[str]) -> bool:
+    """Whether a wrapper chain that ran no command starts a shell: ``su pg``, ``sudo -i``."""
+    names = [word.rpartition("/")[2] for word in words]
+    if any(name in _SHELL_STARTERS for name in names):
+        return True
+    return "sudo" in names and any(word in _SUDO_SHELL_FLAGS for word in words)
 
 
 def _echoed(argv: Sequence[str]) -> list[str]:
