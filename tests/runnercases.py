@@ -97,6 +97,7 @@ FORMS = [
     (["./gradlew", "jvmTest"], "gradle-test"),
     (["./gradlew", ":app:testDebugUnitTest"], "gradle-test"),
     (["./gradlew", "build", "-x", "lint"], "gradle-test"),
+    (["./gradlew", "detektTest", "test"], "gradle-test"),  # analysed, then run
     (["./gradlew", "test", "-x", ":app:lint"], "gradle-test"),
     (["cmake", "--build", "build", "--target", "test"], "ctest"),
     (["cmake", "--build", ".", "-t", "check", "-j", "4"], "ctest"),
@@ -481,6 +482,9 @@ NOT_RUNS = [
     ["./gradlew", "build", "--exclude-task", "test"],
     ["./gradlew", "assembleDebugAndroidTest"],
     ["./gradlew", "compileTestKotlin"],
+    ["./gradlew", "checkstyleTest", "pmdTest", "spotbugsTest"],  # the test sources analysed
+    ["./gradlew", "detektMain", "detektTest", "--continue"],
+    ["./gradlew", ":app:processTestResources", "javadocTest"],
     ["mvn", "install", "-Dmaven.test.skip.exec=true"],
     ["mvn", "package", "-DskipTests"],
     ["node", "app.js"],

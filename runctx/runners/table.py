@@ -1003,9 +1003,12 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         # tasks that build, install or report on tests without running them (a
         # task path's last part: ``:app:assembleDebugAndroidTest``)
+        # and the tasks code-quality plugins add for each source set, its name last
+        # (``checkstyleTest``, ``detektTest``: the test sources analysed, none run)
         except_args=(
             *("assemble*", "compile*", "install*", "bundle*", "package*", "lint*", "*Classes"),
-            *("*Report", "testFixtures*", "*Sources", "*Jar"),
+            *("*Report", "testFixtures*", "*Sources", "*Jar", "process*", "javadoc*"),
+            *("checkstyle*", "pmd*", "spotbugs*", "codenarc*", "detekt*", "ktlint*"),
         ),
         exclude_options=("-x", "--exclude-task"),
         aggregates=("build", "check", "*:build", "*:check"),
