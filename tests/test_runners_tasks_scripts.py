@@ -125,6 +125,9 @@ class TestByName:
             "ci/run-test-slice.sh 1 10",
             "sh t/t1234-rebase.sh",
             "scripts/unit_tests.sh",
+            "build/release/test/unittest '*'",  # a built test program
+            "mpiexec -n 4 ./tst_nonblocking",
+            "python tools/testrunner.py --shard 2",
         ],
     )
     def test_a_test_named_script_is_a_run(self, tmp_path, command):
@@ -183,6 +186,13 @@ class TestInterpretersTestFiles:
             "python -W error tests/test.py",
             "python3 -X dev -u runtests.py",
             "ruby -w test/test_parser.rb",
+            "tclsh tests/test_helper.tcl --single unit/expire",
+            "tclsh8.6 tests/testrunner.tcl veryquick",
+            "dart dev/bots/test.dart",
+            "bin/cache/dart-sdk/bin/dart --enable-asserts tool/test.dart",
+            "dart run test/all_test.dart",
+            "$TCLSH tests/test_helper.tcl",  # an interpreter named by a variable
+            "${PYTHON} tools/run_tests.py -v",
         ],
     )
     def test_a_test_named_file_is_a_run(self, tmp_path, command):
@@ -203,6 +213,11 @@ class TestInterpretersTestFiles:
             "ruby -c test/test_parser.rb",
             "perl -c t/basic.t",
             "python -c 'import x' tests/test.py",
+            "tclsh tools/mkdist.tcl",
+            "dart tool/build.dart",
+            "dart run build_runner test",  # a package's executable, not a file
+            "$EDITOR tests/test_x.py",
+            "$PYTHON setup.py build",
         ],
     )
     def test_a_check_code_or_another_file_is_no_run(self, tmp_path, command):

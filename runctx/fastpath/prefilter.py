@@ -671,7 +671,9 @@ SCRIPT_MARKS = (
 ``bash ci/run.sh``): such a command may run the script's text, which the parser reads
 (:mod:`runctx.runners.tasks.scripts`)."""
 _SCRIPT_SUFFIX = ".sh"
-_TEST_FILE_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua")
+_TEST_FILE_SUFFIXES = (
+    *(".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua", ".tcl", ".dart"),
+)
 """Files an interpreter runs that are judged by their name (``test_x.py``, ``x.test.js``)."""
 _SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
 
@@ -757,12 +759,15 @@ def _named_test_stem(stem: str) -> bool:
     """Whether a file's or module's name (no ``.py``) says that it runs tests."""
     return (
         stem in _TEST_STEMS
-        or stem.startswith(("test_", "test-", "tests_", "tests-"))
+        or stem.startswith(_TEST_PREFIXES)
         or stem.endswith(("_test", "_tests", "-test", "-tests", ".test"))
     )
 
 
-_TEST_STEMS = frozenset({"test", "tests", "runtests", "unittests"})
+_TEST_STEMS = frozenset({"test", "tests", "runtests", "unittest", "unittests", "testrunner"})
+_TEST_PREFIXES = (
+    *("test_", "test-", "tests_", "tests-", "tst_", "tst-", "run-test", "run_test", "runtest"),
+)
 """Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
 as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 

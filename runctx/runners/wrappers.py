@@ -524,6 +524,10 @@ WRAPPERS.update(
             code=("-c", "--command", "--session-command"),
         ),
         "sg": Wrapper(code=("-c",), positionals=1),
+        # Tcl's shell runs the script file it is given: ``tclsh tests/all.tcl``
+        "tclsh": Wrapper(value=("-encoding",)),
+        "tclsh8.6": Wrapper(value=("-encoding",)),
+        "tclsh9.0": Wrapper(value=("-encoding",)),
         # dotenv-cli (``dotenv -e .env -- CMD``) and python-dotenv (``dotenv -f .env run CMD``)
         "dotenv": Wrapper(
             value=("-e", "-c", "-v", "-p", "-f", "--file", "-q", "--quote", "--export"),

@@ -796,16 +796,35 @@ class _Parse:
 
 
 def _variable_program_test(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` is a program named by a variable, asked to ``test`` (``$CARGO test``).
+    """Whether ``argv`` is a program named by a variable, asked to test (``$CARGO test``).
 
     The variable is not expanded; a tool whose ``test`` subcommand runs the tests
-    is what such lines start (``$BUILD_CMD test``, ``${GO} test ./...``).
+    is what such lines start (``$BUILD_CMD test``, ``${GO} test ./...``), and
+    an interpreter so named runs the test script it is given (``$TCLSH
+    tests/test_helper.tcl``, ``$PYTHON tools/run_tests.py``).
     """
     first = argv[0]
-    if len(argv) < 2 or argv[1] != "test" or not first.startswith("$"):  # noqa: PLR2004
+    if len(argv) < 2 or not first.startswith("$"):  # noqa: PLR2004
         return False
     name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
-    return name.replace("_", "").isalnum()
+    if not name.replace("_", "").isalnum():
+        return False
+    if argv[1] == "test":
+        return True
+    if not any(
+        part.rstrip("0123456789.") in _INTERPRETER_WORDS for part in name.lower().split("_")
+    ):
+        return False
+    operand = next((arg for arg in argv[1:] if not arg.startswith("-")), "")
+    return not operand.startswith(("/", "$")) and scripts.is_test_script(operand)
+
+
+_INTERPRETER_WORDS = frozenset(
+    {"python", "py", "pypy", "tclsh", "tcl", "php", "node", "nodejs", "ruby", "perl", "lua"}
+    | {"luajit", "deno", "bun", "julia", "interp", "interpreter"}
+)
+"""A part of a variable's name (``$PYTHON3``, ``$TCLSH``, ``$PHP_BIN``) saying it holds an
+interpreter, which runs the script it is given (``$EDITOR tests/test_x.py`` opens one)."""
 
 
 def _reads_script_from_stdin(argv: Sequence[str]) -> bool:

@@ -68,10 +68,15 @@ their script as the command they run; a script is judged by its name, not read."
 _SHELL_SUFFIXES = (".sh", ".bash")
 _SCRIPT_SUFFIXES = (
     *(*_SHELL_SUFFIXES, ".py", ".rb", ".pl", ".cmd", ".bat", ".ps1"),
-    *(".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua"),
+    *(".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua", ".tcl", ".dart"),
 )
-_TEST_STEMS = frozenset({"test", "tests", "runtests", "run-tests", "run_tests", "unittests"})
-_TEST_PREFIXES = ("test-", "test_", "tests-", "tests_", "run-test", "run_test", "runtest")
+_TEST_STEMS = frozenset(
+    {"test", "tests", "runtests", "run-tests", "run_tests", "unittest", "unittests", "testrunner"}
+)
+_TEST_PREFIXES = (
+    *("test-", "test_", "tests-", "tests_", "run-test", "run_test", "runtest"),
+    *("tst-", "tst_"),  # C projects' test programs: ``tst_nonblocking``, ``tst-malloc``
+)
 _TEST_SUFFIXES = ("-test", "_test", "-tests", "_tests", ".test")
 """Ends of a test script's stem: ``unit-test.sh``, ``api_test.py``, node's ``x.test.js``."""
 _NOT_A_RUN = (
@@ -96,10 +101,10 @@ def script_path(argv: Sequence[str], *, operand: bool = False) -> str | None:
         return None
     first = argv[0]
     candidate: str | None = None
-    if "/" in first or (operand and first.endswith(_SCRIPT_SUFFIXES)):
+    if (dart := _dart_script(argv)) is not None:
+        candidate = dart
+    elif "/" in first or (operand and first.endswith(_SCRIPT_SUFFIXES)):
         candidate = first
-    elif _dart_script(argv):
-        candidate = argv[2]
     elif first in _SHELLS or first in _INTERPRETERS:
         candidate = _first_operand(argv, "cs" if first in _SHELLS else "cemp")
     if candidate is None or candidate.startswith(("/", "~", "$")):
@@ -123,11 +128,19 @@ def _first_operand(argv: Sequence[str], code_flags: str) -> str | None:
     return None
 
 
-def _dart_script(argv: Sequence[str]) -> bool:
-    """Whether ``argv`` is ``dart run FILE.dart``: a script (``dart run pkg`` runs a package)."""
-    return (
-        argv[0] == "dart" and argv[1:2] == ["run"] and argv[2:3] != [] and argv[2].endswith(".dart")
-    )
+def _dart_script(argv: Sequence[str]) -> str | None:
+    """The script of ``dart FILE.dart`` or ``dart run FILE.dart``, or None.
+
+    The Dart VM runs a file given as its first operand, past its options
+    (``dart --enable-asserts dev/bots/test.dart``; each of its options is a
+    flag or carries its value, ``--packages=FILE``); ``dart run pkg`` runs a
+    package, not a file.
+    """
+    if argv[0].rpartition("/")[2] != "dart":
+        return None
+    rest = argv[2:] if argv[1:2] == ["run"] else argv[1:]
+    operand = next((arg for arg in rest if not arg.startswith("-")), "")
+    return operand if operand.endswith(".dart") else None
 
 
 def test_module(argv: Sequence[str]) -> str | None:
@@ -170,6 +183,11 @@ def named_for_tests(path: str) -> bool:
     if directory == "t" and _numbered_test(stem):
         return True
     return directory in SCRIPT_DIRECTORIES and "test" in stem
+
+
+def is_test_script(path: str) -> bool:
+    """Whether ``path`` is a script file (by its suffix) whose name says it runs tests."""
+    return path.endswith(_SCRIPT_SUFFIXES) and named_for_tests(path)
 
 
 def _numbered_test(stem: str) -> bool:
@@ -246,6 +264,7 @@ def _decoded(data: bytes) -> str:
 __all__ = [
     "code_script",
     "dispatches",
+    "is_test_script",
     "named_for_tests",
     "names_a_test",
     "owned",
