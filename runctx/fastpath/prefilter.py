@@ -765,11 +765,12 @@ def _named_test_stem(stem: str) -> bool:
 
 
 _TEST_STEMS = frozenset({"test", "tests", "runtests", "unittest", "unittests", "testrunner"})
+"""Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
+as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 _TEST_PREFIXES = (
     *("test_", "test-", "tests_", "tests-", "tst_", "tst-", "run-test", "run_test", "runtest"),
 )
-"""Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
-as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
+"""How such a file's name may begin (``test_parser.py``, ``tst_nonblocking``)."""
 
 
 ENVIRONMENT_WORDS = ("pip", "uv", "poetry", "pdm", "hatch", "npm", "yarn")
