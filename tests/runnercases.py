@@ -284,6 +284,10 @@ FORMS = [
     (["mpirun", "--oversubscribe", "-x", "PATH", "--wdir", "sub", "cargo", "test"], "cargo-test"),
     (["python", "-m", "mpi4py", "--rc", "threads=false", "-m", "pytest"], "pytest"),
     (["mpirun", "-n", "2", "python", "-m", "mpi4py", "-m", "pytest", "-x"], "pytest"),
+    # Spack builds a package with its tests, or runs its stand-alone tests
+    (["spack", "install", "--test=root", "--show-log-on-error", "zlib@1.3"], "spack-test"),
+    (["bin/spack", "dev-build", "--test", "all", "-j", "4", "mylib@main"], "spack-test"),
+    (["spack", "test", "run", "--alias", "smoke", "amrex"], "spack-test"),
     # a workload manager's launchers run the command as a job step, or submit it
     (["srun", "-N", "1", "-n", "1", "pytest", "--pyargs", "pkg"], "pytest"),
     (["srun", "--ntasks", "2", "--cpu-bind", "cores", "-D", "sub", "ctest"], "ctest"),
@@ -581,6 +585,12 @@ NOT_RUNS = [
     ["mpirun", "--version"],
     ["mpirun", "-n", "4", "python", "bench.py"],
     ["mpiexec", "-n", "2", "--mca", "btl", "pytest", "hostname"],  # --mca takes two words
+    ["spack", "install", "zlib"],
+    ["spack", "install", "-j", "4", "--only", "dependencies", "mylib"],
+    ["spack", "dev-build", "-i", "mylib@main"],
+    ["spack", "spec", "-l", "flux-sched"],
+    ["spack", "test", "list"],
+    ["spack", "test", "results", "smoke"],
     ["srun", "-n", "4", "./simulate", "--steps", "100"],
     ["srun", "--pty", "bash", "-i"],
     ["srun", "-J", "pytest", "hostname"],  # -J takes the job's name

@@ -311,6 +311,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "shellspec",
     "simple-phpunit",
     "snforge",
+    "spack",
     "spago",
     "spin",
     "stack",

@@ -1544,6 +1544,27 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # tests), OPA's ``opa test``, the helm-unittest plugin's ``helm unittest``
     *rows("dbt-test", [("test",), ("build",)], programs=("dbt",), not_with=_H),
     *rows("opa-test", [("test",)], programs=("opa",), not_with=_H),
+    # Spack: a package built with its build-time tests (``spack install
+    # --test=root``, ``spack dev-build --test=all``: ``make check`` and the
+    # like, run in the build), and ``spack test run``, its stand-alone tests
+    *rows(
+        "spack-test",
+        [("install",), ("dev-build",)],
+        programs=("spack",),
+        with_options=("--test", "--test=*"),
+        value_options=(
+            *("-j", "--jobs", "-u", "--until", "-b", "--before", "-d", "--source-path"),
+            *("--only", "--log-format", "--log-file", "-f", "--file", "-C", "--config-scope"),
+        ),
+        not_with=_H,
+    ),
+    RunnerPattern(
+        "spack-test",
+        programs=("spack",),
+        subcommand=("test", "run"),
+        value_options=("--alias", "--log-format", "--log-file"),
+        not_with=(*_H, "--help-cdash"),
+    ),
     *rows("helm-unittest", [("unittest",)], programs=("helm",), not_with=_H),
     # Unity's editor runs a project's tests with ``-runTests``
     RunnerPattern(
