@@ -143,6 +143,8 @@ FORMS = [
     (["dart", "test"], "dart-test"),
     (["dart", "run", "test"], "dart-test"),
     (["fvm", "flutter", "test"], "dart-test"),
+    (["melos", "exec", "-c", "6", "--fail-fast", "--", "flutter test"], "dart-test"),
+    (["melos", "exec", "--scope", "core", "--", "dart", "test"], "dart-test"),
     (["bin/rails", "t"], "rails-test"),
     (["stack", "test"], "haskell-test"),
     (["stack", "build", "--test", "--fast"], "haskell-test"),
@@ -585,6 +587,8 @@ NOT_RUNS = [
     ["mpirun", "--version"],
     ["mpirun", "-n", "4", "python", "bench.py"],
     ["mpiexec", "-n", "2", "--mca", "btl", "pytest", "hostname"],  # --mca takes two words
+    ["melos", "exec", "--", "flutter", "pub", "get"],
+    ["melos", "exec", "-c", "1", "--", "dart analyze ."],
     ["spack", "install", "zlib"],
     ["spack", "install", "-j", "4", "--only", "dependencies", "mylib"],
     ["spack", "dev-build", "-i", "mylib@main"],

@@ -290,6 +290,16 @@ for _name in YARN_PROGRAMS:
         chdir=("--cwd",), subcommands=[("exec",), ("dlx",)], own_commands=YARN_OWN_COMMANDS
     )
 WRAPPERS["bun"] = Wrapper(chdir=("--cwd",), subcommands=[("x",)])
+# melos runs a command in each package of a Dart workspace, its words joined
+# for a shell: ``melos exec -c 6 --fail-fast -- "flutter test"``
+WRAPPERS["melos"] = Wrapper(
+    value=(
+        *("-c", "--concurrency", "--scope", "--category", "--ignore", "--diff", "--since"),
+        *("--dir-exists", "--file-exists", "--depends-on", "--no-depends-on", "--sdk-path"),
+    ),
+    subcommands=[("exec",)],
+    shell_join=True,
+)
 
 # Containers: the command after the image (``run``) or the container or service
 # (``exec``, ``compose run|exec``) is what runs, inside the container.
