@@ -360,6 +360,22 @@ class TestArguments:
         assert runs("bin/ci with_build_env 'crystal spec spec/std'", tmp_path) != []
         assert runs("bin/ci with_build_env 'make docs'", tmp_path) == []
 
+    def test_a_script_hands_its_arguments_to_what_it_runs(self, tmp_path):
+        """``./build.sh --target=Test`` of ``dotnet cake "$@"``: the tool is given them."""
+        _script(tmp_path / "build.sh", '#!/bin/sh\nset -e\ndotnet tool restore\ndotnet cake "$@"\n')
+        assert runs('./build.sh --target="Run-Unit-Tests"', tmp_path) != []
+        assert runs("./build.sh --target=Pack", tmp_path) == []
+        assert runs("./build.sh", tmp_path) == []
+
+    def test_a_script_hands_one_argument_to_what_it_runs(self, tmp_path):
+        """``scripts/task.sh test`` of ``npm run "$1"``: the task it names is what runs."""
+        _script(
+            tmp_path / "scripts" / "task.sh", '#!/bin/sh\ncd "$(dirname "$0")/.."\nnpm run "${1}"\n'
+        )
+        assert runs("scripts/task.sh test", tmp_path) != []
+        assert runs("scripts/task.sh build", tmp_path) == []
+        assert runs("scripts/task.sh 'lint; pytest'", tmp_path) == []  # one word, quoted
+
     def test_a_runner_its_options_refuse_is_not_read_as_a_script(self, tmp_path):
         """``./gradlew test --dry-run`` and ``bin/rails test -h`` stay no runs."""
         assert runs("./gradlew test --dry-run", tmp_path) == []

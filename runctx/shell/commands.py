@@ -698,6 +698,10 @@ class _Parse:
             passed = [a for a in arguments if " " in a]
             if runs is not True and passed and scripts.passes_arguments(text):
                 runs = self._texts_verdict(passed, cwd, known=known, venv=venv) or runs
+            given = scripts.with_arguments(text, arguments) if arguments else None
+            if runs is not True and given is not None:
+                # what it runs with its arguments in place (``dotnet cake "$@"``)
+                runs = self._texts_verdict([given], cwd, known=known, venv=venv) or runs
         return cut if runs is False and cut is not None else runs
 
     def _code_verdict(

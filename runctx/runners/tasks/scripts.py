@@ -41,6 +41,8 @@ non-blocking reader as every project file (:mod:`.files`), at most
 from __future__ import annotations
 
 import os
+import re
+import shlex
 
 from runctx.planted import usable_path
 from runctx.runners.spawned import Spawned, language, spawned
@@ -272,6 +274,7 @@ __all__ = [
     "script_path",
     "script_text",
     "test_module",
+    "with_arguments",
 ]
 
 
@@ -290,6 +293,29 @@ def dispatches(text: str) -> bool:
 def passes_arguments(text: str) -> bool:
     """Whether a script's text runs its arguments as a command (``"$@"``, ``eval``)."""
     return any(mark in text for mark in _PASSES_ARGUMENTS)
+
+
+_POSITIONAL = re.compile(r'"?\$(?:\{([1-9@*])\}|([1-9@*]))(?![0-9])"?')
+"""A use of the script's arguments: ``$1``, ``${2}``, ``"$@"``, ``$*`` (quoted or not)."""
+
+
+def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
+    """``text`` with the script's ``arguments`` written where it uses them, or None if it does not.
+
+    ``./build.sh --target=Test`` of a script running ``dotnet cake "$@"`` runs
+    ``dotnet cake --target=Test``: each argument is put in quoted, so it stays
+    one word; an argument not given is the empty word.
+    """
+
+    def written(found: re.Match[str]) -> str:
+        which = found.group(1) or found.group(2)
+        if which in {"@", "*"}:
+            return " ".join(shlex.quote(argument) for argument in arguments)
+        index = int(which) - 1
+        return shlex.quote(arguments[index]) if index < len(arguments) else "''"
+
+    given, count = _POSITIONAL.subn(written, text)
+    return given if count else None
 
 
 def names_a_test(arguments: Sequence[str]) -> bool:
