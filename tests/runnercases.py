@@ -286,6 +286,11 @@ FORMS = [
     (["mpirun", "--oversubscribe", "-x", "PATH", "--wdir", "sub", "cargo", "test"], "cargo-test"),
     (["python", "-m", "mpi4py", "--rc", "threads=false", "-m", "pytest"], "pytest"),
     (["mpirun", "-n", "2", "python", "-m", "mpi4py", "-m", "pytest", "-x"], "pytest"),
+    (["earthly", "+test"], "earthly-test"),
+    (["earthly", "-P", "--ci", "./tests+env-test"], "earthly-test"),
+    (["./build/linux/amd64/earthly", "github.com/org/repo:main+unit-test"], "earthly-test"),
+    (["sqllogictest", "./test/**/*.slt"], "sqllogictest"),
+    (["sqllogictest", "-e", "postgres", "--port", "5432", "t/select.slt"], "sqllogictest"),
     # Spack builds a package with its tests, or runs its stand-alone tests
     (["spack", "install", "--test=root", "--show-log-on-error", "zlib@1.3"], "spack-test"),
     (["bin/spack", "dev-build", "--test", "all", "-j", "4", "mylib@main"], "spack-test"),
@@ -589,6 +594,11 @@ NOT_RUNS = [
     ["mpiexec", "-n", "2", "--mca", "btl", "pytest", "hostname"],  # --mca takes two words
     ["melos", "exec", "--", "flutter", "pub", "get"],
     ["melos", "exec", "-c", "1", "--", "dart analyze ."],
+    ["earthly", "+build"],
+    ["earthly", "--push", "+docker"],
+    ["earthly", "-a", "+test/report.xml", "out/"],  # the artifact a target saved
+    ["earthly", "ls"],
+    ["sqllogictest", "--help"],
     ["spack", "install", "zlib"],
     ["spack", "install", "-j", "4", "--only", "dependencies", "mylib"],
     ["spack", "dev-build", "-i", "mylib@main"],

@@ -141,6 +141,15 @@ _MAVEN_SKIPS = (
     *("-Dmaven.test.skip.exec", "-Dmaven.test.skip.exec=true", "-Dtest.skip=true"),
 )
 """Options with which Maven runs no test."""
+_EARTHLY_TEST_TARGETS = (
+    *("test", "tests", "test-*", "test_*", "tests-*", "*-test", "*_test", "*-tests", "*_tests"),
+    *("e2e", "e2e-*", "*-e2e"),
+)
+_EARTHLY_VALUES = (
+    *("-s", "--secret", "--secret-file", "--build-arg", "--platform", "--config"),
+    *("--remote-cache", "--cache-from", "--buildkit-host", "--org", "--sat", "--satellite"),
+    "--project",
+)
 _MAVEN_VALUES = (
     "-s",
     "--settings",
@@ -1544,6 +1553,29 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # tests), OPA's ``opa test``, the helm-unittest plugin's ``helm unittest``
     *rows("dbt-test", [("test",), ("build",)], programs=("dbt",), not_with=_H),
     *rows("opa-test", [("test",)], programs=("opa",), not_with=_H),
+    # Earthly builds a target of an Earthfile (``+test``, ``./tests+env-test``,
+    # ``github.com/org/repo+test``): one named for tests runs them. A word
+    # starting with ``+`` reads as an option: the local form is one.
+    *(
+        RunnerPattern(
+            "earthly-test",
+            programs=("earthly",),
+            **{column: tuple(f"{prefix}{name}" for name in _EARTHLY_TEST_TARGETS)},
+            value_options=_EARTHLY_VALUES,
+            not_with=(*_H, "-a", "--artifact", "--image"),
+        )
+        for column, prefix in (("with_options", "+"), ("any_arg", "*+"))
+    ),
+    # sqllogictest-rs runs each .slt script against a database
+    RunnerPattern(
+        "sqllogictest",
+        programs=("sqllogictest",),
+        value_options=(
+            *("-e", "--engine", "--host", "--port", "-d", "--db", "-u", "--user", "-w"),
+            *("--pass", "--options", "--label", "--junit", "-j", "--jobs", "--color"),
+        ),
+        not_with=_H,
+    ),
     # Spack: a package built with its build-time tests (``spack install
     # --test=root``, ``spack dev-build --test=all``: ``make check`` and the
     # like, run in the build), and ``spack test run``, its stand-alone tests
