@@ -150,6 +150,7 @@ _EARTHLY_VALUES = (
     *("--remote-cache", "--cache-from", "--buildkit-host", "--org", "--sat", "--satellite"),
     "--project",
 )
+_EARTHLY_NOT_WITH = (*_H, "-a", "--artifact", "--image")
 _MAVEN_VALUES = (
     "-s",
     "--settings",
@@ -1556,15 +1557,19 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     # Earthly builds a target of an Earthfile (``+test``, ``./tests+env-test``,
     # ``github.com/org/repo+test``): one named for tests runs them. A word
     # starting with ``+`` reads as an option: the local form is one.
-    *(
-        RunnerPattern(
-            "earthly-test",
-            programs=("earthly",),
-            **{column: tuple(f"{prefix}{name}" for name in _EARTHLY_TEST_TARGETS)},
-            value_options=_EARTHLY_VALUES,
-            not_with=(*_H, "-a", "--artifact", "--image"),
-        )
-        for column, prefix in (("with_options", "+"), ("any_arg", "*+"))
+    RunnerPattern(
+        "earthly-test",
+        programs=("earthly",),
+        with_options=tuple(f"+{name}" for name in _EARTHLY_TEST_TARGETS),
+        value_options=_EARTHLY_VALUES,
+        not_with=_EARTHLY_NOT_WITH,
+    ),
+    RunnerPattern(
+        "earthly-test",
+        programs=("earthly",),
+        any_arg=tuple(f"*+{name}" for name in _EARTHLY_TEST_TARGETS),
+        value_options=_EARTHLY_VALUES,
+        not_with=_EARTHLY_NOT_WITH,
     ),
     # sqllogictest-rs runs each .slt script against a database
     RunnerPattern(
