@@ -431,6 +431,39 @@ def test_a_wrapped_shell_in_a_container_is_where_the_container_runs_it():
     assert [i.kind for i in fed] == ["go-test"]
 
 
+# -- loops -----------------------------------------------------------------------------------
+# ``for d in core tests; do make -C $d check; done``: a body command that uses the
+# loop's variable is read once per value the header lists.
+
+
+def test_a_loop_body_is_read_with_each_value_of_its_variable(tmp_path):
+    """``make -C $d`` over ``for d in lib tests``: the Makefile of each directory decides."""
+    for name, recipe in (("lib", "\tcc -c lib.c\n"), ("tests", "\t./run_all.sh\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "Makefile").write_text(f"all:\n{recipe}")
+    (tmp_path / "tests" / "run_all.sh").write_text("#!/bin/sh\npytest\n")
+    (tmp_path / "tests" / "run_all.sh").chmod(0o755)
+    looped = "for d in lib tests; do make -C $d all; done"
+    assert [i.kind for i in test_invocations(looped, str(tmp_path))] == ["make-target"]
+    assert test_invocations("for d in lib; do make -C ${d} all; done", str(tmp_path)) == ()
+    # values not known (a substitution): the body's directory is not known either
+    assert test_invocations("for d in $(ls); do make -C $d all; done", str(tmp_path)) == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("for t in unit e2e; do npm run test:$t; done", ["npm-test", "npm-test"]),
+        ("for t in lint build; do npm run $t; done", []),
+        ("for d in a b; do echo $d; done; pytest", ["pytest"]),
+        ("while read f; do pytest $f; done < list", ["pytest"]),
+    ],
+)
+def test_loop_values_are_what_the_body_runs(command, expected):
+    """Each value the header lists is put where the body uses the variable."""
+    assert kinds(command) == expected
+
+
 def test_a_stdin_script_changes_directory_inside_its_shell_only():
     """``cd`` in the piped text moves that text's commands, not the next command."""
     found = test_invocations("printf 'cd sub\\npytest\\n' | sh; pytest", STDIN_CWD)

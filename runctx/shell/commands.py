@@ -213,6 +213,47 @@ _UNFOLLOWABLE = frozenset("$`*?[{\0")
 """What makes a ``cd`` target one no shell could follow to a known place (a NUL: no path)."""
 
 
+_Loop = tuple[str, tuple[str, ...]]
+"""A loop around a command: its variable and the values read for it (none: not known)."""
+_LOOP_HEADS = frozenset({"for", "select", "while", "until"})
+_LOOP_VALUES_MAX = 8
+"""Values of a ``for`` variable a body is read with: past them, a loop's are not read."""
+
+
+def _loop_of(words: Sequence[Token]) -> _Loop:
+    """The loop a header starts: ``for NAME in WORD...`` with literal words, or none known."""
+    if len(words) < 3 or words[0].text != "for" or words[2].text != "in":  # noqa: PLR2004
+        return "", ()
+    name, values = words[1].text, [word.text for word in words[3:]]
+    if not name.isidentifier() or any(_UNFOLLOWABLE.intersection(v) for v in values):
+        return name, ()
+    return name, tuple(values[:_LOOP_VALUES_MAX])
+
+
+def _with_loop_values(loops: Sequence[_Loop], words: list[Token]) -> list[list[Token]]:
+    """``words`` once per value of the innermost loop variable they use, or as they are."""
+    for name, values in reversed(loops):
+        if not name:
+            continue
+        uses = (f"${name}", f"${{{name}}}")
+        if not any(use in word.text for word in words for use in uses):
+            continue
+        if not values:
+            return [words]
+        return [
+            [_replaced(word, uses, value) if "$" in word.text else word for word in words]
+            for value in values
+        ]
+    return [words]
+
+
+def _replaced(word: Token, uses: tuple[str, str], value: str) -> Token:
+    """``word`` with the loop variable's uses (``$d``, ``${d}``) replaced by ``value``."""
+    text = word.text.replace(uses[1], value)
+    text = re.sub(re.escape(uses[0]) + r"(?![A-Za-z0-9_])", lambda _m: value, text)
+    return Token(text, "", word.start, word.end, quoted=word.quoted, substs=word.substs)
+
+
 class _Dirs:
     """The shell's directory state: cwd, ``$OLDPWD``, the pushd stack, and whether known.
 
@@ -395,6 +436,7 @@ class _Parse:
         piped_from: list[str] = []  # the argv of the command that pipes into this one
         redirect = ""
         found_tokens = self._tokens(text, dirs)
+        loops: list[_Loop] = []  # the loops the command being read is in, innermost last
         for token in found_tokens:
             if not token.op:
                 if redirect:
@@ -412,8 +454,8 @@ class _Parse:
                 continue
             if words:
                 isolated = before in PIPES or token.op in PIPES or token.op == "&"
-                argv = self._simple(
-                    words, dirs, depth, isolated=isolated, stdin=stdin, piped_from=piped_from
+                argv = self._looped(
+                    loops, words, dirs, depth, isolated=isolated, stdin=stdin, piped_from=piped_from
                 )
                 piped_from = argv if token.op in PIPES else []
                 words, stdin = [], []
@@ -422,9 +464,42 @@ class _Parse:
             elif token.op == ")" and saved:
                 dirs.restore(saved.pop())
             before = token.op
-        self._simple(
-            words, dirs, depth, isolated=before in PIPES, stdin=stdin, piped_from=piped_from
+        self._looped(
+            loops, words, dirs, depth, isolated=before in PIPES, stdin=stdin, piped_from=piped_from
         )
+
+    def _looped(  # noqa: PLR0913 - what :meth:`_simple` takes, and the loops around it
+        self,
+        loops: list[_Loop],
+        words: list[Token],
+        dirs: _Dirs,
+        depth: int,
+        *,
+        isolated: bool,
+        stdin: Sequence[str],
+        piped_from: Sequence[str],
+    ) -> list[str]:
+        """One simple command inside ``loops``: once for each value of a loop variable it uses.
+
+        ``for d in core tests; do make -C $d check; done`` runs ``make -C core
+        check`` and ``make -C tests check``. A loop header or its ``done``
+        updates ``loops``; a ``cd`` to a loop variable stays a place not known.
+        """
+        if words and not words[0].quoted:
+            head = words[0].text
+            if head in _LOOP_HEADS:
+                loops.append(_loop_of(words))
+            elif head == "done" and loops:
+                loops.pop()
+        variants = [words]
+        if loops and words and words[0].text not in _STATE_COMMANDS:
+            variants = _with_loop_values(loops, words)
+        argv: list[str] = []
+        for variant in variants:
+            argv = self._simple(
+                variant, dirs, depth, isolated=isolated, stdin=stdin, piped_from=piped_from
+            )
+        return argv
 
     def _substitutions(self, bodies: Sequence[str], dirs: _Dirs, depth: int) -> None:
         for body in bodies:
