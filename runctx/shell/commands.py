@@ -725,7 +725,9 @@ class _Parse:
             path = scripts.script_path(argv)
         else:
             argv = inner  # the script an interpreter or a wrapper runs, past their options
-        if path is None and scripts.test_module(inner or argv) is not None:
+        module = scripts.test_module(inner or argv) if path is None else None
+        if module is not None and module not in index_for(self.patterns).by_module:
+            # a project's test module (a runner's own, ``-m unittest -h``, its options decided)
             self.found.append(TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv))
             return
         if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
