@@ -146,6 +146,32 @@ class TestFrameworks:
         assert runs("pre-commit run tests --hook-stage push", repository) != []
         assert runs("pre-commit run mypy --hook-stage pre-push", repository) == []
 
+    def test_another_repositorys_hook_runs_the_entry_the_configuration_sets(self, tmp_path):
+        """A remote hook whose ``entry`` is overridden runs it; one without is not read."""
+        repository = _repository(tmp_path / "r")
+        write(
+            repository / ".pre-commit-config.yaml",
+            """\
+            repos:
+              - repo: https://github.com/dnephin/pre-commit-golang
+                rev: v0.5.1
+                hooks:
+                  - id: go-vet
+                    entry: go vet
+                    language: system
+                  - id: go-unit-tests
+                    entry: go test
+                    language: system
+                    pass_filenames: false
+                    args: ["-race", "./..."]
+                  - id: go-build
+            """,
+        )
+        assert runs("pre-commit run --all-files", repository) != []
+        assert runs("pre-commit run go-unit-tests", repository) != []
+        assert runs("pre-commit run go-vet --all-files", repository) == []
+        assert runs("pre-commit run go-build", repository) == []
+
     def test_lefthook_runs_the_commands_of_its_section(self, tmp_path):
         """The hook lefthook installs runs its section's ``run``: ``go test`` at pre-push only."""
         repository = _repository(tmp_path / "r")

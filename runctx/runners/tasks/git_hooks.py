@@ -15,9 +15,11 @@ runs (``commit``: ``pre-commit`` and ``post-commit``; ``push``:
 
 - a hook the pre-commit framework installed runs the hooks of its
   configuration (``.pre-commit-config.yaml``, or the ``--config`` it names)
-  that are ``repo: local`` and run at that stage (their ``stages``, else the
-  ``default_stages``, else every stage): each one's ``entry`` and ``args``;
-  the hooks of other repositories are linters fetched from elsewhere, not read;
+  that run at that stage (their ``stages``, else the ``default_stages``, else
+  every stage): each one's ``entry`` and ``args``, read for the ``repo: local``
+  hooks and for another repository's hook whose ``entry`` the configuration
+  sets (it overrides the repository's); the other hooks of other repositories
+  are linters fetched from elsewhere, not read;
 - a hook lefthook installed runs the ``run`` commands of its section of
   ``lefthook.yml`` (``.lefthook.yml``, ``lefthook.yaml``);
 - husky's (``core.hooksPath`` ``.husky/_``) runs ``.husky/HOOK``;
@@ -167,7 +169,7 @@ def _hook_lines(hook: str, hooks: str, top: str, files: ProjectFiles) -> list[st
 
 
 def _pre_commit_lines(hook: str, script: str, top: str, files: ProjectFiles) -> list[str]:
-    """The local hooks of the pre-commit framework's configuration that run at ``hook``."""
+    """The hooks of the pre-commit configuration that run at ``hook`` (each with an entry)."""
     config = _PRE_COMMIT_CONFIG
     for word in script.split():
         if word.startswith("--config="):
@@ -176,7 +178,10 @@ def _pre_commit_lines(hook: str, script: str, top: str, files: ProjectFiles) -> 
 
 
 def _pre_commit_stage(config: str, stage: str, only: str | None, files: ProjectFiles) -> list[str]:
-    """The command lines of the local hooks of ``config`` run at ``stage`` (``only``: one id)."""
+    """The command lines of the hooks of ``config`` run at ``stage`` (``only``: one id).
+
+    A hook of another repository has an entry only where the configuration sets one.
+    """
     text = _read(config, files)
     if text is None:
         return []
@@ -193,7 +198,7 @@ def _pre_commit_stage(config: str, stage: str, only: str | None, files: ProjectF
 
 
 def _pre_commit_run(call: TaskCall, top: str, files: ProjectFiles) -> list[str]:
-    """``pre-commit run [HOOK] [--hook-stage STAGE]``: the local hooks it runs.
+    """``pre-commit run [HOOK] [--hook-stage STAGE]``: the hooks with an entry it runs.
 
     The row takes no option's value, so a stage's name among the words is
     ``--hook-stage``'s (no hook is named for a stage); the stage is
@@ -212,7 +217,7 @@ def _lefthook_run(call: TaskCall, top: str, files: ProjectFiles) -> list[str]:
 
 
 def _pre_commit_hooks(text: str) -> tuple[list[str], list[dict[str, list[str]]]]:
-    """The ``default_stages`` and each local hook's ``entry``, ``args`` and ``stages``.
+    """The ``default_stages`` and each hook's ``entry``, ``args`` and ``stages``, as written.
 
     Read line by line: a ``repo:`` starts a repository, an ``id:`` a hook of
     it; ``entry`` is a scalar, ``args`` and ``stages`` flow lists or block
@@ -228,12 +233,11 @@ def _pre_commit_hooks(text: str) -> tuple[list[str], list[dict[str, list[str]]]]
 class _PreCommitConfig:
     """The reading of a pre-commit configuration, a line at a time."""
 
-    __slots__ = ("default", "hooks", "listing", "listing_indent", "local")
+    __slots__ = ("default", "hooks", "listing", "listing_indent")
 
     def __init__(self) -> None:
         self.default: list[str] = []
         self.hooks: list[dict[str, list[str]]] = []
-        self.local = False
         self.listing: list[str] | None = None  # the block list being read: ``args:``, ``- x``
         self.listing_indent = -1
 
@@ -253,13 +257,11 @@ class _PreCommitConfig:
     def _pair(self, key: str, value: str, indent: int) -> None:
         if key == "default_stages":
             self.default = _flow(value)
-        elif key == "repo":
-            self.local = _unquoted(value) == "local"
-        elif key == "id" and self.local:
+        elif key == "id":
             self.hooks.append({"id": [_unquoted(value)]})
-        elif self.hooks and self.local and key == "entry":
+        elif self.hooks and key == "entry":
             self.hooks[-1][key] = [_unquoted(value)]
-        elif self.hooks and self.local and key in {"args", "stages"}:
+        elif self.hooks and key in {"args", "stages"}:
             if value:
                 self.hooks[-1][key] = _flow(value)
             else:
