@@ -291,6 +291,9 @@ FORMS = [
     (["./build/linux/amd64/earthly", "github.com/org/repo:main+unit-test"], "earthly-test"),
     (["sqllogictest", "./test/**/*.slt"], "sqllogictest"),
     (["sqllogictest", "-e", "postgres", "--port", "5432", "t/select.slt"], "sqllogictest"),
+    (["buildtest", "build", "--tags", "e4s", "--max-pend-time", "600"], "hpc-test"),
+    (["buildtest", "bd", "-b", "tutorials/vars.yml"], "hpc-test"),
+    (["reframe", "-c", "checks/", "-r", "--system", "cluster:gpu"], "hpc-test"),
     # Spack builds a package with its tests, or runs its stand-alone tests
     (["spack", "install", "--test=root", "--show-log-on-error", "zlib@1.3"], "spack-test"),
     (["bin/spack", "dev-build", "--test", "all", "-j", "4", "mylib@main"], "spack-test"),
@@ -599,6 +602,11 @@ NOT_RUNS = [
     ["earthly", "-a", "+test/report.xml", "out/"],  # the artifact a target saved
     ["earthly", "ls"],
     ["sqllogictest", "--help"],
+    ["buildtest", "buildspec", "find"],
+    ["buildtest", "report"],
+    ["buildtest", "build", "-b", "tests/", "--stage=build"],
+    ["reframe", "-c", "checks/", "-l"],
+    ["reframe", "-c", "checks/", "-r", "--dry-run"],
     ["spack", "install", "zlib"],
     ["spack", "install", "-j", "4", "--only", "dependencies", "mylib"],
     ["spack", "dev-build", "-i", "mylib@main"],

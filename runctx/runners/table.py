@@ -1581,6 +1581,30 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         not_with=_H,
     ),
+    # HPC test frameworks: buildtest builds and runs the tests of its buildspecs
+    # (``buildtest build -t e4s``, alias ``bd``), ReFrame runs its checks (``-r``)
+    *rows(
+        "hpc-test",
+        [("build",), ("bd",)],
+        programs=("buildtest",),
+        value_options=(
+            *("-b", "--buildspec", "-x", "--exclude", "-t", "--tags", "-e", "--executor"),
+            *("-n", "--name", "--testdir", "--max-pend-time", "--stage", "--filter"),
+            *("--rerun", "--timeout", "--procs", "--nodes", "--account", "--modules"),
+        ),
+        not_with=(*_H, "--dry-run", "--stage=parse", "--stage=build", "--validate"),
+    ),
+    RunnerPattern(
+        "hpc-test",
+        programs=("reframe",),
+        with_options=("-r", "--run"),
+        value_options=(
+            *("-c", "--checkpath", "-C", "--config-file", "-n", "--name", "-x", "--exclude"),
+            *("-t", "--tag", "-p", "--prgenv", "--system", "-S", "--setvar", "-J"),
+            *("--job-option", "--prefix", "-o", "--output", "-s", "--stage", "--mode"),
+        ),
+        not_with=(*_H, "-V", "-l", "-L", "--list", "--list-detailed", "--dry-run"),
+    ),
     # Spack: a package built with its build-time tests (``spack install
     # --test=root``, ``spack dev-build --test=all``: ``make check`` and the
     # like, run in the build), and ``spack test run``, its stand-alone tests
