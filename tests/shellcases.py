@@ -49,7 +49,8 @@ CASES = [
     # reserved words and compound commands
     ("if true; then make test; fi", [("make-test", CWD, True)]),
     ("while false; do pytest; done", [("pytest", CWD, True)]),
-    ("for f in a b; do pytest $f; done", [("pytest", CWD, True)]),
+    # the body once per value its variable takes
+    ("for f in a b; do pytest $f; done", [("pytest", CWD, True), ("pytest", CWD, True)]),
     ("for pytest in a b; do echo $pytest; done", []),
     ("{ pytest; }", [("pytest", CWD, True)]),
     ("! pytest", [("pytest", CWD, True)]),
