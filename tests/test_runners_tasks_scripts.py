@@ -366,6 +366,9 @@ class TestArguments:
         assert runs('./build.sh --target="Run-Unit-Tests"', tmp_path) != []
         assert runs("./build.sh --target=Pack", tmp_path) == []
         assert runs("./build.sh", tmp_path) == []
+        _script(tmp_path / "ci.sh", '#!/bin/sh\ndotnet cake "--target=$1" --verbosity=minimal\n')
+        assert runs("./ci.sh Test", tmp_path) != []  # inside a quoted word too
+        assert runs("./ci.sh Pack", tmp_path) == []
 
     def test_a_script_hands_one_argument_to_what_it_runs(self, tmp_path):
         """``scripts/task.sh test`` of ``npm run "$1"``: the task it names is what runs."""

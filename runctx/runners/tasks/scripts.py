@@ -295,24 +295,30 @@ def passes_arguments(text: str) -> bool:
     return any(mark in text for mark in _PASSES_ARGUMENTS)
 
 
-_POSITIONAL = re.compile(r'"?\$(?:\{([1-9@*])\}|([1-9@*]))(?![0-9])"?')
-"""A use of the script's arguments: ``$1``, ``${2}``, ``"$@"``, ``$*`` (quoted or not)."""
+_POSITIONAL = re.compile(r'"\$(?:\{([1-9@*])\}|([1-9@*]))"|\$(?:\{([1-9@*])\}|([1-9@*]))(?![0-9])')
+"""A use of the script's arguments: ``$1``, ``${2}``, ``"$@"``, ``$*``, quoted whole or not."""
+_PLAIN_WORD = re.compile(r"[\w./:=,+@%-]+")
+"""An argument that reads the same bare and inside double quotes (``--target=Test``)."""
 
 
 def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
     """``text`` with the script's ``arguments`` written where it uses them, or None if it does not.
 
     ``./build.sh --target=Test`` of a script running ``dotnet cake "$@"`` runs
-    ``dotnet cake --target=Test``: each argument is put in quoted, so it stays
-    one word; an argument not given is the empty word.
+    ``dotnet cake --target=Test``: each argument stays one word (quoted unless
+    it reads the same bare and in double quotes, ``"--target=$1"``); an
+    argument not given is the empty word.
     """
 
+    def word(argument: str) -> str:
+        return argument if _PLAIN_WORD.fullmatch(argument) else shlex.quote(argument)
+
     def written(found: re.Match[str]) -> str:
-        which = found.group(1) or found.group(2)
+        which = next(group for group in found.groups() if group)
         if which in {"@", "*"}:
-            return " ".join(shlex.quote(argument) for argument in arguments)
+            return " ".join(word(argument) for argument in arguments)
         index = int(which) - 1
-        return shlex.quote(arguments[index]) if index < len(arguments) else "''"
+        return word(arguments[index]) if index < len(arguments) else "''"
 
     given, count = _POSITIONAL.subn(written, text)
     return given if count else None
