@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 
 from runctx.planted import usable_path
 from runctx.runners.spawned import Spawned, language, spawned
@@ -311,7 +310,9 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
     """
 
     def word(argument: str) -> str:
-        return argument if _PLAIN_WORD.fullmatch(argument) else shlex.quote(argument)
+        if _PLAIN_WORD.fullmatch(argument):
+            return argument
+        return "'" + argument.replace("'", "'\"'\"'") + "'"  # as shlex.quote writes it
 
     def written(found: re.Match[str]) -> str:
         which = next(group for group in found.groups() if group)
