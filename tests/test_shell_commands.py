@@ -22,11 +22,13 @@ from runctx.shell.commands import (
     CHARS_SPENT,
     MAX_COMMAND_CHARS,
     MAX_DEPTH,
+    MAX_STEPS,
     NOT_READ_KIND,
     TOO_NESTED,
     TestInvocation,
     test_invocations,
 )
+from runctx.shell.lexer import tokens
 
 
 @pytest.mark.parametrize(("command", "expected"), CASES, ids=[repr(c) for c, _ in CASES])
@@ -462,6 +464,22 @@ def test_a_loop_body_is_read_with_each_value_of_its_variable(tmp_path):
 def test_loop_values_are_what_the_body_runs(command, expected):
     """Each value the header lists is put where the body uses the variable."""
     assert kinds(command) == expected
+
+
+def test_a_loop_body_read_again_counts_against_the_commands_steps():
+    """Past the steps a command may take, the body is read once, as written: no more work."""
+    tail = "; for d in a b; do pytest $d; done"
+    fitting = []
+    for count in range(MAX_STEPS // 4 - 40, MAX_STEPS // 4 + 40):
+        command = "echo " + "x " * count + tail
+        _found, left, read_to = tokens(command, MAX_STEPS)
+        if read_to == len(command):
+            fitting.append((left, command))
+    least_left, last = min(fitting)
+    assert least_left < 2 <= max(fitting)[0]  # reading `pytest $d` again takes 2 steps
+    assert [i.kind for i in test_invocations(last, "/w")] == ["pytest"]
+    roomy = max(fitting)[1]
+    assert [i.kind for i in test_invocations(roomy, "/w")] == ["pytest", "pytest"]
 
 
 def test_a_stdin_script_changes_directory_inside_its_shell_only():

@@ -484,6 +484,8 @@ class _Parse:
         ``for d in core tests; do make -C $d check; done`` runs ``make -C core
         check`` and ``make -C tests check``. A loop header or its ``done``
         updates ``loops``; a ``cd`` to a loop variable stays a place not known.
+        Each word read again is a step of the command's bound (:data:`MAX_STEPS`):
+        past it, the command is read as written.
         """
         if words and not words[0].quoted:
             head = words[0].text
@@ -494,6 +496,11 @@ class _Parse:
         variants = [words]
         if loops and words and words[0].text not in _STATE_COMMANDS:
             variants = _with_loop_values(loops, words)
+            extra = (len(variants) - 1) * len(words)
+            if extra > self.left:  # the words read again count against the command's steps
+                variants = [words]
+            else:
+                self.left -= extra
         argv: list[str] = []
         for variant in variants:
             argv = self._simple(
