@@ -306,6 +306,14 @@ FORMS = [
     (["salloc", "-N", "1", "mpirun", "-n", "2", "pytest"], "pytest"),
     (["sbatch", "--wrap=make check"], "make-test"),
     (["sbatch", "-J", "tests", "-o", "out.log", "--wrap", "python -m pytest -x"], "pytest"),
+    (["flux", "run", "-N", "1", "-n", "4", "pytest", "-x"], "pytest"),
+    (["flux", "submit", "--cc=1-4", "--wait", "make", "check"], "make-test"),
+    (["jsrun", "-n", "1", "-a", "1", "-h", "build", "ctest"], "ctest"),
+    (["lrun", "-T4", "ctest", "--output-on-failure"], "ctest"),
+    (["bsub", "-n", "4", "-q", "debug", "-W", "30", "-cwd", "build", "ctest"], "ctest"),
+    (["qsub", "-l", "walltime=1:00:00", "--", "pytest", "-x"], "pytest"),
+    (["aprun", "-n", "4", "-N", "1", "--wdir", "build", "ctest"], "ctest"),
+    (["ibrun", "-n", "56", "-o", "0", "pytest"], "pytest"),
     # launchers of distributed training run the script once per process
     (["torchrun", "--nproc-per-node", "2", "-m", "pytest", "tests"], "pytest"),
     (["torchrun", "--no-python", "--nproc_per_node=2", "pytest", "tests"], "pytest"),
@@ -621,6 +629,15 @@ NOT_RUNS = [
     ["salloc", "--no-shell", "-N", "2", "pytest"],
     ["salloc", "-N", "1"],  # a shell on the allocation
     ["sbatch", "--wrap", "python train.py"],
+    ["flux", "run", "--dry-run", "pytest"],
+    ["flux", "jobs", "-a"],
+    ["flux", "batch", "--dump", "tests.sh"],  # --dump takes the word: no script
+    ["jsrun", "-n", "2", "./simulate"],
+    ["bsub", "-h"],
+    ["bsub", "-J", "pytest", "./simulate"],  # -J takes the job's name
+    ["qsub", "-h", "job.sh"],  # -h holds the job: job.sh is its script
+    ["aprun", "--help"],
+    ["ibrun", "-np", "4", "./a.out"],
     ["sbatch", "--version"],
     ["python", "-m", "mpi4py", "--help"],
     ["torchrun", "--nproc-per-node", "2", "train.py"],

@@ -946,6 +946,97 @@ WRAPPERS.update(
     }
 )
 
+# The other workload managers' launchers, from each one's source or manual:
+# Flux (``flux run``, ``submit``, ``alloc`` with a command, ``batch`` with a
+# script or ``--wrap``; flux-core's ``cli/base.py``), IBM's ``jsrun`` (its
+# ``-h`` is ``--chdir``) and LLNL's ``lrun`` over it, LSF's ``bsub COMMAND``,
+# PBS's ``qsub SCRIPT`` or ``qsub -- COMMAND`` (its ``-h`` holds the job), Cray's
+# ``aprun`` and TACC's ``ibrun``.
+_FLUX_VALUES = (
+    *("-B", "--bank", "-q", "--queue", "-t", "--time-limit", "--urgency", "--job-name"),
+    *("-o", "--setopt", "-S", "--setattr", "--add-file", "--dependency", "--requires"),
+    *("--require", "--begin-time", "--env", "--env-remove", "--env-file", "--rlimit"),
+    *("--input", "--output", "--error", "--cwd", "--flags", "--signal", "--resources-shape"),
+    *("--resources-json", "--taskmap", "-N", "--nodes", "-n", "--ntasks", "-c"),
+    *("--cores-per-task", "-g", "--gpus-per-task", "--cores", "--tasks-per-node"),
+    *("--tasks-per-core", "--gpus-per-node", "--wait-event", "--cc", "--bcc", "--log"),
+    *("--log-stderr", "--add-brokers", "--conf", "--broker-opts", "--broker-opt", "--nslots"),
+    *("--cores-per-slot", "--gpus-per-slot", "--dump"),
+)
+_JSRUN_VALUES = (
+    *("-a", "--tasks_per_rs", "-p", "--np", "-c", "--cpu_per_rs", "-d"),
+    *("--launch_distribution", "-g", "--gpu_per_rs", "-K", "--rs_per_socket", "-l"),
+    *("--latency_priority", "-m", "--memory_per_rs", "-n", "--nrs", "-r", "--rs_per_host"),
+    *("-e", "--stdio_mode", "-f", "--appfile", "-I", "--stdin_rank", "-k", "--stdio_stderr"),
+    *("-o", "--stdio_stdout", "-t", "--stdio_input", "-A", "--allocate_only", "--erf_input"),
+    *("--erf_output", "--erf_output_pidx", "-H", "--launch_node_task", "-J"),
+    *("--use_reservation", "-L", "--use_spindle", "-M", "--smpiargs", "-P"),
+    *("--pre_post_exec", "-S", "--save_resources", "-U", "--use_resources", "-x"),
+    *("--exclude_hosts", "-X", "--exit_on_error", "-Z", "--progress", "--print_placement"),
+    *("-b", "--bind", "-D", "--env_no_propagate", "-E", "--env", "-F", "--env_eval"),
+)
+_JSRUN_STOP = ("-?", "--help", "--usage", "-V", "--version")
+WRAPPERS.update(
+    {
+        "flux": Wrapper(
+            value=_FLUX_VALUES,
+            subcommands=[("run",), ("submit",), ("alloc",), ("batch",)],
+            stop=("--help", "--dry-run", "--dry", "--list-plugins"),
+        ),
+        "jsrun": Wrapper(value=_JSRUN_VALUES, chdir=("-h", "--chdir"), stop=_JSRUN_STOP),
+        "lrun": Wrapper(
+            value=(
+                *_JSRUN_VALUES,
+                *("-T", "-N", "--threads", "--smt", "--mpibind", "-W", "--gpubind", "--core"),
+                *("--core_delay", "--core_cpu", "--core_gpu", "--core_kill"),
+            ),
+            chdir=("-h", "--chdir"),
+            stop=_JSRUN_STOP,
+        ),
+        "bsub": Wrapper(
+            value=(
+                *("-a", "-alloc_flags", "-app", "-b", "-C", "-c", "-clusters", "-cn_cu"),
+                *("-cn_mem", "-core_isolation", "-csm", "-D", "-data", "-datagrp", "-E", "-Ep"),
+                *("-e", "-eo", "-env", "-eptl", "-ext", "-extsched", "-F", "-f", "-freq", "-G"),
+                *("-g", "-gpu", "-hostfile", "-i", "-is", "-J", "-Jd", "-jobaff", "-jsdl"),
+                *("-jsdl_strict", "-jsm", "-json", "-k", "-L", "-Lp", "-ln_mem", "-ln_slots"),
+                *("-M", "-m", "-mig", "-n", "-network", "-nnodes", "-notify", "-o", "-oo"),
+                *("-outdir", "-P", "-p", "-pack", "-ptl", "-Q", "-q", "-R", "-rnc", "-S", "-s"),
+                *("-sla", "-smt", "-sp", "-stage", "-step_cgroup", "-T", "-t", "-U", "-u", "-v"),
+                *("-W", "-We", "-w", "-wa", "-wt", "-yaml"),
+            ),
+            chdir=("-cwd",),
+            stop=("-h", "-help", "-V"),
+        ),
+        "qsub": Wrapper(
+            value=(
+                *("-a", "-A", "-b", "-c", "-C", "-D", "-e", "-F", "-i", "-j", "-J", "-k", "-K"),
+                *("-l", "-L", "-m", "-M", "-N", "-o", "-p", "-P", "-q", "-r", "-R", "-S", "-t"),
+                *("-T", "-u", "-v", "-w", "-W"),
+            ),
+            chdir=("-d",),
+            stop=("--version", "--about"),
+        ),
+        "aprun": Wrapper(
+            value=(
+                *("-a", "--architecture", "-cc", "--cc", "--cpu-binding", "-cp", "--cp"),
+                *("--cpu-binding-file", "-d", "--cpus-per-pe", "-D", "--debug", "-e"),
+                *("--environment-override", "-E", "--exclude-node-list"),
+                *("--exclude-node-list-file", "-F", "--access-mode", "-j", "--cpus-per-cu"),
+                *("-L", "--node-list", "-l", "--node-list-file", "-m", "--memory-per-pe"),
+                *("--mpmd-env", "-n", "--pes", "-N", "--pes-per-node", "-p"),
+                *("--protection-domain", "-P", "--pipes", "--p-governor", "--p-state", "-r"),
+                *("--specialized-cpus", "-R", "--relaunch", "-S", "--pes-per-numa-node", "-sl"),
+                *("--numa-node-list", "-sn", "--numa-nodes-per-node", "-t", "--cpu-time-limit"),
+                *("-Z", "--zone-sort-secs"),
+            ),
+            chdir=("--wdir",),
+            stop=("--help", "--version"),
+        ),
+        "ibrun": Wrapper(value=("-n", "-np", "-o"), stop=("--help",)),
+    }
+)
+
 # Launchers of distributed training start the program once per process they
 # are asked for, on this machine unless told other nodes: ``torchrun
 # --nproc-per-node 2 -m pytest tests`` (a script is run by python, ``-m``
