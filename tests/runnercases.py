@@ -228,6 +228,7 @@ FORMS = [
     (["nix", "develop", "-c", "pytest"], "pytest"),
     (["nix-shell", "--run", "pytest -x"], "pytest"),
     (["su", "ci", "-c", "pytest"], "pytest"),
+    (["su", "-", "postgres", "-c", "make check"], "make-test"),  # "-": a login shell
     (["cross-env", "NODE_ENV=test", "jest"], "jest"),
     (["dotenv", "-e", ".env.test", "--", "jest"], "jest"),
     (["mise", "exec", "--", "pytest"], "pytest"),

@@ -400,6 +400,7 @@ def test_the_same_text_as_data_is_no_run(command):
         "echo pytest | sudo sh",
         "timeout 600 bash -s <<< 'pytest -q'",
         "su postgres <<-EOF\n\tpytest\nEOF",
+        "su - postgres <<EOF\npytest\nEOF",
         "nice runuser -u ci <<EOF\npytest\nEOF",
         "sudo -i <<'EOF'\npytest\nEOF",
     ],

@@ -519,6 +519,9 @@ class _Walk:
             if _options_variable(self.args, j):
                 j += 1
                 continue
+            if arg == "-" and wrapper.dash_option:
+                j += 1
+                continue
             if len(arg) < 2 or arg[0] != "-":  # noqa: PLR2004 - "-" alone is a word
                 return j
             name, eq, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")

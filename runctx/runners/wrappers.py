@@ -56,7 +56,8 @@ class Wrapper(Record):
     ``pairs``: options taking the next two words (bubblewrap's ``--bind SRC
     DEST``); ``each_line``: each word after the options is a command line of
     its own (``concurrently "npm:lint" "jest"``), with ``shorthands`` (a
-    prefix and what it stands for: ``npm:NAME`` is ``npm run NAME``).
+    prefix and what it stands for: ``npm:NAME`` is ``npm run NAME``);
+    ``dash_option``: a lone ``-`` is an option, not a word (``su - postgres``).
     """
 
     arg_separators: frozenset[str]
@@ -65,6 +66,7 @@ class Wrapper(Record):
     code: frozenset[str]
     code_flags: frozenset[str]
     command_lists: frozenset[str]
+    dash_option: bool
     each_line: bool
     module: frozenset[str]
     own_commands: frozenset[str] | None
@@ -103,6 +105,7 @@ class Wrapper(Record):
         pairs: Iterable[str] = (),
         each_line: bool = False,
         shorthands: Iterable[tuple[str, str]] = (),
+        dash_option: bool = False,
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         chdirs, codes, modules, splits = map(frozenset, (chdir, code, module, split))
@@ -113,6 +116,7 @@ class Wrapper(Record):
             code=codes,
             code_flags=frozenset(code_flags),
             command_lists=frozenset(command_lists),
+            dash_option=dash_option,
             each_line=each_line,
             module=modules,
             own_commands=None if own_commands is None else frozenset(own_commands),
@@ -528,6 +532,7 @@ WRAPPERS.update(
             value=("-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w"),
             code=("-c", "--command", "--session-command"),
             positionals=1,
+            dash_option=True,  # ``su - postgres``: a login shell, as ``-l``
         ),
         "runuser": Wrapper(
             value=("-u", "--user", "-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w"),
