@@ -539,7 +539,7 @@ WRAPPERS.update(
             code=("-c", "--command", "--session-command"),
         ),
         "sg": Wrapper(code=("-c",), positionals=1),
-        # Tcl's shell runs the script file it is given: ``tclsh tests/all.tcl``
+        # Tcl's shell runs the script file it is given: ``tclsh tests/test_helper.tcl``
         "tclsh": Wrapper(value=("-encoding",)),
         "tclsh8.6": Wrapper(value=("-encoding",)),
         "tclsh9.0": Wrapper(value=("-encoding",)),
