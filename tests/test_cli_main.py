@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
+import os
 import pkgutil
 import re
 import subprocess
@@ -169,18 +170,20 @@ if sys.argv[1] == "untuned":
 collections = []
 gc.callbacks.append(lambda phase, info: collections.append(phase) if phase == "start" else None)
 sys.argv = ["runctx", *sys.argv[2:]]
-from runctx.cli import console
+from runctx.fastpath.hook import dispatch
+collections.clear()  # what importing the console's own module ran is the same either way
 try:
-    status = console()
+    status = dispatch()
 finally:
-    print(len(collections), gc.get_threshold()[0], file=sys.stderr)
+    print(len(collections), gc.get_threshold()[0], gc.isenabled(), file=sys.stderr)
 """
 
 
-def _collections(tuning: str) -> tuple[int, int]:
-    """How often ``runctx status --json`` ran the cycle collector, and its threshold then."""
+def _collections(tuning: str, *argv: str) -> tuple[int, int, bool]:
+    """How often ``runctx ARGV`` ran the cycle collector, its threshold then, whether it was on."""
     done = subprocess.run(
-        [sys.executable, "-c", _COLLECTIONS, tuning, "status", "--json"],
+        [sys.executable, "-c", _COLLECTIONS, tuning, *(argv or ("status", "--json"))],
+        input=_NO_TEST_PAYLOAD,
         capture_output=True,
         text=True,
         env=hook_env(),
@@ -188,8 +191,81 @@ def _collections(tuning: str) -> tuple[int, int]:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    collections, threshold = (int(word) for word in done.stderr.split()[-2:])
-    return collections, threshold
+    collections, threshold, enabled = done.stderr.split()[-3:]
+    return int(collections), int(threshold), enabled == "True"
+
+
+_NO_TEST_PAYLOAD = json.dumps(
+    {
+        "hook_event_name": "PreToolUse",
+        "cwd": "/",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+)
+
+
+_ENDS_AT_ONCE = """
+import atexit, sys
+atexit.register(lambda: print("the teardown ran", file=sys.stderr))
+print("left in the buffer", end=" ")
+sys.argv = ["runctx", *sys.argv[1:]]
+from runctx.cli import console
+console()
+"""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["hook", "claude"]])
+def test_the_console_ends_its_process_at_once_with_its_output_flushed(argv: list[str]):
+    """No interpreter teardown (nothing registered to run at exit runs), nothing lost."""
+    done = subprocess.run(
+        [sys.executable, "-c", _ENDS_AT_ONCE, *argv],
+        input=_NO_TEST_PAYLOAD,
+        capture_output=True,
+        text=True,
+        env=hook_env(),
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the teardown ran" not in done.stderr
+    assert done.stdout.startswith("left in the buffer")
+    if argv == ["--version"]:
+        assert done.stdout.split()[-1] == version("runctx")
+
+
+def test_the_console_ends_quietly_when_the_reader_of_its_output_went_away():
+    """What stdout still buffers at the end cannot be written: 141, as for a write that fails."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = hook_env()
+    env.pop("PYTHONUNBUFFERED", None)  # the script's text stays in the buffer to the end
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _ENDS_AT_ONCE, "hook", "claude"],
+            input=_NO_TEST_PAYLOAD.encode(),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            check=False,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == exits.EXIT_BROKEN_PIPE, done.stderr
+    assert not done.stderr
+
+
+def test_version_ends_quietly_when_the_reader_of_its_output_went_away():
+    """``--version`` to a closed pipe: 141 and nothing on stderr, no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = runctx("--version", stdout=write_end, stderr=subprocess.PIPE)
+    finally:
+        os.close(write_end)
+    assert done.returncode == exits.EXIT_BROKEN_PIPE, done.stderr
+    assert not done.stderr
 
 
 _LIBRARY_LEAVES_THE_COLLECTOR = (
@@ -205,10 +281,12 @@ def test_the_console_runs_the_cycle_collector_rarely_and_only_in_its_own_process
     process's collector as it was: only the console, whose process is
     runctx's, tunes it.
     """
-    tuned, threshold = _collections("tuned")
-    untuned, default = _collections("untuned")
+    tuned, threshold, enabled = _collections("tuned")
+    untuned, default, _ = _collections("untuned")
+    assert enabled
     assert threshold >= 50 * default
     assert tuned * 5 <= untuned, (tuned, untuned)
+    assert _collections("tuned", "hook", "claude") == (0, default, False)  # a hook: none at all
     imported = subprocess.run(
         [
             sys.executable,

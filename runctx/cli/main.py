@@ -210,7 +210,10 @@ def build_parser(only: str | None = None, *, json_errors: bool = False) -> argpa
         """``--version``: the version is looked up only when asked for (metadata is slow)."""
 
         def __call__(self, parser: argparse.ArgumentParser, *_args: object) -> NoReturn:
-            write_text(version_text() + "\n")
+            try:
+                write_text(version_text() + "\n")
+            except OutputClosedError:
+                parser.exit(EXIT_BROKEN_PIPE)
             parser.exit()
 
     parser.add_argument(

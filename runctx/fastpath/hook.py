@@ -19,7 +19,7 @@ runner's files), and only a test run or a change of an environment goes on to
 
 Its imports are deferred (``noqa: PLC0415``, here and in the rest of
 :mod:`runctx.fastpath` only): what lies behind the pre-filter, the words of a
-failure, and the command line (:func:`console` imports the hook's path or
+failure, and the command line (:func:`dispatch` imports the hook's path or
 :mod:`runctx.cli.main`, never both).
 
 Run by hand on a terminal (stdin is a terminal, so no agent is sending a
@@ -51,6 +51,7 @@ import time
 
 from runctx.checkout import find_root
 from runctx.config_files import may_add_runners
+from runctx.exits import EXIT_BROKEN_PIPE
 from runctx.fastpath.git_hooks import may_run_hooks
 from runctx.fastpath.prefilter import (
     BUILTIN_NAMES,
@@ -71,7 +72,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import FrameType
-    from typing import TypeVar
+    from typing import NoReturn, TypeVar
 
     from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
@@ -125,26 +126,76 @@ EXIT_BY_HAND = 2
 """A hook run by hand on a terminal that cannot work (a usage error): exit 2, not 0."""
 _CHUNK = 64 * 1024
 YOUNG_OBJECTS_PER_COLLECTION = 50_000
-"""How many new objects the console lets pass before the cycle collector runs (Python: 700).
+"""How many new objects the command line lets pass before the cycle collector runs (Python: 700).
 
 A scan makes a few records per process and a report a few dicts per run,
 none in a cycle: reference counting frees them all. At Python's default a
 ``status`` beside 4,000 processes ran the collector over them 216 times (about
 45 ms, 5% of its CPU); at this threshold, a few times. The collector still runs, so
 a command that lives long (``status --watch``, ``wait``) frees what cycles it
-makes; only runctx's own process is tuned, never a process it is imported into."""
+makes. A hook lives for one answer, within its deadline: there the collector
+does not run at all (:func:`dispatch`). Only runctx's own process is tuned,
+never a process it is imported into."""
+EXIT_FLUSH_FAILED = 120
+"""The exit status when what is left in ``sys.stdout`` cannot be written at the end (Python's),
+unless its reader went away (:data:`runctx.exits.EXIT_BROKEN_PIPE`)."""
 
 
-def console() -> int:
-    """The ``runctx`` command: ``runctx hook FACE`` goes to the hook, anything else to the CLI.
+def console() -> NoReturn:
+    """The ``runctx`` command: :func:`dispatch`, then the process ends at once.
+
+    Ending it skips the interpreter's teardown, which would free every module,
+    class and record one by one and run the cycle collector over them all:
+    about a tenth of a refusing hook's instructions beside a storm of
+    processes, on the path every agent waits on. Nothing of runctx's needs that
+    teardown: its replies and reports are written straight to their
+    descriptors, it starts no thread and registers nothing to run at exit.
+    What ``sys.stdout`` and ``sys.stderr`` still buffer is flushed first. An
+    exit asked for on the way (``sys.exit``: argparse's ``--help``) ends it the
+    same way, with the status Python would give it; any other exception
+    propagates, and Python reports it as usual.
+    """
+    try:
+        status = dispatch()
+    except SystemExit as asked:
+        status = _exit_status(asked.code)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = EXIT_BROKEN_PIPE
+    except (OSError, ValueError):
+        status = EXIT_FLUSH_FAILED
+    try:  # noqa: SIM105 - contextlib is not loaded on the hook's path
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(status)
+
+
+def _exit_status(code: object) -> int:
+    """The status Python exits with for ``sys.exit(code)``: a text is written to stderr first."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:  # noqa: SIM105 - contextlib is not loaded on the hook's path
+        sys.stderr.write(f"{code}\n")
+    except (OSError, ValueError):
+        pass
+    return 1
+
+
+def dispatch() -> int:
+    """``runctx hook FACE`` goes to the hook, anything else to the CLI: the exit status.
 
     The hook runs before every shell command an agent issues, so the console
     script imports the hook's fast path (this module) or the command line
     (:mod:`runctx.cli.main`: argparse, every subcommand's parser), never both.
     """
-    gc.set_threshold(YOUNG_OBJECTS_PER_COLLECTION, *gc.get_threshold()[1:])
     if sys.argv[1:2] == ["hook"]:
+        gc.disable()
         return main(sys.argv[2:])
+    gc.set_threshold(YOUNG_OBJECTS_PER_COLLECTION, *gc.get_threshold()[1:])
     from runctx.cli.main import main as command_line  # noqa: PLC0415 - never on the hook's path
 
     return command_line()
