@@ -305,7 +305,9 @@ class _OtherUsers:
     which its user can write? Asked only when the checkout's
     ``on-shared-tree`` would hold a run for it (stop, ask), only of a uid
     that can write the checkout (:func:`runctx.identity.can_write`, once per
-    uid), and answered from its cwd alone. Every other process of another
+    uid), and answered from its cwd alone. A pass that reads optional
+    facts asks it whatever the mode (``warn`` names such a run), before and
+    apart from its bound below. Every other process of another
     uid is not read at all (its ``stat``, its command line): it is neither
     parsed nor folded into a run; ``passed`` counts them.
 
@@ -332,13 +334,13 @@ class _OtherUsers:
         source: ProcessSource,
         here: Viewpoint,
         *,
-        shared_tree_holds: bool,
+        shared_tree_asked: bool,
         argv_budget: int | None = None,
         own_elsewhere: bool = False,
     ) -> None:
         self.source = source
         self.here = here
-        self.shared_tree_holds = shared_tree_holds
+        self.shared_tree_asked = shared_tree_asked
         self.writers: dict[int, bool] = {}
         self.passed = 0
         self.argv_budget = argv_budget
@@ -375,7 +377,7 @@ class _OtherUsers:
 
     def _may_share(self, uid: int) -> bool:
         here = self.here.root
-        if not self.shared_tree_holds or not isinstance(here, Root):
+        if not self.shared_tree_asked or not isinstance(here, Root):
             return False
         if uid not in self.writers:
             self.writers[uid] = can_write(uid, str(here))
@@ -739,7 +741,10 @@ def _with_cpu_now(
 
 
 SHARED_TREE_HOLDS = frozenset({Mode.STOP, Mode.ASK})
-"""The ``on-shared-tree`` modes that hold a run: only then does a first pass ask the question."""
+"""The ``on-shared-tree`` modes that hold a run: only then does a first pass ask the question.
+
+A pass that reads optional facts always asks it: with ``warn`` the words of
+the go-ahead are where another user's run in this very checkout is named."""
 
 
 def _argv_reader(
@@ -780,7 +785,7 @@ def _others_filter(
     return _OtherUsers(
         source,
         here,
-        shared_tree_holds=settings.shared_tree_mode in SHARED_TREE_HOLDS,
+        shared_tree_asked=not essentials_only or settings.shared_tree_mode in SHARED_TREE_HOLDS,
         argv_budget=None if essentials_only else argv_at_most,
         own_elsewhere=essentials_only,
     )

@@ -761,6 +761,29 @@ def test_the_hooks_optional_pass_reads_at_most_its_bound_of_other_users_processe
 
 
 @pytest.mark.needs_root
+def test_a_warning_names_another_users_run_here_past_the_bound_of_their_processes(shared_tmp, runs):
+    """``on-shared-tree = "warn"``: the go-ahead names that user's run here, however many they run.
+
+    The optional pass reads at most its bound of other users' command lines
+    (:data:`OTHERS_ARGV_AT_MOST`): here that user has 30 more than that many
+    processes named ``pytest`` elsewhere, started first. Their run in this
+    very checkout, which they can write, is asked about apart from the bound,
+    as a first pass asks when the mode holds: else the warning the mode is
+    for was lost to a storm of that user's processes.
+    """
+    _many_of_another_user(runs, make_checkout(shared_tmp, "elsewhere"))
+    checkout = make_checkout(shared_tmp, "proj")
+    checkout.chmod(0o777)
+    (checkout / "pyproject.toml").write_text('[tool.runctx]\non-shared-tree = "warn"\n')
+    theirs = runs.run_tests_script(checkout, uid=OTHER_UID)
+    output, _opened = _audited_hook(checkout)
+    assert "permissionDecision" not in output, output
+    context = output["additionalContext"]
+    assert "another user" in context, context
+    assert f"pid {theirs.pid} (run-tests-script" in context
+
+
+@pytest.mark.needs_root
 def test_a_refusal_reads_no_other_users_process(shared_tmp, runs):
     """A hold never names foreign runs: its optional pass reads none of another user's.
 

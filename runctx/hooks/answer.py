@@ -58,8 +58,9 @@ OTHERS_ARGV_AT_MOST = 100
 Its words name at most two busy foreign runs and count the idle ones: beside
 a storm of thousands of another user's runners, reading them all took the
 whole of its time, every call, and was then dropped. Past this many, another
-user's process is not read (a run of another user in this very checkout is
-still looked into, as in the first pass). When the first pass holds the
+user's process is not read (a run of another user in this very checkout,
+which that user can write, is still looked into, whatever ``on-shared-tree``
+says: ``warn`` names it). When the first pass holds the
 command, none is: a hold's words never name foreign runs (nor, then, a run
 of another user elsewhere that shares this checkout's environment)."""
 
