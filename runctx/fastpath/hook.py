@@ -72,7 +72,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from types import FrameType
-    from typing import NoReturn, TypeVar
+    from typing import NoReturn, TextIO, TypeVar
 
     from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
@@ -153,23 +153,35 @@ def console() -> NoReturn:
     What ``sys.stdout`` and ``sys.stderr`` still buffer is flushed first. An
     exit asked for on the way (``sys.exit``: argparse's ``--help``) ends it the
     same way, with the status Python would give it; any other exception
-    propagates, and Python reports it as usual.
+    propagates, and Python reports it as usual. A hook exits 0 whatever its
+    streams do (the module's docstring); the command line ends
+    :data:`~runctx.exits.EXIT_BROKEN_PIPE` when the reader of what stdout
+    still held went away, else :data:`EXIT_FLUSH_FAILED` when it cannot be
+    written.
     """
+    hook = sys.argv[1:2] == ["hook"]
     try:
         status = dispatch()
     except SystemExit as asked:
         status = _exit_status(asked.code)
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        status = EXIT_BROKEN_PIPE
-    except (OSError, ValueError):
-        status = EXIT_FLUSH_FAILED
-    try:  # noqa: SIM105 - contextlib is not loaded on the hook's path
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
+    unwritten = _flush(sys.stdout)
+    if unwritten is not None and not hook:
+        status = unwritten
+    _flush(sys.stderr)
     os._exit(status)
+
+
+def _flush(stream: TextIO | None) -> int | None:
+    """Flush ``stream`` (None: that descriptor was closed at the start); the status if it failed."""
+    if stream is None:
+        return None
+    try:
+        stream.flush()
+    except BrokenPipeError:
+        return EXIT_BROKEN_PIPE
+    except (OSError, ValueError):
+        return EXIT_FLUSH_FAILED
+    return None
 
 
 def _exit_status(code: object) -> int:
