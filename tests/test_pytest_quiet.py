@@ -227,7 +227,9 @@ libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
 low = arg_start // mmap.PAGESIZE * mmap.PAGESIZE
 if libc.munmap(low, env_end - low):
     sys.exit(f"munmap: errno {ctypes.get_errno()}")
-ready.write_text(repr(pathlib.Path("/proc/self/cmdline").read_bytes()))
+told = ready.with_suffix(".told")
+told.write_text(repr(pathlib.Path("/proc/self/cmdline").read_bytes()))
+told.rename(ready)  # whole when it appears: the test reads it the moment it exists
 while True:
     time.sleep(60)
 """
