@@ -179,17 +179,26 @@ finally:
 """
 
 
-def _collections(tuning: str, *argv: str) -> tuple[int, int, bool]:
-    """How often ``runctx ARGV`` ran the cycle collector, its threshold then, whether it was on."""
-    done = subprocess.run(
-        [sys.executable, "-c", _COLLECTIONS, tuning, *(argv or ("status", "--json"))],
+def _python(
+    script: str, *argv: str, stdout: int = subprocess.PIPE, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -c SCRIPT ARGV`` in ``/``, fed a hook's payload of a command that is no test run."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *argv],
         input=_NO_TEST_PAYLOAD,
-        capture_output=True,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
         text=True,
-        env=hook_env(),
+        cwd="/",
+        env=hook_env() if env is None else env,
         check=False,
         timeout=60,
     )
+
+
+def _collections(tuning: str, *argv: str) -> tuple[int, int, bool]:
+    """How often ``runctx ARGV`` ran the cycle collector, its threshold then, whether it was on."""
+    done = _python(_COLLECTIONS, tuning, *(argv or ("status", "--json")))
     assert done.returncode == 0, done.stderr
     collections, threshold, enabled = done.stderr.split()[-3:]
     return int(collections), int(threshold), enabled == "True"
@@ -218,15 +227,7 @@ console()
 @pytest.mark.parametrize("argv", [["--version"], ["hook", "claude"]])
 def test_the_console_ends_its_process_at_once_with_its_output_flushed(argv: list[str]):
     """No interpreter teardown (nothing registered to run at exit runs), nothing lost."""
-    done = subprocess.run(
-        [sys.executable, "-c", _ENDS_AT_ONCE, *argv],
-        input=_NO_TEST_PAYLOAD,
-        capture_output=True,
-        text=True,
-        env=hook_env(),
-        check=False,
-        timeout=60,
-    )
+    done = _python(_ENDS_AT_ONCE, *argv)
     assert done.returncode == 0, done.stderr
     assert "the teardown ran" not in done.stderr
     assert done.stdout.startswith("left in the buffer")
@@ -250,20 +251,11 @@ def test_the_console_ends_quietly_when_the_reader_of_its_output_went_away(
     env = hook_env()
     env.pop("PYTHONUNBUFFERED", None)  # the script's text stays in the buffer to the end
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", _ENDS_AT_ONCE, *argv],
-            input=_NO_TEST_PAYLOAD.encode(),
-            stdout=write_end,
-            stderr=subprocess.PIPE,
-            cwd="/",
-            env=env,
-            check=False,
-            timeout=60,
-        )
+        done = _python(_ENDS_AT_ONCE, *argv, stdout=write_end, env=env)
     finally:
         os.close(write_end)
     assert done.returncode == status, done.stderr
-    assert b"Traceback" not in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_version_ends_quietly_when_the_reader_of_its_output_went_away():
