@@ -279,7 +279,7 @@ def test_the_agent_gets_one_line_on_the_watcher_and_the_busy_note_once(scene):
             continue
         quiet = after
         break
-    assert quiet is not None, "no session was told the note once and then nothing more"
+    assert quiet is not None, f"no session was told the note once and then nothing more: {told}"
     assert len(quiet.splitlines()) == 1, quiet  # the watcher's line alone
 
 
