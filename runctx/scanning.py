@@ -288,6 +288,19 @@ directories as there are processes would gain nothing from it."""
 _STARTERS_MAX = 4096
 """Distinct inherited facts whose starter one scan keeps: a box has far fewer."""
 
+RUNNING_OTHERS_AT_MOST = 64
+"""Other users' processes a bounded pass reads past its command lines because they run now.
+
+A pass that reads a fixed share of other users' processes (a hook's go-ahead,
+whose words name the busy foreign runs) would otherwise read the first ones
+listed: beside another user's thousands of idle runners, a busy run of theirs
+listed after them would never be named. A process running now (state ``R``)
+is read whatever the share, as are its ancestors (:data:`RUNNING_ANCESTORS_AT_MOST`),
+so it folds into the run that started it. A box runs about as many at once
+as its load: these bound what a box of thousands running costs."""
+RUNNING_ANCESTORS_AT_MOST = 256
+"""The ancestors of those running processes a bounded pass reads at most, all told."""
+
 
 def _vanished(record: ProcRecord) -> bool:
     """Whether a process exited between the table and the reading of its owner."""
@@ -317,6 +330,12 @@ class _OtherUsers:
     processes whose name could make them a runner or a worker); every other
     user's process after that is passed, not read. A storm of thousands of
     another user's runners costs such a pass a fixed share of them, not all.
+
+    Past that budget, another user's process that is running now is read
+    still, up to :data:`RUNNING_OTHERS_AT_MOST` of them (``running_read``):
+    a busy run is named even behind a storm of idle ones. The others are
+    kept in ``others_passed``, for the pass to read the ancestors of those
+    running ones (:meth:`~runctx.sources.base.SourceBase.with_ancestors`).
 
     With ``own_elsewhere`` (a first pass) the viewer's own processes that
     work in another checkout are passed too (:meth:`_may_be_here`): none of
@@ -348,7 +367,16 @@ class _OtherUsers:
         self._reading_other = False
         self.own_elsewhere = own_elsewhere and isinstance(here.root, Root)
         self.own_passed: set[int] = set()
+        self.running_read: list[int] = []
+        self.others_passed: set[int] = set()
         self._here_by_view: dict[tuple[str, str, str], bool] = {}
+
+    def restart(self) -> None:
+        """Forget what a pass passed and read past its budget: the table is read again."""
+        self.passed = 0
+        self.own_passed.clear()
+        self.running_read.clear()
+        self.others_passed.clear()
 
     def wanted(self, pid: int, uid: int | Unknown) -> bool:
         """Whether ``pid`` (owned by ``uid``) is read at all by this pass."""
@@ -364,10 +392,20 @@ class _OtherUsers:
             return True
         if self._may_share(uid) and self._works_here(pid, uid):
             return True
+        if self.argv_budget is not None and self._read_in_budget(pid):
+            return True
+        self.passed += 1
+        return False
+
+    def _read_in_budget(self, pid: int) -> bool:
+        """Whether another user's ``pid`` is read in a pass with a budget (and kept if passed)."""
         if self.argv_budget is not None and self.argv_read < self.argv_budget:
             self._reading_other = True
             return True
-        self.passed += 1
+        if len(self.running_read) < RUNNING_OTHERS_AT_MOST and self.source.running(pid):
+            self.running_read.append(pid)
+            return True
+        self.others_passed.add(pid)
         return False
 
     def argv_kept(self, *, kept: bool) -> None:
@@ -490,14 +528,23 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
             table = source.table(argv_wanted)
         else:
             if others is not None:
-                others.passed = 0
-                others.own_passed.clear()
+                others.restart()
             owners.clear()
             table = source.table(argv_wanted, wanted, deadline, viewer_uid)
             if others is not None and others.own_passed:
                 table = _completed(
                     source, table, others, (detect, owners), argv_wanted, deadline=deadline
                 )
+            if others is not None and others.running_read:
+                table, taken = source.with_ancestors(
+                    table,
+                    others.running_read,
+                    others.others_passed,
+                    argv_wanted,
+                    at_most=RUNNING_ANCESTORS_AT_MOST,
+                    deadline=deadline,
+                )
+                others.passed -= taken
         folded = fold_runs(table.records, detect)
         if deadline is not None and not isinstance(viewer_uid, Unknown):
             # Against a deadline, the runs that may be the viewer's are judged

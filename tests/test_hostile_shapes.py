@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from hooktools import claude_pre_tool_use, copilot_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
-from proctools import OTHER_UID, PYTHON, make_checkout, record_of, wait_for
+from proctools import OTHER_UID, PYTHON, interpreter_for, make_checkout, record_of, wait_for
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx.fastpath.hook import DEADLINE_ENV
@@ -750,14 +750,17 @@ def test_the_hooks_optional_pass_reads_at_most_its_bound_of_other_users_processe
     Beside 30 more than that many processes named ``pytest`` of another uid
     in another checkout, a test command in a checkout with no live run: the
     hook lets it through with its optional pass (the first reads none of
-    their command lines), which read some of those and at most the bound.
-    Counted by an audit hook in the real hook process.
+    their command lines), which read some of other users' command lines,
+    and at most the bound of those idle ones (a process running now is read
+    past the bound: none of these is). Counted by an audit hook in the real
+    hook process.
     """
     calm = make_checkout(shared_tmp, "calm")
-    _many_of_another_user(runs, make_checkout(shared_tmp, "elsewhere"))
+    idle = _many_of_another_user(runs, make_checkout(shared_tmp, "elsewhere"))
     output, opened = _audited_hook(calm)
     assert output.get("permissionDecision") != "deny", output
-    assert 0 < _other_users_command_lines(opened) <= OTHERS_ARGV_AT_MOST
+    assert _other_users_command_lines(opened) > 0
+    assert sum(_opened(opened, idle, "cmdline").values()) <= OTHERS_ARGV_AT_MOST
 
 
 @pytest.mark.needs_root
@@ -781,6 +784,57 @@ def test_a_warning_names_another_users_run_here_past_the_bound_of_their_processe
     context = output["additionalContext"]
     assert "another user" in context, context
     assert f"pid {theirs.pid} (run-tests-script" in context
+
+
+SLEEPING_RUNNER = """
+import os, pathlib, signal, sys
+if os.fork() == 0:
+    pathlib.Path(sys.argv[1]).touch()
+    while True:
+        pass
+signal.pause()
+"""
+"""A ``run_tests.py`` that waits while its one worker (a fork) keeps a CPU busy."""
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("source_class", [ProcfsSource, PsutilSource], ids=["procfs", "psutil"])
+def test_a_bounded_pass_reads_another_users_busy_run_behind_their_idle_ones(
+    shared_tmp, runs, source_class
+):
+    """Past its bound of other users' command lines, a pass still reads what runs now.
+
+    That user started 30 more than the bound of idle processes named
+    ``pytest`` first, then a run whose runner waits while its worker spins:
+    both are listed after the idle ones. The go-ahead's pass (bound
+    :data:`OTHERS_ARGV_AT_MOST`) reads the running worker, and the runner
+    above it that it had passed, so the busy run is named by its runner with
+    its worker in it; the idle ones past the bound are not examined.
+    """
+    idle = _many_of_another_user(runs, make_checkout(shared_tmp, "elsewhere"))
+    busy = make_checkout(shared_tmp, "ci")
+    (busy / "run_tests.py").write_text(SLEEPING_RUNNER)
+    ready = ready_dir(busy) / "worker"
+    job = runs.orphan(
+        [interpreter_for(OTHER_UID), "run_tests.py", str(ready)],
+        busy,
+        uid=OTHER_UID,
+        env=clean_env(),
+        ready=ready,
+    )
+    (worker,) = job.members() - {job.pid}
+    assert min(job.pid, worker) > max(idle), "pids wrapped: the run is not listed after the rest"
+    calm = make_checkout(shared_tmp, "calm")
+    report = scan(
+        viewpoint(cwd=str(calm)),
+        source=source_class(),
+        others_argv_at_most=OTHERS_ARGV_AT_MOST,
+    )
+    found = {judged.run.pid: judged.run for judged in report.foreign}
+    assert job.pid in found, sorted(found)
+    assert worker in found[job.pid].members
+    assert worker not in found  # folded into its runner, not a run of its own
+    assert report.not_examined >= len(idle) - OTHERS_ARGV_AT_MOST
 
 
 @pytest.mark.needs_root

@@ -76,6 +76,21 @@ class ProcessSource(Protocol):
     ) -> tuple[ProcessTable, int]:
         """``table`` with the ancestors and run descendants a filter ``passed``; how many read."""
 
+    def with_ancestors(  # noqa: PLR0913 - what the table was read with, and the bounds
+        self,
+        table: ProcessTable,
+        pids: Sequence[int],
+        passed: set[int],
+        argv_wanted: Callable[[str], bool] | None,
+        *,
+        at_most: int,
+        deadline: float | None = None,
+    ) -> tuple[ProcessTable, int]:
+        """``table`` with at most ``at_most`` ancestors of ``pids`` left ``passed``; how many."""
+
+    def running(self, pid: int) -> bool:
+        """Whether ``pid`` is running on a CPU, or waiting for one, now (state ``R``)."""
+
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process that holds ``pid`` now, or why none does."""
 

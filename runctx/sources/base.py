@@ -101,6 +101,10 @@ def _read_argv(_comm: str) -> bool:
     return True
 
 
+def _no_argv(_comm: str) -> bool:
+    return False
+
+
 class SourceBase:
     """The shared half of a process source; subclasses read, this assembles."""
 
@@ -523,13 +527,7 @@ class SourceBase:
         def out_of_time() -> bool:
             return deadline is not None and time.monotonic() >= deadline
 
-        for pid in list(records):
-            parent = records[pid].ppid
-            while parent in passed and not out_of_time():
-                above = self._read_passed(parent, now, argv_wanted, passed, records)
-                if above is None:
-                    break
-                parent = above.ppid
+        self._read_ancestors(list(records), records, (passed, now), argv_wanted, out_of_time)
         queue = [pid for pid, record in records.items() if mine(pid) and in_a_run(record)]
         seen = set(queue)
         while queue and not out_of_time():
@@ -541,6 +539,60 @@ class SourceBase:
                     if child in records and mine(child):
                         queue.append(child)
         return attrs.evolve(table, records=records), len(records) - len(table.records)
+
+    def with_ancestors(  # noqa: PLR0913 - what the table was read with, and the bounds
+        self,
+        table: ProcessTable,
+        pids: Sequence[int],
+        passed: set[int],
+        argv_wanted: Callable[[str], bool] | None,
+        *,
+        at_most: int,
+        deadline: float | None = None,
+    ) -> tuple[ProcessTable, int]:
+        """``table`` with the ancestors of ``pids`` that a filter ``passed``; how many were read.
+
+        Gone up from each of ``pids`` (read already) while the parent is one
+        ``passed`` left unread: a process read apart from the others (a running
+        one of another user) then folds into the run that started it. At most
+        ``at_most`` are read (another user's chain of thousands costs no more),
+        none past ``deadline``.
+        """
+        records = dict(table.records)
+
+        def out_of_time() -> bool:
+            past = deadline is not None and time.monotonic() >= deadline
+            return past or len(records) - len(table.records) >= at_most
+
+        starts = [pid for pid in pids if pid in records]
+        self._read_ancestors(starts, records, (passed, self._now()), argv_wanted, out_of_time)
+        return attrs.evolve(table, records=records), len(records) - len(table.records)
+
+    def running(self, pid: int) -> bool:
+        """Whether ``pid`` is running on a CPU, or waiting for one, now (state ``R``).
+
+        One reading of the process, its command line not read.
+        """
+        read = self._read(pid, 0.0, _no_argv)
+        return isinstance(read, ProcRecord) and read.state == "R"
+
+    def _read_ancestors(
+        self,
+        starts: Sequence[int],
+        records: dict[int, ProcRecord],
+        passed_at: tuple[set[int], float],
+        argv_wanted: Callable[[str], bool] | None,
+        out_of_time: Callable[[], bool],
+    ) -> None:
+        """Read into ``records`` the ancestors of ``starts`` the filter passed (clock: ``now``)."""
+        passed, now = passed_at
+        for pid in starts:
+            parent = records[pid].ppid
+            while parent in passed and not out_of_time():
+                above = self._read_passed(parent, now, argv_wanted, passed, records)
+                if above is None:
+                    break
+                parent = above.ppid
 
     def _read_passed(
         self,

@@ -426,6 +426,18 @@ class ProcfsSource(SourceBase):
             return stat
         return ProcIdentity(pid, stat.start_ticks)
 
+    def running(self, pid: int) -> bool:
+        """Whether ``pid`` is running on a CPU, or waiting for one, now (``stat``'s state ``R``).
+
+        One read of ``stat``, only its state looked at: a bounded pass asks
+        this of each of another user's processes past its budget.
+        """
+        raw = read_file(f"{self.proc}/{pid}/stat")
+        if isinstance(raw, Unknown):
+            return False
+        after_name = raw.rfind(b")") + 2
+        return after_name > 1 and raw[after_name : after_name + 1] == b"R"
+
     def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
         stat = self._live_stat(pid)
         if isinstance(stat, Unknown):
