@@ -902,6 +902,31 @@ def test_a_task_runner_opens_only_the_file_it_needs(project):
     assert "runctx.runners.tasks.package_json" in modules
 
 
+TASK_READER_MODULES = (
+    "runctx.runners.tasks.makefile",
+    "runctx.runners.tasks.justfile",
+    "runctx.runners.tasks.taskfile",
+    "runctx.runners.tasks.hatch",
+    "runctx.runners.tasks.toml_tasks",
+    "runctx.runners.tasks.compose_services",
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "loaded"),
+    [("python -m pytest -q", None), ("make ci", "runctx.runners.tasks.makefile")],
+    ids=["no-task", "make"],
+)
+def test_a_test_command_loads_only_the_task_reader_it_names(project, command, loaded):
+    """A task runner's reader is loaded when a command names that runner, not for every test run.
+
+    ``pytest`` loads none of them; ``make ci`` the Makefile's reader alone.
+    """
+    out, _opened, modules = _audited(command, project)
+    assert "runctx.shell.commands" in modules, out  # the command was read as a test run
+    assert [name for name in TASK_READER_MODULES if name in modules] == ([loaded] if loaded else [])
+
+
 @pytest.mark.parametrize("name", ["package.json", "Makefile", "justfile", "Taskfile.yml"])
 def test_a_fifo_in_place_of_a_task_file_never_holds_the_hook(shared_tmp, name):
     """``npm run unit``, ``make ci``, ``just ci``, ``task ci`` next to a FIFO: answered, no hang."""

@@ -67,28 +67,11 @@ lint`` is no run when ``lint`` runs ruff).
 
 from __future__ import annotations
 
+import importlib
+
 import attrs
 
 from runctx.record_base import Record
-from runctx.runners.tasks import (
-    cargo_alias,
-    compose_services,
-    git_hooks,
-    hatch,
-    invoke_tasks,
-    json_tasks,
-    justfile,
-    makefile,
-    maven,
-    melos,
-    mix_aliases,
-    nx_targets,
-    package_json,
-    rakefile,
-    sbt_aliases,
-    taskfile,
-    toml_tasks,
-)
 from runctx.runners.tasks.budget import BudgetSpentError
 from runctx.runners.tasks.files import MAX_TASKS, ProjectFiles
 from runctx.unknown import Reason, Unknown
@@ -116,25 +99,40 @@ class TaskTexts(Record):
     known. None: ``texts`` are all the task runs."""
 
 
-_READERS: dict[str, Callable[[TaskCall, str, ProjectFiles], list[str] | None]] = {
-    "package-json": package_json.texts,
-    "make": makefile.texts,
-    "just": justfile.texts,
-    "taskfile": taskfile.texts,
-    "hatch": hatch.texts,
-    "rake": rakefile.texts,
-    "melos": melos.texts,
-    "cargo-alias": cargo_alias.texts,
-    "maven": maven.texts,
-    "toml-tasks": toml_tasks.texts,
-    "json-tasks": json_tasks.texts,
-    "mix-aliases": mix_aliases.texts,
-    "invoke": invoke_tasks.texts,
-    "sbt-aliases": sbt_aliases.texts,
-    "nx": nx_targets.texts,
-    "git-hooks": git_hooks.texts,
-    "compose": compose_services.texts,
+_READERS = {
+    "package-json": "package_json",
+    "make": "makefile",
+    "just": "justfile",
+    "taskfile": "taskfile",
+    "hatch": "hatch",
+    "rake": "rakefile",
+    "melos": "melos",
+    "cargo-alias": "cargo_alias",
+    "maven": "maven",
+    "toml-tasks": "toml_tasks",
+    "json-tasks": "json_tasks",
+    "mix-aliases": "mix_aliases",
+    "invoke": "invoke_tasks",
+    "sbt-aliases": "sbt_aliases",
+    "nx": "nx_targets",
+    "git-hooks": "git_hooks",
+    "compose": "compose_services",
 }
+"""The module of this package that reads each reader's files (its ``texts``).
+
+Imported when a command names its task runner, not before: a command that
+names none (``pytest``, and every command a hook lets through) loads none of
+the seventeen, nor what they parse with (TOML, JSON)."""
+
+
+def _reader(name: str) -> Callable[[TaskCall, str, ProjectFiles], list[str] | None] | None:
+    """The ``texts`` function of the reader ``name``, its module imported now; None if none."""
+    module = _READERS.get(name)
+    if module is None:
+        return None
+    texts: Callable[[TaskCall, str, ProjectFiles], list[str] | None]
+    texts = importlib.import_module(f"{__name__}.{module}").texts
+    return texts
 
 
 def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> TaskTexts | Unknown | None:
@@ -150,7 +148,7 @@ def task_texts(call: TaskCall, directory: str, files: ProjectFiles) -> TaskTexts
     with why the rest was not read (:attr:`TaskTexts.cut`): a test run among
     them makes the task a run.
     """
-    reader = _READERS.get(call.reader)
+    reader = _reader(call.reader)
     if reader is None:
         return None
     spent = files.work.unknown()
