@@ -392,13 +392,17 @@ class _OtherUsers:
             return True
         if self._may_share(uid) and self._works_here(pid, uid):
             return True
-        if self.argv_budget is not None and self._read_in_budget(pid):
+        if self.argv_budget and self._read_in_budget(pid):
             return True
         self.passed += 1
         return False
 
     def _read_in_budget(self, pid: int) -> bool:
-        """Whether another user's ``pid`` is read in a pass with a budget (and kept if passed)."""
+        """Whether another user's ``pid`` is read in a pass with a budget (and kept if passed).
+
+        A pass with none (a hold's, whose words never name a foreign run)
+        reads none of them, running or not.
+        """
         if self.argv_budget is not None and self.argv_read < self.argv_budget:
             self._reading_other = True
             return True

@@ -797,6 +797,21 @@ signal.pause()
 """A ``run_tests.py`` that waits while its one worker (a fork) keeps a CPU busy."""
 
 
+def _busy_run_of_another_user(runs, checkout: Path):
+    """That user's run whose runner waits while its worker spins: the run and the worker's pid."""
+    (checkout / "run_tests.py").write_text(SLEEPING_RUNNER)
+    ready = ready_dir(checkout) / "worker"
+    job = runs.orphan(
+        [interpreter_for(OTHER_UID), "run_tests.py", str(ready)],
+        checkout,
+        uid=OTHER_UID,
+        env=clean_env(),
+        ready=ready,
+    )
+    (worker,) = job.members() - {job.pid}
+    return job, worker
+
+
 @pytest.mark.needs_root
 @pytest.mark.parametrize("source_class", [ProcfsSource, PsutilSource], ids=["procfs", "psutil"])
 def test_a_bounded_pass_reads_another_users_busy_run_behind_their_idle_ones(
@@ -812,17 +827,7 @@ def test_a_bounded_pass_reads_another_users_busy_run_behind_their_idle_ones(
     its worker in it; the idle ones past the bound are not examined.
     """
     idle = _many_of_another_user(runs, make_checkout(shared_tmp, "elsewhere"))
-    busy = make_checkout(shared_tmp, "ci")
-    (busy / "run_tests.py").write_text(SLEEPING_RUNNER)
-    ready = ready_dir(busy) / "worker"
-    job = runs.orphan(
-        [interpreter_for(OTHER_UID), "run_tests.py", str(ready)],
-        busy,
-        uid=OTHER_UID,
-        env=clean_env(),
-        ready=ready,
-    )
-    (worker,) = job.members() - {job.pid}
+    job, worker = _busy_run_of_another_user(runs, make_checkout(shared_tmp, "ci"))
     assert min(job.pid, worker) > max(idle), "pids wrapped: the run is not listed after the rest"
     calm = make_checkout(shared_tmp, "calm")
     report = scan(
@@ -841,18 +846,21 @@ def test_a_bounded_pass_reads_another_users_busy_run_behind_their_idle_ones(
 def test_a_refusal_reads_no_other_users_process(shared_tmp, runs):
     """A hold never names foreign runs: its optional pass reads none of another user's.
 
-    The same processes of another uid, and a live run of this checkout: the
-    hook refuses, its optional pass ran (it read the live run's cgroup,
-    which only that pass reads), and read none of their command lines.
+    The same processes of another uid, and a busy run of theirs, and a live
+    run of this checkout: the hook refuses, its optional pass ran (it read
+    the live run's cgroup, which only that pass reads), and read none of
+    their command lines, nor the state of their running worker.
     """
     checkout = make_checkout(shared_tmp, "proj")
     live = _live_run(runs, checkout)
     _many_of_another_user(runs, make_checkout(shared_tmp, "elsewhere"))
+    _job, worker = _busy_run_of_another_user(runs, make_checkout(shared_tmp, "ci"))
     output, opened = _audited_hook(checkout)
     assert output["permissionDecision"] == "deny", output
     assert f"pid {live.pid}" in output["permissionDecisionReason"]
     assert f"/proc/{live.pid}/cgroup" in opened  # the optional pass ran
     assert _other_users_command_lines(opened) == 0
+    assert f"/proc/{worker}/stat" not in opened
 
 
 # ----------------------------------------------------------------------------- huge command lines
