@@ -392,18 +392,16 @@ class _OtherUsers:
             return True
         if self._may_share(uid) and self._works_here(pid, uid):
             return True
-        if self.argv_budget and self._read_in_budget(pid):
+        # A pass with no budget (a hold's, whose words never name a foreign run)
+        # reads none of them, running or not.
+        if self.argv_budget and self._read_in_budget(pid, self.argv_budget):
             return True
         self.passed += 1
         return False
 
-    def _read_in_budget(self, pid: int) -> bool:
-        """Whether another user's ``pid`` is read in a pass with a budget (and kept if passed).
-
-        A pass with none (a hold's, whose words never name a foreign run)
-        reads none of them, running or not.
-        """
-        if self.argv_budget is not None and self.argv_read < self.argv_budget:
+    def _read_in_budget(self, pid: int, budget: int) -> bool:
+        """Whether another user's ``pid`` is read by a pass with a ``budget`` (kept if passed)."""
+        if self.argv_read < budget:
             self._reading_other = True
             return True
         if len(self.running_read) < RUNNING_OTHERS_AT_MOST and self.source.running(pid):

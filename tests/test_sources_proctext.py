@@ -41,6 +41,7 @@ from runctx.sources.proctext import (
     parse_status_nspid,
     parse_status_uid,
     parse_uptime,
+    stat_is_running,
     stays_under,
     systemd_path,
     unescape_mount_text,
@@ -65,6 +66,22 @@ def test_stat_parses_a_name_with_spaces_parentheses_and_newlines():
     assert stat.cpu_ticks == 12
     assert stat.start_ticks == 4242
     assert stat.rss_pages == 25
+
+
+@pytest.mark.parametrize(
+    ("text", "running"),
+    [
+        (b"4121 (a) R" + STAT_TAIL[2:], True),
+        (b"4121 (a) S" + STAT_TAIL[2:], False),
+        (b"4121 (a) R) S" + STAT_TAIL[2:], False),  # a name that ends in ") R"
+        (b"4121 (x R 1", False),  # no command name
+        (b"4121 (a)", False),  # no state
+    ],
+    ids=["running", "sleeping", "name-with-state", "no-name", "no-state"],
+)
+def test_the_running_state_is_read_after_the_last_parenthesis(text, running):
+    """State ``R`` after the command name, however the name reads; nothing else is."""
+    assert stat_is_running(text) is running
 
 
 def test_stat_without_parentheses_is_unparsable():

@@ -61,6 +61,7 @@ from runctx.sources.proctext import (
     parse_stat_tty,
     parse_status_uid,
     parse_uptime,
+    stat_is_running,
     stays_under,
     systemd_path,
 )
@@ -433,10 +434,7 @@ class ProcfsSource(SourceBase):
         this of each of another user's processes past its budget.
         """
         raw = read_file(f"{self.proc}/{pid}/stat")
-        if isinstance(raw, Unknown):
-            return False
-        after_name = raw.rfind(b")") + 2
-        return after_name > 1 and raw[after_name : after_name + 1] == b"R"
+        return not isinstance(raw, Unknown) and stat_is_running(raw)
 
     def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
         stat = self._live_stat(pid)

@@ -409,6 +409,16 @@ def systemd_path(hierarchies: tuple[tuple[tuple[str, ...], str], ...]) -> str | 
     return None
 
 
+def stat_is_running(text: bytes) -> bool:
+    """Whether ``/proc/PID/stat`` says its process runs or waits for a CPU (state ``R``).
+
+    Only the state after the command name is looked at, nothing parsed: asked
+    of each of another user's processes a bounded pass does not read.
+    """
+    after_name = text.rfind(b")") + 2
+    return after_name > 1 and text[after_name : after_name + 1] == b"R"
+
+
 def parse_stat_tty(text: bytes) -> int | Unknown:
     """The ``tty_nr`` field of ``/proc/PID/stat``: the controlling terminal, 0 for none."""
     close_paren = text.rfind(b")")
