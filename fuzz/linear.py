@@ -76,17 +76,18 @@ def _make_default(data: bytes) -> object:
         names,
         made.rules.get,
         lambda line: makefile.expand(makefile.recipe_line(line), made.variables),
+        [],
     )
 
 
 def _just_default(data: bytes) -> object:
     just = justfile.parse(data)
-    return expand_tasks([just.first] if just.first else [], just.recipe, str.strip)
+    return expand_tasks([just.first] if just.first else [], just.recipe, str.strip, [])
 
 
 def _task_default(data: bytes) -> object:
     tasks = taskfile.parse(data)
-    return expand_tasks(list(tasks)[:1], tasks.get, str.strip)
+    return expand_tasks(list(tasks)[:1], tasks.get, str.strip, [])
 
 
 def _hatch_default(data: bytes) -> object:
@@ -129,6 +130,10 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "stat tty: parentheses in the name": (
         lambda n: b"1 (" + b")" * n + b" R 1 2 3 4",
         proctext.parse_stat_tty,  # type: ignore[dict-item]
+    ),
+    "stat state: parentheses in the name": (
+        lambda n: b"1 (" + b")" * n + b" R 1 2 3 4",
+        proctext.stat_is_running,  # type: ignore[dict-item]
     ),
     "mountinfo: many /proc lines": (
         lambda n: b"1 2 0:3 / /proc rw - - - proc proc rw,hidepid=2\n" * (n // 47),

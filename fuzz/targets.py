@@ -66,6 +66,8 @@ def stat(data: bytes) -> None:
     parsed = proctext.parse_stat(data)
     assert isinstance(parsed, (proctext.StatFields, Unknown))
     assert isinstance(proctext.parse_stat_tty(data), (int, Unknown))
+    if isinstance(parsed, proctext.StatFields):  # the state alone agrees with the whole parse
+        assert proctext.stat_is_running(data) == (parsed.state == "R")
 
 
 def cmdline(data: bytes) -> None:
@@ -267,7 +269,7 @@ _TASK_REFUSALS = (ValueError, UnicodeDecodeError, RecursionError)
 
 def _tasks_expand(lookup: Callable[[str], object], names: list[str]) -> None:
     """Expanding ``names`` through ``lookup`` ends, with text lines only."""
-    texts = expand_tasks(names, lookup, str.strip)  # type: ignore[arg-type]
+    texts = expand_tasks(names, lookup, str.strip, [])  # type: ignore[arg-type]
     assert texts is None or all(isinstance(text, str) for text in texts)
 
 
@@ -291,6 +293,7 @@ def makefile_rules(data: bytes) -> None:
         names,
         made.rules.get,
         lambda line: makefile.expand(makefile.recipe_line(line), made.variables),
+        [],
     )
     assert texts is None or all(len(text) <= makefile.MAX_EXPANDED_CHARS for text in texts)
 
