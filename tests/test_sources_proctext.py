@@ -84,6 +84,23 @@ def test_the_running_state_is_read_after_the_last_parenthesis(text, running):
     assert stat_is_running(text) is running
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"1 (a b)& R 0 1 0 -1 419\x14560 0 0 0 0 1 2 0 0 20 0 1 0 5 0 7 0\n",  # found by fuzzing
+        b"4121 (a)  R" + STAT_TAIL[2:],
+        b"4121 (a)\tR" + STAT_TAIL[2:],
+        b"4121 (a) RS" + STAT_TAIL[2:],
+    ],
+    ids=["no-space-after-name", "two-spaces", "tab", "longer-word"],
+)
+def test_the_running_state_agrees_with_the_whole_parse(text):
+    """On text the kernel never writes, the state is still the one :func:`parse_stat` reads."""
+    parsed = parse_stat(text)
+    assert not isinstance(parsed, Unknown)
+    assert stat_is_running(text) is (parsed.state == "R")
+
+
 def test_stat_without_parentheses_is_unparsable():
     """Text without a command name is an explicit unknown, not an exception."""
     result = parse_stat(b"garbage")

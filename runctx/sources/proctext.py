@@ -413,10 +413,11 @@ def stat_is_running(text: bytes) -> bool:
     """Whether ``/proc/PID/stat`` says its process runs or waits for a CPU (state ``R``).
 
     Only the state after the command name is looked at, nothing parsed: asked
-    of each of another user's processes a bounded pass does not read.
+    of each of another user's processes a bounded pass does not read. The
+    state is the first word after the name, as :func:`parse_stat` reads it.
     """
     after_name = text.rfind(b")") + 2
-    return after_name > 1 and text[after_name : after_name + 1] == b"R"
+    return after_name > 1 and text[after_name:].split(None, 1)[:1] == [b"R"]
 
 
 def parse_stat_tty(text: bytes) -> int | Unknown:
