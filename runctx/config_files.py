@@ -44,10 +44,15 @@ _BREAKS = (b"\n", b"\r")
 _TOOL_KEYS = (b"tool={", b'"tool"={', b"'tool'={")
 
 
+def _squeezed(text: bytes) -> bytes:
+    """``text`` without its spaces and tabs, as the rule reads a line (``[ tool . runctx ]``)."""
+    return text.replace(b" ", b"").replace(b"\t", b"")
+
+
 def _header_name(line: bytes) -> bytes:
     """The name of a ``[...]`` header line, unquoted, without a comment after it."""
     name = line.lstrip(b"[").partition(b"]")[0]
-    return name.replace(b" ", b"").replace(b"\t", b"").replace(b'"', b"").replace(b"'", b"")
+    return _squeezed(name).replace(b'"', b"").replace(b"'", b"")
 
 
 def _name_goes_on(following: bytes) -> bool:
@@ -71,7 +76,7 @@ class _TableSpotter:
         """Whether the line ``raw`` (no line break in it) may belong to a runctx table."""
         line = raw.strip()
         if b"runctx" in line:
-            squeezed = line.replace(b" ", b"").replace(b"\t", b"")
+            squeezed = _squeezed(line)
             for dotted in _DOTTED:
                 at = squeezed.find(dotted)
                 if at >= 0 and not _name_goes_on(squeezed[at + len(dotted) : at + len(dotted) + 1]):
@@ -90,9 +95,12 @@ class _TableSpotter:
         """Whether any of the whole lines in ``data`` may belong to a runctx table.
 
         Without the word ``runctx`` in ``data`` only its last header line
-        matters, and is found from the end.
+        matters, and is found from the end. ``tool`` is looked for as each
+        line is read, without its spaces and tabs.
         """
-        if b"runctx" in data and (b"tool" in data or self.header in (b"tool", None)):
+        if b"runctx" in data and (
+            b"tool" in data or self.header in (b"tool", None) or b"tool" in _squeezed(data)
+        ):
             return any(self.line(raw) for raw in data.splitlines())
         end = len(data)
         while (at := data.rfind(b"[", 0, end)) >= 0:

@@ -691,6 +691,22 @@ def test_the_search_in_chunks_agrees_with_the_rule_on_the_whole_text(lines, newl
     assert said == mentions_runctx_table(data)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"[auh.l-troocunauh-cotlrunto ol.runctx]\notoh.o}]\n",  # found by fuzzing
+        b"[t ool.runctx]\nx = 1\n",
+        b"t\tool = { runctx = 1 }\n",
+    ],
+    ids=["fuzzed", "space-in-tool", "tab-in-tool"],
+)
+def test_a_tool_spelt_with_blanks_is_read_alike_whole_and_in_chunks(text):
+    """The rule looks for ``tool`` as it reads a line, without blanks: whole or byte by byte."""
+    search = TableSearch()
+    said = any(search.feed(text[at : at + 1]) for at in range(len(text))) or search.end()
+    assert said == mentions_runctx_table(text)
+
+
 # -- the user's own configuration file ---------------------------------------------------
 
 USER_RUNNER = '[[runners]]\nkind = "e2e"\nprogram = "run-e2e"\n'
