@@ -28,6 +28,7 @@ with atheris.instrument_imports():
     from runctx.planted import usable_path
     from runctx.present.escape import hook_json, json_bytes, json_text, visible
     from runctx.present.output import json_dumps
+    from runctx.records import ARGV_WORDS_MAX, argv_truncated
     from runctx.runners import (
         BUILTIN_PATTERNS,
         RunnerMatch,
@@ -71,10 +72,15 @@ def stat(data: bytes) -> None:
 
 
 def cmdline(data: bytes) -> None:
-    """``/proc/PID/cmdline``: every byte kept."""
+    """``/proc/PID/cmdline``: every byte kept, up to the words bound (then a prefix, marked)."""
     argv = proctext.parse_cmdline(data)
     rebuilt = b"\0".join(os.fsencode(arg) for arg in argv)
-    assert rebuilt == (data[:-1] if data.endswith(b"\0") else data)
+    whole = data[:-1] if data.endswith(b"\0") else data
+    if argv_truncated(argv):
+        assert len(argv) == ARGV_WORDS_MAX
+        assert whole.startswith(rebuilt + b"\0")
+    else:
+        assert rebuilt == whole
 
 
 def status(data: bytes) -> None:
