@@ -26,7 +26,7 @@ e2e: $(TEST_STAMP) compiled
 lint: $(LINT_STAMP)
 	$(BIN)/ruff check runctx tests fuzz benchmarks
 	$(BIN)/ruff format --check runctx tests fuzz benchmarks
-	$(BIN)/mypy --strict runctx tests/typing benchmarks
+	$(BIN)/mypy --strict runctx tests/typing benchmarks fuzz
 
 bench: $(TEST_STAMP) compiled
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
