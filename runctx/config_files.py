@@ -49,10 +49,14 @@ def _squeezed(text: bytes) -> bytes:
     return text.replace(b" ", b"").replace(b"\t", b"")
 
 
+def _bare(text: bytes) -> bytes:
+    """``text`` without its blanks and quotes, as the rule reads a header's name."""
+    return _squeezed(text).replace(b'"', b"").replace(b"'", b"")
+
+
 def _header_name(line: bytes) -> bytes:
     """The name of a ``[...]`` header line, unquoted, without a comment after it."""
-    name = line.lstrip(b"[").partition(b"]")[0]
-    return _squeezed(name).replace(b'"', b"").replace(b"'", b"")
+    return _bare(line.lstrip(b"[").partition(b"]")[0])
 
 
 def _name_goes_on(following: bytes) -> bool:
@@ -96,10 +100,10 @@ class _TableSpotter:
 
         Without the word ``runctx`` in ``data`` only its last header line
         matters, and is found from the end. ``tool`` is looked for as each
-        line is read, without its spaces and tabs.
+        line is read: without its blanks, and in a header without its quotes.
         """
         if b"runctx" in data and (
-            b"tool" in data or self.header in (b"tool", None) or b"tool" in _squeezed(data)
+            b"tool" in data or self.header in (b"tool", None) or b"tool" in _bare(data)
         ):
             return any(self.line(raw) for raw in data.splitlines())
         end = len(data)

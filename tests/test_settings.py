@@ -697,11 +697,16 @@ def test_the_search_in_chunks_agrees_with_the_rule_on_the_whole_text(lines, newl
         b"[auh.l-troocunauh-cotlrunto ol.runctx]\notoh.o}]\n",  # found by fuzzing
         b"[t ool.runctx]\nx = 1\n",
         b"t\tool = { runctx = 1 }\n",
+        b"[to'ol]on\nrunctx..ol;\x01\x00\x10xl.ol;\xff\xff\x0f\x00ol;\x01\x00",  # found by fuzzing
+        b'[t"o"ol]\nrunctx = 1\n',
     ],
-    ids=["fuzzed", "space-in-tool", "tab-in-tool"],
+    ids=["fuzzed", "space-in-tool", "tab-in-tool", "fuzzed-quote-in-header", "quotes-in-header"],
 )
 def test_a_tool_spelt_with_blanks_is_read_alike_whole_and_in_chunks(text):
-    """The rule looks for ``tool`` as it reads a line, without blanks: whole or byte by byte."""
+    """The rule looks for ``tool`` as it reads a line (blanks, and a header's quotes, left out).
+
+    Whole or byte by byte, the answer is the same.
+    """
     search = TableSearch()
     said = any(search.feed(text[at : at + 1]) for at in range(len(text))) or search.end()
     assert said == mentions_runctx_table(text)
