@@ -22,9 +22,9 @@ an interpreter, ``npx``, ``uv run``):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from runctx.regex import on_first_use
 from runctx.report import Run, StartedBy
 from runctx.unknown import Unknown
 
@@ -60,7 +60,7 @@ _WATCH_SUBCOMMANDS = {
 _TASK_RUNNERS = frozenset(
     {"npm", "pnpm", "yarn", "bun", "make", "gmake", "just", "task", "tox", "nox", "hatch"}
 )
-_INTERPRETERS = re.compile(r"(python|pypy)[0-9.]*|node|nodejs")
+_INTERPRETERS = on_first_use(r"(python|pypy)[0-9.]*|node|nodejs")
 _PASS_THROUGH = frozenset({"env", "npx", "pnpx", "bunx", "uvx", "exec", "nice", "time"})
 _PERSON_KINDS = frozenset({"terminal", "tmux", "screen", "ssh"})
 _LABEL_WORDS = 3
@@ -82,7 +82,7 @@ def _program(argv: Sequence[str]) -> tuple[str, int]:
         if name in _PASS_THROUGH or (name in {"uv", "poetry", "pdm"} and index + 1 < len(argv)):
             index += 2 if name in {"uv", "poetry", "pdm"} and argv[index + 1] == "run" else 1
             continue
-        if _INTERPRETERS.fullmatch(name):
+        if _INTERPRETERS().fullmatch(name):
             rest = argv[index + 1 :]
             for offset, arg in enumerate(rest):
                 if arg == "-m" and offset + 1 < len(rest):

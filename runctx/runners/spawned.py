@@ -35,6 +35,7 @@ import shlex
 import attrs
 
 from runctx.record_base import Record
+from runctx.regex import on_first_use
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -56,17 +57,17 @@ _SUFFIX_LANGUAGES = {
     ".rb": "ruby",
 }
 
-_PYTHON_CALLS = re.compile(
+_PYTHON_CALLS = on_first_use(
     r"\b(?:subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)"
     r"|os\.(?:system|popen|execvp|execv|execlp)|(?<![.\w])(?:check_call|check_output|Popen))"
     r"\s*\(\s*"
 )
-_JS_CALLS = re.compile(
+_JS_CALLS = on_first_use(
     r"(?<![\w$])(?:execSync|exec|execFileSync|execFile|spawnSync|spawn|execa|execaSync"
     r"|execaCommand|execaCommandSync|execCommand)\s*\(\s*|(?<![\w$])\$\s*(?=`)"
 )
-_RUBY_CALLS = re.compile(r"(?<![\w.])(?:system|exec|sh|spawn)(?:\s*\(\s*|[ \t]+(?=[\"'%\[]))|%x")
-_RUBY_BACKTICKS = re.compile(r"`([^`\n]{1,4096})`")
+_RUBY_CALLS = on_first_use(r"(?<![\w.])(?:system|exec|sh|spawn)(?:\s*\(\s*|[ \t]+(?=[\"'%\[]))|%x")
+_RUBY_BACKTICKS = on_first_use(r"`([^`\n]{1,4096})`")
 
 _IN_PROCESS: dict[str, tuple[tuple[str, str], ...]] = {
     "python": (
@@ -127,12 +128,12 @@ def spawned(lang: str, text: str) -> Spawned:
     """The commands the ``lang`` script ``text`` starts, and whether its arguments choose."""
     commands = [line for call, line in _IN_PROCESS[lang] if call in text]
     if lang == "python":
-        commands.extend(_calls(_PYTHON_CALLS, text, _python_literal))
+        commands.extend(_calls(_PYTHON_CALLS(), text, _python_literal))
     elif lang == "javascript":
-        commands.extend(_calls(_JS_CALLS, text, _js_literal))
+        commands.extend(_calls(_JS_CALLS(), text, _js_literal))
     else:
-        commands.extend(_calls(_RUBY_CALLS, text, _ruby_literal))
-        commands.extend(match.group(1) for match in _RUBY_BACKTICKS.finditer(text, 0))
+        commands.extend(_calls(_RUBY_CALLS(), text, _ruby_literal))
+        commands.extend(match.group(1) for match in _RUBY_BACKTICKS().finditer(text, 0))
     dispatches = any(mark in text for mark in _DISPATCH_MARKS[lang])
     return Spawned(tuple(commands[:MAX_CALLS]), dispatches=dispatches)
 
@@ -223,16 +224,16 @@ def _sequence(text: str, j: int, end: int, close: str, read: _WordReader) -> lis
             return None
 
 
-_PYTHON_PREFIX = re.compile(r"[rRbBfFuU]{0,2}(?=['\"])")
-_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_PYTHON_PREFIX = on_first_use(r"[rRbBfFuU]{0,2}(?=['\"])")
+_NAME = on_first_use(r"[A-Za-z_][\w.]*")
 
 
 def _python_word(text: str, at: int, end: int) -> _Word | None:
-    prefix = _PYTHON_PREFIX.match(text, at, end)
+    prefix = _PYTHON_PREFIX().match(text, at, end)
     if prefix is not None:
         flags = prefix.group(0).lower()
         return _quoted(text, prefix.end(), end, raw="r" in flags, formatted="f" in flags)
-    name = _NAME.match(text, at, end)
+    name = _NAME().match(text, at, end)
     if name is not None:
         if name.group(0) == "sys.executable":
             return name.end(), "python"
@@ -245,7 +246,7 @@ def _python_word(text: str, at: int, end: int) -> _Word | None:
 def _js_word(text: str, at: int, end: int) -> _Word | None:
     if at < end and text[at] in "'\"`":
         return _quoted(text, at, end, raw=False, formatted=text[at] == "`")
-    name = _NAME.match(text, at, end)
+    name = _NAME().match(text, at, end)
     if name is not None:
         if name.group(0) == "process.execPath":
             return name.end(), "node"
@@ -258,7 +259,7 @@ def _js_word(text: str, at: int, end: int) -> _Word | None:
 def _ruby_word(text: str, at: int, end: int) -> _Word | None:
     if at < end and text[at] in "'\"":
         return _quoted(text, at, end, raw=text[at] == "'", formatted=text[at] == '"')
-    name = _NAME.match(text, at, end)
+    name = _NAME().match(text, at, end)
     if name is not None:
         return _expression_end(text, name.end(), end), None
     return None

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import re
 
+from runctx.regex import on_first_use
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -42,9 +44,9 @@ _KEY_NAMES = frozenset(
     | {"pageup", "pgup", "btab", "bspace", "escape", "up", "down", "left", "right", "any"}
 )
 """tmux's key names (case does not matter): a word that is one types no text."""
-_MODIFIED_KEY = re.compile(r"(?:[CMS]-)+(\S)|(?:[CMS]-)+(\w+)|\^.|KP[0-9/*+.-]", re.IGNORECASE)
+_MODIFIED_KEY = on_first_use(r"(?:[CMS]-)+(\S)|(?:[CMS]-)+(\w+)|\^.|KP[0-9/*+.-]", re.IGNORECASE)
 _SPELLED = {"space": " ", "tab": "\t"}
-_SCREEN_ESCAPES = re.compile(r"\\([0-7]{1,3}|.)|\^(.)", re.DOTALL)
+_SCREEN_ESCAPES = on_first_use(r"\\([0-7]{1,3}|.)|\^(.)", re.DOTALL)
 _SCREEN_CHARS = {"n": "\n", "r": "\n", "t": "\t"}
 
 
@@ -138,7 +140,7 @@ def _hex_char(word: str) -> str:
 
 def _modified_key(word: str) -> bool:
     """Whether ``word`` names a key with modifiers (``C-l``, ``M-Up``, ``^D``) or the keypad's."""
-    match = _MODIFIED_KEY.fullmatch(word)
+    match = _MODIFIED_KEY().fullmatch(word)
     if match is None:
         return False
     name = match.group(2)
@@ -148,7 +150,7 @@ def _modified_key(word: str) -> bool:
 def _screen(args: Sequence[str]) -> tuple[str, ...] | None:
     for j, word in enumerate(args[:-2]):
         if word == "-X" and args[j + 1] == "stuff":
-            return _entered(_SCREEN_ESCAPES.sub(_screen_char, args[j + 2]))
+            return _entered(_SCREEN_ESCAPES().sub(_screen_char, args[j + 2]))
     return None
 
 

@@ -76,6 +76,7 @@ from runctx.fastpath.prefilter import (
     past_the_window,
 )
 from runctx.record_base import Record
+from runctx.regex import on_first_use
 from runctx.runners.containers import placement
 from runctx.runners.index import index_for
 from runctx.runners.pattern import RUNNER_ROLE, TASK_ROLE
@@ -976,7 +977,7 @@ def _command_argv(words: Sequence[Token]) -> list[str]:
     return argv
 
 
-_LOOKUP = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[Pp])\s+([\w.+-]+)\s*(?:\)|`)")
+_LOOKUP = on_first_use(r"(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-[Pp])\s+([\w.+-]+)\s*(?:\)|`)")
 
 
 def _looked_up(word: str) -> str:
@@ -987,7 +988,7 @@ def _looked_up(word: str) -> str:
     """
     if word[:1] not in {"$", "`"}:
         return word
-    found = _LOOKUP.fullmatch(word)
+    found = _LOOKUP().fullmatch(word)
     return found.group(1) if found else word
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from typing import NamedTuple
 
 import attrs
 
 from runctx.record_base import Record
 from runctx.records import ARGV_WORDS_MAX, TruncatedArgv
+from runctx.regex import on_first_use
 from runctx.unknown import Reason, Unknown
 
 PROC_FS = b"proc"
@@ -266,7 +266,7 @@ class MountEntry(Record):
     mount_point: str
 
 
-_MOUNTINFO_ESCAPE = re.compile(rb"\\([0-3][0-7]{2})")
+_MOUNTINFO_ESCAPE = on_first_use(rb"\\([0-3][0-7]{2})")
 
 
 def unescape_mount_text(text: bytes) -> str:
@@ -276,7 +276,7 @@ def unescape_mount_text(text: bytes) -> str:
     three octal digits; every other byte is itself. Anything else that looks
     like an escape is left as it is.
     """
-    return os.fsdecode(_MOUNTINFO_ESCAPE.sub(lambda found: bytes([int(found[1], 8)]), text))
+    return os.fsdecode(_MOUNTINFO_ESCAPE().sub(lambda found: bytes([int(found[1], 8)]), text))
 
 
 _ID_DIGITS_MAX = 20

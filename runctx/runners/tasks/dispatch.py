@@ -29,30 +29,32 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from runctx.regex import on_first_use
+
 __all__ = ["argument_fed", "selected_text"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _BEFORE_WORD = " \t\n;&|()`"
-_CASE = re.compile(r"(?:^|(?<=[\s;&|(`]))case\s+(\S+)\s+in(?=[\s;])")
-_FUNCTION = re.compile(
+_CASE = on_first_use(r"(?:^|(?<=[\s;&|(`]))case\s+(\S+)\s+in(?=[\s;])")
+_FUNCTION = on_first_use(
     rf"(?m)^[ \t]*(?:function[ \t]+({_NAME}(?:-[A-Za-z0-9_]+)*)[ \t]*(?:\(\s*\))?"
     rf"|({_NAME}(?:-[A-Za-z0-9_]+)*)[ \t]*\(\s*\))\s*\{{"
 )
-_FOR_ARGUMENTS = re.compile(rf"\bfor\s+({_NAME})\s*(?:;|\n|\s+do\b)")
-_FOR_IN = re.compile(rf"\bfor\s+({_NAME})\s+in\s+([^;\n]*)")
-_GETOPTS = re.compile(rf"\bgetopts\s+\S+\s+({_NAME})")
-_ASSIGNMENT = re.compile(
+_FOR_ARGUMENTS = on_first_use(rf"\bfor\s+({_NAME})\s*(?:;|\n|\s+do\b)")
+_FOR_IN = on_first_use(rf"\bfor\s+({_NAME})\s+in\s+([^;\n]*)")
+_GETOPTS = on_first_use(rf"\bgetopts\s+\S+\s+({_NAME})")
+_ASSIGNMENT = on_first_use(
     rf"(?:^|(?<=[\s;&|(]))(?:local\s+|export\s+|readonly\s+|declare\s+)?({_NAME})="
     r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]*)"
 )
-_POSITIONAL = re.compile(r"\$(?:[0-9@*]|\{[0-9@*#])")
+_POSITIONAL = on_first_use(r"\$(?:[0-9@*]|\{[0-9@*#])")
 _ARMS_MAX = 256
 """Arms read in one block; past them, nothing is left out."""
 _FUNCTIONS_MAX = 256
 """Functions told apart in one script; past them, none is left out."""
 _PATTERN_MAX = 256
 """The longest arm pattern matched; a longer one is kept, not matched."""
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_WORD = on_first_use(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def _variables(text: str) -> set[str]:
@@ -68,17 +70,17 @@ def argument_fed(text: str) -> set[str]:
     positional parameter, a few assignments deep.
     """
     fed = {"OPTARG"}
-    fed.update(_FOR_ARGUMENTS.findall(text))
-    fed.update(_GETOPTS.findall(text))
-    loops = _FOR_IN.findall(text)
-    assignments = _ASSIGNMENT.findall(text)
+    fed.update(_FOR_ARGUMENTS().findall(text))
+    fed.update(_GETOPTS().findall(text))
+    loops = _FOR_IN().findall(text)
+    assignments = _ASSIGNMENT().findall(text)
     for _ in range(4):
         before = len(fed)
         for name, words in loops:
-            if _POSITIONAL.search(words) or _variables(words) & fed:
+            if _POSITIONAL().search(words) or _variables(words) & fed:
                 fed.add(name)
         for name, value in assignments:
-            if _POSITIONAL.search(value) or _variables(value) & fed:
+            if _POSITIONAL().search(value) or _variables(value) & fed:
                 fed.add(name)
         if len(fed) == before:
             break
@@ -87,7 +89,7 @@ def argument_fed(text: str) -> set[str]:
 
 def _subject_is_fed(subject: str, fed: set[str]) -> bool:
     """Whether a ``case`` subject (``"$1"``, ``$arg``, ``${ACTION:-}``) comes from arguments."""
-    return bool(_POSITIONAL.search(subject) or _variables(subject) & fed)
+    return bool(_POSITIONAL().search(subject) or _variables(subject) & fed)
 
 
 def _candidates(arguments: Sequence[str]) -> set[str]:
@@ -215,7 +217,7 @@ def _function_spans(text: str) -> dict[str, list[tuple[int, int]]] | None:
     None when braces do not pair, when definitions nest or overlap, or past
     :data:`_FUNCTIONS_MAX` of them: the functions are then not told apart.
     """
-    found = list(_FUNCTION.finditer(text, 0))
+    found = list(_FUNCTION().finditer(text, 0))
     if not found:
         return {}
     if len(found) > _FUNCTIONS_MAX:
@@ -261,9 +263,9 @@ def _uncalled(text: str, arguments: Sequence[str]) -> str:
     spans = _function_spans(text)
     if not spans:
         return text
-    total = Counter(_WORD.findall(text))
+    total = Counter(_WORD().findall(text))
     inside = {
-        name: Counter(word for start, end in pairs for word in _WORD.findall(text, start, end))
+        name: Counter(word for start, end in pairs for word in _WORD().findall(text, start, end))
         for name, pairs in spans.items()
     }
     named = set(arguments)
@@ -294,7 +296,7 @@ def selected_text(text: str, arguments: Sequence[str]) -> str | None:
     picked = False
     at = 0
     while True:
-        found = _CASE.search(text, at)
+        found = _CASE().search(text, at)
         if found is None:
             break
         if _inside(found.start(), functions) or not _subject_is_fed(found.group(1), fed):

@@ -44,6 +44,7 @@ import os
 import re
 
 from runctx.planted import usable_path
+from runctx.regex import on_first_use
 from runctx.runners.spawned import Spawned, language, spawned
 from runctx.unknown import Reason, Unknown
 
@@ -294,9 +295,11 @@ def passes_arguments(text: str) -> bool:
     return any(mark in text for mark in _PASSES_ARGUMENTS)
 
 
-_POSITIONAL = re.compile(r'"\$(?:\{([1-9@*])\}|([1-9@*]))"|\$(?:\{([1-9@*])\}|([1-9@*]))(?![0-9])')
+_POSITIONAL = on_first_use(
+    r'"\$(?:\{([1-9@*])\}|([1-9@*]))"|\$(?:\{([1-9@*])\}|([1-9@*]))(?![0-9])'
+)
 """A use of the script's arguments: ``$1``, ``${2}``, ``"$@"``, ``$*``, quoted whole or not."""
-_PLAIN_WORD = re.compile(r"[\w./:=,+@%-]+")
+_PLAIN_WORD = on_first_use(r"[\w./:=,+@%-]+")
 """An argument that reads the same bare and inside double quotes (``--target=Test``)."""
 
 
@@ -310,7 +313,7 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
     """
 
     def word(argument: str) -> str:
-        if _PLAIN_WORD.fullmatch(argument):
+        if _PLAIN_WORD().fullmatch(argument):
             return argument
         return "'" + argument.replace("'", "'\"'\"'") + "'"  # as shlex.quote writes it
 
@@ -321,7 +324,7 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
         index = int(which) - 1
         return word(arguments[index]) if index < len(arguments) else "''"
 
-    given, count = _POSITIONAL.subn(written, text)
+    given, count = _POSITIONAL().subn(written, text)
     return given if count else None
 
 
