@@ -80,14 +80,6 @@ class _Kept(NamedTuple):
     """When (:func:`time.monotonic`) it was read."""
 
 
-class _Passes(dict[int | Unknown | None, _Kept]):
-    """What a table learnt of each pid its filter passed unread: one record per owner, shared."""
-
-    def __missing__(self, uid: int | Unknown | None) -> _Kept:
-        kept = self[uid] = _Kept(uid, None, 0.0)
-        return kept
-
-
 def _argv_was_read(record: ProcRecord) -> bool:
     argv = record.argv
     return not (isinstance(argv, Unknown) and argv.reason is Reason.NOT_READ)
@@ -455,19 +447,16 @@ class SourceBase:
         records: dict[int, ProcRecord] = {}
         unreadable = zombies = kernel_threads = not_read = 0
         pids = self._pids()
-        passes = _Passes()
-        clock = time.monotonic
-        owner_of = self._owner_of
         for index, pid in enumerate(pids):
-            if deadline is not None and clock() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 not_read = len(pids) - index
                 break
             kept = _reusable(handed.get(pid))
             uid: int | Unknown | None = None
             if owner_wanted is not None:
-                uid = owner_of(kept, pid, viewer_uid)
+                uid = self._owner_of(kept, pid, viewer_uid)
                 if not owner_wanted(pid, uid):
-                    learnt[pid] = passes[uid]
+                    learnt[pid] = _Kept(uid, None, 0.0)
                     continue
             at, record = self._reused(kept, pid, now, argv_wanted)
             learnt[pid] = _Kept(uid, record, at)

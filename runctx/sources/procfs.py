@@ -383,13 +383,12 @@ class ProcfsSource(SourceBase):
         then not be found from it), or a link cannot be read, or the cwd is
         removed or out of the process's root.
         """
-        if not (self._children_listed or self._lists_children()):
+        if not self._lists_children():
             return None
-        at = f"{self.proc}/{pid}/"
         try:
-            namespace = os.readlink(at + "ns/mnt")
-            root = os.readlink(at + "root")
-            cwd = os.readlink(at + "cwd")
+            namespace = os.readlink(f"{self.proc}/{pid}/ns/mnt")
+            root = os.readlink(f"{self.proc}/{pid}/root")
+            cwd = os.readlink(f"{self.proc}/{pid}/cwd")
         except OSError:
             return None
         if not cwd.startswith("/") or cwd.endswith(_DELETED_SUFFIX):
