@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from typing import Self
 
+    from runctx.climb import ClimbBudget
     from runctx.unknown import Unknown
 
 GIT_MARKER = ".git"
@@ -333,16 +334,23 @@ class _Chain:
     fewer per step (:meth:`text_at`).
     """
 
-    def __init__(self, start: int, text: str, top: DirectoryId | None) -> None:
+    def __init__(
+        self, start: int, text: str, top: DirectoryId | None, budget: ClimbBudget | None = None
+    ) -> None:
         self.top = top
         self.text = text
+        self.budget = budget
         self.ids: list[DirectoryId] = []
         self.live: list[bool] = []
         self.ended = False
+        self.handle = -1
+        info = os.fstat(start)
+        self._add(info)
         self.handle = os.dup(start)
-        self._add(os.fstat(self.handle))
 
     def _add(self, info: os.stat_result) -> None:
+        if self.budget is not None:
+            self.budget.climb()
         self.ids.append(_identity(info))
         self.live.append(info.st_nlink > 0)
         if self.ids[-1] == self.top or len(self.ids) >= MAX_DEPTH:
@@ -440,7 +448,7 @@ def _walk_on_in_viewer_view(
             named = _name_of(handle) if at is not None else None
             if at is None or named is None:
                 continue
-            above = _Chain(handle, named, top)
+            above = _Chain(handle, named, top, chain.budget)
             try:
                 return _root_above(chain, (first, at), above, rules, nearest)
             finally:
@@ -479,13 +487,14 @@ def _root_above(
     return Root(above.text_at(found - at), above.ids[found - at])
 
 
-def root_of_directory(
+def root_of_directory(  # noqa: PLR0913 - each keyword is its own bound
     directory: int,
     text: str,
     *,
     top: DirectoryId | None,
     rules: RootRules,
     viewer_paths: Callable[[], Iterable[str]] | None = None,
+    budget: ClimbBudget | None = None,
 ) -> Root:
     """The checkout root of the open ``directory`` whose path text is ``text``.
 
@@ -503,11 +512,13 @@ def root_of_directory(
     that very directory, by device and inode, is where the walk goes on, up
     the caller's tree, and the root found is a directory the caller can name.
     When none is, the root is what the process's own tree shows. OSErrors go
-    up to the caller, which says why the root is not known.
+    up to the caller, which says why the root is not known. Each directory
+    looked at is charged to ``budget`` when one is given: once it is spent,
+    :class:`~runctx.climb.ClimbSpentError` goes up instead of a root.
     """
     if text.endswith(_DELETED_SUFFIX) and os.fstat(directory).st_nlink == 0:
         text = text[: -len(_DELETED_SUFFIX)]
-    chain = _Chain(directory, text, top)
+    chain = _Chain(directory, text, top, budget)
     try:
         first_live = 0
         while chain.reaches(first_live) and not chain.live[first_live]:
@@ -620,7 +631,7 @@ def nearest_holding(  # noqa: PLR0913 - each keyword is its own choice
     return None
 
 
-def find_root(cwd: str, rules: RootRules | None = None) -> Root:
+def find_root(cwd: str, rules: RootRules | None = None, budget: ClimbBudget | None = None) -> Root:
     """The checkout root of the directory ``cwd``; OSError or ValueError when it cannot be known.
 
     ``rules`` default to those of the calling process's real uid
@@ -629,7 +640,7 @@ def find_root(cwd: str, rules: RootRules | None = None) -> Root:
     what it opened, symbolic links resolved; :func:`os.path.realpath` (one
     lookup per component) only when it cannot. ValueError: a NUL or a lone
     surrogate in the text. :func:`runctx.roots.checkout_root` says why as an
-    explicit unknown.
+    explicit unknown. The walk is charged to ``budget`` (:func:`root_of_directory`).
     """
     if too_long(cwd):
         raise OSError(errno.ENAMETOOLONG, "longer than PATH_MAX", cwd)
@@ -638,7 +649,7 @@ def find_root(cwd: str, rules: RootRules | None = None) -> Root:
         real = _name_of(handle) or os.path.realpath(cwd)
         top = _identity(os.stat("/"))
         chosen = rules if rules is not None else rules_for([os.getuid()])
-        return root_of_directory(handle, real, top=top, rules=chosen)
+        return root_of_directory(handle, real, top=top, rules=chosen, budget=budget)
     except OSError as error:
         raise WalkError(error.errno, error.strerror or str(error)) from error
     finally:

@@ -78,7 +78,7 @@ _CWD_PHRASES = {
     Reason.DELETED: "cwd deleted",
     Reason.MISSING: "directory does not exist",
     Reason.OTHER_NAMESPACE: "cwd in another mount namespace",
-    Reason.NOT_READ: "cwd not read",
+    Reason.NOT_READ: "not read",
 }
 
 

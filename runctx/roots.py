@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from runctx.checkout import MAX_DEPTH, Root, RootRules, WalkError, find_root, root_of_path, too_long
+from runctx.climb import ClimbBudget, ClimbSpentError
 from runctx.unknown import Reason, Unknown
 
 
@@ -23,18 +24,23 @@ def _unopenable(cwd: str, error: Exception) -> Unknown:
     return Unknown(Reason.MISSING, f"{shown} does not exist")
 
 
-def checkout_root(cwd: str | Unknown, rules: RootRules | None = None) -> Root | Unknown:
+def checkout_root(
+    cwd: str | Unknown, rules: RootRules | None = None, budget: ClimbBudget | None = None
+) -> Root | Unknown:
     """The checkout root of the directory ``cwd`` (:func:`~runctx.checkout.find_root`), or why not.
 
     ``rules`` default to those of the calling process's real uid. A path
-    longer than ``PATH_MAX`` is unknown at once.
+    longer than ``PATH_MAX`` is unknown at once; so is the root of a walk
+    charged to a ``budget`` that is spent.
     """
     if not isinstance(cwd, str):
         return cwd
     if too_long(cwd):
         return Unknown(Reason.MISSING, f"a path of {len(cwd)} characters is longer than PATH_MAX")
     try:
-        return find_root(cwd, rules)
+        return find_root(cwd, rules, budget)
+    except ClimbSpentError as spent:
+        return spent.unknown
     except WalkError as error:
         return Unknown(Reason.DENIED, f"cannot walk up from {cwd}: {error.strerror}")
     except (OSError, ValueError) as error:  # ValueError: a NUL or a lone surrogate in the text

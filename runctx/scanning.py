@@ -10,6 +10,7 @@ import attrs
 
 from runctx._log import INFO, log_event
 from runctx.checkout import Root, rules_for, same_directory
+from runctx.climb import ClimbBudget, was_not_climbed
 from runctx.cpu_window import CpuReading, cpu_now, read_cpu, second_reading
 from runctx.environment import Environment, same_environment
 from runctx.folding import (
@@ -31,7 +32,7 @@ from runctx.runners.comms import argv_filter
 from runctx.settings import DEFAULTS, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.base import MAX_ENVIRONMENT_PROCESSES
-from runctx.sources.visibility import describe_limits
+from runctx.sources.visibility import Visibility, describe_limits
 from runctx.started_by import WANTED, started_by
 from runctx.unknown import NOT_READ, Reason, Unknown
 
@@ -502,6 +503,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     others: _OtherUsers | None = None,
     deadline: float | None = None,
     inherited: bool = True,
+    climb: ClimbBudget | None = None,
 ) -> _FoundRuns:
     """The process table and each run's authority with its owner read.
 
@@ -518,6 +520,7 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
     as long as is left (:func:`_keeps_back`): the runs left are counted in
     ``unjudged``, never judged late. A scan that will ask who started each run
     (``inherited``) has the owner's read take its cgroup and terminal with it.
+    The walks to other users' checkouts are charged to ``climb``.
     """
     owners: dict[int, int | Unknown] = {}
 
@@ -560,7 +563,12 @@ def _table_and_owners(  # noqa: PLR0913 - each is an independent knob
                 unjudged = len(folded) - index
                 break
             owned.append(
-                (found, source.with_owner(found.authority, viewer_uid, inherited=inherited))
+                (
+                    found,
+                    source.with_owner(
+                        found.authority, viewer_uid, inherited=inherited, climb=climb
+                    ),
+                )
             )
         owned.sort(key=lambda pair: pair[1].pid)
         return _FoundRuns(table, owned, unjudged)
@@ -880,6 +888,43 @@ def _cut_note(  # noqa: PLR0913 - each is one thing the deadline left undone
     return f"{CUT_NOTE}: " + "; ".join(parts or ["the scan was cut"])
 
 
+def _limits(source: ProcessSource, found: _FoundRuns, climbed_most: int) -> Visibility:
+    """What a scan could not see: of its table, its runs' owners, their checkouts.
+
+    A checkout not looked for once the scan's climb budget (``climbed_most``
+    directories) was spent is not counted as unreadable: a note says so.
+    """
+    owned = found.runs
+    not_climbed = sum(was_not_climbed(authority.root) for _found, authority in owned)
+    visibility = describe_limits(
+        source=source.name,
+        mount=source.proc_mount(),
+        own_namespace=source.own_pid_namespace(),
+        listed=found.table.listed,
+        unreadable=found.table.unreadable,
+        zombies=found.table.zombies,
+        run_fields_unreadable={
+            "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
+            "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned)
+            - not_climbed,
+        },
+    )
+    if not not_climbed:
+        return visibility
+    runs = "run was" if not_climbed == 1 else "runs were"
+    note = (
+        f"the checkouts of {not_climbed} other users' {runs} not looked for: a scan climbs "
+        f"at most {climbed_most} directories for other users' processes (each is foreign "
+        "by its owner)"
+    )
+    return attrs.evolve(visibility, notes=(*visibility.notes, note))
+
+
+def _may_write(uid: int, here: Viewpoint) -> bool:
+    """Whether ``uid`` may write the checkout ``here`` looks from (its runs may work in it)."""
+    return isinstance(here.root, Root) and can_write(uid, str(here.root))
+
+
 def was_cut(report: Report) -> bool:
     """Whether ``report``'s scan was cut by its deadline: what it shows may be incomplete."""
     return any(note.startswith(CUT_NOTE) for note in report.visibility.notes)
@@ -949,6 +994,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
     )
 
     argv_wanted = _argv_reader(wanted, skipped, others, deadline)
+    climb = ClimbBudget(spared=lambda uid: _may_write(uid, here))
 
     def read_all() -> _FoundRuns:
         return _table_and_owners(
@@ -959,18 +1005,15 @@ def scan(  # noqa: PLR0913 - each knob is independent
             others=others,
             deadline=deadline,
             inherited=not essentials_only,
+            climb=climb,
         )
 
     found = _found(read_all, source, here, others, first_pass)
-    table, owned = found.table, found.runs
+    table = found.table
     out_of_time = _passed(deadline)
     if first_pass is not None and essentials_only:
         first_pass.keep(here, found, others, cut=out_of_time or bool(skipped[0]))
     essentials_only = essentials_only or out_of_time
-    unreadable = {
-        "uid": sum(isinstance(authority.uid, Unknown) for _found, authority in owned),
-        "cwd": sum(isinstance(authority.root, Unknown) for _found, authority in owned),
-    }
     judged_runs, optional_skipped = _judged_runs(
         source,
         here,
@@ -994,15 +1037,7 @@ def scan(  # noqa: PLR0913 - each knob is independent
         first = read_cpu(source, measured, earlier=source.cpu_read_in_table)
         reading_took = time.monotonic() - reading_began
     load = source.load()
-    visibility = describe_limits(
-        source=source.name,
-        mount=source.proc_mount(),
-        own_namespace=source.own_pid_namespace(),
-        listed=table.listed,
-        unreadable=table.unreadable,
-        zombies=table.zombies,
-        run_fields_unreadable=unreadable,
-    )
+    visibility = _limits(source, found, climb.most)
     window: float | Unknown = NOT_READ
     if first is not None and cpu_window is not None:
         # The second reading costs about what the first did: taken only when

@@ -102,13 +102,13 @@ class KillsDuringScan(ProcfsSource):
         self.victim = victim
         self.killed = False
 
-    def with_owner(self, record, viewer_uid=None, *, inherited=False):
+    def with_owner(self, record, viewer_uid=None, *, inherited=False, climb=None):
         """Kill the victim first when this is its record, then read as usual."""
         if record.pid == self.victim and not self.killed:
             self.killed = True
             os.kill(self.victim, signal.SIGKILL)
             wait_for(lambda: not is_live(self.victim), what="the victim to die")
-        return super().with_owner(record, viewer_uid, inherited=inherited)
+        return super().with_owner(record, viewer_uid, inherited=inherited, climb=climb)
 
 
 def test_a_run_whose_runner_exits_during_the_scan_is_not_reported(shared_tmp, runs):

@@ -25,9 +25,19 @@ from pathlib import Path
 import pytest
 from hooktools import claude_pre_tool_use, copilot_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
-from proctools import OTHER_UID, PYTHON, interpreter_for, make_checkout, record_of, wait_for
+from proctools import (
+    OTHER_UID,
+    PYTHON,
+    VIEWER_UID,
+    interpreter_for,
+    make_checkout,
+    record_of,
+    wait_for,
+)
 from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
+from runctx import climb
+from runctx.climb import CLIMBED_MAX, was_not_climbed
 from runctx.fastpath.hook import DEADLINE_ENV
 from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
@@ -944,6 +954,114 @@ def test_huge_command_lines_beside_a_live_run_still_refuse_and_report_truncated(
         assert sum(len(word) for word in shown[runner.pid]["argv"]) <= CMDLINE_READ_MAX
     assert "argv_truncated" not in shown[live.pid]
     assert f"pid {live.pid}" in _refused(checkout)
+
+
+# ----------------------------------------------------------------------------- deep directories
+
+
+def _deep(parent: Path, name: str, levels: int) -> Path:
+    """``parent/name/d/d/...``, ``levels`` below ``name``: a directory every uid may enter."""
+    path = parent / name
+    for _ in range(levels):
+        path /= "d"
+    path.mkdir(parents=True)
+    for made in (path, *path.parents):
+        if made == parent:
+            break
+        made.chmod(0o755)
+    return path
+
+
+DEEP_LEVELS = 300
+"""How deep each of another user's directories is: a walk from one climbs more than that."""
+
+
+@pytest.mark.needs_root
+def test_other_users_runs_in_deep_directories_cost_a_scan_a_bounded_climb(shared_tmp, runs):
+    """Another user's runs, each in its own directory hundreds of levels deep: a bounded climb.
+
+    Anyone may make such directories (in ``/tmp``), and finding the checkout
+    of each run climbed every level of its directory, looking for markers at
+    each: a thousand of them took ``status`` 24 s of CPU. A scan climbs at
+    most :data:`CLIMBED_MAX` directories for other users' processes in all:
+    past it their checkouts are not looked for. ``status`` still shows each
+    of their runs, foreign by its owner, marks the checkouts not looked for
+    (in the table and the JSON) and says how many; this checkout's own live
+    run is found and refused as ever.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    live = _live_run(runs, checkout)
+    count = CLIMBED_MAX // DEEP_LEVELS + 3
+    theirs = {
+        runs.run_tests_script(_deep(shared_tmp, f"deep{n}", DEEP_LEVELS), uid=OTHER_UID).pid
+        for n in range(count)
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--json"],
+        capture_output=True,
+        cwd=checkout,
+        env=clean_env(),
+        check=True,
+    )
+    report = json.loads(done.stdout)
+    shown = {run["pid"]: run for run in report["runs"]}
+    assert theirs <= set(shown)
+    assert all(shown[pid]["foreign"] for pid in theirs)
+    unwalked = {pid for pid in theirs if shown[pid]["root"] is None}
+    assert len(theirs - unwalked) <= CLIMBED_MAX // DEEP_LEVELS
+    assert all(
+        any("checkout not looked for" in reason for reason in shown[pid]["reasons"])
+        for pid in unwalked
+    )
+    notes = report["visibility"]["notes"]
+    assert any("other users' runs were not looked for" in note for note in notes), notes
+    assert shown[live.pid]["root"] == str(checkout)
+    assert not shown[live.pid]["foreign"]
+
+    text = subprocess.run(
+        [sys.executable, "-m", "runctx", "status", "--wide"],
+        capture_output=True,
+        cwd=checkout,
+        env=clean_env(),
+        text=True,
+        check=True,
+    ).stdout
+    rows = [row.split() for row in text.splitlines()]
+    not_looked_for = {int(row[0]) for row in rows if row and row[0].isdigit() and "looked" in row}
+    assert not_looked_for & theirs
+    assert f"pid {live.pid}" in _refused(checkout)
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("source_class", [ProcfsSource, PsutilSource], ids=["procfs", "psutil"])
+def test_the_climb_budget_spares_the_viewers_runs_and_a_writer_of_this_checkout(
+    shared_tmp, runs, source_class, monkeypatch
+):
+    """Past the budget, the checkouts that decide something are still looked for.
+
+    The budget made small (40 directories): another user's runs elsewhere,
+    each 30 levels deep, spend it. The viewer's own run 30 levels deep in
+    this checkout is still found in it (whether a run is ours depends on its
+    checkout), and so is a third user's run there, since they may write this
+    checkout (the shared-tree policy asks whether they work in it).
+    """
+    monkeypatch.setattr(climb, "CLIMBED_MAX", 40)
+    checkout = make_checkout(shared_tmp, "proj")
+    os.chown(checkout, VIEWER_UID, -1)  # theirs to write, not the other user's
+    elsewhere = [
+        runs.run_tests_script(_deep(shared_tmp, f"deep{n}", 30), uid=OTHER_UID).pid
+        for n in range(4)
+    ]
+    writer = runs.run_tests_script(_deep(checkout, "theirs", 30), uid=VIEWER_UID)
+    mine = runs.run_tests_script(_deep(checkout, "mine", 30))
+    report = scan(viewpoint(cwd=str(checkout)), source=source_class())
+    judged = {each.run.pid: each for each in report.runs}
+    assert sum(was_not_climbed(judged[pid].run.root) for pid in elsewhere) >= len(elsewhere) - 1
+    assert all(judged[pid].foreign for pid in elsewhere)
+    assert [each.run.pid for each in report.ours_known] == [mine.pid]
+    assert judged[mine.pid].run.root == str(checkout)
+    assert judged[writer.pid].shares_tree
+    assert judged[writer.pid].run.root == str(checkout)
 
 
 # ----------------------------------------------------------------------------- many mounts

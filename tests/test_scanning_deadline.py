@@ -115,10 +115,10 @@ class _OwnersMoveTheClock(ProcfsSource):
         self.step = step
         self.owners_read = 0
 
-    def with_owner(self, record, viewer_uid=None, *, inherited=False):
+    def with_owner(self, record, viewer_uid=None, *, inherited=False, climb=None):
         self.owners_read += 1
         self.clock.ahead += 3600.0 if self.owners_read == self.after else self.step
-        return super().with_owner(record, viewer_uid, inherited=inherited)
+        return super().with_owner(record, viewer_uid, inherited=inherited, climb=climb)
 
 
 def test_runs_found_before_the_deadline_are_counted_not_judged_after_it(

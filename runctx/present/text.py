@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from runctx.busy import box_pressure
+from runctx.climb import was_not_climbed
 from runctx.environment import Environment
 from runctx.identity import Verdict
 from runctx.present.escape import visible
@@ -135,8 +136,14 @@ def _quoted(word: str) -> str:
 
 
 def root_text(judged: JudgedRun, options: TextOptions) -> str:
-    """The checkout root of a run for a table cell."""
+    """The checkout root of a run for a table cell.
+
+    A root a scan's budget left unwalked (another user's) is ``not looked
+    for``: the note under the table says why, once.
+    """
     root = judged.run.root
+    if was_not_climbed(root):
+        return "not looked for"
     if isinstance(root, Unknown):
         return visible(str(root))
     shown = root.shown

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from runctx.checkout import Root
+from runctx.climb import ClimbBudget
 from runctx.environment import Environment
 from runctx.exceptions import ConfigError
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
@@ -100,13 +101,16 @@ class ProcessSource(Protocol):
         viewer_uid: int | Unknown | None = None,
         *,
         inherited: bool = False,
+        climb: ClimbBudget | None = None,
     ) -> ProcRecord:
         """The record with its owner uid, cwd and checkout root read (for processes of a run).
 
         The root's markers count when root, the owner or ``viewer_uid`` (default:
         the caller's real uid) made them (:func:`runctx.checkout.rules_for`).
         With ``inherited``, the cgroup and terminal :meth:`inherited` tells are
-        read now too, confirmed by the same reading of the identity.
+        read now too, confirmed by the same reading of the identity. The walk
+        to the root is charged to ``climb`` when it charges the owner
+        (:meth:`~runctx.climb.ClimbBudget.charges`).
         """
 
     def environment(

@@ -16,6 +16,7 @@ import attrs
 
 from runctx._log import log_unreadable
 from runctx.checkout import Root, RootRules, rules_for
+from runctx.climb import ClimbBudget
 from runctx.environment import (
     MAX_WORDS,
     Environment,
@@ -167,8 +168,13 @@ class SourceBase:
         """
         return self._root(pid, self._cwd(pid), rules_for([viewer_uid, uid]))
 
-    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
-        """The checkout root of the cwd of one process, or why it is not known."""
+    def _root(
+        self, pid: int, cwd: str | Unknown, rules: RootRules, budget: ClimbBudget | None = None
+    ) -> Root | Unknown:
+        """The checkout root of the cwd of one process, or why it is not known.
+
+        The walk is charged to ``budget`` when one is given.
+        """
         raise NotImplementedError
 
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
@@ -626,6 +632,7 @@ class SourceBase:
         viewer_uid: int | Unknown | None = None,
         *,
         inherited: bool = False,
+        climb: ClimbBudget | None = None,
     ) -> ProcRecord:
         """The record with its uid, cwd and root read; unknown if it exited meanwhile.
 
@@ -637,11 +644,13 @@ class SourceBase:
         :meth:`inherited` of this process) its cgroup and terminal are read
         too, before that identity, which then vouches for them as well; and
         the CPU seconds that reading gives are kept (:meth:`cpu_read_with_owner`).
+        The walk to the root is charged to ``climb`` when it charges the owner.
         """
         pid = record.pid
         uid, cwd = self._owner(pid)
         viewer = os.getuid() if viewer_uid is None else viewer_uid
-        root = self._root(pid, cwd, self._rules_of(viewer, uid))
+        charged = climb if climb is not None and climb.charges(uid, viewer) else None
+        root = self._root(pid, cwd, self._rules_of(viewer, uid), charged)
         identity = record.identity
         if inherited:
             cgroup = self._cgroup(pid)

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Mapping
 
 from runctx import planted
 from runctx.checkout import Root, RootRules, root_of_directory
+from runctx.climb import ClimbBudget, ClimbSpentError
 from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.records import CMDLINE_READ_MAX, ProcessTable, ProcIdentity, ProcRecord
@@ -543,7 +544,13 @@ class ProcfsSource(SourceBase):
                 return Unknown(Reason.DELETED, text[: -len(_DELETED_SUFFIX)])
         return text
 
-    def read_root(self, pid: int, rules: RootRules, cwd: str | None = None) -> Root | Unknown:
+    def read_root(
+        self,
+        pid: int,
+        rules: RootRules,
+        cwd: str | None = None,
+        budget: ClimbBudget | None = None,
+    ) -> Root | Unknown:
         """The checkout root of a process's cwd, found inside its own view, or why not.
 
         A removed cwd has a root too: the removed directory, marked deleted,
@@ -555,7 +562,8 @@ class ProcfsSource(SourceBase):
         namespace, the rules), and its answer reused. Given the ``cwd`` text
         read already, a directory walked before is known by a ``stat`` of the
         cwd (the walk's answer is for that text and that directory, whenever
-        each was read), without opening it.
+        each was read), without opening it. A walk is charged to ``budget``:
+        once that is spent, the root is its unknown (:mod:`runctx.climb`).
         """
         if cwd is not None:
             try:
@@ -587,11 +595,14 @@ class ProcfsSource(SourceBase):
                     top=(top.st_dev, top.st_ino),
                     rules=rules,
                     viewer_paths=lambda: self._viewer_paths(pid, handle),
+                    budget=budget,
                 )
                 if key is not None and len(self._roots) < _PARSED_MAX:
                     self._roots[key] = found
         except OSError as error:
             return unknown_of(error)
+        except ClimbSpentError as spent:
+            return spent.unknown
         else:
             return found
         finally:
@@ -737,7 +748,9 @@ class ProcfsSource(SourceBase):
         view = View(root=f"{self.proc}/{pid}/root", cwd=f"{self.proc}/{pid}/cwd")
         return view, cwd if isinstance(cwd, str) else None
 
-    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+    def _root(
+        self, pid: int, cwd: str | Unknown, rules: RootRules, budget: ClimbBudget | None = None
+    ) -> Root | Unknown:
         if isinstance(cwd, Unknown) and cwd.reason is not Reason.DELETED:
             return cwd
-        return self.read_root(pid, rules, cwd if isinstance(cwd, str) else None)
+        return self.read_root(pid, rules, cwd if isinstance(cwd, str) else None, budget)

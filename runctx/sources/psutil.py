@@ -86,6 +86,7 @@ from typing import NamedTuple, ParamSpec, TypeVar
 import psutil
 
 from runctx.checkout import Root, RootRules
+from runctx.climb import ClimbBudget
 from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.records import ProcIdentity, ProcRecord, bounded_argv
@@ -467,7 +468,9 @@ class PsutilSource(SourceBase):
             return cwd
         return View(cwd=cwd), cwd
 
-    def _root(self, pid: int, cwd: str | Unknown, rules: RootRules) -> Root | Unknown:
+    def _root(
+        self, pid: int, cwd: str | Unknown, rules: RootRules, budget: ClimbBudget | None = None
+    ) -> Root | Unknown:
         other = other_mount_namespace(pid) if psutil.LINUX else None
         if other is not None:
             return other
@@ -475,4 +478,4 @@ class PsutilSource(SourceBase):
             if cwd.reason is Reason.DELETED and cwd.detail:
                 return root_of_removed(cwd.detail, rules)
             return cwd
-        return checkout_root(cwd, rules)
+        return checkout_root(cwd, rules, budget)
