@@ -77,7 +77,16 @@ HOOK_P99 = 2.0
 SHAPE_CPU = 0.2
 STATUS_CPU = 1.0
 STATUS_MB = 200
-SHAPES = ("chain", "ownchain", "mounts", "cmdlines", "makefile", "bigmakefile", "pyproject")
+SHAPES = (
+    "chain",
+    "ownchain",
+    "mounts",
+    "cmdlines",
+    "deepdirs",
+    "makefile",
+    "bigmakefile",
+    "pyproject",
+)
 STATUS_TIMEOUT = 2.0
 TIMEOUT_SLACK = 0.5
 """How far past ``--timeout`` "about" reaches: the interpreter's start, the words printed."""
@@ -90,6 +99,8 @@ FULL_SIZES = {
     "mount_runners": 200,
     "cmdlines": 60,
     "cmdline_mb": 6.0,
+    "deep_dirs": 1000,
+    "deep_levels": 500,
     "makefile_kb": 7,
     "big_makefile_kb": 240,
     "pyproject_mb": 60,
@@ -226,11 +237,11 @@ class Box:
             if pgid in self.burners:
                 self.burners.remove(pgid)
 
-    def storm(self, count: int, dirs: Sequence[Path], uid: int, title: str) -> None:
+    def storm(self, count: int, dirs: Sequence[Path], uid: int, title: str) -> int:
         """``count`` idle processes titled ``title`` of ``uid``, in ``dirs`` in turn: one group.
 
         Forked by one ``chain.c`` process (a fork from this interpreter would take
-        minutes on a saturated box); they die with it.
+        minutes on a saturated box); they die with it. Its pid (their group).
         """
         ready = self.top / f"storm-{len(self.groups)}"
         pid = self.start(
@@ -243,6 +254,7 @@ class Box:
                 msg = "make stress: the storm could not be started"
                 raise SystemExit(msg)
             time.sleep(0.1)
+        return pid
 
     def checkout(self, name: str, uid: int | None = None) -> Path:
         """A directory with a ``.git``, owned by ``uid`` when given."""
@@ -434,6 +446,27 @@ def cmdlines_shape(box: Box, count: int, megabytes: float) -> Iterator[str]:
         yield f"{count} pytest processes with {megabytes:g} MB command lines (uid {NOBODY})"
     finally:
         box.stop(started)
+
+
+@contextlib.contextmanager
+def deepdirs_shape(box: Box, count: int, levels: int) -> Iterator[str]:
+    """``count`` ``npm test`` of another uid, each in its own directory ``levels`` deep.
+
+    Anyone may make such directories: each run's checkout is a climb of every
+    level, so a scan's climbs for other users' processes are bounded in all.
+    """
+    deepest = box.top / "deep"
+    for _ in range(levels):
+        deepest /= "d"
+    leaves = [deepest / str(n) for n in range(count)]
+    for leaf in leaves:
+        leaf.mkdir(parents=True)
+    relative = [leaf.relative_to(box.top) for leaf in leaves]  # the storm's argv stays small
+    pid = box.storm(count, relative, NOBODY, "npm test")
+    try:
+        yield f"{count} `npm test` of uid {NOBODY}, each in its own directory {levels} deep"
+    finally:
+        box.stop([pid])
 
 
 def fanning_makefile(size: int) -> str:
@@ -665,6 +698,7 @@ def run(args: argparse.Namespace) -> list[dict[str, object]]:
             "ownchain": lambda: chain_shape(box, args.chain, own=True),
             "mounts": lambda: mounts_shape(box, args.mounts, args.mount_runners),
             "cmdlines": lambda: cmdlines_shape(box, args.cmdlines, args.cmdline_mb),
+            "deepdirs": lambda: deepdirs_shape(box, args.deep_dirs, args.deep_levels),
             "makefile": lambda: makefile_shape(checkout, args.makefile_kb * 1024),
             "bigmakefile": lambda: makefile_shape(checkout, args.big_makefile_kb * 1024),
             "pyproject": lambda: pyproject_shape(checkout, args.pyproject_mb),
@@ -881,6 +915,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--mount-runners", type=int, default=100, help="runners there (100)")
     parser.add_argument("--cmdlines", type=int, default=20, help="processes with huge argv (20)")
     parser.add_argument("--cmdline-mb", type=float, default=2.0, help="their argv in MB (2)")
+    parser.add_argument(
+        "--deep-dirs", type=int, default=300, help="`npm test` in deep directories (300)"
+    )
+    parser.add_argument("--deep-levels", type=int, default=300, help="how deep each is (300)")
     parser.add_argument("--makefile-kb", type=int, default=7, help="the Makefile's size (7)")
     parser.add_argument(
         "--big-makefile-kb", type=int, default=240, help="the big Makefile's size (240)"
