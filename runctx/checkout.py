@@ -297,6 +297,22 @@ def _trusted_mode(directory: int, name: str, owners: frozenset[int] | None) -> i
     return info.st_mode
 
 
+_ACCESS_AT = os.access in os.supports_dir_fd and os.access in os.supports_follow_symlinks
+"""Whether ``faccessat`` takes a directory and leaves a link unfollowed here."""
+
+
+def _exists(directory: int, name: str) -> bool:
+    """Whether anything is named ``name`` in the open ``directory`` (a link itself counts).
+
+    One ``faccessat``, which answers without raising: a walk asks it of
+    about twenty names at each directory it climbs, and most are not there.
+    True where it cannot be asked (:func:`_is_marker` then looks).
+    """
+    if not _ACCESS_AT:
+        return True
+    return os.access(name, os.F_OK, dir_fd=directory, follow_symlinks=False)
+
+
 def _is_marker(directory: int, name: str, rules: RootRules) -> bool:
     """Whether ``name`` in the open ``directory`` is a marker a trusted owner made.
 
@@ -408,7 +424,10 @@ def _look_for_markers(
             for group, markers in enumerate(MARKER_GROUPS):
                 if any(found is not None for found in nearest[: group + 1]):
                     continue
-                if any(_is_marker(chain.handle, name, rules) for name in markers):
+                if any(
+                    _exists(chain.handle, name) and _is_marker(chain.handle, name, rules)
+                    for name in markers
+                ):
                     nearest[group] = index + offset
         index += 1
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from runctx.unknown import Reason, Unknown
 
-CLIMBED_MAX = 2048
+CLIMBED_MAX = 1024
 """Directories one scan climbs, in all, to find the checkouts of other users' processes."""
 
 

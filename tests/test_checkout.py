@@ -435,12 +435,19 @@ class _Calls:
         self.held: set[int] = set()
         self.most_held = 0
         real_stat, real_lstat, real_open = os.stat, os.lstat, os.open
-        real_dup, real_close = os.dup, os.close
+        real_access, real_dup, real_close = os.access, os.dup, os.close
 
-        def stat(path, *args, **kwargs):
+        def looked_up(path, kwargs) -> None:
             relative = kwargs.get("dir_fd") is not None and "/" not in str(path)
             (self.relative if relative else self.by_path).append(str(path))
+
+        def stat(path, *args, **kwargs):
+            looked_up(path, kwargs)
             return real_stat(path, *args, **kwargs)
+
+        def access(path, *args, **kwargs):
+            looked_up(path, kwargs)
+            return real_access(path, *args, **kwargs)
 
         def lstat(path, *args, **kwargs):
             self.by_path.append(str(path))
@@ -460,6 +467,7 @@ class _Calls:
             return real_close(fd)
 
         monkeypatch.setattr(os, "stat", stat)
+        monkeypatch.setattr(os, "access", access)
         monkeypatch.setattr(os, "lstat", lstat)
         monkeypatch.setattr(os, "open", open_)
         monkeypatch.setattr(os, "dup", lambda fd: hold(real_dup(fd)))
