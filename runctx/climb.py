@@ -8,11 +8,14 @@ directory are made once per scan. That bounds one walk, not a scan: another
 user can keep a thousand processes, each in its own directory hundreds of
 levels deep (anyone may make them in ``/tmp``), and every one of them costs
 a walk of hundreds of directories, tens of milliseconds each, so a
-``status`` beside them took 24 s of CPU.
+``status`` beside them took 24 s of CPU. A climb in another mount namespace
+that finds no ``.git`` reads that namespace's ``mountinfo`` too (up to 1 MiB,
+once per namespace and scan), and many namespaces are as cheap to make.
 
 An other user's run is foreign by its owner alone; its checkout is only
 shown. So the directories climbed for other users' processes are counted
-over one scan, and past :data:`CLIMBED_MAX` their checkouts are not looked
+over one scan (and the ``mountinfo`` read for them, at
+:data:`MOUNTINFO_BYTES_PER_DIRECTORY`), and past :data:`CLIMBED_MAX` their checkouts are not looked
 for: each is an explicit unknown (:meth:`ClimbBudget.unknown`) and the scan
 says how many. The viewer's own processes are never charged (whether a run
 is ours depends on its checkout), nor those of a user who may write the
@@ -28,6 +31,10 @@ from runctx.unknown import Reason, Unknown
 
 CLIMBED_MAX = 1024
 """Directories one scan climbs, in all, to find the checkouts of other users' processes."""
+MOUNTINFO_BYTES_PER_DIRECTORY = 2048
+"""A climb that reads another mount namespace's ``mountinfo`` is charged a directory for
+each of these bytes: reading and splitting 2 KiB of it costs about what climbing one
+directory does."""
 
 
 class ClimbSpentError(Exception):
@@ -70,11 +77,15 @@ class ClimbBudget:
             self._verdicts[uid] = not self._spared(uid)
         return self._verdicts[uid]
 
-    def climb(self) -> None:
-        """Charge one directory looked at; raise :class:`ClimbSpentError` once none is left."""
+    def climb(self, directories: int = 1) -> None:
+        """Charge ``directories`` looked at; raise :class:`ClimbSpentError` once none is left."""
         if self.left <= 0:
             raise ClimbSpentError(self.unknown())
-        self.left -= 1
+        self.left -= directories
+
+    def read_mountinfo(self, size: int) -> None:
+        """Charge reading ``size`` bytes of another namespace's ``mountinfo``; raise once spent."""
+        self.climb(-(-size // MOUNTINFO_BYTES_PER_DIRECTORY))
 
     def unknown(self) -> Unknown:
         """Why a checkout was not looked for: the budget's bound, as an explicit unknown."""

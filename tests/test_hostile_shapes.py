@@ -1064,6 +1064,75 @@ def test_the_climb_budget_spares_the_viewers_runs_and_a_writer_of_this_checkout(
     assert judged[writer.pid].run.root == str(checkout)
 
 
+NAMESPACE_SCRIPT = r"""
+import ctypes, os, sys
+
+base, mounts, uid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+python, script, ready = sys.argv[4], sys.argv[5], sys.argv[6]
+libc = ctypes.CDLL(None, use_errno=True)
+for n in range(mounts):
+    path = os.path.join(base, str(n))
+    os.mkdir(path)
+    if libc.mount(b"none", path.encode(), b"tmpfs", 0, b"size=64k,mode=0755") != 0:
+        sys.exit(f"mount {path}: errno {ctypes.get_errno()}")
+work = os.path.join(base, "0")
+with open(os.path.join(work, "run_tests.py"), "w") as stream:
+    stream.write(script)
+if os.fork() == 0:
+    os.chdir(work)
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    os.execv(python, [python, "run_tests.py", ready])
+os.wait()
+"""
+"""In a new mount namespace: MOUNTS tmpfs mounts, and a run of UID in the first of them."""
+
+
+@pytest.mark.needs_root
+def test_another_users_mount_namespaces_are_read_within_the_climb_budget(
+    shared_tmp, runs, monkeypatch
+):
+    """Another user's runs in six mount namespaces of 300 mounts each: a bounded read.
+
+    Each run works in a tmpfs, where a climb finds no ``.git``: its checkout
+    is then looked for through its namespace's ``mountinfo``, which is read
+    once per namespace, and many namespaces are cheap to make. Those reads
+    are charged to the scan's climb budget by their size: with the budget
+    made small (40 directories), a scan reads at most four of the six, and
+    the runs past it are foreign, their checkouts not looked for.
+    """
+    unshare = require_tools("unshare")["unshare"]
+    monkeypatch.setattr(climb, "CLIMBED_MAX", 40)
+    ready = ready_dir(shared_tmp)
+    pids = []
+    for n in range(6):
+        base = shared_tmp / f"ns{n}"
+        base.mkdir(mode=0o755)
+        argv = [unshare, "--mount", "--propagation", "private", PYTHON, "-c", NAMESPACE_SCRIPT]
+        argv += [str(base), "300", str(OTHER_UID), interpreter_for(OTHER_UID)]
+        argv += [RUN_TESTS_SCRIPT, str(ready / f"ns{n}")]
+        leader = runs.orphan(argv, shared_tmp, env=clean_env(), ready=ready / f"ns{n}")
+        (run,) = (
+            pid for pid in leader.members() if _cmdline(pid).split(b"\0")[1:2] == [b"run_tests.py"]
+        )
+        pids.append(run)
+    read: list[str] = []
+    real = procfs._read_mountinfo_text
+
+    def counted(path: str) -> bytes | None:
+        read.append(path)
+        return real(path)
+
+    monkeypatch.setattr(procfs, "_read_mountinfo_text", counted)
+    report = scan(viewpoint(cwd=str(make_checkout(shared_tmp, "proj"))), source=ProcfsSource())
+    theirs = [path for path in read if path in {f"/proc/{pid}/mountinfo" for pid in pids}]
+    assert 1 <= len(theirs) <= 4, theirs
+    judged = {each.run.pid: each for each in report.runs}
+    assert all(judged[pid].foreign for pid in pids)
+    assert sum(was_not_climbed(judged[pid].run.root) for pid in pids) >= 2
+
+
 # ----------------------------------------------------------------------------- many mounts
 
 

@@ -594,7 +594,7 @@ class ProcfsSource(SourceBase):
                     text,
                     top=(top.st_dev, top.st_ino),
                     rules=rules,
-                    viewer_paths=lambda: self._viewer_paths(pid, handle),
+                    viewer_paths=lambda: self._viewer_paths(pid, handle, budget),
                     budget=budget,
                 )
                 if key is not None and len(self._roots) < _PARSED_MAX:
@@ -642,13 +642,17 @@ class ProcfsSource(SourceBase):
             self._mounts = (namespace, mounts.MountTable(read))
         return self._mounts
 
-    def _mounts_of(self, pid: int, namespace: str | None) -> Mapping[int, MountEntry] | None:
+    def _mounts_of(
+        self, pid: int, namespace: str | None, budget: ClimbBudget | None = None
+    ) -> Mapping[int, MountEntry] | None:
         """The mounts of ``pid``'s mount namespace, parsed once per scan for each namespace.
 
         Many processes share one namespace (a container's, an ``unshare -m``
         with thousands of mounts): its ``mountinfo`` is read for the first of
         them only, and a line parsed only when a climb asks for its mount.
-        Without a namespace link it is read for ``pid``.
+        Without a namespace link it is read for ``pid``. A read for a climb
+        charged to ``budget`` is charged by its size
+        (:meth:`~runctx.climb.ClimbBudget.read_mountinfo`).
         """
         if namespace is not None and namespace in self._their_mounts:
             return self._their_mounts[namespace]
@@ -656,9 +660,13 @@ class ProcfsSource(SourceBase):
         found = None if read is None else mounts.MountsById(read)
         if namespace is not None:
             self._their_mounts[namespace] = found
+        if budget is not None and read is not None:
+            budget.read_mountinfo(len(read))
         return found
 
-    def _viewer_paths(self, pid: int, handle: int) -> Iterator[str]:
+    def _viewer_paths(
+        self, pid: int, handle: int, budget: ClimbBudget | None = None
+    ) -> Iterator[str]:
         """Where the caller may see the top of the mount ``handle`` (``pid``'s cwd) is on.
 
         Asked only when the climb from the cwd found no ``.git``. The mount is
@@ -681,7 +689,7 @@ class ProcfsSource(SourceBase):
         if same:
             theirs = table.by_id
         else:
-            read = self._mounts_of(pid, theirs_namespace)
+            read = self._mounts_of(pid, theirs_namespace, budget)
             if read is None:
                 return iter(())
             theirs = read
