@@ -80,12 +80,29 @@ def _stat(pid: int, proc: str) -> StatFields | None:
     return None if isinstance(found, Unknown) else found
 
 
+class _Hook:
+    """Who started the hook this process answers for, when the hook forked it to answer."""
+
+    parent: int | None = None
+
+
+def answering_for(hook_parent: int) -> None:
+    """Note that the calling process answers for a hook ``hook_parent`` started, which forked it.
+
+    :func:`hook_agent` then climbs from ``hook_parent``, not from the hook.
+    """
+    _Hook.parent = hook_parent
+
+
 def hook_agent(start: int | None = None, proc: str = PROC) -> AgentProcess | Unknown:
     """The agent process that runs this hook: the nearest ancestor that is no shell.
 
-    ``start`` is the pid to climb from (default: this process's parent).
+    ``start`` is the pid to climb from (default: the hook's parent: this
+    process's, or the one :func:`answering_for` names).
     """
-    pid = os.getppid() if start is None else start
+    if start is None:
+        start = _Hook.parent if _Hook.parent is not None else os.getppid()
+    pid = start
     for _ in range(CHAIN_MAX):
         fields = _stat(pid, proc)
         if fields is None:

@@ -846,11 +846,15 @@ def test_a_note_next_to_foreign_runs_never_exceeds_its_cap(world):
 # without blocking. Checked with an audit hook in a real hook process.
 
 PROBE = """
-import json, sys
-opened = []
-sys.addaudithook(lambda event, args: opened.append(str(args[0])) if event == "open" else None)
+import json, os, sys, tempfile
+# One line a file, written as it is opened: the hook's scan runs in a child it forks.
+log = tempfile.TemporaryFile()
+note = lambda text: os.write(log.fileno(), (text + "\\n").encode("utf-8", "surrogateescape"))
+sys.addaudithook(lambda event, args: note(str(args[0])) if event == "open" else None)
 from runctx.fastpath.hook import main
 main(["claude"])
+log.seek(0)
+opened = log.read().decode("utf-8", "surrogateescape").splitlines()
 sys.stderr.write("\\nAUDIT " + json.dumps({"opened": opened, "modules": sorted(sys.modules)}))
 """
 PROJECT_FILES = ("package.json", "Makefile", "justfile", "Taskfile.yml", "hatch.toml")
@@ -1076,6 +1080,7 @@ def test_a_go_ahead_gives_its_optional_pass_more_time_than_a_refusal(world, monk
         ends.append(end)
 
     monkeypatch.setattr(answer, "optional", given)
+    monkeypatch.setattr(hook, "apart", lambda _deadline, work: work())  # ``ends`` is in here
     seconds = hook.DEFAULT_DEADLINE_SECONDS
     began = time.monotonic()
     answered = []

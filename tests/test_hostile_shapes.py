@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fusehang import file_system_that_stops_answering
 from hooktools import claude_pre_tool_use, copilot_pre_tool_use, hook_env, reply, run_hook
 from nstools import require_tools
 from proctools import (
@@ -397,17 +398,21 @@ LISTED = "listed "
 """How the audit notes a directory listed (``listed /proc``) among the files opened."""
 
 AUDITED_HOOK = """
-import json, sys
-opened = []
+import json, os, sys, tempfile
+# One line a file, written as it is opened: the hook's scan runs in a child it forks.
+log = tempfile.TemporaryFile()
+note = lambda text: os.write(log.fileno(), (text + "\\n").encode("utf-8", "surrogateescape"))
 sys.addaudithook(
-    lambda event, args: opened.append(str(args[0]))
+    lambda event, args: note(str(args[0]))
     if event == "open" and str(args[0]).startswith("/proc/")
-    else opened.append("listed " + str(args[0]))
+    else note("listed " + str(args[0]))
     if event in ("os.listdir", "os.scandir") and str(args[0]).startswith("/proc")
     else None
 )
 from runctx.fastpath.hook import main
 main(["claude"])
+log.seek(0)
+opened = log.read().decode("utf-8", "surrogateescape").splitlines()
 sys.stderr.write("\\nAUDIT " + json.dumps(opened))
 """
 
@@ -1131,6 +1136,47 @@ def test_another_users_mount_namespaces_are_read_within_the_climb_budget(
     judged = {each.run.pid: each for each in report.runs}
     assert all(judged[pid].foreign for pid in pids)
     assert sum(was_not_climbed(judged[pid].run.root) for pid in pids) >= 2
+
+
+@pytest.mark.needs_root
+def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_so(shared_tmp, runs):
+    """A look the kernel never finishes: the hook still answers by its deadline, and says why.
+
+    The viewer's own process works in a file system that then stops
+    answering (a hung NFS or sshfs mount): looking at its cwd waits in the
+    kernel, where no timer's signal reaches, so the hook's own timer cannot
+    cut it. The scan runs in a child of the hook: at the deadline the hook
+    itself fails open and tells the agent, in its reply, that the scan is
+    held in a read that does not return; the child is left waiting until
+    the file system answers (here, until its server is killed).
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    _live_run(runs, checkout)
+    payload = json.dumps(claude_pre_tool_use(TEST_COMMAND, checkout)).encode()
+    with file_system_that_stops_answering(shared_tmp) as mount:
+        runs.orphan([PYTHON, "-c", "import time; time.sleep(600)"], mount.mountpoint)
+        mount.stop_answering()
+        hook = subprocess.Popen(
+            [sys.executable, "-m", "runctx", "hook", "claude"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=hook_env(**{DEADLINE_ENV: "3"}),
+        )
+        try:
+            out, err = hook.communicate(payload, timeout=60)
+        except subprocess.TimeoutExpired:
+            out = err = b""
+    # The server is gone: a hook its mount held goes on, and is ended here.
+    if hook.poll() is None:
+        hook.kill()
+    hook.wait()
+    assert out, "the hook never answered: the held read kept it past its deadline"
+    assert hook.returncode == 0
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    assert "runctx could not check" in context
+    assert "held in a read that does not return" in context, context
+    assert b"hook failed open" in err
 
 
 # ----------------------------------------------------------------------------- many mounts

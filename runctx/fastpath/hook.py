@@ -383,7 +383,7 @@ def _reply(
     if kind == SESSION:
         from runctx.hooks import answer  # noqa: PLC0415 - the scan's imports
 
-        return answer.session_start(agent, payload)
+        return apart(deadlines[0], lambda: answer.session_start(agent, payload))
     read = _command(agent, kind, payload)
     if read is None:
         return None
@@ -415,8 +415,15 @@ def _reply(
     from runctx.hooks import answer  # noqa: PLC0415 - a test run or a change: the scan
 
     if kind == AFTER_TOOL:
-        return answer.after_tool(agent, cwd, root, settings, invocations)
-    return answer.pre_tool(agent, payload, cwd, root, settings, invocations, changed, deadlines)
+        return apart(
+            deadlines[0], lambda: answer.after_tool(agent, cwd, root, settings, invocations)
+        )
+    return apart(
+        deadlines[0],
+        lambda: answer.pre_tool(
+            agent, payload, cwd, root, settings, invocations, changed, deadlines
+        ),
+    )
 
 
 def _command(agent: Agent, kind: str, payload: JSONObject) -> tuple[Agent, str, str] | None:
@@ -500,6 +507,123 @@ def _payload(raw: bytes) -> dict[str, object]:
         msg = "no input on stdin"
         raise PayloadError(msg)
     return json_object(raw, "input")
+
+
+REPLY, NO_REPLY, FAILED = b"R", b"N", b"E"
+"""How the answering child's message to the hook begins: a reply, none, a failure."""
+CHILD_READ_BYTES = 65536
+
+
+def apart(deadline: float, work: Callable[[], str | None]) -> str | None:
+    """``work()`` (the scan and its words) done by a child process, waited for until ``deadline``.
+
+    The hook's timer (:func:`_within`) cuts whatever runs when it fires, but a
+    signal cannot cut a read the kernel waits on uninterruptibly: looking at a
+    process whose cwd is on a file system that stopped answering (a hung NFS
+    or sshfs mount, a stuck FUSE server) holds the reader until it answers,
+    and an agent whose own timeout then cuts the hook runs the command
+    without a word. So the child does the work and sends its reply (or why it
+    failed) down a pipe; its stderr goes down another, which this process
+    writes on. Past ``deadline`` this process fails open and says why; a
+    child stuck in such a read is left behind, holding none of the agent's
+    descriptors, and ends when the read does.
+    """
+    hook_parent = os.getppid()
+    replies, reply_end = os.pipe()
+    said, said_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child ends in os._exit; its work is the tests'
+        os.close(replies)
+        os.close(said)
+        _answer_as_child(deadline, work, reply_end, said_end, hook_parent)
+    os.close(reply_end)
+    os.close(said_end)
+    try:
+        message, words = _read_both(replies, said, deadline, child)
+    except DeadlineError:  # this process's own timer, or the wait's end: the same deadline
+        raise DeadlineError(_held(child)) from None
+    finally:
+        os.close(replies)
+        os.close(said)
+    os.waitpid(child, 0)
+    if words:
+        _emit(2, words.decode("ascii", "backslashreplace"))
+    if message[:1] == REPLY:
+        return message[1:].decode()
+    if message[:1] == NO_REPLY:
+        return None
+    if message[:1] == FAILED:
+        raise HookError(message[1:].decode("utf-8", "backslashreplace"))
+    msg = "the scan ended without a reply"
+    raise HookError(msg)
+
+
+def _answer_as_child(  # pragma: no cover - runs in the child
+    deadline: float,
+    work: Callable[[], str | None],
+    reply_end: int,
+    said_end: int,
+    hook_parent: int,
+) -> None:
+    """Do ``work`` under the deadline, send what came of it, and end this process."""
+    try:
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(null, 1)
+        os.dup2(said_end, 2)
+        os.close(null)
+        os.close(said_end)
+        from runctx import agent_process  # noqa: PLC0415 - the scan's, imported already
+
+        agent_process.answering_for(hook_parent)
+        try:
+            reply = _within(deadline, work)
+            message = NO_REPLY if reply is None else REPLY + reply.encode()
+        except BaseException as error:  # noqa: BLE001 - the hook fails open with it
+            message = FAILED + what_failed(error).encode("utf-8", "backslashreplace")
+        while message:
+            message = message[os.write(reply_end, message) :]
+    finally:
+        os._exit(0)
+
+
+def _read_both(replies: int, said: int, deadline: float, child: int) -> tuple[bytes, bytes]:
+    """All the child sends on ``replies`` and ``said``, until it closes them or ``deadline``."""
+    import select  # noqa: PLC0415 - behind the pre-filter
+
+    read: dict[int, list[bytes]] = {replies: [], said: []}
+    poller = select.poll()
+    for fd in read:
+        poller.register(fd, select.POLLIN)
+    pending = len(read)
+    while pending:
+        left = deadline - time.monotonic()
+        ready = poller.poll(max(0.0, left) * 1000) if left > 0 else []
+        if not ready:
+            raise DeadlineError(_held(child))
+        for fd, _event in ready:
+            chunk = os.read(fd, CHILD_READ_BYTES)
+            if chunk:
+                read[fd].append(chunk)
+            else:
+                poller.unregister(fd)
+                pending -= 1
+    return b"".join(read[replies]), b"".join(read[said])
+
+
+def _held(child: int) -> str:
+    """Why no decision came: a scan held in a read the kernel waits on, or time alone."""
+    try:
+        with open(f"/proc/{child}/stat", "rb") as stat:
+            state = stat.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        state = b""
+    if state == b"D":
+        return (
+            "no decision within the deadline: the scan is held in a read that does not "
+            "return (a file system that does not answer, such as a hung network mount?)"
+        )
+    return "no decision within the deadline"
 
 
 def _within(deadline: float, work: Callable[[], T]) -> T:
