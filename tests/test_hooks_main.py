@@ -412,6 +412,32 @@ def test_the_deadline_covers_the_walk_to_the_checkout_root(tmp_path):
     assert done.stderr.startswith("runctx: hook failed open: no decision within the deadline")
 
 
+def test_the_answer_done_apart_comes_back_whole(capfd):
+    """The scan runs in a child: its reply, its silence, its failure and its stderr come back.
+
+    A reply (with a character no encoding can carry, as a lone surrogate),
+    no reply, and a failure (the words the hook fails open with) each reach
+    the hook as if done in its own process, and what the child wrote to
+    stderr is written on. (A child that never answers: the held-read test of
+    ``test_hostile_shapes.py``.)
+    """
+    from runctx.fastpath import hook
+
+    def loud() -> str:
+        os.write(2, b"said by the child\n")
+        return "reply \udcff"
+
+    def broken() -> str:
+        key = "k"
+        raise KeyError(key)
+
+    assert hook.apart(time.monotonic() + 60, loud) == "reply \udcff"
+    assert "said by the child" in capfd.readouterr().err
+    assert hook.apart(time.monotonic() + 60, lambda: None) is None
+    with pytest.raises(hook.HookError, match=r"^KeyError: 'k'$"):
+        hook.apart(time.monotonic() + 60, broken)
+
+
 @pytest.mark.needs_root
 def test_the_hook_without_procfs_fails_open_in_one_line(tmp_path):
     """A hook with no /proc lets the command through and says why on stderr."""

@@ -546,10 +546,13 @@ def apart(deadline: float, work: Callable[[], str | None]) -> str | None:
         os.close(replies)
         os.close(said)
     os.waitpid(child, 0)
-    if words:
-        _emit(2, words.decode("ascii", "backslashreplace"))
+    try:
+        while words:  # the child's stderr, as it wrote it
+            words = words[os.write(2, words) :]
+    except OSError:
+        pass
     if message[:1] == REPLY:
-        return message[1:].decode()
+        return message[1:].decode("utf-8", "surrogatepass")
     if message[:1] == NO_REPLY:
         return None
     if message[:1] == FAILED:
@@ -578,7 +581,7 @@ def _answer_as_child(  # pragma: no cover - runs in the child
         agent_process.answering_for(hook_parent)
         try:
             reply = _within(deadline, work)
-            message = NO_REPLY if reply is None else REPLY + reply.encode()
+            message = NO_REPLY if reply is None else REPLY + reply.encode("utf-8", "surrogatepass")
         except BaseException as error:  # noqa: BLE001 - the hook fails open with it
             message = FAILED + what_failed(error).encode("utf-8", "backslashreplace")
         while message:
