@@ -39,6 +39,7 @@ from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx import climb
 from runctx.climb import CLIMBED_MAX, was_not_climbed
+from runctx.exits import EXIT_ERROR
 from runctx.fastpath.hook import DEADLINE_ENV
 from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
@@ -1177,6 +1178,45 @@ def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_s
     assert "runctx could not check" in context
     assert "held in a read that does not return" in context, context
     assert b"hook failed open" in err
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("command", ["status", "check", "wait"])
+def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
+    shared_tmp, runs, command
+):
+    """``--timeout`` is wall time, whatever a read does: the command gives up and says why.
+
+    Beside the viewer's own process in a file system that then stops
+    answering, ``status``, ``check`` and ``wait`` with ``--timeout 2`` (their
+    output read through pipes, as a pre-commit hook reads it) end with an
+    error that says the scan is held in a read that does not return; the
+    child that ran the scan is left waiting until the file system answers.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    with file_system_that_stops_answering(shared_tmp) as mount:
+        # a run (named pytest) there: every face looks for the checkout of a run
+        sleeping = "import time; time.sleep(600)"
+        runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
+        mount.stop_answering()
+        ran = subprocess.Popen(
+            [sys.executable, "-m", "runctx", command, "--timeout", "2"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=checkout,
+            env=clean_env(),
+        )
+        try:
+            _out, err = ran.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            err = b""
+    # The server is gone: a command its mount held goes on, and is ended here.
+    if ran.poll() is None:
+        ran.kill()
+    ran.wait()
+    assert err, f"runctx {command} --timeout 2 never ended: the held read kept it"
+    assert ran.returncode == EXIT_ERROR
+    assert b"held in a read that does not return" in err, err
 
 
 # ----------------------------------------------------------------------------- many mounts

@@ -100,7 +100,7 @@ def deadline_from(args: argparse.Namespace, *, from_process_start: bool = True) 
     timeout: float | None = getattr(args, "timeout", None)
     if timeout is None:
         return None
-    already = _age() if from_process_start else 0.0
+    already = process_age() if from_process_start else 0.0
     return time.monotonic() + timeout - rendering_reserve(timeout) - already
 
 
@@ -115,8 +115,27 @@ def rendering_reserve(timeout: float) -> float:
     return min(timeout * RENDERING_SHARE, RENDERING_RESERVE_MAX)
 
 
-def _age() -> float:
-    """Seconds since this process started (Linux: its ``stat``); 0 where that is not known."""
+class _Born:
+    """When the process that took the command line started, once a child runs the command."""
+
+    at: float | None = None
+
+
+def born_now_as(parent_age: float) -> None:
+    """Note that the calling process (forked to run the command) counts from its parent's start.
+
+    ``parent_age``: the parent's :func:`process_age` at the fork.
+    """
+    _Born.at = time.monotonic() - parent_age
+
+
+def process_age() -> float:
+    """Seconds since the command started: this process, or the parent that forked it to run it.
+
+    Linux: from its ``stat``; 0 where that is not known.
+    """
+    if _Born.at is not None:
+        return max(0.0, time.monotonic() - _Born.at)
     try:
         with open("/proc/self/stat", "rb") as stream:
             text = stream.read()

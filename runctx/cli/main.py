@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 HOOK = "hook"
 HOOK_MODULE = "runctx.fastpath.hook"
 LOGSETUP_MODULE = "runctx.cli.logsetup"
+APART_MODULE = "runctx.cli.apart"
 """Loaded only when events will be shown (it imports logging and structlog)."""
 HOOK_SUMMARY = "answer an agent's hook payload on stdin (what installed hooks run)"
 
@@ -311,25 +312,58 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
-    """The subcommand's exit status; runctx's own errors said on stderr (or as JSON)."""
+    """The subcommand's exit status; runctx's own errors said on stderr (or as JSON).
+
+    ``status``, ``check`` and ``wait`` with ``--timeout`` (``status`` without
+    ``--watch``) run in a child that is waited for that long and no longer
+    (:mod:`runctx.cli.apart`); what they import is imported here first.
+    """
     try:
         module = _module(SUBCOMMANDS[args.command][0])
         face = getattr(module, "face_module", None)  # a subcommand with faces of its own
         if face is not None:
             module = _module(face(args))
+    except (UsageError, RunctxError) as error:
+        return _error_status(args, error, json_errors=json_errors)
+    apart = _module(APART_MODULE)
+    if args.command not in apart.BOUNDED_COMMANDS or getattr(args, "watch", False):
+        return _run_here(module, args, json_errors=json_errors)
+
+    def gave_up(why: str) -> None:
+        report_error(f"runctx: error: {why}", EXIT_ERROR, json_errors=json_errors)
+
+    try:
+        held: int = apart.bounded(
+            getattr(args, "timeout", None),
+            lambda: _run_here(module, args, json_errors=json_errors),
+            gave_up,
+        )
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    return held
+
+
+def _run_here(module: ModuleType, args: argparse.Namespace, *, json_errors: bool) -> int:
+    """The exit status of the subcommand ``module`` runs, run in this process."""
+    try:
         result: int = module.run(args)
     except OutputClosedError:
         _drop_stdout()
         return EXIT_BROKEN_PIPE
-    except UsageError as error:
-        report_error(f"runctx {args.command}: error: {error}", EXIT_USAGE, json_errors=json_errors)
-        return EXIT_USAGE
-    except RunctxError as error:
-        report_error(f"runctx: error: {error}", EXIT_ERROR, json_errors=json_errors)
-        return EXIT_ERROR
+    except (UsageError, RunctxError) as error:
+        return _error_status(args, error, json_errors=json_errors)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     return result
+
+
+def _error_status(args: argparse.Namespace, error: RunctxError, *, json_errors: bool) -> int:
+    """Say runctx's own error on stderr (or as JSON); the exit status it stands for."""
+    if isinstance(error, UsageError):
+        report_error(f"runctx {args.command}: error: {error}", EXIT_USAGE, json_errors=json_errors)
+        return EXIT_USAGE
+    report_error(f"runctx: error: {error}", EXIT_ERROR, json_errors=json_errors)
+    return EXIT_ERROR
 
 
 def _drop_stdout() -> None:

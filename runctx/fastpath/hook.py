@@ -580,7 +580,7 @@ def _answer_as_child(  # pragma: no cover - runs in the child
 
         agent_process.answering_for(hook_parent)
         try:
-            reply = _within(deadline, work)
+            reply = _within(deadline, work) if deadline < float("inf") else work()
             message = NO_REPLY if reply is None else REPLY + reply.encode("utf-8", "surrogatepass")
         except BaseException as error:  # noqa: BLE001 - the hook fails open with it
             message = FAILED + what_failed(error).encode("utf-8", "backslashreplace")
@@ -601,7 +601,10 @@ def _read_both(replies: int, said: int, deadline: float, child: int) -> tuple[by
     pending = len(read)
     while pending:
         left = deadline - time.monotonic()
-        ready = poller.poll(max(0.0, left) * 1000) if left > 0 else []
+        if left == float("inf"):
+            ready = poller.poll()
+        else:
+            ready = poller.poll(max(0.0, left) * 1000) if left > 0 else []
         if not ready:
             raise DeadlineError(_held(child))
         for fd, _event in ready:
