@@ -892,6 +892,18 @@ def test_a_refusal_reads_no_other_users_process(shared_tmp, runs):
 # ----------------------------------------------------------------------------- huge command lines
 
 
+def _status(checkout: Path, *options: str) -> str:
+    """What ``runctx status OPTIONS`` prints in ``checkout`` (it must succeed)."""
+    return subprocess.run(
+        [sys.executable, "-m", "runctx", "status", *options],
+        capture_output=True,
+        cwd=checkout,
+        env=clean_env(),
+        text=True,
+        check=True,
+    ).stdout
+
+
 def _runner_with_long_argv(runs, checkout: Path, words: int, size: int):
     """A live ``python run_tests.py`` of ``checkout`` whose argv goes on for ``words`` words."""
     (checkout / "run_tests.py").write_text(RUN_TESTS_SCRIPT)
@@ -947,14 +959,7 @@ def test_huge_command_lines_beside_a_live_run_still_refuse_and_report_truncated(
         _runner_with_long_argv(runs, make_checkout(shared_tmp, f"other{n}"), 200, 1000)[0]
         for n in range(3)
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status", "--json"],
-        capture_output=True,
-        cwd=checkout,
-        env=clean_env(),
-        check=True,
-    )
-    shown = {run["pid"]: run for run in json.loads(done.stdout)["runs"]}
+    shown = {run["pid"]: run for run in json.loads(_status(checkout, "--json"))["runs"]}
     for runner in long_runs:
         assert shown[runner.pid]["argv_truncated"] is True
         assert sum(len(word) for word in shown[runner.pid]["argv"]) <= CMDLINE_READ_MAX
@@ -1002,14 +1007,7 @@ def test_other_users_runs_in_deep_directories_cost_a_scan_a_bounded_climb(shared
         runs.run_tests_script(_deep(shared_tmp, f"deep{n}", DEEP_LEVELS), uid=OTHER_UID).pid
         for n in range(count)
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "runctx", "status", "--json"],
-        capture_output=True,
-        cwd=checkout,
-        env=clean_env(),
-        check=True,
-    )
-    report = json.loads(done.stdout)
+    report = json.loads(_status(checkout, "--json"))
     shown = {run["pid"]: run for run in report["runs"]}
     assert theirs <= set(shown)
     assert all(shown[pid]["foreign"] for pid in theirs)
@@ -1024,15 +1022,7 @@ def test_other_users_runs_in_deep_directories_cost_a_scan_a_bounded_climb(shared
     assert shown[live.pid]["root"] == str(checkout)
     assert not shown[live.pid]["foreign"]
 
-    text = subprocess.run(
-        [sys.executable, "-m", "runctx", "status", "--wide"],
-        capture_output=True,
-        cwd=checkout,
-        env=clean_env(),
-        text=True,
-        check=True,
-    ).stdout
-    rows = [row.split() for row in text.splitlines()]
+    rows = [row.split() for row in _status(checkout, "--wide").splitlines()]
     not_looked_for = {int(row[0]) for row in rows if row and row[0].isdigit() and "looked" in row}
     assert not_looked_for & theirs
     assert f"pid {live.pid}" in _refused(checkout)
