@@ -16,6 +16,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -39,7 +40,7 @@ from runfactory import RUN_TESTS_SCRIPT, clean_env, ready_dir
 
 from runctx import climb
 from runctx.climb import CLIMBED_MAX, was_not_climbed
-from runctx.exits import EXIT_ERROR
+from runctx.exits import EXIT_ERROR, EXIT_INTERRUPTED
 from runctx.fastpath.hook import DEADLINE_ENV
 from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
@@ -1207,6 +1208,40 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
     assert err, f"runctx {command} --timeout 2 never ended: the held read kept it"
     assert ran.returncode == EXIT_ERROR
     assert b"held in a read that does not return" in err, err
+
+
+@pytest.mark.needs_root
+def test_ctrl_c_ends_a_command_held_by_a_file_system_that_stops_answering(shared_tmp, runs):
+    """Without ``--timeout`` a held scan waits, but Ctrl-C ends the command (exit 130).
+
+    The scan waits in a child; the command itself only waits for it, so an
+    interrupt ends it whatever the child does (a read the kernel waits on
+    uninterruptibly is not ended even by SIGKILL).
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    with file_system_that_stops_answering(shared_tmp) as mount:
+        sleeping = "import time; time.sleep(600)"
+        runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
+        mount.stop_answering()
+        ran = subprocess.Popen(
+            [sys.executable, "-m", "runctx", "status"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=checkout,
+            env=clean_env(),
+        )
+        wait_for(lambda: bool(mount.held()), what="the scan to be held by the mount")
+        ran.send_signal(signal.SIGINT)
+        try:
+            ran.communicate(timeout=60)
+            ended = True
+        except subprocess.TimeoutExpired:
+            ended = False
+    if ran.poll() is None:
+        ran.kill()
+    ran.wait()
+    assert ended, "Ctrl-C did not end runctx status: the held read kept it"
+    assert ran.returncode == EXIT_INTERRUPTED
 
 
 # ----------------------------------------------------------------------------- many mounts

@@ -1,27 +1,33 @@
-"""A subcommand with ``--timeout`` run in a child process: its bound holds whatever a read does.
+"""``status``, ``check`` and ``wait`` run in a child: a read that never returns holds no one.
 
-``status``, ``check`` and ``wait`` cut their own scan at ``--timeout``, but
-a deadline cannot cut a read the kernel waits on uninterruptibly: looking at
-a process whose cwd is on a file system that stopped answering (a hung NFS
-or sshfs mount, a stuck FUSE server) holds the reader until it answers, and
-not even Ctrl-C ends that wait. So the subcommand runs in a child; this
-process waits for it until ``--timeout`` (from its own start) and a short
-grace, and gives up then, saying why. Where stdout or stderr is a pipe (a
-pre-commit hook, ``| less``), what the child writes comes through this
-process, so that a child left waiting holds no pipe its reader waits on.
+They cut their own scan at ``--timeout``, but a deadline cannot cut a read
+the kernel waits on uninterruptibly: looking at a process whose cwd is on a
+file system that stopped answering (a hung NFS or sshfs mount, a stuck FUSE
+server) holds the reader until it answers, and not even Ctrl-C ends that
+wait. So the subcommand runs in a child; this process waits for it, until
+``--timeout`` (from its own start) and a short grace when one is given, and
+gives up then, saying why; Ctrl-C ends this process whatever the child
+does. Where stdout or stderr is a pipe (a pre-commit hook, ``| less``),
+what the child writes comes through this process, so that a child left
+waiting holds no pipe its reader waits on. Output that is no file
+descriptor (a program that runs the command line in its own process, with
+its own streams) cannot pass through a child: the subcommand runs there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
+import signal
 import stat
 import sys
 import time
 from collections.abc import Callable
+from types import FrameType
 
 from runctx.cli.common import born_now_as, process_age
-from runctx.exits import EXIT_ERROR
+from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait"})
 """The subcommands whose ``--timeout`` is a bound on wall time this holds."""
@@ -32,32 +38,62 @@ HELD = (
     "such as a hung network mount?)"
 )
 RELAY_BYTES = 65536
+POLL_SECONDS = 0.05
+"""How often the child's exit is looked for while its pipes are quiet."""
+OWN_INTERRUPT_SECONDS = 0.2
+"""How long an interrupted command waits for a child that had the same Ctrl-C to end."""
+INTERRUPT_GRACE_SECONDS = 2.0
+"""How long it then waits for the child it interrupted to say so and end (a held one does not)."""
+PASSED_ON = (signal.SIGTERM, signal.SIGHUP)
+"""The signals that end the command and are passed on to its child first."""
 
 
 def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[str], None]) -> int:
     """``run()``'s exit status, done by a child and waited for ``timeout`` and a grace.
 
-    Without ``timeout`` it runs here. Past the bound ``gave_up`` is told why
-    and the status is :data:`~runctx.exits.EXIT_ERROR`; the child is left to
-    end when its read does.
+    Without ``timeout`` the child is waited for as long as it takes. Past the
+    bound ``gave_up`` is told why and the status is
+    :data:`~runctx.exits.EXIT_ERROR`; the child is left to end when its read
+    does. Interrupted (Ctrl-C), the child is given a moment to say so and
+    end, and this process ends either way; SIGTERM and SIGHUP are passed on
+    to the child before they end this process.
     """
-    if timeout is None:
+    if not _on_descriptors():
         return run()
     age = process_age()
-    ends_at = time.monotonic() - age + timeout + HELD_GRACE_SECONDS
-    sys.stdout.flush()
-    sys.stderr.flush()
+    ends_at = (
+        float("inf") if timeout is None else time.monotonic() - age + timeout + HELD_GRACE_SECONDS
+    )
+    with contextlib.suppress(OSError):  # nothing is written yet; a reader gone is the child's
+        sys.stdout.flush()
+        sys.stderr.flush()
     relayed = {fd: os.pipe() for fd in (1, 2) if _is_pipe(fd)}
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child ends in os._exit
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child ends in os._exit
         _run_as_child(run, relayed, age)
-    for _read_end, write_end in relayed.values():
-        os.close(write_end)
-    status = _wait(child, {read_end: fd for fd, (read_end, _w) in relayed.items()}, ends_at)
-    if status is None:
-        gave_up(f"{HELD}; gave up after --timeout {timeout:g}s")
-        return EXIT_ERROR
-    return status
+    child = _Child(pid, relayed)
+    passed_on = {signum: signal.signal(signum, child.pass_on) for signum in PASSED_ON}
+    try:
+        try:
+            ended = child.wait_until(ends_at)
+        except KeyboardInterrupt:
+            return child.result() if child.interrupted() else EXIT_INTERRUPTED
+        if not ended:
+            gave_up(f"{HELD}; gave up after --timeout {timeout or 0:g}s")
+            return EXIT_ERROR
+        return child.result()
+    finally:
+        for signum, handler in passed_on.items():
+            signal.signal(signum, handler)
+        child.close()
+
+
+def _on_descriptors() -> bool:
+    """Whether ``sys.stdout`` and ``sys.stderr`` write to descriptors 1 and 2, as a child would."""
+    try:
+        return sys.stdout.fileno() == 1 and sys.stderr.fileno() == 2  # noqa: PLR2004 - the fds
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return False
 
 
 def _is_pipe(fd: int) -> bool:
@@ -90,38 +126,80 @@ def _run_as_child(  # pragma: no cover - runs in the child
         os._exit(status)
 
 
-def _wait(child: int, relays: dict[int, int], ends_at: float) -> int | None:
-    """The child's exit status, what it wrote passed on meanwhile; None past ``ends_at``."""
-    poller = select.poll()
-    for read_end in relays:
-        poller.register(read_end, select.POLLIN)
-    status: int | None = None
-    try:
-        while status is None or relays:
+class _Child:
+    """The child running the subcommand: its exit status, and what it writes passed on."""
+
+    def __init__(self, pid: int, relayed: dict[int, tuple[int, int]]) -> None:
+        """Hold the child ``pid`` and the read ends of its pipes (``relayed``: fd -> ends)."""
+        self.pid = pid
+        self.status: int | None = None
+        self.stdout_gone = False
+        self.relays: dict[int, int] = {}
+        self.poller = select.poll()
+        for fd, (read_end, write_end) in relayed.items():
+            os.close(write_end)
+            self.relays[read_end] = fd
+            self.poller.register(read_end, select.POLLIN)
+
+    def wait_until(self, ends_at: float) -> bool:
+        """Whether the child ended (and its pipes were read to their ends) before ``ends_at``."""
+        while self.status is None or self.relays:
             left = ends_at - time.monotonic()
             if left <= 0:
-                return None
-            for read_end, _event in poller.poll(min(left, 0.05) * 1000):
-                data = os.read(read_end, RELAY_BYTES)
-                if data:
-                    _write_all(relays[read_end], data)
-                else:
-                    poller.unregister(read_end)
-                    os.close(read_end)
-                    del relays[read_end]
-            if status is None:
-                done, wait_status = os.waitpid(child, os.WNOHANG)
+                return False
+            for read_end, _event in self.poller.poll(min(left, POLL_SECONDS) * 1000):
+                self._pass_on(read_end)
+            if self.status is None:
+                done, wait_status = os.waitpid(self.pid, os.WNOHANG)
                 if done:
-                    status = os.waitstatus_to_exitcode(wait_status)
-        return status
-    finally:
-        for read_end in relays:
+                    self.status = os.waitstatus_to_exitcode(wait_status)
+        return True
+
+    def _pass_on(self, read_end: int) -> None:
+        data = os.read(read_end, RELAY_BYTES)
+        if not data:
+            self.poller.unregister(read_end)
             os.close(read_end)
+            del self.relays[read_end]
+            return
+        fd = self.relays[read_end]
+        try:
+            while data:
+                data = data[os.write(fd, data) :]
+        except OSError:  # the reader went away: as the command would have, it ends so
+            if fd == 1:
+                self.stdout_gone = True
 
+    def interrupted(self) -> bool:
+        """After Ctrl-C: whether the child, interrupted too, ended within a moment.
 
-def _write_all(fd: int, data: bytes) -> None:
-    try:
-        while data:
-            data = data[os.write(fd, data) :]
-    except OSError:  # the reader went away: the child's status still decides
-        pass
+        From a terminal it had the same SIGINT; sent to this process alone,
+        it is passed on.
+        """
+        with contextlib.suppress(KeyboardInterrupt):
+            if self.wait_until(time.monotonic() + OWN_INTERRUPT_SECONDS):
+                return True
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGINT)
+        with contextlib.suppress(KeyboardInterrupt):
+            return self.wait_until(time.monotonic() + INTERRUPT_GRACE_SECONDS)
+        return False
+
+    def pass_on(self, signum: int, _frame: FrameType | None) -> None:
+        """A signal that ends this process: the child first, then this one, by default."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signum)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    def result(self) -> int:
+        """The exit status: the child's, or a broken pipe's when stdout's reader went away."""
+        if self.stdout_gone:
+            return EXIT_BROKEN_PIPE
+        return self.status if self.status is not None else EXIT_ERROR
+
+    def close(self) -> None:
+        """Close the pipes still open (a child left waiting keeps its own ends)."""
+        for read_end in self.relays:
+            os.close(read_end)
+        self.relays.clear()
