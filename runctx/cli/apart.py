@@ -30,7 +30,7 @@ from runctx.cli.common import born_now_as, process_age
 from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait"})
-"""The subcommands whose ``--timeout`` is a bound on wall time this holds."""
+"""The subcommands run in a child (``status`` but ``--watch``), their ``--timeout`` held."""
 HELD_GRACE_SECONDS = 0.5
 """How long past ``--timeout`` the child is waited for (its own cut ends before it)."""
 HELD = (
