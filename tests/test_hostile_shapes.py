@@ -1212,7 +1212,7 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
 
 @pytest.mark.needs_root
 def test_ctrl_c_ends_a_command_held_by_a_file_system_that_stops_answering(shared_tmp, runs):
-    """Without ``--timeout`` a held scan waits, but Ctrl-C ends the command (exit 130).
+    """Before a long ``--timeout`` ends, Ctrl-C ends a command whose scan is held (exit 130).
 
     The scan waits in a child; the command itself only waits for it, so an
     interrupt ends it whatever the child does (a read the kernel waits on
@@ -1224,7 +1224,7 @@ def test_ctrl_c_ends_a_command_held_by_a_file_system_that_stops_answering(shared
         runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
         mount.stop_answering()
         ran = subprocess.Popen(
-            [sys.executable, "-m", "runctx", "status"],
+            [sys.executable, "-m", "runctx", "status", "--timeout", "600"],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=checkout,

@@ -1,13 +1,15 @@
-"""``status``, ``check`` and ``wait`` run in a child: a read that never returns holds no one.
+"""``status``, ``check`` and ``wait`` with ``--timeout`` run in a child: a held read keeps no one.
 
 They cut their own scan at ``--timeout``, but a deadline cannot cut a read
 the kernel waits on uninterruptibly: looking at a process whose cwd is on a
 file system that stopped answering (a hung NFS or sshfs mount, a stuck FUSE
 server) holds the reader until it answers, and not even Ctrl-C ends that
-wait. So the subcommand runs in a child; this process waits for it, until
-``--timeout`` (from its own start) and a short grace when one is given, and
-gives up then, saying why; Ctrl-C ends this process whatever the child
-does. Where stdout or stderr is a pipe (a pre-commit hook, ``| less``),
+wait. So with ``--timeout`` the subcommand runs in a child; this process
+waits for it until ``--timeout`` (from its own start) and a short grace,
+and gives up then, saying why; Ctrl-C ends this process whatever the child
+does. Without ``--timeout`` the subcommand runs here: the fork and what the
+child's writes copy cost about 7 ms of CPU, 7% of a ``status --json`` beside
+1,000 processes. Where stdout or stderr is a pipe (a pre-commit hook, ``| less``),
 what the child writes comes through this process, so that a child left
 waiting holds no pipe its reader waits on. Output that is no file
 descriptor (a program that runs the command line in its own process, with
@@ -30,7 +32,7 @@ from runctx.cli.common import born_now_as, process_age
 from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait"})
-"""The subcommands run in a child (``status`` but ``--watch``), their ``--timeout`` held."""
+"""The subcommands whose ``--timeout`` is held by a child (``status`` but ``--watch``)."""
 HELD_GRACE_SECONDS = 0.5
 """How long past ``--timeout`` the child is waited for (its own cut ends before it)."""
 HELD = (
@@ -51,14 +53,14 @@ PASSED_ON = (signal.SIGTERM, signal.SIGHUP)
 def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[str], None]) -> int:
     """``run()``'s exit status, done by a child and waited for ``timeout`` and a grace.
 
-    Without ``timeout`` the child is waited for as long as it takes. Past the
-    bound ``gave_up`` is told why and the status is
+    Without ``timeout`` it runs here. Past the bound ``gave_up`` is told why
+    and the status is
     :data:`~runctx.exits.EXIT_ERROR`; the child is left to end when its read
     does. Interrupted (Ctrl-C), the child is given a moment to say so and
     end, and this process ends either way; SIGTERM and SIGHUP are passed on
     to the child before they end this process.
     """
-    if not _on_descriptors():
+    if timeout is None or not _on_descriptors():
         return run()
     age = process_age()
     ends_at = (

@@ -314,8 +314,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     """The subcommand's exit status; runctx's own errors said on stderr (or as JSON).
 
-    ``status`` (but ``--watch``), ``check`` and ``wait`` run in a child that
-    is waited for until their ``--timeout`` and no longer
+    ``status`` (but ``--watch``), ``check`` and ``wait`` with ``--timeout``
+    run in a child that is waited for that long and no longer
     (:mod:`runctx.cli.apart`); what they import is imported here first.
     """
     try:
