@@ -50,8 +50,9 @@ if TYPE_CHECKING:
 HOOK = "hook"
 HOOK_MODULE = "runctx.fastpath.hook"
 LOGSETUP_MODULE = "runctx.cli.logsetup"
-APART_MODULE = "runctx.cli.apart"
 """Loaded only when events will be shown (it imports logging and structlog)."""
+APART_MODULE = "runctx.cli.apart"
+"""How ``status``, ``check`` and ``wait`` keep their ``--timeout`` whatever a read does."""
 HOOK_SUMMARY = "answer an agent's hook payload on stdin (what installed hooks run)"
 
 SUBCOMMANDS = {
