@@ -12,6 +12,7 @@ marked so. A bound made small makes a small case reach it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -1171,6 +1173,46 @@ def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_s
     assert b"hook failed open" in err
 
 
+@contextlib.contextmanager
+def _held_command(shared_tmp: Path, runs, *argv: str) -> Iterator[subprocess.Popen[bytes]]:
+    """``runctx ARGV`` in a checkout while a run's cwd is in a file system that stopped answering.
+
+    Its output read through pipes, as a pre-commit hook reads it. Once the
+    file system is taken down (which lets whatever it held go on), the
+    command is ended if it has not ended.
+    """
+    checkout = make_checkout(shared_tmp, "proj")
+    ran = None
+    try:
+        with file_system_that_stops_answering(shared_tmp) as mount:
+            # a run (named pytest) there: every face looks for the checkout of a run
+            sleeping = "import time; time.sleep(600)"
+            runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
+            mount.stop_answering()
+            ran = subprocess.Popen(
+                [sys.executable, "-m", "runctx", *argv],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=checkout,
+                env=clean_env(),
+            )
+            wait_for(lambda: bool(mount.held()), what="the scan to be held by the mount")
+            yield ran
+    finally:
+        if ran is not None:
+            if ran.poll() is None:
+                ran.kill()
+            ran.wait()
+
+
+def _ended(ran: subprocess.Popen[bytes]) -> bytes | None:
+    """What ``ran`` wrote on stderr once it ended; None when it did not end within a minute."""
+    try:
+        return ran.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        return None
+
+
 @pytest.mark.needs_root
 @pytest.mark.parametrize("command", ["status", "check", "wait"])
 def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
@@ -1178,34 +1220,14 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
 ):
     """``--timeout`` is wall time, whatever a read does: the command gives up and says why.
 
-    Beside the viewer's own process in a file system that then stops
-    answering, ``status``, ``check`` and ``wait`` with ``--timeout 2`` (their
-    output read through pipes, as a pre-commit hook reads it) end with an
-    error that says the scan is held in a read that does not return; the
-    child that ran the scan is left waiting until the file system answers.
+    Beside the viewer's own run in a file system that then stops answering,
+    ``status``, ``check`` and ``wait`` with ``--timeout 2`` end with an error
+    that says the scan is held in a read that does not return; the child
+    that ran the scan is left waiting until the file system answers.
     """
-    checkout = make_checkout(shared_tmp, "proj")
-    with file_system_that_stops_answering(shared_tmp) as mount:
-        # a run (named pytest) there: every face looks for the checkout of a run
-        sleeping = "import time; time.sleep(600)"
-        runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
-        mount.stop_answering()
-        ran = subprocess.Popen(
-            [sys.executable, "-m", "runctx", command, "--timeout", "2"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=checkout,
-            env=clean_env(),
-        )
-        try:
-            _out, err = ran.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            err = b""
-    # The server is gone: a command its mount held goes on, and is ended here.
-    if ran.poll() is None:
-        ran.kill()
-    ran.wait()
-    assert err, f"runctx {command} --timeout 2 never ended: the held read kept it"
+    with _held_command(shared_tmp, runs, command, "--timeout", "2") as ran:
+        err = _ended(ran)
+    assert err is not None, f"runctx {command} --timeout 2 never ended: the held read kept it"
     assert ran.returncode == EXIT_ERROR
     assert b"held in a read that does not return" in err, err
 
@@ -1218,29 +1240,10 @@ def test_ctrl_c_ends_a_command_held_by_a_file_system_that_stops_answering(shared
     interrupt ends it whatever the child does (a read the kernel waits on
     uninterruptibly is not ended even by SIGKILL).
     """
-    checkout = make_checkout(shared_tmp, "proj")
-    with file_system_that_stops_answering(shared_tmp) as mount:
-        sleeping = "import time; time.sleep(600)"
-        runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
-        mount.stop_answering()
-        ran = subprocess.Popen(
-            [sys.executable, "-m", "runctx", "status", "--timeout", "600"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=checkout,
-            env=clean_env(),
-        )
-        wait_for(lambda: bool(mount.held()), what="the scan to be held by the mount")
+    with _held_command(shared_tmp, runs, "status", "--timeout", "600") as ran:
         ran.send_signal(signal.SIGINT)
-        try:
-            ran.communicate(timeout=60)
-            ended = True
-        except subprocess.TimeoutExpired:
-            ended = False
-    if ran.poll() is None:
-        ran.kill()
-    ran.wait()
-    assert ended, "Ctrl-C did not end runctx status: the held read kept it"
+        err = _ended(ran)
+    assert err is not None, "Ctrl-C did not end runctx status: the held read kept it"
     assert ran.returncode == EXIT_INTERRUPTED
 
 
