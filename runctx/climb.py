@@ -92,12 +92,15 @@ class ClimbBudget:
         return not_climbed(self.most)
 
 
+NOT_CLIMBED = "checkout not looked for"
+"""How the detail of a root a spent budget left unknown begins (:func:`not_climbed`)."""
+
+
 def not_climbed(most: int) -> Unknown:
     """The unknown root of another user's process once a budget of ``most`` is spent."""
     return Unknown(
         Reason.NOT_READ,
-        f"checkout not looked for: a scan climbs at most {most} directories "
-        "for other users' processes",
+        f"{NOT_CLIMBED}: a scan climbs at most {most} directories for other users' processes",
     )
 
 
@@ -106,5 +109,5 @@ def was_not_climbed(root: object) -> bool:
     return (
         isinstance(root, Unknown)
         and root.reason is Reason.NOT_READ
-        and root.detail.startswith("checkout not looked for:")
+        and root.detail.startswith(f"{NOT_CLIMBED}:")
     )
