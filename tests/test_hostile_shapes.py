@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import shlex
 import shutil
 import signal
@@ -24,6 +25,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from fusehang import file_system_that_stops_answering
@@ -47,6 +49,7 @@ from runctx.fastpath.hook import DEADLINE_ENV
 from runctx.fastpath.prefilter import SCANNED_CHARS
 from runctx.fastpath.scripts import MAX_PROJECT_FILE_BYTES
 from runctx.hooks.answer import OTHERS_ARGV_AT_MOST
+from runctx.looking import HELD_AFTER_SECONDS
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import FirstPass, scan, viewpoint
 from runctx.shell.commands import MAX_STEPS
@@ -1140,15 +1143,16 @@ def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_s
     answering (a hung NFS or sshfs mount): looking at its cwd waits in the
     kernel, where no timer's signal reaches, so the hook's own timer cannot
     cut it. The scan runs in a child of the hook: at the deadline the hook
-    itself fails open and tells the agent, in its reply, that the scan is
-    held in a read that does not return; the child is left waiting until
-    the file system answers (here, until its server is killed).
+    itself fails open and tells the agent, in its reply, what holds the
+    scan: the cwd of that process, by pid and path (the child tells what it
+    looks at). The child is left waiting until the file system answers
+    (here, until its server is killed).
     """
     checkout = make_checkout(shared_tmp, "proj")
     _live_run(runs, checkout)
     payload = json.dumps(claude_pre_tool_use(TEST_COMMAND, checkout)).encode()
     with file_system_that_stops_answering(shared_tmp) as mount:
-        runs.orphan([PYTHON, "-c", "import time; time.sleep(600)"], mount.mountpoint)
+        there = runs.orphan([PYTHON, "-c", "import time; time.sleep(600)"], mount.mountpoint)
         mount.stop_answering()
         hook = subprocess.Popen(
             [sys.executable, "-m", "runctx", "hook", "claude"],
@@ -1169,17 +1173,28 @@ def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_s
     assert hook.returncode == 0
     context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
     assert "runctx could not check" in context
-    assert "held in a read that does not return" in context, context
+    assert f"held looking at the cwd of pid {there.pid} ({mount.mountpoint})" in context, context
     assert b"hook failed open" in err
 
 
+class _Held(NamedTuple):
+    """A command whose scan a file system holds: the command, and the run whose cwd is there."""
+
+    ran: subprocess.Popen[bytes]
+    pid: int
+    mountpoint: Path
+
+
 @contextlib.contextmanager
-def _held_command(shared_tmp: Path, runs, *argv: str) -> Iterator[subprocess.Popen[bytes]]:
+def _held_command(
+    shared_tmp: Path, runs, *argv: str, stdout: int = subprocess.PIPE, stderr: int = subprocess.PIPE
+) -> Iterator[_Held]:
     """``runctx ARGV`` in a checkout while a run's cwd is in a file system that stopped answering.
 
-    Its output read through pipes, as a pre-commit hook reads it. Once the
-    file system is taken down (which lets whatever it held go on), the
-    command is ended if it has not ended.
+    Its output read through pipes (as a pre-commit hook reads it), or
+    written to ``stdout`` and ``stderr``. Once the file system is taken down
+    (which lets whatever it held go on), the command is ended if it has not
+    ended.
     """
     checkout = make_checkout(shared_tmp, "proj")
     ran = None
@@ -1187,17 +1202,17 @@ def _held_command(shared_tmp: Path, runs, *argv: str) -> Iterator[subprocess.Pop
         with file_system_that_stops_answering(shared_tmp) as mount:
             # a run (named pytest) there: every face looks for the checkout of a run
             sleeping = "import time; time.sleep(600)"
-            runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
+            there = runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
             mount.stop_answering()
             ran = subprocess.Popen(
                 [sys.executable, "-m", "runctx", *argv],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stdout=stdout,
+                stderr=stderr,
                 cwd=checkout,
                 env=clean_env(),
             )
             wait_for(lambda: bool(mount.held()), what="the scan to be held by the mount")
-            yield ran
+            yield _Held(ran, there.pid, mount.mountpoint)
     finally:
         if ran is not None:
             if ran.poll() is None:
@@ -1213,6 +1228,11 @@ def _ended(ran: subprocess.Popen[bytes]) -> bytes | None:
         return None
 
 
+def _names_the_look(err: bytes, held: _Held) -> bool:
+    """Whether ``err`` says the scan is held looking at the cwd of the held run, by pid and path."""
+    return f"held looking at the cwd of pid {held.pid} ({held.mountpoint})".encode() in err
+
+
 @pytest.mark.needs_root
 @pytest.mark.parametrize("command", ["status", "check", "wait"])
 def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
@@ -1222,14 +1242,109 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
 
     Beside the viewer's own run in a file system that then stops answering,
     ``status``, ``check`` and ``wait`` with ``--timeout 2`` end with an error
-    that says the scan is held in a read that does not return; the child
+    that names the run whose cwd holds the scan, and the path; the child
     that ran the scan is left waiting until the file system answers.
     """
-    with _held_command(shared_tmp, runs, command, "--timeout", "2") as ran:
-        err = _ended(ran)
+    with _held_command(shared_tmp, runs, command, "--timeout", "2") as held:
+        err = _ended(held.ran)
     assert err is not None, f"runctx {command} --timeout 2 never ended: the held read kept it"
-    assert ran.returncode == EXIT_ERROR
-    assert b"held in a read that does not return" in err, err
+    assert held.ran.returncode == EXIT_ERROR
+    assert _names_the_look(err, held), err
+    assert b"gave up after --timeout 2s" in err, err
+
+
+@pytest.mark.needs_root
+@pytest.mark.parametrize("command", ["check", "wait"])
+def test_a_command_held_by_a_file_system_that_stops_answering_ends_without_a_timeout(
+    shared_tmp, runs, command
+):
+    """Without ``--timeout``, ``check`` and ``wait`` still end once one look holds the scan.
+
+    They are what scripts and git hooks wait on (``runctx check --ignore-foreign
+    && pytest``): a look at a process's file system that has not returned
+    after :data:`~runctx.looking.HELD_AFTER_SECONDS` holds the scan, and the
+    command ends with an error that names the run and the path.
+    """
+    began = time.monotonic()
+    with _held_command(shared_tmp, runs, command) as held:
+        err = _ended(held.ran)
+    assert err is not None, f"runctx {command} never ended: the held read kept it"
+    assert held.ran.returncode == EXIT_ERROR
+    assert _names_the_look(err, held), err
+    assert b"--timeout" not in err, err
+    assert time.monotonic() - began >= HELD_AFTER_SECONDS
+
+
+@pytest.mark.needs_root
+def test_status_read_by_a_person_ends_when_a_file_system_holds_its_scan(shared_tmp, runs):
+    """``runctx status`` on a terminal, no ``--timeout``: it says what holds it and ends.
+
+    A person reads it (stderr is a terminal): the scan runs in a child, and a
+    look that holds it is named (a ``status --json`` that a program reads
+    into a pipe runs in its own process, and is bounded by ``--timeout``).
+    """
+    main, terminal = os.openpty()
+    try:
+        with _held_command(
+            shared_tmp, runs, "status", stdout=subprocess.DEVNULL, stderr=terminal
+        ) as held:
+            os.close(terminal)
+            terminal = -1
+            said = _terminal_text(main, held.ran)
+    finally:
+        if terminal >= 0:
+            os.close(terminal)
+        os.close(main)
+    assert held.ran.returncode == EXIT_ERROR, said
+    assert _names_the_look(said.replace(b"\r\n", b"\n"), held), said
+
+
+def _terminal_text(main: int, ran: subprocess.Popen[bytes]) -> bytes:
+    """What ``ran`` wrote on the terminal whose main side is ``main``, until it ended."""
+    read = []
+    ends_at = time.monotonic() + 60
+    while time.monotonic() < ends_at:
+        ready, _, _ = select.select([main], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:  # the terminal's other side is closed: all was read
+                break
+            if not chunk:
+                break
+            read.append(chunk)
+        elif ran.poll() is not None:
+            break
+    ran.wait(timeout=60)
+    return b"".join(read)
+
+
+@pytest.mark.needs_root
+def test_run_held_by_a_file_system_that_stops_answering_runs_the_command_and_says_why(
+    shared_tmp, runs, tmp_path
+):
+    """``runctx run -- pytest`` (the pre-push hook's face) goes ahead when the scan is held.
+
+    runctx failing never stops the user's work: once a look holds its check,
+    it says it could not check, names the run and the path, and runs the
+    command (here a ``pytest`` that only says it ran).
+    """
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "pytest").write_text("#!/bin/sh\necho the suite ran\n")
+    (tools / "pytest").chmod(0o755)
+    tools.chmod(0o755)
+    command = f"PATH={tools}:{clean_env()['PATH']} pytest"
+    with _held_command(shared_tmp, runs, "run", "--", "sh", "-c", command) as held:
+        try:
+            out, err = held.ran.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            out = err = b""
+    assert out == b"the suite ran\n", (out, err)
+    assert held.ran.returncode == 0
+    assert b"could not check for other runs" in err, err
+    assert _names_the_look(err, held), err
+    assert b"running it anyway" in err
 
 
 @pytest.mark.needs_root
@@ -1240,11 +1355,11 @@ def test_ctrl_c_ends_a_command_held_by_a_file_system_that_stops_answering(shared
     interrupt ends it whatever the child does (a read the kernel waits on
     uninterruptibly is not ended even by SIGKILL).
     """
-    with _held_command(shared_tmp, runs, "status", "--timeout", "600") as ran:
-        ran.send_signal(signal.SIGINT)
-        err = _ended(ran)
+    with _held_command(shared_tmp, runs, "status", "--timeout", "600") as held:
+        held.ran.send_signal(signal.SIGINT)
+        err = _ended(held.ran)
     assert err is not None, "Ctrl-C did not end runctx status: the held read kept it"
-    assert ran.returncode == EXIT_INTERRUPTED
+    assert held.ran.returncode == EXIT_INTERRUPTED
 
 
 # ----------------------------------------------------------------------------- many mounts

@@ -1,17 +1,26 @@
-"""``status``, ``check`` and ``wait`` with ``--timeout`` run in a child: a held read keeps no one.
+"""``status``, ``check`` and ``wait`` run in a child: a held read keeps no one.
 
-They cut their own scan at ``--timeout``, but a deadline cannot cut a read
-the kernel waits on uninterruptibly: looking at a process whose cwd is on a
-file system that stopped answering (a hung NFS or sshfs mount, a stuck FUSE
+A scan cuts itself at ``--timeout``, but no deadline can cut a read the
+kernel waits on uninterruptibly: looking at a process whose cwd is on a file
+system that stopped answering (a hung NFS or sshfs mount, a stuck FUSE
 server) holds the reader until it answers, and not even Ctrl-C ends that
-wait. So with ``--timeout`` the subcommand runs in a child; this process
-waits for it until ``--timeout`` (from its own start) and a short grace,
-and gives up then, saying why; Ctrl-C ends this process whatever the child
-does. Without ``--timeout`` the subcommand runs here: the fork and what the
-child's writes copy cost about 7 ms of CPU, 7% of a ``status --json`` beside
-1,000 processes. Where stdout or stderr is a pipe (a pre-commit hook, ``| less``),
-what the child writes comes through this process, so that a child left
-waiting holds no pipe its reader waits on. Output that is no file
+wait. So the subcommand runs in a child, and this process waits for it:
+
+- until ``--timeout`` (from its own start) and a short grace, when given;
+- until one look at a process's file system has lasted
+  :data:`~runctx.looking.HELD_AFTER_SECONDS` (the child tells what it looks
+  at, :mod:`runctx.looking`): the scan is held, and the message names the
+  process and the path that hold it;
+- Ctrl-C ends this process whatever the child does.
+
+``check`` and ``wait`` always run so (scripts and git hooks wait on them).
+``status`` does when given ``--timeout`` or when a person reads it (stdout
+or stderr a terminal): the fork and what the child's writes copy cost about
+7 ms of CPU, 7% of a ``status --json`` beside 1,000 processes, which a
+program reading it pays on every call; such a program bounds it with
+``--timeout``. Where stdout or stderr is a pipe (a pre-commit hook,
+``| less``), what the child writes comes through this process, so that a
+child left waiting holds no pipe its reader waits on. Output that is no file
 descriptor (a program that runs the command line in its own process, with
 its own streams) cannot pass through a child: the subcommand runs there.
 """
@@ -28,16 +37,24 @@ import time
 from collections.abc import Callable
 from types import FrameType
 
+from runctx import looking
 from runctx.cli.common import born_now_as, process_age
 from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
+from runctx.present.escape import visible
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait"})
-"""The subcommands whose ``--timeout`` is held by a child (``status`` but ``--watch``)."""
+"""The subcommands run in a child (``status`` but ``--watch``, with ``--timeout`` or a person)."""
+ALWAYS_APART = frozenset({"check", "wait"})
+"""Those run in a child whatever their options."""
 HELD_GRACE_SECONDS = 0.5
 """How long past ``--timeout`` the child is waited for (its own cut ends before it)."""
 HELD = (
     "the scan is held in a read that does not return (a file system that does not answer, "
     "such as a hung network mount?)"
+)
+HELD_LOOKING = (
+    "the scan is held looking at {look}: a file system that does not answer "
+    "(a hung network mount?) for {seconds:.0f}s"
 )
 RELAY_BYTES = 65536
 POLL_SECONDS = 0.05
@@ -50,17 +67,35 @@ PASSED_ON = (signal.SIGTERM, signal.SIGHUP)
 """The signals that end the command and are passed on to its child first."""
 
 
-def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[str], None]) -> int:
-    """``run()``'s exit status, done by a child and waited for ``timeout`` and a grace.
+def runs_apart(command: str, *, watch: bool, timeout: float | None) -> bool:
+    """Whether the subcommand ``command`` runs in a child (:func:`bounded`)."""
+    if command in ALWAYS_APART:
+        return True
+    if command not in BOUNDED_COMMANDS or watch:
+        return False
+    return timeout is not None or _read_by_a_person()
 
-    Without ``timeout`` it runs here. Past the bound ``gave_up`` is told why
-    and the status is
+
+def _read_by_a_person() -> bool:
+    """Whether stdout or stderr is a terminal: someone reads, and may press Ctrl-C."""
+    try:
+        return os.isatty(1) or os.isatty(2)
+    except OSError:
+        return False
+
+
+def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[str], None]) -> int:
+    """``run()``'s exit status, done by a child and waited for while it is not held.
+
+    Waited for ``timeout`` and a grace when given, and until a look at a
+    process's file system holds the child (:func:`runctx.looking.held`).
+    Given up, ``gave_up`` is told why and the status is
     :data:`~runctx.exits.EXIT_ERROR`; the child is left to end when its read
     does. Interrupted (Ctrl-C), the child is given a moment to say so and
     end, and this process ends either way; SIGTERM and SIGHUP are passed on
     to the child before they end this process.
     """
-    if timeout is None or not _on_descriptors():
+    if not _on_descriptors():
         return run()
     age = process_age()
     ends_at = (
@@ -70,10 +105,11 @@ def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[st
         sys.stdout.flush()
         sys.stderr.flush()
     relayed = {fd: os.pipe() for fd in (1, 2) if _is_pipe(fd)}
+    watch = looking.shared()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child ends in os._exit
         _run_as_child(run, relayed, age)
-    child = _Child(pid, relayed)
+    child = _Child(pid, relayed, watch)
     passed_on = {signum: signal.signal(signum, child.pass_on) for signum in PASSED_ON}
     try:
         try:
@@ -81,7 +117,7 @@ def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[st
         except KeyboardInterrupt:
             return child.result() if child.interrupted() else EXIT_INTERRUPTED
         if not ended:
-            gave_up(f"{HELD}; gave up after --timeout {timeout or 0:g}s")
+            gave_up(child.why(timeout))
             return EXIT_ERROR
         return child.result()
     finally:
@@ -131,9 +167,11 @@ def _run_as_child(  # pragma: no cover - runs in the child
 class _Child:
     """The child running the subcommand: its exit status, and what it writes passed on."""
 
-    def __init__(self, pid: int, relayed: dict[int, tuple[int, int]]) -> None:
-        """Hold the child ``pid`` and the read ends of its pipes (``relayed``: fd -> ends)."""
+    def __init__(self, pid: int, relayed: dict[int, tuple[int, int]], watch: looking.Watch) -> None:
+        """Hold the child ``pid``, its pipes' read ends (``relayed``: fd -> ends), its looks."""
         self.pid = pid
+        self.watch = watch
+        self.holding: looking.Look | None = None
         self.status: int | None = None
         self.stdout_gone = False
         self.relays: dict[int, int] = {}
@@ -144,7 +182,10 @@ class _Child:
             self.poller.register(read_end, select.POLLIN)
 
     def wait_until(self, ends_at: float) -> bool:
-        """Whether the child ended (and its pipes were read to their ends) before ``ends_at``."""
+        """Whether the child ended (and its pipes were read to their ends) before ``ends_at``.
+
+        False as soon as a look holds it (:attr:`holding`).
+        """
         while self.status is None or self.relays:
             left = ends_at - time.monotonic()
             if left <= 0:
@@ -155,7 +196,22 @@ class _Child:
                 done, wait_status = os.waitpid(self.pid, os.WNOHANG)
                 if done:
                     self.status = os.waitstatus_to_exitcode(wait_status)
+                else:
+                    self.holding = looking.held(self.watch, self.pid)
+                    if self.holding is not None:
+                        return False
         return True
+
+    def why(self, timeout: float | None) -> str:
+        """Why the child was given up: the look that holds it, or ``--timeout`` passed."""
+        look = self.holding or self.watch.now()
+        if look is not None:
+            held = HELD_LOOKING.format(look=visible(look.words()), seconds=look.seconds)
+        else:
+            held = HELD
+        if self.holding is not None:
+            return held
+        return f"{held}; gave up after --timeout {timeout or 0:g}s"
 
     def _pass_on(self, read_end: int) -> None:
         data = os.read(read_end, RELAY_BYTES)

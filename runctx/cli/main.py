@@ -315,9 +315,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     """The subcommand's exit status; runctx's own errors said on stderr (or as JSON).
 
-    ``status`` (but ``--watch``), ``check`` and ``wait`` with ``--timeout``
-    run in a child that is waited for that long and no longer
-    (:mod:`runctx.cli.apart`); what they import is imported here first.
+    ``check`` and ``wait``, and ``status`` (but ``--watch``) with
+    ``--timeout`` or read by a person, run in a child that is waited for
+    while a look at a file system does not hold it, and not past
+    ``--timeout`` (:mod:`runctx.cli.apart`); what they import is imported
+    here first.
     """
     try:
         module = _module(SUBCOMMANDS[args.command][0])
@@ -327,7 +329,8 @@ def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     except (UsageError, RunctxError) as error:
         return _error_status(args, error, json_errors=json_errors)
     apart = _module(APART_MODULE)
-    if args.command not in apart.BOUNDED_COMMANDS or getattr(args, "watch", False):
+    timeout = getattr(args, "timeout", None)
+    if not apart.runs_apart(args.command, watch=getattr(args, "watch", False), timeout=timeout):
         return _run_here(module, args, json_errors=json_errors)
 
     def gave_up(why: str) -> None:
@@ -335,7 +338,7 @@ def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
 
     try:
         held: int = apart.bounded(
-            getattr(args, "timeout", None),
+            timeout,
             lambda: _run_here(module, args, json_errors=json_errors),
             gave_up,
         )

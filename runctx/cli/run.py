@@ -44,6 +44,9 @@ Exit statuses: the command's own; 75 not started because another run of this
 checkout is live; 127 command not found; 126 not executable; 1 a malformed
 ``[tool.runctx]`` (the command is not run); 2 usage error. If runctx itself
 fails while checking, it says so in one line on stderr and runs the command.
+The check runs in a child (:mod:`runctx.cli.apart`): one held by a file
+system that does not answer (a hung network mount) is such a failure, and
+the line names the process and the path that hold it.
 """
 
 from __future__ import annotations
@@ -58,10 +61,11 @@ from typing import NoReturn
 
 from runctx import policy
 from runctx.busy import BoxPressure
+from runctx.cli.apart import bounded
 from runctx.cli.common import duration
 from runctx.cli.wait import Progress, seconds_text
 from runctx.exceptions import ConfigError, PidNamespaceError
-from runctx.exits import EXIT_REFUSED, EXIT_USAGE
+from runctx.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_REFUSED, EXIT_USAGE
 from runctx.handoff import CHECKED, HANDOFF_ENV, QUIET
 from runctx.modes import Mode
 from runctx.policy import Action, Decision
@@ -77,6 +81,8 @@ from runctx.waiting import WaitListener, wait_as_decided
 
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
+RUN_IT = 0
+"""The status of the child that checked (:func:`_checked_apart`) when the command is to run."""
 
 
 DESCRIPTION = (
@@ -135,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         cwd = os.getcwd()
         settings = settings_for(checkout_root(cwd))
         invocations = test_invocations(shlex.join(command), cwd, settings.patterns)
-        status = _check(invocations, mode, args, settings) if invocations else None
+        status = _checked_apart(invocations, mode, args, settings) if invocations else None
         checked = bool(invocations)
     except ConfigError:
         raise
@@ -149,6 +155,40 @@ def run(args: argparse.Namespace) -> int:
     elif checked:
         os.environ[HANDOFF_ENV] = CHECKED
     return _exec(command)
+
+
+def _checked_apart(
+    invocations: tuple[TestInvocation, ...],
+    mode: Mode | None,
+    args: argparse.Namespace,
+    settings: Settings,
+) -> int | None:
+    """:func:`_check`, done in a child (:func:`runctx.cli.apart.bounded`): a held read keeps no one.
+
+    A scan that looks at a file system that stopped answering (a hung
+    network mount) waits in the kernel, where no signal ends it; the child
+    says what holds it, and the command runs anyway, as when runctx fails.
+    """
+
+    def checked() -> int:
+        try:
+            status = _check(invocations, mode, args, settings)
+        except ConfigError as error:
+            say(f"runctx: error: {error}")
+            return EXIT_ERROR
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
+        except Exception as error:  # noqa: BLE001 - runctx failing must not stop the run
+            say(f"runctx: could not check for other runs ({_what(error)}); running it anyway")
+            return RUN_IT
+        return RUN_IT if status is None else status
+
+    held: list[str] = []
+    status = bounded(None, checked, held.append)
+    if held:
+        say(f"runctx: could not check for other runs ({held[0]}); running it anyway")
+        return None
+    return None if status == RUN_IT else status
 
 
 def _check(

@@ -76,6 +76,7 @@ if TYPE_CHECKING:
 
     from runctx.checkout import Root
     from runctx.hooks.agents.base import Agent, JSONObject
+    from runctx.looking import Watch
     from runctx.settings import Settings
 
     T = TypeVar("T")
@@ -528,9 +529,12 @@ def apart(deadline: float, work: Callable[[], str | None]) -> str | None:
     child stuck in such a read is left behind, holding none of the agent's
     descriptors, and ends when the read does.
     """
+    from runctx import looking  # noqa: PLC0415 - behind the pre-filter: what holds the scan
+
     hook_parent = os.getppid()
     replies, reply_end = os.pipe()
     said, said_end = os.pipe()
+    watch = looking.shared()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child ends in os._exit; its work is the tests'
         os.close(replies)
@@ -539,9 +543,9 @@ def apart(deadline: float, work: Callable[[], str | None]) -> str | None:
     os.close(reply_end)
     os.close(said_end)
     try:
-        message, words = _read_both(replies, said, deadline, child)
+        message, words = _read_both(replies, said, deadline)
     except DeadlineError:  # this process's own timer, or the wait's end: the same deadline
-        raise DeadlineError(_held(child)) from None
+        raise DeadlineError(_held(child, watch)) from None
     finally:
         os.close(replies)
         os.close(said)
@@ -590,7 +594,7 @@ def _answer_as_child(  # pragma: no cover - runs in the child
         os._exit(0)
 
 
-def _read_both(replies: int, said: int, deadline: float, child: int) -> tuple[bytes, bytes]:
+def _read_both(replies: int, said: int, deadline: float) -> tuple[bytes, bytes]:
     """All the child sends on ``replies`` and ``said``, until it closes them or ``deadline``."""
     import select  # noqa: PLC0415 - behind the pre-filter
 
@@ -606,7 +610,8 @@ def _read_both(replies: int, said: int, deadline: float, child: int) -> tuple[by
         else:
             ready = poller.poll(max(0.0, left) * 1000) if left > 0 else []
         if not ready:
-            raise DeadlineError(_held(child))
+            msg = "no decision within the deadline"
+            raise DeadlineError(msg)
         for fd, _event in ready:
             chunk = os.read(fd, CHILD_READ_BYTES)
             if chunk:
@@ -617,13 +622,26 @@ def _read_both(replies: int, said: int, deadline: float, child: int) -> tuple[by
     return b"".join(read[replies]), b"".join(read[said])
 
 
-def _held(child: int) -> str:
-    """Why no decision came: a scan held in a read the kernel waits on, or time alone."""
+def _held(child: int, watch: Watch) -> str:
+    """Why no decision came: a scan held looking at a file system, or in a read, or time alone.
+
+    The child tells what it looks at (:mod:`runctx.looking`): a look under
+    way while it sleeps names the process and the path that hold it.
+    """
     try:
         with open(f"/proc/{child}/stat", "rb") as stat:
             state = stat.read().rpartition(b")")[2].split()[0]
     except (OSError, IndexError):
         state = b""
+    look = watch.now() if state != b"R" else None
+    if look is not None:
+        from runctx.present.escape import visible  # noqa: PLC0415 - the words of a failure
+
+        return (
+            f"no decision within the deadline: the scan is held looking at "
+            f"{visible(look.words())}, a file system that does not answer "
+            "(a hung network mount?)"
+        )
     if state == b"D":
         return (
             "no decision within the deadline: the scan is held in a read that does not "

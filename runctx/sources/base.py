@@ -24,6 +24,7 @@ from runctx.environment import (
     is_python_name,
     process_environment,
 )
+from runctx.looking import WATCH, Looked
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
 from runctx.unknown import NOT_READ, Reason, Unknown
 
@@ -206,27 +207,41 @@ class SourceBase:
             argv = record.argv
             if isinstance(argv, Unknown) or not argv or not _may_show_one(record.comm, argv):
                 continue
-            executable = self._executable(record.pid)
-            if isinstance(executable, Unknown):
-                first_unknown = first_unknown or executable
-                continue
-            view = self._view(record.pid)
-            if isinstance(view, Unknown):
-                first_unknown = first_unknown or view
-                continue
-            found = process_environment(
-                view[0],
-                argv,
-                executable=executable[0],
-                executable_id=executable[1],
-                cwd=view[1],
-                **_inherited_paths(variables(record.identity) if variables is not None else {}),
-            )
-            if self.current_identity(record.pid) != record.identity:
-                continue
-            if found is not None:
+            WATCH.at(record.pid, Looked.EXECUTABLE)  # its files: told to whoever waits
+            try:
+                found = self._environment_of(record, argv, variables)
+            finally:
+                WATCH.done()
+            if isinstance(found, Unknown):
+                first_unknown = first_unknown or found
+            elif found is not None:
                 return found
         return first_unknown or NO_ENVIRONMENT
+
+    def _environment_of(
+        self,
+        record: ProcRecord,
+        argv: tuple[str, ...],
+        variables: Callable[[ProcIdentity], Mapping[str, str]] | None,
+    ) -> Environment | Unknown | None:
+        """The environment one process shows, why it cannot be read, or None: it shows none."""
+        executable = self._executable(record.pid)
+        if isinstance(executable, Unknown):
+            return executable
+        view = self._view(record.pid)
+        if isinstance(view, Unknown):
+            return view
+        found = process_environment(
+            view[0],
+            argv,
+            executable=executable[0],
+            executable_id=executable[1],
+            cwd=view[1],
+            **_inherited_paths(variables(record.identity) if variables is not None else {}),
+        )
+        if self.current_identity(record.pid) != record.identity:
+            return None
+        return found
 
     def _cpu_now(self, pid: int) -> tuple[ProcIdentity, float] | Unknown:
         """The identity of the process holding ``pid`` and its CPU seconds, in one reading."""

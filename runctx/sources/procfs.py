@@ -38,6 +38,7 @@ from runctx.checkout import Root, RootRules, root_of_directory
 from runctx.climb import ClimbBudget, ClimbSpentError
 from runctx.environment import View
 from runctx.exceptions import SourceError
+from runctx.looking import WATCH, Looked
 from runctx.records import CMDLINE_READ_MAX, ProcessTable, ProcIdentity, ProcRecord
 from runctx.sources import mounts, pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
@@ -564,7 +565,17 @@ class ProcfsSource(SourceBase):
         cwd (the walk's answer is for that text and that directory, whenever
         each was read), without opening it. A walk is charged to ``budget``:
         once that is spent, the root is its unknown (:mod:`runctx.climb`).
+        Each look is told to whoever waits for this scan (:mod:`runctx.looking`).
         """
+        WATCH.at(pid, Looked.CWD)
+        try:
+            return self._read_root(pid, rules, cwd, budget)
+        finally:
+            WATCH.done()
+
+    def _read_root(
+        self, pid: int, rules: RootRules, cwd: str | None, budget: ClimbBudget | None
+    ) -> Root | Unknown:
         if cwd is not None:
             try:
                 key = self._root_key(

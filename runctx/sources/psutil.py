@@ -89,6 +89,7 @@ from runctx.checkout import Root, RootRules
 from runctx.climb import ClimbBudget
 from runctx.environment import View
 from runctx.exceptions import SourceError
+from runctx.looking import WATCH, Looked
 from runctx.records import ProcIdentity, ProcRecord, bounded_argv
 from runctx.roots import checkout_root, root_of_removed
 from runctx.sources import pidns
@@ -474,8 +475,12 @@ class PsutilSource(SourceBase):
         other = other_mount_namespace(pid) if psutil.LINUX else None
         if other is not None:
             return other
-        if isinstance(cwd, Unknown):
-            if cwd.reason is Reason.DELETED and cwd.detail:
-                return root_of_removed(cwd.detail, rules)
+        if isinstance(cwd, Unknown) and not (cwd.reason is Reason.DELETED and cwd.detail):
             return cwd
-        return checkout_root(cwd, rules, budget)
+        WATCH.at(pid, Looked.CWD)  # its file system: told to whoever waits for this scan
+        try:
+            if isinstance(cwd, Unknown):
+                return root_of_removed(cwd.detail, rules)
+            return checkout_root(cwd, rules, budget)
+        finally:
+            WATCH.done()

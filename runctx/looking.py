@@ -1,0 +1,142 @@
+"""What a scan is looking at in a process's file system, and since when: told to whoever waits.
+
+Most of a scan reads ``/proc``, which answers at once. Finding a process's
+checkout is different: the walk looks at directories of the process's own
+file system (its cwd and above), and reading a run's environment follows its
+executable. A file system that stopped answering (a hung NFS or sshfs mount,
+a stuck FUSE server) holds such a look in the kernel, where no signal ends
+it, so the faces that scan do it in a child (:mod:`runctx.fastpath.hook`,
+:mod:`runctx.cli.apart`) and wait for it from outside.
+
+This module is how the child tells them what holds it. Before forking, the
+waiter calls :func:`shared` for a page of memory both processes see; the
+child, at each such look, writes there what it looks at (:class:`Look`:
+which process, its cwd or its executable) and since when, and clears it
+after. A waiter that sees one look last past :data:`HELD_AFTER_SECONDS`
+knows the scan is held, and by what: it names the process and reads the
+link itself (``readlink`` of ``/proc/PID/cwd`` gives the text and never
+waits on the file system). Without a shared page (a scan in the caller's own
+process) looking costs one test.
+"""
+
+from __future__ import annotations
+
+import enum
+import mmap
+import os
+import struct
+import time
+
+import attrs
+
+from runctx.record_base import Record
+
+HELD_AFTER_SECONDS = 5.0
+"""A look at a process's file system that has not returned after this long holds the scan.
+
+A walk of the deepest tree a path allows looks at a few thousand names, tens
+of milliseconds of CPU; a scan that waits for a CPU on a saturated box is
+runnable, never sleeping in a read (:func:`held`)."""
+
+_SLOT = struct.Struct("=dqB")
+"""The shared page: since when (monotonic seconds, 0 for nothing), the pid, what of it."""
+
+
+class Looked(enum.Enum):
+    """What of a process a look is at: the link of ``/proc/PID`` that leads there."""
+
+    CWD = "cwd"
+    """Its working directory and the tree above it: the walk to its checkout."""
+    EXECUTABLE = "exe"
+    """Its executable and what lies beside it: the environment it runs in."""
+
+
+_CODES = {Looked.CWD: 1, Looked.EXECUTABLE: 2}
+_BY_CODE = {code: looked for looked, code in _CODES.items()}
+
+
+@attrs.frozen(repr=False, eq=False)
+class Look(Record):
+    """One look that has not returned: at what of which process, for how long."""
+
+    pid: int
+    looked: Looked
+    seconds: float
+
+    def words(self, proc: str = "/proc") -> str:
+        """``the cwd of pid 123 (/mnt/x)``: the path as the link reads it, when it can be read.
+
+        The path is the raw text of the link (a caller escapes it for its
+        reader): reading a link of ``/proc`` never waits on the file system.
+        """
+        what = "the cwd" if self.looked is Looked.CWD else "the executable"
+        try:
+            path = os.readlink(f"{proc}/{self.pid}/{self.looked.value}")
+        except OSError:
+            return f"{what} of pid {self.pid}"
+        return f"{what} of pid {self.pid} ({path})"
+
+
+class Watch:
+    """The page a child writes its looks to, and its waiter reads them from."""
+
+    __slots__ = ("page",)
+
+    def __init__(self, page: mmap.mmap | None = None) -> None:
+        """Watch ``page`` (None: nothing is shared, and looking costs one test)."""
+        self.page = page
+
+    def at(self, pid: int, looked: Looked) -> None:
+        """A look at ``looked`` of ``pid`` begins."""
+        page = self.page
+        if page is not None:
+            _SLOT.pack_into(page, 0, time.monotonic(), pid, _CODES[looked])
+
+    def done(self) -> None:
+        """The look returned."""
+        page = self.page
+        if page is not None:
+            _SLOT.pack_into(page, 0, 0.0, 0, 0)
+
+    def now(self) -> Look | None:
+        """The look under way and how long it has lasted; None when there is none."""
+        page = self.page
+        if page is None:
+            return None
+        since, pid, code = _SLOT.unpack_from(page, 0)
+        looked = _BY_CODE.get(code)
+        if since <= 0 or looked is None:
+            return None
+        return Look(pid=pid, looked=looked, seconds=max(0.0, time.monotonic() - since))
+
+
+WATCH = Watch()
+"""This process's watch: shared with a waiter once :func:`shared` is called."""
+
+
+def shared() -> Watch:
+    """A page this process and a child forked after this call both see; looks are written there.
+
+    The waiter keeps the watch it is given; the child writes through
+    :data:`WATCH`, which is the same page.
+    """
+    page = mmap.mmap(-1, mmap.PAGESIZE)
+    WATCH.page = page
+    return Watch(page)
+
+
+def held(watch: Watch, child: int, proc: str = "/proc") -> Look | None:
+    """The look that holds ``child``: one that lasted :data:`HELD_AFTER_SECONDS` while it slept.
+
+    A child that is runnable (state ``R``) is working or waiting for a CPU,
+    not held. None when nothing holds it.
+    """
+    look = watch.now()
+    if look is None or look.seconds < HELD_AFTER_SECONDS:
+        return None
+    try:
+        with open(f"{proc}/{child}/stat", "rb") as stream:
+            state = stream.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return look
+    return None if state == b"R" else look
