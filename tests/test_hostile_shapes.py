@@ -1066,6 +1066,28 @@ def test_the_climb_budget_spares_the_viewers_runs_and_a_writer_of_this_checkout(
     assert judged[writer.pid].run.root == str(checkout)
 
 
+@pytest.mark.needs_root
+@pytest.mark.parametrize("source_class", [ProcfsSource, PsutilSource])
+def test_one_directory_of_many_runs_is_climbed_once_a_scan(
+    shared_tmp, runs, source_class, monkeypatch
+):
+    """Another user's five runs in one directory 30 levels deep cost one climb, not five.
+
+    The budget made small (40 directories: one climb from there to the top
+    fits, two do not): each run's checkout is still looked for, in both
+    sources, since a walk is made once per directory in a scan.
+    """
+    monkeypatch.setattr(climb, "CLIMBED_MAX", 40)
+    checkout = make_checkout(shared_tmp, "proj")
+    deep = _deep(shared_tmp, "deep", 30)  # no checkout above it: each walk climbs to the top
+    theirs = [runs.run_tests_script(deep, uid=OTHER_UID).pid for _ in range(5)]
+    report = scan(viewpoint(cwd=str(checkout)), source=source_class())
+    judged = {each.run.pid: each for each in report.runs}
+    assert not any(was_not_climbed(judged[pid].run.root) for pid in theirs)
+    assert [judged[pid].run.root for pid in theirs] == [str(deep)] * len(theirs)
+    assert all(judged[pid].foreign for pid in theirs)
+
+
 NAMESPACE_SCRIPT = r"""
 import ctypes, os, sys
 

@@ -90,7 +90,7 @@ from runctx.climb import ClimbBudget
 from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.looking import WATCH, Looked
-from runctx.records import ProcIdentity, ProcRecord, bounded_argv
+from runctx.records import ProcessTable, ProcIdentity, ProcRecord, bounded_argv
 from runctx.roots import checkout_root, root_of_removed
 from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
@@ -298,10 +298,29 @@ def other_mount_namespace(pid: int) -> Unknown | None:
     )
 
 
+ROOTS_KEPT_MAX = 4096
+"""Walks a scan keeps the answer of, one per directory (and rules)."""
+
+
 class PsutilSource(SourceBase):
     """Reads processes through psutil (macOS, other systems, and Linux on request)."""
 
     name = "psutil"
+
+    def __init__(self) -> None:
+        """A source that has walked nothing yet."""
+        self._roots: dict[tuple[object, ...], Root] = {}
+
+    def table(
+        self,
+        argv_wanted: Callable[[str], bool] | None = None,
+        owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
+        deadline: float | None = None,
+        viewer_uid: int | Unknown | None = None,
+    ) -> ProcessTable:
+        """One pass over every process; the walks the last pass made are made again."""
+        self._roots = {}
+        return super().table(argv_wanted, owner_wanted, deadline, viewer_uid)
 
     def proc_mount(self) -> ProcMount | Unknown:
         """No procfs mount is read, so none limits what is seen."""
@@ -481,6 +500,30 @@ class PsutilSource(SourceBase):
         try:
             if isinstance(cwd, Unknown):
                 return root_of_removed(cwd.detail, rules)
-            return checkout_root(cwd, rules, budget)
+            return self._walked(cwd, rules, budget)
         finally:
             WATCH.done()
+
+    def _walked(self, cwd: str, rules: RootRules, budget: ClimbBudget | None) -> Root | Unknown:
+        """The checkout root of ``cwd``, walked once per directory and rules in a scan.
+
+        Many processes work in few directories (a storm of one user's runs in
+        a few checkouts): the directory is known by its text and identity (a
+        ``stat``), so one renamed and another made in its place is walked
+        again. A walk that found no root is not kept (it says why each time,
+        and a spent budget is no answer for a walk that is not charged).
+        """
+        try:
+            here = os.stat(cwd)
+        except (OSError, ValueError):  # why is said by the walk
+            return checkout_root(cwd, rules, budget)
+        key = (cwd, here.st_dev, here.st_ino, rules.owners, rules.homes)
+        found = self._roots.get(key)
+        if found is None:
+            walked = checkout_root(cwd, rules, budget)
+            if isinstance(walked, Unknown):
+                return walked
+            found = walked
+            if len(self._roots) < ROOTS_KEPT_MAX:
+                self._roots[key] = found
+        return found
