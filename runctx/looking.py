@@ -38,6 +38,8 @@ A walk of the deepest tree a path allows looks at a few thousand names, tens
 of milliseconds of CPU; a scan that waits for a CPU on a saturated box is
 runnable, never sleeping in a read (:func:`held`)."""
 
+MOUNTINFO_READ_MAX = 1024 * 1024
+"""The most of the caller's ``mountinfo`` read to tell its file systems' types."""
 _SLOT = struct.Struct("=dqB")
 """The shared page: since when (monotonic seconds, 0 for nothing), the pid, what of it."""
 
@@ -125,6 +127,17 @@ def shared() -> Watch:
     return Watch(page)
 
 
+def held_words(look: Look, proc: str = "/proc") -> str:
+    """What holds a scan, in words: ``the scan is held looking at the cwd of pid 123 (/mnt/x)...``.
+
+    Raw text: the caller escapes it for its reader.
+    """
+    return (
+        f"the scan is held looking at {look.words(proc)}: a file system that does not "
+        "answer (a hung network mount?)"
+    )
+
+
 def held(watch: Watch, child: int, proc: str = "/proc") -> Look | None:
     """The look that holds ``child``: one that lasted :data:`HELD_AFTER_SECONDS` while it slept.
 
@@ -140,3 +153,38 @@ def held(watch: Watch, child: int, proc: str = "/proc") -> Look | None:
     except (OSError, IndexError):
         return look
     return None if state == b"R" else look
+
+
+MAY_STOP_ANSWERING = frozenset(
+    {
+        *("nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "coda", "afs", "9p", "virtiofs"),
+        *("ceph", "glusterfs", "lustre", "gpfs", "beegfs", "orangefs", "fuse", "fuseblk"),
+    }
+)
+"""File system types whose reads wait on a server (over a network, or a FUSE daemon, ``fuse.*``).
+
+One whose server goes away holds whoever looks at it: these are what makes a
+scan's child worth its fork for a face that scans often."""
+
+
+def may_stop_answering(proc: str = "/proc") -> bool:
+    """Whether a file system of the caller's mount namespace may stop answering.
+
+    From its ``mountinfo`` (the type after `` - ``): a network file system, or
+    FUSE. True when ``mountinfo`` cannot be read whole: not known not to.
+    """
+    try:
+        with open(f"{proc}/self/mountinfo", "rb") as stream:
+            text = stream.read(MOUNTINFO_READ_MAX + 1)
+    except OSError:
+        return True
+    return len(text) > MOUNTINFO_READ_MAX or any_may_stop_answering(text)
+
+
+def any_may_stop_answering(mountinfo: bytes) -> bool:
+    """Whether a mount of the ``mountinfo`` text is of a type in :data:`MAY_STOP_ANSWERING`."""
+    for line in mountinfo.splitlines():
+        kind = line.partition(b" - ")[2].split(b" ", 1)[0].decode("ascii", "replace")
+        if kind in MAY_STOP_ANSWERING or kind.startswith("fuse."):
+            return True
+    return False

@@ -17,6 +17,8 @@ import resource
 
 import pytest
 
+from runctx.child import value_in_child
+from runctx.looking import may_stop_answering
 from runctx.pytest_settings import checkout_settings
 from runctx.pytest_terminal import AUTO_WORKERS_NOTE, setting
 from runctx.report import Report
@@ -92,7 +94,12 @@ def auto_workers(config: pytest.Config) -> int | None:
     xdist_count = importlib.import_module("xdist.plugin").pytest_xdist_auto_num_workers
     base = int(xdist_count(config))
     settings, _warnings = checkout_settings(config)
-    report = scan(cpu_window=AUTO_WINDOW_SECONDS, settings=settings)
+
+    def scanned() -> Report:
+        return scan(cpu_window=AUTO_WINDOW_SECONDS, settings=settings)
+
+    # In a child where a file system may stop answering: held, xdist's count stands.
+    report = value_in_child(scanned) if may_stop_answering() else scanned()
     usable = report.load.usable_cpus
     if isinstance(usable, Unknown) or usable < 1:
         return None

@@ -27,10 +27,12 @@ import pytest
 
 from runctx import pytest_settings
 from runctx.busy import BoxPressure
+from runctx.child import value_in_child
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import PidNamespaceError
 from runctx.exits import EXIT_REFUSED
 from runctx.handoff import CHECKED, QUIET, take_handoff
+from runctx.looking import may_stop_answering
 from runctx.policy import Action, Cause, Decision, measures_cpu
 from runctx.present.words import describe_ours, same_checkout_message, shared_tree_message
 from runctx.pytest_brief import foreign_parts, ours_parts, shared_part, summary_line
@@ -120,6 +122,8 @@ class PluginState:
     """Where the window of the samples during the session starts: before the workers start."""
     reports_seen: int = 0
     sampling: bool = True
+    apart: bool = False
+    """Whether each scan runs in a child: a file system here may stop answering."""
 
     def __init__(  # noqa: PLR0913 - each is a setting of its own
         self,
@@ -183,11 +187,23 @@ def _broken(state: PluginState, error: Exception) -> None:
 
 
 def _scan_measuring_foreign(state: PluginState, window: float) -> Report:
-    """A scan from the session's checkout, with the CPU use now of the foreign runs."""
+    """A scan from the session's checkout, with the CPU use now of the foreign runs.
+
+    In a child (:func:`runctx.child.value_in_child`) where a file system may
+    stop answering: a scan held by one raises, and the session goes on.
+    """
     settings = state.settings if state.settings is not None else DEFAULTS
-    return scan(
-        state.here, source=state.source, cpu_window=window, cpu_of=measures_cpu, settings=settings
-    )
+
+    def scanned() -> Report:
+        return scan(
+            state.here,
+            source=state.source,
+            cpu_window=window,
+            cpu_of=measures_cpu,
+            settings=settings,
+        )
+
+    return value_in_child(scanned) if state.apart else scanned()
 
 
 def _first_scan(state: PluginState) -> None:
@@ -196,6 +212,7 @@ def _first_scan(state: PluginState) -> None:
     try:
         # Chosen once: a test that changes RUNCTX_SOURCE must not change ours.
         state.source = default_source()
+        state.apart = may_stop_answering()
         # The session's checkout is its rootdir's, wherever it was started from.
         state.here = viewpoint(cwd=state.rootdir)
         report = _scan_measuring_foreign(state, DEFAULT_WINDOW_SECONDS)
@@ -335,9 +352,9 @@ def _wait(config: pytest.Config, state: PluginState, decision: Decision) -> None
             if pressure.busy:
                 _say(config, state, f"{PREFIX}waiting for room: {', '.join(pressure.reasons)}")
 
-    try:
-        with collecting():
-            outcome = wait_as_decided(
+    def waited() -> DecidedWait | PidNamespaceError:
+        try:
+            return wait_as_decided(
                 decision,
                 timeout=state.timeout,
                 settings=state.settings if state.settings is not None else DEFAULTS,
@@ -345,13 +362,20 @@ def _wait(config: pytest.Config, state: PluginState, decision: Decision) -> None
                 poll_seconds=state.poll_seconds or DEFAULT_POLL_SECONDS,
                 source=state.source,
             )
-    except PidNamespaceError as error:
-        msg = f"runctx: {error}; not starting this session (exit status {EXIT_REFUSED})."
-        pytest.exit(msg, returncode=EXIT_REFUSED)
+        except PidNamespaceError as error:  # said by the session, wherever the wait ran
+            return error
+
+    try:
+        with collecting():
+            # In a child where a file system may stop answering: a held wait goes ahead.
+            outcome = value_in_child(waited, writes=True) if state.apart else waited()
     except Exception as error:  # noqa: BLE001 - runctx never breaks a session
         state.errors.append(error_text(error))
         write(config, f"{PREFIX}could not wait ({error_text(error)}); going ahead")
         return
+    if isinstance(outcome, PidNamespaceError):
+        msg = f"runctx: {outcome}; not starting this session (exit status {EXIT_REFUSED})."
+        pytest.exit(msg, returncode=EXIT_REFUSED)
     _after_wait(config, state, outcome)
 
 
@@ -539,6 +563,7 @@ def start_late(state: PluginState, quiet: Sequence[str], since: CpuMark | None, 
         state.cpu_mark = since
         try:
             state.source = default_source()
+            state.apart = may_stop_answering()
             state.here = viewpoint(cwd=state.rootdir)
         except Exception as error:  # noqa: BLE001 - runctx never breaks a session
             _broken(state, error)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import select
 import shlex
 import shutil
 import signal
@@ -1174,7 +1173,12 @@ def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_s
     _live_run(runs, checkout)
     payload = json.dumps(claude_pre_tool_use(TEST_COMMAND, checkout)).encode()
     with file_system_that_stops_answering(shared_tmp) as mount:
-        there = runs.orphan([PYTHON, "-c", "import time; time.sleep(600)"], mount.mountpoint)
+        ready = shared_tmp / "sleeper-ready"
+        sleeping = "import pathlib, sys, time; pathlib.Path(sys.argv[1]).touch(); time.sleep(600)"
+        # -P: no import looks in its cwd (this file system lists no directory)
+        there = runs.orphan(
+            [PYTHON, "-P", "-c", sleeping, str(ready)], mount.mountpoint, ready=ready
+        )
         mount.stop_answering()
         hook = subprocess.Popen(
             [sys.executable, "-m", "runctx", "hook", "claude"],
@@ -1208,28 +1212,35 @@ class _Held(NamedTuple):
 
 
 @contextlib.contextmanager
-def _held_command(
-    shared_tmp: Path, runs, *argv: str, stdout: int = subprocess.PIPE, stderr: int = subprocess.PIPE
-) -> Iterator[_Held]:
+def _held_command(shared_tmp: Path, runs, *argv: str, module: str = "runctx") -> Iterator[_Held]:
     """``runctx ARGV`` in a checkout while a run's cwd is in a file system that stopped answering.
 
-    Its output read through pipes (as a pre-commit hook reads it), or
-    written to ``stdout`` and ``stderr``. Once the file system is taken down
-    (which lets whatever it held go on), the command is ended if it has not
-    ended.
+    Or ``python -m MODULE ARGV``. Its output read through pipes, as a
+    pre-commit hook reads it. Once the file system is taken down (which lets
+    whatever it held go on), the command is ended if it has not ended.
     """
     checkout = make_checkout(shared_tmp, "proj")
+    (checkout / "test_one.py").write_text("def test_one():\n    assert True\n")
     ran = None
     try:
         with file_system_that_stops_answering(shared_tmp) as mount:
             # a run (named pytest) there: every face looks for the checkout of a run
-            sleeping = "import time; time.sleep(600)"
-            there = runs.orphan(["pytest", "-c", sleeping], mount.mountpoint, executable=PYTHON)
+            # started whole before the mount stops answering: only the command is held
+            ready = shared_tmp / "held-run-ready"
+            sleeping = (
+                "import pathlib, sys, time; pathlib.Path(sys.argv[1]).touch(); time.sleep(600)"
+            )
+            there = runs.orphan(
+                ["pytest", "-c", sleeping, str(ready)],
+                mount.mountpoint,
+                executable=PYTHON,
+                ready=ready,
+            )
             mount.stop_answering()
             ran = subprocess.Popen(
-                [sys.executable, "-m", "runctx", *argv],
-                stdout=stdout,
-                stderr=stderr,
+                [sys.executable, "-m", module, *argv],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 cwd=checkout,
                 env=clean_env(),
             )
@@ -1276,69 +1287,29 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
 
 
 @pytest.mark.needs_root
-@pytest.mark.parametrize("command", ["check", "wait"])
+@pytest.mark.parametrize("argv", [("check",), ("wait",), ("status", "--json"), ("status",)])
 def test_a_command_held_by_a_file_system_that_stops_answering_ends_without_a_timeout(
-    shared_tmp, runs, command
+    shared_tmp, runs, argv
 ):
-    """Without ``--timeout``, ``check`` and ``wait`` still end once one look holds the scan.
+    """Without ``--timeout``, ``check``, ``wait`` and ``status`` still end once a look holds them.
 
-    They are what scripts and git hooks wait on (``runctx check --ignore-foreign
-    && pytest``): a look at a process's file system that has not returned
-    after :data:`~runctx.looking.HELD_AFTER_SECONDS` holds the scan, and the
+    ``check`` and ``wait`` are what scripts and git hooks wait on
+    (``runctx check --ignore-foreign && pytest``); ``status`` runs so beside
+    a file system that may stop answering (FUSE here; NFS, sshfs). A look
+    at a process's file system that has not returned after
+    :data:`~runctx.looking.HELD_AFTER_SECONDS` holds the scan, and the
     command ends with an error that names the run and the path.
     """
     began = time.monotonic()
-    with _held_command(shared_tmp, runs, command) as held:
-        err = _ended(held.ran)
-    assert err is not None, f"runctx {command} never ended: the held read kept it"
+    with _held_command(shared_tmp, runs, *argv) as held:
+        try:
+            said = b"".join(held.ran.communicate(timeout=60))  # --json: the error is JSON
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"runctx {shlex.join(argv)} never ended: the held read kept it")
     assert held.ran.returncode == EXIT_ERROR
-    assert _names_the_look(err, held), err
-    assert b"--timeout" not in err, err
+    assert _names_the_look(said, held), said
+    assert b"--timeout" not in said, said
     assert time.monotonic() - began >= HELD_AFTER_SECONDS
-
-
-@pytest.mark.needs_root
-def test_status_read_by_a_person_ends_when_a_file_system_holds_its_scan(shared_tmp, runs):
-    """``runctx status`` on a terminal, no ``--timeout``: it says what holds it and ends.
-
-    A person reads it (stderr is a terminal): the scan runs in a child, and a
-    look that holds it is named (a ``status --json`` that a program reads
-    into a pipe runs in its own process, and is bounded by ``--timeout``).
-    """
-    main, terminal = os.openpty()
-    try:
-        with _held_command(
-            shared_tmp, runs, "status", stdout=subprocess.DEVNULL, stderr=terminal
-        ) as held:
-            os.close(terminal)
-            terminal = -1
-            said = _terminal_text(main, held.ran)
-    finally:
-        if terminal >= 0:
-            os.close(terminal)
-        os.close(main)
-    assert held.ran.returncode == EXIT_ERROR, said
-    assert _names_the_look(said.replace(b"\r\n", b"\n"), held), said
-
-
-def _terminal_text(main: int, ran: subprocess.Popen[bytes]) -> bytes:
-    """What ``ran`` wrote on the terminal whose main side is ``main``, until it ended."""
-    read = []
-    ends_at = time.monotonic() + 60
-    while time.monotonic() < ends_at:
-        ready, _, _ = select.select([main], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(main, 65536)
-            except OSError:  # the terminal's other side is closed: all was read
-                break
-            if not chunk:
-                break
-            read.append(chunk)
-        elif ran.poll() is not None:
-            break
-    ran.wait(timeout=60)
-    return b"".join(read)
 
 
 @pytest.mark.needs_root
@@ -1367,6 +1338,25 @@ def test_run_held_by_a_file_system_that_stops_answering_runs_the_command_and_say
     assert b"could not check for other runs" in err, err
     assert _names_the_look(err, held), err
     assert b"running it anyway" in err
+
+
+@pytest.mark.needs_root
+def test_a_pytest_session_whose_scan_is_held_goes_on_and_says_why(shared_tmp, runs):
+    """The plugin's scan held by a file system that stops answering: the session runs anyway.
+
+    A FUSE file system is mounted on this box, so the plugin scans in a
+    child; once a look holds it, the session's header says it could not
+    check for other runs and names the run and the path, and the tests run.
+    """
+    with _held_command(shared_tmp, runs, "-p", "no:cacheprovider", "-v", module="pytest") as held:
+        try:
+            out, err = held.ran.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            out = err = b""
+    assert held.ran.returncode == 0, (out, err)
+    assert b"test_one.py::test_one PASSED" in out, out
+    assert b"could not check for other runs" in out, out
+    assert _names_the_look(out, held), out
 
 
 @pytest.mark.needs_root

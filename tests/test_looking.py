@@ -10,6 +10,7 @@ import pytest
 from proctools import wait_for
 
 from runctx import looking
+from runctx.child import ChildError, HeldError, value_in_child
 from runctx.looking import WATCH, Looked
 
 
@@ -93,3 +94,72 @@ def test_looking_without_a_shared_page_is_seen_by_no_one():
     WATCH.at(os.getpid(), Looked.CWD)
     WATCH.done()
     assert looking.Watch().now() is None
+
+
+MOUNTINFO = b"""\
+22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+23 22 0:21 / /proc rw,nosuid shared:12 - proc proc rw
+24 22 0:5 / /home/me/src rw shared:2 - overlay overlay rw,lowerdir=/a
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "may_stop"),
+    [
+        (b"40 22 0:50 / /mnt/build rw,relatime shared:30 - nfs4 srv:/build rw,vers=4.2", True),
+        (b"41 22 0:51 / /home/me/remote rw - fuse.sshfs me@host:/ rw,user_id=1000", True),
+        (b"42 22 0:52 / /mnt/c rw,noatime - 9p drvfs rw,aname=drvfs", True),
+        (b"43 22 0:53 / /srv/share rw - cifs //srv/share rw,vers=3.1.1", True),
+        (b"44 22 0:54 / /mnt/raw rw - fuse runctx-test rw,user_id=0", True),
+        (b"45 22 0:55 / /tmp rw,nosuid - tmpfs tmpfs rw", False),
+        (b"46 22 0:56 / /mnt/fuse-named-dir rw - xfs /dev/sdb1 rw", False),
+    ],
+)
+def test_network_and_fuse_file_systems_may_stop_answering(line, may_stop):
+    """The type after `` - `` decides: a network file system or FUSE; a path's name does not."""
+    assert looking.any_may_stop_answering(MOUNTINFO + line + b"\n") is may_stop
+    assert looking.any_may_stop_answering(MOUNTINFO) is False
+
+
+def test_a_value_comes_back_from_the_child():
+    """The work runs in another process; its value comes back whole."""
+    pid, value = value_in_child(lambda: (os.getpid(), {"runs": [1, 2]}))
+    assert pid != os.getpid()
+    assert value == {"runs": [1, 2]}
+
+
+def test_what_the_child_raised_is_said():
+    """An error in the child comes back as text: its type and message."""
+
+    def failing() -> None:
+        msg = "no such checkout"
+        raise FileNotFoundError(msg)
+
+    with pytest.raises(ChildError, match="FileNotFoundError: no such checkout"):
+        value_in_child(failing)
+
+
+def test_a_child_held_by_a_look_is_given_up_and_named(monkeypatch):
+    """A look that holds the child (here, one that sleeps) ends the wait with the look named."""
+    monkeypatch.setattr(looking, "HELD_AFTER_SECONDS", 0.2)
+
+    def held() -> None:
+        WATCH.at(os.getpid(), Looked.CWD)
+        time.sleep(600)
+
+    try:
+        with pytest.raises(HeldError) as raised:
+            value_in_child(held)
+    finally:
+        WATCH.page = None
+    child = raised.value.look.pid
+    assert child != os.getpid()
+    assert f"the scan is held looking at the cwd of pid {child}" in str(raised.value)
+    wait_for(lambda: not os.path.exists(f"/proc/{child}"), what="the held child to be killed")
+
+
+def test_what_the_child_writes_comes_through_this_process(capfd):
+    """The child's stdout and stderr are pipes this process reads and writes on."""
+    assert value_in_child(lambda: os.write(1, b"out\n") + os.write(2, b"err\n")) == 8
+    written = capfd.readouterr()
+    assert (written.out, written.err) == ("out\n", "err\n")

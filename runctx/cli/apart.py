@@ -14,11 +14,12 @@ wait. So the subcommand runs in a child, and this process waits for it:
 - Ctrl-C ends this process whatever the child does.
 
 ``check`` and ``wait`` always run so (scripts and git hooks wait on them).
-``status`` does when given ``--timeout`` or when a person reads it (stdout
-or stderr a terminal): the fork and what the child's writes copy cost about
-7 ms of CPU, 7% of a ``status --json`` beside 1,000 processes, which a
-program reading it pays on every call; such a program bounds it with
-``--timeout``. Where stdout or stderr is a pipe (a pre-commit hook,
+``status`` does when given ``--timeout``, or when a file system of this
+box may stop answering (a network file system or FUSE,
+:func:`runctx.looking.may_stop_answering`): elsewhere the fork and what the
+child's writes copy would cost about 7 ms of CPU, 7% of a ``status --json``
+beside 1,000 processes, which a program reading it pays on every call.
+Where stdout or stderr is a pipe (a pre-commit hook,
 ``| less``), what the child writes comes through this process, so that a
 child left waiting holds no pipe its reader waits on. Output that is no file
 descriptor (a program that runs the command line in its own process, with
@@ -43,7 +44,7 @@ from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
 from runctx.present.escape import visible
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait"})
-"""The subcommands run in a child (``status`` but ``--watch``, with ``--timeout`` or a person)."""
+"""The subcommands run in a child (``status`` but ``--watch``: see :func:`runs_apart`)."""
 ALWAYS_APART = frozenset({"check", "wait"})
 """Those run in a child whatever their options."""
 HELD_GRACE_SECONDS = 0.5
@@ -51,10 +52,6 @@ HELD_GRACE_SECONDS = 0.5
 HELD = (
     "the scan is held in a read that does not return (a file system that does not answer, "
     "such as a hung network mount?)"
-)
-HELD_LOOKING = (
-    "the scan is held looking at {look}: a file system that does not answer "
-    "(a hung network mount?) for {seconds:.0f}s"
 )
 RELAY_BYTES = 65536
 POLL_SECONDS = 0.05
@@ -73,15 +70,7 @@ def runs_apart(command: str, *, watch: bool, timeout: float | None) -> bool:
         return True
     if command not in BOUNDED_COMMANDS or watch:
         return False
-    return timeout is not None or _read_by_a_person()
-
-
-def _read_by_a_person() -> bool:
-    """Whether stdout or stderr is a terminal: someone reads, and may press Ctrl-C."""
-    try:
-        return os.isatty(1) or os.isatty(2)
-    except OSError:
-        return False
+    return timeout is not None or looking.may_stop_answering()
 
 
 def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[str], None]) -> int:
@@ -205,10 +194,7 @@ class _Child:
     def why(self, timeout: float | None) -> str:
         """Why the child was given up: the look that holds it, or ``--timeout`` passed."""
         look = self.holding or self.watch.now()
-        if look is not None:
-            held = HELD_LOOKING.format(look=visible(look.words()), seconds=look.seconds)
-        else:
-            held = HELD
+        held = HELD if look is None else visible(looking.held_words(look))
         if self.holding is not None:
             return held
         return f"{held}; gave up after --timeout {timeout or 0:g}s"

@@ -316,10 +316,10 @@ def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     """The subcommand's exit status; runctx's own errors said on stderr (or as JSON).
 
     ``check`` and ``wait``, and ``status`` (but ``--watch``) with
-    ``--timeout`` or read by a person, run in a child that is waited for
-    while a look at a file system does not hold it, and not past
-    ``--timeout`` (:mod:`runctx.cli.apart`); what they import is imported
-    here first.
+    ``--timeout`` or beside a file system that may stop answering, run in a
+    child that is waited for while a look at a file system does not hold
+    it, and not past ``--timeout`` (:mod:`runctx.cli.apart`); what they
+    import is imported here first.
     """
     try:
         module = _module(SUBCOMMANDS[args.command][0])

@@ -635,13 +635,10 @@ def _held(child: int, watch: Watch) -> str:
         state = b""
     look = watch.now() if state != b"R" else None
     if look is not None:
+        from runctx.looking import held_words  # noqa: PLC0415 - the words of a failure
         from runctx.present.escape import visible  # noqa: PLC0415 - the words of a failure
 
-        return (
-            f"no decision within the deadline: the scan is held looking at "
-            f"{visible(look.words())}, a file system that does not answer "
-            "(a hung network mount?)"
-        )
+        return f"no decision within the deadline: {visible(held_words(look))}"
     if state == b"D":
         return (
             "no decision within the deadline: the scan is held in a read that does not "
