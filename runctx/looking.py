@@ -40,6 +40,9 @@ runnable, never sleeping in a read (:func:`held`)."""
 
 MOUNTINFO_READ_MAX = 1024 * 1024
 """The most of the caller's ``mountinfo`` read to tell its file systems' types."""
+NAMED_AFTER_SECONDS = 1.0
+"""A look under way when a bound passes (a hook's deadline, ``--timeout``) is named as what
+holds the scan once it has lasted this long: a walk on a slow disk takes milliseconds."""
 _SLOT = struct.Struct("=dqB")
 """The shared page: since when (monotonic seconds, 0 for nothing), the pid, what of it."""
 
@@ -138,14 +141,18 @@ def held_words(look: Look, proc: str = "/proc") -> str:
     )
 
 
-def held(watch: Watch, child: int, proc: str = "/proc") -> Look | None:
-    """The look that holds ``child``: one that lasted :data:`HELD_AFTER_SECONDS` while it slept.
+def held(
+    watch: Watch, child: int, proc: str = "/proc", *, after: float | None = None
+) -> Look | None:
+    """The look that holds ``child``: one that lasted ``after`` seconds while it slept.
 
-    A child that is runnable (state ``R``) is working or waiting for a CPU,
-    not held. None when nothing holds it.
+    ``after``: :data:`HELD_AFTER_SECONDS` unless given (a bound that passed
+    names a look that lasted :data:`NAMED_AFTER_SECONDS`). A child that is
+    runnable (state ``R``) is working or waiting for a CPU, not held. None
+    when nothing holds it.
     """
     look = watch.now()
-    if look is None or look.seconds < HELD_AFTER_SECONDS:
+    if look is None or look.seconds < (HELD_AFTER_SECONDS if after is None else after):
         return None
     try:
         with open(f"{proc}/{child}/stat", "rb") as stream:
@@ -172,10 +179,14 @@ def may_stop_answering(proc: str = "/proc") -> bool:
 
     From its ``mountinfo`` (the type after `` - ``): a network file system, or
     FUSE. True when ``mountinfo`` cannot be read whole: not known not to.
+    False where there is none (not Linux): nothing tells, and a fork is no
+    light thing there (macOS forbids much in a child of a process with threads).
     """
     try:
         with open(f"{proc}/self/mountinfo", "rb") as stream:
             text = stream.read(MOUNTINFO_READ_MAX + 1)
+    except FileNotFoundError:
+        return False
     except OSError:
         return True
     return len(text) > MOUNTINFO_READ_MAX or any_may_stop_answering(text)

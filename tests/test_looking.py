@@ -7,11 +7,15 @@ import signal
 import time
 
 import pytest
-from proctools import wait_for
+from proctools import make_checkout, wait_for
 
 from runctx import looking
 from runctx.child import ChildError, HeldError, value_in_child
 from runctx.looking import WATCH, Looked
+from runctx.policy import measures_cpu
+from runctx.report import Report
+from runctx.scanning import scan, viewpoint
+from runctx.settings import DEFAULTS
 
 
 def _child_looking(looked: Looked, *, sleep: bool) -> int:
@@ -74,6 +78,8 @@ def test_a_long_look_holds_a_sleeping_child_and_not_a_running_one(watch, monkeyp
         held = looking.held(watch, sleeping)
         assert held is not None
         assert held.pid == sleeping
+        assert looking.held(watch, sleeping, after=600) is None  # a bound of its own
+        assert (looking.held(watch, sleeping, after=0) or pytest.fail("no look")).pid == sleeping
         assert held.words() == f"the cwd of pid {sleeping} ({os.getcwd()})"
         _end(sleeping)
         sleeping = None
@@ -163,3 +169,20 @@ def test_what_the_child_writes_comes_through_this_process(capfd):
     assert value_in_child(lambda: os.write(1, b"out\n") + os.write(2, b"err\n")) == 8
     written = capfd.readouterr()
     assert (written.out, written.err) == ("out\n", "err\n")
+
+
+def test_a_scan_comes_back_from_the_child_as_it_was_made(shared_tmp, runs):
+    """The plugin's scan done in a child: the report, its runs and verdicts, come back whole."""
+    checkout = make_checkout(shared_tmp, "proj")
+    live = runs.run_tests_script(checkout)
+    here = viewpoint(cwd=str(checkout))
+
+    def scanned() -> Report:
+        return scan(here, cpu_window=0.1, cpu_of=measures_cpu, settings=DEFAULTS)
+
+    report = value_in_child(scanned)
+    assert isinstance(report, Report)
+    judged = {each.run.pid: each for each in report.runs}
+    assert judged[live.pid].run.root == str(checkout)
+    assert not judged[live.pid].foreign
+    assert [each.run.pid for each in report.ours_known] == [live.pid]

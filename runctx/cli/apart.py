@@ -193,7 +193,7 @@ class _Child:
 
     def why(self, timeout: float | None) -> str:
         """Why the child was given up: the look that holds it, or ``--timeout`` passed."""
-        look = self.holding or self.watch.now()
+        look = self.holding or looking.held(self.watch, self.pid, after=looking.NAMED_AFTER_SECONDS)
         held = HELD if look is None else visible(looking.held_words(look))
         if self.holding is not None:
             return held

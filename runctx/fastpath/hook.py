@@ -626,19 +626,21 @@ def _held(child: int, watch: Watch) -> str:
     """Why no decision came: a scan held looking at a file system, or in a read, or time alone.
 
     The child tells what it looks at (:mod:`runctx.looking`): a look under
-    way while it sleeps names the process and the path that hold it.
+    way for :data:`~runctx.looking.NAMED_AFTER_SECONDS` while it sleeps names
+    the process and the path that hold it.
     """
+    from runctx import looking  # noqa: PLC0415 - the words of a failure
+
+    look = looking.held(watch, child, after=looking.NAMED_AFTER_SECONDS)
+    if look is not None:
+        from runctx.present.escape import visible  # noqa: PLC0415 - the words of a failure
+
+        return f"no decision within the deadline: {visible(looking.held_words(look))}"
     try:
         with open(f"/proc/{child}/stat", "rb") as stat:
             state = stat.read().rpartition(b")")[2].split()[0]
     except (OSError, IndexError):
         state = b""
-    look = watch.now() if state != b"R" else None
-    if look is not None:
-        from runctx.looking import held_words  # noqa: PLC0415 - the words of a failure
-        from runctx.present.escape import visible  # noqa: PLC0415 - the words of a failure
-
-        return f"no decision within the deadline: {visible(held_words(look))}"
     if state == b"D":
         return (
             "no decision within the deadline: the scan is held in a read that does not "
