@@ -443,6 +443,9 @@ class SourceBase:
             return kept.uid
         return self._filter_uid(pid, viewer_uid)
 
+    def _forget_the_last_pass(self) -> None:
+        """What a source kept for one pass over the table (walks, mounts) is dropped."""
+
     def table(
         self,
         argv_wanted: Callable[[str], bool] | None = None,
@@ -459,6 +462,7 @@ class SourceBase:
         as not read. After :meth:`reuse_last_table`, what the last table
         read is not read again.
         """
+        self._forget_the_last_pass()
         now = self._now()
         self._confirmed = {}
         self._rules = {}

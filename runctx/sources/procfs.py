@@ -39,7 +39,7 @@ from runctx.climb import ClimbBudget, ClimbSpentError
 from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.looking import WATCH, Looked
-from runctx.records import CMDLINE_READ_MAX, ProcessTable, ProcIdentity, ProcRecord
+from runctx.records import CMDLINE_READ_MAX, ProcIdentity, ProcRecord
 from runctx.sources import mounts, pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
 from runctx.sources.errors import no_procfs_message, unknown_of
@@ -321,19 +321,12 @@ class ProcfsSource(SourceBase):
         """The caller's pid as this procfs numbers it (``NSpid``), or why it has none."""
         return pidns.caller_pid(self.proc)
 
-    def table(
-        self,
-        argv_wanted: Callable[[str], bool] | None = None,
-        owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
-        deadline: float | None = None,
-        viewer_uid: int | Unknown | None = None,
-    ) -> ProcessTable:
-        """One pass over every listed process; the caller's mounts are read again if asked."""
+    def _forget_the_last_pass(self) -> None:
+        """The mounts, walks and cgroups of the last pass: each is read again if asked."""
         self._mounts = None
         self._their_mounts = {}
         self._roots = {}
         self._cgroups = {}
-        return super().table(argv_wanted, owner_wanted, deadline, viewer_uid)
 
     def list_pids(self) -> list[int]:
         """Every pid the procfs lists now (threads are not listed)."""

@@ -90,7 +90,7 @@ from runctx.climb import ClimbBudget
 from runctx.environment import View
 from runctx.exceptions import SourceError
 from runctx.looking import WATCH, Looked
-from runctx.records import ProcessTable, ProcIdentity, ProcRecord, bounded_argv
+from runctx.records import ProcIdentity, ProcRecord, bounded_argv
 from runctx.roots import checkout_root, root_of_removed
 from runctx.sources import pidns
 from runctx.sources.base import KERNEL_THREAD, SourceBase
@@ -311,16 +311,9 @@ class PsutilSource(SourceBase):
         """A source that has walked nothing yet."""
         self._roots: dict[tuple[object, ...], Root] = {}
 
-    def table(
-        self,
-        argv_wanted: Callable[[str], bool] | None = None,
-        owner_wanted: Callable[[int, int | Unknown], bool] | None = None,
-        deadline: float | None = None,
-        viewer_uid: int | Unknown | None = None,
-    ) -> ProcessTable:
-        """One pass over every process; the walks the last pass made are made again."""
+    def _forget_the_last_pass(self) -> None:
+        """The walks of the last pass: each is made again if asked."""
         self._roots = {}
-        return super().table(argv_wanted, owner_wanted, deadline, viewer_uid)
 
     def proc_mount(self) -> ProcMount | Unknown:
         """No procfs mount is read, so none limits what is seen."""
