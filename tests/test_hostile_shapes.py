@@ -1287,18 +1287,19 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
 
 
 @pytest.mark.needs_root
-@pytest.mark.parametrize("argv", [("check",), ("wait",), ("status", "--json"), ("status",)])
+@pytest.mark.parametrize(
+    "argv", [("check",), ("wait",), ("status", "--json"), ("status",), ("stop", "--orphans")]
+)
 def test_a_command_held_by_a_file_system_that_stops_answering_ends_without_a_timeout(
     shared_tmp, runs, argv
 ):
-    """Without ``--timeout``, ``check``, ``wait`` and ``status`` still end once a look holds them.
+    """Without ``--timeout``, check, wait, stop and status end once a look holds their scan.
 
-    ``check`` and ``wait`` are what scripts and git hooks wait on
-    (``runctx check --ignore-foreign && pytest``); ``status`` runs so beside
-    a file system that may stop answering (FUSE here; NFS, sshfs). A look
-    at a process's file system that has not returned after
-    :data:`~runctx.looking.HELD_AFTER_SECONDS` holds the scan, and the
-    command ends with an error that names the run and the path.
+    Beside a file system that may stop answering (FUSE here; NFS, sshfs),
+    they scan in a child (``runctx check --ignore-foreign && pytest`` is what
+    a pre-commit hook waits on). A look at a process's file system that has
+    not returned after :data:`~runctx.looking.HELD_AFTER_SECONDS` holds the
+    scan, and the command ends with an error that names the run and the path.
     """
     began = time.monotonic()
     with _held_command(shared_tmp, runs, *argv) as held:

@@ -1,4 +1,4 @@
-"""``status``, ``check`` and ``wait`` run in a child: a held read keeps no one.
+"""``status``, ``check``, ``wait`` and ``stop`` run in a child: a held read keeps no one.
 
 A scan cuts itself at ``--timeout``, but no deadline can cut a read the
 kernel waits on uninterruptibly: looking at a process whose cwd is on a file
@@ -13,9 +13,8 @@ wait. So the subcommand runs in a child, and this process waits for it:
   process and the path that hold it;
 - Ctrl-C ends this process whatever the child does.
 
-``check`` and ``wait`` always run so (scripts and git hooks wait on them).
-``status`` does when given ``--timeout``, or when a file system of this
-box may stop answering (a network file system or FUSE,
+They run so when given ``--timeout``, or when a file system of this box may
+stop answering (a network file system or FUSE,
 :func:`runctx.looking.may_stop_answering`): elsewhere the fork and what the
 child's writes copy would cost about 7 ms of CPU, 7% of a ``status --json``
 beside 1,000 processes, which a program reading it pays on every call.
@@ -43,10 +42,8 @@ from runctx.cli.common import born_now_as, process_age
 from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
 from runctx.present.escape import visible
 
-BOUNDED_COMMANDS = frozenset({"status", "check", "wait"})
-"""The subcommands run in a child (``status`` but ``--watch``: see :func:`runs_apart`)."""
-ALWAYS_APART = frozenset({"check", "wait"})
-"""Those run in a child whatever their options."""
+BOUNDED_COMMANDS = frozenset({"status", "check", "wait", "stop"})
+"""The subcommands that may run in a child (``status`` but ``--watch``; :func:`runs_apart`)."""
 HELD_GRACE_SECONDS = 0.5
 """How long past ``--timeout`` the child is waited for (its own cut ends before it)."""
 HELD = (
@@ -66,8 +63,6 @@ PASSED_ON = (signal.SIGTERM, signal.SIGHUP)
 
 def runs_apart(command: str, *, watch: bool, timeout: float | None) -> bool:
     """Whether the subcommand ``command`` runs in a child (:func:`bounded`)."""
-    if command in ALWAYS_APART:
-        return True
     if command not in BOUNDED_COMMANDS or watch:
         return False
     return timeout is not None or looking.may_stop_answering()

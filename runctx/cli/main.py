@@ -315,9 +315,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
     """The subcommand's exit status; runctx's own errors said on stderr (or as JSON).
 
-    ``check`` and ``wait``, and ``status`` (but ``--watch``) with
-    ``--timeout`` or beside a file system that may stop answering, run in a
-    child that is waited for while a look at a file system does not hold
+    ``status`` (but ``--watch``), ``check``, ``wait`` and ``stop`` with
+    ``--timeout``, or beside a file system that may stop answering, run in
+    a child that is waited for while a look at a file system does not hold
     it, and not past ``--timeout`` (:mod:`runctx.cli.apart`); what they
     import is imported here first.
     """

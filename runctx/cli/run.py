@@ -44,9 +44,10 @@ Exit statuses: the command's own; 75 not started because another run of this
 checkout is live; 127 command not found; 126 not executable; 1 a malformed
 ``[tool.runctx]`` (the command is not run); 2 usage error. If runctx itself
 fails while checking, it says so in one line on stderr and runs the command.
-The check runs in a child (:mod:`runctx.cli.apart`): one held by a file
-system that does not answer (a hung network mount) is such a failure, and
-the line names the process and the path that hold it.
+Beside a file system that may stop answering (a network one, FUSE), the
+check runs in a child (:mod:`runctx.cli.apart`): one held by a file system
+that does not answer (a hung network mount) is such a failure, and the line
+names the process and the path that hold it.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from runctx.cli.wait import Progress, seconds_text
 from runctx.exceptions import ConfigError, PidNamespaceError
 from runctx.exits import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_REFUSED, EXIT_USAGE
 from runctx.handoff import CHECKED, HANDOFF_ENV, QUIET
+from runctx.looking import may_stop_answering
 from runctx.modes import Mode
 from runctx.policy import Action, Decision
 from runctx.present.escape import visible
@@ -82,7 +84,7 @@ from runctx.waiting import WaitListener, wait_as_decided
 EXIT_NOT_EXECUTABLE = 126
 EXIT_NOT_FOUND = 127
 RUN_IT = 0
-"""The status of the child that checked (:func:`_checked_apart`) when the command is to run."""
+"""The status of the child that checked (:func:`_checked`) when the command is to run."""
 
 
 DESCRIPTION = (
@@ -141,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
         cwd = os.getcwd()
         settings = settings_for(checkout_root(cwd))
         invocations = test_invocations(shlex.join(command), cwd, settings.patterns)
-        status = _checked_apart(invocations, mode, args, settings) if invocations else None
+        status = _checked(invocations, mode, args, settings) if invocations else None
         checked = bool(invocations)
     except ConfigError:
         raise
@@ -157,18 +159,21 @@ def run(args: argparse.Namespace) -> int:
     return _exec(command)
 
 
-def _checked_apart(
+def _checked(
     invocations: tuple[TestInvocation, ...],
     mode: Mode | None,
     args: argparse.Namespace,
     settings: Settings,
 ) -> int | None:
-    """:func:`_check`, done in a child (:func:`runctx.cli.apart.bounded`): a held read keeps no one.
+    """:func:`_check`; in a child where a file system may stop answering (a network one, FUSE).
 
     A scan that looks at a file system that stopped answering (a hung
-    network mount) waits in the kernel, where no signal ends it; the child
-    says what holds it, and the command runs anyway, as when runctx fails.
+    network mount) waits in the kernel, where no signal ends it; in a child
+    (:func:`runctx.cli.apart.bounded`) it says what holds it, and the
+    command runs anyway, as when runctx fails.
     """
+    if not may_stop_answering():
+        return _check(invocations, mode, args, settings)
 
     def checked() -> int:
         try:
