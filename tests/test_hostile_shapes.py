@@ -1185,7 +1185,7 @@ def test_a_scan_held_by_a_file_system_that_stops_answering_fails_open_and_says_s
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=hook_env(**{DEADLINE_ENV: "3"}),
+            env=hook_env(**{DEADLINE_ENV: "5"}),  # room for a slow start: the look is named
         )
         try:
             out, err = hook.communicate(payload, timeout=60)
@@ -1274,16 +1274,17 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
     """``--timeout`` is wall time, whatever a read does: the command gives up and says why.
 
     Beside the viewer's own run in a file system that then stops answering,
-    ``status``, ``check`` and ``wait`` with ``--timeout 2`` end with an error
-    that names the run whose cwd holds the scan, and the path; the child
-    that ran the scan is left waiting until the file system answers.
+    ``status``, ``check`` and ``wait`` with ``--timeout 4`` (under the 5 s
+    that holds a scan without one, and room for a slow start) end with an
+    error that names the run whose cwd holds the scan, and the path; the
+    child that ran the scan is left waiting until the file system answers.
     """
-    with _held_command(shared_tmp, runs, command, "--timeout", "2") as held:
+    with _held_command(shared_tmp, runs, command, "--timeout", "4") as held:
         err = _ended(held.ran)
-    assert err is not None, f"runctx {command} --timeout 2 never ended: the held read kept it"
+    assert err is not None, f"runctx {command} --timeout 4 never ended: the held read kept it"
     assert held.ran.returncode == EXIT_ERROR
     assert _names_the_look(err, held), err
-    assert b"gave up after --timeout 2s" in err, err
+    assert b"gave up after --timeout 4s" in err, err
 
 
 @pytest.mark.needs_root
