@@ -21,7 +21,6 @@ import contextlib
 import itertools
 import os
 import pickle
-import select
 import signal
 import sys
 import time
@@ -31,12 +30,12 @@ from typing import TypeVar
 
 from runctx import looking
 from runctx.exceptions import RunctxError
+from runctx.pipes import ChildPipes
 
 T = TypeVar("T")
 
 POLL_SECONDS = 0.05
 """How often a quiet child is looked at: whether a look holds it."""
-READ_BYTES = 1 << 16
 DESCRIPTORS_MAX = 65536
 """Descriptors above those a child keeps are closed up to this."""
 REAP_SECONDS = 0.2
@@ -84,14 +83,19 @@ def value_in_child(work: Callable[[], T], *, writes: bool = False) -> T:
     for fd, (read_end, write_end) in relayed.items():
         os.close(write_end)
         relays[read_end] = fd
+    pipes = ChildPipes(kept=[replies], passed=relays)
     ended = False
     try:
-        sent = _read_all(replies, relays, watch, pid)
+        while not pipes.ended:
+            if not pipes.read_for(POLL_SECONDS):
+                look = looking.held(watch, pid)
+                if look is not None:
+                    raise HeldError(look)
+        sent = pipes.text(replies)
         os.waitpid(pid, 0)
         ended = True
     finally:
-        for fd in (replies, *relays):
-            os.close(fd)
+        pipes.close()
         if not ended:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
@@ -142,39 +146,3 @@ def _work_as_child(  # pragma: no cover - runs in the child
             view = view[os.write(reply_end, view) :]
     finally:
         os._exit(0)
-
-
-def _read_all(replies: int, relays: dict[int, int], watch: looking.Watch, pid: int) -> bytes:
-    """All the child sends, until it closes its ends; :class:`HeldError` when a look holds it.
-
-    What comes on ``relays`` (a pipe's read end -> this process's descriptor)
-    is written on, as it comes.
-    """
-    read: list[bytes] = []
-    poller = select.poll()
-    open_ends = {replies, *relays}
-    for fd in open_ends:
-        poller.register(fd, select.POLLIN)
-    while open_ends:
-        ready = poller.poll(POLL_SECONDS * 1000)
-        for fd, _event in ready:
-            chunk = os.read(fd, READ_BYTES)
-            if not chunk:
-                poller.unregister(fd)
-                open_ends.discard(fd)
-            elif fd == replies:
-                read.append(chunk)
-            else:
-                _write_on(relays[fd], chunk)
-        if not ready:
-            look = looking.held(watch, pid)
-            if look is not None:
-                raise HeldError(look)
-    return b"".join(read)
-
-
-def _write_on(fd: int, data: bytes) -> None:
-    """``data`` written on ``fd``; dropped when its reader is gone."""
-    with contextlib.suppress(OSError):
-        while data:
-            data = data[os.write(fd, data) :]

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
 import signal
 import stat
 import sys
@@ -40,6 +39,7 @@ from types import FrameType
 from runctx import looking
 from runctx.cli.common import born_now_as, process_age
 from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
+from runctx.pipes import ChildPipes
 from runctx.present.escape import visible
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait", "stop"})
@@ -50,7 +50,6 @@ HELD = (
     "the scan is held in a read that does not return (a file system that does not answer, "
     "such as a hung network mount?)"
 )
-RELAY_BYTES = 65536
 POLL_SECONDS = 0.05
 """How often the child's exit is looked for while its pipes are quiet."""
 OWN_INTERRUPT_SECONDS = 0.2
@@ -157,25 +156,22 @@ class _Child:
         self.watch = watch
         self.holding: looking.Look | None = None
         self.status: int | None = None
-        self.stdout_gone = False
-        self.relays: dict[int, int] = {}
-        self.poller = select.poll()
+        passed = {}
         for fd, (read_end, write_end) in relayed.items():
             os.close(write_end)
-            self.relays[read_end] = fd
-            self.poller.register(read_end, select.POLLIN)
+            passed[read_end] = fd
+        self.pipes = ChildPipes(passed=passed)
 
     def wait_until(self, ends_at: float) -> bool:
         """Whether the child ended (and its pipes were read to their ends) before ``ends_at``.
 
         False as soon as a look holds it (:attr:`holding`).
         """
-        while self.status is None or self.relays:
+        while self.status is None or not self.pipes.ended:
             left = ends_at - time.monotonic()
             if left <= 0:
                 return False
-            for read_end, _event in self.poller.poll(min(left, POLL_SECONDS) * 1000):
-                self._pass_on(read_end)
+            self.pipes.read_for(min(left, POLL_SECONDS))
             if self.status is None:
                 done, wait_status = os.waitpid(self.pid, os.WNOHANG)
                 if done:
@@ -193,21 +189,6 @@ class _Child:
         if self.holding is not None:
             return held
         return f"{held}; gave up after --timeout {timeout or 0:g}s"
-
-    def _pass_on(self, read_end: int) -> None:
-        data = os.read(read_end, RELAY_BYTES)
-        if not data:
-            self.poller.unregister(read_end)
-            os.close(read_end)
-            del self.relays[read_end]
-            return
-        fd = self.relays[read_end]
-        try:
-            while data:
-                data = data[os.write(fd, data) :]
-        except OSError:  # the reader went away: as the command would have, it ends so
-            if fd == 1:
-                self.stdout_gone = True
 
     def interrupted(self) -> bool:
         """After Ctrl-C: whether the child, interrupted too, ended within a moment.
@@ -233,12 +214,10 @@ class _Child:
 
     def result(self) -> int:
         """The exit status: the child's, or a broken pipe's when stdout's reader went away."""
-        if self.stdout_gone:
+        if 1 in self.pipes.unwritten:  # stdout's reader went away: as the command would, it ends
             return EXIT_BROKEN_PIPE
         return self.status if self.status is not None else EXIT_ERROR
 
     def close(self) -> None:
-        """Close the pipes still open (a child left waiting keeps its own ends)."""
-        for read_end in self.relays:
-            os.close(read_end)
-        self.relays.clear()
+        """Close the pipes' read ends (a child left waiting keeps its own)."""
+        self.pipes.close()

@@ -512,7 +512,6 @@ def _payload(raw: bytes) -> dict[str, object]:
 
 REPLY, NO_REPLY, FAILED = b"R", b"N", b"E"
 """How the answering child's message to the hook begins: a reply, none, a failure."""
-CHILD_READ_BYTES = 65536
 
 
 def apart(deadline: float, work: Callable[[], str | None]) -> str | None:
@@ -596,30 +595,15 @@ def _answer_as_child(  # pragma: no cover - runs in the child
 
 def _read_both(replies: int, said: int, deadline: float) -> tuple[bytes, bytes]:
     """All the child sends on ``replies`` and ``said``, until it closes them or ``deadline``."""
-    import select  # noqa: PLC0415 - behind the pre-filter
+    from runctx.pipes import ChildPipes  # noqa: PLC0415 - behind the pre-filter
 
-    read: dict[int, list[bytes]] = {replies: [], said: []}
-    poller = select.poll()
-    for fd in read:
-        poller.register(fd, select.POLLIN)
-    pending = len(read)
-    while pending:
+    pipes = ChildPipes(kept=[replies, said])
+    while not pipes.ended:
         left = deadline - time.monotonic()
-        if left == float("inf"):
-            ready = poller.poll()
-        else:
-            ready = poller.poll(max(0.0, left) * 1000) if left > 0 else []
-        if not ready:
+        if left <= 0 or not pipes.read_for(None if left == float("inf") else left):
             msg = "no decision within the deadline"
             raise DeadlineError(msg)
-        for fd, _event in ready:
-            chunk = os.read(fd, CHILD_READ_BYTES)
-            if chunk:
-                read[fd].append(chunk)
-            else:
-                poller.unregister(fd)
-                pending -= 1
-    return b"".join(read[replies]), b"".join(read[said])
+    return pipes.text(replies), pipes.text(said)
 
 
 def _held(child: int, watch: Watch) -> str:
