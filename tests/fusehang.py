@@ -85,8 +85,10 @@ class StoppingFileSystem:
 
 
 @contextlib.contextmanager
-def file_system_that_stops_answering(parent: Path) -> Iterator[StoppingFileSystem]:
-    """A :class:`StoppingFileSystem` mounted at ``parent/mnt``, taken down at the end.
+def file_system_that_stops_answering(
+    parent: Path, name: str = "mnt"
+) -> Iterator[StoppingFileSystem]:
+    """A :class:`StoppingFileSystem` mounted at ``parent/name``, taken down at the end.
 
     At the end its server is killed (its group), which aborts the connection:
     every request left waiting fails, and whoever waited goes on; then the
@@ -94,7 +96,7 @@ def file_system_that_stops_answering(parent: Path) -> Iterator[StoppingFileSyste
     """
     if not os.path.exists("/dev/fuse"):
         unavailable("/dev/fuse is not here: no file system can be made to stop answering")
-    mountpoint, control = parent / "mnt", parent / "fuse-control"
+    mountpoint, control = parent / name, parent / "fuse-control"
     mountpoint.mkdir()
     control.mkdir()
     server = subprocess.Popen(

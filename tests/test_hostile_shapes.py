@@ -1212,10 +1212,13 @@ class _Held(NamedTuple):
 
 
 @contextlib.contextmanager
-def _held_command(shared_tmp: Path, runs, *argv: str, module: str = "runctx") -> Iterator[_Held]:
+def _held_command(
+    shared_tmp: Path, runs, *argv: str, module: str = "runctx", mount: str = "mnt"
+) -> Iterator[_Held]:
     """``runctx ARGV`` in a checkout while a run's cwd is in a file system that stopped answering.
 
-    Or ``python -m MODULE ARGV``. Its output read through pipes, as a
+    Or ``python -m MODULE ARGV``; the file system is mounted at ``mount`` (a
+    name). Its output read through pipes, as a
     pre-commit hook reads it. Once the file system is taken down (which lets
     whatever it held go on), the command is ended if it has not ended.
     """
@@ -1223,7 +1226,7 @@ def _held_command(shared_tmp: Path, runs, *argv: str, module: str = "runctx") ->
     (checkout / "test_one.py").write_text("def test_one():\n    assert True\n")
     ran = None
     try:
-        with file_system_that_stops_answering(shared_tmp) as mount:
+        with file_system_that_stops_answering(shared_tmp, mount) as held_mount:
             # a run (named pytest) there: every face looks for the checkout of a run
             # started whole before the mount stops answering: only the command is held
             ready = shared_tmp / "held-run-ready"
@@ -1232,11 +1235,11 @@ def _held_command(shared_tmp: Path, runs, *argv: str, module: str = "runctx") ->
             )
             there = runs.orphan(
                 ["pytest", "-c", sleeping, str(ready)],
-                mount.mountpoint,
+                held_mount.mountpoint,
                 executable=PYTHON,
                 ready=ready,
             )
-            mount.stop_answering()
+            held_mount.stop_answering()
             ran = subprocess.Popen(
                 [sys.executable, "-m", module, *argv],
                 stdout=subprocess.PIPE,
@@ -1244,8 +1247,8 @@ def _held_command(shared_tmp: Path, runs, *argv: str, module: str = "runctx") ->
                 cwd=checkout,
                 env=clean_env(),
             )
-            wait_for(lambda: bool(mount.held()), what="the scan to be held by the mount")
-            yield _Held(ran, there.pid, mount.mountpoint)
+            wait_for(lambda: bool(held_mount.held()), what="the scan to be held by the mount")
+            yield _Held(ran, there.pid, held_mount.mountpoint)
     finally:
         if ran is not None:
             if ran.poll() is None:
@@ -1289,12 +1292,23 @@ def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
 
 @pytest.mark.needs_root
 @pytest.mark.parametrize(
-    "argv", [("check",), ("wait",), ("status", "--json"), ("status",), ("stop", "--orphans")]
+    "argv",
+    [
+        ("check",),
+        ("wait",),
+        ("status", "--json"),
+        ("status",),
+        ("status", "--watch", "--count", "3"),
+        ("stop", "--orphans"),
+    ],
+    ids=" ".join,
 )
 def test_a_command_held_by_a_file_system_that_stops_answering_ends_without_a_timeout(
     shared_tmp, runs, argv
 ):
     """Without ``--timeout``, check, wait, stop and status end once a look holds their scan.
+
+    ``status --watch`` too, at the frame whose scan is held.
 
     Beside a file system that may stop answering (FUSE here; NFS, sshfs),
     they scan in a child (``runctx check --ignore-foreign && pytest`` is what
@@ -1312,6 +1326,41 @@ def test_a_command_held_by_a_file_system_that_stops_answering_ends_without_a_tim
     assert _names_the_look(said, held), said
     assert b"--timeout" not in said, said
     assert time.monotonic() - began >= HELD_AFTER_SECONDS
+
+
+HOSTILE_MOUNT = "mnt\x1b[2J\u202eht"
+"""A mount's name that clears a terminal and turns the text after it around, if written raw."""
+
+
+@pytest.mark.needs_root
+def test_a_held_scan_names_its_path_exactly_in_json(shared_tmp, runs):
+    """The error of a held ``status --json`` holds the path as read: JSON's exact string."""
+    with _held_command(shared_tmp, runs, "status", "--json", mount=HOSTILE_MOUNT) as held:
+        out = _ended_out(held.ran)
+    assert held.ran.returncode == EXIT_ERROR
+    message = json.loads(out)["error"]["message"]
+    assert f"held looking at the cwd of pid {held.pid} ({held.mountpoint})" in message, message
+
+
+@pytest.mark.needs_root
+def test_a_held_scan_names_its_path_escaped_on_a_terminal(shared_tmp, runs):
+    """On stderr the same path is escaped: no control or format character of it is written."""
+    with _held_command(shared_tmp, runs, "check", mount=HOSTILE_MOUNT) as held:
+        err = _ended(held.ran)
+    assert err is not None, "runctx check never ended: the held read kept it"
+    assert held.ran.returncode == EXIT_ERROR
+    shown = str(held.mountpoint).replace("\x1b", "\\x1b").replace("\u202e", "\\u202e")
+    assert f"held looking at the cwd of pid {held.pid} ({shown})".encode() in err, err
+    assert b"\x1b" not in err
+    assert "\u202e".encode() not in err
+
+
+def _ended_out(ran: subprocess.Popen[bytes]) -> bytes:
+    """What ``ran`` wrote on stdout once it ended; a failure when it did not end within a minute."""
+    try:
+        return ran.communicate(timeout=60)[0]
+    except subprocess.TimeoutExpired:
+        pytest.fail("the command never ended: the held read kept it")
 
 
 @pytest.mark.needs_root

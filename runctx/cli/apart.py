@@ -40,10 +40,10 @@ from runctx import looking
 from runctx.cli.common import born_now_as, process_age
 from runctx.exits import EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_INTERRUPTED
 from runctx.pipes import ChildPipes
-from runctx.present.escape import visible
 
 BOUNDED_COMMANDS = frozenset({"status", "check", "wait", "stop"})
-"""The subcommands that may run in a child (``status`` but ``--watch``; :func:`runs_apart`)."""
+"""The subcommands that may run in a child (:func:`runs_apart`): ``status`` but ``--watch``,
+which scans each frame in a child of its own (:mod:`runctx.cli.watch`)."""
 HELD_GRACE_SECONDS = 0.5
 """How long past ``--timeout`` the child is waited for (its own cut ends before it)."""
 HELD = (
@@ -183,9 +183,13 @@ class _Child:
         return True
 
     def why(self, timeout: float | None) -> str:
-        """Why the child was given up: the look that holds it, or ``--timeout`` passed."""
+        """Why the child was given up: the look that holds it, or ``--timeout`` passed.
+
+        Its text as read (a path any user may have named): each face escapes it
+        as it writes it (a terminal's escapes; JSON's exact string).
+        """
         look = self.holding or looking.held(self.watch, self.pid, after=looking.NAMED_AFTER_SECONDS)
-        held = HELD if look is None else visible(looking.held_words(look))
+        held = HELD if look is None else looking.held_words(look)
         if self.holding is not None:
             return held
         return f"{held}; gave up after --timeout {timeout or 0:g}s"

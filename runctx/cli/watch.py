@@ -19,6 +19,13 @@ and a run that ended is listed under "Ended" for as many. The first frame
 is drawn at once, saying that the first scan is under way; ``d`` shows or
 hides each run's detail lines (why it is foreign, what it shares).
 
+Where a file system of this box may stop answering (a network one, FUSE:
+:func:`runctx.looking.may_stop_answering`), each scan runs in a child
+(:func:`runctx.child.value_in_child`), since no signal ends a read such a
+file system holds: once a look at a process's file system holds the scan,
+the watch gives the terminal back and ends with an error that names the
+process and the path.
+
 When stdout is not a terminal (a file, a pipe, ``| tee``) the watch prints
 the plain report every interval, each under a line with the time, with no
 control sequence at all; ``--count N`` stops after N reports.
@@ -40,12 +47,14 @@ from typing import Any, Self, TextIO
 
 import attrs
 
+from runctx.child import value_in_child
 from runctx.cli.common import deadline_from, table_width
 from runctx.cli.status import DEFAULT_INTERVAL_SECONDS, output_format, scan_context
 from runctx.cli.status_text import is_terminal
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
 from runctx.exceptions import UsageError
 from runctx.exits import EXIT_INTERRUPTED
+from runctx.looking import may_stop_answering
 from runctx.present.escape import visible
 from runctx.present.output import styled_bytes, write_lines, write_raw
 from runctx.present.style import Line, Span, line, line_width, use_color
@@ -467,18 +476,18 @@ def run(args: argparse.Namespace) -> int:
         msg = "--watch shows the table on stdout; it takes no --format, --json or --output"
         raise UsageError(msg)
     taken: list[Report] = []
+    apart = may_stop_answering()
 
     def take() -> Report:
         window = DEFAULT_WINDOW_SECONDS if not taken else None
-        taken[:] = [
-            scan(
-                here,
-                source=source,
-                cpu_window=window,
-                settings=settings,
-                deadline=deadline_from(args, from_process_start=not taken),
+        deadline = deadline_from(args, from_process_start=not taken)
+
+        def scanned() -> Report:
+            return scan(
+                here, source=source, cpu_window=window, settings=settings, deadline=deadline
             )
-        ]
+
+        taken[:] = [value_in_child(scanned) if apart else scanned()]
         return taken[0]
 
     out = sys.stdout
