@@ -413,7 +413,7 @@ def test_the_deadline_covers_the_walk_to_the_checkout_root(tmp_path):
 
 
 def test_the_answer_done_apart_comes_back_whole(capfd):
-    """The scan runs in a child: its reply, its silence, its failure and its stderr come back.
+    """A scan run in a child: its reply, its silence, its failure and its stderr come back.
 
     A reply (with a character no encoding can carry, as a lone surrogate),
     no reply, and a failure (the words the hook fails open with) each reach
@@ -431,11 +431,29 @@ def test_the_answer_done_apart_comes_back_whole(capfd):
         key = "k"
         raise KeyError(key)
 
-    assert hook.apart(time.monotonic() + 60, loud) == "reply \udcff"
+    assert hook.in_child(time.monotonic() + 60, loud) == "reply \udcff"
     assert "said by the child" in capfd.readouterr().err
-    assert hook.apart(time.monotonic() + 60, lambda: None) is None
+    assert hook.in_child(time.monotonic() + 60, lambda: None) is None
     with pytest.raises(hook.HookError, match=r"^KeyError: 'k'$"):
-        hook.apart(time.monotonic() + 60, broken)
+        hook.in_child(time.monotonic() + 60, broken)
+
+
+@pytest.mark.parametrize("may_stop", [True, False])
+def test_the_answer_is_done_apart_only_where_a_file_system_may_stop_answering(
+    monkeypatch, may_stop
+):
+    """A child does the work where a read may never end (a network file system, FUSE).
+
+    Elsewhere the work runs in the hook's own process, under its timer: the
+    work sees the hook's pid, and its error comes up as it was raised.
+    """
+    from runctx import looking
+    from runctx.fastpath import hook
+
+    monkeypatch.setattr(looking, "may_stop_answering", lambda: may_stop)
+    here = os.getpid()
+    done_by = hook.apart(time.monotonic() + 60, lambda: str(os.getpid()))
+    assert (done_by != str(here)) is may_stop, done_by
 
 
 @pytest.mark.needs_root

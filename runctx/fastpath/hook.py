@@ -515,17 +515,34 @@ REPLY, NO_REPLY, FAILED = b"R", b"N", b"E"
 
 
 def apart(deadline: float, work: Callable[[], str | None]) -> str | None:
-    """``work()`` (the scan and its words) done by a child process, waited for until ``deadline``.
+    """``work()`` (the scan and its words), in a child where a read may never end.
 
     The hook's timer (:func:`_within`) cuts whatever runs when it fires, but a
     signal cannot cut a read the kernel waits on uninterruptibly: looking at a
     process whose cwd is on a file system that stopped answering (a hung NFS
     or sshfs mount, a stuck FUSE server) holds the reader until it answers,
     and an agent whose own timeout then cuts the hook runs the command
-    without a word. So the child does the work and sends its reply (or why it
-    failed) down a pipe; its stderr goes down another, which this process
-    writes on. Past ``deadline`` this process fails open and says why; a
-    child stuck in such a read is left behind, holding none of the agent's
+    without a word. So where a file system of this box may stop answering
+    (a network one, FUSE: :func:`runctx.looking.may_stop_answering`, the rule
+    every face of runctx follows) the work is done in a child
+    (:func:`in_child`). Elsewhere every read ends, the timer cuts the work in
+    this process, and no call pays the fork (about 6 ms of CPU a refusal).
+    """
+    from runctx import looking  # noqa: PLC0415 - behind the pre-filter: what holds the scan
+
+    if not looking.may_stop_answering():
+        return work()
+    return in_child(deadline, work)
+
+
+def in_child(deadline: float, work: Callable[[], str | None]) -> str | None:
+    """``work()`` done by a child process, waited for until ``deadline``.
+
+    The child sends its reply (or why it failed, raised here as
+    :class:`HookError`) down a pipe; its stderr goes down another, which
+    this process writes on. Past ``deadline`` this process fails open and
+    says why (what holds the scan, when a look does: :mod:`runctx.looking`);
+    a child stuck in a read is left behind, holding none of the agent's
     descriptors, and ends when the read does.
     """
     from runctx import looking  # noqa: PLC0415 - behind the pre-filter: what holds the scan
