@@ -23,6 +23,8 @@ checkouts. Each shape is then added alone, measured, and removed:
 - ``mounts``: many mounts in another mount namespace (``unshare -m``), with
   runner-named processes of another user working in them;
 - ``cmdlines``: runner processes with command lines of megabytes;
+- ``deepdirs``: runner-named processes of another user, each in its own
+  directory hundreds of levels deep (each walk up climbs them all);
 - ``makefile``: a small Makefile of variables that expand into each other,
   read by the hook for ``make ci`` (the command is ``make ci && pytest``);
 - ``bigmakefile``: the same, hundreds of KB of it;
