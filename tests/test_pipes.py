@@ -65,14 +65,19 @@ def test_a_descriptor_whose_reader_went_away_is_marked_and_nothing_raises():
 
 
 def test_close_closes_every_read_end_once():
-    """Every read end is closed by ``close``, and a second ``close`` closes nothing again."""
+    """Every read end is closed by ``close``; a second ``close`` leaves what reuses them open."""
     one_read, one_write = os.pipe()
     two_read, two_write = os.pipe()
     pipes = ChildPipes(kept=[one_read], passed={two_read: one_write})
     pipes.close()
-    pipes.close()
     for fd in (one_read, two_read):
         with pytest.raises(OSError, match="Bad file descriptor"):
             os.fstat(fd)
+    reused = os.pipe()  # the lowest free numbers: those just closed
+    assert set(reused) == {one_read, two_read}
+    pipes.close()
+    for fd in reused:
+        os.fstat(fd)
+        os.close(fd)
     os.close(one_write)
     os.close(two_write)
