@@ -445,7 +445,7 @@ def test_the_answer_is_done_apart_only_where_a_file_system_may_stop_answering(
     """A child does the work where a read may never end (a network file system, FUSE).
 
     Elsewhere the work runs in the hook's own process, under its timer: the
-    work sees the hook's pid, and its error comes up as it was raised.
+    work sees the hook's own pid there, and another one in a child.
     """
     from runctx import looking
     from runctx.fastpath import hook
