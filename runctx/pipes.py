@@ -1,7 +1,8 @@
 """A child's pipes, read as it writes them: what it sends kept, what it says passed on.
 
 Every face that does its scan in a child (the hook, ``status``/``check``/
-``wait``/``stop``, the pytest plugin) reads the child's pipes the same way:
+``wait``/``stop``, the check of ``run``, the frames of ``status --watch``,
+the pytest plugin) reads the child's pipes the same way:
 :class:`ChildPipes` polls their read ends, keeps what comes on some (the
 child's value or reply) and writes what comes on others on this process's own
 descriptors as it comes (the child's stdout and stderr). Each caller decides
