@@ -28,9 +28,12 @@ import warnings
 from collections.abc import Callable
 from typing import TypeVar
 
+import attrs
+
 from runctx import looking
 from runctx.exceptions import RunctxError
 from runctx.pipes import ChildPipes
+from runctx.record_base import Record
 
 T = TypeVar("T")
 
@@ -51,11 +54,27 @@ class HeldError(RunctxError):
         self.look = look
 
 
+class GaveUpError(RunctxError):
+    """The child's work had not ended by the bound it was given (:class:`GiveUp`)."""
+
+
+@attrs.frozen(repr=False)
+class GiveUp(Record):
+    """When a waiter gives its child up, and how the bound is named to the user."""
+
+    at: float
+    """The :func:`time.monotonic` instant."""
+    named: str
+    """The bound in the user's words: ``--timeout 2s``."""
+
+
 class ChildError(RunctxError):
     """The child's work raised: its type and message, as text (the error stays in the child)."""
 
 
-def value_in_child(work: Callable[[], T], *, writes: bool = False) -> T:
+def value_in_child(
+    work: Callable[[], T], *, writes: bool = False, give_up: GiveUp | None = None
+) -> T:
     """``work()``, done in a forked child, and its value (which must pickle) sent back.
 
     What the child writes on stdout and stderr comes through this process,
@@ -64,8 +83,10 @@ def value_in_child(work: Callable[[], T], *, writes: bool = False) -> T:
     Work that ``writes`` on descriptors of this process's own (pytest's
     terminal writer keeps a copy of the terminal's) keeps them all, and a
     held child keeps them open. Raises :class:`HeldError` once a look holds the child, and
-    :class:`ChildError` when ``work`` raised there. Interrupted (Ctrl-C), the
-    child is killed and the interrupt goes on.
+    :class:`ChildError` when ``work`` raised there. With ``give_up``, a child
+    not done by then is given up too: :class:`GaveUpError` names the look
+    under way, if any, and the bound. Interrupted (Ctrl-C), the child is
+    killed and the interrupt goes on.
     """
     watch = looking.shared()
     for stream in (sys.stdout, sys.stderr):  # what is buffered is written once, here
@@ -86,11 +107,7 @@ def value_in_child(work: Callable[[], T], *, writes: bool = False) -> T:
     pipes = ChildPipes(kept=[replies], passed=relays)
     ended = False
     try:
-        while not pipes.ended:
-            if not pipes.read_for(POLL_SECONDS):
-                look = looking.held(watch, pid)
-                if look is not None:
-                    raise HeldError(look)
+        _read_to_the_end(pipes, (pid, watch), give_up)
         sent = pipes.text(replies)
         os.waitpid(pid, 0)
         ended = True
@@ -108,6 +125,23 @@ def value_in_child(work: Callable[[], T], *, writes: bool = False) -> T:
     if not done:
         raise ChildError(value)
     return value  # type: ignore[no-any-return]
+
+
+def _read_to_the_end(
+    pipes: ChildPipes, child: tuple[int, looking.Watch], give_up: GiveUp | None
+) -> None:
+    """Read ``pipes`` until the ``child`` (its pid, its looks) closes them; raise if given up."""
+    pid, watch = child
+    while not pipes.ended:
+        left = POLL_SECONDS
+        if give_up is not None:
+            left = min(left, give_up.at - time.monotonic())
+            if left <= 0:
+                raise GaveUpError(looking.gave_up_words(watch, pid, give_up.named))
+        if not pipes.read_for(left):
+            look = looking.held(watch, pid)
+            if look is not None:
+                raise HeldError(look)
 
 
 def _reaped_soon(pid: int) -> None:

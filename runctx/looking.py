@@ -141,6 +141,23 @@ def held_words(look: Look, proc: str = "/proc") -> str:
     )
 
 
+HELD_UNNAMED = (
+    "the scan is held in a read that does not return (a file system that does not answer, "
+    "such as a hung network mount?)"
+)
+"""What holds a scan given up at a bound when no look under way has lasted long enough to name."""
+
+
+def gave_up_words(watch: Watch, child: int, bound: str, proc: str = "/proc") -> str:
+    """Why ``child`` was given up at ``bound`` (``--timeout 2s``), in words; raw text.
+
+    The look under way then is named once it has lasted
+    :data:`NAMED_AFTER_SECONDS`; else the words say a read does not return.
+    """
+    look = held(watch, child, proc, after=NAMED_AFTER_SECONDS)
+    return f"{HELD_UNNAMED if look is None else held_words(look, proc)}; gave up after {bound}"
+
+
 def held(
     watch: Watch, child: int, proc: str = "/proc", *, after: float | None = None
 ) -> Look | None:

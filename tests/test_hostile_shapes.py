@@ -1270,21 +1270,26 @@ def _names_the_look(err: bytes, held: _Held) -> bool:
 
 
 @pytest.mark.needs_root
-@pytest.mark.parametrize("command", ["status", "check", "wait"])
+@pytest.mark.parametrize(
+    "argv",
+    [("status",), ("check",), ("wait",), ("status", "--watch", "--count", "3")],
+    ids=" ".join,
+)
 def test_a_timeout_bounds_a_command_held_by_a_file_system_that_stops_answering(
-    shared_tmp, runs, command
+    shared_tmp, runs, argv
 ):
     """``--timeout`` is wall time, whatever a read does: the command gives up and says why.
 
     Beside the viewer's own run in a file system that then stops answering,
-    ``status``, ``check`` and ``wait`` with ``--timeout 4`` (under the 5 s
-    that holds a scan without one, and room for a slow start) end with an
-    error that names the run whose cwd holds the scan, and the path; the
-    child that ran the scan is left waiting until the file system answers.
+    ``status``, ``check``, ``wait`` and a ``status --watch`` frame with
+    ``--timeout 4`` (under the 5 s that holds a scan without one, and room
+    for a slow start) end with an error that names the run whose cwd holds
+    the scan, and the path; the child that ran the scan is left waiting
+    until the file system answers.
     """
-    with _held_command(shared_tmp, runs, command, "--timeout", "4") as held:
+    with _held_command(shared_tmp, runs, *argv, "--timeout", "4") as held:
         err = _ended(held.ran)
-    assert err is not None, f"runctx {command} --timeout 4 never ended: the held read kept it"
+    assert err is not None, f"runctx {shlex.join(argv)} --timeout 4 never ended: the read kept it"
     assert held.ran.returncode == EXIT_ERROR
     assert _names_the_look(err, held), err
     assert b"gave up after --timeout 4s" in err, err

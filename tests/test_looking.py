@@ -10,7 +10,7 @@ import pytest
 from proctools import make_checkout, wait_for
 
 from runctx import looking
-from runctx.child import ChildError, HeldError, value_in_child
+from runctx.child import ChildError, GaveUpError, GiveUp, HeldError, value_in_child
 from runctx.looking import WATCH, Looked
 from runctx.policy import measures_cpu
 from runctx.report import Report
@@ -162,6 +162,39 @@ def test_a_child_held_by_a_look_is_given_up_and_named(monkeypatch):
     assert child != os.getpid()
     assert f"the scan is held looking at the cwd of pid {child}" in str(raised.value)
     wait_for(lambda: not os.path.exists(f"/proc/{child}"), what="the held child to be killed")
+
+
+@pytest.mark.parametrize("looks", [False, True], ids=["no look", "a look under way"])
+def test_a_child_not_done_by_its_bound_is_given_up_and_the_bound_named(monkeypatch, looks):
+    """Past ``give_up``, the wait ends before any look holds the child, naming the bound.
+
+    A look under way that has lasted :data:`~runctx.looking.NAMED_AFTER_SECONDS`
+    is named; with none, the words say a read does not return.
+    """
+    monkeypatch.setattr(looking, "NAMED_AFTER_SECONDS", 0.1)
+
+    def slow() -> None:
+        if looks:
+            WATCH.at(os.getpid(), Looked.CWD)
+        time.sleep(600)
+
+    began = time.monotonic()
+    try:
+        with pytest.raises(GaveUpError) as raised:
+            value_in_child(slow, give_up=GiveUp(at=began + 0.5, named="--timeout 0.5s"))
+    finally:
+        WATCH.page = None
+    waited = time.monotonic() - began
+    said = str(raised.value)
+    assert said.endswith("; gave up after --timeout 0.5s"), said
+    assert waited < looking.HELD_AFTER_SECONDS
+    if not looks:
+        assert said.startswith(looking.HELD_UNNAMED), said
+        return
+    assert "the scan is held looking at the cwd of pid " in said, said
+    child = int(said.split("pid ", 1)[1].split(maxsplit=1)[0])
+    assert child != os.getpid()
+    wait_for(lambda: not os.path.exists(f"/proc/{child}"), what="the given-up child to be killed")
 
 
 def test_what_the_child_writes_comes_through_this_process(capfd):

@@ -46,10 +46,6 @@ BOUNDED_COMMANDS = frozenset({"status", "check", "wait", "stop"})
 which scans each frame in a child of its own (:mod:`runctx.cli.watch`)."""
 HELD_GRACE_SECONDS = 0.5
 """How long past ``--timeout`` the child is waited for (its own cut ends before it)."""
-HELD = (
-    "the scan is held in a read that does not return (a file system that does not answer, "
-    "such as a hung network mount?)"
-)
 POLL_SECONDS = 0.05
 """How often the child's exit is looked for while its pipes are quiet."""
 OWN_INTERRUPT_SECONDS = 0.2
@@ -188,11 +184,9 @@ class _Child:
         Its text as read (a path any user may have named): each face escapes it
         as it writes it (a terminal's escapes; JSON's exact string).
         """
-        look = self.holding or looking.held(self.watch, self.pid, after=looking.NAMED_AFTER_SECONDS)
-        held = HELD if look is None else looking.held_words(look)
         if self.holding is not None:
-            return held
-        return f"{held}; gave up after --timeout {timeout or 0:g}s"
+            return looking.held_words(self.holding)
+        return looking.gave_up_words(self.watch, self.pid, f"--timeout {timeout or 0:g}s")
 
     def interrupted(self) -> bool:
         """After Ctrl-C: whether the child, interrupted too, ended within a moment.

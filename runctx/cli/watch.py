@@ -23,8 +23,9 @@ Where a file system of this box may stop answering (a network one, FUSE:
 :func:`runctx.looking.may_stop_answering`), each scan runs in a child
 (:func:`runctx.child.value_in_child`), since no signal ends a read such a
 file system holds: once a look at a process's file system holds the scan,
-the watch gives the terminal back and ends with an error that names the
-process and the path.
+or a frame's ``--timeout`` (and the half second of grace a bounded command
+has) passes, the watch gives the terminal back and ends with an error that
+names the process and the path.
 
 When stdout is not a terminal (a file, a pipe, ``| tee``) the watch prints
 the plain report every interval, each under a line with the time, with no
@@ -47,8 +48,9 @@ from typing import Any, Self, TextIO
 
 import attrs
 
-from runctx.child import value_in_child
-from runctx.cli.common import deadline_from, table_width
+from runctx.child import GiveUp, value_in_child
+from runctx.cli.apart import HELD_GRACE_SECONDS
+from runctx.cli.common import deadline_from, rendering_reserve, table_width
 from runctx.cli.status import DEFAULT_INTERVAL_SECONDS, output_format, scan_context
 from runctx.cli.status_text import is_terminal
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
@@ -481,13 +483,17 @@ def run(args: argparse.Namespace) -> int:
     def take() -> Report:
         window = DEFAULT_WINDOW_SECONDS if not taken else None
         deadline = deadline_from(args, from_process_start=not taken)
+        give_up = None
+        if deadline is not None:  # the frame's --timeout, and the grace a bounded command has
+            ends_at = deadline + rendering_reserve(args.timeout) + HELD_GRACE_SECONDS
+            give_up = GiveUp(at=ends_at, named=f"--timeout {args.timeout:g}s")
 
         def scanned() -> Report:
             return scan(
                 here, source=source, cpu_window=window, settings=settings, deadline=deadline
             )
 
-        taken[:] = [value_in_child(scanned) if apart else scanned()]
+        taken[:] = [value_in_child(scanned, give_up=give_up) if apart else scanned()]
         return taken[0]
 
     out = sys.stdout
