@@ -58,7 +58,7 @@ class GaveUpError(RunctxError):
     """The child's work had not ended by the bound it was given (:class:`GiveUp`)."""
 
 
-@attrs.frozen(repr=False)
+@attrs.frozen(repr=False, eq=False)
 class GiveUp(Record):
     """When a waiter gives its child up, and how the bound is named to the user."""
 
