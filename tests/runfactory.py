@@ -229,6 +229,20 @@ class RunFactory:
         environment = clean_env() if env is None else env
         return self.orphan(argv, checkout, uid=uid, env=environment, ready=ready)
 
+    def elsewhere(self, base: Path, count: int, script: str = RUN_TESTS_SCRIPT) -> list[Orphan]:
+        """``count`` orphaned ``python run_tests.py`` of ``script``, each in a checkout of its own.
+
+        The checkouts are made in ``base``.
+        """
+        started = []
+        for number in range(count):
+            theirs = make_checkout(base, f"theirs{number}")
+            (theirs / "run_tests.py").write_text(script)
+            ready = ready_dir(theirs) / f"elsewhere-{uuid.uuid4().hex}"
+            argv = [PYTHON, "run_tests.py", str(ready)]
+            started.append(self.orphan(argv, theirs, env=clean_env(), ready=ready))
+        return started
+
     def spinner(self, checkout: Path) -> Orphan:
         """An orphaned ``python run_tests.py`` that keeps one CPU busy until killed."""
         (checkout / "run_tests.py").write_text(SPIN_SCRIPT)

@@ -24,6 +24,7 @@ from hooktools import hook_env, runctx
 from proctools import make_checkout
 
 from runctx.cli.watch import CLEAR_BELOW, CLEAR_LINE, ENTER, HOME, LEAVE
+from runctx.present.text import FOREIGN_SHOWN
 
 RUNCTX = [sys.executable, "-m", "runctx"]
 GUARD = 60
@@ -278,6 +279,34 @@ def test_runs_that_appear_and_end_are_marked(checkout, runs):
     ended = watch.frame_where(lambda frame: gone in frame)
     assert "Ended since an earlier refresh" in ended
     assert not any(line.startswith(f"+ {started.pid} ") for line in ended.splitlines())
+
+
+def test_past_twenty_ended_runs_the_rest_are_counted_in_one_line(checkout, runs, shared_tmp):
+    """Runs that ended are listed under "Ended" up to the table's bound; ``--all`` lists each."""
+    started = runs.elsewhere(shared_tmp / "many", FOREIGN_SHOWN + 3)
+    pids = {run.pid for run in started}
+    capped = PlainWatch(runs, checkout, "--interval", "0.2")
+    every = PlainWatch(runs, checkout, "--interval", "0.2", "--all")
+    for watch in (capped, every):
+        watch.frame_where(lambda frame: "… and " in frame or f"  {max(pids)} " in frame)
+    for run in started:  # all at once: each is listed as ended for three refreshes only
+        os.killpg(run.pid, signal.SIGKILL)
+    for run in started:
+        runs.kill(run)
+
+    def ended(frame: str) -> tuple[int, list[int]]:
+        """The count in the "Ended" heading, and the pids listed under it."""
+        heading = re.search(r"^Ended since an earlier refresh \((\d+)\):", frame, re.MULTILINE)
+        listed = [int(line.split()[2]) for line in frame.splitlines() if line.startswith("- pid ")]
+        return (int(heading[1]) if heading else 0), listed
+
+    frame = capped.frame_where(lambda frame: ended(frame)[0] >= len(pids))
+    count, listed = ended(frame)
+    assert len(listed) == FOREIGN_SHOWN, frame
+    more = f"… and {count - FOREIGN_SHOWN} more; every one: runctx status --watch --all"
+    assert more in frame, frame
+    frame = every.frame_where(lambda frame: pids <= set(ended(frame)[1]))
+    assert "more; every one" not in frame
 
 
 def test_cpu_now_is_measured_between_refreshes(checkout, runs, shared_tmp):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import pty
+import re
 import select
 import sys
 
@@ -13,7 +14,8 @@ from livetools import start_npm_test
 from proctools import make_checkout
 from runfactory import RUN_TESTS_SCRIPT
 
-from runctx.present.text import cut_end, cut_middle, cut_start, shorter_path
+from runctx.present.text import FOREIGN_SHOWN, cut_end, cut_middle, cut_start, shorter_path
+from runctx.present.words import owner_name
 
 LONG_ARGUMENT = "--an-option-long-enough-to-need-cutting=" + "v" * 150
 TEST_ARGUMENT = "tests/test_kept.py"
@@ -144,6 +146,76 @@ def test_foreign_runs_come_busiest_first(shared_tmp, runs):
     text = status(cwd=mine)
     foreign = text[text.index("Foreign runs") :]
     assert foreign.index(f"  {pids['busy']} ") < foreign.index(f"  {pids['idle']} ")
+
+
+WARMED = (
+    "import pathlib, sys, time\n"
+    "began = time.process_time()\n"
+    "while time.process_time() - began < 0.3:\n"
+    "    pass\n"
+    "pathlib.Path(sys.argv[1]).touch()\n"
+    "time.sleep(600)\n"
+)
+"""A run that used 0.3 s of CPU, then idles: ranked above a run that used less."""
+
+
+def _foreign_section(text: str) -> tuple[int, list[str]]:
+    """The count in ``Foreign runs (N; ...)`` and the lines under it, up to the blank line."""
+    lines = text[text.index("Foreign runs (") :].splitlines()
+    total = int(lines[0].removeprefix("Foreign runs (").split(";", 1)[0])
+    return total, lines[1 : lines.index("")]
+
+
+def _listed(section: list[str]) -> list[int]:
+    """The pids of the rows of a section (a row starts with its pid)."""
+    words = (line.split(maxsplit=1) for line in section)
+    return [int(first[0]) for first in words if first and first[0].isdigit()]
+
+
+def test_past_the_busiest_foreign_runs_the_rest_are_one_line(shared_tmp, runs):
+    """Beside more foreign runs than a table lists, the busiest are rows, the rest one line.
+
+    The busy run is listed whatever its pid; the line counts the others by owner
+    and checkout and says how to list them all, as ``--all`` does (and the
+    watch, with its own hint).
+    """
+    mine = make_checkout(shared_tmp, "mine")
+    idle = [run.pid for run in runs.elsewhere(shared_tmp / "many", FOREIGN_SHOWN + 4)]
+    busy = runs.spinner(make_checkout(shared_tmp, "busy")).pid
+    total, section = _foreign_section(status(cwd=mine))
+    assert total >= len(idle) + 1
+    listed = _listed(section)
+    assert len(listed) == FOREIGN_SHOWN
+    assert listed[0] == busy
+    more = [line for line in section if "more" in line]
+    assert len(more) == 1, section
+    assert more[0].startswith(f"  … and {total - FOREIGN_SHOWN:,} more ("), more
+    assert more[0].endswith("; every one: runctx status --all"), more
+    mine_left = re.search(rf"([0-9,]+) of {re.escape(owner_name(os.getuid()))}[,;]", more[0])
+    assert mine_left is not None, more
+    assert int(mine_left[1].replace(",", "")) >= len(idle) - (FOREIGN_SHOWN - 1)
+    everything, section = _foreign_section(status("--all", cwd=mine))
+    assert set(idle) | {busy} <= set(_listed(section))
+    assert len(_listed(section)) == everything
+    assert not any(" more (" in line for line in section)
+    watched = status("--watch", "--count", "1", cwd=mine)
+    assert f"… and {_foreign_section(watched)[0] - FOREIGN_SHOWN:,} more (" in watched
+    assert "every one: runctx status --watch --all" in watched
+    every_frame = status("--watch", "--count", "1", "--all", cwd=mine)
+    assert len(_listed(_foreign_section(every_frame)[1])) > FOREIGN_SHOWN
+
+
+@pytest.mark.needs_root
+def test_a_run_in_this_very_checkout_is_listed_whatever_its_rank(shared_tree, shared_tmp, runs):
+    """Another user's run here (it shares the checkout's files) is a row past the busiest too."""
+    checkout, theirs = shared_tree
+    runs.elsewhere(shared_tmp / "many", FOREIGN_SHOWN + 2, WARMED)
+    ranked = _listed(_foreign_section(status("--all", cwd=checkout))[1])
+    assert ranked.index(theirs.pid) >= FOREIGN_SHOWN  # the warmed runs used more CPU
+    listed = _listed(_foreign_section(status(cwd=checkout))[1])
+    assert len(listed) == FOREIGN_SHOWN + 1
+    assert listed[-1] == theirs.pid
+    assert set(listed) == {*ranked[:FOREIGN_SHOWN], theirs.pid}
 
 
 def test_a_terminal_that_reports_no_size_gets_80_columns(long_run, runs):

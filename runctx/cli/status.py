@@ -101,6 +101,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--wide", action="store_true", help="whole commands, however long (no cut to the width)"
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="the table: list every foreign run (default: the busiest 20 and each in this very "
+        "checkout, the rest counted in one line; JSON and metrics hold every run)",
+    )
     add_viewpoint_options(parser)
     add_timeout_option(parser)
 

@@ -17,7 +17,13 @@ from runctx.cli.common import table_width
 from runctx.cli.status import report_once
 from runctx.present.output import write_file_atomically, write_lines
 from runctx.present.style import use_color
-from runctx.present.text import TextOptions, home_directory, report_lines, report_text
+from runctx.present.text import (
+    FOREIGN_SHOWN,
+    TextOptions,
+    home_directory,
+    report_lines,
+    report_text,
+)
 
 
 def is_terminal(stream: TextIO | None) -> bool:
@@ -29,15 +35,19 @@ def is_terminal(stream: TextIO | None) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the table once (or write it, whole commands, to ``--output``)."""
+    """Print the table once (or write it, every run with whole commands, to ``--output``)."""
     report, busy = report_once(args)
     if args.output:
-        options = TextOptions(wide=True, home=home_directory())
+        options = TextOptions(wide=True, home=home_directory(), foreign_shown=None)
         write_file_atomically(args.output, report_text(report, busy, options) + "\n")
         return 0
     out = sys.stdout
     options = TextOptions(
-        width=table_width(out), wide=args.wide, details=args.verbose > 0, home=home_directory()
+        width=table_width(out),
+        wide=args.wide,
+        details=args.verbose > 0,
+        home=home_directory(),
+        foreign_shown=None if args.all else FOREIGN_SHOWN,
     )
     color = use_color(args.color, is_terminal=is_terminal(out))
     write_lines(report_lines(report, options, busy), out, color=color)

@@ -60,7 +60,13 @@ from runctx.looking import may_stop_answering
 from runctx.present.escape import visible
 from runctx.present.output import styled_bytes, write_lines, write_raw
 from runctx.present.style import Line, Span, line, line_width, use_color
-from runctx.present.text import ELLIPSIS, TextOptions, home_directory, report_lines
+from runctx.present.text import (
+    ELLIPSIS,
+    FOREIGN_SHOWN,
+    TextOptions,
+    home_directory,
+    report_lines,
+)
 from runctx.present.words import human_age
 from runctx.record_base import Record
 from runctx.records import ProcIdentity
@@ -144,8 +150,10 @@ class Tracker:
             ] + self.ended
         self.previous = report
 
-    def options(self, width: int | None, *, wide: bool, details: bool = False) -> TextOptions:
-        """How to lay out the next frame."""
+    def options(
+        self, width: int | None, *, wide: bool, details: bool = False, every_run: bool = False
+    ) -> TextOptions:
+        """How to lay out the next frame (``every_run``: each foreign run listed, ``--all``)."""
         marks = dict.fromkeys(self.new, "+")
         return TextOptions(
             width=width,
@@ -156,6 +164,8 @@ class Tracker:
             marks=marks,
             cpu_now=self.cpu_now,
             cpu_now_seconds=self.cpu_now_seconds,
+            foreign_shown=None if every_run else FOREIGN_SHOWN,
+            all_hint="runctx status --watch --all",
         )
 
 
@@ -179,17 +189,22 @@ def frame_lines(  # noqa: PLR0913 - each is a part of the frame
     """One frame: the header, the report's lines, and the runs that ended lately."""
     lines = [line(Span(header, "dim")), line()]
     shown = settings.details if details is None else details
-    options = tracker.options(width, wide=settings.wide, details=shown)
+    options = tracker.options(
+        width, wide=settings.wide, details=shown, every_run=settings.every_run
+    )
     lines.extend(report_lines(report, options, settings.busy))
     if tracker.ended:
         lines.append(line())
         lines.append(
             line(Span(f"Ended since an earlier refresh ({len(tracker.ended)}):", "heading"))
         )
+        ended = tracker.ended if settings.every_run else tracker.ended[:FOREIGN_SHOWN]
         lines.extend(
-            line(Span("- ", "ended"), Span(_ended_text(gone.judged), "ended"))
-            for gone in tracker.ended
+            line(Span("- ", "ended"), Span(_ended_text(gone.judged), "ended")) for gone in ended
         )
+        if len(ended) < len(tracker.ended):
+            more = f"{ELLIPSIS} and {len(tracker.ended) - len(ended):,} more; every one: "
+            lines.append(line(Span(more + options.all_hint, "dim")))
     return lines
 
 
@@ -385,6 +400,8 @@ class WatchSettings(Record):
     width: int | None
     busy: BusyRules = DEFAULT_BUSY
     details: bool = False
+    every_run: bool = False
+    """``--all``: each foreign run and each ended run listed, however many."""
 
 
 def watch_screen(scan: Callable[[], Report], settings: WatchSettings, out: TextIO) -> int:
@@ -505,5 +522,6 @@ def run(args: argparse.Namespace) -> int:
         width=table_width(out),
         busy=settings.busy,
         details=args.verbose > 0,
+        every_run=args.all,
     )
     return watch(take, asked, out)

@@ -7,13 +7,17 @@ lines are :mod:`runctx.present.style` spans, coloured only when written to a
 terminal that wants colour.
 
 Each run takes one line, read like ``htop``: foreign runs come busiest first
-(CPU NOW, then CPU time). Why a run is foreign, the tree and the environment
-it shares are details, shown under ``details`` (``-v``, ``--wide``, the ``d``
-key of ``--watch``). The table fits a width (:class:`TextOptions`): the fixed
-columns keep their width (STARTED BY at most :data:`MAX_STARTER` there), and the
-checkout root and the command share what is left, the root cut at its start
-(``…/src/proj``) and the command in its middle, so that both the program and
-the test arguments at its end stay. ``wide`` shows whole commands. Paths
+(CPU NOW, then CPU time), the :data:`FOREIGN_SHOWN` busiest of them (and every
+one in this very checkout) unless all are asked for (``--all``): a box of
+thousands of another user's idle runs would bury this checkout's under them,
+so the rest are one line, counted by owner and checkout. Why a run is
+foreign, the tree and the environment it shares are details, shown under
+``details`` (``-v``, ``--wide``, the ``d`` key of ``--watch``). The table
+fits a width (:class:`TextOptions`): the fixed columns keep their width
+(STARTED BY at most :data:`MAX_STARTER` there), and the checkout root and
+the command share what is left, the root cut at its start (``…/src/proj``)
+and the command in its middle, so that both the program and the test
+arguments at its end stay. ``wide`` shows whole commands. Paths
 are shown relative to the home directory (``~/src``) or, in a command, to
 the run's checkout (``.venv/bin/pytest``) where that is shorter; the JSON
 keeps them exact.
@@ -50,6 +54,8 @@ MIN_COMMAND = 12
 MIN_ROOT = 12
 MAX_STARTER = 24
 """The widest STARTED BY cell: one long agent session name takes no room from every row."""
+FOREIGN_SHOWN = 20
+"""The foreign runs a table lists by default, busiest first; the rest are counted in one line."""
 INDENT = "  "
 GAP = "  "
 
@@ -66,7 +72,9 @@ class TextOptions(Record):
     identity, shown where the scan did not measure a run's CPU NOW itself;
     ``cpu_now_seconds`` the time since that refresh. ``details``: the lines
     under a run that say why it is foreign and what it shares (``wide``
-    shows them too).
+    shows them too). ``foreign_shown``: the foreign runs listed, busiest
+    first, besides those in this very checkout (None: every one); the rest
+    are counted, and ``all_hint`` says how to list them.
     """
 
     width: int | None = None
@@ -78,6 +86,9 @@ class TextOptions(Record):
     marks: Mapping[ProcIdentity, str] | None = None
     cpu_now: Mapping[ProcIdentity, float] | None = None
     cpu_now_seconds: float | None = None
+    foreign_shown: int | None = FOREIGN_SHOWN
+    all_hint: str = "runctx status --all"
+    """How the foreign runs a table leaves out are listed."""
 
 
 def home_directory() -> str | None:
@@ -174,14 +185,20 @@ def cut_start(text: str, width: int) -> str:
     return text if len(text) <= width else ELLIPSIS + text[len(text) - max(width - 1, 0) :]
 
 
-def _cpu_now(judged: JudgedRun, options: TextOptions) -> str:
-    """The CPUs the run kept busy: measured by the scan, else since the last refresh, else -."""
+def _cpus_busy(judged: JudgedRun, options: TextOptions) -> float | None:
+    """The CPUs the run kept busy: measured by the scan, else since the last refresh; or None."""
     run = judged.run
     if not isinstance(run.cpu_now, Unknown):
-        return f"{run.cpu_now:.2f}"
+        return run.cpu_now
     if options.cpu_now is not None and run.identity in options.cpu_now:
-        return f"{options.cpu_now[run.identity]:.2f}"
-    return "-"
+        return options.cpu_now[run.identity]
+    return None
+
+
+def _cpu_now(judged: JudgedRun, options: TextOptions) -> str:
+    """The CPU NOW cell: :func:`_cpus_busy`, or - where it is not known."""
+    busy = _cpus_busy(judged, options)
+    return "-" if busy is None else f"{busy:.2f}"
 
 
 DROPPED_FIRST = ("ENV", "STARTED BY", "MEMBERS", "CPU", "AGE", "OWNER")
@@ -259,15 +276,62 @@ def busiest_first(runs: Sequence[JudgedRun], options: TextOptions) -> tuple[Judg
 
     def key(judged: JudgedRun) -> tuple[float, float, int]:
         run = judged.run
-        now: float = -1.0
-        if not isinstance(run.cpu_now, Unknown):
-            now = run.cpu_now
-        elif options.cpu_now is not None and run.identity in options.cpu_now:
-            now = options.cpu_now[run.identity]
+        now = _cpus_busy(judged, options)
         total = -1.0 if isinstance(run.cpu_seconds, Unknown) else run.cpu_seconds
-        return (-now, -total, run.pid)
+        return (-1.0 if now is None else -now, -total, run.pid)
 
     return tuple(sorted(runs, key=key))
+
+
+def listed_foreign(
+    foreign: Sequence[JudgedRun], options: TextOptions
+) -> tuple[tuple[JudgedRun, ...], tuple[JudgedRun, ...]]:
+    """The foreign runs a table lists (busiest first) and those it only counts.
+
+    Listed: the ``options.foreign_shown`` busiest, and every run in this very
+    checkout (another user's, sharing its files), whatever its rank.
+    """
+    ranked = busiest_first(foreign, options)
+    shown = options.foreign_shown
+    if shown is None or len(ranked) <= shown:
+        return ranked, ()
+    listed = tuple(
+        judged for index, judged in enumerate(ranked) if index < shown or judged.shares_tree
+    )
+    kept = {judged.run.identity for judged in listed}
+    return listed, tuple(judged for judged in ranked if judged.run.identity not in kept)
+
+
+OWNERS_NAMED = 3
+"""The owners the line of unlisted foreign runs names; the others are counted together."""
+
+
+def unlisted_line(unlisted: Sequence[JudgedRun], options: TextOptions) -> str:
+    """The line in place of ``unlisted``: how many, their CPU now, their owners and checkouts.
+
+    ``… and 3,981 more (0.00 CPUs busy now): 3,980 of nobody, 1 of root; in 41
+    checkouts; every one: runctx status --all``.
+    """
+    owners: dict[str, int] = {}
+    roots: set[str] = set()
+    busy = 0.0
+    for judged in unlisted:
+        name = owner_name(judged.run.uid)
+        owners[name] = owners.get(name, 0) + 1
+        if isinstance(judged.run.root, str):
+            roots.add(judged.run.root)
+        busy += _cpus_busy(judged, options) or 0.0
+    ranked = sorted(owners.items(), key=lambda pair: (-pair[1], pair[0]))
+    parts = [f"{count:,} of {name}" for name, count in ranked[:OWNERS_NAMED]]
+    others = sum(count for _name, count in ranked[OWNERS_NAMED:])
+    if others:
+        users = plural(len(ranked) - OWNERS_NAMED, "other user", "other users")
+        parts.append(f"{others:,} of {users}")
+    where = f" in {plural(len(roots), 'checkout', 'checkouts')};" if roots else ""
+    return (
+        f"{INDENT}{ELLIPSIS} and {len(unlisted):,} more ({busy:.2f} CPUs busy now): "
+        f"{', '.join(parts)};{where} every one: {options.all_hint}"
+    )
 
 
 def kind_cell(run: Run) -> str:
@@ -438,9 +502,10 @@ def report_lines(
                 )
             )
         )
-        lines.extend(
-            _run_rows(busiest_first(foreign, options), options, "foreign", with_reason=True)
-        )
+        listed, unlisted = listed_foreign(foreign, options)
+        lines.extend(_run_rows(listed, options, "foreign", with_reason=True))
+        if unlisted:
+            lines.append(line(Span(unlisted_line(unlisted, options), "dim")))
         shared = report.shared_tree
         if shared:
             pids = ", ".join(str(judged.run.pid) for judged in shared)
