@@ -145,17 +145,36 @@ HELD_UNNAMED = (
     "the scan is held in a read that does not return (a file system that does not answer, "
     "such as a hung network mount?)"
 )
-"""What holds a scan given up at a bound when no look under way has lasted long enough to name."""
+"""What holds a child waiting in the kernel (state ``D``) when no look under way is named."""
+NOT_DONE = "the scan had not ended (a busy box, where it waits for a CPU?)"
+"""A child given up while it ran or slept on its own: late, not held."""
+
+
+def why_not_done(watch: Watch, child: int, proc: str = "/proc") -> str | None:
+    """What holds ``child`` at a bound that passed, in words (raw text); None when nothing does.
+
+    The look under way, once it has lasted :data:`NAMED_AFTER_SECONDS`; else
+    :data:`HELD_UNNAMED` while the child waits in the kernel (state ``D``);
+    else None: it is running, or waiting for a CPU, only late.
+    """
+    look = held(watch, child, proc, after=NAMED_AFTER_SECONDS)
+    if look is not None:
+        return held_words(look, proc)
+    return HELD_UNNAMED if _state(child, proc) == b"D" else None
 
 
 def gave_up_words(watch: Watch, child: int, bound: str, proc: str = "/proc") -> str:
-    """Why ``child`` was given up at ``bound`` (``--timeout 2s``), in words; raw text.
+    """Why ``child`` was given up at ``bound`` (``--timeout 2s``), in words; raw text."""
+    return f"{why_not_done(watch, child, proc) or NOT_DONE}; gave up after {bound}"
 
-    The look under way then is named once it has lasted
-    :data:`NAMED_AFTER_SECONDS`; else the words say a read does not return.
-    """
-    look = held(watch, child, proc, after=NAMED_AFTER_SECONDS)
-    return f"{HELD_UNNAMED if look is None else held_words(look, proc)}; gave up after {bound}"
+
+def _state(child: int, proc: str) -> bytes:
+    """The state letter of ``child`` in its ``stat`` (``R``, ``S``, ``D``...); empty if unread."""
+    try:
+        with open(f"{proc}/{child}/stat", "rb") as stream:
+            return stream.read().rpartition(b")")[2].split()[0]
+    except (OSError, IndexError):
+        return b""
 
 
 def held(
@@ -171,12 +190,7 @@ def held(
     look = watch.now()
     if look is None or look.seconds < (HELD_AFTER_SECONDS if after is None else after):
         return None
-    try:
-        with open(f"{proc}/{child}/stat", "rb") as stream:
-            state = stream.read().rpartition(b")")[2].split()[0]
-    except (OSError, IndexError):
-        return look
-    return None if state == b"R" else look
+    return None if _state(child, proc) == b"R" else look
 
 
 MAY_STOP_ANSWERING = frozenset(

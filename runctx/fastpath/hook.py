@@ -628,26 +628,13 @@ def _held(child: int, watch: Watch) -> str:
 
     The child tells what it looks at (:mod:`runctx.looking`): a look under
     way for :data:`~runctx.looking.NAMED_AFTER_SECONDS` while it sleeps names
-    the process and the path that hold it.
+    the process and the path that hold it (:func:`~runctx.looking.why_not_done`).
     """
     from runctx import looking  # noqa: PLC0415 - the words of a failure
+    from runctx.present.escape import visible  # noqa: PLC0415 - the words of a failure
 
-    look = looking.held(watch, child, after=looking.NAMED_AFTER_SECONDS)
-    if look is not None:
-        from runctx.present.escape import visible  # noqa: PLC0415 - the words of a failure
-
-        return f"no decision within the deadline: {visible(looking.held_words(look))}"
-    try:
-        with open(f"/proc/{child}/stat", "rb") as stat:
-            state = stat.read().rpartition(b")")[2].split()[0]
-    except (OSError, IndexError):
-        state = b""
-    if state == b"D":
-        return (
-            "no decision within the deadline: the scan is held in a read that does not "
-            "return (a file system that does not answer, such as a hung network mount?)"
-        )
-    return "no decision within the deadline"
+    why = looking.why_not_done(watch, child)
+    return "no decision within the deadline" + ("" if why is None else f": {visible(why)}")
 
 
 def _within(deadline: float, work: Callable[[], T]) -> T:
