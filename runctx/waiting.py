@@ -160,6 +160,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     on_poll: Callable[[tuple[JudgedRun, ...], float], None] | None = None,
     settings: Settings = DEFAULTS,
     with_watchers: bool | None = None,
+    began: float | None = None,
 ) -> WaitOutcome:
     """Block until no earlier run of this checkout is live, or ``timeout`` passes.
 
@@ -173,23 +174,30 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
     ``timeout=0`` takes one scan. ``timeout`` is wall time, scans included: a
     scan still running when it passes (or :data:`MIN_SCAN_SECONDS` after the
     start, if that is later) is cut, and a cut scan that shows no run in the
-    way ends the wait as timed out, never as ready. Raises
+    way ends the wait as timed out, never as ready. So no scan is started that
+    could not end in time (one takes as long as the last did): the rest of the
+    timeout is waited out on what the last scan found. Raises
     :class:`~runctx.exceptions.PidNamespaceError` when the source's pids are
     not the caller's pid namespace's. ``settings`` gives the runner table
-    each scan reads with.
+    each scan reads with. ``began``: the ``clock`` instant the wait counts
+    from (default: now; ``runctx wait``, its command's start, as every
+    ``--timeout`` counts).
     """
     source = source if source is not None else default_source()
     refuse_other_namespace(source, "wait")
-    began = clock()
+    began = clock() if began is None else began
     if with_watchers is None:
         with_watchers = settings.watcher_mode is Mode.WAIT
     shown: frozenset[ProcIdentity] | None = None
     waited_for: dict[ProcIdentity, JudgedRun] = {}
     # --timeout is wall time: a scan is cut when it passes (and then says so), but
     # each wait gets its one scan, in at least MIN_SCAN_SECONDS.
-    ends = None if timeout is None else time.monotonic() + max(timeout, MIN_SCAN_SECONDS)
+    already = clock() - began  # runctx wait's imports, on a busy box seconds of them
+    ends = None if timeout is None else time.monotonic() - already + max(timeout, MIN_SCAN_SECONDS)
     while True:
+        scan_began = clock()
         report = scan(here, source=source, settings=settings, deadline=ends)
+        took = clock() - scan_began
         blocking = blocking_runs(report, watchers=settings.watchers, with_watchers=with_watchers)
         identities = frozenset(judged.run.identity for judged in blocking)
         for judged in blocking:
@@ -206,7 +214,14 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
         waited = clock() - began
         if on_poll is not None:
             on_poll(blocking, waited)
-        if not blocking or (timeout is not None and waited >= timeout):
+        pause = max(poll_seconds if timeout is None else min(poll_seconds, timeout - waited), 0.0)
+        # a scan that could not end before the timeout would be cut, and a cut scan tells
+        # nothing (never ready): the wait is sat out on what this one found
+        futile = timeout is not None and waited + pause + took > timeout
+        if not blocking or futile or (timeout is not None and waited >= timeout):
+            if blocking and timeout is not None and waited < timeout:
+                sleep(timeout - waited)
+                waited = clock() - began
             return WaitOutcome(  # a cut scan that shows no run in the way is not ready
                 ready=not blocking and not was_cut(report),
                 waited_seconds=waited,
@@ -214,8 +229,7 @@ def wait_for_turn(  # noqa: PLR0913 - each knob is independent
                 blocking=blocking,
                 waited_for=tuple(waited_for.values()),
             )
-        pause = poll_seconds if timeout is None else min(poll_seconds, timeout - waited)
-        sleep(max(pause, 0.0))
+        sleep(pause)
 
 
 @attrs.frozen(repr=False, eq=False)

@@ -127,6 +127,41 @@ def test_times_out_while_the_other_run_lives(checkout, runs):
     assert f"still live: 1 run of this checkout: pid {other.pid}" in last
 
 
+@pytest.mark.parametrize("timeout", ["0", "1"])
+def test_on_a_cpu_shared_with_spinners_a_wait_times_out_naming_the_live_run(
+    checkout, runs, shared_tmp, timeout
+):
+    """Given a quarter of one CPU, ``wait --timeout`` still ends timed out (75), naming the run.
+
+    Three spinners share the wait's one CPU, so its imports and its scan take
+    about four times their CPU in wall time. ``--timeout`` counts from the
+    command's start, no scan starts that could not end within it, and the
+    child that runs the wait is waited for as long as its one scan may take
+    (at least 2 s): nothing says the scan is held, or gives it up.
+    """
+    other = start_hold(runs, checkout, "other")
+    cpu = min(os.sched_getaffinity(0))
+    for number in range(3):
+        spinner = runs.spinner(make_checkout(shared_tmp / "spinning", f"spinner{number}"))
+        os.sched_setaffinity(spinner.pid, {cpu})
+    waiter = runs.child(
+        [*RUNCTX, "wait", "--timeout", timeout],
+        cwd=checkout,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="backslashreplace",
+    )
+    os.sched_setaffinity(waiter.pid, {cpu})
+    _out, err = waiter.communicate(timeout=60)
+    assert waiter.returncode == 75, err
+    assert "held" not in err, err
+    assert "gave up" not in err, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("runctx: timed out after"), err
+    assert f"still live: 1 run of this checkout: pid {other.pid}" in last, err
+
+
 def test_nothing_to_wait_for_exits_0_silently(checkout, runs, shared_tmp):
     """With only a foreign run live (same directory name elsewhere), wait exits 0 at once."""
     theirs = make_checkout(shared_tmp / "elsewhere")

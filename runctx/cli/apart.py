@@ -63,10 +63,17 @@ def runs_apart(command: str, *, watch: bool, timeout: float | None) -> bool:
     return timeout is not None or looking.may_stop_answering()
 
 
-def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[str], None]) -> int:
+def bounded(
+    timeout: float | None,
+    run: Callable[[], int],
+    gave_up: Callable[[str], None],
+    *,
+    least: float = 0.0,
+) -> int:
     """``run()``'s exit status, done by a child and waited for while it is not held.
 
-    Waited for ``timeout`` and a grace when given, and until a look at a
+    Waited for ``timeout`` (at least ``least``, what the subcommand gives
+    any timeout) and a grace when given, and until a look at a
     process's file system holds the child (:func:`runctx.looking.held`).
     Given up, ``gave_up`` is told why and the status is
     :data:`~runctx.exits.EXIT_ERROR`; the child is left to end when its read
@@ -78,7 +85,9 @@ def bounded(timeout: float | None, run: Callable[[], int], gave_up: Callable[[st
         return run()
     age = process_age()
     ends_at = (
-        float("inf") if timeout is None else time.monotonic() - age + timeout + HELD_GRACE_SECONDS
+        float("inf")
+        if timeout is None
+        else time.monotonic() - age + max(timeout, least) + HELD_GRACE_SECONDS
     )
     with contextlib.suppress(OSError):  # nothing is written yet; a reader gone is the child's
         sys.stdout.flush()

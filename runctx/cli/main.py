@@ -341,6 +341,7 @@ def _run_subcommand(args: argparse.Namespace, *, json_errors: bool) -> int:
             timeout,
             lambda: _run_here(module, args, json_errors=json_errors),
             gave_up,
+            least=getattr(module, "LEAST_SECONDS", 0.0),  # a subcommand's floor on --timeout
         )
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

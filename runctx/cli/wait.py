@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import TextIO
 
 from runctx.cli.common import (
@@ -26,6 +27,7 @@ from runctx.cli.common import (
     add_viewpoint_options,
     duration,
     positive_duration,
+    process_age,
     settings_warned,
     source_from,
     table_width,
@@ -35,10 +37,13 @@ from runctx.exits import EXIT_REFUSED
 from runctx.present.escape import visible_lines
 from runctx.present.words import describe_ours, human_age
 from runctx.report import JudgedRun
-from runctx.waiting import DEFAULT_POLL_SECONDS, wait_for_turn, watching_runs
+from runctx.waiting import DEFAULT_POLL_SECONDS, MIN_SCAN_SECONDS, wait_for_turn, watching_runs
 from runctx.watchers import watcher_of
 
 EXIT_READY = 0
+LEAST_SECONDS = MIN_SCAN_SECONDS
+"""What a wait's ``--timeout`` gives at least (``--timeout 0`` takes one whole scan): the
+child that runs ``wait`` (:func:`runctx.cli.apart.bounded`) is waited for that long too."""
 EXIT_TIMED_OUT = EXIT_REFUSED
 """A wait that passed its timeout: the same "try again later" as a refusal."""
 
@@ -147,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
             source=source,
             settings=settings,
             with_watchers=args.watchers,
+            began=time.monotonic() - process_age(),  # --timeout counts from the command's start
         )
     except KeyboardInterrupt:
         progress.end("runctx: interrupted while waiting")
