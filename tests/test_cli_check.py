@@ -12,8 +12,9 @@ import pytest
 import scenes
 from hooktools import RUNCTX, claude_pre_tool_use, hook_env, reply, run_hook, runctx
 from proctools import OTHER_UID, VIEWER_UID, make_checkout, run_as
+from schematools import validate
 
-from runctx.cli.check import EXIT_CLEAR, check_text, outcome_of
+from runctx.cli.check import EXIT_CLEAR, EXIT_FOREIGN, NOT_TOLD, check_text, outcome_of
 from runctx.scanning import scan, viewpoint
 
 
@@ -247,3 +248,25 @@ def test_a_scan_cut_by_its_timeout_says_what_it_could_not_read(two_checkouts, ru
     assert not any(note.startswith("time ran out") for note in whole["visibility"]["notes"])
     checked = runctx("check", "--timeout", "0", cwd=mine)
     assert "runctx check: time ran out (--timeout)" in checked.stderr
+
+
+def test_a_scan_cut_by_its_timeout_never_says_nothing_is_live(two_checkouts, runs):
+    """Cut before it read the live run of this checkout, check neither exits 0 nor says clear.
+
+    It exits 4 (maybe next to other runs; 0 under ``--ignore-foreign``, as a
+    hook that could not decide lets the run start), says it could not tell,
+    and its JSON says ``unknown``, as the schema allows.
+    """
+    mine, _theirs = two_checkouts
+    runs.run_tests_script(mine)
+    cut = runctx("check", "--timeout", "0", cwd=mine)
+    assert cut.returncode == EXIT_FOREIGN, cut.stdout + cut.stderr
+    assert cut.stdout.strip() == NOT_TOLD
+    assert "No other test run" not in cut.stdout
+    let_through = runctx("check", "--timeout", "0", "--ignore-foreign", cwd=mine)
+    assert let_through.returncode == EXIT_CLEAR
+    assert let_through.stdout.strip() == NOT_TOLD
+    report = json.loads(runctx("check", "--json", "--timeout", "0", cwd=mine).stdout)
+    validate(report)
+    assert (report["check"], report["exit_status"]) == ("unknown", EXIT_FOREIGN)
+    assert runctx("check", cwd=mine).returncode == 3  # not cut: the run is found and held

@@ -13,13 +13,15 @@ every agent hook takes for a test run started here, so that ``runctx check
 - 4 live, not held: a test run would start, but other runs are live:
   foreign runs (contention, not a conflict), or runs of this checkout the
   policy only warns about (of unknown identity, or ``on-same-checkout =
-  "warn"``). 0 with ``--ignore-foreign``, for scripts that only care whether
+  "warn"``), or may be: a scan cut by ``--timeout`` never says nothing is.
+  0 with ``--ignore-foreign``, for scripts that only care whether
   a test run may start: ``runctx check --ignore-foreign && pytest``;
 - 1 error, 2 usage error.
 
 ``--json`` prints the report in the shape of ``runctx status --json``, plus
 ``"check"`` (what was found: ``clear``, ``ours`` or ``foreign``; a run of
-unknown identity counts as ours), ``"decision"`` (the policy's action:
+unknown identity counts as ours; ``unknown`` when a scan cut by
+``--timeout`` found none), ``"decision"`` (the policy's action:
 ``silent``, ``note``, ``warn``, ``ask``, ``wait`` or ``stop``) and
 ``"exit_status"`` (what the command exits with).
 """
@@ -91,12 +93,27 @@ HELD = frozenset({Action.STOP, Action.ASK, Action.WAIT})
 
 
 def exit_status(report: Report, decision: Decision, *, ignore_foreign: bool) -> int:
-    """The exit status of ``runctx check``: the policy's decision, in the module's words."""
+    """The exit status of ``runctx check``: the policy's decision, in the module's words.
+
+    A scan cut by ``--timeout`` never says nothing else is live: what it did
+    not read may hold a run of this checkout, so it exits as next to other
+    runs (0 under ``ignore_foreign``, which lets a test run start then, as a
+    hook that could not decide in time does).
+    """
     if decision.action in HELD:
         return EXIT_OURS
-    if report.runs and any(not judged.run.is_self for judged in report.runs):
+    others = any(not judged.run.is_self for judged in report.runs)
+    if others or was_cut(report):
         return EXIT_CLEAR if ignore_foreign else EXIT_FOREIGN
     return EXIT_CLEAR
+
+
+UNTOLD = "unknown"
+"""``"check"`` of a scan cut before it found any run: it cannot say none is live."""
+NOT_TOLD = (
+    "Could not tell whether another test run of this checkout is live: the scan was cut by "
+    "--timeout before it had read every process."
+)
 
 
 def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY, *, every: bool = False) -> str:
@@ -108,7 +125,9 @@ def check_text(report: Report, rules: BusyRules = DEFAULT_BUSY, *, every: bool =
     it is foreign, busy or idle.
     """
     parts = live_lines(report, rules, foreign=EVERY_FOREIGN if every else COUNTED_FOREIGN)
-    if not parts:
+    if was_cut(report) and not report.ours:
+        parts.append(NOT_TOLD)
+    elif not parts:
         parts.append("No other test run of this checkout is live, and no foreign run either.")
     return "\n".join(parts)
 
@@ -135,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     busy = settings.busy
     if args.json:
         out = report_json(report, busy)
-        out["check"] = OUTCOMES[found]
+        out["check"] = UNTOLD if found == EXIT_CLEAR and was_cut(report) else OUTCOMES[found]
         out["decision"] = decision.action.value
         out["exit_status"] = status
         write_json(out)
