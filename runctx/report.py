@@ -110,6 +110,15 @@ class JudgedRun(Record):
         return self.judgement.shares_tree
 
 
+CUT_NOTE = "time ran out (--timeout)"
+"""How the visibility note of a scan cut by its deadline begins."""
+
+
+def was_cut(report: Report) -> bool:
+    """Whether ``report``'s scan was cut by its deadline: what it shows may be incomplete."""
+    return any(note.startswith(CUT_NOTE) for note in report.visibility.notes)
+
+
 @attrs.frozen(repr=False, eq=False)
 class Report(Record):
     """Everything one scan found, judged from one viewpoint.

@@ -25,7 +25,7 @@ from runctx.identity import Judgement, can_write, judge
 from runctx.modes import Mode
 from runctx.record_base import Record
 from runctx.records import Inherited, ProcessTable, ProcIdentity, ProcRecord
-from runctx.report import JudgedRun, Report, Run, StartedBy, Viewpoint
+from runctx.report import CUT_NOTE, JudgedRun, Report, Run, StartedBy, Viewpoint
 from runctx.roots import checkout_root, root_at
 from runctx.runners import RunnerMatch, RunnerPattern, detect_runner
 from runctx.runners.comms import argv_filter
@@ -848,10 +848,6 @@ def _others_filter(
     )
 
 
-CUT_NOTE = "time ran out (--timeout)"
-"""How the visibility note of a scan cut by its deadline begins."""
-
-
 def _cut_note(  # noqa: PLR0913 - each is one thing the deadline left undone
     skipped: int,
     *,
@@ -923,11 +919,6 @@ def _limits(source: ProcessSource, found: _FoundRuns, climbed_most: int) -> Visi
 def _may_write(uid: int, here: Viewpoint) -> bool:
     """Whether ``uid`` may write the checkout ``here`` looks from (its runs may work in it)."""
     return isinstance(here.root, Root) and can_write(uid, str(here.root))
-
-
-def was_cut(report: Report) -> bool:
-    """Whether ``report``'s scan was cut by its deadline: what it shows may be incomplete."""
-    return any(note.startswith(CUT_NOTE) for note in report.visibility.notes)
 
 
 def scan(  # noqa: PLR0913 - each knob is independent

@@ -41,8 +41,8 @@ from runctx.exceptions import PidNamespaceError
 from runctx.modes import Mode
 from runctx.record_base import Record
 from runctx.records import ProcIdentity
-from runctx.report import JudgedRun, Report, Viewpoint
-from runctx.scanning import scan, was_cut
+from runctx.report import JudgedRun, Report, Viewpoint, was_cut
+from runctx.scanning import scan
 from runctx.settings import DEFAULTS, BusyRules, Settings
 from runctx.sources import ProcessSource, default_source
 from runctx.sources.pidns import other_namespace_reason

@@ -253,6 +253,8 @@ def test_a_scan_cut_by_its_timeout_says_what_it_could_not_read(two_checkouts, ru
 def test_a_scan_cut_by_its_timeout_never_says_nothing_is_live(two_checkouts, runs):
     """Cut before it read the live run of this checkout, check neither exits 0 nor says clear.
 
+    Nor does the table of ``status``: its empty sections say the scan was cut.
+
     It exits 4 (maybe next to other runs; 0 under ``--ignore-foreign``, as a
     hook that could not decide lets the run start), says it could not tell,
     and its JSON says ``unknown``, as the schema allows.
@@ -270,3 +272,6 @@ def test_a_scan_cut_by_its_timeout_never_says_nothing_is_live(two_checkouts, run
     validate(report)
     assert (report["check"], report["exit_status"]) == ("unknown", EXIT_FOREIGN)
     assert runctx("check", cwd=mine).returncode == 3  # not cut: the run is found and held
+    table = runctx("status", "--timeout", "0", cwd=mine).stdout
+    assert "none live" not in table
+    assert "Other runs of this checkout: none found before --timeout cut the scan" in table

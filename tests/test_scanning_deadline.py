@@ -23,7 +23,7 @@ from runfactory import clean_env
 
 from runctx import scanning
 from runctx.cpu_window import DEFAULT_WINDOW_SECONDS
-from runctx.scanning import was_cut
+from runctx.report import CUT_NOTE, was_cut
 from runctx.sources.procfs import ProcfsSource
 from runctx.started_by import WANTED
 from runctx.unknown import NOT_READ
@@ -94,7 +94,7 @@ class _ClockJump:
 
 def _each_runner_shown_or_counted(report, started: set[int]) -> str:
     """The report's note of its cut, once each runner started is shown or counted in it."""
-    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    (note,) = [n for n in report.visibility.notes if n.startswith(CUT_NOTE)]
     unjudged = re.search(r"(\d+) runs were found but not judged", note)
     assert unjudged, note
     shown = {judged.run.pid for judged in report.runs} & started
@@ -212,9 +212,9 @@ def test_status_cut_by_a_tiny_timeout_says_what_it_did_not_read_and_exits_0(shar
         notes = report["visibility"]["notes"]
         shown = {entry["pid"] for entry in report["runs"]} & started
     else:
-        notes = [line for line in done.stdout.splitlines() if scanning.CUT_NOTE in line]
+        notes = [line for line in done.stdout.splitlines() if CUT_NOTE in line]
         shown = {pid for pid in started if re.search(rf"\b{pid}\b", done.stdout)}
-    (note,) = [n for n in notes if scanning.CUT_NOTE in n]
+    (note,) = [n for n in notes if CUT_NOTE in n]
     counted = sum(int(number) for pattern in CUT_COUNTS for number in re.findall(pattern, note))
     assert counted, note
     assert len(shown) + counted >= RUNNERS, note
@@ -258,7 +258,7 @@ def test_optional_facts_past_the_deadline_are_dropped_and_counted(shared_tmp, ru
     assert {judged.run.pid for judged in report.runs} >= started
     starters = [judged.run.started_by for judged in report.runs]
     assert sum(started_by != NOT_READ for started_by in starters) == 5
-    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    (note,) = [n for n in report.visibility.notes if n.startswith(CUT_NOTE)]
     assert f"the environment and starter of {len(report.runs) - 5} runs were not read" in note
     assert "no CPU use now was read" in note
     assert all(judged.run.cpu_now == NOT_READ for judged in report.runs)
@@ -288,7 +288,7 @@ def test_against_a_deadline_the_viewers_runs_are_judged_before_other_users(
     )
     assert [judged.run.pid for judged in report.runs] == [mine.pid]
     assert report.ours_known[0].run.pid == mine.pid
-    (note,) = [n for n in report.visibility.notes if n.startswith(scanning.CUT_NOTE)]
+    (note,) = [n for n in report.visibility.notes if n.startswith(CUT_NOTE)]
     unjudged = re.search(r"(\d+) runs were found but not judged", note)
     assert unjudged, note
     assert int(unjudged.group(1)) >= RUNNERS

@@ -43,8 +43,8 @@ from runctx.policy import Action, Decision, decision_for
 from runctx.present.json import report_json
 from runctx.present.output import say, write_json, write_text
 from runctx.present.words import COUNTED_FOREIGN, EVERY_FOREIGN, live_lines
-from runctx.report import Report
-from runctx.scanning import CUT_NOTE, scan, was_cut
+from runctx.report import CUT_NOTE, Report, was_cut
+from runctx.scanning import scan
 from runctx.settings import DEFAULT_BUSY, BusyRules
 
 EXIT_CLEAR = 0

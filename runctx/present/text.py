@@ -40,7 +40,7 @@ from runctx.present.style import Line, Span, line, plain_text
 from runctx.present.words import describe_starter, human_age, owner_name, plural
 from runctx.record_base import Record
 from runctx.records import ProcIdentity
-from runctx.report import JudgedRun, Report, Run
+from runctx.report import JudgedRun, Report, Run, was_cut
 from runctx.settings import DEFAULT_BUSY, BusyRules
 from runctx.sources.load import Load
 from runctx.unknown import Reason, Unknown
@@ -491,7 +491,7 @@ def report_lines(
             if judged.judgement.verdict is Verdict.UNKNOWN
         )
     else:
-        lines.append(line(Span("Other runs of this checkout: none live.", "heading")))
+        lines.append(line(Span(f"Other runs of this checkout: {_none(report)}", "heading")))
     lines.append(line())
     if foreign:
         lines.append(
@@ -518,7 +518,7 @@ def report_lines(
                 )
             )
     else:
-        lines.append(line(Span("Foreign runs: none live.", "heading")))
+        lines.append(line(Span(f"Foreign runs: {_none(report)}", "heading")))
     if not _details(options) and _hidden_details(report):
         lines.append(
             line(Span(f"  (details, such as why each is foreign: {options.details_hint})", "dim"))
@@ -526,6 +526,13 @@ def report_lines(
     lines.append(line())
     lines.extend(_box_lines(report, busy, options))
     return lines
+
+
+def _none(report: Report) -> str:
+    """What an empty section says: none live, or, of a cut scan, none found before it was cut."""
+    if was_cut(report):
+        return "none found before --timeout cut the scan (see Not seen)."
+    return "none live."
 
 
 def _thresholds(busy: BusyRules) -> list[float]:
