@@ -59,7 +59,10 @@ SUBCOMMANDS = {
     "status": ("runctx.cli.status", "show live test runs: this checkout's and foreign ones"),
     "check": (
         "runctx.cli.check",
-        "one scan; exit 0 clear, 3 another run of this checkout, 4 only foreign runs",
+        (
+            "one scan; exit 0 clear, 3 another run of this checkout, 4 only foreign runs "
+            "(or a scan cut by --timeout)"
+        ),
     ),
     "wait": ("runctx.cli.wait", "block until no other test run of this checkout is live"),
     "stop": (
@@ -90,7 +93,13 @@ EXIT_STATUSES = (
     ("1", "error: one line on stderr (JSON on stdout under --json)"),
     ("2", "usage error (runctx hook: a misconfigured hook run by hand on a terminal)"),
     ("3", "check: another run of this checkout is live; stop: not a run"),
-    ("4", "check: only foreign runs are live; stop: refused"),
+    (
+        "4",
+        (
+            "check: only foreign runs are live, or a scan cut by --timeout could not tell; "
+            "stop: refused"
+        ),
+    ),
     ("5", "stop: a process outlived SIGKILL"),
     (
         str(EXIT_REFUSED),
