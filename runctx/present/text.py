@@ -477,7 +477,9 @@ def report_lines(
         lines.extend(_run_rows((self_run,), options, "self", with_reason=False))
         lines.append(line())
     if ours:
-        lines.append(line(Span(f"Other runs of this checkout ({len(ours)}):", "heading")))
+        lines.append(
+            line(Span(f"Other runs of this checkout ({_count(len(ours), report)}):", "heading"))
+        )
         lines.extend(_run_rows(ours, options, "ours", with_reason=False))
         lines.extend(
             line(
@@ -497,7 +499,8 @@ def report_lines(
         lines.append(
             line(
                 Span(
-                    f"Foreign runs ({len(foreign)}; they share the CPUs, never counted as ours):",
+                    f"Foreign runs ({_count(len(foreign), report)}; they share the CPUs, "
+                    "never counted as ours):",
                     "heading",
                 )
             )
@@ -526,6 +529,11 @@ def report_lines(
     lines.append(line())
     lines.extend(_box_lines(report, busy, options))
     return lines
+
+
+def _count(found: int, report: Report) -> str:
+    """A section's count: of a cut scan, what it found before the cut (there may be more)."""
+    return f"{found:,} found before --timeout cut the scan" if was_cut(report) else str(found)
 
 
 def _none(report: Report) -> str:
