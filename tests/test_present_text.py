@@ -8,14 +8,25 @@ import re
 import select
 import sys
 
+import attrs
 import pytest
 from hooktools import RUNCTX, hook_env, runctx
 from livetools import start_npm_test
 from proctools import make_checkout
 from runfactory import RUN_TESTS_SCRIPT
 
-from runctx.present.text import FOREIGN_SHOWN, cut_end, cut_middle, cut_start, shorter_path
+from runctx.present.text import (
+    FOREIGN_SHOWN,
+    cut_end,
+    cut_middle,
+    cut_start,
+    report_text,
+    shorter_path,
+)
 from runctx.present.words import owner_name
+from runctx.report import CUT_NOTE
+from runctx.scanning import scan, viewpoint
+from runctx.settings import DEFAULTS
 
 LONG_ARGUMENT = "--an-option-long-enough-to-need-cutting=" + "v" * 150
 TEST_ARGUMENT = "tests/test_kept.py"
@@ -216,6 +227,27 @@ def test_a_run_in_this_very_checkout_is_listed_whatever_its_rank(shared_tree, sh
     assert len(listed) == FOREIGN_SHOWN + 1
     assert listed[-1] == theirs.pid
     assert set(listed) == {*ranked[:FOREIGN_SHOWN], theirs.pid}
+
+
+def test_the_sections_of_a_cut_scan_count_what_was_found_before_the_cut(shared_tmp, runs):
+    """A report whose scan was cut heads each section with what it found before the cut.
+
+    The runs are real and really scanned; only the report's note that the scan
+    was cut is added, as a scan cut by its deadline adds it.
+    """
+    mine = make_checkout(shared_tmp, "mine")
+    ours = runs.run_tests_script(mine)
+    theirs = runs.run_tests_script(make_checkout(shared_tmp, "theirs"))
+    report = scan(viewpoint(cwd=str(mine)), settings=DEFAULTS)
+    assert ours.pid in {judged.run.pid for judged in report.ours}
+    assert theirs.pid in {judged.run.pid for judged in report.foreign}
+    counts = (len(report.ours), len(report.foreign))
+    assert f"Other runs of this checkout ({counts[0]}):" in report_text(report)
+    notes = (*report.visibility.notes, f"{CUT_NOTE}: 3 processes were not read at all")
+    cut = report_text(attrs.evolve(report, visibility=attrs.evolve(report.visibility, notes=notes)))
+    before = "found before --timeout cut the scan"
+    assert f"Other runs of this checkout ({counts[0]} {before}):" in cut
+    assert f"Foreign runs ({counts[1]} {before}; they share the CPUs" in cut
 
 
 def test_a_terminal_that_reports_no_size_gets_80_columns(long_run, runs):
