@@ -52,6 +52,7 @@ from runctx.looking import HELD_AFTER_SECONDS
 from runctx.records import ARGV_WORDS_MAX, CMDLINE_READ_MAX, argv_truncated
 from runctx.scanning import FirstPass, scan, viewpoint
 from runctx.shell.commands import MAX_STEPS
+from runctx.sources import base as sources_base
 from runctx.sources import procfs
 from runctx.sources.procfs import ProcfsSource
 from runctx.sources.psutil import PsutilSource
@@ -365,13 +366,21 @@ def _first_pass_and_full_scan(checkout: Path, group: set[int]):
     return first, _runs_holding(first, group), _runs_holding(scan(here), group)
 
 
-def test_a_run_here_keeps_its_member_that_works_in_another_checkout(shared_tmp, runs):
+@pytest.mark.parametrize(
+    "passed_read_per_walked",
+    [pytest.param(0, id="walked-down"), pytest.param(10**9, id="parents-read")],
+)
+def test_a_run_here_keeps_its_member_that_works_in_another_checkout(
+    shared_tmp, runs, monkeypatch, passed_read_per_walked
+):
     """A member of this checkout's run may work elsewhere: the first pass still counts it.
 
     The first pass passes the viewer's processes in other checkouts unread,
     then reads every descendant of a run it found: the run has the members
-    a full scan gives it.
+    a full scan gives it. Found both ways: going down from the run's
+    processes, and reading the parent of each passed process.
     """
+    monkeypatch.setattr(sources_base, "PASSED_READ_PER_WALKED", passed_read_per_walked)
     checkout = make_checkout(shared_tmp, "proj")
     elsewhere = make_checkout(shared_tmp, "elsewhere")
     ready = shared_tmp / "moved-ready"

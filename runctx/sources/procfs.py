@@ -415,6 +415,11 @@ class ProcfsSource(SourceBase):
                 found.extend(int(word) for word in raw.split() if word.isdigit())
         return found
 
+    def _parent(self, pid: int) -> int | Unknown:
+        """The pid of ``pid``'s parent, from its ``stat``; unknown once it exited."""
+        stat = self._live_stat(pid)
+        return stat if isinstance(stat, Unknown) else stat.ppid
+
     def current_identity(self, pid: int) -> ProcIdentity | Unknown:
         """The identity of the live process holding ``pid`` now, from its ``stat`` alone."""
         stat = self._live_stat(pid)
