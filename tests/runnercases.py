@@ -254,6 +254,29 @@ FORMS = [
     (["sops", "exec-env", "secrets.enc.yaml", "pytest -q"], "pytest"),
     (["envchain", "aws", "pytest"], "pytest"),
     (["gtimeout", "600", "pytest"], "pytest"),
+    # coverage's options that take a value, as ``coverage run --help`` lists them
+    (["coverage", "run", "--debug", "config", "-m", "pytest"], "pytest"),
+    (
+        ["coverage", "run", "--concurrency", "thread", "--save-signal", "USR1", "-m", "pytest"],
+        "pytest",
+    ),
+    # setarch's architecture comes first, a variable as often as not
+    (["setarch", "$ARCH", "-R", "pytest"], "pytest"),
+    (["setarch", "x86_64", "--addr-no-randomize", "pytest"], "pytest"),
+    # a program of the project, named by its path, given a test framework's options
+    (["./unit", "--gtest_filter=Suite.*"], "test-binary"),
+    (["build/bin/check_all", "--gtest_repeat=3", "--gtest_shuffle"], "test-binary"),
+    (["./build/suite", "--run_test=parser/*"], "test-binary"),
+    (["./bin/all", "-tc=*parser*"], "test-binary"),
+    (["target/debug/deps/integration-4f2a91", "--test-threads=1"], "test-binary"),
+    (["./RunTest", "-bigstack"], "run-tests-script"),
+    (["scripts/runtest.sh"], "run-tests-script"),
+    (["npx", "mochify", "--driver", "puppeteer", "test/*.js"], "js-test"),
+    (["mocha-headless-chrome", "-f", "test/index.html"], "js-test"),
+    (["vendor/bin/testbench", "package:test", "tests/Feature"], "php-test"),
+    (["stack", "install", "--test", "--fast"], "haskell-test"),
+    (["stack", "exec", "--", "shelltest", "--execdir", "tests/"], "shelltest"),
+    (["cabal", "exec", "--", "pytest"], "pytest"),
     (["caffeinate", "-i", "-t", "3600", "swift", "test"], "swift-test"),
     (["cpulimit", "-l", "50", "--", "cargo", "test"], "cargo-test"),
     (["setpriv", "--reuid=1000", "--regid=1000", "--init-groups", "pytest"], "pytest"),
@@ -463,6 +486,14 @@ FORMS = [
 
 # Look-alikes: commands that name a runner but run no tests.
 NOT_RUNS = [
+    # options of a test framework given to a program on the PATH, or asking for a list
+    ["echo", "--gtest_filter=Suite.*"],
+    ["grep", "-r", "--gtest_filter", "."],
+    ["./unit", "--gtest_list_tests"],
+    ["./build/suite", "--list_content"],
+    ["stack", "install"],
+    ["shelltest", "--list", "tests/"],
+    ["stack", "exec", "hlint"],
     ["pytest", "--setup-only", "tests/"],
     ["bats", "--count", "test/"],
     ["shellspec", "--init"],

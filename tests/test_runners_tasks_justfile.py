@@ -44,3 +44,56 @@ class TestJustfiles:
         assert runs("just check", tmp_path / "deep" / "er") == [
             ("just-recipe", str(tmp_path / "deep" / "er"))
         ]
+
+
+class TestJustfileVariables:
+    """A recipe's ``{{ NAME }}``, and an exported variable's ``$NAME``, are the value."""
+
+    JUSTFILE = """\
+        set shell := ["bash", "-c"]
+        TOOL := 'stack'
+        RUNNER := TOOL + ' exec -- ' + "shelltest" # joined by +
+        FROM_ENV := env_var('RUNNER')
+        export CARGO := 'cargo'
+        HIDDEN := 'pytest'
+
+        functest *OPTS:
+            time (({{ RUNNER }} --execdir {{OPTS}} tests/ && echo PASSED) || false)
+
+        unit:
+            $CARGO test --workspace
+
+        build:
+            ${CARGO} build
+
+        unset:
+            {{FROM_ENV}} -x
+
+        hidden:
+            $HIDDEN -x
+        """
+
+    def test_an_interpolated_variable_is_its_value(self, tmp_path):
+        """``RUNNER`` joins a variable and two literals: ``stack exec -- shelltest``."""
+        write(tmp_path / "justfile", self.JUSTFILE)
+        assert runs("just functest --hide", tmp_path) == [("just-recipe", str(tmp_path))]
+
+    def test_an_exported_variable_is_its_value_in_the_shell(self, tmp_path):
+        """``export CARGO``: ``$CARGO test`` is ``cargo test``; ``${CARGO} build`` builds."""
+        write(tmp_path / "justfile", self.JUSTFILE)
+        assert runs("just unit", tmp_path) == [("just-recipe", str(tmp_path))]
+        assert runs("just build", tmp_path) == []
+
+    def test_a_value_not_read_or_not_exported_is_left_as_it_is(self, tmp_path):
+        """``env_var(…)`` is not evaluated; ``$HIDDEN`` is empty in the shell: no run either way."""
+        write(tmp_path / "justfile", self.JUSTFILE)
+        assert runs("just unset", tmp_path) == []
+        assert runs("just hidden", tmp_path) == []
+
+    def test_set_export_exports_every_variable(self, tmp_path):
+        """Under ``set export``, ``$HIDDEN`` is ``pytest``."""
+        write(
+            tmp_path / "justfile",
+            self.JUSTFILE.replace("set shell", "set export\n        set shell"),
+        )
+        assert runs("just hidden", tmp_path) == [("just-recipe", str(tmp_path))]

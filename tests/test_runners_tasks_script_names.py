@@ -16,6 +16,9 @@ SCRIPTS = {
     "test:e2e-setup": "node scripts/seed.js",
     "test:lint": "jest --config lint.config.js",
     "test:build": "npm run build && vitest run",
+    "test:format": "prettier . --list-different",
+    "test:style": "stylelint 'src/**/*.css'",
+    "test:fmt": "deno fmt --check && deno test",
 }
 
 
@@ -33,15 +36,24 @@ def project(tmp_path):
         "yarn test:server",
         "pnpm run test:types",
         "npm run test:e2e-setup",
+        "pnpm run test:format",
+        "yarn test:style",
     ],
 )
 def test_a_look_alike_whose_text_runs_no_runner_is_no_run(project, command):
-    """A report, a server, a type check, a setup: read, they run no test."""
+    """A report, a server, a type check, a setup, a format or style check: read, no test."""
     assert runs(command, project) == []
 
 
 @pytest.mark.parametrize(
-    "command", ["npm test", "npm run test:unit", "npm run test:lint", "npm run test:build"]
+    "command",
+    [
+        "npm test",
+        "npm run test:unit",
+        "npm run test:lint",
+        "npm run test:build",
+        "npm run test:fmt",
+    ],
 )
 def test_test_named_scripts_that_run_tests_stay_runs(project, command):
     """A look-alike name whose text runs a runner is a run; other test names are, unread."""

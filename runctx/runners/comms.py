@@ -21,8 +21,12 @@ setproctitle also set): so a process can start a run only if its ``comm`` is
 Everything the walk (:mod:`runctx.runners.walk`) can look at first is in
 :attr:`~runctx.runners.index.Index.first_words`, so the filter is built from
 the same table the scan detects with, user rows included: it loses nothing
-that detection could find. The test suite checks it on real processes for
-every program of the table.
+that detection could find, but for a row of any program named by its
+options alone (``./unit --gtest_filter=…``, a program glob ``*``): reading
+every process's command line to find one would cost every scan, so such a
+program is a run in a command the hook is asked about, and seen live only
+where its name says so too. The test suite checks the filter on real
+processes for every program of the table.
 """
 
 from __future__ import annotations
@@ -64,7 +68,7 @@ def _globbed(comm: str, globs: tuple[str, ...]) -> bool:
 def argv_filter(patterns: Sequence[RunnerPattern]) -> Callable[[str], bool]:
     """A predicate on ``comm``: False only for a process whose cmdline cannot match ``patterns``."""
     names = comm_names(patterns)
-    globs = tuple(p for row in index_for(patterns).globbed for p in row.program_globs)
+    globs = tuple(p for row in index_for(patterns).globbed for p in row.program_globs if p != "*")
     tools = TOOL_COMMS
 
     decided: dict[str, bool] = {}  # many processes share a name (workers, sleeps, shells)

@@ -31,12 +31,15 @@ def names_of(patterns: Iterable[RunnerPattern]) -> tuple[str, ...]:
 
     A program glob gives one literal part with a ``*`` on each side where it
     may run on into other text: ``*_test`` stays ``*_test``, ``*run_tests*``
-    stays so, ``test_*.py`` gives ``test_*`` (a word starting so).
+    stays so, ``test_*.py`` gives ``test_*`` (a word starting so). A row of
+    any program (``*``) is named by its options instead (``--gtest_*``).
     """
     found: set[str] = set()
     for pattern in patterns:
         found.update(pattern.programs, pattern.modules, pattern.codes)
         found.update(_glob_needle(glob) for glob in pattern.program_globs)
+        if "*" in pattern.program_globs:  # any program: its options name it
+            found.update(_glob_needle(option) for option in pattern.with_options)
     found.discard("*")
     return tuple(sorted(found - APART))
 

@@ -160,6 +160,8 @@ class RunnerPattern(Record):
     and narrows it by the arguments before ``--``:
 
     - ``path_suffixes``: the program path must end with one of these;
+    - ``by_path``: the program must be named by a path (``./test``,
+      ``build/tests``), not looked up on ``PATH`` (``echo``, ``grep``);
     - ``subcommand``: the leading positional words (``("test",)`` for
       ``go test``, ``("nextest", "run")``);
     - ``any_arg``: some positional word must match (``make -j4 lint test``),
@@ -215,6 +217,7 @@ class RunnerPattern(Record):
     modules: frozenset[str]
     codes: frozenset[str]
     path_suffixes: tuple[str, ...]
+    by_path: bool
     subcommand: tuple[str, ...]
     any_arg: tuple[str, ...]
     except_args: tuple[str, ...]
@@ -252,6 +255,7 @@ class RunnerPattern(Record):
         modules: Iterable[str] = (),
         codes: Iterable[str] = (),
         path_suffixes: Iterable[str] = (),
+        by_path: bool = False,
         subcommand: Iterable[str] = (),
         any_arg: Iterable[str] = (),
         except_args: Iterable[str] = (),
@@ -325,6 +329,7 @@ class RunnerPattern(Record):
             modules=mods,
             codes=texts,
             path_suffixes=strings(path_suffixes, "path_suffixes"),
+            by_path=bool(by_path),
             subcommand=subcommands,
             any_arg=any_args,
             except_args=strings(except_args, "except_args"),
@@ -374,9 +379,15 @@ class RunnerPattern(Record):
         """What this row finds: its kind and role."""
         return RunnerMatch(self.kind, self.role)
 
+    def _names(self, word: str) -> bool:
+        """Whether the program as written (``word``) is one this row can name, by its path."""
+        if self.path_suffixes and not ("/" + word).endswith(self.path_suffixes):
+            return False
+        return not self.by_path or "/" in word
+
     def read(self, word: str, args: Sequence[str]) -> ArgsRead | None:
         """What this row reads from ``args`` of program ``word``, or None if it does not match."""
-        if self.path_suffixes and not ("/" + word).endswith(self.path_suffixes):
+        if not self._names(word):
             return None
         if self._plain:
             return _PLAIN

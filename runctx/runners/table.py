@@ -77,9 +77,20 @@ CARGO_OWN_COMMANDS = (
 
 _RUN_TESTS_SCRIPTS = tuple(
     stem + ext
-    for stem in ("run_tests", "run-tests", "runtests", "runTests", "run_test", "run-test")
+    for stem in (
+        *("run_tests", "run-tests", "runtests", "runTests", "RunTests", "run_test", "run-test"),
+        *("runtest", "runTest", "RunTest"),
+    )
     for ext in ("", ".py", ".sh", ".bash")
 )
+
+TEST_PROGRAM_OPTIONS = (
+    "--gtest_*",  # googletest
+    "--run_test*",  # Boost.Test
+    *("--dt-*", "--test-case=*", "-tc=*"),  # doctest
+    *("--test-threads*", "--nocapture"),  # a Rust test harness (libtest)
+)
+"""Options only a test program takes: any program given one is a test program run."""
 
 CORE_TEST_NAMES = ("test", "test:*")
 """Task names that are test runs whatever their text (``npm test``, ``npm run test:unit``)."""
@@ -568,6 +579,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("testcafe", "nightwatch", "qunit", "uvu", "web-test-runner", "wtr", "lab"),
             *("start-server-and-test", "server-test", "intern", "tape-run", "zora", "borp"),
             "tstyche",
+            # Mocha's suites in a browser: mochify, mocha-headless-chrome, mocha-chrome
+            *("mochify", "mocha-headless-chrome", "mocha-chrome"),
         ),
         not_with=(*_H, "-v"),
     ),
@@ -1179,6 +1192,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "--init", "--list-tests", "--list-suites"),
     ),
     *rows("php-test", [("test",), ("dusk",), ("test:*",)], programs=("artisan",), not_with=_H),
+    # Orchestra Testbench, a package's Laravel app: ``vendor/bin/testbench package:test``
+    *rows("php-test", [("package:test",)], programs=("testbench",), not_with=_H),
     *rows("php-test", [("run",)], programs=("codecept", "codecept.phar", "phpspec"), not_with=_H),
     RunnerPattern("php-test", programs=("behat", "infection"), not_with=(*_H, "--dry-run")),
     *rows(
@@ -1310,10 +1325,11 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         # stack test is stack build --test: --no-run-tests builds the suites, runs none
         not_with=(*_H, "--dry-run", "--no-run-tests"),
     ),
-    RunnerPattern(
+    # ``stack install`` is ``stack build --copy-bins``: either runs the suites given ``--test``
+    *rows(
         "haskell-test",
+        [("build",), ("install",)],
         programs=("stack",),
-        subcommand=("build",),
         with_options=("--test", "--test-arguments=*"),
         not_with=(*_H, "--dry-run", "--no-run-tests"),
     ),
@@ -1370,6 +1386,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     ),
     RunnerPattern("raku-test", programs=("zef",), subcommand=("test",), not_with=_H),
     RunnerPattern("bats", programs=("bats",), not_with=(*_H, "-v", "-c", "--count")),
+    # shelltestrunner: command-line tests in .test files (``shelltest tests/``)
+    RunnerPattern("shelltest", programs=("shelltest",), not_with=(*_H, "-l", "--list")),
     RunnerPattern(
         "shellspec",
         programs=("shellspec",),
@@ -1672,6 +1690,15 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("*run_tests*", "*run-tests*", "*runtests*", "*test_runner*", "*test-runner*"),
         ),
         not_with=(*_H, "--gtest_list_tests", "--list", "--list-tests", "-l"),
+        not_passed=("--list",),
+    ),
+    # --- a program of the project, named by its path, given a test framework's options ---
+    RunnerPattern(
+        "test-binary",
+        program_globs=("*",),
+        by_path=True,
+        with_options=TEST_PROGRAM_OPTIONS,
+        not_with=(*_H, "--gtest_list_tests", "--list_content*", "--list-test-*", "-ltc", "-lts"),
         not_passed=("--list",),
     ),
     # --- task runners: a run when the task's text runs a runner ---

@@ -431,10 +431,11 @@ class _Walk:
         if wrapper.requires_start:
             return self._after_start(wrapper, i + 1)
         self.code_flag = False
-        step = self._wrapper_options(wrapper, i + 1)
+        start, positionals = self._leading_positionals(wrapper, i + 1)
+        step = self._wrapper_options(wrapper, start)
         if wrapper.subcommands and isinstance(step, int):
             step = self._subcommand(wrapper, step)
-        for _ in range(wrapper.positionals):
+        for _ in range(positionals):
             if not isinstance(step, int):
                 break
             if step >= len(self.args):
@@ -449,6 +450,16 @@ class _Walk:
         if wrapper.shell_join or wrapper.each_line:
             return self._joined_command(wrapper, step)
         return step
+
+    def _leading_positionals(self, wrapper: Wrapper, start: int) -> tuple[int, int]:
+        """Where the wrapper's options start, and how many positionals come after them.
+
+        A wrapper whose positionals come first (``setarch "$ARCH" -R CMD``)
+        has them skipped before its options, unless its first word is one.
+        """
+        if wrapper.positionals_first and start < len(self.args) and self.args[start][:1] != "-":
+            return start + wrapper.positionals, 0
+        return start, wrapper.positionals
 
     def _joined_command(self, wrapper: Wrapper, step: int) -> Outcome:
         """The shell text a joining wrapper runs from ``step`` (``watch pytest``, ``parallel``).

@@ -57,7 +57,9 @@ class Wrapper(Record):
     DEST``); ``each_line``: each word after the options is a command line of
     its own (``concurrently "npm:lint" "jest"``), with ``shorthands`` (a
     prefix and what it stands for: ``npm:NAME`` is ``npm run NAME``);
-    ``dash_option``: a lone ``-`` is an option, not a word (``su - postgres``).
+    ``dash_option``: a lone ``-`` is an option, not a word (``su - postgres``);
+    ``positionals_first``: the positionals come before the options when the
+    first word is none (``setarch "$ARCH" -R CMD``).
     """
 
     arg_separators: frozenset[str]
@@ -72,6 +74,7 @@ class Wrapper(Record):
     own_commands: frozenset[str] | None
     pairs: frozenset[str]
     positionals: int
+    positionals_first: bool
     requires_start: bool
     shell_join: bool
     shorthands: tuple[tuple[str, str], ...]
@@ -106,6 +109,7 @@ class Wrapper(Record):
         each_line: bool = False,
         shorthands: Iterable[tuple[str, str]] = (),
         dash_option: bool = False,
+        positionals_first: bool = False,
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         chdirs, codes, modules, splits = map(frozenset, (chdir, code, module, split))
@@ -122,6 +126,7 @@ class Wrapper(Record):
             own_commands=None if own_commands is None else frozenset(own_commands),
             pairs=frozenset(pairs),
             positionals=positionals,
+            positionals_first=positionals_first,
             requires_start=requires_start,
             shell_join=shell_join,
             shorthands=tuple(shorthands),
@@ -257,12 +262,26 @@ WRAPPERS: dict[str, Wrapper] = {
     "pixi": Wrapper(
         value=("-e", "--environment", "--manifest-path"), subcommands=[("run",), ("exec",)]
     ),
+    # ``coverage run --help``: every option that takes a value (``--debug config``)
     "coverage": Wrapper(
-        value=("--source", "--include", "--omit", "--rcfile", "--context", "--data-file"),
+        value=(
+            *("--source", "--include", "--omit", "--rcfile", "--context", "--data-file"),
+            *("--concurrency", "--debug", "--save-signal"),
+        ),
         module=("-m", "--module"),
         subcommands=[("run",)],
     ),
     "direnv": Wrapper(subcommands=[("exec",)], positionals=1),
+    # Haskell's build tools run a command in the project's environment: ``stack exec -- CMD``
+    "stack": Wrapper(
+        value=("--stack-yaml", "--resolver", "--snapshot", "--work-dir", "--package"),
+        chdir=("--cwd",),
+        subcommands=[("exec",)],
+    ),
+    "cabal": Wrapper(
+        value=("--project-file", "--builddir", "-w", "--with-compiler"),
+        subcommands=[("exec",), ("v2-exec",)],
+    ),
     "npx": Wrapper(value=("-p", "--package", "--cache"), code=("-c", "--call")),
     "pnpx": Wrapper(value=("-p", "--package"), code=("-c", "--call")),
     "bunx": Wrapper(value=("-p", "--package")),
@@ -335,7 +354,8 @@ WRAPPERS.update(
         "lima": Wrapper(),  # ``lima CMD``: CMD in the default instance
         "linux32": Wrapper(),  # personality wrappers: the command runs as it is
         "linux64": Wrapper(),
-        "setarch": Wrapper(positionals=1),
+        # ``setarch [ARCH] [options] CMD`` (util-linux): the architecture first
+        "setarch": Wrapper(positionals=1, positionals_first=True),
         # Intel's emulator: ``sde -- CMD`` (or ``sde64``)
         "sde": Wrapper(start_after=("--",), requires_start=True),
         "sde64": Wrapper(start_after=("--",), requires_start=True),

@@ -1,15 +1,20 @@
 """Justfiles: what ``just NAME`` runs.
 
 Read: recipe headers (``[@]name params: dependencies``), their indented
-bodies, and ``alias a := b``; settings, variables, attributes and imports are
-skipped. ``just`` looks for its file in the directory and its parents; with no
-recipe named it runs ``default``, else the first recipe. Interpolations
-(``{{x}}``) are left as they are.
+bodies, ``alias a := b``, and variables whose value is string literals and
+other variables joined by ``+`` (``SHELLTEST := STACK + ' exec -- shelltest'``):
+a recipe's ``{{ NAME }}`` becomes the value, and so do ``$NAME`` and
+``${NAME}`` for a variable exported (``export NAME := …``, ``set export``).
+Other settings, attributes, imports and values (``env_var(…)``, ``if …``)
+are skipped: their interpolations are left as they are. ``just`` looks for
+its file in the directory and its parents; with no recipe named it runs
+``default``, else the first recipe.
 """
 
 from __future__ import annotations
 
 import os
+import re
 
 from runctx.runners.tasks.files import Task, expand_tasks, found_above
 
@@ -19,22 +24,79 @@ if TYPE_CHECKING:
     from runctx.runners.walk import TaskCall
 
 JUSTFILES = ("justfile", "Justfile", "JUSTFILE", ".justfile")
+_ASSIGNMENT = re.compile(r"(export\s+)?([A-Za-z_][\w-]*)\s*:=\s*(.+)")
+_LITERAL = re.compile(r"'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+_INTERPOLATION = re.compile(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}")
+_EXPORTED = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 
 
 class Justfile:
     """The recipes and aliases of a justfile, and its first recipe."""
 
-    __slots__ = ("aliases", "first", "recipes")
+    __slots__ = ("aliases", "export_all", "exported", "first", "recipes", "variables")
 
     def __init__(self) -> None:
         """Start empty."""
         self.recipes: dict[str, Task] = {}
         self.aliases: dict[str, str] = {}
         self.first: str | None = None
+        self.variables: dict[str, str] = {}
+        self.exported: set[str] = set()
+        self.export_all = False
 
     def recipe(self, name: str) -> Task | None:
         """The recipe called ``name`` or aliased so."""
         return self.recipes.get(self.aliases.get(name, name))
+
+    def line(self, text: str) -> str:
+        """A recipe's line with the variables it names replaced by their values."""
+        text = _INTERPOLATION.sub(lambda m: self.variables.get(m[1], m[0]), text)
+        if not (self.exported or self.export_all) or "$" not in text:
+            return text
+
+        def exported(match: re.Match[str]) -> str:
+            name = match[1] or match[2]
+            known = name in self.variables and (self.export_all or name in self.exported)
+            return self.variables[name] if known else match[0]
+
+        return _EXPORTED.sub(exported, text)
+
+    def assign(self, line: str) -> bool:
+        """Read ``line`` if it sets a variable (or ``set export``); whether it did."""
+        if line.replace(" ", "") in {"setexport", "setexport:=true"}:
+            self.export_all = True
+            return True
+        match = _ASSIGNMENT.fullmatch(line)
+        if match is None:
+            return False
+        value = self._value(match[3])
+        if value is not None:
+            self.variables[match[2]] = value
+            if match[1]:
+                self.exported.add(match[2])
+        return True
+
+    def _value(self, expression: str) -> str | None:
+        """String literals and known variables joined by ``+``; None for anything else."""
+        parts: list[str] = []
+        rest = expression.strip()
+        while rest:
+            literal = _LITERAL.match(rest)
+            if literal is not None:
+                parts.append(literal[1] if literal[1] is not None else literal[2])
+                rest = rest[literal.end() :].lstrip()
+            else:
+                name, _, rest = rest.partition(" ")
+                if name not in self.variables:
+                    return None
+                parts.append(self.variables[name])
+                rest = rest.lstrip()
+            if rest.startswith("#"):
+                break
+            if rest and not rest.startswith("+"):
+                return None
+            rest = rest[1:].lstrip()
+        return "".join(parts)
 
 
 def dependencies(text: str) -> list[str]:
@@ -83,6 +145,8 @@ def parse(data: bytes) -> Justfile:
         if words[0] == "alias" and len(words) >= 4 and words[2] == ":=":  # noqa: PLR2004 - a := b
             just.aliases[words[1]] = words[3]
             continue
+        if just.assign(line):
+            continue
         header = _header(line)
         if header is None:
             continue
@@ -106,4 +170,6 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not names:
         default = "default" if "default" in just.recipes else just.first
         names = [default] if default else []
-    return expand_tasks(names, just.recipe, lambda line: line.lstrip("@-").strip(), files.unread)
+    return expand_tasks(
+        names, just.recipe, lambda line: just.line(line.lstrip("@-").strip()), files.unread
+    )

@@ -30,6 +30,7 @@ LOOK_ALIKE_PARTS = frozenset(
         *("report", "reports", "serve", "server", "generate", "gen", "setup", "teardown"),
         *("clean", "build", "lint", "types", "typecheck", "tsc", "prepare", "install"),
         *("fixtures", "download", "open", "show", "view", "merge", "upload", "compile"),
+        *("format", "fmt", "prettier", "style", "stylelint", "eslint", "spell", "spelling"),
     }
 )
 """Last parts of a test-named script (``test:…:PART``, ``test-PART``) that run no test by
