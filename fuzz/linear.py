@@ -82,7 +82,8 @@ def _make_default(data: bytes) -> object:
 
 def _just_default(data: bytes) -> object:
     just = justfile.parse(data)
-    return expand_tasks([just.first] if just.first else [], just.recipe, str.strip, [])
+    first = [just.first] if just.first else []
+    return expand_tasks(first, just.recipe, lambda line: just.line(line.strip()), [])
 
 
 def _task_default(data: bytes) -> object:
@@ -212,6 +213,36 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "justfile: a long dependency list": (
         lambda n: b"default: " + b"(a 'x') " * (n // 8) + b"\n  echo\na:\n  pytest\n",
         _just_default,  # type: ignore[dict-item]
+    ),
+    "justfile: variables that double": (
+        lambda n: (
+            b"V0 := '"
+            + b"x" * n
+            + b"'\n"
+            + b"".join(b"V%d := V%d + V%d\n" % (i + 1, i, i) for i in range(30))
+            + b"default:\n  pytest {{V30}}\n"
+        ),
+        _just_default,  # type: ignore[dict-item]
+    ),
+    "justfile: many interpolations of a long value": (
+        lambda n: (
+            b"V := '" + b"x" * 60000 + b"'\ndefault:\n  pytest " + b"{{V}}" * (n // 5) + b"\n"
+        ),
+        _just_default,  # type: ignore[dict-item]
+    ),
+    "justfile: a long expression": (
+        lambda n: b"V := " + b"'a' + " * (n // 7) + b"'b'\ndefault:\n  pytest {{V}}\n",
+        _just_default,  # type: ignore[dict-item]
+    ),
+    "makefile: a called block of many arguments": (
+        lambda n: (
+            b"define F\n"
+            + b"$(1) " * (n // 10)
+            + b"\nendef\nall:\n\t$(call F,"
+            + b"x," * (n // 4)
+            + b")\n"
+        ),
+        _make_default,  # type: ignore[dict-item]
     ),
     "justfile: many recipes": (
         lambda n: b"".join(b"r%d: a\n  echo\n" % i for i in range(n // 14)),

@@ -164,6 +164,48 @@ def test_a_quiet_prefix_held_in_a_variable_is_taken_off(tmp_path):
     assert runs("make compile", tmp_path) == []
 
 
+def test_a_canned_recipe_and_a_called_one_are_their_text(tmp_path):
+    """A ``define`` block is a variable of several lines: ``$(name)`` and ``$(call name,…)``.
+
+    ``$(call RUN,pytest,tests)`` is the block with ``$(1)`` and ``$(2)`` the
+    arguments; a block's own shell ``$$`` stays the shell's.
+    """
+    write(
+        tmp_path / "Makefile",
+        """\
+        SHARDS ?= 4
+        define in_shards
+        \t@for i in $$(seq 1 $(SHARDS)); do \\
+        \t  SHARD=$$i ./$(1) > $(1)_$$i.log & \\
+        \tdone; wait
+        endef
+        define RUN =
+        $(1) -q $(2)
+        @echo ran $(1)
+        endef
+        define checks
+        ruff check .
+        mypy src
+        endef
+        suite: build
+        \t$(call in_shards,suite_test)
+        build:
+        \t$(CC) -o suite_test test.c
+        unit:
+        \t$(call RUN,pytest,tests/unit)
+        fmt:
+        \t$(call RUN,black,src)
+        lint:
+        \t$(checks)
+        """,
+    )
+    assert runs("make suite", tmp_path) == [("make-target", str(tmp_path))]
+    assert runs("make unit", tmp_path) == [("make-target", str(tmp_path))]
+    assert runs("make build", tmp_path) == []
+    assert runs("make fmt", tmp_path) == []
+    assert runs("make lint", tmp_path) == []
+
+
 def test_words_made_of_variables_leave_the_written_targets_read(tmp_path):
     """``make integration ${extraflags}``: ``integration`` is read.
 

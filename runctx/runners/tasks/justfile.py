@@ -20,12 +20,16 @@ from runctx.runners.tasks.files import Task, expand_tasks, found_above
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from runctx.runners.tasks.files import ProjectFiles
     from runctx.runners.walk import TaskCall
 
 JUSTFILES = ("justfile", "Justfile", "JUSTFILE", ".justfile")
 _ASSIGNMENT = re.compile(r"(export\s+)?([A-Za-z_][\w-]*)\s*:=\s*(.+)")
-_LITERAL = re.compile(r"'([^']*)'|\"((?:[^\"\\]|\\.)*)\"")
+_TOKEN = re.compile(r"\s*(?:'([^']*)'|\"((?:[^\"\\]|\\.)*)\"|([A-Za-z_][\w-]*)|(\+)|(#.*)|(.))")
+MAX_VALUE_CHARS = 64 * 1024
+"""The most characters a variable's value, or a recipe line with values put in, is read to."""
 _INTERPOLATION = re.compile(r"\{\{\s*([A-Za-z_][\w-]*)\s*\}\}")
 _EXPORTED = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 
@@ -49,17 +53,17 @@ class Justfile:
         return self.recipes.get(self.aliases.get(name, name))
 
     def line(self, text: str) -> str:
-        """A recipe's line with the variables it names replaced by their values."""
-        text = _INTERPOLATION.sub(lambda m: self.variables.get(m[1], m[0]), text)
+        """A recipe's line with the variables it names replaced by their values (bounded)."""
+        text = _substituted(_INTERPOLATION, text, lambda m: self.variables.get(m[1]))
         if not (self.exported or self.export_all) or "$" not in text:
             return text
 
-        def exported(match: re.Match[str]) -> str:
+        def exported(match: re.Match[str]) -> str | None:
             name = match[1] or match[2]
-            known = name in self.variables and (self.export_all or name in self.exported)
-            return self.variables[name] if known else match[0]
+            shown = self.export_all or name in self.exported
+            return self.variables.get(name) if shown else None
 
-        return _EXPORTED.sub(exported, text)
+        return _substituted(_EXPORTED, text, exported)
 
     def assign(self, line: str) -> bool:
         """Read ``line`` if it sets a variable (or ``set export``); whether it did."""
@@ -77,26 +81,56 @@ class Justfile:
         return True
 
     def _value(self, expression: str) -> str | None:
-        """String literals and known variables joined by ``+``; None for anything else."""
+        """String literals and known variables joined by ``+`` (bounded); None for anything else."""
         parts: list[str] = []
-        rest = expression.strip()
-        while rest:
-            literal = _LITERAL.match(rest)
-            if literal is not None:
-                parts.append(literal[1] if literal[1] is not None else literal[2])
-                rest = rest[literal.end() :].lstrip()
-            else:
-                name, _, rest = rest.partition(" ")
-                if name not in self.variables:
-                    return None
-                parts.append(self.variables[name])
-                rest = rest.lstrip()
-            if rest.startswith("#"):
+        size = 0
+        operand = True  # an operand is wanted next
+        for token in _TOKEN.finditer(expression):
+            single, double, name, plus, comment, other = token.groups()
+            if comment is not None:
                 break
-            if rest and not rest.startswith("+"):
+            if other is not None:
+                if other.isspace():
+                    continue
                 return None
-            rest = rest[1:].lstrip()
-        return "".join(parts)
+            if plus is not None:
+                if operand:
+                    return None
+                operand = True
+                continue
+            value = single if single is not None else double
+            value = value if value is not None else self.variables.get(name)
+            if not operand or value is None:
+                return None
+            size += len(value)
+            if size > MAX_VALUE_CHARS:
+                return None
+            parts.append(value)
+            operand = False
+        return None if operand else "".join(parts)
+
+
+def _substituted(
+    pattern: re.Pattern[str], text: str, value: Callable[[re.Match[str]], str | None]
+) -> str:
+    """``text`` with each match of ``pattern`` replaced by its value (kept where none), bounded.
+
+    At most :data:`MAX_VALUE_CHARS` characters are made: a line of many
+    references to a long value costs no more.
+    """
+    parts: list[str] = []
+    size = 0
+    at = 0
+    for match in pattern.finditer(text):
+        replaced = value(match)
+        piece = text[at : match.start()] + (match[0] if replaced is None else replaced)
+        parts.append(piece)
+        size += len(piece)
+        at = match.end()
+        if size > MAX_VALUE_CHARS:
+            return "".join(parts)[:MAX_VALUE_CHARS]
+    parts.append(text[at:])
+    return "".join(parts)[:MAX_VALUE_CHARS]
 
 
 def dependencies(text: str) -> list[str]:

@@ -8,8 +8,10 @@ Read: rules (``targets: prerequisites`` and their tab-indented recipes, or a
 rules the makefile's own override; pattern rules (``ct-%: build`` with
 ``$*`` for the stem and ``$@`` for the target), for a target no rule names.
 A recipe's variables are expanded before make's own prefixes are taken off,
-so that ``$(Q)`` holding ``@`` is a quiet prefix. Skipped: conditionals
-(their lines are read as if every branch were taken), ``define`` blocks.
+so that ``$(Q)`` holding ``@`` is a quiet prefix. A ``define`` block is a
+variable of several lines (a canned recipe, ``$(name)``), and ``$(call
+name,a,b)`` is its value with ``$(1)``, ``$(2)`` the arguments given.
+Skipped: conditionals (their lines are read as if every branch were taken).
 Variables given on the command line (``make VAR=value test``) override the
 file's assignments of them, as in make, but for those the file makes with
 ``override``. A target the file does not define (by a rule or a pattern, or in an include
@@ -20,6 +22,7 @@ target's name.
 from __future__ import annotations
 
 import os
+import re
 
 from runctx.runners.tasks.files import MAX_TASKS, Task, expand_tasks, first_existing
 
@@ -38,6 +41,8 @@ _OPERATORS = (":::=", "::=", ":=", "?=", "+=", "!=", "=")
 _EXPANSION_PASSES = 8
 _CLOSING = {"(": ")", "{": "}"}
 _INCLUDES = frozenset({"include", "-include", "sinclude"})
+_ARGUMENT = re.compile(r"(?<!\$)\$(?:\((\d)\)|\{(\d)\}|(\d))")
+"""An argument of ``$(call …)`` in the called value: ``$(1)``, ``${1}``, ``$1``."""
 MAX_INCLUDES = 4
 """Files one makefile includes that are read (plain names, relative to its directory)."""
 MAX_EXPANDED_CHARS = 64 * 1024
@@ -183,11 +188,11 @@ def parse(data: bytes) -> Makefile:
     """The rules and variables of a makefile's text."""
     made = Makefile()
     current: list[str] = []
-    in_define = False
+    defined: tuple[str, list[str]] | None = None
     text = data.decode("utf-8", errors="replace")
     for line in text.replace("\\\r\n", " ").replace("\\\n", " ").splitlines():
-        if in_define:
-            in_define = line.strip() != "endef"
+        if defined is not None:
+            defined = _defining(made, defined, line)
             continue
         if line.startswith("\t"):
             for target in current:
@@ -201,7 +206,8 @@ def parse(data: bytes) -> Makefile:
             continue
         current = []
         if first == "define":
-            in_define = True
+            words = stripped.split()
+            defined = (words[1] if len(words) > 1 else "", [])
             continue
         assigned = _assignment(stripped)
         if assigned is not None:
@@ -209,6 +215,17 @@ def parse(data: bytes) -> Makefile:
         elif ":" in stripped:
             current = made.rule(stripped)
     return made
+
+
+def _defining(
+    made: Makefile, defined: tuple[str, list[str]], line: str
+) -> tuple[str, list[str]] | None:
+    """The ``define`` block read on with ``line``; None once ``endef`` assigned it."""
+    if line.strip() != "endef":
+        defined[1].append(recipe_line(line))
+        return defined
+    made.assign(defined[0], "=", "\n".join(filter(None, defined[1])))
+    return None
 
 
 def expand(text: str, variables: dict[str, str], work: WorkBudget | None = None) -> str:
@@ -253,11 +270,28 @@ def _expand_once(text: str, variables: dict[str, str]) -> str:
         else:
             name = text[dollar + 2 : end]
             value = "make" if name == "MAKE" else variables.get(name)
+            if value is None and name.startswith("call "):
+                value = _called(name[5:], variables)
             piece = text[pos : end + 1] if value is None else text[pos:dollar] + value
             pos = end + 1
         parts.append(piece)
         size += len(piece)
     return "".join(parts)[:MAX_EXPANDED_CHARS]
+
+
+def _called(call: str, variables: dict[str, str]) -> str | None:
+    """What ``$(call NAME,ARGS…)`` gives: NAME's value with its arguments in; None if unknown."""
+    name, *arguments = call.split(",")
+    body = variables.get(name.strip())
+    if body is None:
+        return None
+    given = [name.strip(), *arguments]
+
+    def argument(match: re.Match[str]) -> str:
+        number = int(match[1] or match[2] or match[3])
+        return given[number] if number < len(given) else ""
+
+    return _ARGUMENT.sub(argument, body)
 
 
 def recipe_line(line: str) -> str:
