@@ -277,6 +277,9 @@ FORMS = [
     (["stack", "install", "--test", "--fast"], "haskell-test"),
     (["stack", "exec", "--", "shelltest", "--execdir", "tests/"], "shelltest"),
     (["cabal", "exec", "--", "pytest"], "pytest"),
+    # Ruby's appraisal, in one named gemfile or in each
+    (["bundle", "exec", "appraisal", "rails-8.0", "rspec"], "rspec"),
+    (["appraisal", "rake", "test"], "rake-test"),
     (["caffeinate", "-i", "-t", "3600", "swift", "test"], "swift-test"),
     (["cpulimit", "-l", "50", "--", "cargo", "test"], "cargo-test"),
     (["setpriv", "--reuid=1000", "--regid=1000", "--init-groups", "pytest"], "pytest"),
@@ -494,6 +497,8 @@ NOT_RUNS = [
     ["stack", "install"],
     ["shelltest", "--list", "tests/"],
     ["stack", "exec", "hlint"],
+    ["bundle", "exec", "appraisal", "install"],
+    ["appraisal", "rails-7", "rubocop"],
     ["pytest", "--setup-only", "tests/"],
     ["bats", "--count", "test/"],
     ["shellspec", "--init"],

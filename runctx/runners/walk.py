@@ -445,11 +445,29 @@ class _Walk:
             return step
         if step >= len(self.args) or self.args[step] in wrapper.stop_commands:
             return _STOPPED
+        step = self._past_a_name(wrapper, step)
         if self.code_flag:
             return Outcome(SHELL, text=self.args[step])
         if wrapper.shell_join or wrapper.each_line:
             return self._joined_command(wrapper, step)
         return step
+
+    def _past_a_name(self, wrapper: Wrapper, step: int) -> int:
+        """Past a name the tool may take before the command (``appraisal rails-7 rspec``).
+
+        Only for a wrapper of ``name_first``, and only when the word names no
+        program, wrapper, shell or interpreter and a command follows it.
+        """
+        if not wrapper.name_first or step + 1 >= len(self.args):
+            return step
+        word = self.args[step]
+        known = (
+            "/" in word
+            or _unversioned(word, self.index) in self.index.first_words
+            or word.startswith(PYTHON_PREFIXES)
+            or is_assignment(word)
+        )
+        return step if known else step + 1
 
     def _leading_positionals(self, wrapper: Wrapper, start: int) -> tuple[int, int]:
         """Where the wrapper's options start, and how many positionals come after them.

@@ -59,7 +59,9 @@ class Wrapper(Record):
     prefix and what it stands for: ``npm:NAME`` is ``npm run NAME``);
     ``dash_option``: a lone ``-`` is an option, not a word (``su - postgres``);
     ``positionals_first``: the positionals come before the options when the
-    first word is none (``setarch "$ARCH" -R CMD``).
+    first word is none (``setarch "$ARCH" -R CMD``); ``name_first``: a first
+    word that names no program the table knows, with a command after it, is
+    a name the tool takes (``appraisal rails-7 rspec``).
     """
 
     arg_separators: frozenset[str]
@@ -75,6 +77,7 @@ class Wrapper(Record):
     pairs: frozenset[str]
     positionals: int
     positionals_first: bool
+    name_first: bool
     requires_start: bool
     shell_join: bool
     shorthands: tuple[tuple[str, str], ...]
@@ -110,6 +113,7 @@ class Wrapper(Record):
         shorthands: Iterable[tuple[str, str]] = (),
         dash_option: bool = False,
         positionals_first: bool = False,
+        name_first: bool = False,
     ) -> None:
         """Hold one row; every option that takes a value is in ``value``."""
         chdirs, codes, modules, splits = map(frozenset, (chdir, code, module, split))
@@ -127,6 +131,7 @@ class Wrapper(Record):
             pairs=frozenset(pairs),
             positionals=positionals,
             positionals_first=positionals_first,
+            name_first=name_first,
             requires_start=requires_start,
             shell_join=shell_join,
             shorthands=tuple(shorthands),
@@ -286,6 +291,11 @@ WRAPPERS: dict[str, Wrapper] = {
     "pnpx": Wrapper(value=("-p", "--package"), code=("-c", "--call")),
     "bunx": Wrapper(value=("-p", "--package")),
     "bundle": Wrapper(value=("--gemfile",), subcommands=[("exec",)]),
+    # Ruby's appraisal: ``appraisal [NAME] CMD`` runs CMD in one (or every) gemfile of Appraisals
+    "appraisal": Wrapper(
+        name_first=True,
+        stop_commands=("install", "update", "generate", "clean", "list", "version", "help"),
+    ),
     # Rails' preloader runs a command in a warm process: ``spring rspec``, ``spring rails test``
     "spring": Wrapper(stop=("--version",), stop_commands=("stop", "status", "binstub", "server")),
 }
