@@ -351,6 +351,23 @@ class TestArguments:
         assert runs("./x.py build", tmp_path) == []
         assert runs("./build.cmd --list-tests", tmp_path) == []
 
+    @pytest.mark.parametrize(
+        ("command", "is_run"),
+        [
+            ("python dev.py test", True),
+            ("python3 x.py test library/std", True),
+            ("node build.mjs test:unit", True),
+            ("ruby build.rb tests", True),
+            ("go run build.go test", True),
+            ("python dev.py lint", False),
+            ("python manage.py testserver", False),
+            ("go run build.go --test-data", False),
+        ],
+    )
+    def test_an_interpreter_running_a_script_given_a_test_action(self, tmp_path, command, is_run):
+        """``python dev.py test`` is ``./dev.py test``: the action given decides, no path needed."""
+        assert (runs(command, tmp_path) != []) is is_run
+
     def test_a_script_that_runs_its_arguments_runs_the_command_given(self, tmp_path):
         """``bin/ci with_build_env 'make std_spec'``: the quoted command is judged."""
         _script(

@@ -706,6 +706,7 @@ SCRIPT_MARKS = (
 _SCRIPT_SUFFIX = ".sh"
 _TEST_FILE_SUFFIXES = (
     *(".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua", ".tcl", ".dart"),
+    *(".rb", ".pl", ".go"),
 )
 """Files an interpreter runs that are judged by their name (``test_x.py``, ``x.test.js``)."""
 _SCRIPT_BEFORE = frozenset(" \t\n;&|(`'\"")
@@ -725,7 +726,8 @@ def names_a_script(command: str) -> bool:
 
     No word starts as a script's path does (:data:`SCRIPT_MARKS`), none ends
     in ``.sh``, none is a test file an interpreter runs (``test_x.py``,
-    ``x_test.py``, ``x.test.js``, ``tests/test.php``), no program named by
+    ``x_test.py``, ``x.test.js``, ``tests/test.php``) or a script given a
+    test action (``python dev.py test``, ``go run build.go test``), no program named by
     a variable is asked to ``test`` (``$CARGO test``), and no code calls a
     runner's entry (:data:`CALLED_MAINS`).
     """
@@ -735,7 +737,7 @@ def names_a_script(command: str) -> bool:
         while at >= 0:
             end = at + len(mark)
             if mark in _TEST_FILE_SUFFIXES:
-                if _ends_word(text, end) and _test_file(text, at):
+                if _ends_word(text, end) and (_test_file(text, at) or _then_test(text, end)):
                     return True
             elif mark == _SCRIPT_SUFFIX:
                 if _ends_word(text, end):
@@ -764,6 +766,17 @@ def _test_module(text: str) -> bool:
                 return True
         at = text.find("-m", at + 2)
     return False
+
+
+def _then_test(text: str, end: int) -> bool:
+    """Whether the word after ``end`` may name a test action (``python dev.py test``)."""
+    start = end
+    while start < len(text) and text[start] in " \t":
+        start += 1
+    stop = start
+    while stop < len(text) and text[stop] not in _BEFORE:
+        stop += 1
+    return "test" in text[start:stop].lower()
 
 
 def _variable_then_test(text: str) -> bool:

@@ -71,6 +71,7 @@ _SHELL_SUFFIXES = (".sh", ".bash")
 _SCRIPT_SUFFIXES = (
     *(*_SHELL_SUFFIXES, ".py", ".rb", ".pl", ".cmd", ".bat", ".ps1"),
     *(".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".php", ".lua", ".tcl", ".dart"),
+    ".go",  # ``go run build.go test``: judged by its arguments, never read
 )
 _TEST_STEMS = frozenset(
     {"test", "tests", "runtests", "run-tests", "run_tests", "unittest", "unittests", "testrunner"}
