@@ -362,10 +362,19 @@ class TestArguments:
             ("python dev.py lint", False),
             ("python manage.py testserver", False),
             ("go run build.go --test-data", False),
+            ("cargo run -p xtask -- test", True),
+            ("cargo run --release --bin test-runner", True),
+            ("timeout 600 cargo run --package=ci -- tests --all", True),
+            ("cargo run -p xtask -- dist", False),
+            ("cargo run -- --help", False),
         ],
     )
     def test_an_interpreter_running_a_script_given_a_test_action(self, tmp_path, command, is_run):
-        """``python dev.py test`` is ``./dev.py test``: the action given decides, no path needed."""
+        """``python dev.py test`` is ``./dev.py test``, and so is ``cargo run -p xtask -- test``.
+
+        The project's program is given its action, as a script run by its
+        path is: the action (or the program's name) decides, no path needed.
+        """
         assert (runs(command, tmp_path) != []) is is_run
 
     def test_a_script_that_runs_its_arguments_runs_the_command_given(self, tmp_path):

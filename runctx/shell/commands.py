@@ -728,6 +728,14 @@ class _Parse:
             return
 
         written = argv
+        program = scripts.project_program(inner or argv)
+        if program is not None:  # ``cargo run -p xtask -- test``: its name and its action decide
+            name, arguments = program
+            if scripts.named_for_tests(name) or scripts.names_a_test(arguments[:1]):
+                self.found.append(
+                    TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv)
+                )
+            return
         path = scripts.script_path(inner, operand=True) if inner else None
         if path is None:
             path = scripts.script_path(argv)

@@ -24,6 +24,10 @@ holds ``test`` but does not start with a verb that prepares, reports or builds
 (``install-test-deps.sh``, ``print-test-failures.sh``), and a numbered
 test script of a ``t/`` directory (``t/t1234-name.sh``, as git's).
 
+A project's own program that ``cargo run`` builds (``cargo run -p xtask --
+test``, ``cargo run --bin test-runner``) is judged the same way, by its name
+and the action it is given (:func:`project_program`).
+
 A script that picks what to do from its arguments (``case "$1"``,
 ``getopts``) and is given some runs what they name: a run when one of them is
 named for tests (``./build.sh -a test``, ``./build.cmd unit-tests``, ``./x.py
@@ -144,6 +148,43 @@ def _dart_script(argv: Sequence[str]) -> str | None:
     rest = argv[2:] if argv[1:2] == ["run"] else argv[1:]
     operand = next((arg for arg in rest if not arg.startswith("-")), "")
     return operand if operand.endswith(".dart") else None
+
+
+_CARGO_RUN_VALUES = frozenset(
+    {"-p", "--package", "--bin", "--example", "-F", "--features", "--target", "--target-dir"}
+    | {"--manifest-path", "--profile", "-j", "--jobs", "--color", "--config", "-Z"}
+    | {"--message-format", "--lockfile-path"}
+)
+"""``cargo run``'s options that take a value (``cargo run --help``)."""
+_CARGO_RUN_NAMES = frozenset({"-p", "--package", "--bin", "--example"})
+
+
+def project_program(argv: Sequence[str]) -> tuple[str, list[str]] | None:
+    """The project's own program ``cargo run`` builds and runs, and the arguments it is given.
+
+    ``cargo run -p xtask -- test`` runs the workspace's ``xtask`` with
+    ``test``; ``cargo run --bin test-runner``, the binary ``test-runner``. The
+    name is that of ``--bin``, ``--example`` or ``-p`` (``""`` for the
+    package's own binary). None for any other command.
+    """
+    if len(argv) < 2 or argv[0].rpartition("/")[2] != "cargo" or argv[1] != "run":  # noqa: PLR2004
+        return None
+    name = ""
+    i = 2
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return name, list(argv[i + 1 :])
+        if not arg.startswith("-"):
+            return name, list(argv[i:])
+        option, eq, value = arg.partition("=")
+        if option in _CARGO_RUN_VALUES and not eq:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+            i += 1
+        if option in _CARGO_RUN_NAMES:
+            name = value
+        i += 1
+    return name, []
 
 
 def test_module(argv: Sequence[str]) -> str | None:
