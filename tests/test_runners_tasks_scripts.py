@@ -354,6 +354,25 @@ class TestArguments:
     @pytest.mark.parametrize(
         ("command", "is_run"),
         [
+            ("./build.sh --test", True),
+            ("./build.sh --restore --build --test", True),
+            ("./ci.sh --run-tests --verbose", True),
+            ("./build.sh --test-data", False),
+            ("./build.sh --tests=false", False),
+            ("./tools/analyze -fix -test ./...", False),
+        ],
+    )
+    def test_a_long_flag_naming_the_test_action_is_the_action(self, tmp_path, command, is_run):
+        """.NET Arcade's ``./build.sh --test``: the flag is the action, wherever it is given.
+
+        A flag about tests is none, nor a one-dash ``-test`` (a Go tool's
+        "analyse test files too").
+        """
+        assert (runs(command, tmp_path) != []) is is_run
+
+    @pytest.mark.parametrize(
+        ("command", "is_run"),
+        [
             ("python dev.py test", True),
             ("python3 x.py test library/std", True),
             ("node build.mjs test:unit", True),

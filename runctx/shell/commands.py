@@ -731,7 +731,7 @@ class _Parse:
         program = scripts.project_program(inner or argv)
         if program is not None:  # ``cargo run -p xtask -- test``: its name and its action decide
             name, arguments = program
-            if scripts.named_for_tests(name) or scripts.names_a_test(arguments[:1]):
+            if scripts.named_for_tests(name) or scripts.given_a_test_action(arguments):
                 self.found.append(
                     TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv)
                 )
@@ -776,7 +776,7 @@ class _Parse:
         arguments = list(argv[argv.index(path) + 1 :]) if path in argv else []
         runs: bool | Unknown
         if text is None:
-            runs = scripts.named_for_tests(path) or scripts.names_a_test(arguments[:1])
+            runs = scripts.named_for_tests(path) or scripts.given_a_test_action(arguments)
             if not runs and code is not None:
                 runs = self._code_verdict(code, arguments, cwd, known=known, venv=venv)
         elif arguments and (chosen := dispatch.selected_text(text, arguments)) is not None:

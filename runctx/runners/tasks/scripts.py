@@ -325,6 +325,10 @@ _PASSES_ARGUMENTS = ('"$@"', "$@", '"$*"', "$*", "eval ")
 _TEST_ARGUMENTS = frozenset(
     {"test", "tests", "unit", "unittest", "unittests", "spec", "specs", "e2e"}
 )
+_TEST_FLAGS = frozenset(
+    {"test", "tests", "runtests", "run-tests", "run_tests", "unittests", "unit-tests"}
+)
+"""Flags that name the test action itself: a build script given one runs the tests."""
 
 
 def dispatches(text: str) -> bool:
@@ -370,10 +374,29 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
     return given if count else None
 
 
+def given_a_test_action(arguments: Sequence[str]) -> bool:
+    """Whether a program not read is given the test action: its first argument, or a flag.
+
+    Only the first positional is its action (``./x.py test``; a later word
+    may be a file); a flag naming the action counts wherever it is given
+    (``./build.sh --restore --build --test``).
+    """
+    flags = (a for a in arguments if a.startswith("-") and "=" not in a)
+    return names_a_test(arguments[:1]) or any(names_a_test([flag]) for flag in flags)
+
+
 def names_a_test(arguments: Sequence[str]) -> bool:
-    """Whether one of ``arguments`` (or an option's value) names a test action."""
+    """Whether one of ``arguments`` (or an option's value) names a test action.
+
+    A long flag does only when its name is the action's (``--test``,
+    ``--run-tests``: .NET Arcade's ``./build.sh --test``), not when it says
+    something of tests (``--list-tests``, ``--test-data``), nor a one-dash
+    flag (Go's ``-test``: analyse the test files too).
+    """
     for argument in arguments:
         if argument.startswith("-") and "=" not in argument:
+            if argument.startswith("--") and argument[2:].lower() in _TEST_FLAGS:
+                return True
             continue  # a flag (``--list-tests``), not an action
         word = argument.rpartition("=")[2].lower()
         if word in _TEST_ARGUMENTS or word.startswith(("test-", "test_", "test:")):
