@@ -29,6 +29,7 @@ from runctx.runners.tasks import (
     makefile,
     mix_aliases,
     package_json,
+    scripts,
     taskfile,
 )
 from runctx.runners.tasks.files import expand_tasks
@@ -261,6 +262,21 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "dispatch: many case blocks": (
         lambda n: 'case "$1" in a) x ;; b) pytest ;; esac\n' * (n // 40),
         lambda text: dispatch.selected_text(text, ["a"]),  # type: ignore[arg-type]
+    ),
+    "dispatch: many branches on flags never set": (
+        lambda n: (
+            'case "$1" in -a) f=true ;; esac\nf=false\n'
+            + 'if [[ "$f" == true ]]; then\n  if x; then y; fi\n' * (n // 48)
+        ),
+        lambda text: dispatch.selected_text(text, ["-b"]),  # type: ignore[arg-type]
+    ),
+    "scripts: many names of the script's own directory": (
+        lambda n: 'D=$(dirname "$0")\n' + '"$D/x" $(dirname "$0") ${0%/*}\n' * (n // 36),
+        lambda text: scripts.in_own_directory(text, "ci/run.sh"),  # type: ignore[arg-type]
+    ),
+    "scripts: many assignments of the script's own directory": (
+        lambda n: "".join(f'D{i}=$(dirname "$0")\n$D{i}/x\n' for i in range(n // 30)),
+        lambda text: scripts.in_own_directory(text, "ci/run.sh"),  # type: ignore[arg-type]
     ),
     "dispatch: one block of many arms": (
         lambda n: 'case "$1" in\n' + "a) f ;;\n" * (n // 8) + "esac\n",

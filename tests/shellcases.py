@@ -56,6 +56,14 @@ CASES = [
     ("! pytest", [("pytest", CWD, True)]),
     ("time pytest", [("pytest", CWD, True)]),
     ("case $x in a) pytest;; esac", [("pytest", CWD, True)]),
+    # an arm's pattern is no command, whatever it is named; its ``)`` closes no subshell
+    ('case "$opt" in\n  -test|-t) test=true ;;\n  unit-tests) go=1 ;;\nesac', []),
+    ("case $x in (run-tests|x_test) echo ;; *) ruff ;; esac; pytest", [("pytest", CWD, True)]),
+    ("case $x in a) case $y in b_test) : ;; esac ;; esac; ./c_test", [("test-binary", CWD, True)]),
+    (
+        "(cd sub; case $x in a) ;; esac; pytest); pytest",
+        [("pytest", f"{CWD}/sub", True), ("pytest", CWD, True)],
+    ),
     ("[ -f x ] && go test ./...", [("go-test", CWD, True)]),
     # cd moves the cwd of what follows
     ("cd pkg && pytest", [("pytest", f"{CWD}/pkg", True)]),

@@ -110,6 +110,37 @@ class TestRead:
         assert runs("scripts/check", tmp_path) == []
 
 
+class TestOwnDirectory:
+    """A script calls the scripts beside it through its own directory: they are read."""
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            '"$(dirname "$0")/unit.sh"',
+            'DIR="$( cd "$( dirname "${BASH_SOURCE[0]}" )" && pwd )"\n"$DIR/unit.sh" -q',
+            'SCRIPT_DIR=$(dirname -- "$0")\n$SCRIPT_DIR/unit.sh',
+            'cd "$(dirname "$0")"\n./unit.sh',
+            'here=$(cd "$(dirname "$0")" >/dev/null 2>&1 && pwd -P)\nbash "${here}/unit.sh"',
+            '"${0%/*}/unit.sh"',
+            'root=$(dirname "$(realpath "$0")")\nsh $root/unit.sh',
+        ],
+    )
+    def test_a_sibling_called_through_the_scripts_directory_is_read(self, tmp_path, call):
+        """``$(dirname "$0")``, ``${BASH_SOURCE[0]}``, ``$(cd … && pwd)``: its directory."""
+        _script(tmp_path / "ci" / "unit.sh", "#!/bin/sh\npytest -q\n")
+        _script(tmp_path / "ci" / "build.sh", "#!/bin/sh\ncargo build\n")
+        _script(tmp_path / "ci" / "run.sh", f"#!/bin/bash\nset -e\n{call}\n")
+        assert runs("./ci/run.sh", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        _script(tmp_path / "ci" / "run.sh", f"#!/bin/bash\n{call.replace('unit.sh', 'build.sh')}\n")
+        assert runs("./ci/run.sh", tmp_path) == []
+
+    def test_another_variable_is_not_the_scripts_directory(self, tmp_path):
+        """``$TOOLS/unit.sh`` with ``TOOLS`` from elsewhere names no file of the checkout."""
+        _script(tmp_path / "ci" / "unit.sh", "#!/bin/sh\npytest -q\n")
+        _script(tmp_path / "ci" / "run.sh", '#!/bin/bash\nTOOLS="$HOME/ci"\n"$TOOLS/unit.sh"\n')
+        assert runs("./ci/run.sh", tmp_path) == []
+
+
 class TestByName:
     """A script that cannot be read (absent, not shell) is a run when its name says so."""
 
@@ -395,6 +426,32 @@ class TestArguments:
         path is: the action (or the program's name) decides, no path needed.
         """
         assert (runs(command, tmp_path) != []) is is_run
+
+    def test_a_branch_on_a_flag_the_arguments_did_not_set_is_not_run(self, tmp_path):
+        """``--restore`` leaves ``coverage=false``: ``if [[ "$coverage" == true ]]`` is dead.
+
+        The flags are read as Arcade's driver reads them (``opt`` from ``$1``
+        with ``--`` made ``-``); given ``--coverage``, the branch runs.
+        """
+        _script(
+            tmp_path / "build.sh",
+            "#!/usr/bin/env bash\n"
+            "coverage=false\n"
+            "while [[ $# > 0 ]]; do\n"
+            '  opt="$(echo "${1/#--/-}" | tr "[:upper:]" "[:lower:]")"\n'
+            '  case "$opt" in\n'
+            "    -restore) restore=true ;;\n"
+            "    -coverage) coverage=true ;;\n"
+            "  esac\n"
+            "  shift\n"
+            "done\n"
+            "dotnet restore\n"
+            'if [[ "$coverage" == true ]]; then\n'
+            "  dotnet test --collect:'XPlat Code Coverage'\n"
+            "fi\n",
+        )
+        assert runs("./build.sh --restore", tmp_path) == []
+        assert runs("./build.sh --restore --coverage", tmp_path) != []
 
     def test_a_script_that_runs_its_arguments_runs_the_command_given(self, tmp_path):
         """``bin/ci with_build_env 'make std_spec'``: the quoted command is judged."""

@@ -12,7 +12,8 @@ What is read
 - Lists and pipelines: ``&&``, ``||``, ``;``, ``|``, ``|&``, ``&``, newlines;
   ``( ... )`` subshells (a ``cd`` inside does not leak out) and ``{ ...; }``
   groups; reserved words in front of a command (``if``, ``then``, ``do``,
-  ``while``, ``!``...); ``for``/``case``/``select`` headers are skipped.
+  ``while``, ``!``...); ``for``/``case``/``select`` headers and ``case``
+  arms' patterns (``-test|-t)``) are skipped.
 - Words: single quotes, double quotes (with ``\\``-escapes), ``$'...'``,
   backslashes, line continuations; ``VAR=x`` prefixes; redirections and their
   targets (``> out``, ``2>&1``, ``<<<``); comments (``# pytest``); here-document
@@ -438,6 +439,7 @@ class _Parse:
         redirect = ""
         found_tokens = self._tokens(text, dirs)
         loops: list[_Loop] = []  # the loops the command being read is in, innermost last
+        arms = _CaseArms()
         for token in found_tokens:
             if not token.op:
                 if redirect:
@@ -453,6 +455,10 @@ class _Parse:
             if token.op in REDIRECTS:
                 redirect = token.op
                 continue
+            if arms.in_pattern(words, token.op):  # ``-test|-t)``: an arm's pattern, no command
+                words, stdin = [], []
+                before = token.op
+                continue
             if words:
                 isolated = before in PIPES or token.op in PIPES or token.op == "&"
                 argv = self._looped(
@@ -460,10 +466,7 @@ class _Parse:
                 )
                 piped_from = argv if token.op in PIPES else []
                 words, stdin = [], []
-            if token.op == "(":
-                saved.append(dirs.copy())
-            elif token.op == ")" and saved:
-                dirs.restore(saved.pop())
+            _subshell("" if arms.closed else token.op, saved, dirs)
             before = token.op
         self._looped(
             loops, words, dirs, depth, isolated=before in PIPES, stdin=stdin, piped_from=piped_from
@@ -770,6 +773,8 @@ class _Parse:
             files = self._project_files()
             unread_before = len(files.unread)
             text = scripts.script_text(path, cwd, files)
+            if text is not None:
+                text = scripts.in_own_directory(text, path)
             cut = files.unread[-1] if len(files.unread) > unread_before else None
             if text is None and cut is None:
                 code = scripts.code_script(path, cwd, files)
@@ -963,6 +968,54 @@ def _echoed(argv: Sequence[str]) -> list[str]:
     if name == "printf" and len(argv) > 1:
         return [argv[1].replace("\\n", "\n")]
     return []
+
+
+def _subshell(op: str, saved: list[_Dirs], dirs: _Dirs) -> None:
+    """A ``(`` keeps the directory state a subshell starts from; its ``)`` puts it back."""
+    if op == "(":
+        saved.append(dirs.copy())
+    elif op == ")" and saved:
+        dirs.restore(saved.pop())
+
+
+_ARM_ENDS = frozenset({";;", ";&", ";;&"})
+
+
+class _CaseArms:
+    """Where the arm patterns of ``case`` blocks are, so that none is read as a command.
+
+    After ``case WORD in`` and after each arm's ``;;`` (``;&``, ``;;&``), the
+    words up to ``)`` are a pattern (``-test|-t)``: ``|`` separates its
+    alternatives, and the ``)`` closes no subshell); ``esac`` ends the block.
+    """
+
+    __slots__ = ("closed", "depth", "pattern")
+
+    def __init__(self) -> None:
+        """No block open."""
+        self.depth = 0
+        self.pattern = False
+        self.closed = False
+        """Whether the last operator read closed a pattern (``case $x in a)``): no subshell's."""
+
+    def in_pattern(self, words: Sequence[Token], op: str) -> bool:
+        """Whether ``words``, ended by the operator ``op``, and ``op`` are (part of) a pattern."""
+        head = words[0].text if words and not words[0].quoted else ""
+        self.closed = head == "case" and op == ")"
+        if head == "esac" and self.depth:
+            self.depth -= 1
+            self.pattern = False
+            return False
+        if self.pattern:
+            self.pattern = op != ")"
+            return True
+        if head == "case":
+            self.depth += 1
+            self.pattern = op != ")"  # ``case $x in a)``: the first pattern ends the header
+            return False
+        if self.depth and op in _ARM_ENDS:
+            self.pattern = True
+        return False
 
 
 def _command_argv(words: Sequence[Token]) -> list[str]:

@@ -45,8 +45,15 @@ _FOR_IN = on_first_use(rf"\bfor\s+({_NAME})\s+in\s+([^;\n]*)")
 _GETOPTS = on_first_use(rf"\bgetopts\s+\S+\s+({_NAME})")
 _ASSIGNMENT = on_first_use(
     rf"(?:^|(?<=[\s;&|(]))(?:local\s+|export\s+|readonly\s+|declare\s+)?({_NAME})="
-    r"(\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]*)"
+    r"(\"\$\((?:[^()\n]|\([^()\n]*\))*\)\"|\"[^\"\n]*\"|'[^'\n]*'|[^\s;&|]*)"
 )
+_IF_EQUALS = on_first_use(
+    rf"(?:^|(?<=[\s;&|]))if\s+\[\[?\s+\"?\$\{{?({_NAME})\}}?\"?\s+(==?|!=)\s+"
+    r"[\"']?([\w.-]+)[\"']?\s+\]\]?\s*(?:;\s*|\n\s*)then(?=[\s;])"
+)
+_SOURCES = on_first_use(r"(?:^|(?<=[\s;&|]))(?:source|\.)\s+\S")
+_BRANCHES_MAX = 64
+"""``if`` tests of one script weighed; past them, every branch is kept."""
 _POSITIONAL = on_first_use(r"\$(?:[0-9@*]|\{[0-9@*#])")
 _ARMS_MAX = 256
 """Arms read in one block; past them, nothing is left out."""
@@ -100,6 +107,7 @@ def _candidates(arguments: Sequence[str]) -> set[str]:
         if argument.startswith("--"):
             found.add(argument.partition("=")[0])
             found.add(argument.partition("=")[2])
+            found.add(argument.partition("=")[0][1:])  # ``-restore``: one dash, as many accept
         elif argument.startswith("-") and len(argument) > 1:
             found.update(argument[1:])
             found.update(f"-{letter}" for letter in argument[1:])
@@ -310,4 +318,60 @@ def selected_text(text: str, arguments: Sequence[str]) -> str | None:
         picked = True
     if not picked:
         return None
-    return _uncalled(_without(text, removed), arguments)
+    return _without_dead_branches(_uncalled(_without(text, removed), arguments))
+
+
+def _without_dead_branches(text: str) -> str:
+    """``text`` without an ``if`` that tests a variable for a value the text never gives it.
+
+    ``if [[ "$coverage" == true ]]; then … fi`` where every assignment left
+    of ``coverage`` is a literal other than ``true`` (the arm that set it was
+    not selected): the branch cannot run. Kept when the variable is never
+    assigned (the environment may give it), is assigned anything but a
+    literal, the branch has an ``else``, or the script sources another file.
+    """
+    if "if" not in text or _SOURCES().search(text):
+        return text
+    values: dict[str, set[str]] = {}
+    for name, value in _ASSIGNMENT().findall(text):
+        values.setdefault(name, set()).add(value.strip("\"'"))
+    ends: dict[int, int] | None = None
+    removed: list[tuple[int, int]] = []
+    for count, found in enumerate(_IF_EQUALS().finditer(text)):
+        if count >= _BRANCHES_MAX:
+            break
+        name, operator, literal = found.groups()
+        given = values.get(name)
+        if not given or any(not _WORD().fullmatch(value) for value in given):
+            continue
+        if (literal in given) if operator != "!=" else (given != {literal}):
+            continue
+        ends = _if_ends(text) if ends is None else ends
+        end = ends.get(found.start())
+        if end is not None:
+            removed.append((found.start(), end))
+    return _without(text, removed) if removed else text
+
+
+def _if_ends(text: str) -> dict[int, int]:
+    """Where each ``if`` of ``text`` (by its start) ends, past its ``fi``; none with an else.
+
+    One pass over the text's words.
+    """
+    ends: dict[int, int] = {}
+    open_ifs: list[tuple[int, bool]] = []  # an ``if`` not closed yet: its start, its else
+    for word in _WORD().finditer(text):
+        keyword = word.group()
+        if keyword not in {"if", "else", "elif", "fi"}:
+            continue
+        if not _keyword_at(text, word.start(), keyword):
+            continue
+        if keyword == "if":
+            open_ifs.append((word.start(), False))
+        elif open_ifs and keyword != "fi":
+            open_ifs[-1] = (open_ifs[-1][0], True)
+        elif open_ifs:
+            start, has_else = open_ifs.pop()
+            if not has_else:
+                ends[start] = word.end()
+    return ends

@@ -331,6 +331,49 @@ _TEST_FLAGS = frozenset(
 """Flags that name the test action itself: a build script given one runs the tests."""
 
 
+_SELF = r"""(?:"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?)"""
+_RESOLVED_SELF = on_first_use(
+    r"\$\(\s*(?:realpath|readlink\s+-[fem])\s+(?:--\s+)?" + _SELF + r"\s*\)"
+)
+_DIRNAME_OF_SELF = on_first_use(
+    r"\$\(\s*dirname\s+(?:--\s+)?\"?" + _SELF + r"\"?\s*\)"
+    r"|`\s*dirname\s+(?:--\s+)?\"?" + _SELF + r"\"?\s*`"
+    r"|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}"
+)
+_ASSIGNED = on_first_use(
+    r"^[ \t]*(?:(?:export|readonly|local|declare)[ \t]+)?([A-Za-z_]\w*)=(\"?)(\S+?)\2[ \t]*$",
+    re.MULTILINE,
+)
+DIRECTORY_NAMES_MAX = 8
+"""Variables holding a script's own directory that are put in: a script has one or two."""
+
+
+def in_own_directory(text: str, path: str) -> str:
+    """A shell script's ``text`` with its own directory written out where it names it.
+
+    ``"$(dirname "$0")/unit.sh"``, ``DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" &&
+    pwd)"`` then ``"$DIR/unit.sh"``, ``${0%/*}``: the directory of ``path``, the
+    script as the command gives it (``scripts``, or ``.``), so that the
+    scripts it calls beside it are found and read. Each form is one search
+    over the text.
+    """
+    if "$0" not in text and "BASH_SOURCE" not in text and "${0" not in text:
+        return text
+    directory = os.path.dirname(path) or "."
+    text = _RESOLVED_SELF().sub("$0", text)
+    text = _DIRNAME_OF_SELF().sub(lambda _: directory, text)
+    here = re.escape(directory)
+    around = (
+        r"\$\(\s*cd\s+(?:--\s+)?\"?" + here + r"\"?[^()\n]*?(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+        r"|\$\(\s*(?:realpath|readlink\s+-[fem])\s+\"?" + here + r"\"?\s*\)"
+    )
+    text = re.sub(around, lambda _: directory, text)
+    names = [m[1] for m in _ASSIGNED().finditer(text) if m[3] == directory]
+    for name in names[:DIRECTORY_NAMES_MAX]:
+        text = re.sub(r"\$(?:\{" + name + r"\}|" + name + r"(?!\w))", lambda _: directory, text)
+    return text
+
+
 def dispatches(text: str) -> bool:
     """Whether a script's text picks what it does from its arguments."""
     return any(mark in text for mark in _DISPATCH_MARKS)
