@@ -90,7 +90,8 @@ TEST_PROGRAM_OPTIONS = (
     *("--dt-*", "--test-case=*", "-tc=*"),  # doctest
     *("--test-threads*", "--nocapture"),  # a Rust test harness (libtest)
 )
-"""Options only a test program takes: any program given one is a test program run."""
+"""Options only a test framework's programs take: a program named by its path and given one
+(``./unit --gtest_filter=Suite.*``) is a test program run."""
 
 CORE_TEST_NAMES = ("test", "test:*")
 """Task names that are test runs whatever their text (``npm test``, ``npm run test:unit``)."""
