@@ -277,6 +277,11 @@ FORMS = [
     (["stack", "install", "--test", "--fast"], "haskell-test"),
     (["stack", "exec", "--", "shelltest", "--execdir", "tests/"], "shelltest"),
     (["cabal", "exec", "--", "pytest"], "pytest"),
+    # sudo's variables, then ``--``: the command after it
+    (["sudo", "-E", "PATH=/opt/bin:/usr/bin", "--", "pytest", "-x"], "pytest"),
+    # sbt 2's full test run; ant's test targets named by a dot or an underscore
+    (["sbt", "testsJVM/testFull"], "sbt-test"),
+    (["ant", "-noinput", "test.javacCurrent"], "ant-test"),
     # Ruby's appraisal, in one named gemfile or in each
     (["bundle", "exec", "appraisal", "rails-8.0", "rspec"], "rspec"),
     (["appraisal", "rake", "test"], "rake-test"),

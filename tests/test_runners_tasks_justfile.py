@@ -97,3 +97,27 @@ class TestJustfileVariables:
             self.JUSTFILE.replace("set shell", "set export\n        set shell"),
         )
         assert runs("just hidden", tmp_path) == [("just-recipe", str(tmp_path))]
+
+
+def test_the_words_after_a_recipe_with_parameters_are_its_arguments(tmp_path):
+    """``just e2e chromium -k slow``: ``chromium`` and ``slow`` are ``e2e``'s, no recipes.
+
+    A recipe of fixed parameters takes as many words; a variadic one all of
+    them; one without parameters leaves the next word to name a recipe.
+    """
+    write(
+        tmp_path / "justfile",
+        """\
+        @e2e browser="chromium" *options:
+            uv run pytest tests/e2e --browser {{browser}} {{options}}
+        build target:
+            cargo build --bin {{target}}
+        lint:
+            ruff check .
+        unit:
+            pytest tests/unit
+        """,
+    )
+    assert runs("just e2e chromium -k slow", tmp_path) == [("just-recipe", str(tmp_path))]
+    assert runs("just build unit", tmp_path) == []
+    assert runs("just lint unit", tmp_path) == [("just-recipe", str(tmp_path))]

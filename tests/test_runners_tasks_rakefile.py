@@ -123,6 +123,36 @@ class TestMelos:
         )
         assert runs("melos run unit", tmp_path) != []
 
+    def test_steps_run_their_commands_and_the_scripts_they_name(self, tmp_path):
+        """``steps:`` (melos 6.1) runs each item: a command, or another script by its name."""
+        write(
+            tmp_path / "pubspec.yaml",
+            """\
+            name: ws
+            melos:
+              scripts:
+                unit: flutter test
+                coverage:
+                  steps:
+                    - melos exec -- flutter test --coverage
+                    - melos exec -- genhtml coverage/lcov.info
+                  packageFilters:
+                    dirExists: test
+                ci:
+                  steps:
+                    - analyze
+                    - unit
+                analyze: dart analyze .
+                checks:
+                  steps:
+                    - analyze
+                    - dart format --set-exit-if-changed .
+            """,
+        )
+        assert runs("melos run coverage", tmp_path) != []
+        assert runs("melos run ci", tmp_path) != []
+        assert runs("melos run checks", tmp_path) == []
+
     def test_an_exec_mapping_is_read_for_its_command(self, tmp_path):
         """``exec:`` as a mapping (``command:`` beside ``concurrency:``) runs its command."""
         write(

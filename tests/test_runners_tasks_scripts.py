@@ -122,6 +122,8 @@ class TestOwnDirectory:
             'cd "$(dirname "$0")"\n./unit.sh',
             'here=$(cd "$(dirname "$0")" >/dev/null 2>&1 && pwd -P)\nbash "${here}/unit.sh"',
             '"${0%/*}/unit.sh"',
+            'root="$( cd -P "$( dirname "${BASH_SOURCE[0]}" )" && pwd )"\n"$root/unit.sh"',
+            '. "$(dirname "$0")/unit.sh" --coverage',
             'root=$(dirname "$(realpath "$0")")\nsh $root/unit.sh',
         ],
     )
@@ -133,6 +135,14 @@ class TestOwnDirectory:
         assert runs("./ci/run.sh", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
         _script(tmp_path / "ci" / "run.sh", f"#!/bin/bash\n{call.replace('unit.sh', 'build.sh')}\n")
         assert runs("./ci/run.sh", tmp_path) == []
+
+    @pytest.mark.parametrize("command", ["source ci/unit.sh", ". ./ci/unit.sh --coverage"])
+    def test_a_sourced_script_runs_its_text(self, tmp_path, command):
+        """``. ci/build.sh --test``: the file's text runs in the shell that sources it."""
+        _script(tmp_path / "ci" / "unit.sh", "#!/bin/sh\npytest -q\n")
+        _script(tmp_path / "ci" / "env.sh", "export PGHOST=localhost\n")
+        assert runs(command, tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        assert runs("source ci/env.sh && ruff check .", tmp_path) == []
 
     def test_another_variable_is_not_the_scripts_directory(self, tmp_path):
         """``$TOOLS/unit.sh`` with ``TOOLS`` from elsewhere names no file of the checkout."""

@@ -1077,6 +1077,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         any_arg=(
             *("test", "testOnly*", "testQuick*", "*/test", "*:test", "*/testOnly*", "it:test"),
             *("*;test", "*;test;*", "*; test*", "coverage*test*", "test *", "Test/test"),
+            *("testFull", "*/testFull", "*;testFull*"),  # sbt 2: every test, not those changed
         ),
         not_with=_H,
         short_clusters=False,  # ``sbt -batch``, ``-mem 2048``: single-dash long options
@@ -1131,7 +1132,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "ant-test",
         programs=("ant",),
-        any_arg=("test", "tests", "junit", "unittest", "test-*"),
+        any_arg=("test", "tests", "junit", "unittest", "test-*", "test.*", "test_*"),
         value_options=(
             *("-l", "-logfile", "-lib", "-propertyfile", "-inputhandler", "-logger", "-listener"),
             *("-main", "-nice", "-s", "-find"),

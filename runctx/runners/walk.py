@@ -300,7 +300,7 @@ class _Walk:
         if i >= len(args):
             return _STOPPED
         word = args[i]
-        if is_assignment(word):
+        if is_assignment(word) or word == "--":  # ``sudo -E PATH="$PATH" -- make``: no program
             return i + 1
         base = _unversioned(word.rpartition("/")[2], self.index)
         found = self._first(self.index.by_program.get(base), word, i + 1)

@@ -209,6 +209,7 @@ _SKIPPED_RESERVED |= {"while", "until", "esac"}
 _NOT_A_COMMAND = frozenset({"for", "select", "case", "function"})
 _DIR_COMMANDS = frozenset({"cd", "pushd", "popd"})
 _VENV_COMMANDS = frozenset({"source", ".", "deactivate"})
+_SOURCES = frozenset({"source", "."})
 _STATE_COMMANDS = _DIR_COMMANDS | _VENV_COMMANDS
 """What changes the shell's state for the commands after it: its cwd, its active venv."""
 _UNFOLLOWABLE = frozenset("$`*?[{\0")
@@ -512,6 +513,18 @@ class _Parse:
             )
         return argv
 
+    def _state(self, argv: Sequence[str], dirs: _Dirs, *, isolated: bool) -> None:
+        """``cd``, ``source``…: the state they change, and what a file sourced runs.
+
+        Not in a pipeline's or the background's subshell, which changes
+        nothing here. A file sourced runs its text in this shell, as a script
+        run does (``. ci/build.sh --test``).
+        """
+        if not isolated:
+            dirs.apply(argv[0], argv[1:])
+        if argv[0] in _SOURCES and argv[1:] and os.path.basename(argv[1]) != "activate":
+            self._script(["sh", *argv[1:]], dirs.cwd, known=dirs.known, venv=dirs.venv)
+
     def _substitutions(self, bodies: Sequence[str], dirs: _Dirs, depth: int) -> None:
         for body in bodies:
             self._nested(body, dirs.copy(), depth)
@@ -539,9 +552,8 @@ class _Parse:
         argv = _command_argv(words)
         if not argv:
             return argv
-        if argv[0] in _STATE_COMMANDS:  # in a pipeline or the background: a subshell's
-            if not isolated:
-                dirs.apply(argv[0], argv[1:])
+        if argv[0] in _STATE_COMMANDS:
+            self._state(argv, dirs, isolated=isolated)
             return argv
         if _reads_script_from_stdin(argv):
             for text in (*stdin, *_echoed(piped_from)):

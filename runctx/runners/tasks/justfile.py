@@ -20,7 +20,7 @@ from runctx.runners.tasks.files import Task, expand_tasks, found_above
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from runctx.runners.tasks.files import ProjectFiles
     from runctx.runners.walk import TaskCall
@@ -37,7 +37,10 @@ _EXPORTED = re.compile(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
 class Justfile:
     """The recipes and aliases of a justfile, and its first recipe."""
 
-    __slots__ = ("aliases", "export_all", "exported", "first", "recipes", "variables")
+    __slots__ = (
+        *("aliases", "export_all", "exported", "first", "parameters", "recipes"),
+        "variables",
+    )
 
     def __init__(self) -> None:
         """Start empty."""
@@ -47,6 +50,26 @@ class Justfile:
         self.variables: dict[str, str] = {}
         self.exported: set[str] = set()
         self.export_all = False
+        self.parameters: dict[str, tuple[int, bool]] = {}
+        """Each recipe's parameters: how many, and whether the last takes every word left."""
+
+    def recipes_called(self, words: Sequence[str]) -> list[str]:
+        """The recipes ``just WORDS`` runs: after a recipe, its arguments are no recipes.
+
+        As ``just`` reads them: a recipe that takes parameters takes as many
+        of the words after it (``just test unit``), a variadic one (``*args``,
+        ``+args``) all of them.
+        """
+        called: list[str] = []
+        at = 0
+        while at < len(words):
+            name = words[at]
+            called.append(name)
+            count, variadic = self.parameters.get(self.aliases.get(name, name), (0, False))
+            if variadic:
+                break
+            at += 1 + count
+        return called
 
     def recipe(self, name: str) -> Task | None:
         """The recipe called ``name`` or aliased so."""
@@ -150,8 +173,8 @@ def dependencies(text: str) -> list[str]:
     return [name for name in names if name and name[0] not in "\"'"]
 
 
-def _header(line: str) -> tuple[str, list[str]] | None:
-    """The recipe name and dependencies of a header line, or None for any other line."""
+def _header(line: str) -> tuple[str, list[str], tuple[int, bool]] | None:
+    """The recipe name, dependencies and parameters of a header line; None for another line."""
     head, colon, rest = line.partition(":")
     if not colon or rest.startswith("="):  # ``x := 1``, ``set shell := [...]``
         return None
@@ -159,7 +182,9 @@ def _header(line: str) -> tuple[str, list[str]] | None:
     name = words[0].lstrip("@") if words else ""
     if not name or not (name[0].isalpha() or name[0] == "_"):
         return None
-    return name, dependencies(rest)
+    parameters = words[1:]
+    variadic = bool(parameters) and parameters[-1].lstrip("$")[:1] in {"*", "+"}
+    return name, dependencies(rest), (len(parameters), variadic)
 
 
 def parse(data: bytes) -> Justfile:
@@ -184,9 +209,10 @@ def parse(data: bytes) -> Justfile:
         header = _header(line)
         if header is None:
             continue
-        name, first = header
+        name, first, parameters = header
         body = []
         just.recipes[name] = (first, body)
+        just.parameters[name] = parameters
         if just.first is None:
             just.first = name
     return just
@@ -200,7 +226,7 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     just = files.parsed(path, parse)
     if not isinstance(just, Justfile):
         return None
-    names = list(call.names)
+    names = just.recipes_called(call.names)
     if not names:
         default = "default" if "default" in just.recipes else just.first
         names = [default] if default else []

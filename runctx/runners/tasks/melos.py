@@ -4,7 +4,8 @@ The scripts are the ``scripts:`` mapping of ``melos.yaml``, or of the
 ``melos:`` section of ``pubspec.yaml`` (melos 7). A script is a string (its
 command) or a mapping whose ``run:`` or ``exec:`` holds the command, inline or
 as a block (``|``, ``>``); ``exec:`` as a mapping is read for its
-``command``/``run``. Read line by line by indentation, not as full YAML: a
+``command``/``run``, and ``steps:`` for its list of commands, a step that
+names another script running that script's. Read line by line by indentation, not as full YAML: a
 script written otherwise is not found, and the command is then decided by
 the script's name.
 """
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 MELOS_FILES = ("melos.yaml", "pubspec.yaml")
 _COMMAND_KEYS = ("run", "exec", "command")
+_STEPS = "steps"
+"""A script's list of commands, or names of other scripts, run in turn (melos 6.1)."""
 
 
 def _indent(line: str) -> int:
@@ -67,6 +70,21 @@ def _value(lines: list[str], key_line: int) -> str | None:
     return text or None
 
 
+def _steps(lines: list[str], depth: int) -> str | None:
+    """The items of a ``steps:`` list at ``depth`` (or deeper), one command a line."""
+    items: list[str] = []
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        item = text.startswith("- ")
+        if _indent(line) < depth or (_indent(line) == depth and not item):
+            break
+        if item:
+            items.append(_unquoted(text[2:]))
+    return "\n".join(items) or None
+
+
 def _script(lines: list[str], key_line: int) -> str | None:
     """The command of the script whose key is at ``key_line``."""
     line = lines[key_line]
@@ -76,12 +94,19 @@ def _script(lines: list[str], key_line: int) -> str | None:
     if inline:
         return _value(lines, key_line)
     block, _ = _block(lines, key_line + 1, _indent(line))
-    if not block:
-        return None
+    return _mapped(block) if block else None
+
+
+def _mapped(block: list[str]) -> str | None:
+    """The command of a script written as a mapping: its ``run:``/``exec:``, or its ``steps:``."""
     depth = min(_indent(b) for b in block if b.strip())
     for i, child in enumerate(block):
         pair = _split(child)
-        if _indent(child) == depth and pair is not None and pair[0] in _COMMAND_KEYS:
+        if _indent(child) != depth or pair is None:
+            continue
+        if pair == (_STEPS, ""):
+            return _steps(block[i + 1 :], depth)
+        if pair[0] in _COMMAND_KEYS:
             if not pair[1]:  # a mapping below (``exec:`` with ``command:``), read for its command
                 nested = _script(block, i)
                 if nested is not None:
@@ -110,7 +135,11 @@ def parse(data: bytes) -> dict[str, str]:
             if command is not None and len(scripts) < MAX_TASKS:
                 scripts.setdefault(name, command)
         break
-    return scripts
+    # a step that names another script runs that script's command (one level)
+    return {
+        name: "\n".join(scripts.get(line, line) for line in command.splitlines())
+        for name, command in scripts.items()
+    }
 
 
 def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:

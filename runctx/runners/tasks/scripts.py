@@ -364,7 +364,9 @@ def in_own_directory(text: str, path: str) -> str:
     text = _DIRNAME_OF_SELF().sub(lambda _: directory, text)
     here = re.escape(directory)
     around = (
-        r"\$\(\s*cd\s+(?:--\s+)?\"?" + here + r"\"?[^()\n]*?(?:&&|;)\s*pwd(?:\s+-P)?\s*\)"
+        r"\$\(\s*cd\s+(?:-[PLe]+\s+)*(?:--\s+)?\"?"
+        + here
+        + r"\"?[^()\n]*?(?:&&|;)\s*pwd(?:\s+-[PL])?\s*\)"
         r"|\$\(\s*(?:realpath|readlink\s+-[fem])\s+\"?" + here + r"\"?\s*\)"
     )
     text = re.sub(around, lambda _: directory, text)
