@@ -279,6 +279,7 @@ FORMS = [
     (["cabal", "exec", "--", "pytest"], "pytest"),
     # sudo's variables, then ``--``: the command after it
     (["sudo", "-E", "PATH=/opt/bin:/usr/bin", "--", "pytest", "-x"], "pytest"),
+    (["nox", "-s", "tests", "--", "-k", "help"], "nox"),
     # sbt 2's full test run; ant's test targets named by a dot or an underscore
     (["sbt", "testsJVM/testFull"], "sbt-test"),
     (["ant", "-noinput", "test.javacCurrent"], "ant-test"),
@@ -503,6 +504,9 @@ NOT_RUNS = [
     ["shelltest", "--list", "tests/"],
     ["stack", "exec", "hlint"],
     ["bundle", "exec", "appraisal", "install"],
+    # an environment handing its runner a request to print, not to test
+    ["tox", "-e", "py311", "--", "--collect-only", "-q"],
+    ["nox", "-s", "tests", "--", "unit_test", "--help"],
     ["appraisal", "rails-7", "rubocop"],
     ["pytest", "--setup-only", "tests/"],
     ["bats", "--count", "test/"],

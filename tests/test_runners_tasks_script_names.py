@@ -19,6 +19,8 @@ SCRIPTS = {
     "test:format": "prettier . --list-different",
     "test:style": "stylelint 'src/**/*.css'",
     "test:fmt": "deno fmt --check && deno test",
+    "test:size": "size-limit",
+    "test:circular": "madge --circular --extensions ts src",
 }
 
 
@@ -38,10 +40,12 @@ def project(tmp_path):
         "npm run test:e2e-setup",
         "pnpm run test:format",
         "yarn test:style",
+        "npm run test:size",
+        "npm run test:circular",
     ],
 )
 def test_a_look_alike_whose_text_runs_no_runner_is_no_run(project, command):
-    """A report, a server, a type check, a setup, a format or style check: read, no test."""
+    """A report, a server, a type check, a setup, a format, style or size check: no test."""
     assert runs(command, project) == []
 
 

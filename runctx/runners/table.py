@@ -93,6 +93,10 @@ TEST_PROGRAM_OPTIONS = (
 """Options only a test framework's programs take: a program named by its path and given one
 (``./unit --gtest_filter=Suite.*``) is a test program run."""
 
+RUNNER_ONLY_TOLD = ("--help", "--version", "--collect-only", "--co")
+"""Arguments an environment hands on to its runner (``tox -e py -- --collect-only``, ``nox -s
+tests -- --help``) that make the runner print and run no test."""
+
 CORE_TEST_NAMES = ("test", "test:*")
 """Task names that are test runs whatever their text (``npm test``, ``npm run test:unit``)."""
 NAMED_TEST_NAMES = ("tests", "test-*", "test_*", "*:test", "*:test:*")
@@ -345,6 +349,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         ),
         value_options=("-e", "--workdir", "--root", "-r", "--recreate-pkg", "-x", "--override"),
         chdir_file_options=("-c", "--conf"),
+        not_passed=RUNNER_ONLY_TOLD,
     ),
     RunnerPattern(
         "nox",
@@ -353,6 +358,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-l", "--list", "--list-sessions", "--install-only", "--json"),
         value_options=("-s", "--session", "--sessions", "-e", "-p", "--python", "-t", "--tags"),
         chdir_file_options=("-f", "--noxfile"),
+        not_passed=RUNNER_ONLY_TOLD,
     ),
     RunnerPattern(
         "hatch-test",

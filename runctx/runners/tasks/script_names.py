@@ -31,6 +31,8 @@ LOOK_ALIKE_PARTS = frozenset(
         *("clean", "build", "lint", "types", "typecheck", "tsc", "prepare", "install"),
         *("fixtures", "download", "open", "show", "view", "merge", "upload", "compile"),
         *("format", "fmt", "prettier", "style", "stylelint", "eslint", "spell", "spelling"),
+        *("size", "circular", "deps", "license", "licenses", "audit", "exports", "bundle"),
+        *("pack", "publish"),
     }
 )
 """Last parts of a test-named script (``test:…:PART``, ``test-PART``) that run no test by
