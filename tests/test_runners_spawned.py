@@ -133,6 +133,30 @@ class TestVerdicts:
         write(tmp_path / "Makefile", "check:\n\tpytest\n")
         assert runs(command, tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
 
+    def test_rails_bin_ci_runs_the_steps_of_config_ci(self, tmp_path):
+        """Rails' ``bin/ci`` loads ``config/ci.rb``: its ``step`` commands are what it runs.
+
+        A file it loads from outside the checkout is not read.
+        """
+        write(
+            tmp_path / "bin" / "ci",
+            '#!/usr/bin/env ruby\nrequire_relative "../config/boot"\n'
+            'require "active_support/continuous_integration"\n'
+            "CI = ActiveSupport::ContinuousIntegration\n"
+            'require_relative "../config/ci.rb"\n',
+        )
+        write(
+            tmp_path / "config" / "ci.rb",
+            'CI.run do\n  step "Setup", "bin/setup --skip-server"\n'
+            '  step "Style: Ruby", "bin/rubocop"\n  step("Tests: Rails", "bin/rails test")\nend\n',
+        )
+        assert runs("bin/ci", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        write(tmp_path / "config" / "ci.rb", 'CI.run do\n  step "Style", "bin/rubocop"\nend\n')
+        assert runs("bin/ci", tmp_path) == []
+        write(tmp_path / "bin" / "ci", "#!/usr/bin/env ruby\nrequire_relative '../../ci.rb'\n")
+        write(tmp_path.parent / "ci.rb", 'CI.run do\n  step "Tests", "bin/rails test"\nend\n')
+        assert runs("bin/ci", tmp_path) == []
+
     def test_a_script_that_starts_no_runner_is_no_run(self, tmp_path):
         """``scripts/lint.py`` running ruff and mypy is no run."""
         write(tmp_path / "scripts" / "lint.py", "import os\nos.system('ruff check .')\n")

@@ -426,6 +426,9 @@ class TestArguments:
             ("cargo run --release --bin test-runner", True),
             ("timeout 600 cargo run --package=ci -- tests --all", True),
             ("cargo run -p xtask -- dist", False),
+            ('cabal v2-run spec -- --match "parse bytes"', True),
+            ("cabal run pkg:test:integration", True),
+            ("cabal run exe:app -- --port 8080", False),
             ("cargo run -- --help", False),
         ],
     )

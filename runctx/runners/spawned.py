@@ -4,7 +4,8 @@ A project script written in a language other than shell runs test runners
 through its language's process calls: ``subprocess.run([sys.executable, "-m",
 "pytest"])``, ``os.system("pytest -x")``, ``execSync("npx jest")``,
 ``spawnSync("npm", ["test"])``, zx's ``$`vitest run```, Ruby's ``system("bundle
-exec rspec")`` or backticks; or in its own process, through a runner's
+exec rspec")`` or backticks, and the steps of Rails' CI (``step "Tests",
+"bin/rails test"`` in ``config/ci.rb``); or in its own process, through a runner's
 documented entry: ``pytest.main()``, ``unittest.main()``, jest's ``runCLI``,
 vitest's ``startVitest``, ``new Mocha()``, ``RSpec::Core::Runner.run``.
 
@@ -68,6 +69,12 @@ _JS_CALLS = on_first_use(
 )
 _RUBY_CALLS = on_first_use(r"(?<![\w.])(?:system|exec|sh|spawn)(?:\s*\(\s*|[ \t]+(?=[\"'%\[]))|%x")
 _RUBY_BACKTICKS = on_first_use(r"`([^`\n]{1,4096})`")
+_RAILS_CI_STEPS = on_first_use(
+    r"(?<![\w.])step\s*\(?\s*(?:\"[^\"\n]{0,256}\"|'[^'\n]{0,256}')\s*,\s*"
+)
+"""A step of Rails' CI (``config/ci.rb``, ActiveSupport::ContinuousIntegration): ``step
+"Tests: Rails", "bin/rails test"``, its command after its title."""
+_RAILS_CI_MARKS = ("ContinuousIntegration", "CI.run")
 
 _IN_PROCESS: dict[str, tuple[tuple[str, str], ...]] = {
     "python": (
@@ -134,6 +141,8 @@ def spawned(lang: str, text: str) -> Spawned:
     else:
         commands.extend(_calls(_RUBY_CALLS(), text, _ruby_literal))
         commands.extend(match.group(1) for match in _RUBY_BACKTICKS().finditer(text, 0))
+        if any(mark in text for mark in _RAILS_CI_MARKS):
+            commands.extend(_calls(_RAILS_CI_STEPS(), text, _ruby_literal))
     dispatches = any(mark in text for mark in _DISPATCH_MARKS[lang])
     return Spawned(tuple(commands[:MAX_CALLS]), dispatches=dispatches)
 

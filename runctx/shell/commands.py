@@ -746,7 +746,8 @@ class _Parse:
         program = scripts.project_program(inner or argv)
         if program is not None:  # ``cargo run -p xtask -- test``: its name and its action decide
             name, arguments = program
-            if scripts.named_for_tests(name) or scripts.given_a_test_action(arguments):
+            named = scripts.named_for_tests(name) or scripts.names_a_test([name])
+            if named or scripts.given_a_test_action(arguments):
                 self.found.append(
                     TestInvocation(SCRIPT_KIND, written, cwd, cwd_known=known, venv=venv)
                 )

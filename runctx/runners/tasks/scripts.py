@@ -159,15 +159,26 @@ _CARGO_RUN_VALUES = frozenset(
 _CARGO_RUN_NAMES = frozenset({"-p", "--package", "--bin", "--example"})
 
 
+_CABAL_RUNS = frozenset({"run", "v2-run", "new-run"})
+_CABAL_RUN_VALUES = frozenset({"--project-file", "--builddir", "-w", "--with-compiler", "-f"})
+
+
 def project_program(argv: Sequence[str]) -> tuple[str, list[str]] | None:
-    """The project's own program ``cargo run`` builds and runs, and the arguments it is given.
+    """The project's program ``cargo run`` (or ``cabal run``) builds and runs, and its arguments.
 
     ``cargo run -p xtask -- test`` runs the workspace's ``xtask`` with
     ``test``; ``cargo run --bin test-runner``, the binary ``test-runner``. The
     name is that of ``--bin``, ``--example`` or ``-p`` (``""`` for the
-    package's own binary). None for any other command.
+    package's own binary). ``cabal run spec -- --match x`` runs the
+    component ``spec`` (``test:spec`` a test suite). None for any other
+    command.
     """
-    if len(argv) < 2 or argv[0].rpartition("/")[2] != "cargo" or argv[1] != "run":  # noqa: PLR2004
+    if len(argv) < 2:  # noqa: PLR2004
+        return None
+    tool = argv[0].rpartition("/")[2]
+    if tool == "cabal" and argv[1] in _CABAL_RUNS:
+        return _cabal_target(argv[2:])
+    if tool != "cargo" or argv[1] != "run":
         return None
     name = ""
     i = 2
@@ -185,6 +196,23 @@ def project_program(argv: Sequence[str]) -> tuple[str, list[str]] | None:
             name = value
         i += 1
     return name, []
+
+
+def _cabal_target(words: Sequence[str]) -> tuple[str, list[str]]:
+    """The component ``cabal run`` is given, and the arguments after ``--``.
+
+    The component's last part is its name (``exe:app`` is ``app``); a test
+    suite's kind stands for its name (``test:spec`` is ``test``).
+    """
+    i = 0
+    while i < len(words) and words[i].startswith("-") and words[i] != "--":
+        i += 2 if words[i] in _CABAL_RUN_VALUES else 1
+    if i >= len(words) or words[i] == "--":
+        return "", list(words[i + 1 :])
+    parts = words[i].split(":")
+    name = "test" if "test" in parts[:-1] else parts[-1]
+    rest = list(words[i + 1 :])
+    return name, rest[1:] if rest[:1] == ["--"] else rest
 
 
 def test_module(argv: Sequence[str]) -> str | None:
@@ -297,7 +325,38 @@ def code_script(path: str, directory: str, files: ProjectFiles) -> Spawned | Non
     if not isinstance(read, str):
         return None
     lang = language(path, read)
-    return None if lang is None else spawned(lang, read[:MAX_SCRIPT_CHARS])
+    if lang is None:
+        return None
+    text = read[:MAX_SCRIPT_CHARS]
+    if lang == "ruby":  # ``require_relative "../config/ci.rb"``: Rails' bin/ci runs that file
+        text += "".join(_required(text, path, directory, files))
+    return spawned(lang, text)
+
+
+def _required(text: str, path: str, directory: str, files: ProjectFiles) -> list[str]:
+    """The texts of the project's Ruby files ``text`` loads with ``require_relative``.
+
+    One level, at most :data:`REQUIRED_MAX` of them, each a file of the
+    checkout read as a script is (owned, bounded).
+    """
+    found: list[str] = []
+    for match in _REQUIRE_RELATIVE().finditer(text):
+        if len(found) >= REQUIRED_MAX:
+            break
+        name = match.group(1)
+        name = name if name.endswith(".rb") else f"{name}.rb"
+        required = os.path.normpath(os.path.join(os.path.dirname(path), name))
+        if required.startswith(("..", "/")) or not owned(os.path.join(directory, required)):
+            continue
+        read = files.parsed(os.path.join(directory, required), _decoded)
+        if isinstance(read, str):
+            found.append("\n" + read[:MAX_SCRIPT_CHARS])
+    return found
+
+
+_REQUIRE_RELATIVE = on_first_use(r"(?m)^\s*require_relative\s*\(?\s*[\"']([^\"'\n]{1,256})[\"']")
+REQUIRED_MAX = 4
+"""Project files one Ruby script loads (``require_relative``) that are read with it."""
 
 
 def _decoded(data: bytes) -> str:
