@@ -283,6 +283,10 @@ FORMS = [
     # sbt 2's full test run; ant's test targets named by a dot or an underscore
     (["sbt", "testsJVM/testFull"], "sbt-test"),
     (["ant", "-noinput", "test.javacCurrent"], "ant-test"),
+    # NUKE's targets named for tests; Vite+'s test command
+    (["nuke", "--target", "RunTests", "--configuration", "Release"], "nuke-test"),
+    (["nuke", "UnitTests"], "nuke-test"),
+    (["vp", "test"], "js-test"),
     # Ruby's appraisal, in one named gemfile or in each
     (["bundle", "exec", "appraisal", "rails-8.0", "rspec"], "rspec"),
     (["appraisal", "rake", "test"], "rake-test"),
@@ -504,6 +508,9 @@ NOT_RUNS = [
     ["shelltest", "--list", "tests/"],
     ["stack", "exec", "hlint"],
     ["bundle", "exec", "appraisal", "install"],
+    ["nuke", "--target", "Package"],
+    ["nuke", "--plan", "RunTests"],
+    ["vp", "build"],
     # an environment handing its runner a request to print, not to test
     ["tox", "-e", "py311", "--", "--collect-only", "-q"],
     ["nox", "-s", "tests", "--", "unit_test", "--help"],

@@ -429,6 +429,9 @@ class TestArguments:
             ('cabal v2-run spec -- --match "parse bytes"', True),
             ("cabal run pkg:test:integration", True),
             ("cabal run exe:app -- --port 8080", False),
+            ("python dev.py --no-build test -j 2 -- --durations 10", True),
+            ("./build.sh --target RunTests", True),
+            ("./build.sh --target Package", False),
             ("cargo run -- --help", False),
         ],
     )
@@ -465,6 +468,15 @@ class TestArguments:
         )
         assert runs("./build.sh --restore", tmp_path) == []
         assert runs("./build.sh --restore --coverage", tmp_path) != []
+
+    def test_a_script_that_runs_its_arguments_as_one_string_runs_them(self, tmp_path):
+        """``./dev cargo test`` of a script running ``bash -c "$*"``: one command, ``cargo test``."""
+        _script(
+            tmp_path / "dev",
+            '#!/usr/bin/env bash\nexec nix develop --no-warn-dirty --command bash -c "$*"\n',
+        )
+        assert runs("./dev cargo test --workspace", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
+        assert runs("./dev cargo build", tmp_path) == []
 
     def test_a_script_that_runs_its_arguments_runs_the_command_given(self, tmp_path):
         """``bin/ci with_build_env 'make std_spec'``: the quoted command is judged."""

@@ -228,6 +228,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "npm-cli.js",
     "npm-run-all",
     "npm-run-all2",
+    "nuke",
     "nunit-console",
     "nunit3-console",
     "nvim",
@@ -389,6 +390,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "vitest",
     "vitest.mjs",
     "vmForks.js",
+    "vp",
     "vstest.console",
     "vue-cli-service",
     "vusted",
@@ -768,15 +770,19 @@ def _test_module(text: str) -> bool:
     return False
 
 
+_ACTION_WORDS = 4
+"""Words after a script's that the pre-filter looks at for a test action."""
+
+
 def _then_test(text: str, end: int) -> bool:
-    """Whether the word after ``end`` may name a test action (``python dev.py test``)."""
-    start = end
-    while start < len(text) and text[start] in " \t":
-        start += 1
-    stop = start
-    while stop < len(text) and text[stop] not in _BEFORE:
-        stop += 1
-    return "test" in text[start:stop].lower()
+    """Whether one of the few words after ``end`` may name a test action.
+
+    ``python dev.py test``, ``python dev.py --no-build test``: up to
+    :data:`_ACTION_WORDS` words, on the script's own line.
+    """
+    line_end = text.find("\n", end)
+    words = text[end : len(text) if line_end < 0 else line_end].split(None, _ACTION_WORDS)
+    return any("test" in word.lower() for word in words[:_ACTION_WORDS])
 
 
 def _variable_then_test(text: str) -> bool:

@@ -592,6 +592,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         not_with=(*_H, "-v"),
     ),
     *rows("js-test", [("test",)], programs=("detox", "stencil", "ember"), not_with=_H),
+    # Vite+'s own command line: ``vp test`` runs Vitest
+    *rows("js-test", [("test",)], programs=("vp",), not_with=(*_H, "--watch", "-w")),
     # Vue CLI's test plugins (``vue-cli-service test:unit``), testem's ``testem ci``
     *rows("js-test", [("test:unit",), ("test:e2e",)], programs=("vue-cli-service",), not_with=_H),
     *rows("js-test", [("ci",)], programs=("testem",), not_with=_H),
@@ -1278,6 +1280,15 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             for name in ("Test", "test", "Test*", "test*", "*Test", "*Tests", "*-test*")
         ),
         not_with=(*_H, "--dryrun", "--dry-run", "--noop", "--tree", "--description"),
+        short_clusters=False,
+    ),
+    # NUKE builds: ``nuke Test``, ``nuke --target RunTests`` (a target named for tests)
+    RunnerPattern(
+        "nuke-test",
+        programs=("nuke",),
+        any_arg=("Test", "Tests", "Test*", "*Test", "*Tests", "test", "tests", "test*"),
+        arg_options=("--target", "-target", "--targets", "-t"),
+        not_with=(*_H, "--plan", "--describe", "--skip=*Test*"),
         short_clusters=False,
     ),
     # --- other languages ---

@@ -383,6 +383,7 @@ _DISPATCH_MARKS = ("getopts", 'case "$1"', "case $1", 'case "${1', "case ${1", '
 _PASSES_ARGUMENTS = ('"$@"', "$@", '"$*"', "$*", "eval ")
 _TEST_ARGUMENTS = frozenset(
     {"test", "tests", "unit", "unittest", "unittests", "spec", "specs", "e2e"}
+    | {"runtests", "run-tests", "run_tests", "runtest", "run-test"}
 )
 _TEST_FLAGS = frozenset(
     {"test", "tests", "runtests", "run-tests", "run_tests", "unittests", "unit-tests"}
@@ -458,8 +459,9 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
 
     ``./build.sh --target=Test`` of a script running ``dotnet cake "$@"`` runs
     ``dotnet cake --target=Test``: each argument stays one word (quoted unless
-    it reads the same bare and in double quotes, ``"--target=$1"``); an
-    argument not given is the empty word.
+    it reads the same bare and in double quotes, ``"--target=$1"``), but
+    ``"$*"``, which is one word of them all (``bash -c "$*"``); an argument
+    not given is the empty word.
     """
 
     def word(argument: str) -> str:
@@ -469,6 +471,8 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
 
     def written(found: re.Match[str]) -> str:
         which = next(group for group in found.groups() if group)
+        if which == "*" and (found.group(1) or found.group(2)):  # ``"$*"``: one word of them all
+            return word(" ".join(arguments))
         if which in {"@", "*"}:
             return " ".join(word(argument) for argument in arguments)
         index = int(which) - 1
@@ -479,14 +483,17 @@ def with_arguments(text: str, arguments: Sequence[str]) -> str | None:
 
 
 def given_a_test_action(arguments: Sequence[str]) -> bool:
-    """Whether a program not read is given the test action: its first argument, or a flag.
+    """Whether a program not read is given the test action: its first word, or a flag.
 
-    Only the first positional is its action (``./x.py test``; a later word
-    may be a file); a flag naming the action counts wherever it is given
+    Only the first word that is no flag is its action (``./x.py test``,
+    ``python dev.py --no-build test``, ``./build.sh --target RunTests``; a
+    later word may be a file); an option's value given with it counts
+    (``--target=Test``), and a flag naming the action wherever it is given
     (``./build.sh --restore --build --test``).
     """
-    flags = (a for a in arguments if a.startswith("-") and "=" not in a)
-    return names_a_test(arguments[:1]) or any(names_a_test([flag]) for flag in flags)
+    flags = [a for a in arguments if a.startswith("-")]
+    first = next((a for a in arguments if not a.startswith("-")), None)
+    return (first is not None and names_a_test([first])) or names_a_test(flags)
 
 
 def names_a_test(arguments: Sequence[str]) -> bool:
