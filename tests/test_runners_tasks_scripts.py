@@ -470,7 +470,7 @@ class TestArguments:
         assert runs("./build.sh --restore --coverage", tmp_path) != []
 
     def test_a_script_that_runs_its_arguments_as_one_string_runs_them(self, tmp_path):
-        """``./dev cargo test`` of a script running ``bash -c "$*"``: one command, ``cargo test``."""
+        """``./dev cargo test`` of a script running ``bash -c "$*"``: the command ``cargo test``."""
         _script(
             tmp_path / "dev",
             '#!/usr/bin/env bash\nexec nix develop --no-warn-dirty --command bash -c "$*"\n',
