@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from runctx.fastpath.prefilter import names_a_script
 from runctx.hooks import json_layout, settings_file
 from runctx.hooks.payload import PayloadError, json_object
 from runctx.present.escape import hook_json, json_text, visible
@@ -101,6 +102,10 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "stat: parentheses in the name": (
         lambda n: b"1 (" + b"(" * n + b") R" + b" 1" * 50,
         proctext.parse_stat,  # type: ignore[dict-item]
+    ),
+    "prefilter: many script words on one line": (
+        lambda n: "a.py --x " * (n // 9),
+        names_a_script,  # type: ignore[dict-item]
     ),
     "cmdline: empty arguments": (lambda n: b"\0" * n, proctext.parse_cmdline),  # type: ignore[dict-item]
     "status: lines without Uid": (lambda n: b"X:\t1\n" * (n // 5), proctext.parse_status_uid),  # type: ignore[dict-item]

@@ -772,17 +772,19 @@ def _test_module(text: str) -> bool:
 
 _ACTION_WORDS = 4
 """Words after a script's that the pre-filter looks at for a test action."""
+_ACTION_CHARS = 256
+"""How far after a script's word they are looked for: a constant cost per script word."""
 
 
 def _then_test(text: str, end: int) -> bool:
     """Whether one of the few words after ``end`` may name a test action.
 
     ``python dev.py test``, ``python dev.py --no-build test``: up to
-    :data:`_ACTION_WORDS` words, on the script's own line.
+    :data:`_ACTION_WORDS` words within :data:`_ACTION_CHARS`, on the
+    script's own line.
     """
-    line_end = text.find("\n", end)
-    words = text[end : len(text) if line_end < 0 else line_end].split(None, _ACTION_WORDS)
-    return any("test" in word.lower() for word in words[:_ACTION_WORDS])
+    after = text[end : end + _ACTION_CHARS].split("\n", 1)[0]
+    return any("test" in word.lower() for word in after.split(None, _ACTION_WORDS)[:_ACTION_WORDS])
 
 
 def _variable_then_test(text: str) -> bool:
