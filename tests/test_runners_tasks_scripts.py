@@ -12,6 +12,8 @@ import os
 import pytest
 from tasktools import runs, write
 
+from runctx.fastpath import prefilter
+from runctx.runners.tasks import scripts
 from runctx.runners.tasks.scripts import named_for_tests, script_path
 from runctx.shell.commands import SCRIPT_KIND
 
@@ -169,6 +171,9 @@ class TestByName:
             "build/release/test/unittest '*'",  # a built test program
             "mpiexec -n 4 ./tst_nonblocking",
             "python tools/testrunner.py --shard 2",
+            "mpiexec -n 2 python test/main.py -v",  # a suite's entry in its tests' directory
+            "python3 tests/runner.py browser.test_x",
+            "node test/index.js",
         ],
     )
     def test_a_test_named_script_is_a_run(self, tmp_path, command):
@@ -187,6 +192,9 @@ class TestByName:
             "bash -c 'echo scripts/test'",
             "/usr/local/bin/test",
             "../other/scripts/test",
+            "python src/main.py",
+            "python tests/fixtures/main.py",
+            "python tests/conftest.py",
         ],
     )
     def test_other_scripts_are_no_runs(self, tmp_path, command):
@@ -510,3 +518,9 @@ class TestArguments:
         """``./gradlew test --dry-run`` and ``bin/rails test -h`` stay no runs."""
         assert runs("./gradlew test --dry-run", tmp_path) == []
         assert runs("bin/rails test -h", tmp_path) == []
+
+
+def test_the_pre_filter_knows_the_suite_entries_the_scripts_reader_knows():
+    """The pre-filter lets through each entry name the reader takes for a suite's."""
+    assert prefilter._ENTRY_STEMS == scripts.TEST_ENTRY_STEMS
+    assert prefilter._TEST_DIRECTORIES == scripts.TEST_DIRECTORIES

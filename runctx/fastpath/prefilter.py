@@ -802,11 +802,23 @@ def _variable_then_test(text: str) -> bool:
 
 
 def _test_file(text: str, suffix_at: int) -> bool:
-    """Whether the word whose suffix (``.py``) starts at ``suffix_at`` names a test file."""
+    """Whether the word whose suffix (``.py``) starts at ``suffix_at`` names a test file.
+
+    By its name (``test_x.py``), or as the entry of a suite in its tests'
+    directory (``test/main.py``, ``tests/runner.js``).
+    """
     start = suffix_at
     while start > 0 and text[start - 1] not in _BEFORE:
         start -= 1
-    return _named_test_stem(text[start:suffix_at].rpartition("/")[2].lower())
+    stem = text[start:suffix_at].lower()
+    if _named_test_stem(stem):
+        return True
+    if stem not in _ENTRY_STEMS or start == 0 or text[start - 1] != "/":
+        return False
+    parent = start - 1
+    while parent > 0 and text[parent - 1] not in _BEFORE:
+        parent -= 1
+    return text[parent : start - 1].lower() in _TEST_DIRECTORIES
 
 
 def _named_test_stem(stem: str) -> bool:
@@ -819,6 +831,13 @@ def _named_test_stem(stem: str) -> bool:
 
 
 _TEST_STEMS = frozenset({"test", "tests", "runtests", "unittest", "unittests", "testrunner"})
+_TEST_DIRECTORIES = frozenset({"test", "tests", "spec", "specs", "testing"})
+_ENTRY_STEMS = frozenset(
+    {"main", "__main__", "run", "runner", "run_all", "runall", "all", "all_tests", "alltests"}
+    | {"suite", "index"}
+)
+"""A suite's entry in its tests' directory (``runctx.runners.tasks.scripts.TEST_ENTRY_STEMS``,
+which the test suite holds equal)."""
 """Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
 as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 _TEST_PREFIXES = (

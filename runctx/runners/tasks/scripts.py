@@ -61,6 +61,13 @@ if TYPE_CHECKING:
 MAX_SCRIPT_CHARS = 32 * 1024
 """Only this much of a script's text is read: what a test script needs, bounded."""
 
+TEST_DIRECTORIES = frozenset({"test", "tests", "spec", "specs", "testing"})
+"""Directories of a project's tests: a script there named as an entry runs its suite."""
+TEST_ENTRY_STEMS = frozenset(
+    {"main", "__main__", "run", "runner", "run_all", "runall", "all", "all_tests", "alltests"}
+    | {"suite", "index"}
+)
+"""Names of a suite's entry in its tests' directory (``test/main.py``, ``tests/runner.py``)."""
 SCRIPT_DIRECTORIES = frozenset(
     {"scripts", "script", "ci", ".ci", "tools", "tool", "bin", "dev", "hack", "build", "t"}
 )
@@ -254,6 +261,8 @@ def named_for_tests(path: str) -> bool:
     directory = parts[-2].lower() if len(parts) > 1 else ""
     if directory == "t" and _numbered_test(stem):
         return True
+    if directory in TEST_DIRECTORIES and stem in TEST_ENTRY_STEMS:
+        return True  # the entry of a suite: ``test/main.py``, ``tests/runner.py``
     return directory in SCRIPT_DIRECTORIES and "test" in stem
 
 
