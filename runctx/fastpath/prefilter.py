@@ -831,6 +831,8 @@ def _named_test_stem(stem: str) -> bool:
 
 
 _TEST_STEMS = frozenset({"test", "tests", "runtests", "unittest", "unittests", "testrunner"})
+"""Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
+as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 _TEST_DIRECTORIES = frozenset({"test", "tests", "spec", "specs", "testing"})
 _ENTRY_STEMS = frozenset(
     {"main", "__main__", "run", "runner", "run_all", "runall", "all", "all_tests", "alltests"}
@@ -838,8 +840,6 @@ _ENTRY_STEMS = frozenset(
 )
 """A suite's entry in its tests' directory (``runctx.runners.tasks.scripts.TEST_ENTRY_STEMS``,
 which the test suite holds equal)."""
-"""Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
-as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
 _TEST_PREFIXES = (
     *("test_", "test-", "tests_", "tests-", "tst_", "tst-", "run-test", "run_test", "runtest"),
 )
