@@ -195,6 +195,8 @@ class TestByName:
             "python src/main.py",
             "python tests/fixtures/main.py",
             "python tests/conftest.py",
+            "python tools/test.py --help",  # asked to print: it runs no test
+            "./scripts/test --version",
         ],
     )
     def test_other_scripts_are_no_runs(self, tmp_path, command):

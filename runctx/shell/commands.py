@@ -764,6 +764,8 @@ class _Parse:
             return
         if path is None or path.rpartition("/")[2] in index_for(self.patterns).by_program:
             return  # a runner of the table that its own options made no run
+        if _ASKED_TO_PRINT.intersection(argv):
+            return  # ``tools/test.py --help``: it prints, and runs no test
         runs = self._script_verdict(path, argv, cwd, known=known, venv=venv)
         if runs is not False:
             unread = runs if isinstance(runs, Unknown) else None
@@ -992,6 +994,8 @@ def _subshell(op: str, saved: list[_Dirs], dirs: _Dirs) -> None:
 
 
 _ARM_ENDS = frozenset({";;", ";&", ";;&"})
+_ASKED_TO_PRINT = frozenset({"--help", "--version"})
+"""What a project's script (or the runner it hands its arguments to) prints, running no test."""
 
 
 class _CaseArms:
