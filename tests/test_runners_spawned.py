@@ -153,9 +153,10 @@ class TestVerdicts:
         assert runs("bin/ci", tmp_path) == [(SCRIPT_KIND, str(tmp_path))]
         write(tmp_path / "config" / "ci.rb", 'CI.run do\n  step "Style", "bin/rubocop"\nend\n')
         assert runs("bin/ci", tmp_path) == []
-        write(tmp_path / "bin" / "ci", "#!/usr/bin/env ruby\nrequire_relative '../../ci.rb'\n")
-        write(tmp_path.parent / "ci.rb", 'CI.run do\n  step "Tests", "bin/rails test"\nend\n')
-        assert runs("bin/ci", tmp_path) == []
+        checkout = tmp_path / "proj"
+        write(checkout / "bin" / "ci", "#!/usr/bin/env ruby\nrequire_relative '../../ci.rb'\n")
+        write(tmp_path / "ci.rb", 'CI.run do\n  step "Tests", "bin/rails test"\nend\n')
+        assert runs("bin/ci", checkout) == []
 
     def test_a_script_that_starts_no_runner_is_no_run(self, tmp_path):
         """``scripts/lint.py`` running ruff and mypy is no run."""
