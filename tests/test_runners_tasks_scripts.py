@@ -12,8 +12,6 @@ import os
 import pytest
 from tasktools import runs, write
 
-from runctx.fastpath import prefilter
-from runctx.runners.tasks import scripts
 from runctx.runners.tasks.scripts import named_for_tests, script_path
 from runctx.shell.commands import SCRIPT_KIND
 
@@ -520,9 +518,3 @@ class TestArguments:
         """``./gradlew test --dry-run`` and ``bin/rails test -h`` stay no runs."""
         assert runs("./gradlew test --dry-run", tmp_path) == []
         assert runs("bin/rails test -h", tmp_path) == []
-
-
-def test_the_pre_filter_knows_the_suite_entries_the_scripts_reader_knows():
-    """The pre-filter lets through each entry name the reader takes for a suite's."""
-    assert prefilter._ENTRY_STEMS == scripts.TEST_ENTRY_STEMS
-    assert prefilter._TEST_DIRECTORIES == scripts.TEST_DIRECTORIES

@@ -813,12 +813,12 @@ def _test_file(text: str, suffix_at: int) -> bool:
     stem = text[start:suffix_at].lower()
     if _named_test_stem(stem):
         return True
-    if stem not in _ENTRY_STEMS or start == 0 or text[start - 1] != "/":
+    if stem not in TEST_ENTRY_STEMS or start == 0 or text[start - 1] != "/":
         return False
     parent = start - 1
     while parent > 0 and text[parent - 1] not in _BEFORE:
         parent -= 1
-    return text[parent : start - 1].lower() in _TEST_DIRECTORIES
+    return text[parent : start - 1].lower() in TEST_DIRECTORIES
 
 
 def _named_test_stem(stem: str) -> bool:
@@ -833,13 +833,14 @@ def _named_test_stem(stem: str) -> bool:
 _TEST_STEMS = frozenset({"test", "tests", "runtests", "unittest", "unittests", "testrunner"})
 """Names of files that run a test suite when run (``tests/test.py``, ``runtests.py``),
 as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them."""
-_TEST_DIRECTORIES = frozenset({"test", "tests", "spec", "specs", "testing"})
-_ENTRY_STEMS = frozenset(
+TEST_DIRECTORIES = frozenset({"test", "tests", "spec", "specs", "testing"})
+"""Directories of a project's tests: a script there named as an entry runs its suite."""
+TEST_ENTRY_STEMS = frozenset(
     {"main", "__main__", "run", "runner", "run_all", "runall", "all", "all_tests", "alltests"}
     | {"suite", "index"}
 )
-"""A suite's entry in its tests' directory (``runctx.runners.tasks.scripts.TEST_ENTRY_STEMS``,
-which the test suite holds equal)."""
+"""Names of a suite's entry in its tests' directory (``test/main.py``, ``tests/runner.py``),
+as :func:`runctx.runners.tasks.scripts.named_for_tests` reads them too."""
 _TEST_PREFIXES = (
     *("test_", "test-", "tests_", "tests-", "tst_", "tst-", "run-test", "run_test", "runtest"),
 )

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from runctx.regex import on_first_use
 
-__all__ = ["argument_fed", "selected_text"]
+__all__ = ["argument_fed", "assignments", "selected_text"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _BEFORE_WORD = " \t\n;&|()`"
@@ -69,6 +69,11 @@ def _variables(text: str) -> set[str]:
     return set(re.findall(rf"\$\{{?({_NAME})", text))
 
 
+def assignments(text: str) -> list[tuple[str, str]]:
+    """Each ``NAME=VALUE`` of a script's ``text`` (``local``, ``export``…): name and value."""
+    return _ASSIGNMENT().findall(text)
+
+
 def argument_fed(text: str) -> set[str]:
     """The variables of ``text`` whose value comes from the script's arguments.
 
@@ -80,13 +85,13 @@ def argument_fed(text: str) -> set[str]:
     fed.update(_FOR_ARGUMENTS().findall(text))
     fed.update(_GETOPTS().findall(text))
     loops = _FOR_IN().findall(text)
-    assignments = _ASSIGNMENT().findall(text)
+    assigned = assignments(text)
     for _ in range(4):
         before = len(fed)
         for name, words in loops:
             if _POSITIONAL().search(words) or _variables(words) & fed:
                 fed.add(name)
-        for name, value in assignments:
+        for name, value in assigned:
             if _POSITIONAL().search(value) or _variables(value) & fed:
                 fed.add(name)
         if len(fed) == before:
@@ -333,7 +338,7 @@ def _without_dead_branches(text: str) -> str:
     if "if" not in text or _SOURCES().search(text):
         return text
     values: dict[str, set[str]] = {}
-    for name, value in _ASSIGNMENT().findall(text):
+    for name, value in assignments(text):
         values.setdefault(name, set()).add(value.strip("\"'"))
     ends: dict[int, int] | None = None
     removed: list[tuple[int, int]] = []

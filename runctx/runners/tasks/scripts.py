@@ -47,9 +47,11 @@ from __future__ import annotations
 import os
 import re
 
+from runctx.fastpath.prefilter import TEST_DIRECTORIES, TEST_ENTRY_STEMS
 from runctx.planted import usable_path
 from runctx.regex import on_first_use
 from runctx.runners.spawned import Spawned, language, spawned
+from runctx.runners.tasks.dispatch import assignments
 from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
@@ -61,13 +63,6 @@ if TYPE_CHECKING:
 MAX_SCRIPT_CHARS = 32 * 1024
 """Only this much of a script's text is read: what a test script needs, bounded."""
 
-TEST_DIRECTORIES = frozenset({"test", "tests", "spec", "specs", "testing"})
-"""Directories of a project's tests: a script there named as an entry runs its suite."""
-TEST_ENTRY_STEMS = frozenset(
-    {"main", "__main__", "run", "runner", "run_all", "runall", "all", "all_tests", "alltests"}
-    | {"suite", "index"}
-)
-"""Names of a suite's entry in its tests' directory (``test/main.py``, ``tests/runner.py``)."""
 SCRIPT_DIRECTORIES = frozenset(
     {"scripts", "script", "ci", ".ci", "tools", "tool", "bin", "dev", "hack", "build", "t"}
 )
@@ -409,10 +404,6 @@ _DIRNAME_OF_SELF = on_first_use(
     r"|`\s*dirname\s+(?:--\s+)?\"?" + _SELF + r"\"?\s*`"
     r"|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}"
 )
-_ASSIGNED = on_first_use(
-    r"^[ \t]*(?:(?:export|readonly|local|declare)[ \t]+)?([A-Za-z_]\w*)=(\"?)(\S+?)\2[ \t]*$",
-    re.MULTILINE,
-)
 DIRECTORY_NAMES_MAX = 8
 """Variables holding a script's own directory that are put in: a script has one or two."""
 
@@ -439,7 +430,7 @@ def in_own_directory(text: str, path: str) -> str:
         r"|\$\(\s*(?:realpath|readlink\s+-[fem])\s+\"?" + here + r"\"?\s*\)"
     )
     text = re.sub(around, lambda _: directory, text)
-    names = [m[1] for m in _ASSIGNED().finditer(text) if m[3] == directory]
+    names = [name for name, value in assignments(text) if value.strip("\"'") == directory]
     for name in names[:DIRECTORY_NAMES_MAX]:
         text = re.sub(r"\$(?:\{" + name + r"\}|" + name + r"(?!\w))", lambda _: directory, text)
     return text
