@@ -121,3 +121,28 @@ def test_the_words_after_a_recipe_with_parameters_are_its_arguments(tmp_path):
     assert runs("just e2e chromium -k slow", tmp_path) == [("just-recipe", str(tmp_path))]
     assert runs("just build unit", tmp_path) == []
     assert runs("just lint unit", tmp_path) == [("just-recipe", str(tmp_path))]
+
+
+def test_a_parameter_default_is_one_parameter_whatever_it_holds(tmp_path):
+    """A default may hold a blank, a colon or parentheses; it is still one parameter.
+
+    ``just check fast unit``: ``check`` takes one word, so ``unit`` is the next
+    recipe; a header whose default holds a colon still has its own body.
+    """
+    write(
+        tmp_path / "justfile",
+        """\
+        check mode="fast and strict":
+            ruff check --select {{mode}}
+        site url="http://localhost:8000" extra=(mode + ":x"):
+            pytest tests/site --base-url {{url}}
+        unit:
+            pytest tests/unit
+        """,
+    )
+    assert runs("just check fast unit", tmp_path) == [("just-recipe", str(tmp_path))]
+    assert runs("just check fast", tmp_path) == []
+    assert runs("just site http://example.test strict", tmp_path) == [
+        ("just-recipe", str(tmp_path))
+    ]
+    assert runs("just check fast site", tmp_path) == [("just-recipe", str(tmp_path))]

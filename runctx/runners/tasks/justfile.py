@@ -175,16 +175,49 @@ def dependencies(text: str) -> list[str]:
 
 def _header(line: str) -> tuple[str, list[str], tuple[int, bool]] | None:
     """The recipe name, dependencies and parameters of a header line; None for another line."""
-    head, colon, rest = line.partition(":")
-    if not colon or rest.startswith("="):  # ``x := 1``, ``set shell := [...]``
+    head, rest = _split_header(line)
+    if rest is None or rest.startswith("="):  # ``x := 1``, ``set shell := [...]``
         return None
-    words = head.split()
+    words = head
     name = words[0].lstrip("@") if words else ""
     if not name or not (name[0].isalpha() or name[0] == "_"):
         return None
     parameters = words[1:]
     variadic = bool(parameters) and parameters[-1].lstrip("$")[:1] in {"*", "+"}
     return name, dependencies(rest), (len(parameters), variadic)
+
+
+def _split_header(line: str) -> tuple[list[str], str | None]:
+    """A header's words before its colon, and the text after it (None: no colon).
+
+    A parameter's default may be quoted or an expression in parentheses
+    (``test target="a b" url='http://x':``): a blank or a colon inside
+    either is part of that one parameter. One pass over the line.
+    """
+    words: list[str] = []
+    word: list[str] = []
+    quote = ""
+    depth = 0
+    for at, char in enumerate(line):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif not depth and char == ":":
+            if word:
+                words.append("".join(word))
+            return words, line[at + 1 :]
+        elif not depth and char.isspace():
+            if word:
+                words.append("".join(word))
+                word = []
+            continue
+        word.append(char)
+    return words, None
 
 
 def parse(data: bytes) -> Justfile:
