@@ -104,3 +104,24 @@ def test_the_command_forms_of_a_compose_file():
     assert services["lint"]["command"] == "ruff check ."
     assert "command" not in services["db"]
     assert services["unit"]["profiles"] is True
+
+
+def test_a_command_after_the_service_is_read_as_written_there(project):
+    """``docker compose run web make ci`` runs ``make ci`` in the mounted checkout, read there.
+
+    So does a service whose ``command`` is a project task: ``up`` reads what
+    the task runs (an ``npm run dev`` whose script runs the tests first).
+    """
+    write(project / "Makefile", "ci:\n\tpytest -q tests\n\nlint:\n\truff check .\n")
+    write(
+        project / "package.json",
+        '{"scripts": {"dev": "npm run pretest-all && vite", "pretest-all": "jest --ci",'
+        ' "serve": "vite"}}',
+    )
+    assert runs("docker compose run --rm web make ci", project) != []
+    assert runs("docker compose run --rm web make lint", project) == []
+    write(project / "compose.yaml", COMPOSE.replace("python manage.py runserver", "npm run dev"))
+    assert runs("docker compose up web", project) != []
+    assert runs("docker compose run web", project) != []
+    write(project / "compose.yaml", COMPOSE.replace("python manage.py runserver", "npm run serve"))
+    assert runs("docker compose up web", project) == []

@@ -32,7 +32,7 @@ def _tails(pattern: RunnerPattern) -> list[str]:
     if pattern.with_options:
         words.append(pattern.with_options[0].replace("*", "…"))
     if pattern.role == TASK_ROLE:
-        words.append("TASK" if pattern.task_names == "first" else "[TASK...]")
+        words.append("[TASK...]" if pattern.task_names == "all" else "TASK")
     head = " ".join(words)
     if not pattern.any_arg:
         return [head]

@@ -39,8 +39,8 @@ TASK_READERS = (
     *("git-hooks", "compose"),
 )
 """How a task runner's project file is read (:mod:`runctx.runners.tasks`)."""
-TASK_NAMES = ("first", "all")
-"""Which positional words after a task row's subcommand name tasks."""
+TASK_NAMES = ("first", "all", "alone")
+"""Which positional words after a task row's subcommand name tasks (see :class:`RunnerPattern`)."""
 
 
 def glob(word: str, pattern: str) -> bool:
@@ -193,7 +193,9 @@ class RunnerPattern(Record):
     A row of role :data:`TASK_ROLE` is a task runner: ``reader`` says how its
     project file is read and ``task_names`` which positionals after
     ``subcommand`` name tasks (``first``: ``npm run NAME``, and no name means
-    no task; ``all``: ``make lint test``, and no name means the default task).
+    no task; ``all``: ``make lint test``, and no name means the default task;
+    ``alone``: ``docker compose run SERVICE``, a task only when no word
+    follows it: a command after it is what runs, read where it stands).
     Its ``file_options`` name the project file; its ``run_names`` are task
     names that say "test run" (``test-unit``): such a task is a run when its
     text cannot be read (no file, no such task), and otherwise its text decides.
@@ -400,12 +402,20 @@ class RunnerPattern(Record):
         chdir = scanned.chdir
         if self.role != TASK_ROLE:
             return ArgsRead(chdir) if chdir is not None else _PLAIN
-        if self.task_names == "first":
-            if not rest:
-                return None  # ``npm run`` alone lists the scripts: a task row needs a name
-            rest = rest[:1]
-        by_name = any(glob(name, p) for name in rest for p in self.run_names)
-        return ArgsRead(chdir, tuple(rest), scanned.file, by_name=by_name)
+        names = self._task_names(tuple(rest))
+        if names is None:
+            return None
+        by_name = any(glob(name, p) for name in names for p in self.run_names)
+        return ArgsRead(chdir, names, scanned.file, by_name=by_name)
+
+    def _task_names(self, rest: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The task names among the positional words after the subcommand; None: no task."""
+        if self.task_names == "all":
+            return rest
+        if self.task_names == "alone" and len(rest) != 1:
+            return None  # a command after the service is what runs, read where it stands
+        # ``npm run`` alone lists the scripts: a task row needs a name
+        return rest[:1] or None
 
     def refuses(self, option: str) -> bool:
         """Whether ``option`` (or ``OPT=VALUE``) is one of ``not_with``: it makes no run."""

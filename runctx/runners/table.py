@@ -748,7 +748,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             kind,
             role=TASK_ROLE,
             reader="compose",
-            task_names="all",
+            # ``run SERVICE CMD`` runs CMD, read where it stands; ``up`` names services
+            task_names="alone" if subcommand == "run" else "all",
             programs=programs,
             subcommand=(*prefix, subcommand),
             file_options=("-f", "--file"),

@@ -36,8 +36,6 @@ MAX_SERVICES = 32
 
 def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | None:
     """The commands the services of ``call`` run, each as a compose run of that service."""
-    if call.kind == "compose-run" and len(call.names) != 1:
-        return None  # a command after the service: the walk reads it where it stands
     path = call.file or next(
         (name for name in COMPOSE_FILES if os.path.isfile(os.path.join(directory, name))), None
     )
