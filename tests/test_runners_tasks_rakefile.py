@@ -281,3 +281,72 @@ def test_node_run_reads_package_json(tmp_path):
     assert runs("node --run unit", tmp_path) != []
     assert runs("node --run lint", tmp_path) == []
     assert runs("node --run test:e2e", tmp_path) != []
+
+
+class TestRakeTasksRunFromCode:
+    """Tasks run or forgotten by ``Rake::Task[NAME]``, and the ones Rails loads."""
+
+    def test_a_task_invoked_from_a_body_runs(self, tmp_path):
+        """``Rake::Task[:spec].invoke`` in ``ci``'s body runs ``spec``; a variable's is unknown."""
+        write(
+            tmp_path / "Rakefile",
+            """\
+            RSpec::Core::RakeTask.new(:spec)
+            task :ci do
+              Rake::Task["lint"].invoke
+              Rake::Task[:spec].invoke(ENV["SEED"])
+            end
+            task :chosen do
+              Rake::Task[name].invoke
+            end
+            task :lint do
+              sh "rubocop"
+            end
+            task :again do
+              Rake::Task[:spec].reenable
+            end
+            """,
+        )
+        assert runs("rake ci", tmp_path) != []
+        assert runs("rake chosen", tmp_path) == []
+        assert runs("rake again", tmp_path) == []
+
+    def test_a_cleared_task_runs_only_what_is_added_after(self, tmp_path):
+        """``Rake::Task[:default].clear`` then ``task default: :lint``: lint alone."""
+        write(
+            tmp_path / "Rakefile",
+            """\
+            RSpec::Core::RakeTask.new(:spec)
+            task :lint do
+              sh "rubocop"
+            end
+            task default: :spec
+            Rake::Task[:default].clear
+            task default: :lint
+            """,
+        )
+        assert runs("rake", tmp_path) == []
+        write(
+            tmp_path / "Rakefile",
+            (tmp_path / "Rakefile").read_text().replace(".clear", ".clear_actions"),
+        )
+        assert runs("rake", tmp_path) != []
+
+    @pytest.mark.parametrize(
+        "loads", ["Rails.application.load_tasks", "Shop::Application.load_tasks"]
+    )
+    def test_a_rails_apps_default_task_runs_its_tests(self, tmp_path, loads):
+        """Rails defines ``default`` on ``test``; a task of the app's own adds to it."""
+        write(
+            tmp_path / "Rakefile",
+            f"""\
+            require_relative "config/application"
+            {loads}
+            task :audit do
+              sh "bundle audit"
+            end
+            task default: :audit
+            """,
+        )
+        assert runs("bundle exec rake", tmp_path) != []
+        assert runs("bundle exec rake audit", tmp_path) == []

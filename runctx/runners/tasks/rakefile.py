@@ -10,7 +10,13 @@ Read, line by line (never run):
   (``spec``, or the name given) runs ``rspec``; ``Rake::TestTask.new`` and
   ``Minitest::TestTask.create`` (``test``, or the name given) run the tests
   with ruby; ``Cucumber::Rake::Task.new`` (``features``) runs ``cucumber``;
-- ``namespace :NAME do`` blocks, by indentation: ``spec:unit``.
+- ``namespace :NAME do`` blocks, by indentation: ``spec:unit``;
+- ``Rake::Task[NAME].invoke`` (or ``.execute``) in a task's body runs that
+  task; ``Rake::Task[NAME].clear`` forgets what was read of it so far, and
+  ``.clear_prerequisites``/``.clear_actions`` the one part;
+- ``Rails.application.load_tasks``: the tasks Rails defines there, ``test``
+  (``rails test``) and ``default`` on it (rspec-rails moves it to ``spec``:
+  tests either way). As in Rake, a later ``task default: ...`` adds to it.
 
 ``rake`` alone runs the ``default`` task. A task whose name is made at run
 time (``:"spec_#{driver}"``) is not found: the command is then decided by the
@@ -36,6 +42,15 @@ _TEST_TASKS = (
     ("Cucumber::Rake::Task.new", "features", "cucumber"),
 )
 _CALLS = ("sh ", "sh(", "system ", "system(", "ruby ", "ruby(")
+_TASK_REF = "Rake::Task["
+_RUNS_IT = (".invoke", ".execute")
+_CLEARS = {
+    ".clear": (True, True),
+    ".clear_prerequisites": (True, False),
+    ".clear_actions": (False, True),
+}
+"""What each ``Rake::Task[NAME]`` method forgets of the task: its prerequisites, its actions."""
+_RAILS_TASKS = ("Rails.application.load_tasks", "::Application.load_tasks")
 
 
 def _name(text: str) -> str | None:
@@ -103,7 +118,7 @@ class _Reader:
         """Start with no task, no namespace open."""
         self.tasks: dict[str, Task] = {}
         self.spaces: list[tuple[int, str]] = []  # (indentation, name) of the open namespaces
-        self.current: list[str] | None = None  # the command lines of the task being read
+        self.current: Task | None = None  # the task whose body is being read
 
     def line(self, raw: str) -> None:
         """Read one line of the Rakefile."""
@@ -133,16 +148,39 @@ class _Reader:
             self.current = None
             found = _task_line(stripped[4:])
             if found is not None:
-                first, lines = self.tasks.setdefault(prefix + found[0], ([], []))
-                first.extend(d for d in found[1] if d not in first)
-                self.current = lines
+                task = self.tasks.setdefault(prefix + found[0], ([], []))
+                task[0].extend(d for d in found[1] if d not in task[0])
+                self.current = task
         elif (made := _test_task(stripped)) is not None:
             self.tasks.setdefault(prefix + made[0], ([], []))[1].append(made[1])
             self.current = None
+        elif stripped.startswith(_TASK_REF):
+            self.task_method(stripped[len(_TASK_REF) :])
+        elif stripped.endswith(_RAILS_TASKS):
+            self.tasks.setdefault("test", ([], []))[1].append("rails test")
+            self.tasks.setdefault("default", ([], []))[0].append("test")
         elif self.current is not None and stripped.startswith(_CALLS):
             text = _literal(stripped.split(None, 1)[1] if " " in stripped else stripped[3:])
             if text is not None:
-                self.current.append(f"ruby {text}" if stripped.startswith("ruby") else text)
+                lines = self.current[1]
+                lines.append(f"ruby {text}" if stripped.startswith("ruby") else text)
+
+    def task_method(self, rest: str) -> None:
+        """``Rake::Task[NAME].METHOD``: a task run from the body being read, or forgotten."""
+        inside, bracket, method = rest.partition("]")
+        literal = bracket and inside.strip()[:1] in {":", '"', "'"}
+        name = _name(inside) if literal else None
+        if name is None:
+            return  # a variable's or a name made at run time: nothing known of it
+        method = method.split("(", 1)[0].split()[0] if method.strip() else ""
+        if method in _RUNS_IT and self.current is not None and name not in self.current[0]:
+            self.current[0].append(name)
+        elif method in _CLEARS and name in self.tasks:
+            prerequisites, actions = _CLEARS[method]
+            if prerequisites:
+                self.tasks[name][0].clear()
+            if actions:
+                self.tasks[name][1].clear()
 
 
 def parse(data: bytes) -> dict[str, Task]:
