@@ -70,3 +70,30 @@ def test_an_escaped_quote_does_not_end_a_task_line():
     found = aliases_of(text)
     assert found["ci"] == ['cmd echo \\"a, b\\"', "test"]
     assert found["x"] == ["y"]
+
+
+def test_ex_checks_check_runs_its_test_tools(tmp_path):
+    """ex_check's ``mix check`` runs ``mix test`` (a ``test`` directory) and assets' ``npm test``.
+
+    Each unless ``.check.exs`` turns it off; ``--only``/``--except`` are not
+    read; without ex_check, or with ``check`` an alias, the alias decides.
+    """
+    exs = MIX_EXS.replace('[{:phoenix, "~> 1.7"}]', '[{:ex_check, "~> 0.16", only: :dev}]')
+    write(tmp_path / "mix.exs", exs.replace('check: ["ci"],\n', ""))
+    assert runs("mix check", tmp_path) == []  # no test directory: ex_unit is skipped
+    write(tmp_path / "test" / "test_helper.exs", "ExUnit.start()\n")
+    assert runs("mix check", tmp_path) != []
+    assert runs("mix check --retry", tmp_path) != []
+    assert runs("mix check --only credo", tmp_path) == []
+    assert runs("mix check -x ex_unit", tmp_path) == []
+    write(tmp_path / ".check.exs", "[tools: [{:dialyzer, false}, {:ex_unit, false}]]\n")
+    assert runs("mix check", tmp_path) == []
+    write(tmp_path / "assets" / "package.json", '{"scripts": {"test": "jest"}}')
+    assert runs("mix check", tmp_path) != []  # npm_test
+    write(tmp_path / ".check.exs", "[tools: [{:ex_unit, enabled: false}, {:npm_test, false}]]\n")
+    assert runs("mix check", tmp_path) == []
+    write(tmp_path / "mix.exs", MIX_EXS.replace('check: ["ci"],\n', ""))
+    (tmp_path / ".check.exs").unlink()
+    assert runs("mix check", tmp_path) == []  # no ex_check: no such task known
+    write(tmp_path / "mix.exs", exs.replace('check: ["ci"]', 'check: ["format"]'))
+    assert runs("mix check", tmp_path) == []  # the project's own alias decides

@@ -1301,7 +1301,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         run_names=NAMED_TEST_NAMES,
         reader="mix-aliases",
         programs=("mix",),
-        not_with=_H,
+        # ex_check's tools picked by name (``mix check --only credo``): not read
+        not_with=(*_H, "--only", "-o", "--except", "-x"),
     ),
     RunnerPattern(
         "swift-test",

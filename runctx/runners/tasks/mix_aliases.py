@@ -8,6 +8,14 @@ itself an alias runs that alias. Read as text, not evaluated: the list's
 strings are taken for ``mix STRING`` commands, which the shell parser reads
 (``mix test`` is a run). A function given as an alias (``&ci/1``) runs code
 runctx does not read: it gives no command.
+
+``mix check`` that is no alias is ex_check's task when ``mix.exs`` depends on
+``:ex_check``: it runs the project's tools, and among them ``mix test``
+(its ``ex_unit`` tool, when a ``test`` directory exists) and ``npm test`` in
+``assets`` (its ``npm_test`` tool, when ``assets/package.json`` exists),
+unless ``.check.exs`` turns that tool off (``{:ex_unit, false}``,
+``{:ex_unit, enabled: false}``). ``--only`` and ``--except`` pick tools by
+their names: such a call is not read (the row refuses it), and is no run.
 """
 
 from __future__ import annotations
@@ -27,6 +35,13 @@ MIX_EXS = "mix.exs"
 _START = re.compile(r"defp?\s+aliases\b[^\n]*?\bdo\b|\baliases:\s*(?=\[)")
 _KEY = re.compile(r'\s*(?:"([^"\n]+)"|([a-z_][\w.]*[?!]?)):\s')
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_EX_CHECK = re.compile(rb"\{\s*:ex_check\s*,")
+_TOOL_OFF = r"\{\s*:%s\s*,\s*(?:false|enabled:\s*false)\b"
+_EX_CHECK_TESTS = (
+    ("ex_unit", "test", "mix test"),
+    ("npm_test", "assets/package.json", "cd assets && npm test"),
+)
+"""ex_check's tools that run tests: name, the path it needs to exist, what it runs."""
 
 
 def _outside_strings(text: str, start: int) -> Iterator[tuple[int, str, int]]:
@@ -108,6 +123,30 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
         return None
     lines = aliases.get(call.names[0])
     if lines is None:
-        return None
+        return _ex_check(directory, files) if call.names[0] == "check" else None
     # a line naming the alias itself runs mix's own task of that name (``test: ["x", "test"]``)
     return [f"mix {line}" if line.split()[:1] != [call.names[0]] else "true" for line in lines]
+
+
+def _ex_check(directory: str, files: ProjectFiles) -> list[str] | None:
+    """What ex_check's ``mix check`` runs of the tools that test; None without ex_check."""
+    if files.parsed(os.path.join(directory, MIX_EXS), _uses_ex_check) is not True:
+        return None
+    config = files.parsed(os.path.join(directory, ".check.exs"), _text)
+    settings = config if isinstance(config, str) else ""
+    return [
+        command
+        for tool, needs, command in _EX_CHECK_TESTS
+        if os.path.exists(os.path.join(directory, needs))
+        and re.search(_TOOL_OFF % tool, settings) is None
+    ] or ["true"]
+
+
+def _uses_ex_check(data: bytes) -> bool:
+    """Whether a ``mix.exs`` lists ``:ex_check`` among its dependencies."""
+    return _EX_CHECK.search(data) is not None
+
+
+def _text(data: bytes) -> str:
+    """A file's text."""
+    return data.decode("utf-8", errors="replace")
