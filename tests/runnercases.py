@@ -157,6 +157,9 @@ FORMS = [
     (["julia", "--project=.", "test/runtests.jl"], "julia-test"),
     (["prove", "-lr", "t"], "perl-test"),
     (["./gradlew", "testDemoDebug", ":lint:test"], "gradle-test"),
+    # one project's test task, or one variant's, excluded: the others still run under build
+    (["./gradlew", "build", "-x", ":plugin:test", "-x", "dokkaHtml"], "gradle-test"),
+    (["./gradlew", "build", "-x", "linuxX64Test", "--stacktrace"], "gradle-test"),
     (["clojure", "-M:cljs-test:adv"], "clojure-test"),
     (["cargo", "careful", "test"], "cargo-test"),
     (["cargo", "llvm-cov", "--no-report", "nextest"], "cargo-test"),
@@ -555,6 +558,9 @@ NOT_RUNS = [
     ["./gradlew", "build", "-x", "test"],
     ["./gradlew", "check", "-x", "test"],
     ["./gradlew", "build", "--exclude-task", "test"],
+    ["./gradlew", "build", "-x", "allTests"],
+    ["./gradlew", "build", "-x", "check"],
+    ["./gradlew", "build", "-x", "test", "-x", "integrationTest"],
     ["./gradlew", "assembleDebugAndroidTest"],
     ["./gradlew", "compileTestKotlin"],
     ["./gradlew", "checkstyleTest", "pmdTest", "spotbugsTest"],  # the test sources analysed

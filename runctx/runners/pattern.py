@@ -184,8 +184,10 @@ class RunnerPattern(Record):
       (``cmake --build b --target test``);
     - ``exclude_options`` and ``aggregates``: options whose values name tasks
       that will not run (``gradle build -x test``); an ``any_arg`` word in
-      ``aggregates`` (``build``, ``check``) runs the tests only while none of
-      the other ``any_arg`` words is excluded;
+      ``aggregates`` (``build``, ``check``) runs the tests only while no
+      ``any_arg`` word written out exactly (``test``, ``check``) is excluded
+      in every project (``-x :app:test`` is one project's, ``-x jvmTest``
+      one variant's: the others run);
     - ``chdir_options``: options whose value is the directory the program
       works in (``make -C DIR``), ``chdir_file_options`` a file there
       (``mvn -f DIR/pom.xml``).
@@ -438,8 +440,10 @@ class RunnerPattern(Record):
     def _runs_some(self, positionals: Sequence[str], excluded: Sequence[str]) -> bool:
         """Whether some positional names a test task that is not excluded."""
         everywhere = {word for word in excluded if ":" not in word}  # ``-x test``: every project's
-        direct = [p for p in self.any_arg if p not in self.aggregates]
-        test_excluded = any(glob(word.rpartition(":")[2], p) for word in excluded for p in direct)
+        # An aggregate (``build``) runs no test once a test task named exactly (``-x test``,
+        # ``-x allTests``) is excluded in every project; one project's (``-x :app:test``) or
+        # one variant's (``-x linuxX64Test``) leaves the other projects' and variants' to run.
+        test_excluded = any(word in self._any_arg_exact for word in everywhere)
         for word in positionals:
             if word in excluded or word.rpartition(":")[2] in everywhere:
                 continue
