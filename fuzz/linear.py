@@ -24,12 +24,14 @@ from runctx.present.escape import hook_json, json_text, visible
 from runctx.runners import BUILTIN_PATTERNS, detect_runner, spawned
 from runctx.runners.tasks import (
     dispatch,
+    fastfile,
     hatch,
     invoke_tasks,
     justfile,
     makefile,
     mix_aliases,
     package_json,
+    rakefile,
     scripts,
     taskfile,
 )
@@ -337,6 +339,24 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
     "spawned: nested brackets in a list": (
         lambda n: "execa('x', [" + "[" * n,
         lambda text: spawned.spawned("javascript", text),  # type: ignore[arg-type]
+    ),
+    "fastfile: many lanes calling each other": (
+        lambda n: b"".join(
+            b'lane :l%d do\n  l%d\n  sh("x", "y")\nend\n' % (i, i + 1) for i in range(n // 40)
+        ),
+        fastfile.parse,  # type: ignore[dict-item]
+    ),
+    "fastfile: a call's arguments never closed": (
+        lambda n: b"lane :a do\n  sh(" + b'"x", ' * (n // 5) + b"\n",
+        fastfile.parse,  # type: ignore[dict-item]
+    ),
+    "rakefile: many invoked tasks": (
+        lambda n: b"task :a do\n" + b"  Rake::Task[:b].invoke\n" * (n // 24) + b"end\n",
+        rakefile.parse,  # type: ignore[dict-item]
+    ),
+    "justfile: a header of quoted defaults": (
+        lambda n: b"t " + b'a="x y:z" ' * (n // 10) + b":\n  pytest\n",
+        justfile.parse,  # type: ignore[dict-item]
     ),
     "hatch: many scripts": (
         lambda n: (

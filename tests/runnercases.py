@@ -817,6 +817,9 @@ TASK_FORMS = [
     (["npm-run-all", "--parallel", "lint", "unit"], "npm-run-all", ("lint", "unit")),
     (["docker", "compose", "run", "--rm", "tests"], "compose-run", ("tests",)),
     (["docker-compose", "up", "--exit-code-from", "tests", "tests"], "compose-up", ("tests",)),
+    # a command after the service is what runs: its own task row reads it
+    (["docker", "compose", "run", "web", "npm", "run", "unit"], "npm-script", ("unit",)),
+    (["fastlane", "ios", "ci", "device:iPhone"], "fastlane-lane", ("ios", "ci", "device:iPhone")),
     (["npm", "run", "unit"], "npm-script", ("unit",)),
     (["npm", "--prefix", "web", "run", "e2e"], "npm-script", ("e2e",)),
     (["yarn", "unit"], "yarn-script", ("unit",)),

@@ -860,6 +860,7 @@ TASK_RUNNER_NAMES = (
     "composer",
     "composer.phar",
     "deno",
+    "fastlane",
     "gmake",
     "go-task",
     "hatch",

@@ -36,7 +36,7 @@ DEFAULT_NOT_WITH = ("--help", "--version")
 TASK_READERS = (
     *("package-json", "make", "just", "taskfile", "hatch", "rake", "melos", "cargo-alias"),
     *("maven", "toml-tasks", "json-tasks", "mix-aliases", "invoke", "sbt-aliases", "nx"),
-    *("git-hooks", "compose"),
+    *("git-hooks", "compose", "fastlane"),
 )
 """How a task runner's project file is read (:mod:`runctx.runners.tasks`)."""
 TASK_NAMES = ("first", "all", "alone")

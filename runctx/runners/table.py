@@ -1474,6 +1474,16 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=("fastlane",),
         not_with=_H,
     ),
+    # any other lane (``fastlane ios ci``): its Fastfile says what it runs (tasks.fastfile)
+    RunnerPattern(
+        "fastlane-lane",
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="fastlane",
+        task_names="all",
+        programs=("fastlane",),
+        not_with=_H,
+    ),
     *rows("raco-test", [("test",)], programs=("raco",), not_with=_H),
     *rows("wasm-pack-test", [("test",)], programs=("wasm-pack",), not_with=_H),
     # Fermyon's ``spin test`` runs the app's tests (the spin-test plugin)

@@ -47,7 +47,7 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.json_tasks`: ``deno task NAME`` (``deno.json``'s ``tasks``) and
   ``composer NAME`` (``composer.json``'s ``scripts``, ``@NAME`` followed);
 - :mod:`.mix_aliases`: ``mix NAME`` where ``mix.exs``'s aliases make NAME
-  an alias: ``mix TASK`` for each of its tasks;
+  an alias: ``mix TASK`` for each of its tasks; ex_check's ``mix check``;
 - :mod:`.invoke_tasks`: ``invoke NAME``: the ``run`` calls of the ``@task``
   function of ``tasks.py``, with its ``pre`` tasks;
 - :mod:`.sbt_aliases`: ``sbt NAME`` where ``build.sbt``'s
@@ -57,7 +57,9 @@ One module per reader (:data:`~runctx.runners.pattern.TASK_READERS`):
 - :mod:`.git_hooks`: ``git commit`` and ``git push`` through the hooks they
   run (a script, the pre-commit framework's local hooks, lefthook, husky);
 - :mod:`.compose_services`: ``docker compose run SERVICE`` and ``docker
-  compose up [SERVICE...]`` through each service's ``command``.
+  compose up [SERVICE...]`` through each service's ``command``;
+- :mod:`.fastfile`: ``fastlane [PLATFORM] LANE``: the lane's ``sh`` calls,
+  the lanes it calls and the actions that run tests.
 
 Two more readers are not task rows: :mod:`.scripts` reads the project's own
 shell scripts a command runs (``scripts/test``, ``./ci.sh``), and
@@ -117,12 +119,13 @@ _READERS = {
     "nx": "nx_targets",
     "git-hooks": "git_hooks",
     "compose": "compose_services",
+    "fastlane": "fastfile",
 }
 """The module of this package that reads each reader's files (its ``texts``).
 
 Imported when a command names its task runner, not before: a command that
 names none (``pytest``, and every command a hook lets through) loads none of
-the seventeen, nor what they parse with (TOML, JSON)."""
+the eighteen, nor what they parse with (TOML, JSON)."""
 
 
 def _reader(name: str) -> Callable[[TaskCall, str, ProjectFiles], list[str] | None] | None:
