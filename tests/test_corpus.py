@@ -28,14 +28,16 @@ measured before anything is changed for them and reset it to what they bring
 the whole part to (90.6% with the sixth round, 87.1% with the seventh; 87.8%
 after the eighth, a tuning round, whose gains there are no unseen evidence;
 86.6% with the ninth's unseen lines, 88.9% after the categories they named
-were built; 87.6% with the tenth's, 90.9% after; so the bound stays):
-:data:`GOAL_HELD_RECALL` is where it should be. The false
+were built; 87.6% with the tenth's, 90.9% after; 91.0% with the eleventh's,
+91.9% after, so the bound rose to the goal): :data:`GOAL_HELD_RECALL` is
+where it should be. The false
 positives were held to the goal, :data:`GOAL_HELD_FALSE_RATE`, until the fifth
 round (commands agents typed and were told to type) measured 2.2% of all the
 held-out look-alikes, and the seventh 3.8%: each decided by a name or by a
 file runctx does not read (the README lists them). They are held at
 :data:`MAX_HELD_FALSE_RATE` (the tenth round's unseen lines brought the
-part to 4.3%, 3.7% after its categories), and the goal stays.
+part to 4.3%, 3.7% after its categories; the eleventh's to 3.3%), and the
+goal stays.
 
 Lines of the fourth round name the ``category`` of the issue they test (a
 project's own test script, a Makefile's variables and sub-makes, a task
@@ -59,7 +61,7 @@ CORPUS = Path(__file__).resolve().parent / "corpus" / "commands.jsonl"
 MIN_TUNE_RECALL = 0.98
 GOAL_HELD_RECALL = 0.90
 GOAL_HELD_FALSE_RATE = 0.01
-MIN_HELD_RECALL = 0.87
+MIN_HELD_RECALL = GOAL_HELD_RECALL
 MAX_HELD_FALSE_RATE = 0.04
 MIN_LINES = 600
 KNOWN_TUNE_FALSE = {
