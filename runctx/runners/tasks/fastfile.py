@@ -95,9 +95,9 @@ class _Reader:
 
     def __init__(self) -> None:
         """No lane, no platform open."""
-        self.lanes: dict[str, tuple[list[str], list[str]]] = {}
+        self.lanes: dict[str, Task] = {}
         self.open: list[tuple[int, str]] = []  # (indentation, platform) of the open platform
-        self.current: tuple[int, tuple[list[str], list[str]]] | None = None
+        self.current: tuple[int, Task] | None = None  # the lane being read, and its indentation
         self.default = ""
 
     def line(self, raw: str) -> None:

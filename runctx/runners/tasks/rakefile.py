@@ -157,8 +157,10 @@ class _Reader:
         elif stripped.startswith(_TASK_REF):
             self.task_method(stripped[len(_TASK_REF) :])
         elif stripped.endswith(_RAILS_TASKS):
-            self.tasks.setdefault("test", ([], []))[1].append("rails test")
-            self.tasks.setdefault("default", ([], []))[0].append("test")
+            test = self.tasks.setdefault("test", ([], []))[1]
+            default = self.tasks.setdefault("default", ([], []))[0]
+            test.extend(line for line in ["rails test"] if line not in test)
+            default.extend(name for name in ["test"] if name not in default)
         elif self.current is not None and stripped.startswith(_CALLS):
             text = _literal(stripped.split(None, 1)[1] if " " in stripped else stripped[3:])
             if text is not None:
