@@ -255,3 +255,30 @@ class TestCommandLineVariables:
         """``ACTION=build make ci``: make's own assignment wins over the environment."""
         write(tmp_path / "Makefile", self.MAKEFILE)
         assert runs("ACTION=build make ci", tmp_path) == [("make-target", str(tmp_path))]
+
+
+def test_a_prerequisite_test_runs_the_tests_as_make_test_does(tmp_path):
+    """``ci: lint test`` runs ``test`` whatever its recipe; ``all: lib tests`` builds them."""
+    write(
+        tmp_path / "Makefile",
+        """\
+        ci: lint test
+        release: lint build
+        all: lib tests
+        lint:
+        \tgolangci-lint run
+        build:
+        \tgo build ./...
+        test:
+        \t$(MAKE) shell CMD="-c 'hack/run.sh $(WHAT)'"
+        shell:
+        \tdocker run --rm $(IMAGE) /bin/sh $(CMD)
+        lib:
+        \t$(CC) -c lib.c
+        tests:
+        \t$(CC) -o lib_test test.c lib.o
+        """,
+    )
+    assert runs("make ci", tmp_path) != []
+    assert runs("make release", tmp_path) == []
+    assert runs("make all", tmp_path) == []

@@ -110,6 +110,10 @@ _MAKE_TARGETS = ("test", "tests", "check", "check-TESTS", "distcheck", "installc
 """make targets that run tests whatever their recipe (``make test``, ``make check``,
 automake's ``check-TESTS``/``distcheck``); any other target counts when its recipe
 runs a runner (the ``make-target`` task row)."""
+MAKE_TEST_PREREQUISITES = ("test", "check-TESTS")
+"""Of those, the ones that run tests whatever their recipe as another target's prerequisite
+too (``ci: lint test``); ``all: lib tests`` builds the test programs, ``ci: lint check``
+often only lints: as prerequisites, their recipes decide."""
 _MAKE_TEST_NAMES = (
     *("test-*", "test_*", "tests-*", "unittest", "unittests", "unit-test", "unit-tests"),
     *("integration-test", "integration-tests", "e2e-test", "e2e-tests"),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 
+from runctx.runners.table import MAKE_TEST_PREREQUISITES
 from runctx.runners.tasks.files import MAX_TASKS, Task, expand_tasks, first_existing
 
 TYPE_CHECKING = False
@@ -316,9 +317,14 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
         return None  # only targets named by variables: not known
     if not names and made.default is not None:
         names = [made.default]
+
+    def task(name: str) -> Task | None:
+        # a prerequisite ``test`` runs the tests as ``make test`` does, whatever its recipe
+        return ([], [f"make {name}"]) if name in MAKE_TEST_PREREQUISITES else made.task(name)
+
     return expand_tasks(
         names,
-        made.task,
+        task,
         lambda line: recipe_line(expand(recipe_line(line), variables, files.work)),
         files.unread,
     )
