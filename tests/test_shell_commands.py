@@ -530,6 +530,32 @@ def test_a_program_named_by_a_variable_asked_to_test_is_a_run(command, expected)
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
+        ("$SUDO make test", True),
+        ("${XVFB} npm test", True),
+        ('$(echo "xvfb-run --auto-servernum") npm run test --silent', True),
+        ("`echo nice` pytest -q", True),
+        ("timeout 60 $PREFIX pytest", True),
+        ("$SUDO make install", False),
+        ("$EDITOR notes.txt", False),
+        ("$PAGER tests/README.md", False),
+        ("$EDITOR test_x.py", False),
+        ("$EDITOR tests/test_x.py", False),
+        ("$CC -o test test.c", False),
+        ("$A $B pytest", False),  # two expansions: what the first runs is not guessed
+    ],
+)
+def test_an_expansion_in_front_of_a_command_runs_it(command, expected):
+    """``$SUDO make test``: a program named by an expansion, then a program runctx knows.
+
+    The expansion is read as the prefix that runs the command after it (a
+    wrapper such as ``sudo`` or ``xvfb-run``), which decides.
+    """
+    assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
         ("env $(cat .env | xargs) pytest -x", True),
         ("env `grep -v '^#' .env` npm test", True),
         ("env $(cat .env | xargs)", False),

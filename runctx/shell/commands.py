@@ -32,8 +32,10 @@ What is read
   way, in a subshell, up to :data:`MAX_DEPTH` levels deep. Command
   substitutions ``$(...)``, backticks and ``<(...)`` are read too (a test run
   inside one is still a test run), in a subshell.
-- Not expanded: variables (``$PYTEST -x`` is not seen), globs, aliases,
-  functions (``f() { pytest; }`` counts as a run although it only defines one).
+- Not expanded: variables (``$PYTEST -x`` is not seen; an expansion in front
+  of a program runctx knows, ``$SUDO make test``, is read as a prefix that
+  runs it), globs, aliases, functions (``f() { pytest; }`` counts as a run
+  although it only defines one).
 
 Bounds
 ------
@@ -641,6 +643,10 @@ class _Parse:
         elif resolution.inner and _variable_program_test(resolution.inner):
             # behind wrappers (``timeout 600 $CARGO test``), as alone
             self.found.append(TestInvocation(VARIABLE_KIND, argv, cwd, cwd_known=known, venv=venv))
+        elif (prefixed := _after_an_expansion(resolution.inner or argv)) is not None:
+            inner = dirs.copy()
+            inner.cwd, inner.known = cwd, known
+            self._resolved(prefixed, inner, depth)
         else:
             self._script(argv, cwd, known=known, venv=venv, inner=resolution.inner)
 
@@ -910,6 +916,26 @@ class _Parse:
             self.found.append(
                 TestInvocation(call.kind, argv, cwd, cwd_known=known, venv=venv, unread=unread)
             )
+
+
+_EXPANSIONS = frozenset("$`")
+"""How a word the shell expands begins: a variable, ``$(...)``, a backquote."""
+
+
+def _after_an_expansion(argv: Sequence[str]) -> list[str] | None:
+    """The command after a program named by an expansion (``$SUDO make test``); else None.
+
+    Such a word (``$SUDO``, ``${XVFB}``, ``$(echo xvfb-run -a)``) is most
+    often a prefix that runs the command after it, as a wrapper does; the
+    command is read as if written alone. ``$CARGO test`` (the expansion is
+    the program) is :func:`_variable_program_test`'s.
+    """
+    if len(argv) < 2 or argv[0][:1] not in _EXPANSIONS or "/" in argv[0]:  # noqa: PLR2004
+        return None
+    rest = list(argv[1:])
+    # a program named, not a file given to it (``$EDITOR tests/test_x.py``)
+    program = rest[0][:1] not in {"-", *_EXPANSIONS} and "/" not in rest[0] and "." not in rest[0]
+    return rest if program else None
 
 
 def _variable_program_test(argv: Sequence[str]) -> bool:
