@@ -169,7 +169,9 @@ def test_any_command_the_fast_path_lets_go_is_no_run_for_the_parser(
 
 
 @pytest.mark.parametrize("name", TEST_TASK_NAMES)
-@pytest.mark.parametrize(("program", "run"), [(p, r) for p, rs in RUN_WORDS.items() for r in rs])
+@pytest.mark.parametrize(
+    ("program", "run"), [(p, r) for p, rs in RUN_WORDS.items() for r in sorted(rs)]
+)
 def test_a_script_the_table_names_a_test_run_is_never_decided_here(program, run, name):
     """Every task name the runner table calls a test run by its name alone goes to the parser.
 
