@@ -157,6 +157,10 @@ FORMS = [
     (["julia", "--project=.", "test/runtests.jl"], "julia-test"),
     (["prove", "-lr", "t"], "perl-test"),
     (["./gradlew", "testDemoDebug", ":lint:test"], "gradle-test"),
+    (["vscode-tmgrammar-snap", "tests/snap/**/*.dart"], "js-test"),
+    (["rake", "knapsack_pro:queue:rspec[--format documentation]"], "rake-test"),
+    (["bundle", "exec", "rake", "knapsack:minitest"], "rake-test"),
+    (["./sbt", "jacoco"], "sbt-test"),
     # one project's test task, or one variant's, excluded: the others still run under build
     (["./gradlew", "build", "-x", ":plugin:test", "-x", "dokkaHtml"], "gradle-test"),
     (["./gradlew", "build", "-x", "linuxX64Test", "--stacktrace"], "gradle-test"),
@@ -559,6 +563,8 @@ NOT_RUNS = [
     ["./gradlew", "check", "-x", "test"],
     ["./gradlew", "build", "--exclude-task", "test"],
     ["./gradlew", "build", "-x", "allTests"],
+    ["rake", "knapsack_pro:encrypted_test_file_names"],  # prints, runs none
+    ["sbt", "jacocoAggregate"],
     ["./gradlew", "build", "-x", "check"],
     ["./gradlew", "build", "-x", "test", "-x", "integrationTest"],
     ["./gradlew", "assembleDebugAndroidTest"],

@@ -391,6 +391,8 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "vitest.mjs",
     "vmForks.js",
     "vp",
+    "vscode-tmgrammar-snap",
+    "vscode-tmgrammar-test",
     "vstest.console",
     "vue-cli-service",
     "vusted",

@@ -592,6 +592,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             "tstyche",
             # Mocha's suites in a browser: mochify, mocha-headless-chrome, mocha-chrome
             *("mochify", "mocha-headless-chrome", "mocha-chrome"),
+            # a TextMate grammar's tests, its assertions or snapshots (VS Code extensions)
+            *("vscode-tmgrammar-test", "vscode-tmgrammar-snap"),
         ),
         not_with=(*_H, "-v"),
     ),
@@ -1091,6 +1093,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("test", "testOnly*", "testQuick*", "*/test", "*:test", "*/testOnly*", "it:test"),
             *("*;test", "*;test;*", "*; test*", "coverage*test*", "test *", "Test/test"),
             *("testFull", "*/testFull", "*;testFull*"),  # sbt 2: every test, not those changed
+            *("jacoco", "*/jacoco"),  # sbt-jacoco: the tests run with coverage, then its report
         ),
         not_with=_H,
         short_clusters=False,  # ``sbt -batch``, ``-mem 2048``: single-dash long options
@@ -1163,7 +1166,16 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
     RunnerPattern(
         "rake-test",
         programs=("rake",),
-        any_arg=("test", "spec", "test:*", "spec:*", "default"),
+        any_arg=(
+            *("test", "spec", "test:*", "spec:*", "default"),
+            # knapsack's and Knapsack Pro's tasks split a suite and run this node's share
+            *(
+                f"{gem}:{queue}{suite}*"
+                for gem in ("knapsack", "knapsack_pro")
+                for queue in ("", "queue:")
+                for suite in ("rspec", "minitest", "cucumber", "spinach", "test_unit")
+            ),
+        ),
         value_options=("-f", "--rakefile", "-I", "--libdir", "-r", "-R", "-j"),
         chdir_options=("-C", "--directory"),
         not_with=(*_H, "-V", "-T", "--tasks", "-n", "--dry-run", "-P", "--prereqs", "-W", "-D"),
