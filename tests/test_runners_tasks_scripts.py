@@ -226,6 +226,8 @@ class TestInterpretersTestFiles:
             "node test/parser.test.js",
             "node --enable-source-maps dist/api.test.mjs",
             "node -r esm test-client.cjs",
+            "bun test/parser.test.ts",  # bun runs a file as node does
+            "bun --smol tests/run-all.test.ts",
             "php tests/test.php",
             "php -d memory_limit=-1 tests/pathological/test.php",
             "php -dxdebug.mode=off run-tests.php",
@@ -248,6 +250,19 @@ class TestInterpretersTestFiles:
         """Named as node --test, luaunit and PHP's own suites name their test files."""
         assert runs(command, tmp_path) != []
 
+    def test_bun_runs_the_file_it_is_given_as_node_does(self, tmp_path):
+        """``bun ./scripts/each.mjs test``: what the script starts decides, its argument too."""
+        write(
+            tmp_path / "scripts" / "each.mjs",
+            "import { spawnSync } from 'node:child_process';\n"
+            "const [name] = process.argv.slice(2);\n"
+            "spawnSync('npm', ['run', name], { stdio: 'inherit' });\n",
+        )
+        write(tmp_path / "scripts" / "bundle.mjs", "await Bun.build({ entrypoints: ['x.ts'] });\n")
+        assert runs("bun ./scripts/each.mjs test", tmp_path) != []
+        assert runs("bun ./scripts/each.mjs lint", tmp_path) == []
+        assert runs("bun scripts/bundle.mjs", tmp_path) == []
+
     @pytest.mark.parametrize(
         "command",
         [
@@ -256,6 +271,9 @@ class TestInterpretersTestFiles:
             "node --check test/parser.test.js",
             "node -e 'require(1)' test/parser.test.js",
             "node build.js",
+            "bun build.ts",
+            "bun install",
+            "bun build ./index.ts --outdir dist",
             "lua -e 'print(1)'",
             "luajit -b tests/test_parser.lua out.o",
             "lua main.lua",

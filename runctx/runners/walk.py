@@ -311,12 +311,18 @@ class _Walk:
             return handed
         wrapper = WRAPPERS.get(base)
         if wrapper is not None:
-            if not self.container and base in CONTAINER_PROGRAMS:
-                self.container = tuple(args[i:])
-            step = self._wrapper(wrapper, i)
-            return _STOPPED if step is _PROGRAM else step
+            return self._wrapped(wrapper, base, i)
         found = self._first(globbed_rows(self.index, base), word, i + 1)
         return found if found is not None else self._interpreter(base, i)
+
+    def _wrapped(self, wrapper: Wrapper, base: str, i: int) -> Step:
+        """The wrapper ``base`` at ``i``: the command it runs, or none."""
+        if not self.container and base in CONTAINER_PROGRAMS:
+            self.container = tuple(self.args[i:])
+        step = self._wrapper(wrapper, i)
+        if step is _PROGRAM:  # none of its commands: ``bun ./run.mjs`` runs a file as node does
+            return self._interpreter(base, i) if base in _INTERPRETER_OPTIONS else _STOPPED
+        return step
 
     def _interpreter(self, base: str, i: int) -> Step:
         self.last_program = i  # neither a runner nor a wrapper: the command wrappers run
@@ -605,7 +611,7 @@ def _shell_text(base: str, args: Sequence[str]) -> Outcome | None:
     return Outcome(SHELL, text="\n".join(typed)) if typed else _STOPPED
 
 
-_CODE_LANGUAGES = {**dict.fromkeys(NODES, "javascript"), **dict.fromkeys(RUBIES, "ruby")}
+_CODE_LANGUAGES = {**dict.fromkeys((*NODES, "bun"), "javascript"), **dict.fromkeys(RUBIES, "ruby")}
 _CODE_OPTIONS = {
     "javascript": frozenset({"-e", "--eval", "-p", "--print"}),
     "ruby": frozenset({"-e"}),
@@ -709,7 +715,7 @@ def _cluster(name: str, wrapper: Wrapper) -> str:
 
 
 _INTERPRETER_OPTIONS: dict[str, tuple[frozenset[str], frozenset[str], bool]] = {
-    **dict.fromkeys(NODES, (NODE_VALUES, NODE_STOPS, False)),
+    **dict.fromkeys((*NODES, "bun"), (NODE_VALUES, NODE_STOPS, False)),
     **dict.fromkeys(RUBIES, (RUBY_VALUES, RUBY_STOPS, True)),
     **dict.fromkeys(PHPS, (PHP_VALUES, PHP_STOPS, True)),
     **dict.fromkeys(LUAS, (LUA_VALUES, LUA_STOPS, True)),
