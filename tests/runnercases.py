@@ -158,6 +158,8 @@ FORMS = [
     (["prove", "-lr", "t"], "perl-test"),
     (["./gradlew", "testDemoDebug", ":lint:test"], "gradle-test"),
     (["vscode-tmgrammar-snap", "tests/snap/**/*.dart"], "js-test"),
+    (["vendor/bin/run-php-unit-tests"], "test-binary"),
+    (["./build-and-test"], "test-binary"),  # both
     (["rake", "knapsack_pro:queue:rspec[--format documentation]"], "rake-test"),
     (["bundle", "exec", "rake", "knapsack:minitest"], "rake-test"),
     (["./sbt", "jacoco"], "sbt-test"),
@@ -564,6 +566,11 @@ NOT_RUNS = [
     ["./gradlew", "build", "--exclude-task", "test"],
     ["./gradlew", "build", "-x", "allTests"],
     ["rake", "knapsack_pro:encrypted_test_file_names"],  # prints, runs none
+    # named for tests, and for linting, building or listing them
+    ["vendor/bin/run-linter-tests"],
+    ["run-phpcs-tests", "--standard=phpcs.xml"],
+    ["./build_tests"],
+    ["out/list-tests"],
     ["sbt", "jacocoAggregate"],
     ["./gradlew", "build", "-x", "check"],
     ["./gradlew", "build", "-x", "test", "-x", "integrationTest"],

@@ -172,6 +172,7 @@ class TestByName:
             "mpiexec -n 2 python test/main.py -v",  # a suite's entry in its tests' directory
             "python3 tests/runner.py browser.test_x",
             "node test/index.js",
+            "./ci/build-and-test.sh",  # both
         ],
     )
     def test_a_test_named_script_is_a_run(self, tmp_path, command):
@@ -195,6 +196,9 @@ class TestByName:
             "python tests/conftest.py",
             "python tools/test.py --help",  # asked to print: it runs no test
             "./scripts/test --version",
+            "vendor/bin/run-linter-tests",  # named for tests, and for linting them
+            "./ci/phpstan-tests.sh",
+            "scripts/compile_tests.sh",
         ],
     )
     def test_other_scripts_are_no_runs(self, tmp_path, command):

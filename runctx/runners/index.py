@@ -67,9 +67,31 @@ def index_for(patterns: Sequence[RunnerPattern]) -> Index:
     return index
 
 
+NOT_RUNNING_PARTS = frozenset(
+    {
+        *("lint", "linter", "phpcs", "phpcbf", "phpstan", "psalm", "format", "fmt", "style"),
+        *("typecheck", "types", "build", "compile", "list", "gen", "generate", "clean"),
+    }
+)
+"""Parts of a name that say it lints, builds or lists the tests it is named for
+(``run-linter-tests``, ``build_tests``, ``list-tests``)."""
+
+
+def says_it_runs_no_test(name: str) -> bool:
+    """Whether a part of ``name`` (split on ``-``, ``_``, ``.``) is a :data:`NOT_RUNNING_PARTS`.
+
+    Not when another part is ``and``: ``build-and-test`` does both.
+    """
+    parts = set(name.lower().replace("_", "-").replace(".", "-").split("-"))
+    return not NOT_RUNNING_PARTS.isdisjoint(parts) and "and" not in parts
+
+
 def globbed_rows(index: Index, base: str) -> tuple[RunnerPattern, ...]:
-    """The rows whose program globs match the basename ``base`` (``unit_tests``)."""
-    if not index.globbed:
+    """The rows whose program globs match the basename ``base`` (``unit_tests``).
+
+    None for a name that says it runs no test (:func:`says_it_runs_no_test`).
+    """
+    if not index.globbed or says_it_runs_no_test(base):
         return ()
 
     return tuple(row for row in index.globbed if any(glob(base, p) for p in row.program_globs))

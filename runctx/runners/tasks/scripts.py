@@ -50,6 +50,7 @@ import re
 from runctx.fastpath.prefilter import TEST_DIRECTORIES, TEST_ENTRY_STEMS
 from runctx.planted import usable_path
 from runctx.regex import on_first_use
+from runctx.runners.index import says_it_runs_no_test
 from runctx.runners.spawned import Spawned, language, spawned
 from runctx.runners.tasks.dispatch import assignments
 from runctx.unknown import Reason, Unknown
@@ -249,7 +250,8 @@ def named_for_tests(path: str) -> bool:
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
             break
-    if stem.startswith(_NOT_A_RUN):
+    both = "and" in stem.replace("_", "-").split("-")  # ``build-and-test.sh`` does both
+    if (stem.startswith(_NOT_A_RUN) and not both) or says_it_runs_no_test(stem):
         return False
     if stem in _TEST_STEMS or stem.startswith(_TEST_PREFIXES) or stem.endswith(_TEST_SUFFIXES):
         return True
