@@ -160,6 +160,8 @@ FORMS = [
     (["vscode-tmgrammar-snap", "tests/snap/**/*.dart"], "js-test"),
     (["vendor/bin/run-php-unit-tests"], "test-binary"),
     (["./build-and-test"], "test-binary"),  # both
+    (["./build/format_test"], "test-binary"),  # the test of a module named format
+    (["./types.test", "-test.v"], "test-binary"),  # go test -c of a package named types
     (["rake", "knapsack_pro:queue:rspec[--format documentation]"], "rake-test"),
     (["bundle", "exec", "rake", "knapsack:minitest"], "rake-test"),
     (["./sbt", "jacoco"], "sbt-test"),

@@ -67,23 +67,34 @@ def index_for(patterns: Sequence[RunnerPattern]) -> Index:
     return index
 
 
-NOT_RUNNING_PARTS = frozenset(
+CHECKER_PARTS = frozenset(
+    {"linter", "phpcs", "phpcbf", "phpstan", "psalm", "eslint", "stylelint", "rubocop", "mypy"}
+)
+"""Parts of a name that name a checker, not a module under test (``run-linter-tests``)."""
+VERB_PARTS = frozenset(
     {
-        *("lint", "linter", "phpcs", "phpcbf", "phpstan", "psalm", "format", "fmt", "style"),
-        *("typecheck", "types", "build", "compile", "list", "gen", "generate", "clean"),
+        *("lint", "format", "fmt", "style", "typecheck", "types", "build", "compile"),
+        *("list", "gen", "generate", "clean"),
     }
 )
-"""Parts of a name that say it lints, builds or lists the tests it is named for
-(``run-linter-tests``, ``build_tests``, ``list-tests``)."""
+"""Parts of a name ending in ``tests`` that say what is done to them (``compile_tests``)."""
 
 
 def says_it_runs_no_test(name: str) -> bool:
-    """Whether a part of ``name`` (split on ``-``, ``_``, ``.``) is a :data:`NOT_RUNNING_PARTS`.
+    """Whether ``name``, named for tests, says it checks, builds or lists them instead.
 
-    Not when another part is ``and``: ``build-and-test`` does both.
+    Split on ``-``, ``_`` and ``.``: a part names a checker
+    (:data:`CHECKER_PARTS`: ``run-phpstan-tests``), or the last part is
+    ``tests`` and another says what is done to them (:data:`VERB_PARTS`:
+    ``build_tests``, ``list-tests``). A singular ``format_test`` is the test
+    of a module named so, and ``build-and-test`` does both.
     """
-    parts = set(name.lower().replace("_", "-").replace(".", "-").split("-"))
-    return not NOT_RUNNING_PARTS.isdisjoint(parts) and "and" not in parts
+    parts = name.lower().replace("_", "-").replace(".", "-").split("-")
+    if "and" in parts:
+        return False
+    if not CHECKER_PARTS.isdisjoint(parts):
+        return True
+    return parts[-1] == "tests" and not VERB_PARTS.isdisjoint(parts[:-1])
 
 
 def globbed_rows(index: Index, base: str) -> tuple[RunnerPattern, ...]:
