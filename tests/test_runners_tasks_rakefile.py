@@ -247,6 +247,20 @@ class TestCargoAlias:
         assert runs("cargo xtask dist", tmp_path) == []
         assert runs("cargo ci-test", tmp_path / "sub") != []
 
+    def test_the_words_after_an_alias_follow_its_expansion(self, tmp_path):
+        """As cargo does: ``cargo xtask ci e2e --test`` runs the xtask given ``ci e2e --test``.
+
+        ``cargo t --no-run`` builds the tests of ``t = "test --workspace"``, no more.
+        """
+        write(
+            tmp_path / ".cargo" / "config.toml",
+            '[alias]\nxtask = "run --package xtask --"\nt = "test --workspace"\n',
+        )
+        assert runs("cargo xtask ci e2e --test", tmp_path) != []
+        assert runs("cargo xtask ci e2e --build", tmp_path) == []
+        assert runs("cargo t --no-run", tmp_path) == []
+        assert runs("cargo t -p core", tmp_path) != []
+
     def test_without_a_config_an_unknown_subcommand_is_no_run(self, tmp_path):
         """No config: ``cargo ci-test`` is not known, and cargo's own ``cargo test`` still is."""
         assert runs("cargo ci-test", tmp_path) == []

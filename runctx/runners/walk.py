@@ -137,6 +137,8 @@ class TaskCall(Record):
     by_name: bool = attrs.field(default=False, kw_only=True)
     workspaces: Selection = attrs.field(default=NO_WORKSPACES, kw_only=True)
     """The other packages of a monorepo the script runs in (``npm run unit -w web``)."""
+    arguments: tuple[str, ...] = attrs.field(default=(), kw_only=True)
+    """The runner's words after its program, as written (a cargo alias takes them on)."""
 
     @property
     def match(self) -> RunnerMatch:
@@ -281,6 +283,7 @@ class _Walk:
                             read.file,
                             by_name=read.by_name,
                             workspaces=selection(pattern.kind, args),
+                            arguments=tuple(args),
                         )
                         self.task_chdir = self._moved(read.chdir)
                     continue

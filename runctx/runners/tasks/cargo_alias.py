@@ -1,7 +1,8 @@
 """cargo aliases: what ``cargo NAME`` runs when ``.cargo/config.toml`` makes NAME an alias.
 
 ``[alias]`` maps a name to a string (``ci-test = "nextest run --profile ci"``)
-or a list of words; ``cargo NAME`` runs ``cargo`` with those words. The
+or a list of words; ``cargo NAME ARGS`` runs ``cargo`` with those words,
+then ``ARGS`` (``cargo xtask ci --test``: ``run --package xtask -- ci --test``). The
 config is looked for in the directory the command runs in and its parents
 (above it: owned by the caller or by root only), as cargo does. An alias
 that names another alias is followed by the shell parser reading the text in
@@ -10,6 +11,7 @@ turn, a few levels deep.
 
 from __future__ import annotations
 
+import shlex
 import tomllib
 
 from runctx.runners.tasks.files import found_above
@@ -46,5 +48,10 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     aliases = files.parsed(path, parse)
     if not isinstance(aliases, dict):
         return None
-    words = aliases.get(call.names[0])
-    return None if not isinstance(words, str) else [f"cargo {words}"]
+    name = call.names[0]
+    words = aliases.get(name)
+    if not isinstance(words, str):
+        return None
+    # cargo puts the words after the alias after its expansion (``cargo xtask ci --test``)
+    given = call.arguments[call.arguments.index(name) + 1 :] if name in call.arguments else ()
+    return [" ".join(["cargo", words, *map(shlex.quote, given)])]
