@@ -43,3 +43,29 @@ class TestTaskfiles:
         write(tmp_path / "Taskfile.yml", self.TASKFILE)
         for command in ("task", "task lint", "task fmt", "task --list"):
             assert runs(command, tmp_path) == [], command
+
+    def test_a_task_name_may_hold_colons(self, tmp_path):
+        """``py:check:`` names the task ``py:check``, its deps ``py:test``; a URL is a value."""
+        write(
+            tmp_path / "Taskfile.yml",
+            """\
+            version: "3"
+            tasks:
+              py:test:
+                cmds:
+                  - poetry run pytest {{ .CLI_ARGS }}
+              py:lint:
+                cmds:
+                  - poetry run ruff check .
+              "docs:serve":
+                cmds:
+                  - mkdocs serve -a http://localhost:8000
+              py:check:
+                deps:
+                  - py:lint
+                  - py:test
+            """,
+        )
+        assert runs("task py:check", tmp_path) == [("taskfile-task", str(tmp_path))]
+        assert runs("task py:lint", tmp_path) == []
+        assert runs("task docs:serve", tmp_path) == []

@@ -47,10 +47,20 @@ def _flow_list(text: str) -> list[str]:
 
 
 def _key_value(text: str) -> tuple[str, str] | None:
-    """``(key, value)`` if ``text`` is a ``key: value`` pair (a key is one word)."""
-    key, colon, value = text.partition(":")
-    key = key.strip()
-    if not colon or not key or " " in key or (value and value[0] != " "):
+    """``(key, value)`` if ``text`` is a ``key: value`` pair (a key is one word).
+
+    As YAML reads a plain key, its colon is the first one followed by a blank
+    or ending the line: ``py:test:`` is the key ``py:test`` (a quoted key's
+    colons are its own).
+    """
+    start = text.find(text[0], 1) + 1 if text[:1] in {'"', "'"} else 0
+    at = start - 1
+    while (at := text.find(":", at + 1)) >= 0 and text[at + 1 : at + 2] not in {"", " "}:
+        pass
+    if at < 0:
+        return None
+    key, value = text[:at].strip(), text[at + 1 :]
+    if not key or " " in key:
         return None
     return key, value.strip()
 
