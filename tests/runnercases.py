@@ -851,6 +851,7 @@ TASK_FORMS = [
     (["turbo", "unit", "--filter=web"], "turbo-task", ("unit",)),
     (["lerna", "run", "unit", "--scope", "web"], "lerna-script", ("unit",)),
     (["hatch", "run", "cov"], "hatch-script", ("cov",)),
+    (["pipenv", "run", "check"], "pipenv-script", ("check",)),
     (["pdm", "run", "unit"], "pdm-script", ("unit",)),
     (["deno", "task", "ci"], "deno-task", ("ci",)),
     (["mix", "ci"], "mix-alias", ("ci",)),

@@ -1,4 +1,4 @@
-"""Tasks kept in TOML (``runners/tasks/toml_tasks.py``): pdm, poe, rye, pixi and mise.
+"""Tasks kept in TOML (``runners/tasks/toml_tasks.py``): pdm, poe, rye, pipenv, pixi, mise.
 
 Each test writes the tool's real file into a project directory and reads the
 command through the hook's path: a task whose command (or a task it runs
@@ -133,3 +133,24 @@ def test_inline_tasks_nested_past_the_bound_give_nothing(tmp_path):
     write(tmp_path / "pyproject.toml", f"[tool.poe.tasks]\ndeep = {nested}\nflat = 'pytest'\n")
     assert runs("poe deep", tmp_path) == []
     assert runs("poe flat", tmp_path) != []
+
+
+def test_pipenv_runs_the_pipfiles_scripts(tmp_path):
+    """``pipenv run NAME``: the ``[scripts]`` of the Pipfile; another name is a program."""
+    write(
+        tmp_path / "Pipfile",
+        """\
+        [packages]
+        requests = "*"
+
+        [scripts]
+        check = "xvfb-run -a pytest -q"
+        lint = "ruff check ."
+        ci = "pipenv run check"
+        """,
+    )
+    assert runs("pipenv run check", tmp_path) != []
+    assert runs("pipenv run ci", tmp_path) != []
+    assert runs("pipenv run lint", tmp_path) == []
+    assert runs("pipenv run pytest -x", tmp_path) != []  # no script of that name: the program
+    assert runs("pipenv install --dev", tmp_path) == []

@@ -1896,6 +1896,17 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         value_options=("--pyproject",),
         not_with=_H,
     ),
+    # ``pipenv run NAME``: the Pipfile's ``[scripts]`` (a program of that name otherwise)
+    *rows(
+        "pipenv-script",
+        [("run",)],
+        role=TASK_ROLE,
+        run_names=NAMED_TEST_NAMES,
+        reader="toml-tasks",
+        programs=("pipenv",),
+        value_options=("--python",),
+        not_with=_H,
+    ),
     *rows(
         "pixi-task",
         [("run",)],

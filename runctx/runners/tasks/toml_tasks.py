@@ -1,4 +1,4 @@
-"""Tasks kept in TOML: what ``pdm run``, ``poe``, ``rye run``, ``pixi run``, ``mise run`` run.
+"""Tasks kept in TOML: ``pdm run``, ``poe``, ``rye run``, ``pipenv run``, ``pixi run``, ``mise``.
 
 Each tool reads its tasks from one table, and a task is a command or names
 others to run:
@@ -11,6 +11,7 @@ others to run:
   ``ref``, and ``deps`` run first;
 - rye: ``[tool.rye.scripts]`` of ``pyproject.toml``: a string, or a table with
   ``cmd`` or ``chain`` (script names);
+- pipenv: ``[scripts]`` of ``Pipfile``: a string (``pipenv run test``);
 - pixi: ``[tasks]`` of ``pixi.toml`` (``[tool.pixi.tasks]`` of
   ``pyproject.toml``, and each ``[feature.NAME.tasks]``): a string, or a table
   with ``cmd`` and ``depends-on`` (``depends_on``);
@@ -42,6 +43,7 @@ TOOLS: dict[str, tuple[str, tuple[str, ...]]] = {
     "pdm-script": ("pyproject.toml", ("tool", "pdm", "scripts")),
     "poe-task": ("pyproject.toml", ("tool", "poe", "tasks")),
     "rye-script": ("pyproject.toml", ("tool", "rye", "scripts")),
+    "pipenv-script": ("Pipfile", ("scripts",)),
 }
 """Per task row kind, the file and the table its tasks are kept in (pixi and mise: below)."""
 _PIXI_FILES: tuple[tuple[str, tuple[str, ...]], ...] = (
