@@ -195,6 +195,8 @@ class TestByName:
             "python tests/fixtures/main.py",
             "python tests/conftest.py",
             "python tools/test.py --help",  # asked to print: it runs no test
+            "./tests/run_tests.py --list",  # asked to list the tests: it runs none
+            "scripts/test --collect-only -q",
             "./scripts/test --version",
             "vendor/bin/run-linter-tests",  # named for tests, and for linting them
             "./ci/phpstan-tests.sh",

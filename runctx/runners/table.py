@@ -400,7 +400,12 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         value_options=("-C", "--root", "-f", "--file", "-d", "--dir"),
         not_with=(*_H, "-l", "--list", "-n", "--dry-run"),
     ),
-    RunnerPattern("run-tests-script", programs=_RUN_TESTS_SCRIPTS, not_with=_H),
+    # a project's suite driver asked to list its tests runs none (``run_tests.py --list``)
+    RunnerPattern(
+        "run-tests-script",
+        programs=_RUN_TESTS_SCRIPTS,
+        not_with=(*_H, "--list", "--list-tests", "--collect-only"),
+    ),
     RunnerPattern(
         "django-test",
         programs=("manage.py", "django-admin", "django-admin.py"),

@@ -1020,8 +1020,9 @@ def _subshell(op: str, saved: list[_Dirs], dirs: _Dirs) -> None:
 
 
 _ARM_ENDS = frozenset({";;", ";&", ";;&"})
-_ASKED_TO_PRINT = frozenset({"--help", "--version"})
-"""What a project's script (or the runner it hands its arguments to) prints, running no test."""
+_ASKED_TO_PRINT = frozenset({"--help", "--version", "--list", "--list-tests", "--collect-only"})
+"""What a project's script (or the runner it hands its arguments to) prints, running no test:
+its usage, its version, or the tests it would run (``run_tests.py --list``)."""
 
 
 class _CaseArms:
