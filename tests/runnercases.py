@@ -161,6 +161,7 @@ FORMS = [
     (["vendor/bin/run-php-unit-tests"], "test-binary"),
     (["./build-and-test"], "test-binary"),  # both
     (["./build/format_test"], "test-binary"),  # the test of a module named format
+    (["make", "check", "TESTS=t_basic t_large"], "make-test"),
     (["./types.test", "-test.v"], "test-binary"),  # go test -c of a package named types
     (["rake", "knapsack_pro:queue:rspec[--format documentation]"], "rake-test"),
     (["bundle", "exec", "rake", "knapsack:minitest"], "rake-test"),
@@ -568,6 +569,8 @@ NOT_RUNS = [
     ["./gradlew", "build", "--exclude-task", "test"],
     ["./gradlew", "build", "-x", "allTests"],
     ["rake", "knapsack_pro:encrypted_test_file_names"],  # prints, runs none
+    ["make", "-j8", "check", "TESTS="],  # automake: the test programs built, none run
+    ["pants", "help", "test"],
     # named for tests, and for linting, building or listing them
     ["vendor/bin/run-linter-tests"],
     ["run-phpcs-tests", "--standard=phpcs.xml"],

@@ -171,7 +171,8 @@ class RunnerPattern(Record):
       before the first positional only, if ``leading_options``;
     - ``not_with``: an option that makes it no run (``--version``), or an
       option with its value, written ``OPT=VALUE`` (``-f=help`` for
-      ``behave -f help`` as well as ``--format=help``);
+      ``behave -f help`` as well as ``--format=help``), or a word
+      (``pants help test``, ``make check TESTS=``);
     - ``not_passed``: an argument after ``--``, passed on to the tests, that
       makes it no run (``cargo test -- --list``);
     - ``not_subcommands``: the positional right after ``subcommand`` that
@@ -419,6 +420,11 @@ class RunnerPattern(Record):
         # ``npm run`` alone lists the scripts: a task row needs a name
         return rest[:1] or None
 
+    @property
+    def not_with_words(self) -> frozenset[str]:
+        """The ``not_with`` entries written out exactly: given as a word, one refuses too."""
+        return self._not_with_exact
+
     def refuses(self, option: str) -> bool:
         """Whether ``option`` (or ``OPT=VALUE``) is one of ``not_with``: it makes no run."""
         return _matches(option, self._not_with_exact, self._not_with_globs)
@@ -480,6 +486,8 @@ class _Scanned:
             if arg == "--":
                 return not any(rest in row.not_passed for rest in args[i:])
             if len(arg) < 2 or arg[0] not in "-+":  # noqa: PLR2004 - "-" alone is a word
+                if arg in row.not_with_words:  # ``pants help test``, ``make check TESTS=``
+                    return False
                 self.positionals.append(arg)
                 continue
             if row.refuses(arg):

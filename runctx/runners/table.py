@@ -935,7 +935,8 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         value_options=(*MAKE_VALUE_OPTIONS, *MAKE_FILE_OPTIONS),
         number_options=MAKE_NUMBER_OPTIONS,
         chdir_options=MAKE_CHDIR_OPTIONS,
-        not_with=MAKE_NOT_WITH,
+        # automake's ``check`` with no tests asked of it builds them only
+        not_with=(*MAKE_NOT_WITH, "TESTS="),
     ),
     RunnerPattern(
         "just-test",
