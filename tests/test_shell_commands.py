@@ -530,6 +530,22 @@ def test_a_program_named_by_a_variable_asked_to_test_is_a_run(command, expected)
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
+        ("$PYTHON -m pytest -sv test/test-suite", True),
+        ("${PY3} -m unittest discover", True),
+        ("$NODE_BIN --test", True),
+        ("$PYTHON -m mypy src", False),
+        ("$PYTHON setup.py build", False),
+        ("$PYTHON -c 'import pytest'", False),
+    ],
+)
+def test_an_interpreter_named_by_a_variable_runs_as_that_interpreter(command, expected):
+    """``$PYTHON -m pytest``: the variable's name says the interpreter, which decides."""
+    assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
         ("$SUDO make test", True),
         ("${XVFB} npm test", True),
         ('$(echo "xvfb-run --auto-servernum") npm run test --silent', True),

@@ -643,10 +643,10 @@ class _Parse:
         elif resolution.inner and _variable_program_test(resolution.inner):
             # behind wrappers (``timeout 600 $CARGO test``), as alone
             self.found.append(TestInvocation(VARIABLE_KIND, argv, cwd, cwd_known=known, venv=venv))
-        elif (prefixed := _after_an_expansion(resolution.inner or argv)) is not None:
+        elif (behind := _behind_an_expansion(resolution.inner or argv)) is not None:
             inner = dirs.copy()
             inner.cwd, inner.known = cwd, known
-            self._resolved(prefixed, inner, depth)
+            self._resolved(behind, inner, depth)
         else:
             self._script(argv, cwd, known=known, venv=venv, inner=resolution.inner)
 
@@ -922,6 +922,35 @@ _EXPANSIONS = frozenset("$`")
 """How a word the shell expands begins: a variable, ``$(...)``, a backquote."""
 
 
+def _behind_an_expansion(argv: Sequence[str]) -> list[str] | None:
+    """What a command led by an expansion runs, read as written out; None when not known.
+
+    An interpreter named by a variable (:func:`_named_interpreter`), else the
+    command an expansion is a prefix of (:func:`_after_an_expansion`).
+    """
+    spelled = _named_interpreter(argv)
+    return spelled if spelled is not None else _after_an_expansion(argv)
+
+
+def _named_interpreter(argv: Sequence[str]) -> list[str] | None:
+    """``$PYTHON -m pytest`` as ``python -m pytest``: an interpreter named by a variable.
+
+    A variable whose name says an interpreter (``$PYTHON``, ``${PY3}``,
+    ``$NODE_BIN``) runs as that interpreter does, with the words after it.
+    """
+    first = argv[0] if argv else ""
+    if len(argv) < 2 or not first.startswith("$"):  # noqa: PLR2004
+        return None
+    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
+    if not name.replace("_", "").isalnum():
+        return None
+    for part in name.lower().split("_"):
+        word = part.rstrip("0123456789.")
+        if word in _INTERPRETER_WORDS:
+            return [_INTERPRETER_PROGRAMS.get(word, word), *argv[1:]]
+    return None
+
+
 def _after_an_expansion(argv: Sequence[str]) -> list[str] | None:
     """The command after a program named by an expansion (``$SUDO make test``); else None.
 
@@ -968,6 +997,8 @@ _INTERPRETER_WORDS = frozenset(
 )
 """A part of a variable's name (``$PYTHON3``, ``$TCLSH``, ``$PHP_BIN``) saying it holds an
 interpreter, which runs the script it is given (``$EDITOR tests/test_x.py`` opens one)."""
+_INTERPRETER_PROGRAMS = {"py": "python", "pypy": "pypy3", "nodejs": "node", "tcl": "tclsh"}
+"""The program each interpreter word of a variable's name runs as, where it is not the word."""
 
 
 def _reads_script_from_stdin(argv: Sequence[str]) -> bool:
