@@ -301,6 +301,35 @@ class TestInterpretersTestFiles:
 class TestArguments:
     """A script's arguments: the action it picks, or the command it runs."""
 
+    @pytest.mark.parametrize(
+        ("argument", "expected"),
+        [
+            ("./spec/requests/home_request_spec.rb", True),
+            ("tests/test_parser.py::test_empty", True),
+            ("src/parser.test.ts", True),
+            ("src/main/java/ParserTest.java", True),
+            ("app/models/user.rb", False),
+            ("docs/testing.md", False),
+            ("--fail-fast", False),
+        ],
+    )
+    def test_a_dispatching_script_given_a_file_of_tests_runs_it(
+        self, tmp_path, argument, expected
+    ):
+        """``bin/test spec/x_spec.rb``: its arguments pick what it runs, and name tests."""
+        _script(
+            tmp_path / "bin" / "test",
+            "#!/bin/bash\n"
+            'if [[ -z "$1" ]] || [[ "$1" == "unit" ]]; then\n'
+            "  bundle exec parallel_rspec ./spec\n"
+            "fi\n"
+            'if [[ "$1" == "lint" ]]; then bundle exec rubocop; fi\n'
+            'if [[ "$@" ]] && [[ "$1" != "unit" ]] && [[ "$1" != "lint" ]]; then\n'
+            '  bundle exec parallel_rspec "$@"\n'
+            "fi\n",
+        )
+        assert bool(runs(f"bin/test {argument}", tmp_path)) is expected
+
     def test_a_dispatching_script_runs_what_its_arguments_name(self, tmp_path):
         """``build.sh -a test`` is a run, ``build.sh -a build`` is not: one text holds both."""
         _script(

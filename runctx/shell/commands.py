@@ -807,11 +807,11 @@ class _Parse:
                 runs = self._code_verdict(code, arguments, cwd, known=known, venv=venv)
         elif arguments and (chosen := dispatch.selected_text(text, arguments)) is not None:
             # its arguments pick the arms of its case blocks: what those and the rest run
-            runs = scripts.names_a_test(arguments) or self._texts_verdict(
+            runs = scripts.picks_a_test(arguments) or self._texts_verdict(
                 [chosen], cwd, known=known, venv=venv
             )
         elif arguments and scripts.dispatches(text):
-            runs = scripts.names_a_test(arguments)  # its arguments pick what it runs
+            runs = scripts.picks_a_test(arguments)  # its arguments pick what it runs
         else:
             runs = self._texts_verdict([text], cwd, known=known, venv=venv)
             passed = [a for a in arguments if " " in a]
@@ -831,7 +831,7 @@ class _Parse:
         One that picks what it does from its arguments runs what they name.
         """
         if arguments and code.dispatches:
-            return scripts.names_a_test(arguments)
+            return scripts.picks_a_test(arguments)
         if not code.commands:
             return False
         return self._texts_verdict(["\n".join(code.commands)], cwd, known=known, venv=venv)

@@ -498,6 +498,29 @@ def given_a_test_action(arguments: Sequence[str]) -> bool:
     return (first is not None and names_a_test([first])) or names_a_test(flags)
 
 
+_TEST_FILE_STEM_ENDS = ("_test", "-test", "_tests", "_spec", ".test", ".spec", "Test", "Tests")
+"""How the name of a file of tests ends before its suffix (``api_test.go``, ``home_spec.rb``,
+``x.test.ts``, ``ParserTest.java``); ``test_api.py`` starts as :data:`_TEST_PREFIXES` say."""
+
+
+def picks_a_test(arguments: Sequence[str]) -> bool:
+    """Whether the arguments a script picks its work by name a test action or a file of tests.
+
+    ``bin/test spec/home_spec.rb``: a script whose arguments select what it
+    runs, given a file of tests, runs them (:func:`names_a_test` for the rest).
+    """
+    return names_a_test(arguments) or any(_names_a_test_file(a) for a in arguments)
+
+
+def _names_a_test_file(argument: str) -> bool:
+    """Whether ``argument`` is the path of a file of tests (``spec/x_spec.rb``, ``a.test.js``)."""
+    name = argument.rpartition("/")[2].partition("::")[0]
+    stem, dot, suffix = name.rpartition(".")
+    if not dot or not stem or not suffix.isalnum() or argument.startswith("-"):
+        return False
+    return stem.endswith(_TEST_FILE_STEM_ENDS) or stem.lower().startswith(("test_", "test-"))
+
+
 def names_a_test(arguments: Sequence[str]) -> bool:
     """Whether one of ``arguments`` (or an option's value) names a test action.
 
