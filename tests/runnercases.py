@@ -158,6 +158,8 @@ FORMS = [
     (["prove", "-lr", "t"], "perl-test"),
     (["./gradlew", "testDemoDebug", ":lint:test"], "gradle-test"),
     (["vscode-tmgrammar-snap", "tests/snap/**/*.dart"], "js-test"),
+    (["bundle", "exec", "teaspoon", "--suite", "default"], "js-test"),
+    (["rake", "teaspoon"], "rake-test"),
     (["vendor/bin/run-php-unit-tests"], "test-binary"),
     (["./build-and-test"], "test-binary"),  # both
     (["./build/format_test"], "test-binary"),  # the test of a module named format

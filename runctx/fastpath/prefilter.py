@@ -359,6 +359,7 @@ BUILTIN_NAMES: tuple[str, ...] = (
     "tape",
     "tape-run",
     "task",
+    "teaspoon",
     "terraform",
     "test-setup.sh",
     "test-storybook",

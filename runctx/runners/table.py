@@ -599,6 +599,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
             *("mochify", "mocha-headless-chrome", "mocha-chrome"),
             # a TextMate grammar's tests, its assertions or snapshots (VS Code extensions)
             *("vscode-tmgrammar-test", "vscode-tmgrammar-snap"),
+            "teaspoon",  # a Rails app's JavaScript suites, in a browser (the teaspoon gem)
         ),
         not_with=(*_H, "-v"),
     ),
@@ -1173,7 +1174,7 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         "rake-test",
         programs=("rake",),
         any_arg=(
-            *("test", "spec", "test:*", "spec:*", "default"),
+            *("test", "spec", "test:*", "spec:*", "default", "teaspoon"),
             # knapsack's and Knapsack Pro's tasks split a suite and run this node's share
             *(
                 f"{gem}:{queue}{suite}*"
