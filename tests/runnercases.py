@@ -160,6 +160,7 @@ FORMS = [
     (["vscode-tmgrammar-snap", "tests/snap/**/*.dart"], "js-test"),
     (["bundle", "exec", "teaspoon", "--suite", "default"], "js-test"),
     (["rake", "teaspoon"], "rake-test"),
+    (["very_good", "dart", "test", "--coverage"], "dart-test"),
     (["vendor/bin/run-php-unit-tests"], "test-binary"),
     (["./build-and-test"], "test-binary"),  # both
     (["./build/format_test"], "test-binary"),  # the test of a module named format

@@ -21,6 +21,10 @@ SCRIPTS = {
     "test:fmt": "deno fmt --check && deno test",
     "test:size": "size-limit",
     "test:circular": "madge --circular --extensions ts src",
+    "test:codegen": "playwright codegen --output tests/new.spec.ts",
+    "test:preprocess-gql": "node scripts/preprocess-gql.js",
+    "test:e2e-report": "playwright show-report",
+    "test:report-and-run": "node scripts/report.js && vitest run",
 }
 
 
@@ -42,6 +46,9 @@ def project(tmp_path):
         "yarn test:style",
         "npm run test:size",
         "npm run test:circular",
+        "npm run test:codegen my-new-test",
+        "npm run test:preprocess-gql",
+        "npm run test:e2e-report",  # a word of the last part, not only the last
     ],
 )
 def test_a_look_alike_whose_text_runs_no_runner_is_no_run(project, command):
@@ -57,6 +64,7 @@ def test_a_look_alike_whose_text_runs_no_runner_is_no_run(project, command):
         "npm run test:lint",
         "npm run test:build",
         "npm run test:fmt",
+        "npm run test:report-and-run",
     ],
 )
 def test_test_named_scripts_that_run_tests_stay_runs(project, command):

@@ -313,9 +313,7 @@ class TestArguments:
             ("--fail-fast", False),
         ],
     )
-    def test_a_dispatching_script_given_a_file_of_tests_runs_it(
-        self, tmp_path, argument, expected
-    ):
+    def test_a_dispatching_script_given_a_file_of_tests_runs_it(self, tmp_path, argument, expected):
         """``bin/test spec/x_spec.rb``: its arguments pick what it runs, and name tests."""
         _script(
             tmp_path / "bin" / "test",

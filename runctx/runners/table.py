@@ -1362,6 +1362,10 @@ BUILTIN_PATTERNS: tuple[RunnerPattern, ...] = (
         programs=("flutter", "dart", "very_good"),
         not_with=_H,
     ),
+    # Very Good CLI's commands per toolchain: ``very_good dart test``, ``very_good flutter test``
+    *rows(
+        "dart-test", [("dart", "test"), ("flutter", "test")], programs=("very_good",), not_with=_H
+    ),
     *rows(
         "haskell-test",
         [("test",), ("v2-test",), ("new-test",)],

@@ -32,11 +32,11 @@ LOOK_ALIKE_PARTS = frozenset(
         *("fixtures", "download", "open", "show", "view", "merge", "upload", "compile"),
         *("format", "fmt", "prettier", "style", "stylelint", "eslint", "spell", "spelling"),
         *("size", "circular", "deps", "license", "licenses", "audit", "exports", "bundle"),
-        *("pack", "publish"),
+        *("pack", "publish", "codegen", "preprocess"),
     }
 )
-"""Last parts of a test-named script (``test:…:PART``, ``test-PART``) that run no test by
-their name: the script's text decides."""
+"""Words of the last part of a test-named script (``test:…:PART``, ``test:PART-WORD``) that
+run no test by their name: the script's text decides."""
 
 
 def look_alike_script(argv: Sequence[str]) -> str | None:
@@ -44,8 +44,9 @@ def look_alike_script(argv: Sequence[str]) -> str | None:
     for word in argv[1:]:
         if not word.startswith("test:"):
             continue
-        last = word.rsplit(":", 1)[1].rsplit("-", 1)[-1]
-        return word if last in LOOK_ALIKE_PARTS else None
+        # any word of the last part: ``test:preprocess-gql``, ``test:e2e-report``
+        words = word.rsplit(":", 1)[1].split("-")
+        return word if not LOOK_ALIKE_PARTS.isdisjoint(words) and "and" not in words else None
     return None
 
 
