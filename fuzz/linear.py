@@ -354,6 +354,10 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: b"task :a do\n" + b"  Rake::Task[:b].invoke\n" * (n // 24) + b"end\n",
         rakefile.parse,  # type: ignore[dict-item]
     ),
+    "taskfile: a key of many colons": (
+        lambda n: b"tasks:\n  " + b"a:" * (n // 2) + b"x\n    cmds:\n      - pytest\n",
+        taskfile.parse,  # type: ignore[dict-item]
+    ),
     "justfile: a header of quoted defaults": (
         lambda n: b"t " + b'a="x y:z" ' * (n // 10) + b":\n  pytest\n",
         justfile.parse,  # type: ignore[dict-item]
