@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tasktools import runs, write
+from tasktools import maybe_runs, runs, write
 
 from runctx.runners.tasks import makefile
 from runctx.runners.tasks.files import MAX_TASKS
@@ -282,3 +282,32 @@ def test_a_prerequisite_test_runs_the_tests_as_make_test_does(tmp_path):
     assert runs("make ci", tmp_path) != []
     assert runs("make release", tmp_path) == []
     assert runs("make all", tmp_path) == []
+
+
+def test_a_match_anything_rule_makes_no_prerequisite_of_an_implicit_rule(tmp_path):
+    """``%: common-% ;``: ``vet`` is made from ``common-vet``, never ``common-common-vet``.
+
+    As make does, so a target of no rule at all ends the chain at once, and
+    the answer is sure, not cut by the bound on tasks (Prometheus' Makefile.common).
+    """
+    write(
+        tmp_path / "Makefile",
+        """\
+        all:: vet style common-all
+
+        %: common-% ;
+
+        common-vet:
+        \tgo vet ./...
+        common-all: build test
+        common-build:
+        \tpromu build
+        test:
+        \t$(GO) test -short ./...
+        """,
+    )
+    assert runs("make", tmp_path) != []
+    assert maybe_runs("make", tmp_path) == []
+    assert runs("make vet", tmp_path) == []
+    assert maybe_runs("make vet", tmp_path) == []
+    assert maybe_runs("make style", tmp_path) == []

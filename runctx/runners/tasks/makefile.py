@@ -107,17 +107,18 @@ class Makefile:
                 self.default = target
         return targets
 
-    def task(self, name: str) -> Task | None:
+    def task(self, name: str, *, anything: bool = True) -> Task | None:
         """The rule that makes ``name``: its own, else the first pattern rule that matches it.
 
         A pattern rule's ``%`` prerequisites and ``$*`` take the stem, ``$@``
-        the target (not when written ``$$*``, a shell's own).
+        the target (not when written ``$$*``, a shell's own). Without
+        ``anything``, a match-anything rule (``%: common-%``) is not tried.
         """
         found = self.rules.get(name)
         if found is not None or "%" in name:
             return found
         for pattern, (first, lines) in self.rules.items():
-            stem = _stem(pattern, name)
+            stem = _stem(pattern, name) if anything or pattern != "%" else None
             if stem is None:
                 continue
             made = [p.replace("%", stem, 1) for p in first]
@@ -318,9 +319,18 @@ def texts(call: TaskCall, directory: str, files: ProjectFiles) -> list[str] | No
     if not names and made.default is not None:
         names = [made.default]
 
+    implied: set[str] = set()  # prerequisites a match-anything rule asked for
+
     def task(name: str) -> Task | None:
         # a prerequisite ``test`` runs the tests as ``make test`` does, whatever its recipe
-        return ([], [f"make {name}"]) if name in MAKE_TEST_PREREQUISITES else made.task(name)
+        if name in MAKE_TEST_PREREQUISITES:
+            return [], [f"make {name}"]
+        # as make: a match-anything rule makes no prerequisite of an implicit rule
+        # (``%: common-%`` makes ``vet`` from ``common-vet``, never ``common-common-vet``)
+        found = made.task(name, anything=name not in implied)
+        if found is not None and name not in made.rules and "%" in made.rules:
+            implied.update(found[0])
+        return found
 
     return expand_tasks(
         names,
