@@ -160,6 +160,14 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: "$(" * (n // 2) + "pytest",
         lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]
     ),
+    "shell: many assignments and uses": (
+        lambda n: "A=pytest; B=$A; C='ruff check'; $A -x; ${C} .; " * (n // 48),
+        lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]
+    ),
+    "shell: a variable's values in many subshells": (
+        lambda n: "X=pytest; X=tox; X=nox; X=jest; " + "( $X -q ); " * (n // 11),
+        lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]
+    ),
     "shell: many cd": (
         lambda n: "cd a && " * (n // 8) + "pytest",
         lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]

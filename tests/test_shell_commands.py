@@ -530,6 +530,31 @@ def test_a_program_named_by_a_variable_asked_to_test_is_a_run(command, expected)
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
+        ('runner="vendor/bin/pest"\n$runner -c phpunit.xml', True),
+        (
+            (
+                'if [[ -x vendor/bin/pest ]]; then\n  runner="vendor/bin/pest"\nelse\n'
+                '  runner="vendor/bin/phpunit"\nfi\n$runner -c phpunit.xml'
+            ),
+            True,
+        ),
+        ('CMD="pytest -x"; $CMD tests', True),
+        ("export TESTER=jest\n${TESTER} --ci", True),
+        ("LINT=ruff; $LINT check .", False),
+        ("(R=pytest); $R", False),  # a subshell's assignment ends with it
+        ('R=pytest bash -c "echo"; $R', False),  # bash's environment only
+        ("X=$(which pytest); $X", False),  # a value made at run time: not known
+        ("$UNSET check .", False),
+    ],
+)
+def test_a_variable_the_command_assigned_runs_its_value(command, expected):
+    """``runner=vendor/bin/pest`` then ``$runner``: each value the text gave it, then the rest."""
+    assert bool(test_invocations(command, CWD)) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
         ("$PYTHON -m pytest -sv test/test-suite", True),
         ("${PY3} -m unittest discover", True),
         ("$NODE_BIN --test", True),

@@ -32,10 +32,12 @@ What is read
   way, in a subshell, up to :data:`MAX_DEPTH` levels deep. Command
   substitutions ``$(...)``, backticks and ``<(...)`` are read too (a test run
   inside one is still a test run), in a subshell.
-- Not expanded: variables (``$PYTEST -x`` is not seen; an expansion in front
-  of a program runctx knows, ``$SUDO make test``, is read as a prefix that
-  runs it), globs, aliases, functions (``f() { pytest; }`` counts as a run
-  although it only defines one).
+- Not expanded: variables, but for a program word whose variable the text
+  gave plain values (``runner=vendor/bin/pest`` then ``$runner``: each value
+  it may hold, a few, bounded) or whose name says an interpreter
+  (``$PYTHON -m pytest``); an expansion in front of a program runctx knows,
+  ``$SUDO make test``, is read as a prefix that runs it. Nor globs, aliases,
+  functions (``f() { pytest; }`` counts as a run although it only defines one).
 
 Bounds
 ------
@@ -100,7 +102,7 @@ from runctx.unknown import Reason, Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from runctx.runners.pattern import RunnerPattern
     from runctx.runners.spawned import Spawned
@@ -263,12 +265,14 @@ class _Dirs:
     """The shell's directory state: cwd, ``$OLDPWD``, the pushd stack, and whether known.
 
     Also the virtual environment a ``source DIR/bin/activate`` activated
-    (``venv``), which the commands after it run in, like a ``cd``.
+    (``venv``), which the commands after it run in, like a ``cd``; and the
+    plain values the text assigned to its variables (``variables``: a name's
+    values, any of which it may hold, as an ``if`` and its ``else`` assign).
     """
 
-    __slots__ = ("cwd", "known", "oldpwd", "stack", "venv")
+    __slots__ = ("cwd", "known", "oldpwd", "stack", "variables", "venv")
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - one per part of the state
         self,
         cwd: str,
         *,
@@ -276,26 +280,46 @@ class _Dirs:
         oldpwd: str | None,
         stack: list[str],
         venv: str | None = None,
+        variables: dict[str, tuple[str, ...]] | None = None,
     ) -> None:
         self.cwd = cwd
         self.known = known
         self.oldpwd = oldpwd
         self.stack = stack
         self.venv = venv
+        self.variables = variables if variables is not None else {}
 
     def copy(self) -> _Dirs:
         return _Dirs(
-            self.cwd, known=self.known, oldpwd=self.oldpwd, stack=list(self.stack), venv=self.venv
+            self.cwd,
+            known=self.known,
+            oldpwd=self.oldpwd,
+            stack=list(self.stack),
+            venv=self.venv,
+            variables=dict(self.variables),
         )
 
     def restore(self, saved: _Dirs) -> None:
-        self.cwd, self.known, self.oldpwd, self.stack, self.venv = (
+        self.cwd, self.known, self.oldpwd, self.stack, self.venv, self.variables = (
             saved.cwd,
             saved.known,
             saved.oldpwd,
             saved.stack,
             saved.venv,
+            saved.variables,
         )
+
+    def assign(self, words: Sequence[str]) -> None:
+        """Keep the plain values of ``NAME=value`` words (bounded): an expansion, not known."""
+        for word in words:
+            name, equal, value = word.partition("=")
+            plain = value and len(value) <= MAX_VALUE_CHARS and not _EXPANSIONS.intersection(value)
+            if not equal or not name.isidentifier() or not plain:
+                continue
+            if name in self.variables or len(self.variables) < MAX_VARIABLES:
+                held = self.variables.get(name, ())
+                if value not in held:
+                    self.variables[name] = (*held[-(MAX_VALUES - 1) :], value)
 
     def apply(self, name: str, args: Sequence[str]) -> None:
         """A command of :data:`_STATE_COMMANDS` with ``args``."""
@@ -551,6 +575,8 @@ class _Parse:
         """One simple command: substitutions first, then cd, then the runner table; its argv."""
         for word in words:
             self._substitutions(word.substs, dirs, depth)
+        if _assigned(words, dirs, isolated=isolated):
+            return []
         argv = _command_argv(words)
         if not argv:
             return argv
@@ -643,12 +669,17 @@ class _Parse:
         elif resolution.inner and _variable_program_test(resolution.inner):
             # behind wrappers (``timeout 600 $CARGO test``), as alone
             self.found.append(TestInvocation(VARIABLE_KIND, argv, cwd, cwd_known=known, venv=venv))
-        elif (behind := _behind_an_expansion(resolution.inner or argv)) is not None:
+        elif written := _written_out(resolution.inner or argv, dirs.variables):
             inner = dirs.copy()
             inner.cwd, inner.known = cwd, known
-            self._resolved(behind, inner, depth)
+            self._each_resolved(written, inner, depth)
         else:
             self._script(argv, cwd, known=known, venv=venv, inner=resolution.inner)
+
+    def _each_resolved(self, commands: Sequence[list[str]], dirs: _Dirs, depth: int) -> None:
+        """Each of the commands one command may be, written out, through the runner table."""
+        for argv in commands:
+            self._resolved(argv, dirs, depth)
 
     def _in_container(self, words: Sequence[str], cwd: str, *, known: bool) -> tuple[str, bool]:
         """Where a command run in a container works on this machine, and whether it is known.
@@ -922,14 +953,59 @@ _EXPANSIONS = frozenset("$`")
 """How a word the shell expands begins: a variable, ``$(...)``, a backquote."""
 
 
-def _behind_an_expansion(argv: Sequence[str]) -> list[str] | None:
-    """What a command led by an expansion runs, read as written out; None when not known.
+_DECLARATIONS = frozenset({"export", "local", "readonly", "declare", "typeset"})
+"""Builtins whose ``NAME=value`` arguments assign variables as a bare assignment does."""
+MAX_VARIABLES = 64
+"""Variables of one text whose assigned values are kept, at most."""
+MAX_VALUES = 4
+"""Values kept of one variable (its last ones): an ``if`` and its ``else`` assign two."""
+MAX_VALUE_CHARS = 512
+"""The longest value kept: a command, not a file's text."""
 
-    An interpreter named by a variable (:func:`_named_interpreter`), else the
+
+def _assigned(words: Sequence[Token], dirs: _Dirs, *, isolated: bool) -> bool:
+    """Whether a simple command only assigns variables (``X=1``, ``export CMD="pytest -x"``).
+
+    Their plain values are kept in ``dirs`` for a later ``$X``, unless the
+    command runs in a subshell of its own (``isolated``), whose variables end
+    with it.
+    """
+    said = [word.text for word in words]
+    if said and said[0] in _DECLARATIONS:
+        said = said[1:]
+    only = bool(said) and all(is_assignment(text) or text in _SKIPPED_RESERVED for text in said)
+    if only and not isolated:
+        dirs.assign(said)
+    return only
+
+
+def _as_assigned(argv: Sequence[str], variables: Mapping[str, tuple[str, ...]]) -> list[list[str]]:
+    """``$runner -c phpunit.xml`` with each value the text gave ``runner``; none if it gave none.
+
+    The value's words (``CMD="pytest -x"``), then the words after it. Only a
+    program word that is the variable alone (``$NAME``, ``${NAME}``).
+    """
+    first = argv[0] if argv else ""
+    if not first.startswith("$"):
+        return []
+    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
+    values = variables.get(name, ())
+    return [[*value.split(), *argv[1:]] for value in values if value.split()]
+
+
+def _written_out(argv: Sequence[str], variables: Mapping[str, tuple[str, ...]]) -> list[list[str]]:
+    """What a command led by an expansion may run, each as written out; none when not known.
+
+    The values the text gave the variable (:func:`_as_assigned`), else an
+    interpreter named by a variable (:func:`_named_interpreter`), else the
     command an expansion is a prefix of (:func:`_after_an_expansion`).
     """
+    assigned = _as_assigned(argv, variables)
+    if assigned:
+        return assigned
     spelled = _named_interpreter(argv)
-    return spelled if spelled is not None else _after_an_expansion(argv)
+    behind = spelled if spelled is not None else _after_an_expansion(argv)
+    return [behind] if behind is not None else []
 
 
 def _named_interpreter(argv: Sequence[str]) -> list[str] | None:
