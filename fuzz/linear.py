@@ -168,6 +168,10 @@ CASES: dict[str, tuple[Callable[[int], object], Callable[[object], object]]] = {
         lambda n: "X=pytest; X=tox; X=nox; X=jest; " + "( $X -q ); " * (n // 11),
         lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]
     ),
+    "shell: a long value put in many times": (
+        lambda n: "A='" + "x " * 250 + "'; pytest" + " $A" * (n // 3),
+        lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]
+    ),
     "shell: many cd": (
         lambda n: "cd a && " * (n // 8) + "pytest",
         lambda text: test_invocations(text, "/", BUILTIN_PATTERNS),  # type: ignore[arg-type]

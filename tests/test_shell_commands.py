@@ -530,6 +530,23 @@ def test_a_program_named_by_a_variable_asked_to_test_is_a_run(command, expected)
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
+        ('export FILTER="-4 --gtest_filter=-*Live*"\n./out/ares $FILTER', True),
+        ("./out/ares $FILTER", False),  # no value given: the options are not known
+        ('ARGS="--collect-only -q"; pytest $ARGS', False),
+        ('ARGS="-x -q"; pytest $ARGS', True),
+        ("T=lint; make $T", False),
+        ("T=test; make ${T}", True),
+    ],
+)
+def test_a_variable_the_command_assigned_is_put_in_among_the_arguments(tmp_path, command, expected):
+    """``./arestest $FILTER``: the value the text gave ``FILTER`` decides as written out."""
+    (tmp_path / "Makefile").write_text("lint:\n\truff check .\ntest:\n\tpytest\n")
+    assert bool(test_invocations(command, str(tmp_path))) is expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
         ('runner="vendor/bin/pest"\n$runner -c phpunit.xml', True),
         (
             (

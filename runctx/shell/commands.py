@@ -32,9 +32,10 @@ What is read
   way, in a subshell, up to :data:`MAX_DEPTH` levels deep. Command
   substitutions ``$(...)``, backticks and ``<(...)`` are read too (a test run
   inside one is still a test run), in a subshell.
-- Not expanded: variables, but for a program word whose variable the text
-  gave plain values (``runner=vendor/bin/pest`` then ``$runner``: each value
-  it may hold, a few, bounded) or whose name says an interpreter
+- Not expanded: variables, but for a word whose variable the text gave plain
+  values (``runner=vendor/bin/pest`` then ``$runner``: each value a program
+  word may hold, a few, bounded; an argument, its one value: ``./t $FILTER``)
+  or a program word whose name says an interpreter
   (``$PYTHON -m pytest``); an expansion in front of a program runctx knows,
   ``$SUDO make test``, is read as a prefix that runs it. Nor globs, aliases,
   functions (``f() { pytest; }`` counts as a run although it only defines one).
@@ -577,7 +578,7 @@ class _Parse:
             self._substitutions(word.substs, dirs, depth)
         if _assigned(words, dirs, isolated=isolated):
             return []
-        argv = _command_argv(words)
+        argv = _command_argv(_with_values(words, dirs.variables))
         if not argv:
             return argv
         if argv[0] in _STATE_COMMANDS:
@@ -961,6 +962,8 @@ MAX_VALUES = 4
 """Values kept of one variable (its last ones): an ``if`` and its ``else`` assign two."""
 MAX_VALUE_CHARS = 512
 """The longest value kept: a command, not a file's text."""
+MAX_PUT_IN_WORDS = 1024
+"""Words of one simple command past which no more values are put in (each adds a few)."""
 
 
 def _assigned(words: Sequence[Token], dirs: _Dirs, *, isolated: bool) -> bool:
@@ -977,6 +980,29 @@ def _assigned(words: Sequence[Token], dirs: _Dirs, *, isolated: bool) -> bool:
     if only and not isolated:
         dirs.assign(said)
     return only
+
+
+def _with_values(words: list[Token], variables: Mapping[str, tuple[str, ...]]) -> list[Token]:
+    """``words`` with each ``$NAME`` the text gave one plain value put in (``./t $FILTER``).
+
+    Unquoted, the value's words; quoted, the value as one word. A variable
+    given several values (an ``if`` and its ``else``) is left as written.
+    """
+    if not variables:
+        return words
+    found: list[Token] = []
+    for word in words:
+        text = word.text
+        name = text[2:-1] if text.startswith("${") and text.endswith("}") else text[1:]
+        values = variables.get(name, ()) if text.startswith("$") else ()
+        if len(values) != 1 or len(found) >= MAX_PUT_IN_WORDS:  # past it: as written
+            found.append(word)
+            continue
+        parts = [values[0]] if word.quoted else values[0].split()
+        found.extend(
+            Token(part, "", word.start, word.end, quoted=word.quoted, substs=[]) for part in parts
+        )
+    return found
 
 
 def _as_assigned(argv: Sequence[str], variables: Mapping[str, tuple[str, ...]]) -> list[list[str]]:
