@@ -498,9 +498,9 @@ def given_a_test_action(arguments: Sequence[str]) -> bool:
     return (first is not None and names_a_test([first])) or names_a_test(flags)
 
 
-_TEST_FILE_STEM_ENDS = ("_test", "-test", "_tests", "_spec", ".test", ".spec", "Test", "Tests")
-"""How the name of a file of tests ends before its suffix (``api_test.go``, ``home_spec.rb``,
-``x.test.ts``, ``ParserTest.java``); ``test_api.py`` starts as :data:`_TEST_PREFIXES` say."""
+_SPEC_ENDS = ("_spec", ".spec", "Test", "Tests")
+"""Ends of a file of tests, beside a test script's (:data:`_TEST_SUFFIXES`), that are no
+script's: ``home_spec.rb``, ``x.spec.ts``, ``ParserTest.java``."""
 
 
 def picks_a_test(arguments: Sequence[str]) -> bool:
@@ -518,7 +518,7 @@ def _names_a_test_file(argument: str) -> bool:
     stem, dot, suffix = name.rpartition(".")
     if not dot or not stem or not suffix.isalnum() or argument.startswith("-"):
         return False
-    return stem.endswith(_TEST_FILE_STEM_ENDS) or stem.lower().startswith(("test_", "test-"))
+    return stem.endswith((*_TEST_SUFFIXES, *_SPEC_ENDS)) or stem.lower().startswith(_TEST_PREFIXES)
 
 
 def names_a_test(arguments: Sequence[str]) -> bool:
