@@ -982,6 +982,14 @@ def _assigned(words: Sequence[Token], dirs: _Dirs, *, isolated: bool) -> bool:
     return only
 
 
+def _variable(word: str) -> str:
+    """The name a word that is one variable holds (``$NAME``, ``${NAME}``); ``""`` for another."""
+    if not word.startswith("$"):
+        return ""
+    name = word[2:-1] if word.startswith("${") and word.endswith("}") else word[1:]
+    return name if name.replace("_", "").isalnum() else ""
+
+
 def _with_values(words: list[Token], variables: Mapping[str, tuple[str, ...]]) -> list[Token]:
     """``words`` with each ``$NAME`` the text gave one plain value put in (``./t $FILTER``).
 
@@ -992,9 +1000,7 @@ def _with_values(words: list[Token], variables: Mapping[str, tuple[str, ...]]) -
         return words
     found: list[Token] = []
     for word in words:
-        text = word.text
-        name = text[2:-1] if text.startswith("${") and text.endswith("}") else text[1:]
-        values = variables.get(name, ()) if text.startswith("$") else ()
+        values = variables.get(_variable(word.text), ())
         if len(values) != 1 or len(found) >= MAX_PUT_IN_WORDS:  # past it: as written
             found.append(word)
             continue
@@ -1011,11 +1017,7 @@ def _as_assigned(argv: Sequence[str], variables: Mapping[str, tuple[str, ...]]) 
     The value's words (``CMD="pytest -x"``), then the words after it. Only a
     program word that is the variable alone (``$NAME``, ``${NAME}``).
     """
-    first = argv[0] if argv else ""
-    if not first.startswith("$"):
-        return []
-    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
-    values = variables.get(name, ())
+    values = variables.get(_variable(argv[0]), ()) if argv else ()
     return [[*value.split(), *argv[1:]] for value in values if value.split()]
 
 
@@ -1040,11 +1042,8 @@ def _named_interpreter(argv: Sequence[str]) -> list[str] | None:
     A variable whose name says an interpreter (``$PYTHON``, ``${PY3}``,
     ``$NODE_BIN``) runs as that interpreter does, with the words after it.
     """
-    first = argv[0] if argv else ""
-    if len(argv) < 2 or not first.startswith("$"):  # noqa: PLR2004
-        return None
-    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
-    if not name.replace("_", "").isalnum():
+    name = _variable(argv[0]) if len(argv) > 1 else ""
+    if not name:
         return None
     for part in name.lower().split("_"):
         word = part.rstrip("0123456789.")
@@ -1077,11 +1076,8 @@ def _variable_program_test(argv: Sequence[str]) -> bool:
     an interpreter so named runs the test script it is given (``$TCLSH
     tests/test_helper.tcl``, ``$PYTHON tools/run_tests.py``).
     """
-    first = argv[0]
-    if len(argv) < 2 or not first.startswith("$"):  # noqa: PLR2004
-        return False
-    name = first[2:-1] if first.startswith("${") and first.endswith("}") else first[1:]
-    if not name.replace("_", "").isalnum():
+    name = _variable(argv[0]) if len(argv) > 1 else ""
+    if not name:
         return False
     if argv[1] == "test":
         return True
